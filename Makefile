@@ -1,0 +1,35 @@
+# Bootstrap targets. Each one creates .venv on first use and reinstalls only
+# when pyproject.toml changes, so repeated runs cost nothing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.labkit-installed
+ARGS ?=
+
+.PHONY: run test lab doctor wiredtiger clean
+
+run: $(STAMP)
+	$(BIN)/labkit run $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(ARGS)
+
+lab: $(STAMP)
+	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks
+
+doctor: $(STAMP)
+	$(BIN)/labkit doctor
+
+# MongoDB's storage engine, embedded; builds from source (needs swig and a C compiler).
+wiredtiger: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[wiredtiger]'
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "labkit needs Python 3.11 or newer")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test,lab]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache .hypothesis

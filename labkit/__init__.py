@@ -1,0 +1,28 @@
+"""labkit: lessons that check MongoDB behaviour claims against real servers."""
+
+__version__ = "0.1.0"
+
+from .claims import check, registered  # noqa: E402
+from .environment import run as doctor  # noqa: E402
+from .errors import (  # noqa: E402
+    BadInput,
+    ClaimFailed,
+    LabkitError,
+    ServerStartError,
+    ServerUnavailable,
+)
+from .exercises import Exercise  # noqa: E402
+from .servers import mongodb  # noqa: E402
+
+__all__ = [
+    "BadInput",
+    "ClaimFailed",
+    "Exercise",
+    "LabkitError",
+    "ServerStartError",
+    "ServerUnavailable",
+    "check",
+    "doctor",
+    "mongodb",
+    "registered",
+]

@@ -1,0 +1,250 @@
+"""The ``labkit`` command line: an expected error is an ``Error:`` message, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from . import __version__
+from .errors import BadInput, LabkitError, ServerUnavailable
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"Error: {message} (see `{self.prog} --help`)\n")
+
+
+def _emit_json(value) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _list(text: str | None) -> list[str] | None:
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+
+class _Progress:
+    """``[3/7] O3 …`` on stderr: redrawn in place on a terminal, one line each elsewhere."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, claim) -> None:
+        if not self.enabled:
+            return
+        if claim is None:
+            if self.tty:
+                sys.stderr.write("\r\033[K")
+            sys.stderr.write(f"Ran {total} claims.\n")
+        else:
+            text = f"[{done + 1}/{total}] {claim.id} {claim.title}"[:100]
+            sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
+        sys.stderr.flush()
+
+
+def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
+    from .servers import MONGO_MODES
+
+    parser.add_argument("--mongodb", choices=MONGO_MODES, default="auto",
+                        help="how to get a MongoDB server (default: auto, in the order "
+                             "URI, local mongod, Docker)")
+    parser.add_argument("--mongodb-version", metavar="V",
+                        help="pin the server version, e.g. 7.0 (the Docker tag mongo:V)")
+
+
+def cmd_run(args) -> int:
+    """Run every implemented claim live, print the verdicts, write the report."""
+    from . import claims, report
+
+    selected = claims.select(_list(args.claims), _list(args.topics))
+    if not selected:
+        raise BadInput("no claim matches --claims/--topics")
+    out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
+        "%Y%m%d-%H%M%S")
+    with claims.Context(args.mongodb, args.mongodb_version) as ctx:
+        run = claims.run(selected, ctx, _Progress(not args.quiet))
+    paths = report.write(run, out)
+    if args.json:
+        _emit_json(run.to_dict())
+    else:
+        print(report.terminal_table(run, colour=sys.stdout.isatty()))
+        print(f"\nReport: {paths['html']}  (also {paths['markdown'].name}, {paths['json'].name})")
+    return run.exit_status(args.strict)
+
+
+def cmd_server(args) -> int:
+    """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
+    from .servers import get_mongodb, redact
+
+    print("Looking for a MongoDB server…", file=sys.stderr)
+    try:
+        server = get_mongodb(args.mongodb, args.mongodb_version, args.cache_gb)
+    except ServerUnavailable as exc:
+        if not (args.optional and args.command):
+            raise
+        print(f"Warning: {exc}\nContinuing without a MongoDB server.", file=sys.stderr)
+        return subprocess.call(args.command[1:] if args.command[0] == "--" else args.command)
+    with server:
+        info = {"uri": server.uri, "how": server.how, "version": server.version}
+        if args.json:
+            _emit_json(info)
+        else:
+            print(f"MongoDB {server.version} ({server.how}) at {redact(server.uri)}")
+            print(f"export LABKIT_MONGODB_URI='{server.uri}'")
+        sys.stdout.flush()
+        command = args.command[1:] if args.command and args.command[0] == "--" else args.command
+        if command:
+            env = dict(os.environ, LABKIT_MONGODB_URI=server.uri)
+            return subprocess.call(command, env=env)
+        if server.how == "uri":
+            return 0
+        print("Press Ctrl-C to stop it.", file=sys.stderr)
+        threading.Event().wait()
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    """Check the environment, one line per requirement."""
+    from . import environment
+
+    result = environment.run()
+    if args.json:
+        _emit_json(result.to_dict())
+    else:
+        print(result)
+    return 0 if result.ok else 1
+
+
+def cmd_objectid_explain(args) -> int:
+    """Split an ObjectId into its fields."""
+    from . import objectid
+
+    info = objectid.explain(args.hex)
+    if args.json:
+        _emit_json(info)
+    else:
+        for key, value in info.items():
+            print(f"{key:<10} {value}")
+    return 0
+
+
+def cmd_objectid_generate(args) -> int:
+    """Generate a batch of ObjectIds the documented way."""
+    from . import objectid
+
+    at = objectid.parse_time(args.at) if args.at is not None else None
+    random = objectid.parse_random(args.random) if args.random is not None else None
+    gen = objectid.Generator(random=random, counter=args.counter)
+    batch = gen.batch(args.count, at=at)
+    if args.json:
+        _emit_json([objectid.explain(h) for h in batch])
+    else:
+        print("\n".join(batch))
+    return 0
+
+
+def cmd_uuid_explain(args) -> int:
+    """Print a UUID's version, variant and, for v7, its fields."""
+    from . import uuids
+
+    info = uuids.explain(args.uuid)
+    if args.json:
+        _emit_json(info)
+    else:
+        for key, value in info.items():
+            print(f"{key:<13} {value}")
+    return 0
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``labkit`` argument parser."""
+    parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
+                     "servers, and explore the values behind them.")
+    parser.add_argument("--version", action="version", version=f"labkit {__version__}")
+    sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    run = sub.add_parser("run", help="run every claim live and write a report")
+    _add_mongodb_options(run)
+    run.add_argument("--topics", help="comma-separated topics: dates, sort-order, "
+                     "bracketing, objectid, btree")
+    run.add_argument("--claims", help="comma-separated claim IDs, e.g. O2,O3")
+    run.add_argument("--out", metavar="DIR", help="report directory (default reports/<time>/)")
+    run.add_argument("--strict", action="store_true", help="also fail when a claim did not run")
+    run.add_argument("--json", action="store_true", help="print results.json to stdout")
+    run.add_argument("--quiet", action="store_true", help="no progress lines")
+    run.set_defaults(func=cmd_run)
+
+    server = sub.add_parser("server", help="start a MongoDB server and print its URI")
+    _add_mongodb_options(server)
+    server.add_argument("--cache-gb", type=float, metavar="GB",
+                        help="WiredTiger cache size for a server labkit starts")
+    server.add_argument("--json", action="store_true", help="print the URI as JSON")
+    server.add_argument("--optional", action="store_true",
+                        help="with a command: run it even if no server can be had")
+    server.add_argument("command", nargs=argparse.REMAINDER,
+                        help="after --: a command to run with LABKIT_MONGODB_URI set")
+    server.set_defaults(func=cmd_server)
+
+    doctor = sub.add_parser("doctor", help="check Python, packages and the ways to servers")
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(func=cmd_doctor)
+
+    oid = sub.add_parser("objectid", help="ObjectId anatomy").add_subparsers(
+        dest="objectid_command", metavar="ACTION", parser_class=_Parser)
+    oid.required = True
+    explain = oid.add_parser("explain", help="split an ObjectId into its fields")
+    explain.add_argument("hex", metavar="HEX")
+    explain.add_argument("--json", action="store_true")
+    explain.set_defaults(func=cmd_objectid_explain)
+    generate = oid.add_parser("generate", help="generate ObjectIds (1..100) in one second")
+    generate.add_argument("--count", type=_int, default=1)
+    generate.add_argument("--at", metavar="SECONDS|ISO")
+    generate.add_argument("--random", metavar="HEX10")
+    generate.add_argument("--counter", type=_int)
+    generate.add_argument("--json", action="store_true")
+    generate.set_defaults(func=cmd_objectid_generate)
+
+    uid = sub.add_parser("uuid", help="UUID anatomy").add_subparsers(
+        dest="uuid_command", metavar="ACTION", parser_class=_Parser)
+    uid.required = True
+    uexplain = uid.add_parser("explain", help="version, variant and UUIDv7 fields")
+    uexplain.add_argument("uuid", metavar="UUID")
+    uexplain.add_argument("--json", action="store_true")
+    uexplain.set_defaults(func=cmd_uuid_explain)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``labkit`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except LabkitError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""The exceptions labkit raises; each one's message tells the user what to do next."""
+
+from __future__ import annotations
+
+
+class LabkitError(Exception):
+    """Base class: an expected failure that the command line reports in one line."""
+
+    exit_status = 1
+
+
+class BadInput(LabkitError, ValueError):
+    """A value given by the user is malformed or out of range."""
+
+    exit_status = 2
+
+
+class ServerUnavailable(LabkitError):
+    """No server of the requested kind could be found or started."""
+
+
+class ServerStartError(ServerUnavailable):
+    """A server was found but did not start; the message carries its log and a hint."""
+
+
+class ClaimFailed(LabkitError, AssertionError):
+    """A claim's live observation disagreed with its expectation."""
+
+
+class UnknownClaim(BadInput):
+    """The claim ID is not registered."""

@@ -1,0 +1,100 @@
+"""ObjectId claims that need no server: layout, worked example, decoding, wrap rules, size."""
+
+from __future__ import annotations
+
+import uuid
+
+from .. import objectid
+from ..claims import Observation, claim, subset_of_observed
+from .encoding import bson_engine, value_bytes
+
+
+def _decoded(hex_id: str) -> dict:
+    """What pymongo's ``ObjectId`` reads from an ID: its hex and its generation time."""
+    from bson import ObjectId
+
+    oid = ObjectId(hex_id)
+    return {"hex": str(oid), "datetime": objectid.iso_z(oid.generation_time)}
+
+
+@claim("O2", title="Worked example: 1,700,000,000 s, random 3f2a91c8d4, counter 12,345",
+       source="000", topic="objectid", judge=subset_of_observed, expected={
+           "timestamp_hex": "6553f100", "datetime": "2023-11-14T22:13:20Z",
+           "counter_hex": "003039", "oid": "6553f1003f2a91c8d4003039",
+           "next": "6553f1003f2a91c8d400303a"})
+def worked_example(ctx) -> Observation:
+    """Generate two IDs in one second from the example's parts; decode them with pymongo."""
+    gen = objectid.Generator(random=0x3F2A91C8D4, counter=12345)
+    first, second = gen.batch(2, at=1_700_000_000)
+    decoded = _decoded(first)
+    engine, version = bson_engine()
+    evidence = [dict(objectid.explain(h), pymongo_datetime=_decoded(h)["datetime"])
+                for h in (first, second)]
+    return Observation({"timestamp_hex": first[:8], "datetime": decoded["datetime"],
+                        "counter_hex": first[18:], "oid": decoded["hex"],
+                        "next": _decoded(second)["hex"]}, engine, version, evidence)
+
+
+@claim("O3", title="507f1f77bcf86cd799439011 was made at 2012-10-17 21:13:27 UTC",
+       source="000", topic="objectid",
+       expected={"timestamp_hex": "507f1f77", "seconds": 1_350_508_407,
+                 "datetime": "2012-10-17T21:13:27Z"})
+def decoding_example(ctx) -> Observation:
+    """Decode the example ID's creation time with pymongo's ``generation_time``."""
+    hex_id = "507f1f77bcf86cd799439011"
+    engine, version = bson_engine()
+    return Observation({"timestamp_hex": hex_id[:8], "seconds": int(hex_id[:8], 16),
+                        "datetime": _decoded(hex_id)["datetime"]},
+                       engine, version, [objectid.explain(hex_id)])
+
+
+def _driver_counter_wrap() -> list[int]:
+    """Make pymongo's own generator cross its counter's top and read the counters it used."""
+    from bson import ObjectId
+
+    # The driver keeps its next counter in a class attribute; moving it near the top
+    # is the only way to watch the wrap without making 16 million IDs. Later IDs
+    # simply continue from there, as they would after a natural wrap.
+    with ObjectId._inc_lock:
+        ObjectId._inc = objectid.MAX_COUNTER
+    return [objectid.split(str(ObjectId())).counter for _ in range(2)]
+
+
+@claim("O4", title="The timestamp wraps after 4,294,967,295 s (2106-02-07); the counter after "
+       "16,777,215", source="000", topic="objectid",
+       expected={"last_second": "2106-02-07T06:28:15Z", "timestamp_after_last": "00000000",
+                 "counter_wrap": [16_777_215, 0]})
+def wrap_rules(ctx) -> Observation:
+    """Decode the last second with pymongo, step the generator past it, and wrap the counter."""
+    last = objectid.build(objectid.MAX_TIMESTAMP, 0, 0)
+    past = objectid.Generator(random=1, counter=0).next(at=objectid.MAX_TIMESTAMP + 1)
+    counters = _driver_counter_wrap()
+    engine, version = bson_engine()
+    return Observation(
+        {"last_second": _decoded(last)["datetime"], "timestamp_after_last": past[:8],
+         "counter_wrap": counters},
+        engine, version,
+        [{"step": "decode ffffffff…", "result": _decoded(last)["datetime"]},
+         {"step": "generate at 2^32 s", "result": past},
+         {"step": "pymongo counter at 0xffffff, two IDs", "result": counters}],
+        note="the counter wrap is pymongo's own generator; the timestamp wrap is labkit's "
+             "generator, since pymongo refuses times past 2106")
+
+
+@claim("O10", title="An ObjectId is 12 bytes; a UUID is 16", source="002", topic="objectid",
+       judge=subset_of_observed, expected={"objectid_bytes": 12, "uuid_bytes": 16})
+def id_sizes(ctx) -> Observation:
+    """Measure a fresh ObjectId and a UUID as values and as BSON fields."""
+    from bson import ObjectId
+    from bson.binary import UuidRepresentation
+    from bson.codec_options import CodecOptions
+
+    standard = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
+    oid, uid = ObjectId(), uuid.uuid4()
+    engine, version = bson_engine()
+    return Observation(
+        {"objectid_bytes": len(oid.binary), "uuid_bytes": len(uid.bytes),
+         "objectid_bson_value_bytes": len(value_bytes(oid)),
+         "uuid_bson_value_bytes": len(value_bytes(uid, standard))},
+        engine, version,
+        note="as a BSON value a UUID also carries an int32 length and a subtype byte")

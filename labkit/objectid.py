@@ -1,0 +1,172 @@
+"""ObjectId anatomy: split, build, decode, and a generator that follows the documented layout.
+
+An ObjectId is 12 bytes: a 4-byte big-endian count of seconds since the Unix
+epoch, a 5-byte random value chosen once per process, and a 3-byte big-endian
+counter that starts at a random value. The generator here wraps the counter
+after 0xffffff and the timestamp after 0xffffffff, as the layout implies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .errors import BadInput
+
+MAX_TIMESTAMP = 2**32 - 1
+MAX_RANDOM = 2**40 - 1
+MAX_COUNTER = 2**24 - 1
+MAX_BATCH = 100
+_HEX24 = re.compile(r"^[0-9a-fA-F]{24}$")
+_HEX10 = re.compile(r"^[0-9a-fA-F]{10}$")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The three fields of an ObjectId."""
+
+    timestamp: int
+    random: int
+    counter: int
+
+    @property
+    def hex(self) -> str:
+        """The 24 lowercase hex characters of the ObjectId these parts make."""
+        return build(self.timestamp, self.random, self.counter)
+
+    @property
+    def datetime(self) -> dt.datetime:
+        """The creation time encoded in the timestamp field (UTC, whole seconds)."""
+        return dt.datetime.fromtimestamp(self.timestamp, tz=dt.UTC)
+
+    def to_dict(self) -> dict:
+        """The fields as ``labkit objectid explain --json`` prints them."""
+        return {
+            "hex": self.hex,
+            "timestamp": self.timestamp,
+            "datetime": iso_z(self.datetime),
+            "random": f"{self.random:010x}",
+            "counter": self.counter,
+        }
+
+
+def iso_z(moment: dt.datetime) -> str:
+    """Format a UTC datetime as ISO 8601 with a ``Z`` suffix, milliseconds only if non-zero."""
+    moment = moment.astimezone(dt.UTC)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        text += f".{moment.microsecond // 1000:03d}"
+    return text + "Z"
+
+
+def _check_range(name: str, value: int, top: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadInput(f"{name} must be an integer, not {value!r}")
+    if not 0 <= value <= top:
+        raise BadInput(f"{name} {value} is outside 0..{top}")
+    return value
+
+
+def split(value) -> Parts:
+    """Split an ObjectId (24 hex characters, 12 bytes, or a ``bson.ObjectId``) into its parts."""
+    raw = _as_bytes(value)
+    return Parts(
+        timestamp=int.from_bytes(raw[0:4], "big"),
+        random=int.from_bytes(raw[4:9], "big"),
+        counter=int.from_bytes(raw[9:12], "big"),
+    )
+
+
+def _as_bytes(value) -> bytes:
+    if isinstance(value, str):
+        if not _HEX24.match(value):
+            raise BadInput(f"{value!r} is not an ObjectId: expected 24 hex characters")
+        return bytes.fromhex(value)
+    if isinstance(value, bytes | bytearray):
+        if len(value) != 12:
+            raise BadInput(f"an ObjectId is 12 bytes, not {len(value)}")
+        return bytes(value)
+    binary = getattr(value, "binary", None)
+    if isinstance(binary, bytes) and len(binary) == 12:
+        return binary
+    raise BadInput(f"{value!r} is not an ObjectId")
+
+
+def build(timestamp: int, random: int, counter: int) -> str:
+    """Build the hex of an ObjectId from its three fields, each checked against its width."""
+    _check_range("timestamp", timestamp, MAX_TIMESTAMP)
+    _check_range("random value", random, MAX_RANDOM)
+    _check_range("counter", counter, MAX_COUNTER)
+    return f"{timestamp:08x}{random:010x}{counter:06x}"
+
+
+def explain(value) -> dict:
+    """Return hex, timestamp, datetime (ISO 8601, ``Z``), random (10 hex) and counter."""
+    return split(value).to_dict()
+
+
+def lower_bound(seconds: int) -> str:
+    """The smallest ObjectId of a second: the timestamp followed by zeros (``from_datetime``)."""
+    return build(seconds, 0, 0)
+
+
+def parse_random(text: str) -> int:
+    """Parse a 5-byte random value given as 10 hex characters."""
+    if not _HEX10.match(text):
+        raise BadInput(f"random value {text!r} must be 10 hex characters")
+    return int(text, 16)
+
+
+def parse_time(text: str) -> int:
+    """Parse seconds since the epoch, or an ISO 8601 time (naive means UTC), into seconds."""
+    text = text.strip()
+    if re.fullmatch(r"-?\d+", text):
+        seconds = int(text)
+    else:
+        try:
+            moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise BadInput(f"{text!r} is neither seconds since the epoch nor an ISO 8601 time") \
+                from exc
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        seconds = int(moment.timestamp())
+    return _check_range("time", seconds, MAX_TIMESTAMP)
+
+
+class Generator:
+    """Makes ObjectIds the documented way: one random value for its life, a counter that steps by 1.
+
+    ``random`` and ``counter`` default to fresh random values; ``clock`` returns
+    seconds since the epoch. Given all three, the output is deterministic.
+    """
+
+    def __init__(self, random: int | None = None, counter: int | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.random = _check_range("random value", random, MAX_RANDOM) if random is not None \
+            else secrets.randbits(40)
+        self._counter = _check_range("counter", counter, MAX_COUNTER) if counter is not None \
+            else secrets.randbits(24)
+        self._clock = clock
+        self._lock = threading.Lock()
+
+    def next(self, at: int | None = None) -> str:
+        """Return the next ObjectId's hex, stamped with ``at`` seconds or the clock."""
+        seconds = int(self._clock()) if at is None else at
+        with self._lock:
+            counter = self._counter
+            self._counter = (counter + 1) & MAX_COUNTER
+        return build(seconds & MAX_TIMESTAMP, self.random, counter)
+
+    def batch(self, count: int, at: int | None = None) -> list[str]:
+        """Return ``count`` (1..100) consecutive ObjectIds made in the same second."""
+        _check_range("count", count, MAX_BATCH)
+        if count < 1:
+            raise BadInput(f"count {count} is outside 1..{MAX_BATCH}")
+        seconds = int(self._clock()) if at is None else at
+        return [self.next(seconds) for _ in range(count)]

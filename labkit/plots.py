@@ -1,0 +1,62 @@
+"""Figures for the report and the lessons, drawn with matplotlib without a display."""
+
+from __future__ import annotations
+
+import io
+
+VERDICT_COLOURS = {"holds": "#1a7f37", "fails": "#cf222e", "not-run": "#8c959f",
+                   "error": "#bc4c00"}
+FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
+
+
+def _pyplot():
+    # matplotlib picks a non-interactive backend by itself where there is no display.
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def png_bytes(figure) -> bytes:
+    """Render a figure to PNG bytes and close it."""
+    plt = _pyplot()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def bit_layout(rows: list[dict], title: str):
+    """One horizontal bar split into fields (``field``, ``bits`` per row)."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(9, 1.6))
+    start = 0
+    for index, row in enumerate(rows):
+        axes.barh(0, row["bits"], left=start, color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                  edgecolor="white")
+        label = f"{row['field']}\n{row['bits']} bits"
+        axes.text(start + row["bits"] / 2, 0, label, ha="center", va="center", color="white",
+                  fontsize=8 if row["bits"] >= 8 else 6)
+        start += row["bits"]
+    axes.set_xlim(0, start)
+    axes.set_yticks([])
+    axes.set_xlabel("bit position (most significant first)")
+    axes.set_title(title, fontsize=10)
+    return figure
+
+
+def verdict_summary(results: list[dict]):
+    """Stacked bars: how many claims of each topic hold, fail, did not run, or erred."""
+    plt = _pyplot()
+    topics = list(dict.fromkeys(r["topic"] for r in results))
+    figure, axes = plt.subplots(figsize=(7, 0.5 + 0.5 * max(len(topics), 1)))
+    left = [0] * len(topics)
+    for verdict, colour in VERDICT_COLOURS.items():
+        counts = [sum(1 for r in results if r["topic"] == t and r["verdict"] == verdict)
+                  for t in topics]
+        axes.barh(topics, counts, left=left, color=colour, label=verdict)
+        left = [a + b for a, b in zip(left, counts, strict=True)]
+    axes.invert_yaxis()
+    axes.set_xlabel("claims")
+    axes.legend(ncol=4, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    return figure

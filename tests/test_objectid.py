@@ -1,0 +1,131 @@
+"""ObjectId anatomy: the documents' examples, the wrap rules, round trips and bad input."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from bson import ObjectId
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labkit import objectid
+from labkit.errors import BadInput
+
+timestamps = st.integers(0, objectid.MAX_TIMESTAMP)
+randoms = st.integers(0, objectid.MAX_RANDOM)
+counters = st.integers(0, objectid.MAX_COUNTER)
+
+
+def test_worked_example_is_reproduced_exactly():
+    """The generator page's example: 1,700,000,000 s, 3f2a91c8d4, counter 12,345, then +1."""
+    gen = objectid.Generator(random=0x3F2A91C8D4, counter=12345)
+    assert gen.batch(2, at=1_700_000_000) == ["6553f1003f2a91c8d4003039",
+                                              "6553f1003f2a91c8d400303a"]
+
+
+def test_decoding_example():
+    """507f1f77bcf86cd799439011 decodes to 1,350,508,407 s, 2012-10-17 21:13:27 UTC."""
+    info = objectid.explain("507f1f77bcf86cd799439011")
+    assert info == {"hex": "507f1f77bcf86cd799439011", "timestamp": 1_350_508_407,
+                    "datetime": "2012-10-17T21:13:27Z", "random": "bcf86cd799",
+                    "counter": 0x439011}
+
+
+def test_explain_accepts_uppercase_and_bson_objectids():
+    """Hex case does not matter, and a pymongo ObjectId explains the same as its hex."""
+    oid = ObjectId("6553F1003F2A91C8D4003039")
+    assert objectid.explain(oid) == objectid.explain("6553F1003F2A91C8D4003039")
+    assert objectid.explain(oid)["hex"] == "6553f1003f2a91c8d4003039"
+
+
+def test_lower_bound_of_a_second_matches_pymongo_from_datetime():
+    """The safe lower bound is the timestamp and zeros, as ``ObjectId.from_datetime`` builds it."""
+    moment = dt.datetime(2026, 10, 8, tzinfo=dt.UTC)
+    bound = objectid.lower_bound(int(moment.timestamp()))
+    assert bound == "6ac6dd000000000000000000"
+    assert bound == str(ObjectId.from_datetime(moment))
+
+
+def test_counter_wraps_to_zero_after_its_top():
+    """The counter goes 16,777,215 then 0, in the same second."""
+    gen = objectid.Generator(random=1, counter=objectid.MAX_COUNTER)
+    first, second = gen.batch(2, at=10)
+    assert objectid.split(first).counter == objectid.MAX_COUNTER
+    assert objectid.split(second).counter == 0
+
+
+def test_timestamp_field_wraps_after_2106():
+    """A time of 2^32 s is written as 00000000; 2^32 - 1 s decodes to 2106-02-07 06:28:15 UTC."""
+    gen = objectid.Generator(random=1, counter=0)
+    assert gen.next(at=objectid.MAX_TIMESTAMP + 1).startswith("00000000")
+    assert objectid.split("ffffffff0000000000000000").datetime == dt.datetime(
+        2106, 2, 7, 6, 28, 15, tzinfo=dt.UTC)
+
+
+def test_a_batch_shares_the_random_value_and_steps_the_counter():
+    """Every ID of a batch has the generator's random value and counter + 1 each time."""
+    gen = objectid.Generator()
+    parts = [objectid.split(h) for h in gen.batch(100)]
+    assert {p.random for p in parts} == {gen.random}
+    assert len({p.timestamp for p in parts}) == 1
+    assert all((b.counter - a.counter) % (objectid.MAX_COUNTER + 1) == 1
+               for a, b in zip(parts, parts[1:], strict=False))
+
+
+@given(timestamps, randoms, counters)
+def test_build_and_split_round_trip(timestamp, random, counter):
+    """Building from parts and splitting again gives back the same parts."""
+    hex_id = objectid.build(timestamp, random, counter)
+    assert len(hex_id) == 24
+    assert objectid.split(hex_id) == objectid.Parts(timestamp, random, counter)
+    assert objectid.split(bytes.fromhex(hex_id)) == objectid.split(ObjectId(hex_id))
+
+
+@given(st.tuples(timestamps, randoms, counters), st.tuples(timestamps, randoms, counters))
+def test_order_of_ids_is_order_of_their_bytes(a, b):
+    """Comparing two IDs' hex, their bytes, and their (timestamp, random, counter) agree."""
+    ha, hb = objectid.build(*a), objectid.build(*b)
+    assert (ha < hb) == (bytes.fromhex(ha) < bytes.fromhex(hb)) == (a < b)
+    assert (ObjectId(ha) < ObjectId(hb)) == (a < b)
+
+
+@pytest.mark.parametrize("bad", ["", "123", "g" * 24, "507f1f77bcf86cd7994390111",
+                                 "507f1f77 cf86cd799439011"])
+def test_malformed_hex_is_refused(bad):
+    """Anything but 24 hex characters is bad input."""
+    with pytest.raises(BadInput):
+        objectid.split(bad)
+
+
+@pytest.mark.parametrize("field, args", [
+    ("timestamp", (2**32, 0, 0)), ("timestamp", (-1, 0, 0)),
+    ("random", (0, 2**40, 0)), ("counter", (0, 0, 2**24)),
+])
+def test_out_of_range_parts_are_refused(field, args):
+    """Each part must fit its width: 32, 40 and 24 bits."""
+    with pytest.raises(BadInput, match=field):
+        objectid.build(*args)
+
+
+@pytest.mark.parametrize("count", [0, 101, -3])
+def test_batch_size_must_be_1_to_100(count):
+    """A batch is 1 to 100 IDs."""
+    with pytest.raises(BadInput):
+        objectid.Generator().batch(count)
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("1700000000", 1_700_000_000), ("2023-11-14T22:13:20Z", 1_700_000_000),
+    ("2023-11-14T22:13:20", 1_700_000_000), ("2023-11-14T23:13:20+01:00", 1_700_000_000),
+])
+def test_parse_time_takes_seconds_or_iso(text, seconds):
+    """``--at`` accepts seconds or ISO 8601; a naive time means UTC."""
+    assert objectid.parse_time(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["yesterday", "4294967296", "-1", "1969-12-31T23:59:59Z"])
+def test_parse_time_refuses_what_cannot_be_a_timestamp(text):
+    """Times that are not times, or fall outside 0..2^32-1 seconds, are bad input."""
+    with pytest.raises(BadInput):
+        objectid.parse_time(text)
