@@ -62,8 +62,9 @@ def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
 
 def cmd_run(args) -> int:
     """Run every implemented claim live, print the verdicts, write the report."""
-    from . import claims, report
+    from . import claims, report, servers
 
+    servers.check_version(args.mongodb_version)
     selected = claims.select(_list(args.claims), _list(args.topics))
     if not selected:
         raise BadInput("no claim matches --claims/--topics")

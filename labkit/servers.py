@@ -56,7 +56,7 @@ def mongo_client(uri: str, **options):
     return MongoClient(uri, uuidRepresentation="standard", tz_aware=True, **options)
 
 
-def _check_version(version: str | None) -> str | None:
+def check_version(version: str | None) -> str | None:
     if version is None:
         return None
     if version == "latest" or not _VERSION_RE.match(version):
@@ -122,6 +122,7 @@ class MongoServer:
     uri: str
     how: str
     version: str
+    workdir: Path | None = None
     _stopper: _Stopper | None = None
     _client: object | None = None
     _created: list[str] = field(default_factory=list)
@@ -272,7 +273,8 @@ def _start_local_mongod(binary: str, cache_gb: float | None) -> MongoServer:
             "Hint: run the same mongod by hand to see why, or point LABKIT_MONGOD at "
             "another binary."
         ) from exc
-    return MongoServer(uri=uri, how="local", version=version, _stopper=stopper, _client=client)
+    return MongoServer(uri=uri, how="local", version=version, workdir=workdir,
+                       _stopper=stopper, _client=client)
 
 
 def docker_status() -> tuple[bool, str]:
@@ -284,8 +286,8 @@ def docker_status() -> tuple[bool, str]:
         client.ping()
         return True, f"Docker {client.version().get('Version', '?')}"
     except Exception as exc:  # docker raises many kinds; all mean "not usable"
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return False, f"no Docker daemon answered ({reason[:120]})"
+        cause = "no Docker socket" if "FileNotFoundError" in str(exc) else type(exc).__name__
+        return False, f"no Docker daemon answered ({cause})"
 
 
 def _container_logs(container) -> str:
@@ -333,7 +335,7 @@ def get_mongodb(mode: str = "auto", version: str | None = None,
     (Docker tags such as ``7.0``; a URI or local server must match it).
     """
     _check_mode(mode, MONGO_MODES)
-    version = _check_version(version)
+    version = check_version(version)
     tried: list[str] = []
 
     if mode in ("auto", "uri"):
@@ -409,6 +411,7 @@ class PostgresServer:
     dsn: str
     how: str
     version: str
+    workdir: Path | None = None
     _stopper: _Stopper | None = None
     _created: list[str] = field(default_factory=list)
 
@@ -565,7 +568,8 @@ def _start_local_postgres(bindir: str) -> PostgresServer:
             f"Last lines of its log:\n{tail}\n{POSTGRES_HINT}"
         ) from exc
     _spawn_reaper(pids, [str(workdir)])
-    return PostgresServer(dsn=server.dsn, how="local", version=server.version, _stopper=stopper)
+    return PostgresServer(dsn=server.dsn, how="local", version=server.version, workdir=workdir,
+                          _stopper=stopper)
 
 
 def _start_docker_postgres(version: str) -> PostgresServer:
@@ -600,7 +604,7 @@ def _start_docker_postgres(version: str) -> PostgresServer:
 def get_postgres(mode: str = "auto", version: str | None = None) -> PostgresServer:
     """Find or start a PostgreSQL server: the DSN, then local binaries, then Docker."""
     _check_mode(mode, POSTGRES_MODES)
-    version = _check_version(version)
+    version = check_version(version)
     tried: list[str] = []
 
     if mode in ("auto", "dsn"):

@@ -1,0 +1,129 @@
+"""The claims runner: registration, verdicts, not-run reasons, errors and exit status."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from labkit import claims, servers
+from labkit.claims import Claim, Context, Observation
+from labkit.errors import ClaimFailed, UnknownClaim
+
+OFFLINE = ["D2", "O2", "O3", "O4", "O10", "U1", "U3"]
+
+
+def _claim(experiment, expected=1, needs=(), judge=None) -> Claim:
+    return Claim(id="X99", title="test claim", source="manual", topic="objectid",
+                 expected=expected, experiment=experiment, needs=needs, judge=judge)
+
+
+@pytest.fixture
+def no_mongodb(monkeypatch):
+    """A machine with none of the three ways to MongoDB, whatever this one has."""
+    monkeypatch.delenv("LABKIT_MONGODB_URI", raising=False)
+    monkeypatch.setenv("LABKIT_MONGOD", "/nonexistent/mongod")
+    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
+
+
+def test_offline_claims_are_registered_in_claims_md_order():
+    """The foundation's offline claims are registered, ordered D, S, B, O, U, X then by number."""
+    ids = [c.id for c in claims.registered()]
+    assert [i for i in ids if i in OFFLINE] == OFFLINE
+    assert ids == sorted(ids, key=lambda i: ("DSBOUX".index(i[0]), int(i[1:])))
+
+
+@pytest.mark.parametrize("claim_id", OFFLINE)
+def test_offline_claim_holds_on_a_live_run(claim_id):
+    """Each offline claim's experiment runs and agrees with CLAIMS.md, naming its engine."""
+    with Context() as ctx:
+        (result,) = claims.run_claim(claims.get(claim_id), ctx)
+    assert result.verdict == claims.HOLDS, str(result)
+    assert result.engine and result.engine_version
+    assert result.to_dict()["engine_version"] == result.engine_version
+
+
+def test_disagreement_is_reported_as_fails():
+    """An observation that differs from the expectation gives ``fails``, not an exception."""
+    item = _claim(lambda ctx: Observation(2, "engine", "1.0"))
+    (result,) = claims.run_claim(item, Context())
+    assert result.verdict == claims.FAILS
+    assert result.observation.observed == 2
+
+
+def test_crashing_experiment_is_reported_as_error_with_its_message():
+    """An experiment that raises gives ``error`` and keeps the message."""
+    def boom(ctx):
+        raise RuntimeError("the disk is on fire")
+
+    (result,) = claims.run_claim(_claim(boom), Context())
+    assert result.verdict == claims.ERROR
+    assert "the disk is on fire" in result.reason
+
+
+def test_judge_can_add_a_note():
+    """A judge returning (bool, note) puts the note in the result's reason."""
+    item = _claim(lambda ctx: Observation(1, "e", "1"), judge=lambda e, o: (e == o, "close call"))
+    (result,) = claims.run_claim(item, Context())
+    assert (result.verdict, result.reason) == (claims.HOLDS, "close call")
+
+
+def test_one_verdict_per_engine():
+    """An experiment returning several observations gets one verdict each."""
+    item = _claim(lambda ctx: [Observation(1, "SQLite", "3"), Observation(0, "PostgreSQL", "15")])
+    results = claims.run_claim(item, Context())
+    assert [(r.engine, r.verdict) for r in results] == [("SQLite", "holds"),
+                                                        ("PostgreSQL", "fails")]
+
+
+def test_missing_mongodb_gives_not_run_with_how_to_get_one(no_mongodb):
+    """A claim that needs MongoDB on a machine without one is not run, and says how to get one."""
+    calls = []
+    item = _claim(lambda ctx: calls.append(1), needs=("mongodb",))
+    with Context() as ctx:
+        (result,) = claims.run_claim(item, ctx)
+    assert result.verdict == claims.NOT_RUN
+    assert calls == []
+    for way in ("LABKIT_MONGODB_URI", "mongod", "Docker"):
+        assert way in result.reason
+
+
+def test_server_search_happens_once_per_run(no_mongodb, monkeypatch):
+    """After one failed search for MongoDB, later claims reuse the answer."""
+    searches = []
+    real = servers.get_mongodb
+    monkeypatch.setattr(servers, "get_mongodb", lambda *a: searches.append(a) or real(*a))
+    item = _claim(lambda ctx: None, needs=("mongodb",))
+    with Context() as ctx:
+        claims.run([item, item, item], ctx)
+    assert len(searches) == 1
+
+
+@pytest.mark.parametrize("verdicts, strict, status", [
+    (["holds"], False, 0), (["holds", "not-run"], False, 0), (["holds", "not-run"], True, 1),
+    (["fails"], False, 1), (["error"], False, 1), ([], True, 0),
+])
+def test_exit_status(verdicts, strict, status):
+    """0 when every claim that ran agreed; 1 on fails or error; --strict adds not-run."""
+    item = _claim(lambda ctx: None)
+    now = dt.datetime.now(dt.UTC)
+    run = claims.Run([claims.Result(item, v) for v in verdicts], now, now, [])
+    assert run.exit_status(strict) == status
+
+
+def test_select_by_topic_and_id():
+    """Topics and IDs narrow the claims; unknown ones are refused with the known list."""
+    assert {c.topic for c in claims.select(topics=["objectid"])} == {"objectid"}
+    assert [c.id for c in claims.select(ids=["o3", "D2"])] == ["D2", "O3"]
+    with pytest.raises(UnknownClaim, match="known"):
+        claims.select(ids=["Q1"])
+    with pytest.raises(UnknownClaim, match="dates"):
+        claims.select(topics=["astrology"])
+
+
+def test_check_returns_verdicts_and_raises_on_disagreement(monkeypatch):
+    """``labkit.check`` returns the verdict card, and raises ClaimFailed when a claim fails."""
+    assert claims.check("O3")[0].verdict == claims.HOLDS
+    monkeypatch.setitem(claims.REGISTRY, "X99", _claim(lambda ctx: Observation(2, "e", "1")))
+    with pytest.raises(ClaimFailed, match="does not hold"):
+        claims.check("X99")

@@ -1,0 +1,120 @@
+"""The command line as a user runs it: outputs, JSON shapes, exit statuses, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m labkit`` in a subprocess, as a user would."""
+    return subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+def assert_one_line_error(result, status: int = 2) -> None:
+    """Expected errors: the given status, one ``Error:`` line, no traceback."""
+    assert result.returncode == status, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_objectid_explain_json():
+    """``objectid explain --json`` prints hex, timestamp, datetime, random and counter."""
+    result = labkit("objectid", "explain", "507f1f77bcf86cd799439011", "--json")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {
+        "hex": "507f1f77bcf86cd799439011", "timestamp": 1350508407,
+        "datetime": "2012-10-17T21:13:27Z", "random": "bcf86cd799", "counter": 4427793}
+
+
+def test_objectid_generate_reproduces_the_worked_example():
+    """``generate --at --random --counter`` is deterministic: the document's two IDs."""
+    result = labkit("objectid", "generate", "--count", "2", "--at", "1700000000",
+                    "--random", "3f2a91c8d4", "--counter", "12345")
+    assert result.stdout.split() == ["6553f1003f2a91c8d4003039", "6553f1003f2a91c8d400303a"]
+
+
+def test_objectid_generate_json_is_an_array_of_explanations():
+    """``generate --json`` prints an array of objects shaped like ``explain``'s."""
+    result = labkit("objectid", "generate", "--count", "3", "--at", "2023-11-14T22:13:20Z",
+                    "--json")
+    rows = json.loads(result.stdout)
+    assert len(rows) == 3
+    assert {r["datetime"] for r in rows} == {"2023-11-14T22:13:20Z"}
+    assert [r["counter"] - rows[0]["counter"] for r in rows] in ([0, 1, 2], [0, 1, -16777214],
+                                                                 [0, -16777215, -16777214])
+
+
+@pytest.mark.parametrize("args", [
+    ["objectid", "explain", "xyz"],
+    ["objectid", "explain", "507f1f77bcf86cd79943901"],
+    ["objectid", "generate", "--count", "0"],
+    ["objectid", "generate", "--count", "101"],
+    ["objectid", "generate", "--at", "4294967296"],
+    ["objectid", "generate", "--random", "123"],
+    ["objectid", "generate", "--counter", "16777216"],
+    ["objectid", "generate", "--counter", "ten"],
+    ["uuid", "explain", "not-a-uuid"],
+    ["run", "--topics", "astrology"],
+    ["run", "--claims", "Z9"],
+    ["run", "--mongodb", "carrier-pigeon"],
+    ["run", "--mongodb-version", "latest", "--claims", "O3"],
+    ["frobnicate"],
+])
+def test_bad_input_is_one_line_and_status_2(args):
+    """Malformed or out-of-range input: one ``Error:`` line, exit status 2."""
+    assert_one_line_error(labkit(*args))
+
+
+def test_uuid_explain_v7():
+    """``uuid explain --json`` prints the v7 fields."""
+    result = labkit("uuid", "explain", "017f22e2-79b0-7cc3-98c4-dc0c0c07398f", "--json")
+    info = json.loads(result.stdout)
+    assert (info["version"], info["unix_ts_ms"], info["datetime"]) == (
+        7, 1645557742000, "2022-02-22T19:22:22Z")
+
+
+def test_run_writes_the_report_and_prints_the_table(tmp_path):
+    """``labkit run`` prints the verdict table and writes the three report files."""
+    result = labkit("run", "--claims", "O2,O3", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "O2    holds" in result.stdout and "O3    holds" in result.stdout
+    assert "[1/2] O2" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "report.md",
+                                                          "results.json"]
+
+
+def test_run_json_prints_results(tmp_path):
+    """``labkit run --json`` prints the results document to stdout."""
+    result = labkit("run", "--claims", "D2", "--json", "--quiet", "--out", str(tmp_path))
+    data = json.loads(result.stdout)
+    assert [(c["id"], c["verdict"]) for c in data["claims"]] == [("D2", "holds")]
+    assert result.stderr == ""
+
+
+def test_doctor_prints_one_line_per_requirement():
+    """``doctor`` prints [OK]/[FAIL] lines, naming each way to MongoDB, and a closing line."""
+    result = labkit("doctor")
+    lines = result.stdout.strip().splitlines()
+    assert all(line.startswith(("[OK]", "[FAIL]")) for line in lines[:-1])
+    for way in ("LABKIT_MONGODB_URI", "local mongod", "Docker"):
+        assert any(way in line for line in lines)
+    assert result.returncode == (0 if json.loads(labkit("doctor", "--json").stdout)["ok"] else 1)
+
+
+def test_no_mongodb_server_error_names_all_three_ways(tmp_path):
+    """``labkit server`` with no way to MongoDB says what it tried and how to get a server."""
+    result = labkit("server", "--mongodb", "local",
+                    env={"LABKIT_MONGOD": str(tmp_path / "none"), "LABKIT_MONGODB_URI": ""})
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "Error: No MongoDB server is available" in result.stderr
+    assert "Hint:" in result.stderr
+    for way in ("LABKIT_MONGODB_URI", "mongod", "Docker"):
+        assert way in result.stderr
