@@ -15,7 +15,9 @@ def _normal(value: Any) -> Any:
     """Forgive what does not matter: case and spaces, int versus float, tuple versus list."""
     if isinstance(value, str):
         return " ".join(value.strip().lower().split())
-    if isinstance(value, bool) or value is None:
+    if isinstance(value, bool):
+        return ("boolean", value)  # keep True apart from 1, which Python calls equal
+    if value is None:
         return value
     if isinstance(value, int | float):
         return float(value)

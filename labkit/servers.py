@@ -57,6 +57,7 @@ def mongo_client(uri: str, **options):
 
 
 def check_version(version: str | None) -> str | None:
+    """Refuse unpinned or malformed versions (``latest``); return the version unchanged."""
     if version is None:
         return None
     if version == "latest" or not _VERSION_RE.match(version):
