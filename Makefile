@@ -12,6 +12,7 @@ run: $(STAMP)
 	$(BIN)/labkit run $(ARGS)
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(ARGS)
 
 lab: $(STAMP)

@@ -69,7 +69,7 @@ def test_comparison_forgives_only_what_does_not_matter(prediction, answer, expec
 
 
 def test_from_claim_answers_with_the_live_observation_and_its_engine():
-    """An exercise built on a claim is judged by the claim's live run, and reveal names the engine."""
+    """An exercise on a claim is judged by its live run, and reveal names the engine."""
     exercise = Exercise.from_claim("O3", "when?", pick=lambda o: o["seconds"], hint="hex")
     assert exercise.check(1_350_508_407).correct is True
     assert "pymongo bson" in exercise.reveal().message
