@@ -289,9 +289,15 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _not_run_reason(kind: str, why: str) -> str:
-    first = why.splitlines()[0]
-    hint = next((line for line in why.splitlines() if line.startswith("Hint:")), "")
-    return f"needs {kind}: {first} {hint}".strip()
+    """Fold a multi-line 'not available' message into one line: what, what was tried, the hint."""
+    lines = why.splitlines()
+    tried = [line.strip()[2:] for line in lines if line.startswith("  - ")]
+    hint = next((line for line in lines if line.startswith("Hint:")), "")
+    head = lines[0].removesuffix(" Tried:").rstrip(".")
+    text = f"needs {kind}: {head}"
+    if tried:
+        text += f" (tried {'; '.join(tried)})"
+    return f"{text}. {hint}".strip()
 
 
 def run_claim(claim: Claim, ctx: Context) -> list[Result]:

@@ -170,3 +170,95 @@ class Generator:
             raise BadInput(f"count {count} is outside 1..{MAX_BATCH}")
         seconds = int(self._clock()) if at is None else at
         return [self.next(seconds) for _ in range(count)]
+
+
+# Several processes ------------------------------------------------------------------
+
+
+def start_of_next_second_ns(lead_s: float = 1.5, offset_ms: int = 100) -> int:
+    """A moment ``offset_ms`` into the first whole second at least ``lead_s`` from now."""
+    now = time.time_ns()
+    return ((now + int(lead_s * 1e9)) // 1_000_000_000 + 1) * 1_000_000_000 + offset_ms * 1_000_000
+
+
+def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
+                 offsets_ms: list[int] | None = None, uri: str | None = None,
+                 database: str | None = None, collection: str = "events") -> list[dict]:
+    """Make IDs with pymongo's generator in one fresh OS process per label, at one moment.
+
+    Each process waits until ``start_ns`` plus its offset, then makes ``count``
+    IDs (and, given ``uri``, inserts each one). Returns one dict per process:
+    ``label``, ``ids`` (hex) and ``clock_ns`` (the process's clock at each ID).
+    """
+    import json
+    import subprocess
+    import sys
+
+    from .errors import LabkitError
+
+    start_ns = start_ns or start_of_next_second_ns()
+    offsets_ms = offsets_ms or [0] * len(labels)
+    procs = []
+    for label, offset in zip(labels, offsets_ms, strict=True):
+        cmd = [sys.executable, "-m", "labkit._idworker", "--label", label,
+               "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count)]
+        if uri:
+            cmd += ["--uri", uri, "--db", database, "--collection", collection]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        if proc.returncode != 0:
+            raise LabkitError(f"an ID-making process failed: {err.strip()[-500:]}")
+        results.append(json.loads(out))
+    return results
+
+
+def rows(results: list[dict]) -> list[dict]:
+    """One row per ID made by ``in_processes``: process, fields, and the clock in ms."""
+    out = []
+    for result in results:
+        for hex_id, clock_ns in zip(result["ids"], result["clock_ns"], strict=True):
+            out.append({"process": result["label"], **explain(hex_id),
+                        "clock": iso_z(dt.datetime.fromtimestamp(clock_ns / 1e9, tz=dt.UTC)),
+                        "clock_ns": clock_ns})
+    return out
+
+
+def sorted_by_id(table: list[dict]) -> list[dict]:
+    """Rows in the order ``sort({_id: 1})`` returns them: by the 12 bytes."""
+    return sorted(table, key=lambda row: row["hex"])
+
+
+RECORDED_INVERSION = (  # the course chapter's run: process, random, first counter, insert ms
+    ("A", 0xD1375A74BD, 0x43981A, (591, 609, 610)),
+    ("B", 0xA9FDED4F0C, 0x2E7EC8, (844, 849, 850)),
+)
+
+
+def inversion_example(second: int = 0x6AC71201) -> list[dict]:
+    """The chapter's run rebuilt exactly: A inserts 3 IDs, B 3 more ~250 ms later; sort by ``_id``.
+
+    Both processes are in the same second, so their random values decide the
+    order, and B's (a9fded4f0c) is below A's (d1375a74bd): B sorts first.
+    """
+    table = []
+    for label, random, counter, times_ms in RECORDED_INVERSION:
+        gen = Generator(random=random, counter=counter)
+        for i, made_ms in enumerate(times_ms, start=1):
+            table.append({"process": f"{label}{i}", "made_at_ms": made_ms,
+                          **explain(gen.next(at=second))})
+    return sorted_by_id(table)
+
+
+def skew_example(skew_s: int = -2, second: int = 1_700_000_000) -> list[dict]:
+    """A writes with a true clock; B, one second later, has a clock ``skew_s`` seconds off.
+
+    Sorted by ``_id``, B's later write comes first whenever its clock is behind.
+    """
+    a = Generator(random=0x1111111111, counter=0).next(at=second)
+    b = Generator(random=0xEEEEEEEEEE, counter=0).next(at=second + 1 + skew_s)
+    table = [{"process": "A", "true_time": second, **explain(a)},
+             {"process": "B", "true_time": second + 1, **explain(b)}]
+    return sorted_by_id(table)

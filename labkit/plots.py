@@ -60,3 +60,28 @@ def verdict_summary(results: list[dict]):
     axes.legend(ncol=4, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     axes.xaxis.get_major_locator().set_params(integer=True)
     return figure
+
+
+def id_rank(table: list[dict], title: str):
+    """Each ID as a point: when it was made (x) against its rank in ``_id`` order (y), by process.
+
+    Rows need ``hex`` and ``process``, and ``clock_ns`` or ``made_at_ms``.
+    """
+    plt = _pyplot()
+    ms = [row["clock_ns"] / 1e6 if "clock_ns" in row else row["made_at_ms"] for row in table]
+    origin = min(ms)
+    ranks = {h: i + 1 for i, h in enumerate(sorted(row["hex"] for row in table))}
+    processes = list(dict.fromkeys(row["process"].rstrip("0123456789") for row in table))
+    figure, axes = plt.subplots(figsize=(7, 3.6))
+    for index, name in enumerate(processes):
+        points = [(m - origin, ranks[row["hex"]]) for m, row in zip(ms, table, strict=True)
+                  if row["process"].rstrip("0123456789") == name]
+        axes.scatter([p[0] for p in points], [p[1] for p in points], s=60,
+                     color=FIELD_COLOURS[index % len(FIELD_COLOURS)], label=f"process {name}")
+    axes.set_xlabel("made at (ms after the first ID)")
+    axes.set_ylabel("rank when sorted by _id")
+    axes.invert_yaxis()
+    axes.yaxis.get_major_locator().set_params(integer=True)
+    axes.legend(fontsize=8)
+    axes.set_title(title, fontsize=10)
+    return figure

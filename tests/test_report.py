@@ -46,7 +46,9 @@ def test_markdown_lists_every_claim_with_its_verdict(offline_run, tmp_path):
     """report.md has a table row per claim naming verdict and engine."""
     text = report.write(offline_run, tmp_path)["markdown"].read_text()
     for result in offline_run.results:
-        assert re.search(rf"\| {result.claim.id} \| holds \| {re.escape(result.engine)} ", text)
+        verdict = claims.VERDICT_TEXT[result.verdict]
+        engine = f"{result.engine} {result.engine_version}" if result.engine else "-"
+        assert f"| {result.claim.id} | {verdict} | {engine} |" in text
 
 
 def test_terminal_table_summarises_and_explains_not_run():

@@ -1,0 +1,54 @@
+"""One OS process that makes ObjectIds with pymongo's own generator at a chosen moment.
+
+The ordering experiments start several of these so that each has its own
+process-level random value, exactly as separate application servers would.
+Prints one JSON object: label, pid, the IDs' hex and the clock (ns) at each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+
+
+def main(argv: list[str]) -> int:
+    """Wait until ``--start-ns``, make ``--count`` IDs, optionally insert each into MongoDB."""
+    parser = argparse.ArgumentParser(prog="python -m labkit._idworker")
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--start-ns", type=int, required=True)
+    parser.add_argument("--count", type=int, default=1)
+    parser.add_argument("--uri")
+    parser.add_argument("--db")
+    parser.add_argument("--collection", default="events")
+    args = parser.parse_args(argv)
+
+    from bson import ObjectId
+
+    collection = None
+    if args.uri:
+        from labkit.servers import mongo_client
+
+        collection = mongo_client(args.uri)[args.db][args.collection]
+        collection.database.command("ping")  # connect before the moment, not during it
+    ObjectId()  # draw this process's random value before the moment too
+    while (wait := args.start_ns - time.time_ns()) > 0:
+        time.sleep(min(wait / 1e9, 0.05))
+    ids, clock = [], []
+    for _ in range(args.count):
+        oid = ObjectId()
+        now_ns = time.time_ns()
+        if collection is not None:
+            moment = dt.datetime.fromtimestamp(now_ns / 1e9, tz=dt.UTC)
+            collection.insert_one({"_id": oid, "process": args.label, "inserted_at": moment,
+                                   "inserted_ns": now_ns})
+        ids.append(str(oid))
+        clock.append(now_ns)
+    json.dump({"label": args.label, "ids": ids, "clock_ns": clock}, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,218 @@
+"""ObjectId claims about generation and order: real pymongo generators in real processes,
+and the server's own IDs, ranges and sort."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from .. import objectid
+from ..claims import Observation, claim, subset_of_observed
+from .encoding import bson_engine
+
+MAX_TRIES = 12
+
+
+def _until(attempt, done, limit: int = MAX_TRIES):
+    """Call ``attempt`` until ``done(result)``, at most ``limit`` times: ``(result, tries)``."""
+    tries = 0
+    while True:
+        tries += 1
+        result = attempt()
+        if done(result) or tries >= limit:
+            return result, tries
+
+
+def _same_second(results: list[dict]) -> bool:
+    stamps = {objectid.split(h).timestamp for r in results for h in r["ids"]}
+    return len(stamps) == 1
+
+
+def _counter_steps(hex_ids: list[str]) -> set[int]:
+    counters = [objectid.split(h).counter for h in hex_ids]
+    return {(b - a) % (objectid.MAX_COUNTER + 1) for a, b in zip(counters, counters[1:],
+                                                                  strict=False)}
+
+
+@claim("O1", title="12 bytes: 4-byte seconds, 5-byte per-process random, 3-byte counter; "
+       "24 hex characters", source="002", topic="objectid", judge=subset_of_observed,
+       expected={"bytes": 12, "hex_characters": 24, "timestamp_is_clock_seconds": True,
+                 "random_values_in_process": 1, "counter_steps": [1]})
+def layout(ctx) -> Observation:
+    """Make IDs with pymongo in this process; read each field against the clock."""
+    from bson import ObjectId
+
+    before = int(time.time())
+    made = [ObjectId() for _ in range(10)]
+    after = int(time.time())
+    parts = [objectid.split(o) for o in made]
+    engine, version = bson_engine()
+    return Observation(
+        {"bytes": len(made[0].binary), "hex_characters": len(str(made[0])),
+         "lowercase_hex": all(str(o) == str(o).lower() for o in made),
+         "timestamp_is_clock_seconds": all(before <= p.timestamp <= after for p in parts),
+         "random_values_in_process": len({p.random for p in parts}),
+         "counter_steps": sorted(_counter_steps([str(o) for o in made]))},
+        engine, version, [objectid.explain(o) for o in made[:3]])
+
+
+@claim("O5", title="A batch of IDs shares the process's random value; each counter is one "
+       "above the previous", source="000", topic="objectid",
+       expected={"random_values": 1, "counter_steps": [1]}, judge=subset_of_observed)
+def batch(ctx) -> Observation:
+    """Make a batch of 100 IDs with pymongo's generator in a fresh process."""
+    (result,) = objectid.in_processes(["batch"], count=100)
+    engine, version = bson_engine()
+    table = objectid.rows([result])
+    return Observation({"ids": len(result["ids"]),
+                        "random_values": len({row["random"] for row in table}),
+                        "counter_steps": sorted(_counter_steps(result["ids"]))},
+                       engine, version, table[:3] + table[-2:])
+
+
+@claim("O6", title="Processes in one second share the timestamp; each has its own random "
+       "value; counters step by 1; the time has no milliseconds", source="002",
+       topic="objectid", judge=subset_of_observed,
+       expected={"shared_timestamp": True, "random_values": 3, "one_random_per_process": True,
+                 "counter_steps": [1], "milliseconds": [0], "new_random_after_restart": True})
+def processes_in_one_second(ctx) -> Observation:
+    """Three fresh processes make 5 IDs each in the same second; a fourth 'restarts' the first."""
+    from bson import ObjectId
+
+    results, tries = _until(lambda: objectid.in_processes(["P1", "P2", "P3"], count=5),
+                            _same_second)
+    (restarted,) = objectid.in_processes(["P1 again"], count=1)
+    table = objectid.rows(results)
+    per_process = {r["label"]: {objectid.split(h).random for h in r["ids"]} for r in results}
+    first_random = objectid.split(results[0]["ids"][0]).random
+    engine, version = bson_engine()
+    return Observation(
+        {"shared_timestamp": _same_second(results),
+         "random_values": len({row["random"] for row in table}),
+         "one_random_per_process": all(len(v) == 1 for v in per_process.values()),
+         "counter_steps": sorted(set().union(*(_counter_steps(r["ids"]) for r in results))),
+         "milliseconds": sorted({ObjectId(h).generation_time.microsecond // 1000
+                                 for r in results for h in r["ids"]}),
+         "new_random_after_restart":
+             objectid.split(restarted["ids"][0]).random != first_random,
+         "tries": tries},
+        engine, version, table, note=f"{tries} tries to land all three in one second",
+        figure=lambda: _rank_figure(table, "Three processes, one second"))
+
+
+def _rank_figure(table: list[dict], title: str):
+    from ..plots import id_rank
+
+    return id_rank(table, title)
+
+
+@claim("X6", title="One process's IDs are not monotonic within a second when the counter "
+       "wraps from 0xffffff to 0", source="manual", topic="objectid", judge=subset_of_observed,
+       expected={"counters": [16_777_214, 16_777_215, 0], "sorted_like_creation": False})
+def counter_wrap_order(ctx) -> Observation:
+    """Put pymongo's counter just below its top, make three IDs in one second, sort them."""
+    from bson import ObjectId
+
+    def attempt() -> list[str]:
+        with ObjectId._inc_lock:  # see O4: the only way to reach the wrap without 16M IDs
+            ObjectId._inc = objectid.MAX_COUNTER - 1
+        return [str(ObjectId()) for _ in range(3)]
+
+    made, _ = _until(attempt, lambda ids: len({h[:8] for h in ids}) == 1)
+    engine, version = bson_engine()
+    return Observation({"counters": [objectid.split(h).counter for h in made],
+                        "sorted_like_creation": sorted(made) == made},
+                       engine, version,
+                       [{"made": i + 1, "sorted_position": sorted(made).index(h) + 1,
+                         **objectid.explain(h)} for i, h in enumerate(made)])
+
+
+# On the server ------------------------------------------------------------------------
+
+
+@claim("O7", title="An _id the server generates (upsert without _id) carries mongod's random "
+       "value, not the client's", source="002", topic="objectid", needs=("mongodb",),
+       judge=subset_of_observed,
+       expected={"server_generated": True, "server_random_differs_from_client": True,
+                 "server_ids_share_random": True})
+def server_generated(ctx) -> Observation:
+    """Upsert two documents without ``_id``; compare their IDs' random value with the client's."""
+    from bson import ObjectId
+
+    db = ctx.mongodb_database("o7")
+    ids = [db.seq.update_one({"proc": f"server{i}"}, {"$set": {"at": dt.datetime.now(dt.UTC)}},
+                             upsert=True).upserted_id for i in (1, 2)]
+    client_id = ObjectId()
+    server = [objectid.split(i) for i in ids]
+    return Observation(
+        {"server_generated": all(isinstance(i, ObjectId) for i in ids),
+         "server_random_differs_from_client":
+             all(p.random != objectid.split(client_id).random for p in server),
+         "server_ids_share_random": server[0].random == server[1].random},
+        "MongoDB", ctx.mongodb().version,
+        [{"made_by": "server", **objectid.explain(i)} for i in ids]
+        + [{"made_by": "client (pymongo)", **objectid.explain(client_id)}])
+
+
+O8_SECOND = int(dt.datetime(2026, 10, 8, tzinfo=dt.UTC).timestamp())
+
+
+@claim("O8", title="from_datetime (zeros after the timestamp) is the safe lower bound of a "
+       "second; an ID made at that second is not", source="002", topic="objectid",
+       needs=("mongodb",), judge=subset_of_observed,
+       expected={"lower_bound": "6ac6dd000000000000000000", "count_from_lower_bound": 25,
+                 "made_at_misses_documents": True})
+def range_boundaries(ctx) -> Observation:
+    """Insert IDs from the seconds around 2026-10-08T00:00:00Z; count from each boundary."""
+    from bson import ObjectId
+
+    second = O8_SECOND
+    this_process = objectid.Generator()
+    docs = [objectid.Generator().next(at=second - 1) for _ in range(5)]
+    docs += [this_process.next(at=second) for _ in range(5)]  # this process, earlier
+    docs += [objectid.Generator().next(at=second) for _ in range(15)]  # other processes
+    docs += [objectid.Generator().next(at=second + 1) for _ in range(5)]
+    made_at = this_process.next(at=second)  # what ObjectId(secs) gives in the shell
+    db = ctx.mongodb_database("o8")
+    db.seq.insert_many([{"_id": ObjectId(h)} for h in docs])
+    bound = ObjectId.from_datetime(dt.datetime.fromtimestamp(second, dt.UTC))
+    from_bound = db.seq.count_documents({"_id": {"$gte": bound}})
+    from_made_at = db.seq.count_documents({"_id": {"$gte": ObjectId(made_at)}})
+    return Observation(
+        {"lower_bound": str(bound), "made_at": made_at, "count_from_lower_bound": from_bound,
+         "count_from_made_at": from_made_at,
+         "made_at_misses_documents": from_made_at < from_bound},
+        "MongoDB", ctx.mongodb().version,
+        [{"boundary": "ObjectId.from_datetime", "hex": str(bound), "count": from_bound},
+         {"boundary": "an ID made at that second", "hex": made_at, "count": from_made_at}],
+        note="25 documents were inserted in the second and the one after, 5 the second before")
+
+
+@claim("O9", title="Within one second _id order follows the random value, not time: "
+       "a later process can sort first", source="002", topic="objectid", needs=("mongodb",),
+       judge=subset_of_observed, expected={"same_second": True, "later_process_sorts_first": True})
+def order_across_processes(ctx) -> Observation:
+    """Processes A then B (250 ms later) insert 3 documents each; retry until B sorts first."""
+    db = ctx.mongodb_database("o9")
+    uri = ctx.mongodb().uri
+
+    def attempt() -> list[dict]:
+        db.seq.delete_many({})
+        objectid.in_processes(["A", "B"], count=3, offsets_ms=[0, 250], uri=uri,
+                              database=db.name, collection="seq")
+        return list(db.seq.find().sort("_id", 1))
+
+    def same_second(docs: list[dict]) -> bool:
+        return len({d["_id"].binary[:4] for d in docs}) == 1
+
+    docs, tries = _until(attempt, lambda d: same_second(d) and d[0]["process"] == "B")
+    same = same_second(docs)
+    table = [{"process": d["process"], **objectid.explain(d["_id"]),
+              "clock": objectid.iso_z(d["inserted_at"]), "clock_ns": d["inserted_ns"]}
+             for d in docs]
+    return Observation(
+        {"same_second": same, "later_process_sorts_first": same and docs[0]["process"] == "B",
+         "tries": tries},
+        "MongoDB", ctx.mongodb().version, table,
+        note=f"{tries} tries (each with two fresh processes) until B sorted first",
+        figure=lambda: _rank_figure(table, "Insert time against _id rank"))
