@@ -10,7 +10,8 @@ from labkit import claims, servers
 from labkit.claims import Claim, Context, Observation
 from labkit.errors import ClaimFailed, UnknownClaim
 
-OFFLINE = ["D2", "O2", "O3", "O4", "O10", "U1", "U3"]
+OFFLINE = ["D2", "O1", "O2", "O3", "O4", "O5", "O6", "O10", "U1", "U3", "X6"]
+ON_MONGODB = [c.id for c in claims.registered() if "mongodb" in c.needs]
 
 
 def _claim(experiment, expected=1, needs=(), judge=None) -> Claim:
@@ -27,7 +28,7 @@ def no_mongodb(monkeypatch):
 
 
 def test_offline_claims_are_registered_in_claims_md_order():
-    """The foundation's offline claims are registered, ordered D, S, B, O, U, X then by number."""
+    """The offline claims are registered, ordered D, S, B, O, U, X, then by number."""
     ids = [c.id for c in claims.registered()]
     assert [i for i in ids if i in OFFLINE] == OFFLINE
     assert ids == sorted(ids, key=lambda i: ("DSBOUX".index(i[0]), int(i[1:])))
@@ -41,6 +42,18 @@ def test_offline_claim_holds_on_a_live_run(claim_id):
     assert result.verdict == claims.HOLDS, str(result)
     assert result.engine and result.engine_version
     assert result.to_dict()["engine_version"] == result.engine_version
+
+
+@pytest.mark.mongodb
+@pytest.mark.parametrize("claim_id", ON_MONGODB)
+def test_server_claim_holds_on_a_real_server(claim_id, mongodb_server):
+    """Each claim that needs MongoDB agrees with CLAIMS.md on the session's real server."""
+    with Context(mongodb_provider=lambda: mongodb_server) as ctx:
+        results = claims.run_claim(claims.get(claim_id), ctx)
+    for result in results:
+        assert result.verdict == claims.HOLDS, str(result)
+        assert result.engine == "MongoDB"
+        assert result.engine_version == mongodb_server.version
 
 
 def test_disagreement_is_reported_as_fails():

@@ -129,3 +129,31 @@ def test_parse_time_refuses_what_cannot_be_a_timestamp(text):
     """Times that are not times, or fall outside 0..2^32-1 seconds, are bad input."""
     with pytest.raises(BadInput):
         objectid.parse_time(text)
+
+
+def test_inversion_example_rebuilds_the_chapters_sorted_output():
+    """With A's random d1375a74bd and B's a9fded4f0c in one second, B's three IDs sort first."""
+    table = objectid.inversion_example()
+    assert [(row["process"], row["hex"]) for row in table] == [
+        ("B1", "6ac71201a9fded4f0c2e7ec8"), ("B2", "6ac71201a9fded4f0c2e7ec9"),
+        ("B3", "6ac71201a9fded4f0c2e7eca"), ("A1", "6ac71201d1375a74bd43981a"),
+        ("A2", "6ac71201d1375a74bd43981b"), ("A3", "6ac71201d1375a74bd43981c")]
+    assert table[0]["made_at_ms"] > table[-1]["made_at_ms"]
+
+
+@pytest.mark.parametrize("skew_s, b_first", [(-5, True), (-2, True), (-1, False), (0, False)])
+def test_clock_skew_reorders_across_seconds(skew_s, b_first):
+    """B writes a second after A; a clock two or more seconds behind puts B's ID first.
+
+    One second behind lands B in A's second, where the random values decide (A's is lower).
+    """
+    table = objectid.skew_example(skew_s)
+    assert (table[0]["process"] == "B") is b_first
+
+
+def test_processes_have_their_own_random_values():
+    """Fresh OS processes making IDs at one moment each use their own random value."""
+    results = objectid.in_processes(["P1", "P2"], count=3)
+    randoms = [{objectid.split(h).random for h in r["ids"]} for r in results]
+    assert all(len(r) == 1 for r in randoms)
+    assert randoms[0] != randoms[1]
