@@ -71,7 +71,7 @@ def id_rank(table: list[dict], title: str):
     ms = [row["clock_ns"] / 1e6 if "clock_ns" in row else row["made_at_ms"] for row in table]
     origin = min(ms)
     ranks = {h: i + 1 for i, h in enumerate(sorted(row["hex"] for row in table))}
-    processes = list(dict.fromkeys(row["process"].rstrip("0123456789") for row in table))
+    processes = sorted({row["process"].rstrip("0123456789") for row in table})
     figure, axes = plt.subplots(figsize=(7, 3.6))
     for index, name in enumerate(processes):
         points = [(m - origin, ranks[row["hex"]]) for m, row in zip(ms, table, strict=True)
