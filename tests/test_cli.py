@@ -118,3 +118,13 @@ def test_no_mongodb_server_error_names_all_three_ways(tmp_path):
     assert "Hint:" in result.stderr
     for way in ("LABKIT_MONGODB_URI", "mongod", "Docker"):
         assert way in result.stderr
+
+
+def test_server_optional_runs_the_command_without_a_server(tmp_path):
+    """``server --optional -- CMD`` (what ``make lab`` runs) warns and still runs CMD."""
+    probe = "import os; print('uri=' + os.environ.get('LABKIT_MONGODB_URI', ''))"
+    result = labkit("server", "--mongodb", "local", "--optional", "--", sys.executable, "-c",
+                    probe, env={"LABKIT_MONGOD": str(tmp_path / "none")})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "uri="
+    assert "Continuing without a MongoDB server" in result.stderr
