@@ -1,4 +1,4 @@
-"""One OS process that makes ObjectIds with pymongo's own generator at a chosen moment.
+"""One OS process that makes IDs (pymongo ObjectIds or uuid_utils UUIDv7s) at a chosen moment.
 
 The ordering experiments start several of these so that each has its own
 process-level random value, exactly as separate application servers would.
@@ -23,28 +23,35 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--uri")
     parser.add_argument("--db")
     parser.add_argument("--collection", default="events")
+    parser.add_argument("--kind", choices=("objectid", "uuid7"), default="objectid")
     args = parser.parse_args(argv)
 
     from bson import ObjectId
 
+    if args.kind == "uuid7":
+        import uuid_utils
+
+        make = lambda: str(uuid_utils.uuid7())  # noqa: E731
+    else:
+        make = lambda: str(ObjectId())  # noqa: E731
     collection = None
     if args.uri:
         from labkit.servers import mongo_client
 
         collection = mongo_client(args.uri)[args.db][args.collection]
         collection.database.command("ping")  # connect before the moment, not during it
-    ObjectId()  # draw this process's random value before the moment too
+    make()  # draw this process's random state before the moment too
     while (wait := args.start_ns - time.time_ns()) > 0:
         time.sleep(min(wait / 1e9, 0.05))
     ids, clock = [], []
     for _ in range(args.count):
-        oid = ObjectId()
+        made = make()
         now_ns = time.time_ns()
         if collection is not None:
             moment = dt.datetime.fromtimestamp(now_ns / 1e9, tz=dt.UTC)
-            collection.insert_one({"_id": oid, "process": args.label, "inserted_at": moment,
-                                   "inserted_ns": now_ns})
-        ids.append(str(oid))
+            collection.insert_one({"_id": ObjectId(made), "process": args.label,
+                                   "inserted_at": moment, "inserted_ns": now_ns})
+        ids.append(made)
         clock.append(now_ns)
     json.dump({"label": args.label, "ids": ids, "clock_ns": clock}, sys.stdout)
     return 0

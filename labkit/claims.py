@@ -37,6 +37,12 @@ class Observation:
     evidence: list[dict] = field(default_factory=list)
     note: str = ""
     figure: Callable[[], Any] | None = None
+    not_run: str = ""
+
+
+def not_run(engine: str, reason: str) -> Observation:
+    """An engine this claim is judged on could not be had: reported as not run, with why."""
+    return Observation(None, engine, "", not_run=reason)
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,14 @@ class Context:
         self._servers: dict[str, Any] = {}
         self._failures: dict[str, ServerUnavailable] = {}
         self._databases: list[tuple[Any, Any]] = []
+        self._memo: dict[Any, Any] = {}
+        self.btree_n = 200_000
+
+    def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Compute once per run and reuse: several claims judge the same measurements."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def _server(self, kind: str, start: Callable[[], Any], owned: bool):
         if kind in self._failures:
@@ -232,9 +246,9 @@ class Result:
         }
 
     def __str__(self) -> str:
-        where = f" on {self.engine} {self.engine_version}" if self.observation else ""
+        where = f" on {self.engine} {self.engine_version}".rstrip() if self.observation else ""
         line = f"{self.claim.id} {VERDICT_TEXT[self.verdict]}{where}: {self.claim.title}"
-        if self.observation:
+        if self.observation and not self.observation.not_run:
             line += (f"\n  expected: {short_json(self.claim.expected)}"
                      f"\n  observed: {short_json(self.observation.observed)}")
         if self.reason:
@@ -245,7 +259,7 @@ class Result:
         colour = {HOLDS: "#1a7f37", FAILS: "#cf222e", NOT_RUN: "#6e7781", ERROR: "#bc4c00"}
         rows = [f"<b style='color:{colour[self.verdict]}'>{self.claim.id} "
                 f"{VERDICT_TEXT[self.verdict]}</b> &mdash; {html.escape(self.claim.title)}"]
-        if self.observation:
+        if self.observation and not self.observation.not_run:
             rows.append(f"engine: {html.escape(self.engine)} {html.escape(self.engine_version)}")
             rows.append(f"expected: <code>{html.escape(short_json(self.claim.expected))}</code>")
             rows.append(f"observed: <code>"
@@ -288,7 +302,7 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0]
 
 
-def _not_run_reason(kind: str, why: str) -> str:
+def fold_reason(kind: str, why: str) -> str:
     """Fold a multi-line 'not available' message into one line: what, what was tried, the hint."""
     lines = why.splitlines()
     tried = [line.strip()[2:] for line in lines if line.startswith("  - ")]
@@ -306,7 +320,7 @@ def run_claim(claim: Claim, ctx: Context) -> list[Result]:
     for kind in claim.needs:
         why = ctx.available(kind)
         if why is not None:
-            return [Result(claim, NOT_RUN, reason=_not_run_reason(kind, why))]
+            return [Result(claim, NOT_RUN, reason=fold_reason(kind, why))]
     try:
         outcome = claim.experiment(ctx)
     except LabkitError as exc:
@@ -321,6 +335,9 @@ def run_claim(claim: Claim, ctx: Context) -> list[Result]:
     observations = outcome if isinstance(outcome, list) else [outcome]
     results = []
     for observation in observations:
+        if observation.not_run:
+            results.append(Result(claim, NOT_RUN, observation, observation.not_run, elapsed))
+            continue
         verdict, note = claim.verdict_for(observation)
         reason = "; ".join(part for part in (observation.note, note) if part)
         results.append(Result(claim, verdict, observation, reason, elapsed))

@@ -165,6 +165,86 @@ def cmd_uuid_explain(args) -> int:
     return 0
 
 
+class _Bar:
+    """A progress bar on stderr for long loads: redrawn on a terminal, every 10% elsewhere."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.shown = total, 0, -1
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, kind: str, count: int) -> None:
+        self.done += count
+        percent = 100 * self.done // self.total
+        if self.tty:
+            filled = percent * 30 // 100
+            sys.stderr.write(f"\r\033[K[{'#' * filled}{'.' * (30 - filled)}] {percent:3d}% "
+                             f"{kind} {self.done:,}/{self.total:,}")
+        elif percent // 10 != self.shown:
+            self.shown = percent // 10
+            sys.stderr.write(f"{percent:3d}% {kind} {self.done:,}/{self.total:,}\n")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\r\033[K")
+
+
+def _btree_table(measurement: dict) -> str:
+    head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
+    lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
+                   f"{'insert s':>9}  other"]
+    skip = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds"}
+    for r in measurement["results"]:
+        fill = f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"
+        size = f"{r['index_bytes']:,}" if r["index_bytes"] is not None else "-"
+        pages = f"{r['leaf_pages']:,}" if r["leaf_pages"] is not None else "-"
+        other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in r.items() if k not in skip)
+        lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
+                     f"{r['insert_seconds']:>9.2f}  {other}")
+    return "\n".join(lines)
+
+
+def cmd_btree(args) -> int:
+    """Load each key kind into one engine and report index size, leaf fill and insert time."""
+    from . import btree, keys, servers
+
+    kinds = keys.parse_kinds(args.keys)
+    if args.engine not in btree.ENGINES:
+        raise BadInput(f"unknown engine {args.engine!r}; choose from {', '.join(btree.ENGINES)}")
+    if args.n < 1:
+        raise BadInput(f"--n must be at least 1, not {args.n}")
+    if args.cache_mb is not None and args.cache_mb < 1:
+        raise BadInput(f"--cache-mb must be at least 1, not {args.cache_mb}")
+    server = None
+    if args.engine == "postgres":
+        server = servers.get_postgres()
+    elif args.engine == "mongodb":
+        cache_gb = (args.cache_mb or 256) / 1024
+        server = servers.get_mongodb(args.mongodb, args.mongodb_version, cache_gb)
+    bar = _Bar(args.n * len(kinds))
+    try:
+        measurement = btree.measure(args.engine, kinds, args.n, cache_mb=args.cache_mb,
+                                    capacity=args.capacity, policy=args.policy,
+                                    server=server, progress=None if args.quiet else bar)
+    finally:
+        bar.close()
+        if server is not None:
+            server.stop()
+    if args.plot:
+        from .plots import btree_summary, png_bytes
+
+        Path(args.plot).write_bytes(png_bytes(btree_summary(measurement)))
+    shown = dict(measurement, results=[btree.summary(r) for r in measurement["results"]])
+    if args.json:
+        _emit_json(shown)
+    else:
+        print(_btree_table(shown))
+        if args.plot:
+            print(f"Plot: {args.plot}")
+    return 0
+
+
 def _int(text: str) -> int:
     try:
         return int(text, 0)
@@ -220,6 +300,23 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--counter", type=_int)
     generate.add_argument("--json", action="store_true")
     generate.set_defaults(func=cmd_objectid_generate)
+
+    tree = sub.add_parser("btree", help="measure B-tree page splits per key kind on one engine")
+    tree.add_argument("--engine", required=True,
+                      help="model, sqlite, postgres, wiredtiger or mongodb")
+    tree.add_argument("--keys", default="uuid4,uuid7,objectid,int",
+                      help="comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)")
+    tree.add_argument("--n", type=_int, default=100_000, help="keys per kind (default 100000)")
+    tree.add_argument("--cache-mb", type=_int, metavar="M",
+                      help="cache size: WiredTiger (default 64) or mongod (default 256)")
+    tree.add_argument("--capacity", type=_int, default=64, help="model: keys per page")
+    tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
+                      help="model: split policy")
+    _add_mongodb_options(tree)
+    tree.add_argument("--plot", metavar="FILE", help="write a PNG of sizes and fills")
+    tree.add_argument("--json", action="store_true")
+    tree.add_argument("--quiet", action="store_true", help="no progress bar")
+    tree.set_defaults(func=cmd_btree)
 
     uid = sub.add_parser("uuid", help="UUID anatomy").add_subparsers(
         dest="uuid_command", metavar="ACTION", parser_class=_Parser)

@@ -183,8 +183,9 @@ def start_of_next_second_ns(lead_s: float = 1.5, offset_ms: int = 100) -> int:
 
 def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
                  offsets_ms: list[int] | None = None, uri: str | None = None,
-                 database: str | None = None, collection: str = "events") -> list[dict]:
-    """Make IDs with pymongo's generator in one fresh OS process per label, at one moment.
+                 database: str | None = None, collection: str = "events",
+                 kind: str = "objectid") -> list[dict]:
+    """Make IDs (pymongo ObjectIds, or ``kind="uuid7"``) in one fresh process per label, at once.
 
     Each process waits until ``start_ns`` plus its offset, then makes ``count``
     IDs (and, given ``uri``, inserts each one). Returns one dict per process:
@@ -201,7 +202,8 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
     procs = []
     for label, offset in zip(labels, offsets_ms, strict=True):
         cmd = [sys.executable, "-m", "labkit._idworker", "--label", label,
-               "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count)]
+               "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count),
+               "--kind", kind]
         if uri:
             cmd += ["--uri", uri, "--db", database, "--collection", collection]
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -85,3 +85,63 @@ def id_rank(table: list[dict], title: str):
     axes.legend(fontsize=8)
     axes.set_title(title, fontsize=10)
     return figure
+
+
+def btree_summary(measurement: dict):
+    """Index size (or leaf pages), leaf-fill distribution and insert rate per key kind."""
+    plt = _pyplot()
+    results = measurement["results"]
+    kinds = [r["keys"] for r in results]
+    colours = [FIELD_COLOURS[i % len(FIELD_COLOURS)] for i in range(len(kinds))]
+    with_fills = [r for r in results if r.get("leaf_fills")]
+    with_rates = [r for r in results if r.get("inserts_per_second_by_batch")]
+    panels = 1 + bool(with_fills) + bool(with_rates)
+    figure, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 3.4), squeeze=False)
+    axes = list(axes[0])
+    size_axis = axes.pop(0)
+    if all(r.get("index_bytes") for r in results):
+        size_axis.bar(kinds, [r["index_bytes"] / 2**20 for r in results], color=colours)
+        size_axis.set_ylabel("index size (MiB)")
+    else:
+        size_axis.bar(kinds, [r["leaf_pages"] for r in results], color=colours)
+        size_axis.set_ylabel("leaf pages")
+    size_axis.set_title("size", fontsize=10)
+    if with_fills:
+        fill_axis = axes.pop(0)
+        fill_axis.hist([r["leaf_fills"] for r in with_fills], bins=20, range=(0, 1.05),
+                       label=[r["keys"] for r in with_fills],
+                       color=colours[: len(with_fills)], histtype="step", linewidth=1.6)
+        fill_axis.axvline(0.693, color="#57606a", linestyle=":", linewidth=1)
+        fill_axis.text(0.693, fill_axis.get_ylim()[1] * 0.95, " ln 2", fontsize=8,
+                       color="#57606a", va="top")
+        fill_axis.set_xlabel("leaf fill")
+        fill_axis.set_ylabel("leaf pages")
+        fill_axis.legend(fontsize=8)
+        fill_axis.set_title("leaf fill distribution", fontsize=10)
+    if with_rates:
+        rate_axis = axes.pop(0)
+        for r, colour in zip(with_rates, colours, strict=False):
+            rate_axis.plot(r["inserts_per_second_by_batch"], label=r["keys"], color=colour)
+        rate_axis.set_xlabel("batch")
+        rate_axis.set_ylabel("inserts per second")
+        rate_axis.legend(fontsize=8)
+        rate_axis.set_title("insert rate over time", fontsize=10)
+    figure.suptitle(f"{measurement['engine']} {measurement['engine_version']}, "
+                    f"N = {measurement['n']:,}", fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def splits_per_1000(traces: dict[str, list[int]], every: int):
+    """Leaf splits per 1,000 inserts as the model grows, one line per key kind."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 3.4))
+    for index, (kind, trace) in enumerate(traces.items()):
+        steps = [b - a for a, b in zip([0] + trace, trace, strict=False)]
+        axes.plot([every * (i + 1) for i in range(len(steps))],
+                  [1000 * s / every for s in steps], label=kind,
+                  color=FIELD_COLOURS[index % len(FIELD_COLOURS)])
+    axes.set_xlabel("keys inserted")
+    axes.set_ylabel("leaf splits per 1,000 inserts")
+    axes.legend(fontsize=8)
+    return figure

@@ -91,7 +91,8 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:60rem;margin:2rem auto;
 padding:0 1rem;color:#1f2328;line-height:1.45}
 table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #d0d7de;
-padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f6f8fa}
+padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f6f8fa}
 code{background:#f6f8fa;padding:.1rem .25rem;border-radius:4px;word-break:break-all}
 .v{font-weight:600;white-space:nowrap}.holds{color:#1a7f37}.fails{color:#cf222e}
 .not-run{color:#6e7781}.error{color:#bc4c00}section{border-top:1px solid #d0d7de;

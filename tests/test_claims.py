@@ -10,7 +10,7 @@ from labkit import claims, servers
 from labkit.claims import Claim, Context, Observation
 from labkit.errors import ClaimFailed, UnknownClaim
 
-OFFLINE = ["D2", "O1", "O2", "O3", "O4", "O5", "O6", "O10", "U1", "U3", "X6"]
+OFFLINE = ["D2", "O1", "O2", "O3", "O4", "O5", "O6", "O10", "U1", "U2", "U3", "X6"]
 ON_MONGODB = [c.id for c in claims.registered() if "mongodb" in c.needs]
 
 
@@ -140,3 +140,47 @@ def test_check_returns_verdicts_and_raises_on_disagreement(monkeypatch):
     monkeypatch.setitem(claims.REGISTRY, "X99", _claim(lambda ctx: Observation(2, "e", "1")))
     with pytest.raises(ClaimFailed, match="does not hold"):
         claims.check("X99")
+
+
+@pytest.fixture(scope="module")
+def btree_verdicts():
+    """U4-U7 and X7 judged on small real loads: {(claim, engine): result}."""
+    with Context() as ctx:
+        ctx.btree_n = 30_000
+        results = claims.run(claims.select(ids=["U4", "U5", "U6", "U7", "X7"]), ctx).results
+    return {(r.claim.id, r.engine): r for r in results}
+
+
+@pytest.mark.parametrize("claim_id, engine, verdict", [
+    ("U4", "model (50/50 splits)", "fails"),  # sequential pages end half full under 50/50
+    ("U4", "model (rightmost splits)", "holds"),
+    ("U6", "model (50/50 splits)", "fails"),  # random fill is near ln 2, not 50%
+    ("U6", "SQLite", "fails"),
+])
+def test_btree_claims_are_judged_per_engine(btree_verdicts, claim_id, engine, verdict):
+    """The same claim gets its own verdict on each engine, from that engine's measurement."""
+    result = btree_verdicts[(claim_id, engine)]
+    assert result.verdict == verdict, str(result)
+    assert result.reason.startswith("N = 30,000 keys per kind")
+
+
+@pytest.mark.postgres
+def test_btree_claims_on_postgres(btree_verdicts):
+    """On PostgreSQL sequential leaves end about 90% full and random ones well below."""
+    assert btree_verdicts[("U4", "PostgreSQL")].verdict == "holds"
+    assert btree_verdicts[("U6", "PostgreSQL")].verdict == "fails"
+    assert btree_verdicts[("U5", "PostgreSQL")].observation.observed["random_larger_by"] > 0.2
+    u7 = btree_verdicts[("U7", "PostgreSQL")]
+    if u7.verdict == "not-run":
+        assert "18" in u7.reason
+    else:
+        assert u7.verdict == "holds"
+
+
+def test_missing_engine_is_not_run_for_that_engine_only(btree_verdicts):
+    """An engine that cannot be had gives not-run for that engine, with how to get it."""
+    for (claim_id, engine), result in btree_verdicts.items():
+        if result.verdict == "not-run":
+            assert result.reason, (claim_id, engine)
+        else:
+            assert result.observation.engine_version, (claim_id, engine)

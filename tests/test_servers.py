@@ -189,6 +189,7 @@ def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, 
     before = set(client.list_database_names())
     try:
         with claims.Context("uri") as ctx:
+            ctx.btree_n = 20_000
             claims.run(claims.registered(), ctx)
         after = set(client.list_database_names())
         assert users.keep.find_one({"precious": True}) is not None

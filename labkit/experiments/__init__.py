@@ -1,3 +1,3 @@
 """The experiments behind the claims; importing this package registers them all."""
 
-from . import encoding, objectid_order, objectids, uuidv7  # noqa: F401
+from . import btree_claims, encoding, objectid_order, objectids, uuidv7  # noqa: F401

@@ -1,0 +1,146 @@
+"""B-tree measurements: the textbook model's invariants, and robust ranges on real engines."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labkit import btree, keys
+from labkit.errors import BadInput
+
+
+def _check_tree(tree: btree.BPlusTree) -> list:
+    """Walk the tree: every node within capacity, keys sorted, separators bounding children."""
+    out = []
+
+    def walk(node, low, high):
+        assert node.keys == sorted(node.keys)
+        assert all((low is None or k >= low) and (high is None or k < high) for k in node.keys)
+        if node.children is None:
+            assert len(node.keys) <= tree.capacity
+            out.extend(node.keys)
+            return
+        assert len(node.children) == len(node.keys) + 1 <= tree.capacity
+        bounds = [low, *node.keys, high]
+        for child, (lo, hi) in zip(node.children, zip(bounds, bounds[1:], strict=False),
+                                   strict=True):
+            walk(child, lo, hi)
+
+    walk(tree.root, None, None)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 10**6), unique=True, max_size=400), st.integers(3, 9),
+       st.sampled_from(btree.POLICIES))
+def test_model_keeps_every_key_in_order(values, capacity, policy):
+    """Whatever the insertion order, capacity and policy, the tree holds each key once, sorted."""
+    tree = btree.BPlusTree(capacity, policy)
+    for value in values:
+        tree.insert(value)
+    assert _check_tree(tree) == sorted(values)
+    assert tree.size == len(values)
+    assert len(tree.leaf_fills()) == tree.leaf_splits + 1
+
+
+def test_model_refuses_duplicates_and_bad_settings():
+    """A key is inserted once; capacity and policy are checked."""
+    tree = btree.BPlusTree(4)
+    tree.insert(1)
+    with pytest.raises(BadInput):
+        tree.insert(1)
+    with pytest.raises(BadInput):
+        btree.BPlusTree(2)
+    with pytest.raises(BadInput):
+        btree.BPlusTree(8, "thirds")
+
+
+@pytest.mark.parametrize("policy, fill", [("half", 0.5), ("rightmost", 1.0)])
+def test_model_sequential_fill_depends_on_the_split_policy(policy, fill):
+    """Sequential keys fill leaves to half under 50/50 splits and fully under rightmost splits."""
+    result = btree.run_model("int", 20_000, capacity=64, policy=policy)
+    assert result["avg_leaf_fill"] == pytest.approx(fill, abs=0.01)
+
+
+def test_model_random_fill_is_near_ln2():
+    """Random keys fill leaves to about ln 2 (Yao 1978), not one half."""
+    result = btree.run_model("uuid4", 60_000, capacity=64)
+    assert result["avg_leaf_fill"] == pytest.approx(math.log(2), abs=0.03)
+
+
+def test_key_streams_have_the_right_sizes_and_order():
+    """uuid7, objectid and int streams come out in increasing byte order; uuid4 does not."""
+    for kind in keys.KINDS:
+        made = list(keys.stream(kind, 2000))
+        assert {len(k) for k in made} == {keys.KEY_BYTES[kind]}
+        assert len(set(made)) == len(made)
+        assert (made == sorted(made)) is (kind != "uuid4")
+
+
+def test_key_kinds_are_checked():
+    """Unknown key kinds are refused with the list of known ones."""
+    assert keys.parse_kinds("uuid4, int") == ["uuid4", "int"]
+    with pytest.raises(BadInput, match="uuid4, uuid7, objectid, int"):
+        keys.parse_kinds("uuid5")
+
+
+def test_naive_uuid7_is_unordered_within_a_millisecond():
+    """Random bits after the timestamp leave IDs of one millisecond out of creation order."""
+    made = list(keys.stream("uuid7-naive", 5000))
+    assert made != sorted(made)
+    assert all(k[6] >> 4 == 7 and k[8] >> 6 == 0b10 for k in made)
+
+
+def test_sqlite_random_and_sequential_both_fill_about_90_percent():
+    """SQLite rebalances siblings: both key kinds fill leaves well; sizes stay close."""
+    random = btree.run_sqlite("uuid4", 50_000)
+    sequential = btree.run_sqlite("uuid7", 50_000)
+    assert 0.8 < random["avg_leaf_fill"] <= 1.0
+    assert 0.8 < sequential["avg_leaf_fill"] <= 1.0
+    assert abs(random["index_bytes"] / sequential["index_bytes"] - 1) < 0.15
+    assert random["leaf_pages"] == len(random["leaf_fills"])
+
+
+def test_sqlite_reports_the_library_version():
+    """The SQLite result names the library Python links against."""
+    assert btree.sqlite_version() == sqlite3.sqlite_version
+
+
+@pytest.mark.postgres
+def test_postgres_random_keys_leave_leaves_clearly_emptier(postgres_server):
+    """PostgreSQL: UUIDv4 leaves average well below UUIDv7's, and its index is larger."""
+    measured = btree.measure("postgres", ["uuid4", "uuid7"], 50_000, server=postgres_server)
+    v4, v7 = measured["results"]
+    assert v4["avg_leaf_fill"] < v7["avg_leaf_fill"] - 0.15
+    assert 0.85 <= v7["avg_leaf_fill"] <= 0.92  # fillfactor 90 on rightmost splits
+    assert v4["index_bytes"] > v7["index_bytes"]
+    assert measured["engine_version"] == postgres_server.version
+
+
+def test_wiredtiger_random_keys_split_during_eviction(wiredtiger_binding):
+    """WiredTiger: random keys give emptier pages and eviction splits; sequential ones don't."""
+    v4 = btree.run_wiredtiger("uuid4", 100_000, cache_mb=16)
+    v7 = btree.run_wiredtiger("uuid7", 100_000, cache_mb=16)
+    assert v4["avg_leaf_fill"] < v7["avg_leaf_fill"]
+    assert v4["index_bytes"] > v7["index_bytes"]
+    split = "cache: leaf pages split during eviction"
+    assert v4[split] > v7[split]
+
+
+def test_measure_refuses_unknown_engines():
+    """Only the five engines exist."""
+    with pytest.raises(BadInput, match="model, sqlite, postgres, wiredtiger, mongodb"):
+        btree.measure("oracle", ["int"], 10)
+
+
+@pytest.mark.mongodb
+def test_mongodb_random_id_index_is_larger(mongodb_server):
+    """MongoDB: the _id index of UUIDv4 keys is larger than ObjectId's after an fsync."""
+    measured = btree.measure("mongodb", ["objectid", "uuid4"], 50_000, server=mongodb_server)
+    oid, v4 = measured["results"]
+    assert v4["index_bytes"] > oid["index_bytes"]
+    assert len(v4["inserts_per_second_by_batch"]) == 50
