@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .claims import check, registered  # noqa: E402
+from .claims import check, registered, session  # noqa: E402
 from .environment import run as doctor  # noqa: E402
 from .errors import (  # noqa: E402
     BadInput,
@@ -25,4 +25,5 @@ __all__ = [
     "doctor",
     "mongodb",
     "registered",
+    "session",
 ]

@@ -211,19 +211,27 @@ PG_TYPES = {"uuid4": "uuid", "uuid7": "uuid", "uuid7-naive": "uuid", "objectid":
 _INT = struct.Struct(">q")
 
 
-def pg_value(kind: str, key: bytes):
-    """The Python value psycopg sends for a key of ``kind``."""
+def _uuid_from_bytes(key: bytes) -> uuid.UUID:
+    return uuid.UUID(bytes=key)
+
+
+def _int_from_bytes(key: bytes) -> int:
+    return _INT.unpack(key)[0]
+
+
+def pg_converter(kind: str) -> Callable[[bytes], object]:
+    """The function turning a key's bytes into the value psycopg sends for its column."""
     if PG_TYPES[kind] == "uuid":
-        return uuid.UUID(bytes=key)
+        return _uuid_from_bytes
     if kind == "int":
-        return _INT.unpack(key)[0]
-    return key
+        return _int_from_bytes
+    return bytes
 
 
 def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
                   progress: Progress | None = None) -> float:
     """COPY ``n`` keys into a fresh table ``t`` in batches; return the seconds it took."""
-    column = PG_TYPES[kind]
+    column, convert = PG_TYPES[kind], pg_converter(kind)
     conn.execute("DROP TABLE IF EXISTS t")
     conn.execute(f"CREATE TABLE t (id {column} PRIMARY KEY)")
     start = time.perf_counter()
@@ -231,8 +239,9 @@ def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
         for keys in keymod.batches(kind, n, batch):
             with cur.copy("COPY t (id) FROM STDIN (FORMAT BINARY)") as copy:
                 copy.set_types([column])
+                write = copy.write_row
                 for key in keys:
-                    copy.write_row((pg_value(kind, key),))
+                    write((convert(key),))
             if progress:
                 progress(len(keys))
     return time.perf_counter() - start
@@ -478,3 +487,22 @@ def summary(result: dict) -> dict:
     """A result without its long per-page and per-batch lists (for tables and JSON)."""
     return {k: v for k, v in result.items()
             if k not in ("leaf_fills", "splits_trace", "inserts_per_second_by_batch")}
+
+
+def compare(engines: list[str], kinds: list[str], n: int, servers=None, **options) -> dict:
+    """Measure several engines; an engine that cannot be had is reported with the reason.
+
+    ``servers`` provides ``postgres()`` and ``mongodb()`` (a ``claims.Context``,
+    such as ``labkit.session()``). Returns ``{engine: measurement}``, where a
+    missing engine's measurement is ``{"engine": name, "not_run": reason}``.
+    """
+    out = {}
+    for engine in engines:
+        try:
+            if engine == "wiredtiger":
+                wiredtiger_module()
+            server = getattr(servers, engine)() if engine in ("postgres", "mongodb") else None
+            out[engine] = measure(engine, kinds, n, server=server, **options)
+        except ServerUnavailable as exc:
+            out[engine] = {"engine": engine, "not_run": str(exc).splitlines()[0]}
+    return out

@@ -6,6 +6,7 @@ command line, the notebooks and the tests all call that same function.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import html
 import json
@@ -424,28 +425,40 @@ class Checked(list):
     __repr__ = __str__
 
 
-def check(claim_id: str, ctx: Context | None = None) -> Checked:
-    """Run one claim live (in a notebook: on the kernel's server) and return its verdicts.
+_session: Context | None = None
 
-    Raises ``ClaimFailed`` when the observation disagrees with the expectation or
-    the experiment errs, and ``ServerUnavailable`` when it needs a server that
-    cannot be had, so a notebook stops at the first surprise.
+
+def session() -> Context:
+    """The kernel's shared context: one MongoDB (``labkit.mongodb()``) and one memo for all checks.
+
+    Set ``session().btree_n`` to size the B-tree loads the claims make.
     """
-    from . import servers
+    global _session
+    if _session is None:
+        from . import servers
 
+        _session = Context(mongodb_provider=servers.mongodb)
+        atexit.register(_session.close)
+    return _session
+
+
+def check(claim_id: str, ctx: Context | None = None,
+          raise_on: tuple[str, ...] = (FAILS, ERROR)) -> Checked:
+    """Run one claim live (in a notebook: on the kernel's servers) and return its verdicts.
+
+    Raises ``ClaimFailed`` when a verdict is in ``raise_on`` (by default: does not
+    hold, or error) and ``ServerUnavailable`` when the claim needs a server that
+    cannot be had, so a notebook stops at the first surprise. Claims judged per
+    engine, where "does not hold" is the finding, pass ``raise_on=("error",)``.
+    """
     item = get(claim_id)
-    own = ctx is None
-    ctx = ctx or Context(mongodb_provider=servers.mongodb)
-    try:
-        for kind in item.needs:
-            why = ctx.available(kind)
-            if why is not None:
-                raise ServerUnavailable(why)
-        results = Checked(run_claim(item, ctx))
-    finally:
-        if own:
-            ctx.close()
-    bad = [r for r in results if r.verdict in (FAILS, ERROR)]
+    ctx = ctx or session()
+    for kind in item.needs:
+        why = ctx.available(kind)
+        if why is not None:
+            raise ServerUnavailable(why)
+    results = Checked(run_claim(item, ctx))
+    bad = [r for r in results if r.verdict in raise_on]
     if bad:
         raise ClaimFailed("\n".join(str(r) for r in bad))
     return results

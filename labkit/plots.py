@@ -145,3 +145,39 @@ def splits_per_1000(traces: dict[str, list[int]], every: int):
     axes.set_ylabel("leaf splits per 1,000 inserts")
     axes.legend(fontsize=8)
     return figure
+
+
+def engines_side_by_side(comparison: dict):
+    """Index size relative to the ``int`` keys, and average leaf fill, per engine and key kind."""
+    plt = _pyplot()
+    measured = {e: m for e, m in comparison.items() if "results" in m}
+    figure, (size_axis, fill_axis) = plt.subplots(1, 2, figsize=(10, 3.6))
+    kinds = list(dict.fromkeys(r["keys"] for m in measured.values() for r in m["results"]))
+    width = 0.8 / max(len(kinds), 1)
+    for index, kind in enumerate(kinds):
+        sizes, fills = [], []
+        for m in measured.values():
+            by_kind = {r["keys"]: r for r in m["results"]}
+            base = by_kind.get("int") or m["results"][0]
+            result = by_kind.get(kind)
+            sizes.append(_size_of(result) / _size_of(base) if result else 0)
+            fills.append(result["avg_leaf_fill"] or 0 if result else 0)
+        xs = [i + index * width for i in range(len(measured))]
+        colour = FIELD_COLOURS[index % len(FIELD_COLOURS)]
+        size_axis.bar(xs, sizes, width, label=kind, color=colour)
+        fill_axis.bar(xs, fills, width, label=kind, color=colour)
+    labels = [f"{e}\n{m['engine_version']}" for e, m in measured.items()]
+    for axis in (size_axis, fill_axis):
+        axis.set_xticks([i + width * (len(kinds) - 1) / 2 for i in range(len(measured))], labels,
+                        fontsize=8)
+    size_axis.set_ylabel("index size relative to int keys")
+    fill_axis.set_ylabel("average leaf fill")
+    fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1)
+    fill_axis.set_ylim(0, 1.05)
+    size_axis.legend(fontsize=8)
+    figure.tight_layout()
+    return figure
+
+
+def _size_of(result: dict) -> float:
+    return result["index_bytes"] or result["leaf_pages"]

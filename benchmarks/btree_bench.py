@@ -1,0 +1,153 @@
+"""Benchmark labkit's B-tree loads: overhead against bare driver loops, key rates, peak memory.
+
+    python benchmarks/btree_bench.py [--n 1000000] [--memory-n 10000000] [--json]
+
+PostgreSQL comes from LABKIT_POSTGRES_DSN or local binaries, as in labkit itself.
+Each load runs in a fresh process so that its peak memory (ru_maxrss) is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+KINDS = ("uuid4", "uuid7", "objectid", "int")
+
+CHILD = r'''
+import json, os, resource, sqlite3, sys, time, uuid
+mode, kind, n, target = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+from labkit import btree, keys
+
+def bare_keys():
+    if kind == "uuid4":
+        return (uuid.uuid4().bytes for _ in range(n))
+    import uuid_utils
+    return (uuid_utils.uuid7().bytes for _ in range(n))
+
+if mode == "labkit-sqlite":
+    seconds = btree.sqlite_load(target, kind, n)
+elif mode == "bare-sqlite":
+    conn = sqlite3.connect(target)
+    conn.execute("PRAGMA journal_mode=OFF"); conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("CREATE TABLE t (k BLOB NOT NULL PRIMARY KEY)")
+    source, start = bare_keys(), time.perf_counter()
+    while True:
+        batch = [(k,) for _, k in zip(range(10_000), source)]
+        if not batch:
+            break
+        with conn:
+            conn.executemany("INSERT INTO t (k) VALUES (?)", batch)
+    seconds = time.perf_counter() - start
+    conn.close()
+elif mode in ("labkit-postgres", "bare-postgres"):
+    import psycopg
+    with psycopg.connect(target, autocommit=True) as conn:
+        if mode == "labkit-postgres":
+            seconds = btree.postgres_load(conn, kind, n)
+        else:
+            conn.execute("DROP TABLE IF EXISTS t")
+            conn.execute("CREATE TABLE t (id uuid PRIMARY KEY)")
+            source, start = bare_keys(), time.perf_counter()
+            with conn.cursor() as cur:
+                while True:
+                    batch = [k for _, k in zip(range(10_000), source)]
+                    if not batch:
+                        break
+                    with cur.copy("COPY t (id) FROM STDIN (FORMAT BINARY)") as copy:
+                        copy.set_types(["uuid"])
+                        for k in batch:
+                            copy.write_row((uuid.UUID(bytes=k),))
+            seconds = time.perf_counter() - start
+        conn.execute("DROP TABLE t")
+elif mode == "rate":
+    seconds = n / keys.rate(kind, n)
+print(json.dumps({"seconds": seconds,
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+'''
+
+
+def child(mode: str, kind: str, n: int, target: str) -> dict:
+    """Run one measurement in a fresh interpreter and return its seconds and peak RSS."""
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, kind, str(n), target],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def sqlite_pair(kind: str, n: int) -> dict:
+    """labkit's SQLite load against the bare loop, same driver and settings."""
+    result = {}
+    for mode in ("bare-sqlite", "labkit-sqlite"):
+        with tempfile.TemporaryDirectory() as tmp:
+            result[mode] = child(mode, kind, n, os.path.join(tmp, "b.db"))
+    result["overhead"] = result["labkit-sqlite"]["seconds"] / result["bare-sqlite"]["seconds"] - 1
+    return result
+
+
+def postgres_pair(kind: str, n: int, server) -> dict:
+    """labkit's PostgreSQL COPY load against the bare loop, same driver and settings."""
+    dsn = server.fresh_database("bench")
+    result = {mode: child(mode, kind, n, dsn) for mode in ("bare-postgres", "labkit-postgres")}
+    result["overhead"] = (result["labkit-postgres"]["seconds"]
+                          / result["bare-postgres"]["seconds"] - 1)
+    return result
+
+
+def main() -> int:
+    """Run every benchmark and print a table (or JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--memory-n", type=int, default=10_000_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    from labkit import servers
+
+    report = {"n": args.n, "memory_n": args.memory_n, "rates": {}, "sqlite": {},
+              "postgres": {}, "memory": {}}
+    for kind in KINDS:
+        report["rates"][kind] = args.n / child("rate", kind, args.n, "-")["seconds"]
+    for kind in ("uuid4", "uuid7"):
+        report["sqlite"][kind] = sqlite_pair(kind, args.n)
+    try:
+        server = servers.get_postgres()
+    except servers.ServerUnavailable as exc:
+        report["postgres"] = {"not_run": str(exc).splitlines()[0]}
+    else:
+        with server:
+            report["postgres_version"] = server.version
+            for kind in ("uuid4", "uuid7"):
+                report["postgres"][kind] = postgres_pair(kind, args.n, server)
+    for n in (args.n, args.memory_n):
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            run = child("labkit-sqlite", "uuid7", n, os.path.join(tmp, "m.db"))
+            report["memory"][str(n)] = dict(run, wall_seconds=time.perf_counter() - started)
+
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"key generation, {args.n:,} keys:")
+    for kind, rate in report["rates"].items():
+        print(f"  {kind:<9} {rate:>12,.0f} keys/s")
+    for engine in ("sqlite", "postgres"):
+        print(f"{engine} load of {args.n:,} keys, labkit against a bare loop:")
+        if "not_run" in report[engine]:
+            print(f"  not run: {report[engine]['not_run']}")
+            continue
+        for kind, pair in report[engine].items():
+            bare, ours = pair[f"bare-{engine}"], pair[f"labkit-{engine}"]
+            print(f"  {kind:<6} bare {bare['seconds']:7.2f} s  labkit {ours['seconds']:7.2f} s  "
+                  f"overhead {pair['overhead']:+.1%}")
+    print("peak memory of a labkit SQLite load (uuid7):")
+    for n, run in report["memory"].items():
+        print(f"  N = {int(n):>12,}: {run['peak_rss_mib']:7.1f} MiB  ({run['seconds']:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
