@@ -163,7 +163,7 @@ def sqlite_load(path: str, kind: str, n: int, batch: int = 10_000,
         start = time.perf_counter()
         for keys in keymod.batches(kind, n, batch):
             with conn:
-                conn.executemany("INSERT INTO t (k) VALUES (?)", ((k,) for k in keys))
+                conn.executemany("INSERT INTO t (k) VALUES (?)", zip(keys))
             if progress:
                 progress(len(keys))
         return time.perf_counter() - start
@@ -240,8 +240,8 @@ def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
             with cur.copy("COPY t (id) FROM STDIN (FORMAT BINARY)") as copy:
                 copy.set_types([column])
                 write = copy.write_row
-                for key in keys:
-                    write((convert(key),))
+                for row in zip(map(convert, keys)):
+                    write(row)
             if progress:
                 progress(len(keys))
     return time.perf_counter() - start

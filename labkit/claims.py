@@ -10,6 +10,7 @@ import atexit
 import datetime as dt
 import html
 import json
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -129,7 +130,7 @@ class Context:
         self._failures: dict[str, ServerUnavailable] = {}
         self._databases: list[tuple[Any, Any]] = []
         self._memo: dict[Any, Any] = {}
-        self.btree_n = 200_000
+        self.btree_n = int(os.environ.get("LABKIT_BTREE_N", "200000"))
 
     def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         """Compute once per run and reuse: several claims judge the same measurements."""

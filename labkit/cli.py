@@ -26,6 +26,16 @@ def _emit_json(value) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
 
 
+def _show_fields(info: dict, as_json: bool) -> int:
+    if as_json:
+        _emit_json(info)
+    else:
+        width = max(map(len, info)) + 1
+        for key, value in info.items():
+            print(f"{key:<{width}} {value}")
+    return 0
+
+
 def _list(text: str | None) -> list[str] | None:
     return [part.strip() for part in text.split(",") if part.strip()] if text else None
 
@@ -128,13 +138,7 @@ def cmd_objectid_explain(args) -> int:
     """Split an ObjectId into its fields."""
     from . import objectid
 
-    info = objectid.explain(args.hex)
-    if args.json:
-        _emit_json(info)
-    else:
-        for key, value in info.items():
-            print(f"{key:<10} {value}")
-    return 0
+    return _show_fields(objectid.explain(args.hex), args.json)
 
 
 def cmd_objectid_generate(args) -> int:
@@ -156,13 +160,7 @@ def cmd_uuid_explain(args) -> int:
     """Print a UUID's version, variant and, for v7, its fields."""
     from . import uuids
 
-    info = uuids.explain(args.uuid)
-    if args.json:
-        _emit_json(info)
-    else:
-        for key, value in info.items():
-            print(f"{key:<13} {value}")
-    return 0
+    return _show_fields(uuids.explain(args.uuid), args.json)
 
 
 class _Bar:

@@ -45,7 +45,7 @@ def _uuid7() -> Iterator[bytes]:
     import uuid_utils
 
     make = uuid_utils.uuid7
-    while True:
+    while True:  # not iter(make, sentinel): comparing each UUID with a sentinel is slow
         yield make().bytes
 
 
@@ -67,9 +67,7 @@ def _objectid() -> Iterator[bytes]:
 
 
 def _int() -> Iterator[bytes]:
-    pack = struct.Struct(">q").pack
-    for i in itertools.count(1):
-        yield pack(i)
+    return map(struct.Struct(">q").pack, itertools.count(1))
 
 
 _MAKERS = {"uuid4": _uuid4, "uuid7": _uuid7, "uuid7-naive": _uuid7_naive,
