@@ -243,6 +243,36 @@ def cmd_btree(args) -> int:
     return 0
 
 
+def cmd_predict_sort(args) -> int:
+    """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
+    from . import bson_order, fixtures
+
+    docs = fixtures.read(args.file)
+    return _print_ids(bson_order.ids(bson_order.sort(docs, args.sort)), args.json)
+
+
+def cmd_predict_find(args) -> int:
+    """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
+    from . import bson_order, fixtures
+
+    docs = fixtures.read(args.file)
+    query = fixtures.parse_value(args.filter)
+    if not isinstance(query, dict):
+        raise BadInput("--filter must be a JSON document, such as '{\"v\": {\"$gt\": 0}}'")
+    return _print_ids(bson_order.ids(bson_order.find(docs, query)), args.json)
+
+
+def _print_ids(ids: list, as_json: bool) -> int:
+    from . import fixtures
+
+    if as_json:
+        _emit_json(fixtures.relaxed(ids))
+    else:
+        for value in ids:
+            print(value if isinstance(value, str) else fixtures.dumps(value))
+    return 0
+
+
 def _int(text: str) -> int:
     try:
         return int(text, 0)
@@ -315,6 +345,21 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("--json", action="store_true")
     tree.add_argument("--quiet", action="store_true", help="no progress bar")
     tree.set_defaults(func=cmd_btree)
+
+    predict = sub.add_parser("predict", help="what MongoDB's documented rules say a query "
+                             "returns").add_subparsers(dest="predict_command", metavar="ACTION",
+                                                       parser_class=_Parser)
+    predict.required = True
+    psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them")
+    psort.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
+    psort.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
+    psort.add_argument("--json", action="store_true")
+    psort.set_defaults(func=cmd_predict_sort)
+    pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order")
+    pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
+    pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
+    pfind.add_argument("--json", action="store_true")
+    pfind.set_defaults(func=cmd_predict_find)
 
     uid = sub.add_parser("uuid", help="UUID anatomy").add_subparsers(
         dest="uuid_command", metavar="ACTION", parser_class=_Parser)
