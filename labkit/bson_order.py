@@ -73,12 +73,12 @@ def bson_type(value: Any) -> str:
         return "double"
     if isinstance(value, Decimal128):
         return "decimal"
+    if isinstance(value, Code):  # before str: Code is a str
+        return "javascriptWithScope" if value.scope is not None else "javascript"
     if isinstance(value, str):
         return "string"
     if isinstance(value, list | tuple):
         return "array"
-    if isinstance(value, Code):
-        return "javascriptWithScope" if value.scope is not None else "javascript"
     if isinstance(value, dict):
         return "object"
     if isinstance(value, Binary | uuid.UUID | bytes):

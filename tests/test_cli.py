@@ -128,3 +128,32 @@ def test_server_optional_runs_the_command_without_a_server(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "uri="
     assert "Continuing without a MongoDB server" in result.stderr
+
+
+def test_predict_sort_prints_the_models_order():
+    """``predict sort`` on the mixed fixture prints the chapter's recorded order."""
+    result = labkit("predict", "sort", "data/mixed.json", "--sort", "v:1,_id:1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100", "str10", "str9", "object", "binData", "oid", "bool", "date"]
+
+
+def test_predict_find_json_and_one_document_per_line(tmp_path):
+    """``predict find --json`` prints _ids as JSON; files may hold one document per line."""
+    lines = tmp_path / "orders.jsonl"
+    lines.write_text('{"_id": 1, "userId": 42}\n{"_id": 2, "userId": "42"}\n'
+                     '{"_id": 3, "userId": {"$numberLong": "42"}}\n')
+    result = labkit("predict", "find", str(lines), "--filter", '{"userId": {"$gt": 0}}', "--json")
+    assert json.loads(result.stdout) == [1, 3]
+
+
+@pytest.mark.parametrize("args", [
+    ["predict", "find", "data/orders.json", "--filter", "{not json"],
+    ["predict", "find", "data/orders.json", "--filter", "[1, 2]"],
+    ["predict", "find", "data/orders.json", "--filter", '{"a": {"$where": "1"}}'],
+    ["predict", "find", "no/such/file.json", "--filter", "{}"],
+    ["predict", "sort", "data/orders.json", "--sort", "userId:up"],
+    ["predict", "sort", "README.md", "--sort", "v:1"],
+])
+def test_predict_bad_input_is_one_line(args):
+    """Unreadable files, malformed JSON, unknown operators and bad sorts: one line, status 2."""
+    assert_one_line_error(labkit(*args))

@@ -106,7 +106,7 @@ def _one_of_each_type() -> list[dict]:
     values = [MaxKey(), Code("function () { return 2; }", {"x": 1}),
               Code("function () { return 1; }"), Regex("^a", "i"), Timestamp(1, 1),
               dt.datetime(2020, 1, 1, tzinfo=dt.UTC), False, ObjectId("0" * 24),
-              Binary(b"\x00", 0), [1], {"a": 1}, "a", 1, None, MinKey()]
+              Binary(b"\x00", 0), [[1]], {"a": 1}, "a", 1, None, MinKey()]
     return [{"_id": i, "v": v} for i, v in enumerate(values)]
 
 
@@ -122,7 +122,9 @@ def type_order(ctx) -> Observation:
     ladder = ["number" if kind_of[i] == "int" else kind_of[i]
               for i in observation.observed["ascending"]]
     observation.observed = {"ascending": ladder}
-    observation.note += "; Symbol is left out: pymongo cannot write that deprecated type"
+    observation.note += ("; Symbol is left out: pymongo cannot write that deprecated type; "
+                         "the array is [[1]] because a sort represents an array by its "
+                         "smallest element, here the array [1]")
     return observation
 
 
