@@ -134,7 +134,9 @@ def test_predict_sort_prints_the_models_order():
     """``predict sort`` on the mixed fixture prints the chapter's recorded order."""
     result = labkit("predict", "sort", "data/mixed.json", "--sort", "v:1,_id:1")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100", "str10", "str9", "object", "binData", "oid", "bool", "date"]
+    assert " ".join(result.stdout.split()) == (
+        "emptyArr missing null dec2 array dbl9.5 int10 long100 str10 str9 object binData oid "
+        "bool date")
 
 
 def test_predict_find_json_and_one_document_per_line(tmp_path):
