@@ -181,3 +181,30 @@ def engines_side_by_side(comparison: dict):
 
 def _size_of(result: dict) -> float:
     return result["index_bytes"] or result["leaf_pages"]
+
+
+def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type ladder"):
+    """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
+
+    Documents sit left to right in the order an ascending sort returns them; a
+    missing field sits on the null rung and an empty array just below it, as
+    sort keys do.
+    """
+    from . import bson_order
+
+    plt = _pyplot()
+    rungs = ["MinKey", "empty array", "Null", "Numbers", "String", "Object", "Array", "BinData",
+             "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
+             "JavaScript with scope", "MaxKey"]
+    figure, axes = plt.subplots(figsize=(9, 5))
+    for position, doc in enumerate(bson_order.sort(docs, f"{path}:1,_id:1")):
+        rung = bson_order.rank(bson_order.sort_key(doc, path))  # ranks number the rungs
+        axes.scatter(position, rung, s=40, color=FIELD_COLOURS[rung % len(FIELD_COLOURS)])
+        axes.annotate(str(doc.get("_id")), (position, rung), textcoords="offset points",
+                      xytext=(0, 6), ha="center", fontsize=8)
+    axes.set_yticks(range(len(rungs)), rungs, fontsize=8)
+    axes.set_ylim(-0.5, len(rungs) - 0.5)
+    axes.set_xlabel(f"position in sort({{{path}: 1, _id: 1}})")
+    axes.grid(axis="y", color="#eaeef2")
+    axes.set_title(title, fontsize=10)
+    return figure

@@ -242,3 +242,30 @@ def array_sort_keys(ctx) -> Observation:
     """Sort [1, 10], 5, [3, 7] and [-2, -1] both ways."""
     return compare_with_model(ctx, "arrays", {"ascending": ("sort", "a:1"),
                                               "descending": ("sort", "a:-1")})
+
+
+def collation_sort(database, strings: list[str]) -> dict[str, list[str]]:
+    """Sort strings on the server bytewise and with ``numericOrdering`` collation."""
+    collection = database.strings
+    collection.insert_many([{"_id": i, "s": s} for i, s in enumerate(strings)])
+    bytewise = [d["s"] for d in collection.find().sort("s", 1)]
+    numeric = [d["s"] for d in collection.find().sort("s", 1).collation(
+        {"locale": "en", "numericOrdering": True})]
+    return {"bytewise": bytewise, "numericOrdering": numeric}
+
+
+def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
+    """Convert every string value of ``field`` to an int on the server; census before and after.
+
+    New writes should be normalised at the application's boundary instead; this is
+    the one-off repair of what is already stored.
+    """
+    def census() -> dict[str, int]:
+        rows = collection.aggregate([{"$group": {"_id": {"$type": f"${field}"},
+                                                 "n": {"$sum": 1}}}])
+        return dict(sorted((row["_id"], row["n"]) for row in rows))
+
+    before = census()
+    collection.update_many({field: {"$type": "string"}},
+                           [{"$set": {field: {"$toInt": f"${field}"}}}])
+    return {"before": before, "after": census()}
