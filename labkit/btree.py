@@ -483,6 +483,17 @@ def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = Non
             "results": [runners[engine](kind) for kind in kinds]}
 
 
+def size(result: dict) -> int:
+    """A result's index size: bytes where the engine reports them, else leaf pages (the model)."""
+    return result["index_bytes"] if result.get("index_bytes") else result["leaf_pages"]
+
+
+def larger_by(measurement: dict, kind: str, than: str) -> float:
+    """How much larger ``kind``'s index is than ``than``'s, as a fraction (0.25 = 25% larger)."""
+    by_kind = {r["keys"]: r for r in measurement["results"]}
+    return size(by_kind[kind]) / size(by_kind[than]) - 1
+
+
 def summary(result: dict) -> dict:
     """A result without its long per-page and per-batch lists (for tables and JSON)."""
     return {k: v for k, v in result.items()

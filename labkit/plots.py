@@ -149,6 +149,8 @@ def splits_per_1000(traces: dict[str, list[int]], every: int):
 
 def engines_side_by_side(comparison: dict):
     """Index size relative to the ``int`` keys, and average leaf fill, per engine and key kind."""
+    from . import btree
+
     plt = _pyplot()
     measured = {e: m for e, m in comparison.items() if "results" in m}
     figure, (size_axis, fill_axis) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -160,7 +162,7 @@ def engines_side_by_side(comparison: dict):
             by_kind = {r["keys"]: r for r in m["results"]}
             base = by_kind.get("int") or m["results"][0]
             result = by_kind.get(kind)
-            sizes.append(_size_of(result) / _size_of(base) if result else 0)
+            sizes.append(btree.size(result) / btree.size(base) if result else 0)
             fills.append(result["avg_leaf_fill"] or 0 if result else 0)
         xs = [i + index * width for i in range(len(measured))]
         colour = FIELD_COLOURS[index % len(FIELD_COLOURS)]
@@ -177,12 +179,6 @@ def engines_side_by_side(comparison: dict):
     size_axis.legend(fontsize=8)
     figure.tight_layout()
     return figure
-
-
-def _size_of(result: dict) -> float:
-    return result["index_bytes"] or result["leaf_pages"]
-
-
 def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type ladder"):
     """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
 

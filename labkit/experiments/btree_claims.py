@@ -79,10 +79,6 @@ def sequential_fill(ctx) -> list[Observation]:
                             "wiredtiger"], observe)
 
 
-def _size(result: dict) -> int:
-    return result["index_bytes"] if result.get("index_bytes") else result["leaf_pages"]
-
-
 def _larger_within(expected: dict, observed: dict) -> tuple[bool, str]:
     low, high = expected["random_larger_by"]
     larger = observed["random_larger_by"]
@@ -96,7 +92,7 @@ def random_index_size(ctx) -> list[Observation]:
     """Index size (bytes, or leaf pages in the model) for UUIDv4 against sequential keys."""
     def observe(by_kind):
         sequential = by_kind.get("uuid7") or by_kind["objectid"]
-        random, base = _size(by_kind["uuid4"]), _size(sequential)
+        random, base = btree.size(by_kind["uuid4"]), btree.size(sequential)
         return Observation({"random": random, "sequential": base,
                             "sequential_keys": sequential["keys"],
                             "random_larger_by": round(random / base - 1, 3)}, "", "",
@@ -187,7 +183,7 @@ def _split_paths(by_kind: dict, sequential: str) -> dict:
     seq, rnd = by_kind[sequential], by_kind["uuid4"]
     eviction = "cache: leaf pages split during eviction"
     in_memory = "cache: in-memory page splits"
-    return {"random_index_larger": _size(rnd) > _size(seq),
+    return {"random_index_larger": btree.size(rnd) > btree.size(seq),
             "sequential_in_memory_splits_more": (seq[in_memory] or 0) > (rnd[in_memory] or 0),
             "random_eviction_splits_more": (rnd[eviction] or 0) > (seq[eviction] or 0),
             f"{sequential}_splits": {"in_memory": seq[in_memory], "eviction": seq[eviction]},
