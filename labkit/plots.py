@@ -179,12 +179,13 @@ def engines_side_by_side(comparison: dict):
     size_axis.legend(fontsize=8)
     figure.tight_layout()
     return figure
-def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type ladder"):
+def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type ladder",
+                order: list | None = None):
     """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
 
-    Documents sit left to right in the order an ascending sort returns them; a
-    missing field sits on the null rung and an empty array just below it, as
-    sort keys do.
+    Documents sit left to right in ``order`` (a list of ``_id``s, such as a server's
+    answer) or else in the order the model's ascending sort gives; a missing field
+    sits on the null rung and an empty array just below it, as sort keys do.
     """
     from . import bson_order
 
@@ -193,7 +194,9 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type l
              "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
              "JavaScript with scope", "MaxKey"]
     figure, axes = plt.subplots(figsize=(9, 5))
-    for position, doc in enumerate(bson_order.sort(docs, f"{path}:1,_id:1")):
+    by_id = {doc.get("_id"): doc for doc in docs}
+    placed = [by_id[i] for i in order] if order else bson_order.sort(docs, f"{path}:1,_id:1")
+    for position, doc in enumerate(placed):
         rung = bson_order.rank(bson_order.sort_key(doc, path))  # ranks number the rungs
         axes.scatter(position, rung, s=40, color=FIELD_COLOURS[rung % len(FIELD_COLOURS)])
         axes.annotate(str(doc.get("_id")), (position, rung), textcoords="offset points",

@@ -135,7 +135,13 @@ def type_order(ctx) -> Observation:
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
 def mixed_sort(ctx) -> Observation:
     """``find({}, {_id: 1}).sort({v: 1, _id: 1})`` on the chapter's 15 documents."""
-    return compare_with_model(ctx, "mixed", {"v_then_id": ("sort", "v:1,_id:1")})
+    from ..plots import type_ladder
+
+    observation = compare_with_model(ctx, "mixed", {"v_then_id": ("sort", "v:1,_id:1")})
+    order = observation.observed["v_then_id"]
+    observation.figure = lambda: type_ladder(fixtures.load("mixed"), "v",
+                                             "The server's order on the type ladder", order)
+    return observation
 
 
 def python_orders() -> list[dict]:

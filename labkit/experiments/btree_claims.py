@@ -33,7 +33,7 @@ def measurement(ctx, engine: str) -> dict:
     return ctx.memo(("btree", engine), load)
 
 
-def per_engine(ctx, engines, observe) -> list[Observation]:
+def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]:
     """One observation per engine, or a not-run one naming why that engine is missing."""
     out = []
     for engine in engines:
@@ -48,10 +48,18 @@ def per_engine(ctx, engines, observe) -> list[Observation]:
         observation.engine = ENGINE_NAMES[engine]
         observation.engine_version = measured["engine_version"]
         observation.evidence = rows
+        if figure:
+            observation.figure = _figure_of(measured)
         observation.note = "; ".join(p for p in (f"N = {measured['n']:,} keys per kind",
                                                  observation.note) if p)
         out.append(observation)
     return out
+
+
+def _figure_of(measured: dict):
+    from ..plots import btree_summary
+
+    return lambda: btree_summary(measured)
 
 
 def _fill(result: dict) -> float | None:
@@ -99,7 +107,7 @@ def random_index_size(ctx) -> list[Observation]:
                            note="bytes" if by_kind["uuid4"].get("index_bytes") else "leaf pages")
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger",
-                            "mongodb"], observe)
+                            "mongodb"], observe, figure=True)
 
 
 def _half_full(expected: dict, observed: dict) -> tuple[bool, str]:
