@@ -196,3 +196,30 @@ def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, 
         assert before == after
     finally:
         client.drop_database("users_own_db")
+
+
+def test_a_mongod_that_will_not_start_is_reported_with_its_log(tmp_path, monkeypatch):
+    """A local mongod that dies at start gives what was run, its log's last lines, and a hint.
+
+    The binary here is a stand-in that fails on purpose: the test is about labkit's
+    error report, and no MongoDB result comes from it.
+    """
+    broken = tmp_path / "mongod"
+    broken.write_text(textwrap.dedent("""\
+        #!/bin/sh
+        if [ "$1" = "--version" ]; then echo "db version v7.0.99"; exit 0; fi
+        while [ $# -gt 0 ]; do
+          if [ "$1" = "--logpath" ]; then echo "exception in initAndListen: disk on fire" > "$2"; fi
+          shift
+        done
+        exit 48
+        """))
+    broken.chmod(0o755)
+    monkeypatch.setenv("LABKIT_MONGOD", str(broken))
+    with pytest.raises(servers.ServerStartError) as caught:
+        servers.get_mongodb("local")
+    message = str(caught.value)
+    assert "did not answer" in message
+    assert "Last lines of its log:\nexception in initAndListen: disk on fire" in message
+    assert message.splitlines()[-1].startswith("Hint:")
+    assert not list(Path("/tmp").glob("labkit-mongod-*/db"))  # its files are removed
