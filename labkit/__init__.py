@@ -1,6 +1,7 @@
 """labkit: lessons that check MongoDB behaviour claims against real servers."""
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # set before the imports below (E402): submodules read it
+
 
 from .claims import check, registered, session  # noqa: E402
 from .environment import run as doctor  # noqa: E402

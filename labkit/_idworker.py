@@ -31,9 +31,11 @@ def main(argv: list[str]) -> int:
     if args.kind == "uuid7":
         import uuid_utils
 
-        make = lambda: str(uuid_utils.uuid7())  # noqa: E731
+        def make() -> str:
+            return str(uuid_utils.uuid7())
     else:
-        make = lambda: str(ObjectId())  # noqa: E731
+        def make() -> str:
+            return str(ObjectId())
     collection = None
     if args.uri:
         from labkit.servers import mongo_client
