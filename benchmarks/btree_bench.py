@@ -116,7 +116,7 @@ def main() -> int:
     try:
         server = servers.get_postgres()
     except servers.ServerUnavailable as exc:
-        report["postgres"] = {"not_run": str(exc).splitlines()[0]}
+        report["postgres"] = {"not_run": exc.summary()}
     else:
         with server:
             report["postgres_version"] = server.version

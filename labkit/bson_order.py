@@ -447,9 +447,7 @@ def _field(doc: dict, path: str) -> Any:
     values = values_at(doc, path)
     if not values:
         return MISSING
-    if len(values) == 1 and "." not in path:
-        return values[0]
-    return values if len(values) > 1 else values[0]
+    return values[0] if len(values) == 1 else values
 
 
 def evaluate(expression: Any, doc: dict) -> Any:

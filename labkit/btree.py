@@ -453,23 +453,29 @@ def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
 # One engine, several key kinds ----------------------------------------------------------
 
 
-def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
-            capacity: int = 64, policy: str = "half", server=None,
-            progress: Callable[[str, int], None] | None = None) -> dict:
-    """Run every key kind on one engine: ``{"engine", "engine_version", "n", "results"}``.
-
-    ``server`` is a running PostgreSQL or MongoDB server for those engines.
-    """
+def check_request(engine: str, n: int) -> None:
+    """Refuse an unknown engine or a key count below 1, before any server is started."""
     if engine not in ENGINES:
         raise BadInput(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     if n < 1:
         raise BadInput(f"--n must be at least 1, not {n}")
 
+
+def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
+            capacity: int = 64, policy: str = "half", trace_every: int = 0, server=None,
+            progress: Callable[[str, int], None] | None = None) -> dict:
+    """Run every key kind on one engine: ``{"engine", "engine_version", "n", "results"}``.
+
+    ``server`` is a running PostgreSQL or MongoDB server for those engines;
+    ``capacity``, ``policy`` and ``trace_every`` configure the model.
+    """
+    check_request(engine, n)
+
     def tick(kind: str) -> Progress | None:
         return (lambda count: progress(kind, count)) if progress else None
 
     runners = {
-        "model": lambda k: run_model(k, n, capacity, policy, tick(k)),
+        "model": lambda k: run_model(k, n, capacity, policy, tick(k), trace_every),
         "sqlite": lambda k: run_sqlite(k, n, progress=tick(k)),
         "postgres": lambda k: run_postgres(server, k, n, progress=tick(k)),
         "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or 64, progress=tick(k)),
@@ -500,6 +506,28 @@ def summary(result: dict) -> dict:
             if k not in ("leaf_fills", "splits_trace", "inserts_per_second_by_batch")}
 
 
+def table(measurement: dict) -> str:
+    """A measurement as a plain-text table: size, leaf pages, fill, time, then other counters.
+
+    A comparison entry that did not run (``{"engine", "not_run"}``) is one line.
+    """
+    if "not_run" in measurement:
+        return f"{measurement['engine']}: not run ({measurement['not_run']})"
+    head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
+    lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
+                   f"{'insert s':>9}  other"]
+    shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds"}
+    for r in map(summary, measurement["results"]):
+        fill = f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"
+        size = f"{r['index_bytes']:,}" if r["index_bytes"] is not None else "-"
+        pages = f"{r['leaf_pages']:,}" if r["leaf_pages"] is not None else "-"
+        other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in r.items() if k not in shown)
+        lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
+                     f"{r['insert_seconds']:>9.2f}  {other}")
+    return "\n".join(lines)
+
+
 def compare(engines: list[str], kinds: list[str], n: int, servers=None, **options) -> dict:
     """Measure several engines; an engine that cannot be had is reported with the reason.
 
@@ -515,5 +543,5 @@ def compare(engines: list[str], kinds: list[str], n: int, servers=None, **option
             server = getattr(servers, engine)() if engine in ("postgres", "mongodb") else None
             out[engine] = measure(engine, kinds, n, server=server, **options)
         except ServerUnavailable as exc:
-            out[engine] = {"engine": engine, "not_run": str(exc).splitlines()[0]}
+            out[engine] = {"engine": engine, "not_run": exc.summary()}
     return out

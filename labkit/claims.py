@@ -71,6 +71,19 @@ def _equal(expected: Any, observed: Any) -> bool:
     return expected == observed
 
 
+def retry_until(attempt: Callable[[], Any], done: Callable[[Any], bool], limit: int = 12):
+    """Call ``attempt`` until ``done(result)``, at most ``limit`` times: ``(result, tries)``.
+
+    For experiments that need a coincidence (two processes in one second).
+    """
+    tries = 0
+    while True:
+        tries += 1
+        result = attempt()
+        if done(result) or tries >= limit:
+            return result, tries
+
+
 def subset_of_observed(expected: dict, observed: dict) -> tuple[bool, str]:
     """Judge: every expected key is observed with the same value (extra observations are fine)."""
     wrong = [key for key in expected if jsonable(observed.get(key)) != jsonable(expected[key])]
@@ -173,15 +186,15 @@ class Context:
         self._databases.append((server, database.name))
         return database
 
-    def available(self, kind: str) -> str | None:
-        """Return why ``kind`` cannot be had, or None when it is running."""
+    def unavailable(self, kind: str) -> ServerUnavailable | None:
+        """Why ``kind`` cannot be had (the error), or None when it is running."""
         getter = {"mongodb": self.mongodb, "postgres": self.postgres}.get(kind)
         if getter is None:
             return None
         try:
             getter()
         except ServerUnavailable as exc:
-            return str(exc)
+            return exc
         return None
 
     def release_databases(self) -> None:
@@ -304,25 +317,13 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0]
 
 
-def fold_reason(kind: str, why: str) -> str:
-    """Fold a multi-line 'not available' message into one line: what, what was tried, the hint."""
-    lines = why.splitlines()
-    tried = [line.strip()[2:] for line in lines if line.startswith("  - ")]
-    hint = next((line for line in lines if line.startswith("Hint:")), "")
-    head = lines[0].removesuffix(" Tried:").rstrip(".")
-    text = f"needs {kind}: {head}"
-    if tried:
-        text += f" (tried {'; '.join(tried)})"
-    return f"{text}. {hint}".strip()
-
-
 def run_claim(claim: Claim, ctx: Context) -> list[Result]:
     """Run one claim's experiment live and judge every observation it returns."""
     started = time.perf_counter()
     for kind in claim.needs:
-        why = ctx.available(kind)
-        if why is not None:
-            return [Result(claim, NOT_RUN, reason=fold_reason(kind, why))]
+        missing = ctx.unavailable(kind)
+        if missing is not None:
+            return [Result(claim, NOT_RUN, reason=f"needs {kind}: {missing.summary()}")]
     try:
         outcome = claim.experiment(ctx)
     except LabkitError as exc:
@@ -455,9 +456,9 @@ def check(claim_id: str, ctx: Context | None = None,
     item = get(claim_id)
     ctx = ctx or session()
     for kind in item.needs:
-        why = ctx.available(kind)
-        if why is not None:
-            raise ServerUnavailable(why)
+        missing = ctx.unavailable(kind)
+        if missing is not None:
+            raise missing
     results = Checked(run_claim(item, ctx))
     bad = [r for r in results if r.verdict in raise_on]
     if bad:

@@ -95,14 +95,15 @@ def cmd_server(args) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
     from .servers import get_mongodb, redact
 
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
     print("Looking for a MongoDB server…", file=sys.stderr)
     try:
         server = get_mongodb(args.mongodb, args.mongodb_version, args.cache_gb)
     except ServerUnavailable as exc:
-        if not (args.optional and args.command):
+        if not (args.optional and command):
             raise
         print(f"Warning: {exc}\nContinuing without a MongoDB server.", file=sys.stderr)
-        return subprocess.call(args.command[1:] if args.command[0] == "--" else args.command)
+        return subprocess.call(command)
     with server:
         info = {"uri": server.uri, "how": server.how, "version": server.version}
         if args.json:
@@ -111,7 +112,6 @@ def cmd_server(args) -> int:
             print(f"MongoDB {server.version} ({server.how}) at {redact(server.uri)}")
             print(f"export LABKIT_MONGODB_URI='{server.uri}'")
         sys.stdout.flush()
-        command = args.command[1:] if args.command and args.command[0] == "--" else args.command
         if command:
             env = dict(os.environ, LABKIT_MONGODB_URI=server.uri)
             return subprocess.call(command, env=env)
@@ -187,31 +187,12 @@ class _Bar:
             sys.stderr.write("\r\033[K")
 
 
-def _btree_table(measurement: dict) -> str:
-    head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
-    lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
-                   f"{'insert s':>9}  other"]
-    skip = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds"}
-    for r in measurement["results"]:
-        fill = f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"
-        size = f"{r['index_bytes']:,}" if r["index_bytes"] is not None else "-"
-        pages = f"{r['leaf_pages']:,}" if r["leaf_pages"] is not None else "-"
-        other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                          for k, v in r.items() if k not in skip)
-        lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
-                     f"{r['insert_seconds']:>9.2f}  {other}")
-    return "\n".join(lines)
-
-
 def cmd_btree(args) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
     from . import btree, keys, servers
 
     kinds = keys.parse_kinds(args.keys)
-    if args.engine not in btree.ENGINES:
-        raise BadInput(f"unknown engine {args.engine!r}; choose from {', '.join(btree.ENGINES)}")
-    if args.n < 1:
-        raise BadInput(f"--n must be at least 1, not {args.n}")
+    btree.check_request(args.engine, args.n)
     if args.cache_mb is not None and args.cache_mb < 1:
         raise BadInput(f"--cache-mb must be at least 1, not {args.cache_mb}")
     server = None
@@ -237,7 +218,7 @@ def cmd_btree(args) -> int:
     if args.json:
         _emit_json(shown)
     else:
-        print(_btree_table(shown))
+        print(btree.table(measurement))
         if args.plot:
             print(f"Plot: {args.plot}")
     return 0

@@ -79,6 +79,12 @@ def _package(name: str, required: bool, why: str = "") -> Check:
     return Check(f"package {name}", True, version, required)
 
 
+def _one_line(exc: Exception) -> str:
+    from .errors import ServerUnavailable
+
+    return exc.summary() if isinstance(exc, ServerUnavailable) else str(exc).splitlines()[0]
+
+
 def _mongodb_uri() -> Check:
     from . import servers
     from .errors import LabkitError
@@ -89,7 +95,7 @@ def _mongodb_uri() -> Check:
     try:
         server = servers.get_mongodb("uri")
     except LabkitError as exc:
-        return Check("MongoDB via LABKIT_MONGODB_URI", False, str(exc).splitlines()[0], False)
+        return Check("MongoDB via LABKIT_MONGODB_URI", False, _one_line(exc), False)
     detail = f"MongoDB {server.version} at {servers.redact(uri)}"
     server.stop()
     return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
@@ -125,7 +131,7 @@ def _postgres() -> Check:
         try:
             server = servers.get_postgres("dsn")
         except Exception as exc:  # any failure to connect is what this line reports
-            return Check("PostgreSQL", False, str(exc).splitlines()[0], required=False)
+            return Check("PostgreSQL", False, _one_line(exc), required=False)
         return Check("PostgreSQL", True, f"{server.version} at {servers.redact(dsn)}", False)
     bindir = servers.find_postgres_bin()
     if bindir:

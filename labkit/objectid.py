@@ -9,14 +9,17 @@ after 0xffffff and the timestamp after 0xffffffff, as the layout implies.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import secrets
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import BadInput
+from .errors import BadInput, LabkitError
 
 MAX_TIMESTAMP = 2**32 - 1
 MAX_RANDOM = 2**40 - 1
@@ -110,6 +113,12 @@ def explain(value) -> dict:
     return split(value).to_dict()
 
 
+def spaced(value) -> str:
+    """An ObjectId's hex with its three fields apart: ``6ac71201 a9fded4f0c 2e7ec8``."""
+    hex_id = split(value).hex
+    return f"{hex_id[:8]} {hex_id[8:18]} {hex_id[18:]}"
+
+
 def lower_bound(seconds: int) -> str:
     """The smallest ObjectId of a second: the timestamp followed by zeros (``from_datetime``)."""
     return build(seconds, 0, 0)
@@ -172,6 +181,21 @@ class Generator:
         return [self.next(seconds) for _ in range(count)]
 
 
+def driver_ids_from_counter(counter: int, count: int) -> list[str]:
+    """Make ``count`` IDs with pymongo's own generator, its counter first set to ``counter``.
+
+    The driver keeps its next counter in a class attribute; moving it near the top
+    is the only way to watch the wrap without making 16 million IDs. Later IDs
+    simply continue from there, as they would after a natural wrap.
+    """
+    from bson import ObjectId
+
+    _check_range("counter", counter, MAX_COUNTER)
+    with ObjectId._inc_lock:
+        ObjectId._inc = counter
+    return [str(ObjectId()) for _ in range(count)]
+
+
 # Several processes ------------------------------------------------------------------
 
 
@@ -191,12 +215,6 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
     IDs (and, given ``uri``, inserts each one). Returns one dict per process:
     ``label``, ``ids`` (hex) and ``clock_ns`` (the process's clock at each ID).
     """
-    import json
-    import subprocess
-    import sys
-
-    from .errors import LabkitError
-
     start_ns = start_ns or start_of_next_second_ns()
     offsets_ms = offsets_ms or [0] * len(labels)
     procs = []

@@ -20,6 +20,17 @@ def skip_unless_required(kind: str, reason: str) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture
+def nothing_available(monkeypatch, tmp_path):
+    """A machine with no way to MongoDB or PostgreSQL, whatever this one has."""
+    for name in ("LABKIT_MONGODB_URI", "LABKIT_POSTGRES_DSN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LABKIT_MONGOD", str(tmp_path / "no-mongod"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
+    monkeypatch.setattr(servers, "find_postgres_bin", lambda: None)
+
+
 @pytest.fixture(scope="session")
 def mongodb_server():
     """One real MongoDB server for the session; the test is skipped, with why, when none exists."""
@@ -47,7 +58,7 @@ def postgres_server():
     except servers.ServerStartError:
         raise
     except servers.ServerUnavailable as exc:
-        skip_unless_required("postgres", f"no PostgreSQL server: {str(exc).splitlines()[0]}")
+        skip_unless_required("postgres", f"no PostgreSQL server: {exc.summary()}")
     yield server
     server.stop()
 
@@ -60,4 +71,4 @@ def wiredtiger_binding():
     try:
         return btree.wiredtiger_module()
     except servers.ServerUnavailable as exc:
-        skip_unless_required("wiredtiger", str(exc).splitlines()[0])
+        skip_unless_required("wiredtiger", exc.summary())

@@ -19,14 +19,6 @@ def _claim(experiment, expected=1, needs=(), judge=None) -> Claim:
                  expected=expected, experiment=experiment, needs=needs, judge=judge)
 
 
-@pytest.fixture
-def no_mongodb(monkeypatch):
-    """A machine with none of the three ways to MongoDB, whatever this one has."""
-    monkeypatch.delenv("LABKIT_MONGODB_URI", raising=False)
-    monkeypatch.setenv("LABKIT_MONGOD", "/nonexistent/mongod")
-    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
-
-
 def test_offline_claims_are_registered_in_claims_md_order():
     """The offline claims are registered, ordered D, S, B, O, U, X, then by number."""
     ids = [c.id for c in claims.registered()]
@@ -89,7 +81,7 @@ def test_one_verdict_per_engine():
                                                         ("PostgreSQL", "fails")]
 
 
-def test_missing_mongodb_gives_not_run_with_how_to_get_one(no_mongodb):
+def test_missing_mongodb_gives_not_run_with_how_to_get_one(nothing_available):
     """A claim that needs MongoDB on a machine without one is not run, and says how to get one."""
     calls = []
     item = _claim(lambda ctx: calls.append(1), needs=("mongodb",))
@@ -101,7 +93,7 @@ def test_missing_mongodb_gives_not_run_with_how_to_get_one(no_mongodb):
         assert way in result.reason
 
 
-def test_server_search_happens_once_per_run(no_mongodb, monkeypatch):
+def test_server_search_happens_once_per_run(nothing_available, monkeypatch):
     """After one failed search for MongoDB, later claims reuse the answer."""
     searches = []
     real = servers.get_mongodb

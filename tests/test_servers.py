@@ -16,17 +16,6 @@ from labkit import claims, servers
 from labkit.errors import BadInput, ServerUnavailable
 
 
-@pytest.fixture
-def nothing_available(monkeypatch, tmp_path):
-    """A machine with no way to MongoDB or PostgreSQL."""
-    for name in ("LABKIT_MONGODB_URI", "LABKIT_POSTGRES_DSN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("LABKIT_MONGOD", str(tmp_path / "no-mongod"))
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
-    monkeypatch.setattr(servers, "find_postgres_bin", lambda: None)
-
-
 def test_no_mongodb_error_names_all_three_ways(nothing_available):
     """With nothing available the error lists what was tried and how to get each way working."""
     with pytest.raises(ServerUnavailable) as caught:

@@ -9,6 +9,12 @@ from .. import bson_order, fixtures
 from ..claims import Observation, claim, subset_of_observed
 
 
+def server_census(collection, path: str) -> dict[str, int]:
+    """``$group`` by ``{$type: "$path"}`` on the server: type alias -> documents."""
+    rows = collection.aggregate([{"$group": {"_id": {"$type": f"${path}"}, "n": {"$sum": 1}}}])
+    return dict(sorted((row["_id"], row["n"]) for row in rows))
+
+
 def _server_answer(collection, kind: str, spec):
     if kind == "find":
         return sorted(d["_id"] for d in collection.find(spec, {"_id": 1}))
@@ -16,9 +22,7 @@ def _server_answer(collection, kind: str, spec):
         pairs = bson_order.parse_sort(spec)
         return [d["_id"] for d in collection.find({}, {"_id": 1}).sort(pairs)]
     if kind == "census":
-        rows = collection.aggregate([{"$group": {"_id": {"$type": f"${spec}"},
-                                                 "n": {"$sum": 1}}}])
-        return dict(sorted((row["_id"], row["n"]) for row in rows))
+        return server_census(collection, spec)
     raise ValueError(kind)
 
 
@@ -80,6 +84,22 @@ def date_is_utc_millis(ctx) -> Observation:
                        note="microseconds are cut to milliseconds; +07:00 comes back as UTC")
 
 
+OCT1 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
+D3_QUESTIONS = {
+    "string_range": ("find", {"at": {"$gte": "2026-10-01"}}),
+    "date_range": ("find", {"atDate": {"$gte": OCT1}}),
+    "sort_by_string_desc": ("sort", "at:-1"),
+    "date_field_string_operand": ("find", {"atDate": {"$gte": "2026-10-01"}}),
+}
+
+
+def model_answers(name: str, questions: dict[str, tuple[str, object]],
+                  docs: list[dict] | None = None) -> dict:
+    """What the model predicts for each question on a fixture, before any server is asked."""
+    docs = docs if docs is not None else fixtures.load(name)
+    return {key: _model_answer(docs, kind, spec) for key, (kind, spec) in questions.items()}
+
+
 @claim("D3", title="Dates stored as strings compare bytewise: wrong ranges, wrong sorts, "
        "and a silent empty answer for a Date field queried with a string", source="002",
        topic="dates", needs=("mongodb",), judge=subset_of_observed,
@@ -87,13 +107,7 @@ def date_is_utc_millis(ctx) -> Observation:
                  "sort_by_string_desc": ["a", "c", "b"], "date_field_string_operand": []})
 def dates_as_strings(ctx) -> Observation:
     """The chapter's events fixture: the same three days as strings and as Dates."""
-    oct1 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
-    return compare_with_model(ctx, "events", {
-        "string_range": ("find", {"at": {"$gte": "2026-10-01"}}),
-        "date_range": ("find", {"atDate": {"$gte": oct1}}),
-        "sort_by_string_desc": ("sort", "at:-1"),
-        "date_field_string_operand": ("find", {"atDate": {"$gte": "2026-10-01"}}),
-    })
+    return compare_with_model(ctx, "events", D3_QUESTIONS)
 
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
@@ -266,12 +280,7 @@ def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
     New writes should be normalised at the application's boundary instead; this is
     the one-off repair of what is already stored.
     """
-    def census() -> dict[str, int]:
-        rows = collection.aggregate([{"$group": {"_id": {"$type": f"${field}"},
-                                                 "n": {"$sum": 1}}}])
-        return dict(sorted((row["_id"], row["n"]) for row in rows))
-
-    before = census()
+    before = server_census(collection, field)
     collection.update_many({field: {"$type": "string"}},
                            [{"$set": {field: {"$toInt": f"${field}"}}}])
-    return {"before": before, "after": census()}
+    return {"before": before, "after": server_census(collection, field)}

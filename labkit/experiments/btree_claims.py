@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from .. import btree, objectid, uuids
-from ..claims import Observation, claim, fold_reason, not_run, subset_of_observed
+from ..claims import Observation, claim, not_run, retry_until, subset_of_observed
 from ..errors import ServerUnavailable
 from .uuidv7 import generator_engine
 
@@ -34,25 +34,23 @@ def measurement(ctx, engine: str) -> dict:
 
 
 def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]:
-    """One observation per engine, or a not-run one naming why that engine is missing."""
+    """One observation per engine, or a not-run one naming why that engine is missing.
+
+    ``observe`` turns ``{key kind: result}`` into the observed values.
+    """
     out = []
     for engine in engines:
         try:
             measured = measurement(ctx, engine)
         except ServerUnavailable as exc:
-            out.append(not_run(ENGINE_NAMES[engine], fold_reason(engine, str(exc))))
+            out.append(not_run(ENGINE_NAMES[engine], f"needs {engine}: {exc.summary()}"))
             continue
         by_kind = {r["keys"]: r for r in measured["results"]}
-        rows = [btree.summary(r) for r in measured["results"]]
-        observation = observe(by_kind)
-        observation.engine = ENGINE_NAMES[engine]
-        observation.engine_version = measured["engine_version"]
-        observation.evidence = rows
-        if figure:
-            observation.figure = _figure_of(measured)
-        observation.note = "; ".join(p for p in (f"N = {measured['n']:,} keys per kind",
-                                                 observation.note) if p)
-        out.append(observation)
+        out.append(Observation(observe(by_kind), ENGINE_NAMES[engine],
+                               measured["engine_version"],
+                               [btree.summary(r) for r in measured["results"]],
+                               note=f"N = {measured['n']:,} keys per kind",
+                               figure=_figure_of(measured) if figure else None))
     return out
 
 
@@ -80,8 +78,7 @@ def _fills_within(expected: dict, observed: dict) -> tuple[bool, str]:
 def sequential_fill(ctx) -> list[Observation]:
     """Average leaf fill after loading UUIDv7 and integer keys, per engine."""
     def observe(by_kind):
-        return Observation({"uuid7_fill": _fill(by_kind["uuid7"]),
-                            "int_fill": _fill(by_kind["int"])}, "", "")
+        return {"uuid7_fill": _fill(by_kind["uuid7"]), "int_fill": _fill(by_kind["int"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres",
                             "wiredtiger"], observe)
@@ -101,10 +98,9 @@ def random_index_size(ctx) -> list[Observation]:
     def observe(by_kind):
         sequential = by_kind.get("uuid7") or by_kind["objectid"]
         random, base = btree.size(by_kind["uuid4"]), btree.size(sequential)
-        return Observation({"random": random, "sequential": base,
-                            "sequential_keys": sequential["keys"],
-                            "random_larger_by": round(random / base - 1, 3)}, "", "",
-                           note="bytes" if by_kind["uuid4"].get("index_bytes") else "leaf pages")
+        return {"random": random, "sequential": base, "sequential_keys": sequential["keys"],
+                "unit": "bytes" if by_kind["uuid4"].get("index_bytes") else "leaf pages",
+                "random_larger_by": round(random / base - 1, 3)}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger",
                             "mongodb"], observe, figure=True)
@@ -121,7 +117,7 @@ def _half_full(expected: dict, observed: dict) -> tuple[bool, str]:
 def random_fill(ctx) -> list[Observation]:
     """Average leaf fill after loading random UUIDv4 keys, per engine, against 50% and ln 2."""
     def observe(by_kind):
-        return Observation({"uuid4_fill": _fill(by_kind["uuid4"])}, "", "")
+        return {"uuid4_fill": _fill(by_kind["uuid4"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger"],
                       observe)
@@ -134,11 +130,14 @@ def random_fill(ctx) -> list[Observation]:
                  "two_nodes_same_ms_in_time_order": False})
 def v7_order(ctx) -> Observation:
     """Two processes make UUIDv7s at the same moment; compare sort order with creation order."""
-    for _ in range(5):  # retry in the rare case the two processes never met in a millisecond
-        results = objectid.in_processes(["node1", "node2"], count=20_000, kind="uuid7")
-        spans = [(r["clock_ns"][0], r["clock_ns"][-1]) for r in results]
-        if spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]:
-            break
+    def overlapping(results: list[dict]) -> bool:
+        (start_a, end_a), (start_b, end_b) = [(r["clock_ns"][0], r["clock_ns"][-1])
+                                              for r in results]
+        return start_a < end_b and start_b < end_a
+
+    results, _ = retry_until(  # rarely, the two processes never meet in a millisecond
+        lambda: objectid.in_processes(["node1", "node2"], count=20_000, kind="uuid7"),
+        overlapping, limit=5)
     made = sorted((ns, u, r["label"]) for r in results
                   for u, ns in zip(r["ids"], r["clock_ns"], strict=True))
     by_bytes = sorted(made, key=lambda item: uuid.UUID(item[1]).bytes)
@@ -167,7 +166,7 @@ def postgres_uuidv7(ctx) -> Observation:
     try:
         server = ctx.postgres()
     except ServerUnavailable as exc:
-        return not_run("PostgreSQL", fold_reason("postgres", str(exc)))
+        return not_run("PostgreSQL", f"needs postgres: {exc.summary()}")
     major = int(server.version.split(".")[0])
     if major < 18:
         return not_run("PostgreSQL", f"PostgreSQL {server.version} has no uuidv7(); it came in "
@@ -207,6 +206,6 @@ def wiredtiger_split_paths(ctx) -> list[Observation]:
     """Split counters for sequential and random keys: embedded WiredTiger and mongod's _id index."""
     def observe(by_kind):
         sequential = "uuid7" if "uuid7" in by_kind else "objectid"
-        return Observation(_split_paths(by_kind, sequential), "", "")
+        return _split_paths(by_kind, sequential)
 
     return per_engine(ctx, ["wiredtiger", "mongodb"], observe)

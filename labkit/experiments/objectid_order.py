@@ -7,20 +7,8 @@ import datetime as dt
 import time
 
 from .. import objectid
-from ..claims import Observation, claim, subset_of_observed
+from ..claims import Observation, claim, retry_until, subset_of_observed
 from .encoding import bson_engine
-
-MAX_TRIES = 12
-
-
-def _until(attempt, done, limit: int = MAX_TRIES):
-    """Call ``attempt`` until ``done(result)``, at most ``limit`` times: ``(result, tries)``."""
-    tries = 0
-    while True:
-        tries += 1
-        result = attempt()
-        if done(result) or tries >= limit:
-            return result, tries
 
 
 def _same_second(results: list[dict]) -> bool:
@@ -79,8 +67,8 @@ def processes_in_one_second(ctx) -> Observation:
     """Three fresh processes make 5 IDs each in the same second; a fourth 'restarts' the first."""
     from bson import ObjectId
 
-    results, tries = _until(lambda: objectid.in_processes(["P1", "P2", "P3"], count=5),
-                            _same_second)
+    results, tries = retry_until(
+        lambda: objectid.in_processes(["P1", "P2", "P3"], count=5), _same_second)
     (restarted,) = objectid.in_processes(["P1 again"], count=1)
     table = objectid.rows(results)
     per_process = {r["label"]: {objectid.split(h).random for h in r["ids"]} for r in results}
@@ -111,14 +99,8 @@ def _rank_figure(table: list[dict], title: str):
        expected={"counters": [16_777_214, 16_777_215, 0], "sorted_like_creation": False})
 def counter_wrap_order(ctx) -> Observation:
     """Put pymongo's counter just below its top, make three IDs in one second, sort them."""
-    from bson import ObjectId
-
-    def attempt() -> list[str]:
-        with ObjectId._inc_lock:  # see O4: the only way to reach the wrap without 16M IDs
-            ObjectId._inc = objectid.MAX_COUNTER - 1
-        return [str(ObjectId()) for _ in range(3)]
-
-    made, _ = _until(attempt, lambda ids: len({h[:8] for h in ids}) == 1)
+    made, _ = retry_until(lambda: objectid.driver_ids_from_counter(objectid.MAX_COUNTER - 1, 3),
+                          lambda ids: len({h[:8] for h in ids}) == 1)
     engine, version = bson_engine()
     return Observation({"counters": [objectid.split(h).counter for h in made],
                         "sorted_like_creation": sorted(made) == made},
@@ -205,7 +187,7 @@ def order_across_processes(ctx) -> Observation:
     def same_second(docs: list[dict]) -> bool:
         return len({d["_id"].binary[:4] for d in docs}) == 1
 
-    docs, tries = _until(attempt, lambda d: same_second(d) and d[0]["process"] == "B")
+    docs, tries = retry_until(attempt, lambda d: same_second(d) and d[0]["process"] == "B")
     same = same_second(docs)
     table = [{"process": d["process"], **objectid.explain(d["_id"]),
               "clock": objectid.iso_z(d["inserted_at"]), "clock_ns": d["inserted_ns"]}

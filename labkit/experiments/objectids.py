@@ -48,18 +48,6 @@ def decoding_example(ctx) -> Observation:
                        engine, version, [objectid.explain(hex_id)])
 
 
-def _driver_counter_wrap() -> list[int]:
-    """Make pymongo's own generator cross its counter's top and read the counters it used."""
-    from bson import ObjectId
-
-    # The driver keeps its next counter in a class attribute; moving it near the top
-    # is the only way to watch the wrap without making 16 million IDs. Later IDs
-    # simply continue from there, as they would after a natural wrap.
-    with ObjectId._inc_lock:
-        ObjectId._inc = objectid.MAX_COUNTER
-    return [objectid.split(str(ObjectId())).counter for _ in range(2)]
-
-
 @claim("O4", title="The timestamp wraps after 4,294,967,295 s (2106-02-07); the counter after "
        "16,777,215", source="000", topic="objectid",
        expected={"last_second": "2106-02-07T06:28:15Z", "timestamp_after_last": "00000000",
@@ -68,7 +56,8 @@ def wrap_rules(ctx) -> Observation:
     """Decode the last second with pymongo, step the generator past it, and wrap the counter."""
     last = objectid.build(objectid.MAX_TIMESTAMP, 0, 0)
     past = objectid.Generator(random=1, counter=0).next(at=objectid.MAX_TIMESTAMP + 1)
-    counters = _driver_counter_wrap()
+    counters = [objectid.split(h).counter
+                for h in objectid.driver_ids_from_counter(objectid.MAX_COUNTER, 2)]
     engine, version = bson_engine()
     return Observation(
         {"last_second": _decoded(last)["datetime"], "timestamp_after_last": past[:8],
