@@ -8,12 +8,10 @@ ARGS ?=
 
 .PHONY: run test lab doctor wiredtiger clean
 
-# `labkit run` exits 1 when a claim does not hold; for the B-tree claims on some engines
-# that is the finding itself, so here it is reported rather than treated as a crash.
+# Exit status 0 unless a behaviour claim does not hold or something erred; survey findings
+# (a B-tree claim that does not hold on some engine) never fail it.
 run: $(STAMP)
-	@$(BIN)/labkit run $(ARGS); status=$$?; \
-	if [ $$status -eq 1 ]; then echo "labkit run: exit status 1 (a claim did not hold or erred: see the table)"; fi; \
-	[ $$status -le 1 ]
+	$(BIN)/labkit run $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check .

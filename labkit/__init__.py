@@ -3,7 +3,7 @@
 __version__ = "0.1.0"  # set before the imports below (E402): submodules read it
 
 
-from .claims import check, registered, session  # noqa: E402
+from .claims import registered  # noqa: E402
 from .environment import run as doctor  # noqa: E402
 from .errors import (  # noqa: E402
     BadInput,
@@ -13,6 +13,7 @@ from .errors import (  # noqa: E402
     ServerUnavailable,
 )
 from .exercises import Exercise  # noqa: E402
+from .notebook import check, session  # noqa: E402
 from .servers import mongodb  # noqa: E402
 
 __all__ = [

@@ -23,6 +23,13 @@ from .errors import BadInput, ServerUnavailable
 
 ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
 POLICIES = ("half", "rightmost")
+# Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
+DEFAULT_N = 200_000
+MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
+MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
+WT_CACHE_MB = 64  # the embedded WiredTiger's cache unless --cache-mb says otherwise
+# What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
+SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
 Progress = Callable[[int], None]
 
 
@@ -139,7 +146,7 @@ def run_model(kind: str, n: int, capacity: int = 64, policy: str = "half",
             "page_capacity": capacity, "split_policy": policy,
             "leaf_splits": tree.leaf_splits, "internal_splits": tree.internal_splits,
             "splits_per_1000_inserts": 1000 * tree.leaf_splits / n,
-            "leaf_fills": fills, "splits_trace": splits_trace}
+            "leaf_fills": fills, "splits_trace": splits_trace, "trace_every": trace_every}
 
 
 def model_version() -> str:
@@ -374,7 +381,7 @@ def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
         file_bytes = os.path.getsize(os.path.join(home, "idx.wt"))
         reusable = counters.get("block-manager: file bytes available for reuse") or 0
         return {"keys": kind, "n": n, "index_bytes": file_bytes - reusable,
-                "file_bytes": file_bytes,
+                "file_bytes": file_bytes, "size_meaning": SIZE_MEANING,
                 "leaf_pages": leaf_pages, "avg_leaf_fill": image / 16384 if image else None,
                 "insert_seconds": seconds, "cache_mb": cache_mb,
                 "internal_pages": walk.get("btree: row-store internal pages"),
@@ -409,6 +416,12 @@ def mongo_value(kind: str, key: bytes):
     return Int64(_INT.unpack(key)[0])
 
 
+# Block-manager figures are sizes at a moment; the other statistics count events since start.
+MONGO_GAUGES = ("block-manager: file size in bytes",
+                "block-manager: file bytes available for reuse",
+                "block-manager: checkpoint size")
+
+
 def _id_index_stats(collection) -> tuple[int, dict]:
     stats = next(collection.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
     details = stats.get("indexDetails", {}).get("_id_", {})
@@ -417,12 +430,25 @@ def _id_index_stats(collection) -> tuple[int, dict]:
     return stats["indexSizes"]["_id_"], counters
 
 
+def _during(before: dict, after: dict) -> dict:
+    """Counters as differences across the load; gauges as read after it (None if absent)."""
+    out = {}
+    for name, value in after.items():
+        if name in MONGO_GAUGES or not isinstance(value, int):
+            out[name] = value
+        else:
+            out[name] = value - before[name] if isinstance(before.get(name), int) else None
+    return out
+
+
 def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
                 progress: Progress | None = None) -> dict:
     """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters.
 
-    Counters are differences across the load; an ``fsync`` first writes the pages
-    so that ``indexSizes`` reflects them. Throughput is kept per batch.
+    After an ``fsync`` (a checkpoint, so the file holds the pages), ``index_bytes`` is
+    the file size less the space free for reuse, as for the embedded WiredTiger;
+    ``file_bytes`` is ``indexSizes._id_``. Counters are differences across the load;
+    throughput is kept per batch.
     """
     database = server.fresh_database(f"btree_{kind}")
     try:
@@ -439,13 +465,13 @@ def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
                 progress(len(keys))
         seconds = time.perf_counter() - start
         client.admin.command("fsync")
-        size, after = _id_index_stats(collection)
-        deltas = {name: (after[name] - before[name]
-                         if isinstance(after[name], int) and isinstance(before[name], int)
-                         else after[name]) for name in after}
-        return {"keys": kind, "n": n, "index_bytes": size, "leaf_pages": None,
-                "avg_leaf_fill": None, "insert_seconds": seconds,
-                "inserts_per_second_by_batch": rates, **deltas}
+        file_bytes, after = _id_index_stats(collection)
+        counters = _during(before, after)
+        reusable = counters["block-manager: file bytes available for reuse"]
+        live = file_bytes - reusable if isinstance(reusable, int) else None
+        return {"keys": kind, "n": n, "index_bytes": live, "file_bytes": file_bytes,
+                "size_meaning": SIZE_MEANING, "leaf_pages": None, "avg_leaf_fill": None,
+                "insert_seconds": seconds, "inserts_per_second_by_batch": rates, **counters}
     finally:
         server.drop(database.name)
 
@@ -453,12 +479,17 @@ def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
 # One engine, several key kinds ----------------------------------------------------------
 
 
+def check_n(n: int, name: str = "--n") -> None:
+    """Refuse a key count outside 1..MAX_N, naming the option it came from."""
+    if not 1 <= n <= MAX_N:
+        raise BadInput(f"{name} must be between 1 and {MAX_N:,} keys, not {n:,}")
+
+
 def check_request(engine: str, n: int) -> None:
-    """Refuse an unknown engine or a key count below 1, before any server is started."""
+    """Refuse an unknown engine or a key count out of range, before any server is started."""
     if engine not in ENGINES:
         raise BadInput(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
-    if n < 1:
-        raise BadInput(f"--n must be at least 1, not {n}")
+    check_n(n)
 
 
 def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
@@ -478,20 +509,33 @@ def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = Non
         "model": lambda k: run_model(k, n, capacity, policy, tick(k), trace_every),
         "sqlite": lambda k: run_sqlite(k, n, progress=tick(k)),
         "postgres": lambda k: run_postgres(server, k, n, progress=tick(k)),
-        "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or 64, progress=tick(k)),
+        "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or WT_CACHE_MB, progress=tick(k)),
         "mongodb": lambda k: run_mongodb(server, k, n, progress=tick(k)),
     }
     versions = {"model": model_version, "sqlite": sqlite_version,
                 "wiredtiger": wiredtiger_version,
                 "postgres": lambda: server.version, "mongodb": lambda: server.version}
     version = versions[engine]()
-    return {"engine": engine, "engine_version": version, "n": n,
+    cache = {"wiredtiger": lambda: f"WiredTiger cache {cache_mb or WT_CACHE_MB} MB",
+             "mongodb": lambda: getattr(server, "cache", "")}.get(engine, lambda: "")()
+    return {"engine": engine, "engine_version": version, "n": n, "cache": cache,
             "results": [runners[engine](kind) for kind in kinds]}
 
 
 def size(result: dict) -> int:
     """A result's index size: bytes where the engine reports them, else leaf pages (the model)."""
-    return result["index_bytes"] if result.get("index_bytes") else result["leaf_pages"]
+    if result.get("index_bytes") is not None:
+        return result["index_bytes"]
+    if result.get("leaf_pages") is None:
+        from ._claim import Unobservable
+
+        raise Unobservable(f"no index size was measured for {result['keys']} keys")
+    return result["leaf_pages"]
+
+
+def size_unit(result: dict) -> str:
+    """What ``size`` counts for this result: bytes, or leaf pages."""
+    return "bytes" if result.get("index_bytes") is not None else "leaf pages"
 
 
 def larger_by(measurement: dict, kind: str, than: str) -> float:
@@ -503,7 +547,8 @@ def larger_by(measurement: dict, kind: str, than: str) -> float:
 def summary(result: dict) -> dict:
     """A result without its long per-page and per-batch lists (for tables and JSON)."""
     return {k: v for k, v in result.items()
-            if k not in ("leaf_fills", "splits_trace", "inserts_per_second_by_batch")}
+            if k not in ("leaf_fills", "splits_trace", "trace_every",
+                         "inserts_per_second_by_batch")}
 
 
 def table(measurement: dict) -> str:
@@ -513,10 +558,15 @@ def table(measurement: dict) -> str:
     """
     if "not_run" in measurement:
         return f"{measurement['engine']}: not run ({measurement['not_run']})"
+    if "error" in measurement:
+        return f"{measurement['engine']}: error ({measurement['error']})"
     head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
+    if measurement.get("cache"):
+        head += f", {measurement['cache']}"
     lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
                    f"{'insert s':>9}  other"]
-    shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds"}
+    shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
+             "size_meaning"}
     for r in map(summary, measurement["results"]):
         fill = f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"
         size = f"{r['index_bytes']:,}" if r["index_bytes"] is not None else "-"
@@ -525,23 +575,7 @@ def table(measurement: dict) -> str:
                           for k, v in r.items() if k not in shown)
         lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
                      f"{r['insert_seconds']:>9.2f}  {other}")
+    meaning = next((r["size_meaning"] for r in measurement["results"] if "size_meaning" in r), "")
+    if meaning:
+        lines.append(f"index bytes: {meaning}")
     return "\n".join(lines)
-
-
-def compare(engines: list[str], kinds: list[str], n: int, servers=None, **options) -> dict:
-    """Measure several engines; an engine that cannot be had is reported with the reason.
-
-    ``servers`` provides ``postgres()`` and ``mongodb()`` (a ``claims.Context``,
-    such as ``labkit.session()``). Returns ``{engine: measurement}``, where a
-    missing engine's measurement is ``{"engine": name, "not_run": reason}``.
-    """
-    out = {}
-    for engine in engines:
-        try:
-            if engine == "wiredtiger":
-                wiredtiger_module()
-            server = getattr(servers, engine)() if engine in ("postgres", "mongodb") else None
-            out[engine] = measure(engine, kinds, n, server=server, **options)
-        except ServerUnavailable as exc:
-            out[engine] = {"engine": engine, "not_run": exc.summary()}
-    return out

@@ -37,7 +37,8 @@ def _show_fields(info: dict, as_json: bool) -> int:
 
 
 def _list(text: str | None) -> list[str] | None:
-    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+    """A comma-separated option as a list; None when the option was not given at all."""
+    return None if text is None else text.split(",")
 
 
 class _Progress:
@@ -72,16 +73,18 @@ def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
 
 def cmd_run(args) -> int:
     """Run every implemented claim live, print the verdicts, write the report."""
-    from . import claims, report, servers
+    from . import btree, claims, report, runner, servers
 
     servers.check_version(args.mongodb_version)
     selected = claims.select(_list(args.claims), _list(args.topics))
     if not selected:
         raise BadInput("no claim matches --claims/--topics")
+    btree_n = args.btree_n if args.btree_n is not None else runner.btree_n_from_env()
+    btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
-    with claims.Context(args.mongodb, args.mongodb_version) as ctx:
-        run = claims.run(selected, ctx, _Progress(not args.quiet))
+    with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
+        run = runner.run(selected, ctx, _Progress(not args.quiet))
     paths = report.write(run, out)
     if args.json:
         _emit_json(run.to_dict())
@@ -190,8 +193,11 @@ class _Bar:
 def cmd_btree(args) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
     from . import btree, keys, servers
+    from .runner import btree_n_from_env
 
     kinds = keys.parse_kinds(args.keys)
+    if args.n is None:
+        args.n = btree_n_from_env()
     btree.check_request(args.engine, args.n)
     if args.cache_mb is not None and args.cache_mb < 1:
         raise BadInput(f"--cache-mb must be at least 1, not {args.cache_mb}")
@@ -263,6 +269,8 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser."""
+    from .btree import DEFAULT_N
+
     parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
                      "servers, and explore the values behind them.")
     parser.add_argument("--version", action="version", version=f"labkit {__version__}")
@@ -274,8 +282,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--topics", help="comma-separated topics: dates, sort-order, "
                      "bracketing, objectid, btree")
     run.add_argument("--claims", help="comma-separated claim IDs, e.g. O2,O3")
+    run.add_argument("--btree-n", type=_int, metavar="N",
+                     help="keys per kind for the B-tree claims (default LABKIT_BTREE_N, "
+                          f"else {DEFAULT_N})")
     run.add_argument("--out", metavar="DIR", help="report directory (default reports/<time>/)")
-    run.add_argument("--strict", action="store_true", help="also fail when a claim did not run")
+    run.add_argument("--strict", action="store_true",
+                     help="also fail when a claim did not run (findings never fail)")
     run.add_argument("--json", action="store_true", help="print results.json to stdout")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.set_defaults(func=cmd_run)
@@ -315,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="model, sqlite, postgres, wiredtiger or mongodb")
     tree.add_argument("--keys", default="uuid4,uuid7,objectid,int",
                       help="comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)")
-    tree.add_argument("--n", type=_int, default=100_000, help="keys per kind (default 100000)")
+    tree.add_argument("--n", type=_int, help="keys per kind (default LABKIT_BTREE_N, else "
+                      f"{DEFAULT_N})")
     tree.add_argument("--cache-mb", type=_int, metavar="M",
                       help="cache size: WiredTiger (default 64) or mongod (default 256)")
     tree.add_argument("--capacity", type=_int, default=64, help="model: keys per page")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .claims import short_json
+from ._claim import short_json
 
 
 def _normal(value: Any) -> Any:
@@ -80,7 +80,7 @@ class Exercise:
     def from_claim(cls, claim_id: str, question: str, pick: Callable[[Any], Any], hint: str,
                    **kwargs) -> Exercise:
         """An exercise answered by part (``pick``) of a claim's live observation."""
-        from .claims import check
+        from .notebook import check
 
         def observe():
             observation = check(claim_id)[0].observation

@@ -11,7 +11,15 @@ from pathlib import Path
 
 from .errors import BadInput
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+
+def _data_folder() -> Path:
+    """``labkit/data`` in an installed wheel, else the checkout's top-level ``data/``."""
+    here = Path(__file__).resolve().parent
+    installed = here / "data"
+    return installed if installed.is_dir() else here.parent / "data"
+
+
+DATA = _data_folder()
 
 
 def _json_options():

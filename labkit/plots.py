@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 
-VERDICT_COLOURS = {"holds": "#1a7f37", "fails": "#cf222e", "not-run": "#8c959f",
-                   "error": "#bc4c00"}
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
 
 
@@ -44,20 +42,24 @@ def bit_layout(rows: list[dict], title: str):
     return figure
 
 
-def verdict_summary(results: list[dict]):
-    """Stacked bars: how many claims of each topic hold, fail, did not run, or erred."""
+def verdict_summary(claims: list[dict]):
+    """Stacked bars: how many claims of each topic hold, do not hold, are findings, did not
+    run, or erred (claims as ``results.json`` has them; the legend uses the summary's words)."""
+    from ._claim import COUNT_TEXT, VERDICTS
+    from .runner import COLOURS
+
     plt = _pyplot()
-    topics = list(dict.fromkeys(r["topic"] for r in results))
+    topics = list(dict.fromkeys(c["topic"] for c in claims))
     figure, axes = plt.subplots(figsize=(7, 0.5 + 0.5 * max(len(topics), 1)))
     left = [0] * len(topics)
-    for verdict, colour in VERDICT_COLOURS.items():
-        counts = [sum(1 for r in results if r["topic"] == t and r["verdict"] == verdict)
+    for verdict in VERDICTS:
+        counts = [sum(1 for c in claims if c["topic"] == t and c["verdict"] == verdict)
                   for t in topics]
-        axes.barh(topics, counts, left=left, color=colour, label=verdict)
+        axes.barh(topics, counts, left=left, color=COLOURS[verdict], label=COUNT_TEXT[verdict])
         left = [a + b for a, b in zip(left, counts, strict=True)]
     axes.invert_yaxis()
     axes.set_xlabel("claims")
-    axes.legend(ncol=4, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     axes.xaxis.get_major_locator().set_params(integer=True)
     return figure
 

@@ -1,4 +1,7 @@
-"""The run's outputs: the terminal verdict table, report.html, report.md and results.json."""
+"""The run's outputs: the terminal verdict table, report.html, report.md and results.json.
+
+Each counts claims, not rows: one verdict per claim, with its per-engine rows below it.
+"""
 
 from __future__ import annotations
 
@@ -8,56 +11,71 @@ import json
 import textwrap
 from pathlib import Path
 
-from .claims import ERROR, FAILS, HOLDS, NOT_RUN, VERDICT_TEXT, Run, short_json
+from ._claim import ERROR, FAILS, FINDING, HOLDS, NOT_RUN, VERDICT_TEXT, short_json
+from .runner import Run
 
-_ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", NOT_RUN: "\033[2m", ERROR: "\033[33m"}
+_ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m", NOT_RUN: "\033[2m",
+         ERROR: "\033[33m"}
 _RESET = "\033[0m"
 
 
 def _engine(row: dict) -> str:
-    return f"{row['engine']} {row['engine_version']}" if row["engine"] else "-"
+    if not row["engine"]:
+        return "-"
+    return f"{row['engine']} {row['engine_version'] or ''}".strip()
+
+
+def _single(claim: dict) -> bool:
+    return len(claim["results"]) == 1
 
 
 def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
-    """The verdict table printed at the end of ``labkit run``."""
-    rows = run.to_dict()["claims"]
-    engine_width = max([len(_engine(r)) for r in rows] + [6])
+    """The verdict table printed at the end of ``labkit run``: a line per claim, then a line
+    per engine under claims judged on several."""
+    claims = run.to_dict()["claims"]
+    rows = [r for c in claims for r in c["results"]]
+    engine_width = max([len(_engine(r)) + 2 for r in rows] + [6])
     title_width = max(20, width - 6 - 15 - engine_width - 6)
+
+    def paint(verdict: str) -> str:
+        text = f"{VERDICT_TEXT[verdict]:<14}"
+        return _ANSI[verdict] + text + _RESET if colour else text
+
     lines = [f"{'ID':<5} {'verdict':<14} {'engine':<{engine_width}}  claim"]
-    for row in rows:
-        verdict = f"{VERDICT_TEXT[row['verdict']]:<14}"
-        if colour:
-            verdict = _ANSI[row["verdict"]] + verdict + _RESET
-        title = textwrap.shorten(row["title"], title_width, placeholder="…")
-        lines.append(f"{row['id']:<5} {verdict} {_engine(row):<{engine_width}}  {title}")
-    lines.append("")
-    lines.append(summary_line(run))
-    notes = _reasons(rows)
+    for claim in claims:
+        title = textwrap.shorten(claim["title"], title_width, placeholder="…")
+        engine = _engine(claim["results"][0]) if _single(claim) else ""
+        lines.append(f"{claim['id']:<5} {paint(claim['verdict'])} {engine:<{engine_width}}  "
+                     f"{title}")
+        if not _single(claim):
+            for row in claim["results"]:
+                lines.append(f"{'':<5} {paint(row['verdict'])} └ {_engine(row)}")
+    lines += ["", run.summary()]
+    notes = _reasons(claims)
     if notes:
-        lines.append("")
-        lines.extend(notes)
+        lines += ["", *notes]
     return "\n".join(lines)
 
 
-def summary_line(run: Run) -> str:
-    """``N holds, N does not hold, N not run, N error`` for the whole run."""
-    counts = run.counts()
-    return ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in (HOLDS, FAILS, NOT_RUN, ERROR))
-
-
-def _reasons(rows: list[dict]) -> list[str]:
-    """Why claims did not run (grouped), and what went wrong where one failed or erred."""
+def _reasons(claims: list[dict]) -> list[str]:
+    """Why claims did not run (grouped), and what was seen where a claim failed, erred or
+    made a finding."""
     lines: list[str] = []
     not_run: dict[str, list[str]] = {}
-    for row in rows:
-        if row["verdict"] == NOT_RUN:
-            not_run.setdefault(row["reason"], []).append(row["id"])
-        elif row["verdict"] in (FAILS, ERROR):
-            lines.append(f"{row['id']} {VERDICT_TEXT[row['verdict']]}: expected "
-                         f"{short_json(row['expected'])}, observed {short_json(row['observed'])}"
-                         + (f" ({row['reason']})" if row["reason"] else ""))
-    for reason, ids in not_run.items():
-        lines.append(f"Not run ({', '.join(ids)}): {reason}")
+    for claim in claims:
+        for row in claim["results"]:
+            where = claim["id"] if _single(claim) else f"{claim['id']} on {row['engine']}"
+            if row["verdict"] == NOT_RUN:
+                not_run.setdefault(row["reason"], []).append(where)
+            elif row["verdict"] == ERROR:
+                lines.append(f"{where} error: {row['reason']}")
+            elif row["verdict"] in (FAILS, FINDING):
+                lines.append(f"{where} {VERDICT_TEXT[row['verdict']]}: expected "
+                             f"{short_json(claim['expected'])}, observed "
+                             f"{short_json(row['observed'])}"
+                             + (f" ({row['reason']})" if row["reason"] else ""))
+    for reason, where in not_run.items():
+        lines.append(f"Not run ({', '.join(where)}): {reason}")
     return lines
 
 
@@ -68,21 +86,28 @@ def markdown(run: Run) -> str:
            f"Run {data['started']} to {data['finished']}, labkit {data['labkit_version']}, "
            f"Python {data['python']}.", ""]
     out += [f"- Server: {line}" for line in data["engines"]] or ["- Servers: none used"]
-    out += ["", f"**{summary_line(run)}**", "",
+    out += ["", f"**{data['summary']}**", "",
             "| ID | verdict | engine | claim |", "|---|---|---|---|"]
-    for row in data["claims"]:
-        out.append(f"| {row['id']} | {VERDICT_TEXT[row['verdict']]} | {_engine(row)} | "
-                   f"{row['title'].replace('|', '/')} |")
+    for claim in data["claims"]:
+        engine = _engine(claim["results"][0]) if _single(claim) else ""
+        out.append(f"| {claim['id']} | {VERDICT_TEXT[claim['verdict']]} | {engine} | "
+                   f"{claim['title'].replace('|', '/')} |")
+        if not _single(claim):
+            for row in claim["results"]:
+                out.append(f"| | {VERDICT_TEXT[row['verdict']]} | {_engine(row)} | |")
     out.append("")
-    for row in data["claims"]:
-        out += [f"## {row['id']}: {row['title']}", "",
-                f"- Verdict: **{VERDICT_TEXT[row['verdict']]}**",
-                f"- Source: {row['source']}",
-                f"- Engine: {_engine(row)}",
-                f"- Expected: `{short_json(row['expected'], 400)}`",
-                f"- Observed: `{short_json(row['observed'], 400)}`"]
-        if row["reason"]:
-            out.append(f"- Note: {row['reason']}")
+    for claim in data["claims"]:
+        out += [f"## {claim['id']}: {claim['title']}", "",
+                f"- Verdict: **{VERDICT_TEXT[claim['verdict']]}** ({claim['kind']} claim)",
+                f"- Source: {claim['source']}",
+                f"- Experiment: `{claim['experiment']}`"
+                + (f" (lesson `{claim['lesson']}`)" if claim["lesson"] else ""),
+                f"- Expected: `{short_json(claim['expected'], 400)}`"]
+        for row in claim["results"]:
+            observed = (f"observed `{short_json(row['observed'], 400)}`"
+                        if row["observed"] is not None else "no observation")
+            out.append(f"- {_engine(row)}: **{VERDICT_TEXT[row['verdict']]}**, {observed}"
+                       + (f"; {row['reason']}" if row["reason"] else ""))
         out.append("")
     return "\n".join(out)
 
@@ -95,8 +120,10 @@ padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f6f8fa}
 code{background:#f6f8fa;padding:.1rem .25rem;border-radius:4px;word-break:break-all}
 .v{font-weight:600;white-space:nowrap}.holds{color:#1a7f37}.fails{color:#cf222e}
-.not-run{color:#6e7781}.error{color:#bc4c00}section{border-top:1px solid #d0d7de;
-margin-top:1.5rem}.meta{color:#59636e}img{max-width:100%}
+.finding{color:#8250df}.not-run{color:#6e7781}.error{color:#bc4c00}
+tr.sub td{border-top:none;font-size:.92em}tr.sub td.e{padding-left:1.5rem}
+section{border-top:1px solid #d0d7de;margin-top:1.5rem}.meta{color:#59636e}img{max-width:100%}
+.row{margin:.75rem 0 .75rem 1rem}
 """
 
 
@@ -119,6 +146,20 @@ def _evidence_table(rows: list[dict]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _figure(draw, alt: str) -> str:
+    from ._claim import one_line
+    from .plots import png_bytes
+
+    try:
+        return _img(png_bytes(draw()), alt)
+    except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
+        return f"<p class='error'>The figure could not be drawn: {html.escape(one_line(exc))}</p>"
+
+
+def _verdict(verdict: str) -> str:
+    return f"<span class='v {verdict}'>{VERDICT_TEXT[verdict]}</span>"
+
+
 def html_report(run: Run) -> str:
     """report.html: one self-contained page, plots embedded, readable offline."""
     from .plots import png_bytes, verdict_summary
@@ -133,30 +174,44 @@ def html_report(run: Run) -> str:
              f"{esc(data['labkit_version'])}; Python {esc(data['python'])}.<br>"
              + ("<br>".join(f"Server: {esc(line)}" for line in data["engines"])
                 or "No database server was used.") + "</p>",
-             f"<p><b>{esc(summary_line(run))}</b></p>"]
+             f"<p><b>{esc(data['summary'])}</b></p>",
+             "<p class='meta'>A <i>behaviour</i> claim says what a server does: if it does not "
+             "hold, that is a failure. A <i>survey</i> claim is judged on several engines: where "
+             "it does not hold, that is a <span class='finding'>finding</span>, not a fault.</p>"]
     if data["claims"]:
         parts.append(_img(png_bytes(verdict_summary(data["claims"])), "verdicts by topic"))
     parts.append("<table><tr><th>ID</th><th>verdict</th><th>engine</th><th>claim</th></tr>")
-    for row in data["claims"]:
-        parts.append(f"<tr><td><a href='#{esc(row['id'])}'>{esc(row['id'])}</a></td>"
-                     f"<td class='v {row['verdict']}'>{VERDICT_TEXT[row['verdict']]}</td>"
-                     f"<td>{esc(_engine(row))}</td><td>{esc(row['title'])}</td></tr>")
+    for claim in data["claims"]:
+        engine = _engine(claim["results"][0]) if _single(claim) else ""
+        parts.append(f"<tr><td><a href='#{esc(claim['id'])}'>{esc(claim['id'])}</a></td>"
+                     f"<td>{_verdict(claim['verdict'])}</td><td>{esc(engine)}</td>"
+                     f"<td>{esc(claim['title'])}</td></tr>")
+        if not _single(claim):
+            for row in claim["results"]:
+                parts.append(f"<tr class='sub'><td></td><td>{_verdict(row['verdict'])}</td>"
+                             f"<td class='e'>{esc(_engine(row))}</td><td></td></tr>")
     parts.append("</table>")
-    seen: set[str] = set()
-    for result, row in zip(run.results, data["claims"], strict=True):
-        anchor = "" if row["id"] in seen else f" id='{esc(row['id'])}'"
-        seen.add(row["id"])
-        parts.append(f"<section{anchor}><h2>{esc(row['id'])}: {esc(row['title'])}</h2>"
-                     f"<p><span class='v {row['verdict']}'>{VERDICT_TEXT[row['verdict']]}</span>"
-                     f" &middot; engine: {esc(_engine(row))} &middot; source: "
-                     f"{esc(row['source'])}</p>"
-                     f"<p>Expected: <code>{esc(short_json(row['expected'], 600))}</code><br>"
-                     f"Observed: <code>{esc(short_json(row['observed'], 600))}</code></p>")
-        if row["reason"]:
-            parts.append(f"<p>{esc(row['reason'])}</p>")
-        parts.append(_evidence_table(row["evidence"]))
-        if result.observation and result.observation.figure:
-            parts.append(_img(png_bytes(result.observation.figure()), f"{row['id']} figure"))
+    for result, claim in zip(run.claims, data["claims"], strict=True):
+        lesson = f" &middot; lesson: <code>{esc(claim['lesson'])}</code>" if claim["lesson"] else ""
+        parts.append(f"<section id='{esc(claim['id'])}'>"
+                     f"<h2>{esc(claim['id'])}: {esc(claim['title'])}</h2>"
+                     f"<p>{_verdict(claim['verdict'])} ({esc(claim['kind'])} claim) &middot; "
+                     f"source: {esc(claim['source'])}<br>experiment: "
+                     f"<code>{esc(claim['experiment'])}</code>{lesson}</p>"
+                     f"<p>Expected: <code>{esc(short_json(claim['expected'], 600))}</code></p>")
+        for row_result, row in zip(result.rows, claim["results"], strict=True):
+            parts.append(f"<div class='row'><p>{_verdict(row['verdict'])} on "
+                         f"<b>{esc(_engine(row))}</b>")
+            if row["observed"] is not None:
+                parts.append(f"<br>Observed: <code>{esc(short_json(row['observed'], 600))}</code>")
+            if row["reason"]:
+                parts.append(f"<br>{esc(row['reason'])}")
+            parts.append("</p>")
+            parts.append(_evidence_table(row["evidence"]))
+            observation = row_result.observation
+            if observation is not None and observation.figure and row["observed"] is not None:
+                parts.append(_figure(observation.figure, f"{claim['id']} on {_engine(row)}"))
+            parts.append("</div>")
         parts.append("</section>")
     parts.append("</body></html>")
     return "\n".join(parts)

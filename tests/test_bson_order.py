@@ -52,7 +52,7 @@ def test_recorded_string_sort_of_dates():
 
 def test_recorded_census_and_the_python_difference():
     """The shell's fixture counts int 2; the same values from Python count a double instead."""
-    from labkit.experiments.bson_claims import python_orders
+    from labkit.experiments.bracketing import python_orders
 
     assert m.census(fixtures.load("orders"), "userId") == {"decimal": 1, "int": 2, "long": 1,
                                                            "string": 1}
@@ -120,7 +120,7 @@ def test_empty_array_sorts_below_null_both_ways():
 
 def test_type_ladder():
     """One value of each type sorts in the manual's order."""
-    from labkit.experiments.bson_claims import S1_VALUES, _one_of_each_type
+    from labkit.experiments.sort_order import S1_VALUES, _one_of_each_type
 
     docs = m.sort(_one_of_each_type(), "v:1")
     kinds = [m.bson_type(d["v"]) for d in docs]

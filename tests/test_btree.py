@@ -137,10 +137,32 @@ def test_measure_refuses_unknown_engines():
         btree.measure("oracle", ["int"], 10)
 
 
+def test_mongodb_counters_are_differences_and_sizes_are_readings():
+    """Event counters are taken as differences across the load; block-manager sizes are read
+    as they are after it (a file size is not a count of events)."""
+    before = {"cache: in-memory page splits": 10, "block-manager: file size in bytes": 4096,
+              "block-manager: file bytes available for reuse": 0}
+    after = {"cache: in-memory page splits": 25, "block-manager: file size in bytes": 8192,
+             "block-manager: file bytes available for reuse": 1024}
+    assert btree._during(before, after) == {
+        "cache: in-memory page splits": 15, "block-manager: file size in bytes": 8192,
+        "block-manager: file bytes available for reuse": 1024}
+    assert btree._during({"x": None}, {"x": 5}) == {"x": None}
+
+
 @pytest.mark.mongodb
 def test_mongodb_random_id_index_is_larger(mongodb_server):
-    """MongoDB: the _id index of UUIDv4 keys is larger than ObjectId's after an fsync."""
-    measured = btree.measure("mongodb", ["objectid", "uuid4"], 50_000, server=mongodb_server)
-    oid, v4 = measured["results"]
-    assert v4["index_bytes"] > oid["index_bytes"]
+    """MongoDB: after an fsync, the _id index of UUIDv4 keys is larger than UUIDv7's, every
+    WiredTiger statistic labkit reads is there, and sizes mean what they mean on WiredTiger."""
+    measured = btree.measure("mongodb", ["uuid7", "uuid4"], 50_000, server=mongodb_server)
+    v7, v4 = measured["results"]
+    for result in (v7, v4):
+        for group, names in btree.MONGO_COUNTERS.items():
+            for name in names:
+                value = result[f"{group}: {name}"]
+                assert isinstance(value, int) and value >= 0, (group, name, value)
+        assert 0 < result["index_bytes"] <= result["file_bytes"]
+        assert result["size_meaning"] == btree.SIZE_MEANING
+    assert v4["index_bytes"] > v7["index_bytes"]
     assert len(v4["inserts_per_second_by_batch"]) == 50
+    assert measured["cache"]  # what cache the server had is said, whoever started it

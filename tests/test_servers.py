@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit import claims, servers
+from labkit import claims, runner, servers
 from labkit.errors import BadInput, ServerUnavailable
 
 
@@ -177,9 +177,9 @@ def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, 
     monkeypatch.setenv("LABKIT_MONGODB_URI", mongodb_server.uri)
     before = set(client.list_database_names())
     try:
-        with claims.Context("uri") as ctx:
+        with runner.Context("uri") as ctx:
             ctx.btree_n = 20_000
-            claims.run(claims.registered(), ctx)
+            runner.run(claims.registered(), ctx)
         after = set(client.list_database_names())
         assert users.keep.find_one({"precious": True}) is not None
         assert before == after

@@ -1,61 +1,19 @@
-"""ObjectId claims about generation and order: real pymongo generators in real processes,
-and the server's own IDs, ranges and sort."""
+"""Lesson 05, ObjectId ordering: processes in one second, the counter's wrap, IDs the server
+makes, range boundaries and order across processes (claims O6-O9, X6)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import time
 
 from .. import objectid
-from ..claims import Observation, claim, retry_until, subset_of_observed
-from .encoding import bson_engine
+from .._claim import Observation, retry_until, subset_of_observed
+from .._registry import claim
+from ._common import bson_engine, counter_steps
 
 
 def _same_second(results: list[dict]) -> bool:
     stamps = {objectid.split(h).timestamp for r in results for h in r["ids"]}
     return len(stamps) == 1
-
-
-def _counter_steps(hex_ids: list[str]) -> set[int]:
-    counters = [objectid.split(h).counter for h in hex_ids]
-    return {(b - a) % (objectid.MAX_COUNTER + 1) for a, b in zip(counters, counters[1:],
-                                                                  strict=False)}
-
-
-@claim("O1", title="12 bytes: 4-byte seconds, 5-byte per-process random, 3-byte counter; "
-       "24 hex characters", source="002", topic="objectid", judge=subset_of_observed,
-       expected={"bytes": 12, "hex_characters": 24, "timestamp_is_clock_seconds": True,
-                 "random_values_in_process": 1, "counter_steps": [1]})
-def layout(ctx) -> Observation:
-    """Make IDs with pymongo in this process; read each field against the clock."""
-    from bson import ObjectId
-
-    before = int(time.time())
-    made = [ObjectId() for _ in range(10)]
-    after = int(time.time())
-    parts = [objectid.split(o) for o in made]
-    engine, version = bson_engine()
-    return Observation(
-        {"bytes": len(made[0].binary), "hex_characters": len(str(made[0])),
-         "lowercase_hex": all(str(o) == str(o).lower() for o in made),
-         "timestamp_is_clock_seconds": all(before <= p.timestamp <= after for p in parts),
-         "random_values_in_process": len({p.random for p in parts}),
-         "counter_steps": sorted(_counter_steps([str(o) for o in made]))},
-        engine, version, [objectid.explain(o) for o in made[:3]])
-
-
-@claim("O5", title="A batch of IDs shares the process's random value; each counter is one "
-       "above the previous", source="000", topic="objectid",
-       expected={"random_values": 1, "counter_steps": [1]}, judge=subset_of_observed)
-def batch(ctx) -> Observation:
-    """Make a batch of 100 IDs with pymongo's generator in a fresh process."""
-    (result,) = objectid.in_processes(["batch"], count=100)
-    engine, version = bson_engine()
-    table = objectid.rows([result])
-    return Observation({"ids": len(result["ids"]),
-                        "random_values": len({row["random"] for row in table}),
-                        "counter_steps": sorted(_counter_steps(result["ids"]))},
-                       engine, version, table[:3] + table[-2:])
 
 
 @claim("O6", title="Processes in one second share the timestamp; each has its own random "
@@ -78,7 +36,7 @@ def processes_in_one_second(ctx) -> Observation:
         {"shared_timestamp": _same_second(results),
          "random_values": len({row["random"] for row in table}),
          "one_random_per_process": all(len(v) == 1 for v in per_process.values()),
-         "counter_steps": sorted(set().union(*(_counter_steps(r["ids"]) for r in results))),
+         "counter_steps": sorted(set().union(*(counter_steps(r["ids"]) for r in results))),
          "milliseconds": sorted({ObjectId(h).generation_time.microsecond // 1000
                                  for r in results for h in r["ids"]}),
          "new_random_after_restart":

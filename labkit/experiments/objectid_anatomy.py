@@ -1,12 +1,52 @@
-"""ObjectId claims that need no server: layout, worked example, decoding, wrap rules, size."""
+"""Lesson 04, ObjectId anatomy: the layout, the generator page's worked example and decoding,
+the wrap rules, batches, and ObjectId against UUID size (claims O1-O5, O10)."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from .. import objectid
-from ..claims import Observation, claim, subset_of_observed
-from .encoding import bson_engine, value_bytes
+from .._claim import Observation, subset_of_observed
+from .._registry import claim
+from ._common import bson_engine, counter_steps, value_bytes
+
+
+@claim("O1", title="12 bytes: 4-byte seconds, 5-byte per-process random, 3-byte counter; "
+       "24 hex characters", source="002", topic="objectid", judge=subset_of_observed,
+       expected={"bytes": 12, "hex_characters": 24, "timestamp_is_clock_seconds": True,
+                 "random_values_in_process": 1, "counter_steps": [1]})
+def layout(ctx) -> Observation:
+    """Make IDs with pymongo in this process; read each field against the clock."""
+    from bson import ObjectId
+
+    before = int(time.time())
+    made = [ObjectId() for _ in range(10)]
+    after = int(time.time())
+    parts = [objectid.split(o) for o in made]
+    engine, version = bson_engine()
+    return Observation(
+        {"bytes": len(made[0].binary), "hex_characters": len(str(made[0])),
+         "lowercase_hex": all(str(o) == str(o).lower() for o in made),
+         "timestamp_is_clock_seconds": all(before <= p.timestamp <= after for p in parts),
+         "random_values_in_process": len({p.random for p in parts}),
+         "counter_steps": sorted(counter_steps([str(o) for o in made]))},
+        engine, version, [objectid.explain(o) for o in made[:3]])
+
+
+@claim("O5", title="A batch of IDs shares the process's random value; each counter is one "
+       "above the previous", source="000", topic="objectid",
+       expected={"random_values": 1, "counter_steps": [1]}, judge=subset_of_observed)
+def batch(ctx) -> Observation:
+    """Make a batch of 100 IDs with pymongo's generator in a fresh process."""
+    (result,) = objectid.in_processes(["batch"], count=100)
+    engine, version = bson_engine()
+    table = objectid.rows([result])
+    return Observation({"ids": len(result["ids"]),
+                        "random_values": len({row["random"] for row in table}),
+                        "counter_steps": sorted(counter_steps(result["ids"]))},
+                       engine, version, table[:3] + table[-2:])
+
 
 
 def _decoded(hex_id: str) -> dict:

@@ -1,55 +1,137 @@
-"""UUIDv7 versus UUIDv4 as B-tree keys, judged per engine on real loads (claims U2, U4-U7, X7)."""
+"""Lesson 06, UUIDv7 against UUIDv4 as B-tree keys: the UUIDv7 layout and order on a real
+generator, then the page-split claims judged per engine on real loads (claims U1-U7, X7)."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from .. import btree, objectid, uuids
-from ..claims import Observation, claim, not_run, retry_until, subset_of_observed
+from .._claim import (
+    SURVEY,
+    Observation,
+    Unobservable,
+    errored,
+    not_run,
+    require,
+    retry_until,
+    subset_of_observed,
+)
+from .._registry import claim
 from ..errors import ServerUnavailable
-from .uuidv7 import generator_engine
 
-KINDS = ["uuid4", "uuid7", "int"]
+SAMPLES = 1000
+FIELDS = (("unix_ts_ms", 48), ("ver", 4), ("rand_a", 12), ("var", 2), ("rand_b", 62))
+def generator_engine() -> tuple[str, str]:
+    """The UUIDv7 generator these claims observe and its version."""
+    import uuid_utils
+
+    return "uuid_utils", uuid_utils.__version__
+
+
+def layout_rows(u) -> list[dict]:
+    """The RFC 9562 fields of one UUIDv7, most significant first, with their bits."""
+    bits = f"{u.int:0128b}"
+    rows, start = [], 0
+    for name, width in FIELDS:
+        chunk = bits[start : start + width]
+        rows.append({"field": name, "bits": width, "first_bit": start,
+                     "value": int(chunk, 2), "binary": chunk if width <= 12 else f"{chunk[:12]}…"})
+        start += width
+    return rows
+
+
+def layout_figure(u):
+    """A bar of the 128 bits, coloured by field."""
+    from ..plots import bit_layout
+
+    return bit_layout(layout_rows(u), title=f"UUIDv7 {u}")
+
+
+@claim("U1", title="UUIDv7: 48-bit Unix ms, version 0111, 12-bit rand_a, variant 10, 62-bit rand_b",
+       source="003", topic="btree",
+       expected={"version_bits": ["0111"], "variant_bits": ["10"],
+                 "unix_ts_ms_within_clock": True})
+def v7_layout(ctx) -> Observation:
+    """Generate UUIDv7s and read their version, variant and timestamp bits."""
+    before = time.time_ns() // 1_000_000
+    samples = [uuids.uuid7() for _ in range(SAMPLES)]
+    after = time.time_ns() // 1_000_000
+    versions = sorted({f"{(u.int >> 76) & 0xF:04b}" for u in samples})
+    variants = sorted({uuids.variant_bits(u) for u in samples})
+    within = all(before <= u.int >> 80 <= after for u in samples)
+    engine, version = generator_engine()
+    return Observation({"version_bits": versions, "variant_bits": variants,
+                        "unix_ts_ms_within_clock": within},
+                       engine, version, layout_rows(samples[0]),
+                       note=f"{SAMPLES} UUIDs generated between {before} and {after} ms",
+                       figure=lambda: layout_figure(samples[0]))
+
+
+@claim("U3", title="A UUIDv7's creation time can be read back from it", source="003",
+       topic="btree", expected={"chosen": "2023-11-14T22:13:20.123Z", "now_within_clock": True})
+def v7_time_read_back(ctx) -> Observation:
+    """Stamp a UUIDv7 with a chosen time and with now; read both times back from the bits."""
+    chosen = uuids.uuid7_at(1_700_000_000_123_456_789)
+    before = time.time_ns() // 1_000_000
+    now = uuids.uuid7()
+    after = time.time_ns() // 1_000_000
+    now_ms = uuids.explain(now)["unix_ts_ms"]
+    engine, version = generator_engine()
+    return Observation({"chosen": uuids.explain(chosen)["datetime"],
+                        "now_within_clock": before <= now_ms <= after},
+                       engine, version,
+                       [uuids.explain(chosen), uuids.explain(now)],
+                       note=f"now: clock window {before}..{after} ms, read back {now_ms} ms")
+
+
+# Page splits, judged per engine ---------------------------------------------------------
+
+# Every engine loads the same four kinds, once per run (the run's context caches the loads):
+# the lesson's tables and the verdicts quote the same numbers.
+KINDS = ["uuid4", "uuid7", "objectid", "int"]
 FILL_TOLERANCE = 0.01  # fills are compared at whole-percent precision
+ENGINES = {"model-half": ("model", "half"), "model-rightmost": ("model", "rightmost"),
+           "sqlite": ("sqlite", None), "postgres": ("postgres", None),
+           "wiredtiger": ("wiredtiger", None), "mongodb": ("mongodb", None)}
 ENGINE_NAMES = {"model-half": "model (50/50 splits)", "model-rightmost": "model (rightmost splits)",
                 "sqlite": "SQLite", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger",
                 "mongodb": "MongoDB"}
 
 
 def measurement(ctx, engine: str) -> dict:
-    """Load uuid4, uuid7 and int keys into ``engine`` once per run; raise if it is missing."""
-    def load() -> dict:
-        n = ctx.btree_n
-        if engine.startswith("model"):
-            return btree.measure("model", KINDS, min(n, 200_000), policy=engine.split("-")[1])
-        if engine == "postgres":
-            return btree.measure("postgres", KINDS, n, server=ctx.postgres())
-        if engine == "mongodb":
-            return btree.measure("mongodb", ["objectid", "uuid4"], n, server=ctx.mongodb())
-        if engine == "wiredtiger":
-            btree.wiredtiger_module()
-        return btree.measure(engine, KINDS, n)
-
-    return ctx.memo(("btree", engine), load)
+    """The run's load of every key kind into ``engine`` (made on first use, then reused)."""
+    name, policy = ENGINES[engine]
+    return ctx.btree(name, KINDS, policy=policy or "half")
 
 
 def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]:
-    """One observation per engine, or a not-run one naming why that engine is missing.
+    """One observation per engine: observed, not run (why the engine is missing), or an error.
 
-    ``observe`` turns ``{key kind: result}`` into the observed values.
+    ``observe`` turns ``{key kind: result}`` into the observed values. Whatever goes wrong
+    on one engine (a refused ``fsync``, a server that stops) costs that engine's row only.
     """
     out = []
     for engine in engines:
+        label = ENGINE_NAMES[engine]
         try:
             measured = measurement(ctx, engine)
+            by_kind = {r["keys"]: r for r in measured["results"]}
+            observed = observe(by_kind, label)
         except ServerUnavailable as exc:
-            out.append(not_run(ENGINE_NAMES[engine], f"needs {engine}: {exc.summary()}"))
+            out.append(not_run(label, f"needs {engine.split('-')[0]}: {exc.summary()}"))
             continue
-        by_kind = {r["keys"]: r for r in measured["results"]}
-        out.append(Observation(observe(by_kind), ENGINE_NAMES[engine],
-                               measured["engine_version"],
-                               [btree.summary(r) for r in measured["results"]],
-                               note=f"N = {measured['n']:,} keys per kind",
+        except Unobservable as exc:
+            out.append(not_run(label, str(exc)))
+            continue
+        except Exception as exc:  # this engine's failure is this engine's verdict alone
+            out.append(errored(label, exc))
+            continue
+        note = f"N = {measured['n']:,} keys per kind"
+        if measured.get("cache"):
+            note += f"; {measured['cache']}"
+        out.append(Observation(observed, label, measured["engine_version"],
+                               [btree.summary(r) for r in measured["results"]], note=note,
                                figure=_figure_of(measured) if figure else None))
     return out
 
@@ -67,17 +149,17 @@ def _fill(result: dict) -> float | None:
 
 def _fills_within(expected: dict, observed: dict) -> tuple[bool, str]:
     low, high = expected["sequential_fill"]
-    fills = [observed["uuid7_fill"], observed["int_fill"]]
+    fills = [require(observed["uuid7_fill"], "an average leaf fill"), observed["int_fill"]]
     inside = all(low - FILL_TOLERANCE <= f <= high for f in fills)
     return inside, f"uuid7 {fills[0]:.1%}, int {fills[1]:.1%} (range {low:.0%}-{high:.0%})"
 
 
 @claim("U4", title="Sequential keys append to the rightmost leaf: pages end 90-100% full",
-       source="003", topic="btree", judge=_fills_within,
+       source="003", topic="btree", kind=SURVEY, judge=_fills_within,
        expected={"sequential_fill": [0.90, 1.00]})
 def sequential_fill(ctx) -> list[Observation]:
     """Average leaf fill after loading UUIDv7 and integer keys, per engine."""
-    def observe(by_kind):
+    def observe(by_kind, engine):
         return {"uuid7_fill": _fill(by_kind["uuid7"]), "int_fill": _fill(by_kind["int"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres",
@@ -87,19 +169,19 @@ def sequential_fill(ctx) -> list[Observation]:
 def _larger_within(expected: dict, observed: dict) -> tuple[bool, str]:
     low, high = expected["random_larger_by"]
     larger = observed["random_larger_by"]
-    return low <= larger <= high, f"random keys' index is {larger:+.1%} the sequential one's"
+    return (low <= larger <= high,
+            f"the UUIDv4 index is {larger:+.1%} the UUIDv7 one's ({observed['unit']})")
 
 
 @claim("U5", title="Random UUIDv4 keys make the index 25-40% larger than sequential keys",
-       source="003", topic="btree", judge=_larger_within,
+       source="003", topic="btree", kind=SURVEY, judge=_larger_within,
        expected={"random_larger_by": [0.25, 0.40]})
 def random_index_size(ctx) -> list[Observation]:
-    """Index size (bytes, or leaf pages in the model) for UUIDv4 against sequential keys."""
-    def observe(by_kind):
-        sequential = by_kind.get("uuid7") or by_kind["objectid"]
-        random, base = btree.size(by_kind["uuid4"]), btree.size(sequential)
-        return {"random": random, "sequential": base, "sequential_keys": sequential["keys"],
-                "unit": "bytes" if by_kind["uuid4"].get("index_bytes") else "leaf pages",
+    """Index size of UUIDv4 against UUIDv7 keys (same width: the claim is about order);
+    ObjectId and integers are in the evidence beside them."""
+    def observe(by_kind, engine):
+        random, base = btree.size(by_kind["uuid4"]), btree.size(by_kind["uuid7"])
+        return {"uuid4": random, "uuid7": base, "unit": btree.size_unit(by_kind["uuid4"]),
                 "random_larger_by": round(random / base - 1, 3)}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger",
@@ -107,16 +189,16 @@ def random_index_size(ctx) -> list[Observation]:
 
 
 def _half_full(expected: dict, observed: dict) -> tuple[bool, str]:
-    fill = observed["uuid4_fill"]
+    fill = require(observed["uuid4_fill"], "an average leaf fill")
     near = abs(fill - expected["uuid4_fill"]) <= 0.05
     return near, f"random keys fill leaves to {fill:.1%}; ln 2 = 69.3%, the claim says 50%"
 
 
 @claim("U6", title="50/50 page splits leave pages only half full on average", source="003",
-       topic="btree", judge=_half_full, expected={"uuid4_fill": 0.5})
+       topic="btree", kind=SURVEY, judge=_half_full, expected={"uuid4_fill": 0.5})
 def random_fill(ctx) -> list[Observation]:
     """Average leaf fill after loading random UUIDv4 keys, per engine, against 50% and ln 2."""
-    def observe(by_kind):
+    def observe(by_kind, engine):
         return {"uuid4_fill": _fill(by_kind["uuid4"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger"],
@@ -186,26 +268,27 @@ def postgres_uuidv7(ctx) -> Observation:
                        "PostgreSQL", server.version, [uuids.explain(u) for u in ids[:3]])
 
 
-def _split_paths(by_kind: dict, sequential: str) -> dict:
-    seq, rnd = by_kind[sequential], by_kind["uuid4"]
-    eviction = "cache: leaf pages split during eviction"
-    in_memory = "cache: in-memory page splits"
+EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memory page splits"
+
+
+def _split_paths(by_kind: dict, engine: str) -> dict:
+    seq, rnd = by_kind["uuid7"], by_kind["uuid4"]
+    counts = {name: {path: require(r.get(counter), f"the counter '{counter}'", engine)
+                     for path, counter in (("in_memory", IN_MEMORY), ("eviction", EVICTION))}
+              for name, r in (("uuid7", seq), ("uuid4", rnd))}
     return {"random_index_larger": btree.size(rnd) > btree.size(seq),
-            "sequential_in_memory_splits_more": (seq[in_memory] or 0) > (rnd[in_memory] or 0),
-            "random_eviction_splits_more": (rnd[eviction] or 0) > (seq[eviction] or 0),
-            f"{sequential}_splits": {"in_memory": seq[in_memory], "eviction": seq[eviction]},
-            "uuid4_splits": {"in_memory": rnd[in_memory], "eviction": rnd[eviction]}}
+            "sequential_in_memory_splits_more":
+                counts["uuid7"]["in_memory"] > counts["uuid4"]["in_memory"],
+            "random_eviction_splits_more":
+                counts["uuid4"]["eviction"] > counts["uuid7"]["eviction"],
+            "uuid7_splits": counts["uuid7"], "uuid4_splits": counts["uuid4"]}
 
 
 @claim("X7", title="WiredTiger: append-only keys take the in-memory split path; random keys "
        "split pages during eviction all over the tree", source="manual", topic="btree",
-       judge=subset_of_observed,
+       kind=SURVEY, judge=subset_of_observed,
        expected={"random_index_larger": True, "sequential_in_memory_splits_more": True,
                  "random_eviction_splits_more": True})
 def wiredtiger_split_paths(ctx) -> list[Observation]:
-    """Split counters for sequential and random keys: embedded WiredTiger and mongod's _id index."""
-    def observe(by_kind):
-        sequential = "uuid7" if "uuid7" in by_kind else "objectid"
-        return _split_paths(by_kind, sequential)
-
-    return per_engine(ctx, ["wiredtiger", "mongodb"], observe)
+    """Split counters for UUIDv7 and UUIDv4 keys: embedded WiredTiger and mongod's _id index."""
+    return per_engine(ctx, ["wiredtiger", "mongodb"], _split_paths)

@@ -1,0 +1,117 @@
+"""Lesson 03, type bracketing: the chapter's orders fixture, silent misses, and what
+``$expr``, null, NaN and arrays do (claims B1, B2, X1-X4)."""
+
+from __future__ import annotations
+
+from .._claim import Observation, subset_of_observed
+from .._registry import claim
+from ._common import compare_with_model, server_census
+
+
+def python_orders() -> list[dict]:
+    """The orders fixture as Python writes it: ``42.0`` is a double, not the shell's int32."""
+    from bson import Decimal128, Int64
+
+    return [{"_id": 1, "userId": 42}, {"_id": 2, "userId": "42"},
+            {"_id": 3, "userId": Int64(42)}, {"_id": 4, "userId": 42.0},
+            {"_id": 5, "userId": Decimal128("42.00")}]
+
+
+@claim("B1", title="Query comparisons match only the operand's type bracket; all numbers "
+       "share one", source="002", topic="bracketing", needs=("mongodb",),
+       judge=subset_of_observed,
+       expected={"eq_42": [1, 3, 4, 5], "eq_string_42": [2], "gt_0": [1, 3, 4, 5],
+                 "gt_empty_string": [2],
+                 "census": {"decimal": 1, "int": 2, "long": 1, "string": 1}})
+def type_bracketing(ctx) -> Observation:
+    """The orders fixture as the shell stored it; then the census of the same values from Python."""
+    questions = {"eq_42": ("find", {"userId": 42}), "eq_string_42": ("find", {"userId": "42"}),
+                 "gt_0": ("find", {"userId": {"$gt": 0}}),
+                 "gt_empty_string": ("find", {"userId": {"$gt": ""}}),
+                 "census": ("census", "userId")}
+    observation = compare_with_model(ctx, "orders", questions)
+    from_python = compare_with_model(ctx, "orders", {"census": ("census", "userId")},
+                                     docs=python_orders(), label="orders_python")
+    census = from_python.observed["census"]
+    observation.observed["census_from_python"] = census
+    observation.evidence.append(dict(from_python.evidence[0], question="census (from Python)"))
+    observation.note += ("; written from Python, 42.0 is a double: census "
+                         + ", ".join(f"{k} {v}" for k, v in census.items()))
+    return observation
+
+
+@claim("B2", title="Mixing numeric types barely changes results; mixing numbers with strings, "
+       "or Dates with strings, silently hides documents", source="002", topic="bracketing",
+       needs=("mongodb",), judge=subset_of_observed,
+       expected={"every_numeric_type_matches": True, "string_hidden_from_number": True,
+                 "date_hidden_from_string": True})
+def silent_misses(ctx) -> Observation:
+    """Query the orders by number and the events' Date field by string; note what is missing."""
+    numbers = compare_with_model(ctx, "orders", {"eq_42": ("find", {"userId": 42})},
+                                 docs=python_orders())
+    dates = compare_with_model(ctx, "events", {
+        "string_operand": ("find", {"atDate": {"$gte": "2026-10-01"}})})
+    found = numbers.observed["eq_42"]
+    return Observation(
+        {"every_numeric_type_matches": found == [1, 3, 4, 5],
+         "string_hidden_from_number": 2 not in found,
+         "date_hidden_from_string": dates.observed["string_operand"] == []},
+        "MongoDB", ctx.mongodb().version, numbers.evidence + dates.evidence,
+        note="int, long, double and decimal 42 all match 42; no query raised an error")
+
+
+@claim("X1", title="$expr compares across types (\"42\" > 0); $ne and $nin do not bracket",
+       source="manual", topic="bracketing", needs=("mongodb",), judge=subset_of_observed,
+       expected={"expr_gt_0": [1, 2, 3, 4, 5], "gt_0": [1, 3, 4, 5], "ne_42": [2],
+                 "nin_42": [2]})
+def expressions_do_not_bracket(ctx) -> Observation:
+    """``$expr`` and ``$ne``/``$nin`` on the orders fixture, beside plain ``$gt``."""
+    return compare_with_model(ctx, "orders", {
+        "expr_gt_0": ("find", {"$expr": {"$gt": ["$userId", 0]}}),
+        "gt_0": ("find", {"userId": {"$gt": 0}}),
+        "ne_42": ("find", {"userId": {"$ne": 42}}),
+        "nin_42": ("find", {"userId": {"$nin": [42]}}),
+    })
+
+
+@claim("X2", title="null matches null and missing for $eq, $gte, $lte; $gt and $lt null match "
+       "nothing", source="manual", topic="bracketing", needs=("mongodb",),
+       expected={"eq": [1, 2], "gte": [1, 2], "lte": [1, 2], "gt": [], "lt": []})
+def null_and_missing(ctx) -> Observation:
+    """The comparison operators against null, on null, missing, a number and a string."""
+    return compare_with_model(ctx, "nulls", {
+        op: ("find", {"a": {f"${op}": None}}) for op in ("eq", "gte", "lte", "gt", "lt")})
+
+
+@claim("X3", title="NaN: $gte and $lte NaN match only NaN; $gt and $lt NaN match nothing",
+       source="manual", topic="bracketing", needs=("mongodb",),
+       expected={"eq": [1], "gte": [1], "lte": [1], "gt": [], "lt": []})
+def nan_comparisons(ctx) -> Observation:
+    """The comparison operators against NaN, on NaN, 1 and both infinities."""
+    return compare_with_model(ctx, "nans", {
+        op: ("find", {"a": {f"${op}": float("nan")}})
+        for op in ("eq", "gte", "lte", "gt", "lt")})
+
+
+@claim("X4", title="An array matches a scalar comparison when any element does, and an array "
+       "operand as a whole", source="manual", topic="bracketing", needs=("mongodb",),
+       expected={"gt_0": [1, 2, 3], "eq_whole_array": [1], "eq_element": [1]})
+def array_matching(ctx) -> Observation:
+    """``$gt: 0``, equality with ``[1, 10]`` and with ``10`` on arrays and a scalar."""
+    return compare_with_model(ctx, "arrays", {
+        "gt_0": ("find", {"a": {"$gt": 0}}),
+        "eq_whole_array": ("find", {"a": [1, 10]}),
+        "eq_element": ("find", {"a": 10}),
+    })
+
+
+def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
+    """Convert every string value of ``field`` to an int on the server; census before and after.
+
+    New writes should be normalised at the application's boundary instead; this is
+    the one-off repair of what is already stored.
+    """
+    before = server_census(collection, field)
+    collection.update_many({field: {"$type": "string"}},
+                           [{"$set": {field: {"$toInt": f"${field}"}}}])
+    return {"before": before, "after": server_census(collection, field)}

@@ -1,0 +1,106 @@
+"""Lesson 06's experiments, `labkit.experiments.btree_keys`: the UUIDv7 claims on a real
+generator, and the page-split claims judged per engine on small real loads."""
+
+from __future__ import annotations
+
+import pytest
+from claim_helpers import lesson_claims, run_offline
+
+from labkit import claims, runner
+from labkit.errors import ServerUnavailable
+from labkit.experiments import btree_keys
+
+OFFLINE = [i for i in lesson_claims("btree_keys", offline=True)
+           if claims.get(i).kind == claims.BEHAVIOUR and i != "U7"]
+N = 30_000
+
+
+@pytest.mark.parametrize("claim_id", OFFLINE)
+def test_generator_claim_holds_on_a_live_run(claim_id):
+    """U1-U3 run on the real UUIDv7 generator and agree with the article."""
+    (row,) = run_offline(claim_id).rows
+    assert row.verdict == claims.HOLDS, str(row)
+    assert row.engine == "uuid_utils" and row.engine_version
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    """U4-U6 and X7 judged on small real loads, without PostgreSQL: {(claim, engine): row}."""
+    with runner.Context(btree_n=N, mongodb_provider=_none("mongodb"),
+                        postgres_provider=_none("postgres")) as ctx:
+        results = runner.run(claims.select(ids=["U4", "U5", "U6", "X7"]), ctx).claims
+    return {(row.claim.id, row.engine): row for result in results for row in result.rows}
+
+
+def _none(kind: str):
+    def unavailable():
+        raise ServerUnavailable(f"no {kind} in this test, on purpose")
+    return unavailable
+
+
+@pytest.mark.parametrize("claim_id, engine, verdict", [
+    ("U4", "model (50/50 splits)", "finding"),  # sequential pages end half full under 50/50
+    ("U4", "model (rightmost splits)", "holds"),
+    ("U6", "model (50/50 splits)", "finding"),  # random fill is near ln 2, not 50%
+    ("U6", "SQLite", "finding"),  # SQLite rebalances siblings: random leaves end ~90% full
+    ("U5", "SQLite", "finding"),  # so the UUIDv4 index is not 25-40% larger there
+])
+def test_btree_claims_are_judged_per_engine(verdicts, claim_id, engine, verdict):
+    """The same claim gets its own verdict on each engine, from that engine's measurement
+    (FACTS.md "B-tree theory" and "SQLite"; CLAIMS.md U4-U6)."""
+    row = verdicts[(claim_id, engine)]
+    assert row.verdict == verdict, str(row)
+    assert row.reason.startswith(f"N = {N:,} keys per kind")
+
+
+def test_missing_engines_are_not_run_for_that_engine_only(verdicts):
+    """Engines that cannot be had give not-run rows with the reason; the others still ran."""
+    for claim_id in ("U4", "U5", "U6"):
+        assert verdicts[(claim_id, "PostgreSQL")].verdict == "not-run"
+        assert "on purpose" in verdicts[(claim_id, "PostgreSQL")].reason
+        ran = [row for (cid, _), row in verdicts.items() if cid == claim_id
+               and row.verdict not in ("not-run",)]
+        assert {row.engine for row in ran} >= {"model (50/50 splits)",
+                                               "model (rightmost splits)", "SQLite"}
+        assert all(row.engine_version for row in ran)
+    assert verdicts[("U5", "MongoDB")].verdict == "not-run"
+
+
+def test_u5_compares_uuid4_with_uuid7_and_shows_objectid_beside(verdicts):
+    """U5's verdict compares UUIDv4 with UUIDv7 (same width); ObjectId is in the evidence only."""
+    row = verdicts[("U5", "SQLite")]
+    assert set(row.observation.observed) == {"uuid4", "uuid7", "unit", "random_larger_by"}
+    assert [e["keys"] for e in row.observation.evidence] == btree_keys.KINDS
+
+
+@pytest.mark.postgres
+def test_btree_claims_on_postgres(postgres_server):
+    """On PostgreSQL, sequential leaves end about 90% full (fillfactor on rightmost splits) and
+    random ones near ln 2; the UUIDv4 index is larger by what the two fills predict."""
+    with runner.Context(btree_n=N, postgres_provider=lambda: postgres_server) as ctx:
+        results = runner.run(claims.select(ids=["U4", "U5", "U6", "U7"]), ctx).claims
+    rows = {(row.claim.id, row.engine): row for result in results for row in result.rows}
+    assert rows[("U4", "PostgreSQL")].verdict == "holds"
+    assert rows[("U6", "PostgreSQL")].verdict == "finding"
+    fill4 = rows[("U6", "PostgreSQL")].observation.observed["uuid4_fill"]
+    fill7 = rows[("U4", "PostgreSQL")].observation.observed["uuid7_fill"]
+    larger = rows[("U5", "PostgreSQL")].observation.observed["random_larger_by"]
+    assert fill4 < fill7 - 0.1
+    assert larger > 0
+    assert abs((1 + larger) - fill7 / fill4) < 0.08  # size follows from the fills
+    u7 = rows[("U7", "PostgreSQL")]
+    if u7.verdict == "not-run":
+        assert "18" in u7.reason
+    else:
+        assert u7.verdict == "holds"
+
+
+@pytest.mark.mongodb
+def test_mongodb_rows_of_u5_and_x7(mongodb_server):
+    """On MongoDB, U5 and X7 get a row each with the server's exact version and its cache."""
+    with runner.Context(btree_n=N, mongodb_provider=lambda: mongodb_server) as ctx:
+        results = runner.run(claims.select(ids=["U5", "X7"]), ctx).claims
+    for result in results:
+        (row,) = [r for r in result.rows if r.engine == "MongoDB"]
+        assert row.verdict in ("holds", "finding"), str(row)
+        assert row.engine_version == mongodb_server.version
