@@ -47,6 +47,7 @@ class _Progress:
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
         self.tty = sys.stderr.isatty()
+        self.current = ""
 
     def __call__(self, done: int, total: int, claim) -> None:
         if not self.enabled:
@@ -56,8 +57,17 @@ class _Progress:
                 sys.stderr.write("\r\033[K")
             sys.stderr.write(f"Ran {total} claims.\n")
         else:
-            text = f"[{done + 1}/{total}] {claim.id} {claim.title}"[:100]
+            self.current = f"[{done + 1}/{total}] {claim.id}"
+            text = f"{self.current} {claim.title}"[:100]
             sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
+        sys.stderr.flush()
+
+    def load(self, engine: str, kind: str, n: int) -> None:
+        """A B-tree load is starting (the long part of a run): say which."""
+        if not self.enabled:
+            return
+        text = f"{self.current} loading {n:,} {kind} keys into {engine}…"
+        sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
         sys.stderr.flush()
 
 
@@ -83,8 +93,10 @@ def cmd_run(args) -> int:
     btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
+    progress = _Progress(not args.quiet)
     with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
-        run = runner.run(selected, ctx, _Progress(not args.quiet))
+        ctx.on_load = progress.load
+        run = runner.run(selected, ctx, progress)
     paths = report.write(run, out)
     if args.json:
         _emit_json(run.to_dict())

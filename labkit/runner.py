@@ -67,6 +67,8 @@ class Context:
         self._failures: dict[str, ServerUnavailable] = {}
         self._databases: list[tuple[Any, Any]] = []
         self._loads: dict[tuple, dict | BaseException] = {}
+        # Called as (engine, key kind, n) before each new B-tree load: the long steps of a run.
+        self.on_load: Callable[[str, str, int], None] | None = None
         self.btree_n = btree_n if btree_n is not None else btree_n_from_env()
 
     # Servers ------------------------------------------------------------------------------
@@ -177,6 +179,8 @@ class Context:
         for kind in kinds:
             key = (engine, kind, n, *settings)
             if key not in self._loads:
+                if self.on_load:
+                    self.on_load(engine, kind, n)
                 try:
                     self._loads[key] = btree.measure(
                         engine, [kind], n, cache_mb=cache_mb, capacity=capacity, policy=policy,

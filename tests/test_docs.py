@@ -84,3 +84,23 @@ def _public_functions():
 def test_public_api_is_documented(name, obj):
     """Every public module, class, function and method has a docstring."""
     assert inspect.getdoc(obj), f"{name} has no docstring"
+
+
+def test_each_experiments_module_has_its_lesson_and_its_tests():
+    """One experiments module per lesson: its notebook exists, and tests/test_<module>.py too."""
+    from labkit.experiments import LESSONS
+
+    modules = {info.name for info in pkgutil.iter_modules(labkit.experiments.__path__)
+               if not info.name.startswith("_")}
+    assert modules == set(LESSONS)
+    for module, notebook in LESSONS.items():
+        assert (ROOT / "notebooks" / notebook).exists(), notebook
+        assert (ROOT / "tests" / f"test_{module}.py").exists(), module
+
+
+def test_every_claim_names_its_lesson():
+    """Every registered claim's experiment lives in a lesson's module."""
+    from labkit import claims
+    from labkit.experiments import lesson_of
+
+    assert all(lesson_of(c) for c in claims.registered())
