@@ -93,6 +93,7 @@ def cmd_run(args) -> int:
     btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
+    _writable_folder(out, "--out")
     progress = _Progress(not args.quiet)
     with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
         ctx.on_load = progress.load
@@ -104,6 +105,18 @@ def cmd_run(args) -> int:
         print(report.terminal_table(run, colour=sys.stdout.isatty()))
         print(f"\nReport: {paths['html']}  (also {paths['markdown'].name}, {paths['json'].name})")
     return run.exit_status(args.strict)
+
+
+def _writable_folder(path: Path, option: str) -> None:
+    """Make sure ``path`` is, or can become, a folder labkit can write in; else BadInput."""
+    if path.exists() and not path.is_dir():
+        raise BadInput(f"{option} {path} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"{option} {path} cannot be created: {exc.strerror}") from exc
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise BadInput(f"{option} {path} is not writable")
 
 
 def cmd_server(args) -> int:

@@ -87,6 +87,7 @@ def split(value) -> Parts:
 
 def _as_bytes(value) -> bytes:
     if isinstance(value, str):
+        value = value.strip()  # a pasted ID often carries a newline
         if not _HEX24.match(value):
             raise BadInput(f"{value!r} is not an ObjectId: expected 24 hex characters")
         return bytes.fromhex(value)
@@ -135,6 +136,9 @@ def parse_time(text: str) -> int:
     """Parse seconds since the epoch, or an ISO 8601 time (naive means UTC), into seconds."""
     text = text.strip()
     if re.fullmatch(r"-?\d+", text):
+        if len(text.lstrip("-")) > 20:  # far beyond any timestamp; int() of it is slow or refused
+            raise BadInput(f"time must be between 0 and {MAX_TIMESTAMP} seconds, not a "
+                           f"{len(text)}-digit number")
         seconds = int(text)
     else:
         try:

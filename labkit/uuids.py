@@ -15,8 +15,11 @@ def parse(value) -> uuid.UUID:
         return value
     if hasattr(value, "bytes") and len(getattr(value, "bytes", b"")) == 16:
         return uuid.UUID(bytes=value.bytes)
+    text = str(value).strip()
+    if text.startswith("{") != text.endswith("}"):
+        raise BadInput(f"{value!r} is not a UUID: its braces do not pair")
     try:
-        return uuid.UUID(str(value).strip())
+        return uuid.UUID(text)
     except ValueError as exc:
         raise BadInput(f"{value!r} is not a UUID: expected 32 hex digits") from exc
 
@@ -42,10 +45,20 @@ def v7_fields(u: uuid.UUID) -> dict:
     unix_ts_ms = value >> 80
     return {
         "unix_ts_ms": unix_ts_ms,
-        "datetime": iso_z(dt.datetime.fromtimestamp(unix_ts_ms / 1000, tz=dt.UTC)),
+        "datetime": _ms_to_text(unix_ts_ms),
         "rand_a": (value >> 64) & 0xFFF,
         "rand_b": value & ((1 << 62) - 1),
     }
+
+
+_LAST_MS = int(dt.datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=dt.UTC).timestamp() * 1000)
+
+
+def _ms_to_text(unix_ts_ms: int) -> str:
+    """A UUIDv7 time as ISO 8601; 48 bits reach past year 9999, which a calendar date cannot."""
+    if unix_ts_ms > _LAST_MS:
+        return f"after 9999-12-31T23:59:59.999Z (about year {1970 + unix_ts_ms // 31_556_952_000})"
+    return iso_z(dt.datetime.fromtimestamp(unix_ts_ms / 1000, tz=dt.UTC))
 
 
 def explain(value) -> dict:

@@ -1,0 +1,143 @@
+"""The command line never shows a traceback: generated arguments for every offline subcommand
+end in exit status 0, 1 or 2 (bounded Hypothesis runs, in-process)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from labkit import cli
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+WEIRD = st.one_of(
+    TEXT,
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.sampled_from(["", " ", "0x", "nan", "inf", "-1", "0", "1e400", "9" * 5000, "{}", "\n",
+                     "507f1f77bcf86cd799439011\n", "{507f1f77bcf86cd799439011",
+                     "0198f7c4-6c2a-7abc-8def-0123456789ab}", "ffffffffffff7fffbfffffffffffffff",
+                     "urn:uuid:", "2106-02-07T06:28:16Z", "9999-12-31T23:59:59Z", "--json"]),
+)
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+def _call(argv: list[str]) -> tuple[int, str, str]:
+    """Run ``labkit`` in-process: ``(status, stdout, stderr)``; any other exception goes through."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli.main(argv)
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else 2
+    return status, out.getvalue(), err.getvalue()
+
+
+def _status(argv: list[str]) -> int:
+    return _call(argv)[0]
+
+
+@FUZZ
+@given(WEIRD)
+def test_objectid_explain_never_crashes(value):
+    """Any text given to ``objectid explain`` is explained or refused in one line."""
+    assert _status(["objectid", "explain", value]) in (0, 2)
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["--count", "--at", "--random", "--counter"]), max_size=4),
+       st.lists(WEIRD, min_size=4, max_size=4))
+def test_objectid_generate_never_crashes(options, values):
+    """Any mix of generator options and values gives IDs or one refusal."""
+    argv = ["objectid", "generate"]
+    for option, value in zip(options, values, strict=False):
+        argv += [option, value]
+    assert _status(argv) in (0, 2)
+
+
+@FUZZ
+@given(WEIRD)
+def test_uuid_explain_never_crashes(value):
+    """Any text given to ``uuid explain`` is explained or refused in one line."""
+    assert _status(["uuid", "explain", value]) in (0, 2)
+
+
+@FUZZ
+@given(st.sampled_from(["model", "sqlite", "oracle", ""]), WEIRD, WEIRD, WEIRD)
+def test_btree_arguments_are_checked_before_work(engine, keys, n, cache):
+    """Bad engines, key lists, sizes and caches are refused before anything is loaded; only a
+    valid request with a small N runs."""
+    argv = ["btree", "--engine", engine, "--keys", keys, "--n", n, "--cache-mb", cache, "--quiet"]
+    try:
+        small = 0 < int(n, 0) <= 2_000
+    except ValueError:
+        small = False
+    if not small:
+        argv[argv.index("--n") + 1] = n if not n.strip().lstrip("-").isdigit() else "-1"
+    assert _status(argv) in (0, 2)
+
+
+@FUZZ
+@given(WEIRD, WEIRD)
+def test_run_options_never_crash(topics, btree_n):
+    """Whatever ``run`` is given as topics and B-tree size, it runs (the one offline claim D2)
+    or refuses in one line."""
+    out = tempfile.mkdtemp(prefix="labkit-fuzz-")
+    try:
+        status, _, err = _call(["run", "--claims", "D2", "--topics", topics, "--btree-n",
+                                btree_n, "--quiet", "--out", out])
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    assert status in (0, 2), err
+    if status == 2:
+        assert err.startswith("Error:") and err.count("\n") == 1, err
+
+
+def test_an_unwritable_report_folder_is_refused_before_any_claim_runs(tmp_path, monkeypatch):
+    """``--out`` under a file, or in a read-only folder, is one error line and no claim runs."""
+    from labkit import runner
+
+    ran = []
+    monkeypatch.setattr(runner, "run_claim", lambda *a: ran.append(a))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    status, _, err = _call(["run", "--claims", "D2", "--quiet", "--out", str(blocker / "r")])
+    assert status == 2 and "--out" in err and ran == []
+    status, _, err = _call(["run", "--claims", "D2", "--quiet", "--out", str(blocker)])
+    assert status == 2 and "is a file, not a folder" in err and ran == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["objectid", "generate", "--at", "9" * 5000],
+    ["uuid", "explain", "{0198f7c4-6c2a-7abc-8def-0123456789ab"],
+    ["run", "--topics", "", "--quiet"],
+    ["run", "--claims", ",", "--quiet"],
+    ["run", "--claims", "D2", "--btree-n", "0", "--quiet"],
+])
+def test_known_bad_inputs_are_one_line_refusals(argv):
+    """Inputs that once crashed or ran everything are now refused with exit status 2."""
+    status, _, err = _call(argv)
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), err
+
+
+def test_a_pasted_id_with_its_newline_is_explained_like_the_bare_id():
+    """Surrounding whitespace (a pasted newline) does not change what an ObjectId is."""
+    pasted = _call(["objectid", "explain", "507f1f77bcf86cd799439011\n", "--json"])
+    bare = _call(["objectid", "explain", "507f1f77bcf86cd799439011", "--json"])
+    assert pasted == bare and bare[0] == 0
+
+
+def test_a_uuidv7_beyond_year_9999_is_explained():
+    """48 bits of milliseconds reach past 9999: the time is said in words, not a crash."""
+    from labkit import uuids
+
+    info = uuids.explain("ffffffffffff7fffbfffffffffffffff")
+    assert info["unix_ts_ms"] == 2**48 - 1
+    assert info["datetime"].startswith("after 9999-12-31T23:59:59.999Z (about year 10")
