@@ -22,7 +22,8 @@ def test_no_mongodb_error_names_all_three_ways(nothing_available):
         servers.get_mongodb()
     message = str(caught.value)
     assert "LABKIT_MONGODB_URI: not set" in message
-    assert "local mongod: LABKIT_MONGOD is not executable" in message
+    assert "local mongod: LABKIT_MONGOD is set to " in message
+    assert "no-mongod, which does not exist" in message
     assert "Docker: Docker switched off" in message
     assert message.splitlines()[-1].startswith("Hint:")
     assert "environment.yml" in message
