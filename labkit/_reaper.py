@@ -35,10 +35,14 @@ _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
 _ERROR_ACCESS_DENIED = 5
 
 
+def _windows() -> bool:
+    return os.name == "nt"
+
+
 def detached() -> dict:
     """``Popen`` arguments that keep a child out of reach of the owner's Ctrl-C and hang-up."""
-    if os.name == "nt":
-        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    if _windows():
+        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
     return {"start_new_session": True}
 
 
@@ -48,6 +52,12 @@ def _kernel32():
     return ctypes.WinDLL("kernel32", use_last_error=True)
 
 
+def _last_error() -> int:
+    import ctypes
+
+    return ctypes.get_last_error()
+
+
 def _alive_windows(pid: int) -> bool:
     # os.kill(pid, 0) is no probe on Windows: signal 0 there is CTRL_C_EVENT.
     import ctypes
@@ -55,7 +65,7 @@ def _alive_windows(pid: int) -> bool:
     kernel32 = _kernel32()
     handle = kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
     if not handle:
-        return ctypes.get_last_error() == _ERROR_ACCESS_DENIED
+        return _last_error() == _ERROR_ACCESS_DENIED
     try:
         code = ctypes.c_ulong()
         if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
@@ -67,7 +77,7 @@ def _alive_windows(pid: int) -> bool:
 
 def alive(pid: int) -> bool:
     """Whether process ``pid`` exists (on POSIX, an unreaped zombie still counts)."""
-    if os.name == "nt":
+    if _windows():
         return _alive_windows(pid)
     try:
         os.kill(pid, 0)
@@ -87,7 +97,7 @@ def stop(pids: list[int], grace: float = STOP_GRACE) -> None:
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and any(alive(pid) for pid in pids):
         time.sleep(0.2)
-    if os.name == "nt":
+    if _windows():
         return
     for pid in pids:
         if alive(pid):
@@ -219,7 +229,7 @@ class Watcher:
 
 def main() -> int:
     """Run as a watcher: follow the orders on stdin."""
-    if os.name != "nt":
+    if not _windows():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8"))
     return 0

@@ -292,7 +292,7 @@ def _gb(value: float) -> str:
     return f"{round(value, 2):g}"
 
 
-def configured_cache(status: dict | Exception) -> tuple[float | None, str]:
+def _configured_cache(status: dict | Exception) -> tuple[float | None, str]:
     """The WiredTiger cache a ``serverStatus`` reply reports, in GB, or why it cannot be read.
 
     ``status`` is the reply, or the error the command raised (a user without the
@@ -307,15 +307,12 @@ def configured_cache(status: dict | Exception) -> tuple[float | None, str]:
     return int(configured) / _GB, ""
 
 
-def _cache_of(client, asked_gb: float | None) -> tuple[float | None, str]:
-    """The cache to report: what the server says, against what labkit asked for."""
-    from pymongo.errors import PyMongoError
+def _cache_report(status: dict | Exception, asked_gb: float | None) -> tuple[float | None, str]:
+    """The cache to report, in GB and in words: what the server says, against what labkit asked.
 
-    try:
-        status: dict | Exception = client.admin.command("serverStatus")
-    except PyMongoError as exc:
-        status = exc
-    actual, why = configured_cache(status)
+    ``asked_gb`` is None for a server labkit did not start.
+    """
+    actual, why = _configured_cache(status)
     if asked_gb is None:
         if actual is None:
             return None, (f"WiredTiger cache: the server's own setting (not readable: {why}); "
@@ -325,6 +322,16 @@ def _cache_of(client, asked_gb: float | None) -> tuple[float | None, str]:
     if actual is None or math.isclose(actual, asked_gb, rel_tol=1e-3):
         return asked_gb, f"WiredTiger cache {_gb(asked_gb)} GB (set by labkit)"
     return actual, f"WiredTiger cache {_gb(actual)} GB (labkit asked for {_gb(asked_gb)} GB)"
+
+
+def _cache_of(client, asked_gb: float | None) -> tuple[float | None, str]:
+    from pymongo.errors import PyMongoError
+
+    try:
+        status: dict | Exception = client.admin.command("serverStatus")
+    except PyMongoError as exc:
+        status = exc
+    return _cache_report(status, asked_gb)
 
 
 def _ping_until(client, deadline: float, alive: Callable[[], bool] = lambda: True) -> None:
