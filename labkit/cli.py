@@ -160,9 +160,11 @@ def cmd_server(args) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
     import time
 
-    from .servers import get_mongodb, redact
+    from .servers import check_cache_gb, check_version, get_mongodb, redact
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    check_version(args.mongodb_version)
+    check_cache_gb(args.cache_gb)
     print("Looking for a MongoDB server…", file=sys.stderr)
     try:
         server = get_mongodb(args.mongodb, args.mongodb_version, args.cache_gb)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -457,8 +458,11 @@ def test_watcher_stops_the_process_named_in_a_pid_file(tmp_path):
     try:
         assert orders.take(f"pidfile {pidfile}\n")
         pidfile.write_text(f"{child.pid}\n/data\n")
-        orders.act()
-        assert child.wait(timeout=30) != 0
+        acting = threading.Thread(target=orders.act)
+        acting.start()
+        assert child.wait(timeout=30) == -signal.SIGTERM  # reaped here, as init would
+        acting.join(timeout=30)
+        assert not acting.is_alive()
         assert not orders.take("release\n")
     finally:
         child.kill()
