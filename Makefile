@@ -17,13 +17,20 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(ARGS)
 
+# `labkit server` starts its mongod with a 0.25 GB WiredTiger cache (the smallest mongod
+# accepts), which the B-tree lesson needs; ARGS go to JupyterLab, e.g. ARGS="--no-browser
+# --ip 0.0.0.0". JupyterLab refuses to run as root without --allow-root (containers, VMs).
+LAB_AS_ROOT = $(shell $(PYTHON) -c 'import os; print("--allow-root" if hasattr(os, "geteuid") and os.geteuid() == 0 else "")')
+
 lab: $(STAMP)
-	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks
+	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks $(LAB_AS_ROOT) $(ARGS)
 
 doctor: $(STAMP)
 	$(BIN)/labkit doctor
 
-# MongoDB's storage engine, embedded; builds from source (needs swig and a C compiler).
+# MongoDB's storage engine, embedded; builds from source: needs cmake, ninja, swig and a C
+# and C++ compiler (environment.yml lists them; on Debian: apt-get install cmake ninja-build
+# swig build-essential).
 wiredtiger: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[wiredtiger]'
 

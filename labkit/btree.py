@@ -309,7 +309,8 @@ def wiredtiger_module():
     except ImportError as exc:
         raise ServerUnavailable(
             "The WiredTiger binding is not installed.\n"
-            "Hint: make wiredtiger (needs swig and a C compiler: apt-get install swig)."
+            "Hint: make wiredtiger (needs swig, cmake, ninja and a C/C++ compiler: "
+            "apt-get install swig cmake ninja-build g++, or the conda environment)."
         ) from exc
     return wiredtiger
 

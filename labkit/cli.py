@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from . import __version__
@@ -119,35 +118,111 @@ def _writable_folder(path: Path, option: str) -> None:
         raise BadInput(f"{option} {path} is not writable")
 
 
+COMMAND_STOP_GRACE = 30.0  # seconds a command gets to finish after Ctrl-C or SIGTERM
+
+
+class _Command:
+    """A command run beside the server: a stop signal is passed on, then waited for (bounded)."""
+
+    def __init__(self, command: list[str], env: dict, grace: float = COMMAND_STOP_GRACE):
+        self.grace = grace
+        self.deadline: float | None = None
+        try:
+            self.child = subprocess.Popen(command, env=env)
+        except OSError as exc:
+            raise BadInput(f"cannot run {command[0]!r}: {exc.strerror or exc}") from exc
+
+    def forward(self, signum: int, frame=None) -> None:
+        """Pass a stop signal on to the command; from now on, wait for it only ``grace`` s."""
+        import contextlib
+        import time
+
+        # At a terminal, Ctrl-C reaches the command too: it sees two, and JupyterLab reads
+        # a second Ctrl-C as "stop now" instead of asking for confirmation.
+        with contextlib.suppress(OSError, ValueError):  # ValueError: Windows lacks SIGINT here
+            self.child.send_signal(signum)
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.grace
+
+    def wait(self) -> int:
+        """The command's exit status (128 + N when signal N ended it); killed past the bound."""
+        import time
+
+        while True:
+            try:
+                status = self.child.wait(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    self.child.kill()
+                    status = self.child.wait()
+                    break
+        return 128 - status if status < 0 else status
+
+
+def _run_command(command: list[str], env: dict) -> int:
+    """Run ``command`` to its end; Ctrl-C and SIGTERM are passed on to it, not obeyed here."""
+    import signal
+
+    running = _Command(command, env)
+    stops = [signal.SIGINT, signal.SIGTERM]
+    previous = {signum: signal.signal(signum, running.forward) for signum in stops}
+    try:
+        return running.wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends ``labkit server`` the way Ctrl-C does: the server is stopped first."""
+    import signal
+
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, leave)
+
+
 def cmd_server(args) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
-    from .servers import get_mongodb, redact
+    import time
+
+    from .servers import check_cache_gb, check_version, get_mongodb, redact
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    check_version(args.mongodb_version)
+    check_cache_gb(args.cache_gb)
     print("Looking for a MongoDB server…", file=sys.stderr)
     try:
         server = get_mongodb(args.mongodb, args.mongodb_version, args.cache_gb)
     except ServerUnavailable as exc:
         if not (args.optional and command):
             raise
-        print(f"Warning: {exc}\nContinuing without a MongoDB server.", file=sys.stderr)
-        return subprocess.call(command)
+        # Without a server, the command must not be handed some other one (a CI job's URI).
+        env = {k: v for k, v in os.environ.items() if k != "LABKIT_MONGODB_URI"}
+        unset = " (LABKIT_MONGODB_URI is unset for the command)" \
+            if "LABKIT_MONGODB_URI" in os.environ else ""
+        print(f"Warning: {exc}\nContinuing without a MongoDB server{unset}.", file=sys.stderr)
+        return _run_command(command, env)
+    _stop_on_sigterm()
     with server:
-        info = {"uri": server.uri, "how": server.how, "version": server.version}
+        info = {"uri": server.uri, "how": server.how, "version": server.version,
+                "cache_gb": server.cache_gb, "cache": server.cache}
         if args.json:
             _emit_json(info)
         else:
             print(f"MongoDB {server.version} ({server.how}) at {redact(server.uri)}")
+            print(server.cache)
             print(f"export LABKIT_MONGODB_URI='{server.uri}'")
         sys.stdout.flush()
         if command:
-            env = dict(os.environ, LABKIT_MONGODB_URI=server.uri)
-            return subprocess.call(command, env=env)
+            return _run_command(command, dict(os.environ, LABKIT_MONGODB_URI=server.uri))
         if server.how == "uri":
             return 0
         print("Press Ctrl-C to stop it.", file=sys.stderr)
-        threading.Event().wait()
-    return 0
+        while True:  # a sleep, unlike some waits, is interrupted by Ctrl-C on every platform
+            time.sleep(1)
 
 
 def cmd_doctor(args) -> int:
@@ -224,8 +299,12 @@ def cmd_btree(args) -> int:
     if args.n is None:
         args.n = btree_n_from_env()
     btree.check_request(args.engine, args.n)
-    if args.cache_mb is not None and args.cache_mb < 1:
-        raise BadInput(f"--cache-mb must be at least 1, not {args.cache_mb}")
+    if args.cache_mb is not None:
+        floor = round(servers.MIN_CACHE_GB * 1024) if args.engine == "mongodb" else 1
+        if not floor <= args.cache_mb <= 1_048_576:
+            why = " (the smallest cache mongod accepts)" if args.engine == "mongodb" else ""
+            raise BadInput(f"--cache-mb must be between {floor}{why} and 1048576, "
+                           f"not {args.cache_mb}")
     server = None
     if args.engine == "postgres":
         server = servers.get_postgres()
@@ -320,7 +399,8 @@ def build_parser() -> argparse.ArgumentParser:
     server = sub.add_parser("server", help="start a MongoDB server and print its URI")
     _add_mongodb_options(server)
     server.add_argument("--cache-gb", type=float, metavar="GB",
-                        help="WiredTiger cache size for a server labkit starts")
+                        help="WiredTiger cache of a mongod labkit starts: 0.25 (the default, "
+                             "the smallest mongod accepts) to 10000")
     server.add_argument("--json", action="store_true", help="print the URI as JSON")
     server.add_argument("--optional", action="store_true",
                         help="with a command: run it even if no server can be had")

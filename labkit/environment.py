@@ -96,7 +96,7 @@ def _mongodb_uri() -> Check:
         server = servers.get_mongodb("uri")
     except LabkitError as exc:
         return Check("MongoDB via LABKIT_MONGODB_URI", False, _one_line(exc), False)
-    detail = f"MongoDB {server.version} at {servers.redact(uri)}"
+    detail = f"MongoDB {server.version} at {servers.redact(uri)}; {server.cache}"
     server.stop()
     return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
 
@@ -107,8 +107,8 @@ def _mongodb_local() -> Check:
 
     binary = servers.find_mongod()
     if binary is None:
-        return Check("MongoDB via a local mongod", False,
-                     "no mongod on PATH and LABKIT_MONGOD not set", required=False)
+        return Check("MongoDB via a local mongod", False, servers.mongod_missing_reason(),
+                     required=False)
     try:
         version = servers.mongod_version(binary)
     except (LabkitError, OSError) as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class LabkitError(Exception):
     """Base class: an expected failure that the command line reports in one line."""
@@ -15,22 +17,55 @@ class BadInput(LabkitError, ValueError):
     exit_status = 2
 
 
+def _as_hint(text: str) -> str:
+    text = text.strip()
+    return text if not text or text.startswith("Hint:") else f"Hint: {text}"
+
+
 class ServerUnavailable(LabkitError):
-    """No server of the requested kind could be found or started."""
+    """No server of the requested kind could be found or started.
+
+    ``tried`` lists each way that was tried and why it gave nothing; ``hint`` says what
+    to do. Both stay attributes: the message is built from them, never read back.
+    """
+
+    def __init__(self, message: str, *, tried: Iterable[str] = (), hint: str = "") -> None:
+        self.message = message
+        self.tried = list(tried)
+        self.hint = _as_hint(hint)
+        super().__init__(message)
+
+    def _body(self) -> list[str]:
+        if not self.tried:
+            return [self.message]
+        # A tried way may carry several lines (a start failure's log): indent them under it.
+        items = ["  - " + "\n    ".join(way.splitlines()) for way in self.tried]
+        return [f"{self.message} Tried:", *items]
+
+    def __str__(self) -> str:
+        return "\n".join(self._body() + ([self.hint] if self.hint else []))
 
     def summary(self) -> str:
         """The message on one line: what failed, what was tried, and the hint."""
-        lines = str(self).splitlines() or [type(self).__name__]
-        tried = [line.strip()[2:] for line in lines if line.startswith("  - ")]
-        hint = next((line for line in lines if line.startswith("Hint:")), "")
-        text = lines[0].removesuffix(" Tried:").rstrip(".")
-        if tried:
-            text += f" (tried {'; '.join(tried)})"
-        return f"{text}. {hint}".strip()
+        text = " ".join(line.strip() for line in self.message.splitlines()).rstrip(".")
+        if self.tried:
+            text += f" (tried {'; '.join(way.splitlines()[0] for way in self.tried)})"
+        return f"{text or type(self).__name__}. {self.hint}".strip()
 
 
 class ServerStartError(ServerUnavailable):
-    """A server was found but did not start; the message carries its log and a hint."""
+    """A server was found but did not start; the error carries its log's last lines and a hint."""
+
+    def __init__(self, message: str, *, log_tail: str = "", hint: str = "",
+                 tried: Iterable[str] = ()) -> None:
+        self.log_tail = log_tail
+        super().__init__(message, tried=tried, hint=hint)
+
+    def _body(self) -> list[str]:
+        body = super()._body()
+        if self.log_tail:
+            body.append(f"Last lines of its log:\n{self.log_tail}")
+        return body
 
 
 class ClaimFailed(LabkitError, AssertionError):

@@ -3,7 +3,9 @@
 MongoDB comes from, in order: ``LABKIT_MONGODB_URI``, a local ``mongod``
 (``LABKIT_MONGOD`` or ``PATH``), Docker through testcontainers. PostgreSQL the
 same way: ``LABKIT_POSTGRES_DSN``, local binaries, Docker. On a server the user
-owns, labkit only touches databases whose names start with ``labkit_``.
+owns, labkit only touches databases whose names start with ``labkit_``. Every
+``mongod`` labkit starts gets a small WiredTiger cache, so that B-tree work shows
+cache churn; on a server labkit did not start, the cache is that server's own.
 """
 
 from __future__ import annotations
@@ -11,20 +13,21 @@ from __future__ import annotations
 import atexit
 import contextlib
 import glob
+import math
 import os
-import pwd
 import re
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ._reaper import STOP_GRACE, Watcher, detached, remove
 from .errors import BadInput, ServerStartError, ServerUnavailable
 
 DB_PREFIX = "labkit_"
@@ -33,6 +36,10 @@ DEFAULT_POSTGRES_VERSION = "18"
 MONGO_MODES = ("auto", "uri", "local", "docker")
 POSTGRES_MODES = ("auto", "dsn", "local", "docker")
 START_TIMEOUT = 60.0
+DEFAULT_CACHE_GB = 0.25
+MIN_CACHE_GB = 0.25  # mongod refuses a smaller --wiredTigerCacheSizeGB (SERVER-47774)
+MAX_CACHE_GB = 10000.0  # and a larger one (its option validator: gte 0.25, lte 10000)
+_GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes
 
 _VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
 
@@ -67,6 +74,22 @@ def check_version(version: str | None) -> str | None:
     return version
 
 
+def check_cache_gb(cache_gb: float | None) -> float:
+    """Return the WiredTiger cache (GB) for a ``mongod`` labkit starts; refuse what mongod would.
+
+    None means labkit's default, the smallest cache ``mongod`` accepts.
+    """
+    if cache_gb is None:
+        return DEFAULT_CACHE_GB
+    valid = f"it must be a number from {MIN_CACHE_GB:g} to {MAX_CACHE_GB:g} GB"
+    if isinstance(cache_gb, bool) or not isinstance(cache_gb, int | float):
+        raise BadInput(f"WiredTiger cache size {cache_gb!r} is not a number; {valid}")
+    if not math.isfinite(cache_gb) or not MIN_CACHE_GB <= cache_gb <= MAX_CACHE_GB:
+        raise BadInput(f"WiredTiger cache size {cache_gb!r} GB is out of range: {valid} "
+                       f"({MIN_CACHE_GB:g} is the smallest mongod accepts)")
+    return float(cache_gb)
+
+
 def _check_mode(mode: str, modes: tuple[str, ...]) -> None:
     if mode not in modes:
         raise BadInput(f"unknown server mode {mode!r}; choose one of {', '.join(modes)}")
@@ -74,6 +97,40 @@ def _check_mode(mode: str, modes: tuple[str, ...]) -> None:
 
 def _version_matches(actual: str, wanted: str | None) -> bool:
     return wanted is None or actual == wanted or actual.startswith(wanted + ".")
+
+
+def redact(uri: str) -> str:
+    """Hide the password in a connection string."""
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", uri)
+
+
+# One fallback chain for every engine ---------------------------------------------------
+
+# An attempt returns a server, or the reason it has none; it may raise ServerStartError.
+Attempt = tuple[str, Callable[[], Any]]
+
+
+def _first_server(engine: str, attempts: Sequence[Attempt], explicit: bool, hint: str):
+    """Try each way in order; the first server wins, otherwise say what each way gave.
+
+    When the user named one way (``explicit``), its start failure is the error itself;
+    in ``auto`` mode it is one line of what was tried, and the next way gets its turn.
+    """
+    tried: list[str] = []
+    for name, attempt in attempts:
+        try:
+            outcome = attempt()
+        except ServerStartError as exc:
+            if explicit:
+                raise
+            outcome = f"failed to start:\n{exc}"
+        if not isinstance(outcome, str):
+            return outcome
+        tried.append(f"{name}: {outcome}")
+    raise ServerUnavailable(f"No {engine} server is available.", tried=tried, hint=hint)
+
+
+# One owner for every server process labkit starts ----------------------------------------
 
 
 def free_port() -> int:
@@ -89,15 +146,6 @@ def _tail(path: Path, lines: int = 15) -> str:
     except OSError:
         return "(no log was written)"
     return "\n".join(text.splitlines()[-lines:]) or "(the log is empty)"
-
-
-def _spawn_reaper(pids: list[int], paths: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "labkit._reaper", str(os.getpid()),
-         ",".join(map(str, pids)), *paths],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
 
 
 @dataclass
@@ -116,14 +164,78 @@ class _Stopper:
             action()
 
 
+class _OwnedServer:
+    """A server process labkit starts: its folder, port, log, watcher, and how it stops.
+
+    The watcher is told about the folder before anything runs and about each process
+    as soon as it exists, so a killed owner never leaves a server or files behind.
+    Stopping removes the folder before releasing the watcher: whatever moment the
+    owner dies at, one of the two cleans up.
+    """
+
+    def __init__(self, kind: str, log_name: str) -> None:
+        self.watcher = Watcher()
+        try:
+            self.workdir = Path(tempfile.mkdtemp(prefix=f"labkit-{kind}-"))
+        except BaseException:
+            self.watcher.release()
+            raise
+        self.watcher.watch_path(self.workdir)
+        self.log = self.workdir / log_name
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+        self.shutdown: Callable[[], None] | None = None
+        self.stopper = _Stopper(self._stop)
+
+    def popen(self, command: list[str]) -> subprocess.Popen:
+        """Start the server process, out of reach of the terminal's Ctrl-C, and watch it."""
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT, **detached())
+        self.watcher.watch_pid(self.process.pid)
+        return self.process
+
+    def running(self) -> bool:
+        """False once the process labkit started has exited."""
+        return self.process is None or self.process.poll() is None
+
+    def failed(self, message: str, hint: str) -> ServerStartError:
+        """Read the log, then clean up, then return the error to raise: in that order."""
+        tail = _tail(self.log)
+        self.stopper()
+        return ServerStartError(message, log_tail=tail, hint=hint)
+
+    def _stop(self) -> None:
+        try:
+            if self.shutdown is not None:
+                with contextlib.suppress(Exception):
+                    self.shutdown()
+            if self.process is not None:
+                if self.process.poll() is None:
+                    self.process.terminate()
+                try:
+                    self.process.wait(timeout=STOP_GRACE)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+            remove(str(self.workdir))
+        finally:
+            self.watcher.release()
+
+
+# MongoDB -------------------------------------------------------------------------------
+
+
 @dataclass
 class MongoServer:
-    """A running MongoDB server: where it is, how labkit got it, and its exact version."""
+    """A running MongoDB server: where it is, how labkit got it, its version and its cache."""
 
     uri: str
     how: str
     version: str
     workdir: Path | None = None
+    cache_gb: float | None = None
+    cache: str = ""
     _stopper: _Stopper | None = None
     _client: object | None = None
     _created: list[str] = field(default_factory=list)
@@ -171,13 +283,55 @@ class MongoServer:
         self.stop()
 
     def describe(self) -> str:
-        """One line: engine, version and where it came from."""
-        return f"MongoDB {self.version} ({self.how}: {redact(self.uri)})"
+        """One line: engine, version, where it came from, and its WiredTiger cache."""
+        cache = f"; {self.cache}" if self.cache else ""
+        return f"MongoDB {self.version} ({self.how}: {redact(self.uri)}{cache})"
 
 
-def redact(uri: str) -> str:
-    """Hide the password in a connection string."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", uri)
+def _gb(value: float) -> str:
+    return f"{round(value, 2):g}"
+
+
+def _configured_cache(status: dict | Exception) -> tuple[float | None, str]:
+    """The WiredTiger cache a ``serverStatus`` reply reports, in GB, or why it cannot be read.
+
+    ``status`` is the reply, or the error the command raised (a user without the
+    ``serverStatus`` privilege, a hosted tier that refuses it).
+    """
+    if isinstance(status, Exception):
+        return None, (str(status).splitlines() or [type(status).__name__])[0]
+    cache = (status.get("wiredTiger") or {}).get("cache") or {}
+    configured = cache.get("maximum bytes configured")
+    if configured is None:
+        return None, "serverStatus has no wiredTiger.cache section"
+    return int(configured) / _GB, ""
+
+
+def _cache_report(status: dict | Exception, asked_gb: float | None) -> tuple[float | None, str]:
+    """The cache to report, in GB and in words: what the server says, against what labkit asked.
+
+    ``asked_gb`` is None for a server labkit did not start.
+    """
+    actual, why = _configured_cache(status)
+    if asked_gb is None:
+        if actual is None:
+            return None, (f"WiredTiger cache: the server's own setting (not readable: {why}); "
+                          "labkit did not start this server")
+        return actual, (f"WiredTiger cache {_gb(actual)} GB (the server's own setting; "
+                        "labkit did not start this server)")
+    if actual is None or math.isclose(actual, asked_gb, rel_tol=1e-3):
+        return asked_gb, f"WiredTiger cache {_gb(asked_gb)} GB (set by labkit)"
+    return actual, f"WiredTiger cache {_gb(actual)} GB (labkit asked for {_gb(asked_gb)} GB)"
+
+
+def _cache_of(client, asked_gb: float | None) -> tuple[float | None, str]:
+    from pymongo.errors import PyMongoError
+
+    try:
+        status: dict | Exception = client.admin.command("serverStatus")
+    except PyMongoError as exc:
+        status = exc
+    return _cache_report(status, asked_gb)
 
 
 def _ping_until(client, deadline: float, alive: Callable[[], bool] = lambda: True) -> None:
@@ -191,7 +345,9 @@ def _ping_until(client, deadline: float, alive: Callable[[], bool] = lambda: Tru
         except PyMongoError as exc:
             last = exc
             time.sleep(0.3)
-    raise TimeoutError(str(last) if last else "the server stopped before it answered")
+    if not alive():
+        raise TimeoutError("the server exited before it answered")
+    raise TimeoutError(str(last) if last else "no answer before the deadline")
 
 
 def _mongo_from_uri(uri: str, version: str | None) -> MongoServer:
@@ -205,24 +361,40 @@ def _mongo_from_uri(uri: str, version: str | None) -> MongoServer:
         raise BadInput(f"LABKIT_MONGODB_URI is not a valid MongoDB URI: {exc}") from exc
     except PyMongoError as exc:
         raise ServerUnavailable(
-            f"The MongoDB server at {redact(uri)} did not answer: {str(exc).splitlines()[0]}\n"
-            "Hint: check that it is running and reachable, or unset LABKIT_MONGODB_URI "
-            "to let labkit start one."
+            f"The MongoDB server at {redact(uri)} did not answer: {str(exc).splitlines()[0]}",
+            hint="check that it is running and reachable, or unset LABKIT_MONGODB_URI "
+                 "to let labkit start one.",
         ) from exc
     if not _version_matches(actual, version):
         client.close()
         raise ServerUnavailable(
-            f"The MongoDB server at {redact(uri)} is version {actual}, not {version}."
+            f"The MongoDB server at {redact(uri)} is version {actual}, not {version}.",
+            hint="unset LABKIT_MONGODB_URI to let labkit start that version, or drop "
+                 "--mongodb-version.",
         )
-    return MongoServer(uri=uri, how="uri", version=actual, _client=client)
+    cache_gb, cache = _cache_of(client, None)
+    return MongoServer(uri=uri, how="uri", version=actual, cache_gb=cache_gb, cache=cache,
+                       _client=client)
 
 
 def find_mongod() -> str | None:
     """Return the local ``mongod`` labkit would start (``LABKIT_MONGOD``, then PATH)."""
     named = os.environ.get("LABKIT_MONGOD")
     if named:
-        return named if os.access(named, os.X_OK) else None
+        return named if os.path.isfile(named) and os.access(named, os.X_OK) else None
     return shutil.which("mongod")
+
+
+def mongod_missing_reason() -> str | None:
+    """Why there is no local ``mongod`` to start, telling an unset LABKIT_MONGOD from a bad one."""
+    if find_mongod() is not None:
+        return None
+    named = os.environ.get("LABKIT_MONGOD")
+    if not named:
+        return "LABKIT_MONGOD is not set and there is no mongod on PATH"
+    if not os.path.exists(named):
+        return f"LABKIT_MONGOD is set to {named}, which does not exist"
+    return f"LABKIT_MONGOD is set to {named}, which is not an executable file"
 
 
 def mongod_version(binary: str) -> str:
@@ -230,52 +402,40 @@ def mongod_version(binary: str) -> str:
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
     match = re.search(r"db version v(\S+)", out.stdout + out.stderr)
     if not match:
-        raise ServerStartError(f"{binary} --version did not print a version:\n{out.stderr[-500:]}")
+        raise ServerStartError(f"{binary} --version did not print a version.",
+                               log_tail=out.stderr[-500:].strip())
     return match.group(1)
 
 
-def _start_local_mongod(binary: str, cache_gb: float | None) -> MongoServer:
-    workdir = Path(tempfile.mkdtemp(prefix="labkit-mongod-"))
-    dbpath, log = workdir / "db", workdir / "mongod.log"
+def _start_local_mongod(binary: str, cache_gb: float) -> MongoServer:
+    owned = _OwnedServer("mongod", "mongod.log")
+    dbpath = owned.workdir / "db"
     dbpath.mkdir()
-    port = free_port()
-    cmd = [binary, "--dbpath", str(dbpath), "--port", str(port), "--bind_ip", "127.0.0.1",
-           "--logpath", str(log), "--nounixsocket",
-           "--setParameter", "diagnosticDataCollectionEnabled=false"]
-    if cache_gb is not None:
-        cmd += ["--wiredTigerCacheSizeGB", str(cache_gb)]
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    reaper = _spawn_reaper([proc.pid], [str(workdir)])
-
-    def stop() -> None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        reaper.terminate()
-        shutil.rmtree(workdir, ignore_errors=True)
-
-    stopper = _Stopper(stop)
-    uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
-    client = mongo_client(uri, serverSelectionTimeoutMS=1000)
+    command = [binary, "--dbpath", str(dbpath), "--port", str(owned.port),
+               "--bind_ip", "127.0.0.1", "--logpath", str(owned.log),
+               "--setParameter", "diagnosticDataCollectionEnabled=false",
+               "--wiredTigerCacheSizeGB", str(cache_gb)]
+    if os.name != "nt":  # Windows builds have no Unix socket option
+        command.append("--nounixsocket")
+    uri = f"mongodb://127.0.0.1:{owned.port}/?directConnection=true"
+    client = None
     try:
-        _ping_until(client, time.monotonic() + START_TIMEOUT, lambda: proc.poll() is None)
+        owned.popen(command)
+        client = mongo_client(uri, serverSelectionTimeoutMS=1000)
+        _ping_until(client, time.monotonic() + START_TIMEOUT, owned.running)
         version = client.server_info()["version"]
+        actual_gb, cache = _cache_of(client, cache_gb)
     except Exception as exc:
-        tail = _tail(log)
-        client.close()
-        stopper()
-        raise ServerStartError(
-            f"Started {' '.join(cmd[:1])} on port {port}, but it did not answer ({exc}).\n"
-            f"Last lines of its log:\n{tail}\n"
-            "Hint: run the same mongod by hand to see why, or point LABKIT_MONGOD at "
-            "another binary."
+        if client is not None:
+            client.close()
+        raise owned.failed(
+            f"Started {binary} on port {owned.port}, but it did not answer ({exc}).",
+            hint="run the same mongod by hand to see why, or point LABKIT_MONGOD at "
+                 "another binary.",
         ) from exc
-    return MongoServer(uri=uri, how="local", version=version, workdir=workdir,
-                       _stopper=stopper, _client=client)
+    return MongoServer(uri=uri, how="local", version=version, workdir=owned.workdir,
+                       cache_gb=actual_gb, cache=cache, _stopper=owned.stopper,
+                       _client=client)
 
 
 def docker_status() -> tuple[bool, str]:
@@ -300,13 +460,13 @@ def _container_logs(container) -> str:
         return "(no logs)"
 
 
-def _start_docker_mongo(version: str, cache_gb: float | None) -> MongoServer:
+def _start_docker_mongo(version: str, cache_gb: float) -> MongoServer:
     from testcontainers.community.mongodb import MongoDbContainer
 
     image = f"mongo:{version}"
     container = MongoDbContainer(image)
-    if cache_gb is not None:
-        container.with_command(f"--wiredTigerCacheSizeGB {cache_gb}")
+    # The image's entrypoint runs `mongod ARGS…` when the first argument is an option.
+    container.with_command(["--wiredTigerCacheSizeGB", str(cache_gb)])
     try:
         container.start()
         uri = container.get_connection_url()
@@ -314,17 +474,18 @@ def _start_docker_mongo(version: str, cache_gb: float | None) -> MongoServer:
         # The image restarts mongod after its init scripts; ready logs can come early.
         _ping_until(client, time.monotonic() + START_TIMEOUT)
         actual = client.server_info()["version"]
+        actual_gb, cache = _cache_of(client, cache_gb)
     except Exception as exc:
         logs = _container_logs(container)
         with contextlib.suppress(Exception):
             container.stop()
+        cause = str(exc).splitlines()[0] if str(exc) else repr(exc)
         raise ServerStartError(
-            f"Docker could not start {image} ({str(exc).splitlines()[0] if str(exc) else exc!r}).\n"
-            f"Last lines of its log:\n{logs}\n"
-            "Hint: check `docker run --rm " + image + " --version`, or choose another "
-            "--mongodb-version."
+            f"Docker could not start {image} ({cause}).", log_tail=logs,
+            hint=f"check `docker run --rm {image} --version`, or choose another "
+                 "--mongodb-version.",
         ) from exc
-    return MongoServer(uri=uri, how="docker", version=actual,
+    return MongoServer(uri=uri, how="docker", version=actual, cache_gb=actual_gb, cache=cache,
                        _stopper=_Stopper(container.stop), _client=client)
 
 
@@ -333,46 +494,36 @@ def get_mongodb(mode: str = "auto", version: str | None = None,
     """Find or start a MongoDB server: the URI, then a local mongod, then Docker.
 
     ``mode`` picks one way explicitly; ``version`` pins the server version
-    (Docker tags such as ``7.0``; a URI or local server must match it).
+    (Docker tags such as ``7.0``; a URI or local server must match it). A ``mongod``
+    labkit starts gets a WiredTiger cache of ``cache_gb`` GB (default
+    ``DEFAULT_CACHE_GB``, the smallest mongod accepts); a server found by URI keeps its
+    own, which ``MongoServer.cache`` reports. Bad values are refused before anything runs.
     """
     _check_mode(mode, MONGO_MODES)
     version = check_version(version)
-    tried: list[str] = []
+    cache_gb = check_cache_gb(cache_gb)
 
-    if mode in ("auto", "uri"):
+    def by_uri():
         uri = os.environ.get("LABKIT_MONGODB_URI")
-        if uri:
-            return _mongo_from_uri(uri, version)
-        tried.append("LABKIT_MONGODB_URI: not set")
+        return _mongo_from_uri(uri, version) if uri else "not set"
 
-    if mode in ("auto", "local"):
+    def local():
         binary = find_mongod()
         if binary is None:
-            where = "LABKIT_MONGOD is not executable" if os.environ.get("LABKIT_MONGOD") \
-                else "no mongod on PATH and LABKIT_MONGOD not set"
-            tried.append(f"local mongod: {where}")
-        else:
-            actual = mongod_version(binary)
-            if _version_matches(actual, version):
-                try:
-                    return _start_local_mongod(binary, cache_gb)
-                except ServerStartError as exc:
-                    if mode == "local":
-                        raise
-                    tried.append(f"local mongod ({binary}): failed to start:\n{exc}")
-            else:
-                tried.append(f"local mongod ({binary}): version {actual}, not {version}")
+            return mongod_missing_reason()
+        actual = mongod_version(binary)
+        if not _version_matches(actual, version):
+            return f"{binary} is version {actual}, not {version}"
+        return _start_local_mongod(binary, cache_gb)
 
-    if mode in ("auto", "docker"):
+    def docker():
         ok, detail = docker_status()
-        if ok:
-            return _start_docker_mongo(version or DEFAULT_MONGO_VERSION, cache_gb)
-        tried.append(f"Docker: {detail}")
+        return _start_docker_mongo(version or DEFAULT_MONGO_VERSION, cache_gb) if ok else detail
 
-    raise ServerUnavailable(
-        "No MongoDB server is available. Tried:\n"
-        + "\n".join(f"  - {line}" for line in tried) + "\n" + MONGO_HINT
-    )
+    ways = {"uri": ("LABKIT_MONGODB_URI", by_uri), "local": ("local mongod", local),
+            "docker": ("Docker", docker)}
+    attempts = [ways[name] for name in ("uri", "local", "docker") if mode in ("auto", name)]
+    return _first_server("MongoDB", attempts, mode != "auto", MONGO_HINT)
 
 
 def mongodb_missing() -> str | None:
@@ -393,7 +544,8 @@ def mongodb(mode: str = "auto", version: str | None = None) -> MongoServer:
     """Return this process's MongoDB server, finding or starting it on first call.
 
     A notebook calls this once per kernel: it reuses ``LABKIT_MONGODB_URI`` when
-    set, otherwise it starts a server that stops when the kernel exits.
+    set, otherwise it starts a server (with the small default cache) that stops when
+    the kernel exits.
     """
     global _session_mongodb
     if _session_mongodb is None:
@@ -478,13 +630,14 @@ def _postgres_from_dsn(dsn: str, version: str | None) -> PostgresServer:
     except psycopg.Error as exc:
         raise ServerUnavailable(
             f"The PostgreSQL server at {redact(dsn)} did not answer: "
-            f"{str(exc).strip().splitlines()[0]}\n"
-            "Hint: check that it is running and the DSN's user and password, or unset "
-            "LABKIT_POSTGRES_DSN to let labkit start one."
+            f"{str(exc).strip().splitlines()[0]}",
+            hint="check that it is running and the DSN's user and password, or unset "
+                 "LABKIT_POSTGRES_DSN to let labkit start one.",
         ) from exc
     if not _version_matches(actual, version):
         raise ServerUnavailable(
-            f"The PostgreSQL server at {redact(dsn)} is {actual}, not {version}.")
+            f"The PostgreSQL server at {redact(dsn)} is {actual}, not {version}.",
+            hint="unset LABKIT_POSTGRES_DSN to let labkit start that version.")
     return PostgresServer(dsn=dsn, how="dsn", version=actual)
 
 
@@ -517,60 +670,56 @@ def postgres_bin_version(bindir: str) -> str:
     return match.group(1) if match else "unknown"
 
 
-def _run_as() -> list[str]:
-    """PostgreSQL refuses to run as root: run it as the ``postgres`` user then."""
-    if os.geteuid() != 0:
-        return []
+def _run_as() -> tuple[list[str], Any]:
+    """PostgreSQL refuses to run as root: then run it as the ``postgres`` user.
+
+    Returns the command prefix and that user's password-database entry (None when
+    labkit is not root; ``os.geteuid`` and ``pwd`` exist only on POSIX).
+    """
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return [], None
+    import pwd
+
     try:
-        pwd.getpwnam("postgres")
+        entry = pwd.getpwnam("postgres")
     except KeyError as exc:
         raise ServerStartError(
-            "PostgreSQL will not run as root and there is no 'postgres' user to run it as.\n"
-            + POSTGRES_HINT
+            "PostgreSQL will not run as root and there is no 'postgres' user to run it as.",
+            hint=POSTGRES_HINT,
         ) from exc
-    return ["runuser", "-u", "postgres", "--"]
+    return ["runuser", "-u", "postgres", "--"], entry
 
 
 def _start_local_postgres(bindir: str) -> PostgresServer:
-    as_user = _run_as()
-    workdir = Path(tempfile.mkdtemp(prefix="labkit-postgres-"))
-    data, log = workdir / "data", workdir / "postgres.log"
-    if as_user:
-        entry = pwd.getpwnam("postgres")
-        os.chown(workdir, entry.pw_uid, entry.pw_gid)
-    port = free_port()
+    as_user, user = _run_as()
+    owned = _OwnedServer("postgres", "postgres.log")
+    data = owned.workdir / "data"
+    if user is not None:
+        os.chown(owned.workdir, user.pw_uid, user.pw_gid)
+    # pg_ctl starts the postmaster detached; its pid is known once the pid file is written.
+    owned.watcher.watch_pidfile(data / "postmaster.pid")
+    pg_ctl = os.path.join(bindir, "pg_ctl")
 
     def run(*args: str) -> None:
-        result = subprocess.run([*as_user, *args], capture_output=True, text=True, timeout=120)
+        result = subprocess.run([*as_user, *args], capture_output=True, text=True, timeout=120,
+                                stdin=subprocess.DEVNULL)
         if result.returncode != 0:
             raise RuntimeError((result.stdout + result.stderr).strip()[-800:])
 
-    pids: list[int] = []
-
-    def stop() -> None:
-        with contextlib.suppress(Exception):
-            run(os.path.join(bindir, "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(workdir, ignore_errors=True)
-
-    stopper = _Stopper(stop)
+    owned.shutdown = lambda: run(pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop")
     try:
         run(os.path.join(bindir, "initdb"), "-D", str(data), "-A", "trust", "-U", "labkit",
             "-E", "UTF8")
-        run(os.path.join(bindir, "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
-            "-o", f"-p {port} -k {workdir} -c listen_addresses=127.0.0.1", "start")
-        pids.append(int((data / "postmaster.pid").read_text().split()[0]))
-        dsn = f"postgresql://labkit@127.0.0.1:{port}/postgres"
-        server = _postgres_from_dsn(dsn, None)
+        run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60",
+            "-o", f"-p {owned.port} -k {owned.workdir} -c listen_addresses=127.0.0.1",
+            "start")
+        owned.watcher.watch_pid(int((data / "postmaster.pid").read_text().split()[0]))
+        server = _postgres_from_dsn(f"postgresql://labkit@127.0.0.1:{owned.port}/postgres", None)
     except Exception as exc:
-        tail = _tail(log)
-        stopper()
-        raise ServerStartError(
-            f"Could not start PostgreSQL from {bindir} on port {port}: {exc}\n"
-            f"Last lines of its log:\n{tail}\n{POSTGRES_HINT}"
-        ) from exc
-    _spawn_reaper(pids, [str(workdir)])
-    return PostgresServer(dsn=server.dsn, how="local", version=server.version, workdir=workdir,
-                          _stopper=stopper)
+        raise owned.failed(f"Could not start PostgreSQL from {bindir} on port {owned.port}: "
+                           f"{exc}", hint=POSTGRES_HINT) from exc
+    return PostgresServer(dsn=server.dsn, how="local", version=server.version,
+                          workdir=owned.workdir, _stopper=owned.stopper)
 
 
 def _start_docker_postgres(version: str) -> PostgresServer:
@@ -595,8 +744,8 @@ def _start_docker_postgres(version: str) -> PostgresServer:
         with contextlib.suppress(Exception):
             container.stop()
         raise ServerStartError(
-            f"Docker could not start {image}: {exc}\nLast lines of its log:\n{logs}\n"
-            "Hint: choose another --postgres-version, or set LABKIT_POSTGRES_DSN."
+            f"Docker could not start {image}: {exc}", log_tail=logs,
+            hint="choose another --postgres-version, or set LABKIT_POSTGRES_DSN.",
         ) from exc
     return PostgresServer(dsn=dsn, how="docker", version=server.version,
                           _stopper=_Stopper(container.stop))
@@ -606,35 +755,25 @@ def get_postgres(mode: str = "auto", version: str | None = None) -> PostgresServ
     """Find or start a PostgreSQL server: the DSN, then local binaries, then Docker."""
     _check_mode(mode, POSTGRES_MODES)
     version = check_version(version)
-    tried: list[str] = []
 
-    if mode in ("auto", "dsn"):
+    def by_dsn():
         dsn = os.environ.get("LABKIT_POSTGRES_DSN")
-        if dsn:
-            return _postgres_from_dsn(dsn, version)
-        tried.append("LABKIT_POSTGRES_DSN: not set")
+        return _postgres_from_dsn(dsn, version) if dsn else "not set"
 
-    if mode in ("auto", "local"):
+    def local():
         bindir = find_postgres_bin()
         if bindir is None:
-            tried.append("local PostgreSQL: no initdb/pg_ctl on PATH or in /usr/lib/postgresql")
-        elif not _version_matches(local_version := postgres_bin_version(bindir), version):
-            tried.append(f"local PostgreSQL ({bindir}): version {local_version}, not {version}")
-        else:
-            try:
-                return _start_local_postgres(bindir)
-            except ServerStartError as exc:
-                if mode == "local":
-                    raise
-                tried.append(f"local PostgreSQL ({bindir}): failed to start:\n{exc}")
+            return "no initdb/pg_ctl on PATH or in /usr/lib/postgresql"
+        actual = postgres_bin_version(bindir)
+        if not _version_matches(actual, version):
+            return f"{bindir} holds version {actual}, not {version}"
+        return _start_local_postgres(bindir)
 
-    if mode in ("auto", "docker"):
+    def docker():
         ok, detail = docker_status()
-        if ok:
-            return _start_docker_postgres(version or DEFAULT_POSTGRES_VERSION)
-        tried.append(f"Docker: {detail}")
+        return _start_docker_postgres(version or DEFAULT_POSTGRES_VERSION) if ok else detail
 
-    raise ServerUnavailable(
-        "No PostgreSQL server is available. Tried:\n"
-        + "\n".join(f"  - {line}" for line in tried) + "\n" + POSTGRES_HINT
-    )
+    ways = {"dsn": ("LABKIT_POSTGRES_DSN", by_dsn), "local": ("local PostgreSQL", local),
+            "docker": ("Docker", docker)}
+    attempts = [ways[name] for name in ("dsn", "local", "docker") if mode in ("auto", name)]
+    return _first_server("PostgreSQL", attempts, mode != "auto", POSTGRES_HINT)

@@ -121,12 +121,16 @@ def test_no_mongodb_server_error_names_all_three_ways(tmp_path):
 
 
 def test_server_optional_runs_the_command_without_a_server(tmp_path):
-    """``server --optional -- CMD`` (what ``make lab`` runs) warns and still runs CMD."""
-    probe = "import os; print('uri=' + os.environ.get('LABKIT_MONGODB_URI', ''))"
+    """``server --optional -- CMD`` (what ``make lab`` runs) warns and runs CMD with no URI.
+
+    A URI from the surroundings (a CI job sets one) is not passed on: no server means none.
+    """
+    probe = "import os; print('uri=' + os.environ.get('LABKIT_MONGODB_URI', '-'))"
     result = labkit("server", "--mongodb", "local", "--optional", "--", sys.executable, "-c",
-                    probe, env={"LABKIT_MONGOD": str(tmp_path / "none")})
+                    probe, env={"LABKIT_MONGOD": str(tmp_path / "none"),
+                                "LABKIT_MONGODB_URI": "mongodb://other.example:27017/"})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "uri="
+    assert result.stdout.strip() == "uri=-"
     assert "Continuing without a MongoDB server" in result.stderr
 
 

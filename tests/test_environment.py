@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from labkit import environment
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from labkit import environment, servers
 from labkit.environment import Check, Report
 
 
@@ -38,3 +46,85 @@ def test_json_shape():
     data = environment.run().to_dict()
     assert set(data) == {"ok", "summary", "checks"}
     assert set(data["checks"][0]) == {"name", "ok", "detail", "required"}
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _conda_dependencies() -> list[str]:
+    """The conda packages environment.yml lists (its top-level ``dependencies`` strings)."""
+    packages, inside = [], False
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line.startswith(" "):
+            inside = line.startswith("dependencies:")
+        elif inside and re.match(r"^  - [^\s:]+$", line):
+            packages.append(line[4:])
+    return packages
+
+
+def test_environment_pins_a_mongodb_conda_forge_has():
+    """environment.yml asks for mongodb 7.0, the newest series conda-forge has (no 8.x)."""
+    pins = [p for p in _conda_dependencies() if re.split(r"[=<>!]", p)[0] == "mongodb"]
+    assert pins == ["mongodb=7.0"]
+
+
+def test_environment_lists_what_make_wiredtiger_builds_with():
+    """cmake, ninja, swig, C and C++ compilers and make are in environment.yml."""
+    names = {re.split(r"[=<>!]", p)[0] for p in _conda_dependencies()}
+    assert {"cmake", "ninja", "swig", "c-compiler", "cxx-compiler", "make"} <= names
+
+
+def test_nothing_promises_mongodb_8_from_conda():
+    """Where the README and the hint speak of conda, no 8.x is promised."""
+    readme = (ROOT / "README.md").read_text()
+    conda_item = re.search(r"\*\*conda\*\*.*?(?=\n\d+\. |\n\n)", readme, re.S)
+    assert conda_item is not None
+    assert "7.0" in conda_item.group(0) and not re.search(r"\b8\.\d", conda_item.group(0))
+    assert "environment.yml" in servers.MONGO_HINT
+    assert not re.search(r"\b8\.\d", servers.MONGO_HINT)
+
+
+def _make_lab(*args: str) -> str:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    result = subprocess.run(["make", "-n", "lab", *args], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if "jupyter lab" in line]
+    return line
+
+
+def test_make_lab_passes_args_to_jupyterlab():
+    """``make lab ARGS=…`` hands the arguments to JupyterLab, after labkit server's ``--``."""
+    line = _make_lab("ARGS=--no-browser --ip 0.0.0.0")
+    assert "labkit server --optional -- " in line
+    assert line.endswith("--no-browser --ip 0.0.0.0")
+
+
+def test_make_lab_allows_root_exactly_when_root():
+    """``make lab`` adds ``--allow-root`` when run as root, and only then."""
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    assert ("--allow-root" in _make_lab().split()) is as_root
+
+
+@pytest.mark.parametrize(("setting", "expected"), [
+    (None, "LABKIT_MONGOD is not set and there is no mongod on PATH"),
+    ("missing", "which does not exist"),
+    ("plain-file", "which is not an executable file"),
+])
+def test_doctor_tells_an_unset_labkit_mongod_from_a_bad_one(monkeypatch, tmp_path, setting,
+                                                            expected):
+    """The local-mongod line says whether LABKIT_MONGOD is unset, missing or not executable."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    if setting is None:
+        monkeypatch.delenv("LABKIT_MONGOD", raising=False)
+    else:
+        target = tmp_path / setting
+        if setting == "plain-file":
+            target.write_text("not a program")
+        monkeypatch.setenv("LABKIT_MONGOD", str(target))
+    check = environment._mongodb_local()
+    assert not check.ok
+    assert expected in check.detail

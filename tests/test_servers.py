@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from labkit import claims, runner, servers
-from labkit.errors import BadInput, ServerUnavailable
+from labkit import _reaper, claims, runner, servers
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+
+POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="uses POSIX signals and a shell script")
 
 
 def test_no_mongodb_error_names_all_three_ways(nothing_available):
@@ -22,7 +28,8 @@ def test_no_mongodb_error_names_all_three_ways(nothing_available):
         servers.get_mongodb()
     message = str(caught.value)
     assert "LABKIT_MONGODB_URI: not set" in message
-    assert "local mongod: LABKIT_MONGOD is not executable" in message
+    assert "local mongod: LABKIT_MONGOD is set to " in message
+    assert "no-mongod, which does not exist" in message
     assert "Docker: Docker switched off" in message
     assert message.splitlines()[-1].startswith("Hint:")
     assert "environment.yml" in message
@@ -187,28 +194,390 @@ def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, 
         client.drop_database("users_own_db")
 
 
-def test_a_mongod_that_will_not_start_is_reported_with_its_log(tmp_path, monkeypatch):
-    """A local mongod that dies at start gives what was run, its log's last lines, and a hint.
+BROKEN_MONGOD = """\
+#!/bin/sh
+if [ "$1" = "--version" ]; then echo "db version v7.0.99"; exit 0; fi
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--logpath" ]; then echo "exception in initAndListen: disk on fire" > "$2"; fi
+  shift
+done
+exit 48
+"""
+
+
+@pytest.fixture
+def own_tempdir(tmp_path, monkeypatch):
+    """Make labkit's temporary folders land in this test's folder, and only look there."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+@POSIX_ONLY
+def test_a_mongod_that_will_not_start_is_reported_with_its_log_every_time(
+        own_tempdir, tmp_path_factory, monkeypatch):
+    """A local mongod that dies at start gives, in 20 runs out of 20, its log's last lines.
 
     The binary here is a stand-in that fails on purpose: the test is about labkit's
     error report, and no MongoDB result comes from it.
     """
-    broken = tmp_path / "mongod"
-    broken.write_text(textwrap.dedent("""\
-        #!/bin/sh
-        if [ "$1" = "--version" ]; then echo "db version v7.0.99"; exit 0; fi
-        while [ $# -gt 0 ]; do
-          if [ "$1" = "--logpath" ]; then echo "exception in initAndListen: disk on fire" > "$2"; fi
-          shift
-        done
-        exit 48
-        """))
+    broken = tmp_path_factory.mktemp("bin") / "mongod"
+    broken.write_text(BROKEN_MONGOD)
     broken.chmod(0o755)
     monkeypatch.setenv("LABKIT_MONGOD", str(broken))
-    with pytest.raises(servers.ServerStartError) as caught:
-        servers.get_mongodb("local")
-    message = str(caught.value)
-    assert "did not answer" in message
+    reports = []
+    for _ in range(20):
+        with pytest.raises(ServerStartError) as caught:
+            servers.get_mongodb("local")
+        reports.append(caught.value)
+    assert [e.log_tail for e in reports] == ["exception in initAndListen: disk on fire"] * 20
+    message = str(reports[-1])
+    assert f"Started {broken} on port" in message and "did not answer" in message
     assert "Last lines of its log:\nexception in initAndListen: disk on fire" in message
     assert message.splitlines()[-1].startswith("Hint:")
-    assert not list(Path("/tmp").glob("labkit-mongod-*/db"))  # its files are removed
+    assert reports[-1].hint.startswith("Hint: run the same mongod by hand")
+    assert list(own_tempdir.iterdir()) == []  # every run's folder is removed
+
+
+@POSIX_ONLY
+def test_in_auto_mode_a_failed_local_start_is_one_of_the_ways_tried(own_tempdir, monkeypatch,
+                                                                      tmp_path_factory):
+    """In auto mode a mongod that will not start is listed, with its log, and Docker is tried."""
+    broken = tmp_path_factory.mktemp("bin") / "mongod"
+    broken.write_text(BROKEN_MONGOD)
+    broken.chmod(0o755)
+    monkeypatch.delenv("LABKIT_MONGODB_URI", raising=False)
+    monkeypatch.setenv("LABKIT_MONGOD", str(broken))
+    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
+    with pytest.raises(ServerUnavailable) as caught:
+        servers.get_mongodb()
+    error = caught.value
+    assert not isinstance(error, ServerStartError)
+    assert [way.split(":")[0] for way in error.tried] == [
+        "LABKIT_MONGODB_URI", "local mongod", "Docker"]
+    assert error.tried[1].startswith("local mongod: failed to start:\n")
+    assert "disk on fire" in error.tried[1]
+    assert error.hint == servers.MONGO_HINT
+    assert list(own_tempdir.iterdir()) == []
+
+
+@pytest.mark.parametrize("cache_gb", [0.1, 0.2499, 0, -1, math.nan, math.inf, 10001, "0.5",
+                                      True, [0.5]])
+def test_a_cache_mongod_would_refuse_is_refused_before_anything_starts(
+        cache_gb, tmp_path, monkeypatch):
+    """Below 0.25 GB, above 10000, NaN, infinite or not a number: BadInput naming the range."""
+    ran = tmp_path / "ran"
+    spy = tmp_path / "mongod"
+    spy.write_text(f"#!/bin/sh\ntouch {ran}\necho 'db version v7.0.99'\n")
+    spy.chmod(0o755)
+    monkeypatch.setenv("LABKIT_MONGOD", str(spy))
+    with pytest.raises(BadInput, match=r"from 0\.25 to 10000 GB"):
+        servers.get_mongodb("local", cache_gb=cache_gb)
+    assert not ran.exists()
+
+
+@pytest.mark.parametrize(("given", "used"), [(None, 0.25), (0.25, 0.25), (1.5, 1.5), (2, 2.0)])
+def test_the_cache_defaults_to_the_smallest_mongod_accepts(given, used):
+    """No size given means 0.25 GB; a valid size is used as given."""
+    assert servers.DEFAULT_CACHE_GB == 0.25
+    assert servers.check_cache_gb(given) == used
+
+
+GIB = 1024**3
+
+
+@pytest.mark.parametrize(("status", "asked", "gb", "text"), [
+    ({"wiredTiger": {"cache": {"maximum bytes configured": GIB // 4}}}, 0.25, 0.25,
+     "WiredTiger cache 0.25 GB (set by labkit)"),
+    ({"wiredTiger": {"cache": {"maximum bytes configured": GIB}}}, 0.25, 1.0,
+     "WiredTiger cache 1 GB (labkit asked for 0.25 GB)"),
+    ({}, 0.25, 0.25, "WiredTiger cache 0.25 GB (set by labkit)"),
+    ({"wiredTiger": {"cache": {"maximum bytes configured": 3 * GIB // 2}}}, None, 1.5,
+     "WiredTiger cache 1.5 GB (the server's own setting; labkit did not start this server)"),
+    ({"ok": 1.0}, None, None,
+     "WiredTiger cache: the server's own setting (not readable: serverStatus has no "
+     "wiredTiger.cache section); labkit did not start this server"),
+    (RuntimeError("not authorized on admin to execute command serverStatus\nmore"), None,
+     None, "WiredTiger cache: the server's own setting (not readable: not authorized on admin "
+     "to execute command serverStatus); labkit did not start this server"),
+])
+def test_the_cache_is_reported_from_what_the_server_states(status, asked, gb, text):
+    """The cache comes from serverStatus's wiredTiger.cache; unreadable, the report says why."""
+    assert servers._cache_report(status, asked) == (gb, text)
+
+
+def test_describe_names_the_cache():
+    """A server's one-line description ends with its WiredTiger cache."""
+    server = servers.MongoServer(uri="mongodb://u:pw@h:1/", how="uri", version="7.0.14",
+                                 cache_gb=1.5, cache="WiredTiger cache 1.5 GB (x)")
+    assert server.describe() == ("MongoDB 7.0.14 (uri: mongodb://u:***@h:1/; "
+                                 "WiredTiger cache 1.5 GB (x))")
+
+
+def test_one_fallback_chain_builds_the_tried_list():
+    """Ways are tried in order; reasons become the tried list; the first server wins."""
+    calls = []
+
+    def way(name, outcome):
+        def attempt():
+            calls.append(name)
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+        return name, attempt
+
+    failed = ServerStartError("Started x, but it did not answer.", log_tail="boom",
+                              hint="look")
+    with pytest.raises(ServerUnavailable) as caught:
+        servers._first_server("Thing", [way("A", "not set"), way("B", failed)], False, "go")
+    assert caught.value.tried == ["A: not set", "B: failed to start:\n" + str(failed)]
+    assert caught.value.hint == "Hint: go"
+    with pytest.raises(ServerStartError):
+        servers._first_server("Thing", [way("B", failed)], True, "go")
+    calls.clear()
+    found = object()
+    assert servers._first_server("Thing", [way("A", "no"), way("B", found), way("C", "x")],
+                                 False, "go") is found
+    assert calls == ["A", "B"]
+
+
+def test_errors_keep_what_was_tried_and_the_hint_as_data():
+    """The message and the one-line summary are built from ``tried`` and ``hint``."""
+    error = ServerUnavailable("No Thing server is available.",
+                              tried=["A: not set", "B: failed to start:\nHint: inner\nlog"],
+                              hint="do this")
+    assert str(error) == ("No Thing server is available. Tried:\n  - A: not set\n"
+                          "  - B: failed to start:\n    Hint: inner\n    log\nHint: do this")
+    assert error.summary() == ("No Thing server is available (tried A: not set; B: failed to "
+                               "start:). Hint: do this")
+    start = ServerStartError("It did not answer.", log_tail="a\nb", hint="Hint: try")
+    assert str(start) == "It did not answer.\nLast lines of its log:\na\nb\nHint: try"
+    assert (start.log_tail, start.hint) == ("a\nb", "Hint: try")
+
+
+def test_labkit_imports_where_there_is_no_pwd_module():
+    """``import labkit`` and its server layer work without ``pwd`` (Windows has none)."""
+    code = ("import sys; sys.modules['pwd'] = None\n"
+            "import labkit, labkit.servers, labkit._reaper, labkit.cli, labkit.environment\n"
+            "print('imported')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.strip() == "imported", result.stderr
+
+
+def test_no_geteuid_means_no_user_switch(monkeypatch):
+    """Where ``os.geteuid`` does not exist (Windows), PostgreSQL runs as the current user."""
+    monkeypatch.delattr(os, "geteuid", raising=False)
+    assert servers._run_as() == ([], None)
+
+
+# The watcher ------------------------------------------------------------------------------
+
+OWNER = """\
+import sys, time
+from labkit._reaper import Watcher
+watcher = Watcher()
+watcher.watch_pid(int(sys.argv[1]))
+watcher.watch_path(sys.argv[2])
+if sys.argv[3] == "release":
+    watcher.release()
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def _sleeper() -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+
+
+def _owner(child: subprocess.Popen, path: Path, how: str) -> subprocess.Popen:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(child.pid), str(path), how],
+                             stdout=subprocess.PIPE, text=True)
+    assert owner.stdout.readline().strip() == "ready"
+    return owner
+
+
+def _kill(process: subprocess.Popen) -> None:
+    process.kill()
+    process.wait()
+
+
+def _wait_until(condition, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return condition()
+
+
+def test_watcher_stops_the_server_and_removes_its_files_when_the_owner_is_killed(tmp_path):
+    """Owner killed: the watched process is stopped and the watched folder removed."""
+    folder = tmp_path / "server"
+    folder.mkdir()
+    child = _sleeper()
+    try:
+        _kill(_owner(child, folder, "keep"))
+        assert child.wait(timeout=30) != 0
+        assert _wait_until(lambda: not folder.exists())
+    finally:
+        child.kill()
+
+
+def test_watcher_leaves_everything_alone_once_the_owner_releases_it(tmp_path):
+    """Owner released the watcher, then died: the process runs on and the folder stays."""
+    folder = tmp_path / "server"
+    folder.mkdir()
+    child = _sleeper()
+    try:
+        _kill(_owner(child, folder, "release"))
+        time.sleep(2.5)
+        assert child.poll() is None
+        assert folder.exists()
+    finally:
+        _kill(child)
+
+
+def test_watcher_does_nothing_when_the_server_exits_on_its_own(tmp_path):
+    """The server exiting is no signal: its files stay until the owner dies, then go."""
+    folder = tmp_path / "server"
+    folder.mkdir()
+    child = _sleeper()
+    owner = _owner(child, folder, "keep")
+    try:
+        _kill(child)
+        time.sleep(2.5)  # more than the watcher's one-second look at its processes
+        assert folder.exists()
+    finally:
+        _kill(owner)
+    assert _wait_until(lambda: not folder.exists())
+
+
+def test_watcher_stops_the_process_named_in_a_pid_file(tmp_path):
+    """A pid file is read when the owner dies: a server whose pid came late is still stopped."""
+    child = _sleeper()
+    pidfile = tmp_path / "postmaster.pid"
+    orders = _reaper._Orders()
+    try:
+        assert orders.take(f"pidfile {pidfile}\n")
+        pidfile.write_text(f"{child.pid}\n/data\n")
+        acting = threading.Thread(target=orders.act)
+        acting.start()
+        assert child.wait(timeout=30) == -signal.SIGTERM  # reaped here, as init would
+        acting.join(timeout=30)
+        assert not acting.is_alive()
+        assert not orders.take("release\n")
+    finally:
+        child.kill()
+
+
+class FakeKernel32:
+    """Stands in for Windows' kernel32: one process, with the exit code given."""
+
+    def __init__(self, handle: int, exit_code: int) -> None:
+        self.handle, self.exit_code, self.closed = handle, exit_code, []
+
+    def OpenProcess(self, access, inherit, pid):  # noqa: N802 (the Windows API's name)
+        assert access == 0x1000 and inherit is False
+        return self.handle
+
+    def GetExitCodeProcess(self, handle, code_ref):  # noqa: N802
+        code_ref._obj.value = self.exit_code
+        return 1
+
+    def CloseHandle(self, handle):  # noqa: N802
+        self.closed.append(handle)
+
+
+@pytest.mark.parametrize(("handle", "exit_code", "last_error", "alive"), [
+    (7, 259, 0, True),    # STILL_ACTIVE
+    (7, 0, 0, False),     # exited with status 0
+    (0, 0, 87, False),    # no such process (invalid parameter)
+    (0, 0, 5, True),      # exists, but belongs to someone else (access denied)
+])
+def test_on_windows_liveness_comes_from_the_process_exit_code(
+        monkeypatch, handle, exit_code, last_error, alive):
+    """On Windows a process is alive while GetExitCodeProcess says STILL_ACTIVE; no os.kill."""
+    kernel32 = FakeKernel32(handle, exit_code)
+    monkeypatch.setattr(_reaper, "_windows", lambda: True)
+    monkeypatch.setattr(_reaper, "_kernel32", lambda: kernel32)
+    monkeypatch.setattr(_reaper, "_last_error", lambda: last_error)
+    monkeypatch.setattr(os, "kill", lambda *a: pytest.fail("os.kill is no probe on Windows"))
+    assert _reaper.alive(1234) is alive
+    assert kernel32.closed == ([handle] if handle else [])
+
+
+def test_on_windows_stopping_terminates_and_never_needs_sigkill(monkeypatch):
+    """On Windows the watcher stops a server with TerminateProcess (os.kill with SIGTERM) only."""
+    sent = []
+    monkeypatch.setattr(_reaper, "_windows", lambda: True)
+    monkeypatch.setattr(_reaper, "alive", lambda pid: False)
+    monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    _reaper.stop([11, 12], grace=1)
+    assert sent == [(11, signal.SIGTERM), (12, signal.SIGTERM)]
+
+
+def test_processes_are_detached_the_platforms_way(monkeypatch):
+    """A new session on POSIX; a new process group on Windows (no Ctrl-C from the console)."""
+    monkeypatch.setattr(_reaper, "_windows", lambda: False)
+    assert _reaper.detached() == {"start_new_session": True}
+    monkeypatch.setattr(_reaper, "_windows", lambda: True)
+    assert _reaper.detached() == {"creationflags": 0x200}
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_an_owner_killed_while_postgres_starts_leaves_nothing_behind():
+    """Killed before the server answered, the owner's PostgreSQL is stopped and its folder gone."""
+    _local_postgres_or_skip()
+    base = Path(tempfile.mkdtemp(prefix="labkit-test-"))
+    base.chmod(0o755)  # PostgreSQL may run as another user, who must reach its folder
+    script = textwrap.dedent("""
+        import time
+        from labkit import servers
+        def stuck(dsn, version):
+            print(dsn, flush=True)
+            time.sleep(600)
+        servers._postgres_from_dsn = stuck
+        servers.get_postgres("local")
+    """)
+    try:
+        owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                                 text=True, env={**os.environ, "TMPDIR": str(base)})
+        dsn = owner.stdout.readline().strip()
+        (workdir,) = base.glob("labkit-postgres-*")
+        assert (workdir / "data" / "postmaster.pid").exists()
+        _kill(owner)
+        assert _wait_until(lambda: not workdir.exists())
+        with pytest.raises(Exception, match="(?i)connection|refused|failed"):
+            import psycopg
+
+            psycopg.connect(dsn, connect_timeout=3).close()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# What only a real MongoDB can confirm ----------------------------------------------------
+
+
+@pytest.mark.mongodb
+def test_a_started_mongod_really_has_the_small_cache():
+    """A mongod labkit starts states a 0.25 GB WiredTiger cache in serverStatus."""
+    if servers.find_mongod() is None and not servers.docker_status()[0]:
+        pytest.skip("no local mongod and no Docker: labkit cannot start a mongod here")
+    mode = "local" if servers.find_mongod() else "docker"
+    with servers.get_mongodb(mode) as server:
+        status = server.client().admin.command("serverStatus")
+        assert status["wiredTiger"]["cache"]["maximum bytes configured"] == 268435456
+        assert server.cache_gb == 0.25
+        assert server.cache == "WiredTiger cache 0.25 GB (set by labkit)"
+        assert server.cache in server.describe()
+
+
+@pytest.mark.mongodb
+def test_a_server_by_uri_reports_its_own_cache(mongodb_server, monkeypatch):
+    """On a server found by URI the cache is the server's own, and the report says so."""
+    monkeypatch.setenv("LABKIT_MONGODB_URI", mongodb_server.uri)
+    server = servers.get_mongodb("uri")
+    try:
+        assert "labkit did not start this server" in server.cache
+        assert server.cache.startswith("WiredTiger cache")
+    finally:
+        server.stop()

@@ -1,0 +1,147 @@
+"""``labkit server``: its cache option, its command's environment, and stopping with a command."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from labkit import cli
+
+POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="sends POSIX signals")
+
+# A command that stops cleanly on SIGINT or SIGTERM: it leaves a marker and exits with 3.
+TRAPPING_CHILD = """\
+import pathlib, signal, sys, time
+marker = pathlib.Path(sys.argv[1])
+def stop(signum, frame):
+    marker.write_text(f"stopped by {signum}")
+    sys.exit(3)
+signal.signal(signal.SIGINT, stop)
+signal.signal(signal.SIGTERM, stop)
+marker.with_suffix(".ready").write_text("ready")
+time.sleep(60)
+"""
+
+
+def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m labkit`` in a subprocess, as a user would."""
+    return subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+def assert_one_line_error(result, status: int = 2) -> None:
+    """Expected errors: the given status, one ``Error:`` line, no traceback."""
+    assert result.returncode == status, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
+
+
+def _no_server_env(tmp_path) -> dict:
+    return {"LABKIT_MONGOD": str(tmp_path / "none"), "LABKIT_MONGODB_URI": ""}
+
+
+@pytest.mark.parametrize("size", ["0.1", "0", "-1", "nan", "inf", "10001"])
+def test_server_refuses_a_cache_mongod_would_refuse(size):
+    """``--cache-gb`` below 0.25, above 10000, NaN or infinite: one line, exit status 2."""
+    result = labkit("server", "--cache-gb", size)
+    assert_one_line_error(result)
+    assert "0.25" in result.stderr
+
+
+def test_optional_server_says_it_unset_the_uri(tmp_path):
+    """Continuing without a server after a URI was set, the warning says the command lacks it."""
+    env = {**_no_server_env(tmp_path), "LABKIT_MONGODB_URI": "mongodb://other.example:1/"}
+    result = labkit("server", "--mongodb", "local", "--optional", "--", sys.executable, "-c",
+                    "pass", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "LABKIT_MONGODB_URI is unset for the command" in result.stderr
+
+
+def test_optional_server_passes_on_the_commands_exit_status(tmp_path):
+    """``labkit server -- CMD`` exits with CMD's own status."""
+    result = labkit("server", "--mongodb", "local", "--optional", "--", sys.executable, "-c",
+                    "raise SystemExit(7)", env=_no_server_env(tmp_path))
+    assert result.returncode == 7, result.stderr
+
+
+def test_a_command_that_cannot_run_is_one_line(tmp_path):
+    """A command that does not exist is an ``Error:`` line, not a traceback."""
+    result = labkit("server", "--mongodb", "local", "--optional", "--",
+                    str(tmp_path / "no-such-program"), env=_no_server_env(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: cannot run")
+    assert "Traceback" not in result.stderr
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_stopping_labkit_server_stops_its_command_first(tmp_path, signum):
+    """Ctrl-C or SIGTERM to ``labkit server -- CMD`` reaches CMD, which ends cleanly; then labkit.
+
+    No server is involved (``--optional`` on a machine without one): this pins the passing on
+    of the signal and the exit status, the same code path as with a server.
+    """
+    marker = tmp_path / "stopped"
+    ready = marker.with_suffix(".ready")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "labkit", "server", "--mongodb", "local", "--optional", "--",
+         sys.executable, "-c", TRAPPING_CHILD, str(marker)],
+        env={**os.environ, **_no_server_env(tmp_path)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), process.stderr.read() if process.poll() is not None else ""
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert marker.read_text() == f"stopped by {int(signum)}"
+    assert process.returncode == 3, stderr
+    assert "Traceback" not in stderr
+
+
+@POSIX_ONLY
+def test_a_command_that_ignores_the_signal_is_killed_after_the_grace_period():
+    """A command that does not stop within the grace period is killed; status 128 + 9."""
+    ignoring = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \
+               "print('ready', flush=True); time.sleep(60)"
+    running = cli._Command([sys.executable, "-c", ignoring], dict(os.environ), grace=1.0)
+    started = time.monotonic()
+    try:
+        time.sleep(0.5)  # let it install its handler
+        running.forward(signal.SIGTERM)
+        status = running.wait()
+    finally:
+        running.child.kill()
+    assert status == 128 + signal.SIGKILL
+    assert time.monotonic() - started < 15
+
+
+@pytest.mark.mongodb
+@POSIX_ONLY
+def test_server_with_a_command_stops_the_server_after_the_command(tmp_path):
+    """With a real server, the command sees its URI and the server is gone once labkit exits."""
+    from labkit import servers
+
+    why = servers.mongodb_missing()
+    if why:
+        pytest.skip(why)
+    if os.environ.get("LABKIT_MONGODB_URI"):
+        pytest.skip("LABKIT_MONGODB_URI is set: labkit would reuse that server, not start one")
+    probe = ("import os, json; print(json.dumps(os.environ['LABKIT_MONGODB_URI']))")
+    result = labkit("server", "--json", "--", sys.executable, "-c", probe)
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout.split("\n}\n")[0] + "}")
+    assert info["cache"] == "WiredTiger cache 0.25 GB (set by labkit)"
+    client = servers.mongo_client(info["uri"], serverSelectionTimeoutMS=1000)
+    with pytest.raises(Exception, match="(?i)refused|timed out|timeout"):
+        client.admin.command("ping")
+    client.close()
