@@ -47,16 +47,16 @@ class _Decoder:
     def __call__(self, doc: dict):
         for name in doc:
             if name[:1] == "$":
+                decode = self._SINGLE.get(name)
+                if decode is not None and len(doc) == 1:
+                    return decode(self, doc[name])
                 return self._wrapper(doc)
         return doc
 
     def _wrapper(self, doc: dict):
         names = set(doc)
-        for name, decode in self._SINGLE.items():
-            if name in names:
-                if names != {name}:
-                    raise BadInput(f"{name} takes no other fields: {sorted(names)}")
-                return decode(self, doc[name])
+        for name in names & self._SINGLE.keys():
+            raise BadInput(f"{name} takes no other fields: {sorted(names)}")
         if "$binary" in names:
             return self._binary(doc)
         if "$code" in names:
@@ -94,6 +94,12 @@ class _Decoder:
         return number
 
     def _int(self, value):
+        if type(value) is str and value.isascii():
+            digits = value[1:] if value[:1] == "-" else value
+            if digits.isdigit() and len(digits) < 11:
+                number = int(value)
+                if -(2**31) <= number < 2**31:
+                    return number
         return self._integer(value, "$numberInt", 32)
 
     def _long(self, value):
@@ -113,8 +119,8 @@ class _Decoder:
         text = self._text(value, "$numberDecimal")
         try:
             return Decimal128(text)
-        except (ValueError, TypeError, ArithmeticError) as exc:
-            raise BadInput(f"$numberDecimal {text!r} is not a Decimal128: {exc}") from None
+        except (ValueError, TypeError, ArithmeticError):
+            raise BadInput(f"$numberDecimal {text!r} is not a Decimal128 number") from None
 
     def _uuid(self, value):
         from bson import Binary
@@ -287,7 +293,7 @@ def _utf8(text: str, where: str) -> None:
                        "valid UTF-8 (BSON strings are UTF-8)") from None
 
 
-def _loads(text: str, where: str, query: bool = False):
+def _loads(text: str, where: str, query: bool = False, depth: bool = True):
     try:
         value = json.loads(text, object_hook=_Decoder(query), parse_int=_json_int)
     except RecursionError:
@@ -297,8 +303,16 @@ def _loads(text: str, where: str, query: bool = False):
         if isinstance(exc, BadInput):
             raise BadInput(f"{where}: {exc}") from None
         raise BadInput(f"{where} is not Extended JSON: {exc}") from None
-    _check_depth_and_text(value, where, strings=bool(_SURROGATE.search(text)))
+    strings = ("\\u" in text or not text.isascii()) and bool(_SURROGATE.search(text))
+    if strings or (depth and _might_be_deep(text)):
+        _check_depth_and_text(value, where, strings)
     return value
+
+
+def _might_be_deep(text: str) -> bool:
+    """False when too few brackets to nest more than MAX_DEPTH levels (the common case)."""
+    count = text.count("{") + text.count("[")
+    return count > MAX_DEPTH
 
 
 def parse(text: str, where: str = "the input") -> list[dict]:
@@ -311,10 +325,17 @@ def parse(text: str, where: str = "the input") -> list[dict]:
         if not isinstance(docs, list):
             raise BadInput(f"{where}: expected an array of documents")
     else:
-        docs = []
-        for number, line in enumerate(stripped.splitlines(), start=1):
-            if line.strip():
-                docs.append(_loads(line, f"{where}, line {number}"))
+        lines = [line for line in stripped.splitlines() if line.strip()]
+        try:
+            docs = _loads("[" + ",".join(lines) + "]", where, depth=False)
+            for doc, line in zip(docs, lines, strict=True):
+                if _might_be_deep(line):
+                    _check_depth_and_text(doc, where, strings=False)
+        except BadInput:  # read again line by line, to say which line is wrong
+            docs = [_loads(line, f"{where}, line {number}")
+                    for number, line in enumerate(stripped.splitlines(), start=1)
+                    if line.strip()]
+            raise
     if not all(isinstance(doc, dict) for doc in docs):
         raise BadInput(f"{where}: expected an array of documents, or one document per line")
     return docs
