@@ -20,6 +20,7 @@ from .bson_order import (
     compare,
     key,
     millis,
+    regex_flags,
 )
 from .errors import BadInput
 
@@ -189,14 +190,13 @@ _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE
 
 def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
     """A test of one value against a regular expression, as ``$regex`` applies it."""
-    if isinstance(pattern, re.Pattern):
-        pattern = Regex.from_native(pattern)
-    if isinstance(pattern, Regex):
-        if options is not None and pattern.flags:
+    if isinstance(pattern, Regex | re.Pattern):
+        if options is not None and regex_flags(pattern):
             raise BadInput("$regex: options given both in the regex and in $options")
         source = pattern.pattern
-        flags = options if options is not None else (
-            pattern.flags if isinstance(pattern.flags, str) else "")
+        if not isinstance(source, str):
+            raise BadInput("$regex needs a text pattern")
+        flags = options if options is not None else regex_flags(pattern)
     elif isinstance(pattern, str):
         source, flags = pattern, options or ""
     else:
@@ -758,7 +758,7 @@ def _to_decimal(value: Any, kind: str) -> Decimal128:
     if kind == "double":
         if not math.isfinite(value):
             return Decimal128(str(value).replace("inf", "Infinity").replace("nan", "NaN"))
-        return Decimal128(format(value, ".15g"))  # MongoDB keeps 15 significant digits
+        return Decimal128(f"{value:.14e}")  # MongoDB keeps 15 significant digits
     if kind == "string":
         number = _numeric_string(value, "decimal")
         try:

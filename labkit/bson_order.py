@@ -146,11 +146,17 @@ def millis(value: Any) -> int:
     return int(value) if isinstance(value, DatetimeMS) else _millis(value)
 
 
+def regex_flags(value: Any) -> str:
+    """A regex's options as MongoDB's letters (``imsx``), from a Regex or a Python pattern."""
+    flags = value.flags
+    if isinstance(flags, str):
+        return "".join(sorted(flags))
+    letters = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s", re.VERBOSE: "x"}
+    return "".join(sorted(letter for bit, letter in letters.items() if flags & bit))
+
+
 def _regex_parts(value: Any) -> tuple[str, str]:
-    if isinstance(value, re.Pattern):
-        value = Regex.from_native(value)
-    flags = value.flags if isinstance(value.flags, str) else ""
-    return value.pattern, "".join(sorted(flags))
+    return value.pattern, regex_flags(value)
 
 
 def _number_key(value: Any) -> tuple:
