@@ -339,7 +339,10 @@ def cmd_predict_sort(args) -> int:
     from . import bson_order, fixtures
 
     docs = fixtures.read(args.file)
-    return _print_ids(bson_order.ids(bson_order.sort(docs, args.sort)), args.json)
+    collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
+    order = bson_order.sort(docs, args.sort, collation=collation,
+                            mongodb_version=args.mongodb_version)
+    return _print_ids(bson_order.ids(order), args.json)
 
 
 def cmd_predict_find(args) -> int:
@@ -347,10 +350,11 @@ def cmd_predict_find(args) -> int:
     from . import bson_order, fixtures
 
     docs = fixtures.read(args.file)
-    query = fixtures.parse_value(args.filter)
+    query = fixtures.parse_value(args.filter, "--filter")
     if not isinstance(query, dict):
         raise BadInput("--filter must be a JSON document, such as '{\"v\": {\"$gt\": 0}}'")
-    return _print_ids(bson_order.ids(bson_order.find(docs, query)), args.json)
+    found = bson_order.find(docs, query, mongodb_version=args.mongodb_version)
+    return _print_ids(bson_order.ids(found), args.json)
 
 
 def _print_ids(ids: list, as_json: bool) -> int:
@@ -452,11 +456,17 @@ def build_parser() -> argparse.ArgumentParser:
     psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them")
     psort.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     psort.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
+    psort.add_argument("--collation", metavar="JSON",
+                       help="for example '{\"locale\": \"en\", \"numericOrdering\": true}'")
+    psort.add_argument("--mongodb-version", choices=("8.0", "9.0"),
+                       help="whose rules to follow (default: the default server's, 8.0)")
     psort.add_argument("--json", action="store_true")
     psort.set_defaults(func=cmd_predict_sort)
     pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order")
     pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
+    pfind.add_argument("--mongodb-version", choices=("8.0", "9.0"),
+                       help="whose rules to follow (default: the default server's, 8.0)")
     pfind.add_argument("--json", action="store_true")
     pfind.set_defaults(func=cmd_predict_find)
 

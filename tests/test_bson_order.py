@@ -288,3 +288,351 @@ NULL_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None},
 def test_server_suite_null_expectations(query, expected):
     """null in queries (missing and arrays holding null match) and in $expr (null only)."""
     assert m.ids(m.find(NULL_DOCS, query)) == expected
+
+
+# MongoDB's own test suite, restated. Each table cites the jstests file (at the commit read),
+# the line of the data or the function that asserts it; the model must give the same _ids.
+
+SDP = "jstests/core/query/sort/sort_dotted_paths.js@3ff59aaf"
+U = m.UNDEFINED
+SDP_BASIC = [{"_id": 1, "a": 1}, {"_id": 2, "a": U}, {"_id": 3, "a": None}, {"_id": 4, "a": {}},
+             {"_id": 5, "a": []}, {"_id": 6, "a": [1]}, {"_id": 7, "a": [[1]]}, {"_id": 8},
+             {"_id": 9, "a": [U]}]  # SDP line 26
+SDP_TWO_ARRAYS = [
+    {"_id": 1, "a": 1, "b": [2]}, {"_id": 2, "a": 2, "b": []}, {"_id": 3, "a": [], "b": 4},
+    {"_id": 4, "a": [1], "b": 4}, {"_id": 5, "a": [2, 3], "b": 2},
+    {"_id": 6, "a": 2, "b": [3, 5]}, {"_id": 7, "a": 1, "b": [1, 3]},
+    {"_id": 8, "a": [1, 2], "b": 3}, {"_id": 9, "a": 2, "b": 3}]  # SDP line 57
+SDP_LENGTH_TWO = [
+    {"_id": 1, "a": {"b": 2}}, {"_id": 2, "a": {"b": []}}, {"_id": 3, "a": {"b": [2, 3]}},
+    {"_id": 4, "a": {"c": 1}}, {"_id": 5, "a": []}, {"_id": 6, "a": [{"b": [5]}]},
+    {"_id": 7, "a": [{"b": [4, 5]}, {"b": 7}]}, {"_id": 8, "a": [{"b": [1, 3]}, {"b": [2, 5]}]},
+    {"_id": 9, "a": [{"b": []}, {"b": [1, 3]}]}]  # SDP line 110
+
+
+def _pairs(*rows):
+    return [{"_id": i, "a": [{"b": b1, "c": c1}, {"b": b2, "c": c2}]}
+            for i, (b1, c1, b2, c2) in enumerate(rows, start=1)]
+
+
+SDP_PREFIX = _pairs((4, 1, 1, 2), (2, 1, 4, 2), (6, 1, 9, 2), (4, 1, 5, 3), (2, 1, 7, 3),
+                    (5, 1, 3, 3), (7, 2, 2, 3), (3, 2, 8, 3), (8, 2, 6, 3))  # SDP line 137
+SDP_NESTED = _pairs(([4, 1], 1, [1, 5], 2), (2, [1, 3], 4, [2, 4]), ([6, 4], 1, [9, 7], 2),
+                    (4, [1, 2], 5, [3, 2]), ([2, 3], 1, [7, 6], 3), (5, [], 3, 3),
+                    ([], 2, 2, 3), (3, [2], 8, [3]), ([8], 2, [6], 3))  # SDP line 195
+
+
+@pytest.mark.parametrize("docs, spec, expected", [
+    (SDP_BASIC, "a:1,_id:1", [2, 5, 9, 3, 8, 1, 6, 4, 7]),  # SDP line 38
+    (SDP_BASIC, "a:-1,_id:1", [7, 4, 1, 6, 3, 8, 2, 5, 9]),  # SDP line 41
+    (SDP_BASIC, "a.0:1,_id:1", [9, 1, 2, 3, 4, 5, 8, 6, 7]),  # SDP line 47
+    (SDP_BASIC, "a.0:-1,_id:1", [7, 6, 1, 2, 3, 4, 5, 8, 9]),  # SDP line 50
+    (SDP_TWO_ARRAYS, "a:1,b:1,_id:1", [3, 7, 1, 8, 4, 2, 5, 6, 9]),  # SDP line 69
+    (SDP_TWO_ARRAYS, "a:1,b:-1,_id:1", [3, 4, 7, 8, 1, 6, 9, 5, 2]),  # SDP line 72
+    (SDP_TWO_ARRAYS, "a:-1,b:1,_id:1", [5, 2, 6, 8, 9, 7, 1, 4, 3]),  # SDP line 75
+    (SDP_TWO_ARRAYS, "a:-1,b:-1,_id:1", [5, 6, 8, 9, 2, 4, 7, 1, 3]),  # SDP line 78
+    (SDP_LENGTH_TWO, "a.b:1,_id:1", [2, 9, 4, 5, 8, 1, 3, 7, 6]),  # SDP line 122
+    (SDP_LENGTH_TWO, "a.b:1,_id:-1", [9, 2, 5, 4, 8, 3, 1, 7, 6]),  # SDP line 125
+    (SDP_LENGTH_TWO, "a.b:-1,_id:1", [7, 6, 8, 3, 9, 1, 4, 5, 2]),  # SDP line 128
+    (SDP_LENGTH_TWO, "a.b:-1,_id:-1", [7, 8, 6, 9, 3, 1, 5, 4, 2]),  # SDP line 131
+    (SDP_PREFIX, "a.c:1,a.b:1,_id:1", [2, 5, 1, 4, 6, 3, 8, 7, 9]),  # SDP line 149
+    (SDP_PREFIX, "a.c:1,a.b:-1,_id:1", [3, 6, 1, 4, 2, 5, 9, 7, 8]),  # SDP line 152
+    (SDP_PREFIX, "a.c:-1,a.b:1,_id:1", [7, 6, 4, 9, 5, 8, 1, 2, 3]),  # SDP line 155
+    (SDP_PREFIX, "a.c:-1,a.b:-1,_id:1", [8, 5, 9, 4, 6, 7, 3, 2, 1]),  # SDP line 158
+    (SDP_PREFIX, "a.c:1,a:1,_id:1", [2, 5, 1, 4, 6, 3, 8, 7, 9]),  # SDP line 164
+    (SDP_PREFIX, "a.c:-1,a:1,_id:1", [7, 6, 4, 9, 5, 8, 1, 2, 3]),  # SDP line 170
+    (SDP_NESTED, "a.c:1,a.b:1,_id:1", [6, 1, 2, 5, 3, 4, 7, 8, 9]),  # SDP line 207
+    (SDP_NESTED, "a.c:1,a.b:-1,_id:1", [6, 3, 1, 4, 5, 2, 9, 8, 7]),  # SDP line 210
+    (SDP_NESTED, "a.c:-1,a.b:1,_id:1", [2, 7, 6, 4, 5, 9, 8, 1, 3]),  # SDP line 213
+    (SDP_NESTED, "a.c:-1,a.b:-1,_id:1", [2, 8, 5, 9, 4, 6, 7, 3, 1]),  # SDP line 216
+])
+def test_server_suite_dotted_sorts(docs, spec, expected):
+    """Sorts through arrays build index keys: undefined and [] lowest, a.0 keeps a nested array
+    whole, and paths into one array pair up per element (sort_dotted_paths.js)."""
+    assert m.ids(m.sort(docs, spec)) == expected
+
+
+@pytest.mark.parametrize("docs, spec", [
+    ([{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}, {"_id": 3, "a": [], "b": []}],
+     "a:1,b:1"),  # SDP line 87
+    ([{"_id": 1, "a": [], "b": []}], "_id:1,a:1,b:1"),  # SDP line 89
+    ([{"_id": 1, "a": {"b": [1, 2], "c": [3, 4]}}], "a.b:1,a.c:1"),  # SDP line 181
+    ([{"_id": 1, "a": {"b": [1, 2]}, "c": {"d": [3, 4]}}], "a.b:1,c.d:1"),  # SDP line 189
+])
+def test_parallel_arrays_cannot_be_sorted(docs, spec):
+    """A sort on two paths that reach two different arrays is an error, as on the server
+    (sort_dotted_paths.js)."""
+    with pytest.raises(m.ParallelArrays):
+        m.sort(docs, spec)
+
+
+def test_parallel_arrays_filtered_out_sort_fine():
+    """With the documents holding both arrays filtered out, the same sort works
+    (sort_dotted_paths.js line 98)."""
+    docs = [{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}, {"_id": 3, "a": [], "b": []}]
+    kept = m.find(docs, {"$or": [{"a": {"$not": {"$type": "array"}}},
+                                 {"b": {"$not": {"$type": "array"}}}]})
+    assert m.ids(m.sort(kept, "a:1,b:1")) == [1, 2]
+
+
+# jstests/core/query/null_query_semantics.js: the 8.0 file (commit 1704949c, tagged
+# requires_fcv_80) and the 9.0 file (commit 056154d0, tagged requires_fcv_90). Each case
+# names the test function that asserts it; "(arrays)" is the part after the multikey insert.
+NQS_PLAIN = [
+    {"_id": "a_empty_subobject", "a": {}}, {"_id": "a_null", "a": None},
+    {"_id": "a_number", "a": 4}, {"_id": "a_subobject_b_not_null", "a": {"b": "hi"}},
+    {"_id": "a_subobject_b_null", "a": {"b": None}},
+    {"_id": "a_subobject_b_undefined", "a": {"b": U}}, {"_id": "a_undefined", "a": U},
+    {"_id": "no_a"}]
+NQS_ARRAYS = NQS_PLAIN + [
+    {"_id": "a_double_array", "a": [[]]}, {"_id": "a_empty_array", "a": []},
+    {"_id": "a_object_array_b_mix_null_undefined_missing",
+     "a": [{"b": None}, {"b": U}, {"b": None}, {}]},
+    {"_id": "a_object_array_no_b_nulls", "a": [{"b": 1}, {"b": 3}, {"b": "string"}]},
+    {"_id": "a_object_array_some_b_nulls", "a": [{"b": None}, {"b": 3}, {"b": None}]},
+    {"_id": "a_object_array_some_b_undefined", "a": [{"b": U}, {"b": 3}]},
+    {"_id": "a_object_array_some_b_missing", "a": [{"b": 3}, {}]},
+    {"_id": "a_value_array_all_nulls", "a": [None, None]},
+    {"_id": "a_value_array_no_nulls", "a": [1, "string", 4]},
+    {"_id": "a_value_array_with_null", "a": [1, "string", None, 4]},
+    {"_id": "a_value_array_with_undefined", "a": [1, "string", U, 4]}]
+ALL = {d["_id"] for d in NQS_ARRAYS}
+PLAIN = {d["_id"] for d in NQS_PLAIN}
+EQ_NULL = {"a_null", "a_value_array_all_nulls", "a_value_array_with_null", "no_a"}
+DOTTED_NULL_80 = {"a_empty_subobject", "a_null", "a_number", "a_subobject_b_null",
+                  "a_undefined", "no_a", "a_object_array_b_mix_null_undefined_missing",
+                  "a_object_array_some_b_nulls", "a_object_array_some_b_missing"}
+DOTTED_NULL_90 = DOTTED_NULL_80 | {"a_double_array", "a_empty_array", "a_value_array_all_nulls",
+                                   "a_value_array_no_nulls", "a_value_array_with_null",
+                                   "a_value_array_with_undefined"}
+STRINGS = {"a_object_array_no_b_nulls"}  # its b holds "string", which /^str.*/ matches
+ELEM_B_NULL = {"a_double_array", "a_object_array_b_mix_null_undefined_missing",
+               "a_object_array_some_b_nulls", "a_object_array_some_b_missing"}
+ELEM_B_NOT_NULL = {"a_object_array_no_b_nulls", "a_object_array_some_b_nulls",
+                   "a_object_array_some_b_undefined", "a_object_array_some_b_missing",
+                   "a_object_array_b_mix_null_undefined_missing"}
+ELEM_NOT_NULL = ELEM_B_NOT_NULL - {"a_object_array_some_b_missing"} | {
+    "a_double_array", "a_object_array_some_b_missing", "a_value_array_no_nulls",
+    "a_value_array_with_undefined", "a_value_array_with_null"}
+
+
+@pytest.mark.parametrize("version", ["8.0", "9.0"])
+@pytest.mark.parametrize("docs, query, expected", [
+    (NQS_PLAIN, {"a": {"$eq": None}}, {"a_null", "no_a"}),  # testBasicNullQuery
+    (NQS_PLAIN, {"a": {"$ne": None}}, PLAIN - {"a_null", "no_a"}),  # testBasicNotEqualsNull…
+    (NQS_PLAIN, {"a": {"$in": [None, 4]}}, {"a_null", "a_number", "no_a"}),  # testInNullQuery
+    (NQS_PLAIN, {"$or": [{"a": None}, {"a": 4}]}, {"a_null", "a_number", "no_a"}),  # testOrNull…
+    (NQS_PLAIN, {"a": {"$nin": [None, 4]}}, PLAIN - {"a_null", "a_number", "no_a"}),
+    (NQS_PLAIN, {"a": {"$nin": [None, re.compile("^hi.*")]}}, PLAIN - {"a_null", "no_a"}),
+    (NQS_PLAIN, {"a": {"$exists": False}}, {"no_a"}),  # testExistsFalse
+    (NQS_PLAIN, {"a.b": {"$eq": None}}, {"a_empty_subobject", "a_null", "a_number",
+                                         "a_subobject_b_null", "a_undefined", "no_a"}),
+    (NQS_PLAIN, {"a.b": {"$ne": None}}, {"a_subobject_b_not_null", "a_subobject_b_undefined"}),
+    (NQS_PLAIN, {"a.b": {"$exists": False}}, {"no_a", "a_empty_subobject", "a_null",
+                                              "a_number", "a_undefined"}),
+    (NQS_PLAIN, {"a": {"$elemMatch": {"$eq": None}}}, set()),  # testElemMatchQueriesWithNo…
+    (NQS_PLAIN, {"a": {"$elemMatch": {"b": {"$ne": None}}}}, set()),
+    (NQS_ARRAYS, {"a": {"$eq": None}}, EQ_NULL),  # testBasicNullQuery (arrays)
+    (NQS_ARRAYS, {"a": {"$ne": None}}, ALL - EQ_NULL),  # testBasicNotEqualsNullQuery (arrays)
+    (NQS_ARRAYS, {"a": {"$not": {"$gte": None}}}, ALL - EQ_NULL),  # testBasicNotEqualsGTE…
+    (NQS_ARRAYS, {"a": {"$nin": [None, []]}},
+     ALL - EQ_NULL - {"a_double_array", "a_empty_array"}),  # testNotInNullAndEmptyArrayQuery
+    (NQS_ARRAYS, {"a": {"$nin": [None, re.compile("^str.*")]}},
+     ALL - EQ_NULL - {"a_value_array_no_nulls", "a_value_array_with_undefined"}),
+    (NQS_ARRAYS, {"a": {"$elemMatch": {"$eq": None}}},
+     {"a_value_array_all_nulls", "a_value_array_with_null"}),  # testElemMatchValue
+    (NQS_ARRAYS, {"a": {"$elemMatch": {"$ne": None}}}, ELEM_NOT_NULL),  # testElemMatchValue
+    (NQS_ARRAYS, {"a.b": {"$elemMatch": {"$eq": None}}}, set()),  # testDottedElemMatchValue
+    (NQS_ARRAYS, {"a": {"$elemMatch": {"b": {"$eq": None}}}}, ELEM_B_NULL),  # testElemMatch…
+    (NQS_ARRAYS, {"a": {"$elemMatch": {"b": {"$ne": None}}}}, ELEM_B_NOT_NULL),
+])
+def test_server_suite_null_semantics(docs, query, expected, version):
+    """null matches null and missing, never undefined, in 8.0 and 9.0 alike; an array element
+    that is an array is a document to $elemMatch (null_query_semantics.js)."""
+    assert set(m.ids(m.find(docs, query, mongodb_version=version))) == expected
+
+
+@pytest.mark.parametrize("query, v80, v90", [
+    ({"a.b": {"$eq": None}}, DOTTED_NULL_80, DOTTED_NULL_90),  # testDottedEqualsNull (arrays)
+    ({"a.b": {"$in": [None, 75]}}, DOTTED_NULL_80, DOTTED_NULL_90),  # testDottedInNullQuery
+    ({"$or": [{"a.b": None}, {"a.b": 75}]}, DOTTED_NULL_80, DOTTED_NULL_90),  # …OrNullQuery
+    ({"a.b": {"$ne": None}}, ALL - DOTTED_NULL_80, ALL - DOTTED_NULL_90),  # …NotEqualsNull
+    ({"a.b": {"$nin": [None, 75]}}, ALL - DOTTED_NULL_80, ALL - DOTTED_NULL_90),
+    ({"a.b": {"$nin": [None, re.compile("^str.*")]}}, ALL - DOTTED_NULL_80 - STRINGS,
+     ALL - DOTTED_NULL_90 - STRINGS),  # testDottedNotInNullAndRegexQuery
+])
+def test_dotted_null_changed_in_90(query, v80, v90):
+    """{"a.b": null} through arrays of scalars and empty arrays: no match in 8.0, a match in
+    9.0; an element without b is null in both (null_query_semantics.js, both versions)."""
+    assert set(m.ids(m.find(NQS_ARRAYS, query, mongodb_version="8.0"))) == v80
+    assert set(m.ids(m.find(NQS_ARRAYS, query, mongodb_version="9.0"))) == v90
+
+
+def test_default_version_is_the_default_servers():
+    """Without a version the model follows the kit's default server, MongoDB 8.0."""
+    from labkit.servers import DEFAULT_MONGO_VERSION
+
+    assert DEFAULT_MONGO_VERSION == "8.0"
+    assert set(m.ids(m.find(NQS_ARRAYS, {"a.b": None}))) == DOTTED_NULL_80
+    with pytest.raises(BadInput):
+        m.find(NQS_ARRAYS, {"a.b": None}, mongodb_version="7.0")
+
+
+# jstests/core/query/type/null_undefined.js@1704949c: a = 1 (0), missing (1), null (2),
+# undefined (3), [1, 2, 3] (4), [1, null] (5), [null, undefined] (6), [1, undefined] (7),
+# [1, null, undefined] (8); data at line 12.
+NU_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None}, {"_id": 3, "a": U},
+           {"_id": 4, "a": [1, 2, 3]}, {"_id": 5, "a": [1, None]}, {"_id": 6, "a": [None, U]},
+           {"_id": 7, "a": [1, U]}, {"_id": 8, "a": [1, None, U]}]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ({"a": {"$type": "undefined"}}, [3, 6, 7, 8]),  # line 44
+    ({"a": {"$type": ["null", "undefined"]}}, [2, 3, 5, 6, 7, 8]),  # line 51
+    ({"$or": [{"a": {"$eq": None}}, {"a": {"$type": "undefined"}}]},
+     [1, 2, 3, 5, 6, 7, 8]),  # line 60
+    ({"a": {"$eq": None}}, [1, 2, 5, 6, 8]),  # line 60, without the undefined clause
+    ({"$expr": {"$eq": [{"$type": "$a"}, "undefined"]}}, [3]),  # line 70
+    ({"$expr": {"$in": [{"$type": "$a"}, ["null", "undefined"]]}}, [2, 3]),  # line 72
+])
+def test_server_suite_undefined(query, expected):
+    """undefined is a type of its own: null does not match it, $type finds it
+    (null_undefined.js)."""
+    assert m.ids(m.find(NU_DOCS, query)) == expected
+
+
+def test_missing_equals_undefined_in_expr():
+    """In $expr a missing field equals undefined and not null (null_undefined.js line 94)."""
+    assert m.evaluate({"$eq": ["$a", "$x"]}, {"a": U}) is True
+    assert m.evaluate({"$eq": ["$a", None]}, {"a": U}) is False
+    assert m.evaluate({"$eq": ["$x", None]}, {}) is False
+
+
+def test_dbref_is_an_embedded_document():
+    """A DBRef read from Extended JSON compares as the document {$ref, $id} (manual: Database
+    References, "DBRefs" are embedded documents); it no longer aborts a query."""
+    docs = fixtures.parse('[{"_id": 1, "r": {"$ref": "c", "$id": 5}}, {"_id": 2, "r": 1}]')
+    assert m.bson_type(docs[0]["r"]) == "object"
+    assert m.ids(m.sort(docs, "r:-1")) == [1, 2]
+    assert m.ids(m.find(docs, {"r": {"$ref": "c", "$id": 5}})) == [1]
+    assert m.ids(m.find(docs, {"r.$id": 5})) == [1]
+
+
+def test_bindata_subtype_3_is_not_a_uuid():
+    """A 16-byte subtype-3 BinData keeps its subtype and sorts below the same bytes as subtype 4
+    (BinData orders by length, then subtype, then bytes: manual, Comparison/Sort Order)."""
+    data = "AAECAwQFBgcICQoLDA0ODw=="
+    docs = fixtures.parse(
+        f'[{{"_id": 4, "v": {{"$binary": {{"base64": "{data}", "subType": "04"}}}}}},'
+        f' {{"_id": 3, "v": {{"$binary": {{"base64": "{data}", "subType": "03"}}}}}},'
+        ' {"_id": 5, "v": {"$uuid": "00010203-0405-0607-0809-0a0b0c0d0e0f"}}]')
+    assert [d["v"].subtype for d in docs] == [4, 3, 4]
+    assert m.ids(m.sort(docs, "v:1,_id:1")) == [3, 4, 5]
+    assert m.ids(m.find(docs, {"v": docs[1]["v"]})) == [3]
+
+
+@pytest.mark.parametrize("docs, query, expected", [
+    ([{"_id": 1, "a": [[5]]}, {"_id": 2, "a": [5]}], {"a.0": 5}, [2]),
+    ([{"_id": 1, "a": [[5]]}, {"_id": 2, "a": [5]}], {"a.0": [5]}, [1]),
+    ([{"_id": 1, "a": [{"b": 1}, {}]}, {"_id": 2, "a": [{"b": 1}]}], {"a.b": None}, [1]),
+    ([{"_id": 1, "a": [{"b": 1}, {}]}, {"_id": 2, "a": [{"b": 1}]}], {"a.b": {"$ne": None}},
+     [2]),
+])
+def test_positional_and_dotted_paths(docs, query, expected):
+    """a.0 reaching an array yields that array, not its elements; a subdocument without b gives
+    a null a.b (sort_dotted_paths.js line 50; null_query_semantics.js testDottedEqualsNull)."""
+    assert m.ids(m.find(docs, query)) == expected
+
+
+def test_expr_field_path_through_an_array_is_an_array():
+    """In $expr, "$a.b" through an array of subdocuments is the array of the b's present
+    (manual: $expr uses aggregation expressions; field paths through arrays give arrays)."""
+    doc = {"a": [{"b": 1}, {}]}
+    assert m.evaluate("$a.b", doc) == [1]
+    assert m.matches(doc, {"$expr": {"$eq": ["$a.b", [1]]}})
+    assert not m.matches(doc, {"$expr": {"$eq": ["$a.b", 1]}})
+    assert m.evaluate("$a.b", {"a": [1, 2]}) == []
+
+
+MIXED = [{"_id": 1, "v": [1, 2, 3]}, {"_id": 2, "v": ["1", 2]}, {"_id": 3, "v": 7},
+         {"_id": 4, "v": "Apple"}, {"_id": 5, "v": ["apple", "pear"]}, {"_id": 6},
+         {"_id": 7, "v": Decimal128("7.9")}, {"_id": 8, "v": -7.5}, {"_id": 9, "v": []}]
+
+
+@pytest.mark.parametrize("query, expected", [
+    # manual, $all: equivalent to an $and of equalities; an empty $all matches nothing
+    ({"v": {"$all": [1, 2]}}, [1]),
+    ({"v": {"$all": [2, "1"]}}, [2]),
+    ({"v": {"$all": []}}, []),
+    ({"v": {"$all": [{"$elemMatch": {"$gt": 2}}]}}, [1]),
+    # manual, $size: arrays of exactly that length, no bracketing with other types
+    ({"v": {"$size": 2}}, [2, 5]),
+    ({"v": {"$size": 0}}, [9]),
+    # manual, $mod: numbers only, decimals and doubles truncated toward zero, remainder signed
+    ({"v": {"$mod": [4, 3]}}, [1, 3, 7]),
+    ({"v": {"$mod": [4, -3]}}, [8]),
+    # manual, $regex: strings (and array elements), with $options, beside other operators
+    ({"v": {"$regex": "^a", "$options": "i"}}, [4, 5]),
+    ({"v": {"$regex": "^a", "$options": "i", "$nin": ["Apple"]}}, [5]),
+    ({"v": {"$not": re.compile("^a", re.I)}}, [1, 2, 3, 6, 7, 8, 9]),
+    ({"v": {"$not": {"$regex": "^a"}}}, [1, 2, 3, 4, 6, 7, 8, 9]),
+    # manual, $elemMatch: one element meets every condition
+    ({"v": {"$elemMatch": {"$gt": 1, "$lt": 3}}}, [1, 2]),
+    ({"v": {"$elemMatch": {"$type": "string"}}}, [2, 5]),
+    # manual, $type and $exists
+    ({"v": {"$type": "number"}}, [1, 2, 3, 7, 8]),
+    ({"v": {"$exists": False}}, [6]),
+    ({"v": {"$in": [re.compile("^p"), 7]}}, [3, 5]),
+])
+def test_operators_with_mixed_types(query, expected):
+    """$all, $size, $mod, $regex with $options and under $not, $elemMatch, $type, $exists and
+    $in on a field of mixed types, as the manual's operator pages state."""
+    assert m.ids(m.find(MIXED, query)) == expected
+
+
+@pytest.mark.parametrize("expression, expected", [
+    # manual, $in (aggregation), $type (aggregation), $isNumber, $ifNull
+    ({"$in": ["$v", [7, "7"]]}, [3]),
+    ({"$eq": [{"$type": "$v"}, "missing"]}, [6]),
+    ({"$isNumber": "$v"}, [3, 7, 8]),
+    ({"$eq": [{"$ifNull": ["$v", "none"]}, "none"]}, [6]),
+    # manual, $convert / $toDouble: strings that hold numbers become numbers; onError otherwise
+    ({"$gt": [{"$convert": {"input": "$v", "to": "double", "onError": -1, "onNull": -2}}, 5]},
+     [3, 7]),
+    ({"$eq": [{"$convert": {"input": "$v", "to": "decimal", "onError": 0}}, -7.5]}, [8]),
+])
+def test_expression_operators_for_mixed_types(expression, expected):
+    """$in, $type, $isNumber, $ifNull, $convert, $toString and $toDecimal in $expr (manual,
+    aggregation operator pages)."""
+    assert m.ids(m.find(MIXED, {"$expr": expression})) == expected
+
+
+def test_conversions():
+    """$toDouble parses numeric strings, $toDecimal keeps 15 digits of a double, $toString
+    writes numbers and dates as the manual's $toString/$toDecimal examples show."""
+    from labkit._match import ConversionFailure, convert
+
+    assert convert("42", "double") == 42.0
+    assert convert(2.5, "decimal") == Decimal128("2.50000000000000")
+    assert convert(Int64(5), "string") == "5"
+    assert convert(True, "string") == "true"
+    assert convert(OCT1, "string") == "2026-10-01T00:00:00.000Z"
+    assert m.ids(m.find(MIXED[2:4], {"$expr": {"$eq": [{"$toString": "$v"}, "7"]}})) == [3]
+    with pytest.raises(BadInput):  # how MongoDB writes -7.5 is not the model's to guess
+        convert(-7.5, "string")
+    with pytest.raises(ConversionFailure):
+        convert("abc", "double")
+    with pytest.raises(ConversionFailure):
+        m.find([{"v": "abc"}], {"$expr": {"$gt": [{"$toDouble": "$v"}, 0]}})
+
+
+def test_numeric_ordering_collation():
+    """A collation with numericOrdering orders digit strings by value: "2" before "10"
+    (manual, Collation: numericOrdering); other strings are refused, not guessed."""
+    docs = [{"_id": i, "v": v} for i, v in enumerate(["10", "9", "100", "2"])]
+    assert [d["v"] for d in m.sort(docs, "v:1")] == ["10", "100", "2", "9"]
+    collated = m.sort(docs, "v:1", collation={"locale": "en", "numericOrdering": True})
+    assert [d["v"] for d in collated] == ["2", "9", "10", "100"]
+    with pytest.raises(BadInput):
+        m.sort(docs + [{"_id": 9, "v": "1a"}], "v:1", collation={"locale": "en",
+                                                                  "numericOrdering": True})
