@@ -376,8 +376,10 @@ class CheckRun:
     specs: list[ClaimSpec]
 
     def exit_status(self, strict: bool = False) -> int:
-        """As ``labkit run``: 1 when a claim does not hold or erred (or, strict, did not run)."""
-        return self.run.exit_status(strict)
+        """As ``labkit run``: 1 when a claim does not hold or erred; ``strict`` also fails when
+        any cell of the matrix did not run (a version without a server, say)."""
+        missing = strict and any(row.verdict == NOT_RUN for row in self.run.rows)
+        return 1 if missing else self.run.exit_status(strict)
 
     def frame(self):
         """pandas: one row per claim, one column per engine, the verdict words in the cells."""

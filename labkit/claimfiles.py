@@ -522,8 +522,7 @@ def _unified_test(path, name, index, test, node, collections, client_options, fi
     operations = test.get("operations")
     if not isinstance(operations, list):
         raise error("a test needs operations, a list", *at, "operations")
-    not_checked = [f"{key} (not checked by a claim check)" for key in sorted(test)
-                   if key not in _TEST_JUDGED]
+    not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
     steps: list[Step] = []
     used: set[str] = set()
     wrote = ""
@@ -553,6 +552,10 @@ def _unified_test(path, name, index, test, node, collections, client_options, fi
         if "session" in arguments:
             not_checked.append(f"the session argument of {name_} (not used)")
             arguments.pop("session")
+        neutral = sorted(k for k in arguments if k in NEUTRAL_ARGUMENTS)
+        if neutral:
+            not_checked.append(f"{name_} argument {', '.join(neutral)}: sent to MongoDB only "
+                               "(it does not change a result)")
         expect = _unified_expect(op, name_, error, op_at)
         if expect is None and not op.get("ignoreResultAndError"):
             not_checked.append(f"{name_}: nothing to judge (no expectResult or expectError)")
