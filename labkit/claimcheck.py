@@ -381,6 +381,14 @@ class CheckRun:
         missing = strict and any(row.verdict == NOT_RUN for row in self.run.rows)
         return 1 if missing else self.run.exit_status(strict)
 
+    def observed(self, claim_id: str, engine: str) -> Any:
+        """What ``engine`` (``model``, ``mongodb``, ``mongomock``, …) gave for a claim, in its
+        first column; None where it did not run."""
+        index = [s.id for s in self.specs].index(claim_id)
+        column = next(c for c in self.columns if c.engine == engine)
+        row = column.rows[index]
+        return row.observation.observed if row.shows_observation else None
+
     def frame(self):
         """pandas: one row per claim, one column per engine, the verdict words in the cells."""
         import pandas as pd
@@ -407,7 +415,10 @@ def cell(row: Result) -> str:
     if row.verdict == HOLDS:
         return "✓ " + short_json(row.observation.observed, 60)
     if row.verdict == FAILS:
-        return "✗ " + short_json(row.observation.observed, 60)
+        observed = row.observation.observed
+        if isinstance(observed, dict) and list(observed) == ["raised"]:
+            return "✗ raised " + observed["raised"][:80]
+        return "✗ " + short_json(observed, 60)
     if row.verdict == ERROR:
         return "! " + row.reason
     return "– " + row.reason
