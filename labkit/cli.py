@@ -106,6 +106,36 @@ def cmd_run(args) -> int:
     return run.exit_status(args.strict)
 
 
+def cmd_check(args) -> int:
+    """Judge claim files on every engine and MongoDB version: a matrix, the report, JUnit XML."""
+    from . import claimcheck, claimfiles, report
+
+    engines = claimcheck.parse_engines(args.engines)
+    versions = claimcheck.parse_versions(args.mongodb_version)
+    if versions and "mongodb" not in engines:
+        raise BadInput("--mongodb-version needs mongodb among --engines")
+    specs = claimfiles.load(args.paths)
+    out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
+        "check-%Y%m%d-%H%M%S")
+    _writable_folder(out, "--out")
+
+    def progress(column: str, done: int, total: int, spec) -> None:
+        if not args.quiet and spec is not None and done == 0:
+            print(f"Checking {total} claims on {column}…", file=sys.stderr)
+
+    result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
+    paths = report.write(result.run, out)
+    if args.junit:
+        claimcheck.write_junit(result, args.junit)
+    if args.json:
+        _emit_json(result.run.to_dict())
+    else:
+        print(claimcheck.matrix_table(result))
+        print(f"\nReport: {paths['html']}  (also {paths['markdown'].name}, {paths['json'].name})"
+              + (f"; JUnit XML: {args.junit}" if args.junit else ""))
+    return result.exit_status(args.strict)
+
+
 def _writable_folder(path: Path, option: str) -> None:
     """Make sure ``path`` is, or can become, a folder labkit can write in; else BadInput."""
     if path.exists() and not path.is_dir():
@@ -399,6 +429,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print results.json to stdout")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.set_defaults(func=cmd_run)
+
+    check = sub.add_parser("check", help="judge claim files on engines and MongoDB versions")
+    check.add_argument("paths", nargs="+", metavar="FILE|DIR",
+                       help="claim files (.yaml, .yml, .json) or folders of them")
+    check.add_argument("--engines", default="model",
+                       help="comma-separated: model, mongodb, mongomock, montydb "
+                            "(default: model)")
+    check.add_argument("--mongodb", choices=("auto", "uri", "local", "docker"), default="auto",
+                       help="how to get each MongoDB server (default: auto)")
+    check.add_argument("--mongodb-version", metavar="V,…",
+                       help="comma-separated versions, e.g. 6.0,7.0,8.0: one server at a time")
+    check.add_argument("--out", metavar="DIR",
+                       help="report directory (default reports/check-<time>/)")
+    check.add_argument("--junit", metavar="FILE", help="also write JUnit XML for CI")
+    check.add_argument("--strict", action="store_true", help="also fail when a cell did not run")
+    check.add_argument("--json", action="store_true", help="print results.json to stdout")
+    check.add_argument("--quiet", action="store_true", help="no progress lines")
+    check.set_defaults(func=cmd_check)
 
     server = sub.add_parser("server", help="start a MongoDB server and print its URI")
     _add_mongodb_options(server)

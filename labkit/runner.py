@@ -297,7 +297,7 @@ class ClaimResult:
             "title": self.claim.title,
             "topic": self.claim.topic,
             "kind": self.claim.kind,
-            "source": SOURCES[self.claim.source],
+            "source": SOURCES.get(self.claim.source, self.claim.source),
             "experiment": self.claim.experiment_name,
             "lesson": lesson_of(self.claim),
             "verdict": self.verdict,

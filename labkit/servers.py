@@ -350,6 +350,11 @@ def _ping_until(client, deadline: float, alive: Callable[[], bool] = lambda: Tru
     raise TimeoutError(str(last) if last else "no answer before the deadline")
 
 
+def from_uri(uri: str, version: str | None = None) -> MongoServer:
+    """The MongoDB server at ``uri`` (not labkit's: only its ``labkit_`` databases are touched)."""
+    return _mongo_from_uri(uri, version)
+
+
 def _mongo_from_uri(uri: str, version: str | None) -> MongoServer:
     from pymongo.errors import ConfigurationError, PyMongoError
 

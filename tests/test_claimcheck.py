@@ -1,0 +1,285 @@
+"""`labkit check`, `labkit.claimcheck`: claim files judged on the model, MongoDB and the
+in-process fakes, as a matrix, the run's report and JUnit XML (issue #12)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from labkit import claimcheck, claimfiles, claims, engines, fakes, report
+from labkit.claimfiles import Expectation, Requirement
+from labkit.cli import main
+from labkit.engines import Answer
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+KIT_CLAIMS = ROOT / "claims"
+# The registered query claims whose questions the repository's claim files restate.
+AS_FILES = ("D3", "S2", "B1", "X1", "X2", "X3", "X4", "X5")
+
+
+@pytest.fixture(scope="module")
+def on_the_model():
+    """The repository's claim files judged on the model alone."""
+    return claimcheck.run_files([KIT_CLAIMS], "model")
+
+
+def _expectation_as_recorded(spec) -> object:
+    expect = spec.steps[0].expect
+    if expect.kind == "documents":  # B1's census, as CLAIMS.md writes it
+        return {doc["_id"]: doc["n"] for doc in expect.value}
+    return expect.value if expect.ordered else sorted(expect.value)
+
+
+@pytest.mark.parametrize("claim_id", AS_FILES)
+def test_claim_files_restate_every_recorded_result(claim_id):
+    """Each recorded result of D3, S2, B1 and X1-X5 (CLAIMS.md, as the registry holds it) is a
+    claim file entry `<ID>.<question>` with the same expectation."""
+    specs = {s.id: s for s in claimfiles.load([KIT_CLAIMS])}
+    expected = claims.get(claim_id).expected
+    for question, value in expected.items():
+        spec = specs[f"{claim_id}.{question}"]
+        wanted = value if spec.steps[0].expect.ordered or not isinstance(value, list) \
+            else sorted(value)
+        assert _expectation_as_recorded(spec) == wanted, question
+
+
+def test_claim_files_restate_b2():
+    """B2's three statements are the two B2 entries: numbers (42.0 a double) and a Date field
+    queried with a string (CLAIMS.md B2)."""
+    specs = {s.id: s for s in claimfiles.load([KIT_CLAIMS])}
+    assert set(claims.get("B2").expected) == {"every_numeric_type_matches",
+                                              "string_hidden_from_number",
+                                              "date_hidden_from_string"}
+    numbers = specs["B2.numbers_from_python"]
+    assert numbers.steps[0].expect.value == [1, 3, 4, 5]
+    assert type(numbers.fixture["claim"][3]["userId"]) is float
+    assert specs["B2.date_hidden_from_string"].steps[0].expect.value == []
+
+
+def test_the_model_reproduces_every_recorded_result(on_the_model):
+    """`labkit check claims/` on the model: every claim holds, and names the model and its
+    version (the recorded results of D3, S2, B1, B2, X1-X5)."""
+    rows = on_the_model.run.rows
+    assert {row.verdict for row in rows} == {claims.HOLDS}, [str(r) for r in rows
+                                                             if r.verdict != claims.HOLDS]
+    assert {(row.engine, row.engine_version) for row in rows} == {
+        ("model (labkit's rules for MongoDB 8.0)", claimcheck.ModelEngine().version)}
+    assert {s.id.split(".")[0] for s in on_the_model.specs} == {*AS_FILES, "B2"}
+
+
+def test_the_report_is_the_run_report(on_the_model, tmp_path):
+    """The check writes the same report.html, report.md and results.json as `labkit run`, each
+    claim placed at its file and line."""
+    paths = report.write(on_the_model.run, tmp_path)
+    data = json.loads(paths["json"].read_text())
+    first = data["claims"][0]
+    assert first["id"] == "D3.string_range" and first["verdict"] == "holds"
+    assert first["experiment"].endswith("lesson01_dates.yaml:3")
+    assert "D3.string_range" in paths["html"].read_text()
+
+
+def test_unified_reads_on_the_model():
+    """The Unified Test Format file's reads on the model: results hold, an error expectation is
+    not the model's to judge, a read after a write and an events-only test are not run, and a
+    wrong expectation does not hold."""
+    result = claimcheck.run_files([DATA / "unified" / "reads.yml"], "model")
+    verdicts = {row.claim.title: (row.verdict, row.reason) for row in result.run.rows}
+    for title in ("find without a sort returns insertion order", "find with sort, skip and limit",
+                  "aggregate with match and sort", "countDocuments with a filter",
+                  "distinct with a filter"):
+        assert verdicts[title][0] == claims.HOLDS, (title, verdicts[title])
+    assert verdicts["a document comment before 4.4 is a server error"] == (
+        claims.NOT_RUN, "runOnRequirements: it speaks for MongoDB 3.6.0 to 4.3.99; the model "
+        "follows MongoDB 8.0")
+    assert verdicts["a find after a write is not judged"][0] == claims.NOT_RUN
+    assert "insertOne" in verdicts["a find after a write is not judged"][1]
+    assert verdicts["events only: nothing to judge"][0] == claims.NOT_RUN
+    assert verdicts["a wrong expectation does not hold"][0] == claims.FAILS
+    assert "not checked: expectEvents" in verdicts[
+        "find without a sort returns insertion order"][1]
+
+
+def test_the_model_says_not_supported_for_a_stage_it_does_not_know():
+    """An aggregate stage outside the model makes the model's row not run, naming the stage."""
+    result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model")
+    row = next(r for r in result.run.rows if r.claim.id == "lookup-needs-a-server")
+    assert (row.verdict, row.reason) == (claims.NOT_RUN,
+                                         "the model does not support the stage $lookup")
+
+
+def test_mongomock_is_named_as_a_fake_and_its_decimal_sort_crash_is_shown():
+    """mongomock is an engine named as an in-process fake with its version; its exception on
+    a sort over Decimal128 values is what it answered, and the claim does not hold there."""
+    pytest.importorskip("mongomock")
+    result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model,mongomock")
+    assert [c.label for c in result.columns][1].startswith("mongomock ")
+    rows = {(r.claim.id, r.engine): r for r in result.run.rows}
+    crash = rows[("decimal-sort", "mongomock (in-process fake)")]
+    assert crash.verdict == claims.FAILS
+    assert "Decimal128" in crash.observation.observed["raised"]
+    assert rows[("decimal-sort", "model (labkit's rules for MongoDB 8.0)")].verdict == \
+        claims.HOLDS
+    assert "MongoDB" not in crash.engine
+
+
+def test_montydb_is_named_as_a_fake():
+    """montydb, where installed, is an engine named as an in-process fake with its version and
+    the server version it reports."""
+    pytest.importorskip("montydb")
+    engine = fakes.engine("montydb")
+    assert engine.name == "montydb (in-process fake)" and engine.version
+    assert engine.speaks_for
+
+
+def test_versions_without_servers_are_not_run_each_with_why(nothing_available):
+    """With no server, each requested MongoDB version is its own column, every cell not run
+    with the reason naming that version."""
+    specs = claimfiles.read(DATA / "claims" / "user.yaml")[:1]
+    result = claimcheck.check(specs, ["model", "mongodb"], ["6.0", "8.0"])
+    assert [c.label for c in result.columns] == ["model 8.0", "MongoDB 6.0", "MongoDB 8.0"]
+    for column, version in zip(result.columns[1:], ("6.0", "8.0"), strict=True):
+        (row,) = column.rows
+        assert row.verdict == claims.NOT_RUN
+        assert row.reason.startswith(f"no server of version {version}: No MongoDB server")
+    assert result.exit_status() == 0 and result.exit_status(strict=True) == 1
+
+
+class _Engine(engines.Engine):
+    def __init__(self, key, speaks_for, topology="single"):
+        self.key, self.name, self.speaks_for, self.topology = key, key, speaks_for, topology
+
+
+@pytest.mark.parametrize("requirements, engine, unmet", [
+    (((Requirement("4.4.0"),),), _Engine("mongodb", "7.0.14"), ""),
+    (((Requirement(None, "4.3.99"),),), _Engine("mongodb", "7.0.14"),
+     "it speaks for MongoDB 4.3.99 or older; this server is 7.0.14"),
+    (((Requirement("9.0"), Requirement("7.0", "7.0.99")),), _Engine("mongodb", "7.0.14"), ""),
+    (((Requirement("4.0"),), (Requirement("8.0"),)), _Engine("mongodb", "7.0.14"),
+     "it speaks for MongoDB 8.0 or newer; this server is 7.0.14"),
+    (((Requirement(topologies=("sharded",)),),), _Engine("mongodb", "7.0.14"),
+     "it runs on sharded, not single"),
+    (((Requirement(unknown=("auth: true",)),),), _Engine("model", "8.0"),
+     "it requires auth: true, which a claim check cannot establish"),
+], ids=["met", "above max", "one of two met", "second group unmet", "topology", "auth"])
+def test_run_on_requirements(requirements, engine, unmet):
+    """runOnRequirements: one requirement of every group must be met (source:
+    unified-test-format.md, runOnRequirement); versions compare component by component."""
+    spec = claimfiles.ClaimSpec("c", "t", "s", Path("f.yaml"), 1, (), requirements=requirements)
+    assert claimcheck._unmet(spec, engine) == unmet
+
+
+@pytest.mark.parametrize("expected, actual, root, problem", [
+    ({"x": 1}, {"x": 1, "y": 1}, True, None),
+    ({"x": {"y": 1}}, {"x": {"y": 1, "z": 1}}, True, "x: unexpected field z"),
+    ({"x": 1}, {"x": 1.0}, False, None),
+    ({"x": 1}, {"x": 1.5}, False, "x: 1.5, not 1"),
+    ([1, 2, 3], [1, 2, 3, 4], False, "4 elements, not 3"),
+    ({"a": {"$$exists": False}}, {"b": 1}, True, None),
+    ({"a": {"$$type": ["int", "long"]}}, {"a": 5}, False, None),
+    ({"a": {"$$unsetOrMatches": 2}}, {}, False, None),
+    ({"y": 1, "x": 1}, {"x": 1, "y": 1}, False, None),
+], ids=["root extra field", "nested extra field", "int matches double", "1 is not 1.5",
+        "arrays same length", "$$exists false", "$$type", "$$unsetOrMatches", "key order"])
+def test_matching_follows_the_unified_test_format(expected, actual, root, problem):
+    """Expected values match as unified-test-format.md, Evaluating Matches, says: extra fields
+    only at the root, flexible numerics, same-length arrays, the $$ operators, any key order."""
+    assert claimcheck.match(expected, actual, root=root) == problem
+
+
+def test_decimal_is_not_a_flexible_numeric():
+    """Decimal128 is excluded from flexible numeric comparisons (unified-test-format.md)."""
+    from bson import Decimal128
+
+    assert claimcheck.match(1, Decimal128("1")) is not None
+
+
+def test_error_expectations_judge_where_the_error_came_from():
+    """expectError's isClientError and errorCodeName are judged against the raised error."""
+    raised = Answer(raised="OperationFailure: bad", server_error=True, code=2,
+                    code_name="BadValue")
+    assert claimcheck.judge_step(Expectation("error", {"isClientError": False}), raised)[0]
+    assert not claimcheck.judge_step(Expectation("error", {"isClientError": True}), raised)[0]
+    assert claimcheck.judge_step(Expectation("error", {"errorCodeName": "badvalue"}), raised)[0]
+    assert not claimcheck.judge_step(Expectation("ids", [1]), raised)[0]
+
+
+def test_junit_xml_has_a_suite_per_column_and_a_case_per_claim():
+    """JUnit XML: a test suite per engine column, failures for claims that do not hold,
+    skipped (with the reason) for cells that did not run."""
+    result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model")
+    tree = ET.fromstring(claimcheck.junit_xml(result))
+    (suite,) = tree.findall("testsuite")
+    assert suite.get("name") == "model 8.0" and suite.get("tests") == "4"
+    skipped = tree.findall(".//testcase/skipped")
+    assert [s.get("message") for s in skipped] == ["the model does not support the stage $lookup"]
+    assert tree.get("failures") == "0" and tree.get("skipped") == "1"
+
+
+def test_frames_for_notebooks():
+    """pandas frames: the verdict matrix (claims × columns) and the scorecard with marks."""
+    result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model")
+    frame = result.frame()
+    assert list(frame.columns) == ["model 8.0"]
+    assert frame.loc["null-matches-missing", "model 8.0"] == "holds"
+    card = result.scorecard()
+    assert card.loc["null-matches-missing", "model 8.0"] == "✓ [1, 2]"
+    assert card.loc["lookup-needs-a-server", "model 8.0"].startswith("– the model does not")
+
+
+def test_cli_check_prints_the_matrix_and_writes_report_and_junit(tmp_path, capsys):
+    """`labkit check claims/` exits 0 when every claim holds on the model, prints the matrix
+    and writes the report and the JUnit XML."""
+    junit = tmp_path / "junit.xml"
+    status = main(["check", str(KIT_CLAIMS), "--out", str(tmp_path / "r"), "--junit",
+                   str(junit), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out.startswith("claim") and "model 8.0" in out.splitlines()[0]
+    assert "31 claims: 31 hold" in out
+    assert (tmp_path / "r" / "report.html").exists() and junit.exists()
+
+
+def test_cli_check_fails_when_a_fake_does_not_hold(tmp_path, capsys):
+    """A claim that does not hold on an engine the user asked for fails the check (exit 1)."""
+    pytest.importorskip("mongomock")
+    status = main(["check", str(DATA / "claims" / "user.yaml"), "--engines", "model,mongomock",
+                   "--out", str(tmp_path), "--quiet"])
+    assert status == 1
+    assert "decimal-sort on mongomock" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--engines", "model,sqlite"], "Error: unknown engine 'sqlite'; choose from model, "
+     "mongodb, mongomock, montydb"),
+    (["--mongodb-version", "latest", "--engines", "mongodb"], "Error: server version 'latest'"),
+    (["--mongodb-version", "7.0"], "Error: --mongodb-version needs mongodb among --engines"),
+])
+def test_cli_check_bad_options_are_one_error_line(argv, message, capsys, tmp_path):
+    """Bad engines or versions are one `Error:` line and exit status 2."""
+    status = main(["check", str(KIT_CLAIMS), "--out", str(tmp_path), *argv])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith(message) and err.count("\n") == 1
+
+
+def test_cli_check_bad_claim_file_is_one_error_line(tmp_path, capsys):
+    """A bad claim file is one `Error:` line naming the file, the claim and the line; exit 2."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- id: x\n  title: t\n  fixture: []\n  find: {}\n  expect: {ids: 1}\n")
+    assert main(["check", str(bad), "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"Error: {bad}:5: claim 'x': expect's ids must be a list\n"
+
+
+@pytest.mark.mongodb
+def test_the_kits_claim_files_hold_on_a_real_server(mongodb_server):
+    """Every claim file entry holds on the session's real MongoDB, named with its version."""
+    specs = claimfiles.load([KIT_CLAIMS])
+    engine = engines.MongoDBEngine(mongodb_server)
+    for spec in specs:
+        observation, verdict = claimcheck.observe(spec, engine)
+        assert verdict == claims.HOLDS, (spec.id, observation.observed, observation.note)
+        assert (observation.engine, observation.engine_version) == ("MongoDB",
+                                                                    mongodb_server.version)

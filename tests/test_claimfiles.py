@@ -1,0 +1,162 @@
+"""Claim files, `labkit.claimfiles`: the short form and the Unified Test Format read into one
+claim model with line numbers, and one clear error per kind of mistake (issue #12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bson import Decimal128
+
+from labkit import claimfiles
+from labkit.errors import BadInput
+
+DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(tmp_path: Path, text: str, name: str = "claims.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_short_form_reads_fixture_query_and_expectation():
+    """The issue's example claim reads into one find with Extended JSON values and a line."""
+    (spec, *_) = claimfiles.read(DATA / "claims" / "user.yaml")
+    assert spec.id == "null-matches-missing" and spec.line == 2
+    assert spec.fixture["claim"][2]["a"] == Decimal128("0")
+    (step,) = spec.steps
+    assert (step.operation, step.arguments) == ("find", {"filter": {"a": None}})
+    assert (step.expect.kind, step.expect.value, step.expect.ordered) == ("ids", [1, 2], False)
+
+
+def test_long_find_form_and_ordered_ids():
+    """`find: {filter, sort}` is the long form; `ordered: true` keeps the order of ids."""
+    spec = claimfiles.read(DATA / "claims" / "user.yaml")[1]
+    assert spec.steps[0].arguments == {"filter": {}, "sort": {"v": 1}}
+    assert spec.steps[0].expect.ordered is True
+
+
+def test_dates_stay_strings_and_fixture_files_are_relative_to_the_claim_file():
+    """An unquoted 2026-10-01 is not turned into a YAML date; fixture_file is read beside the
+    claim file (claims/lesson01_dates.yaml reads ../data/events.json)."""
+    spec = claimfiles.read(ROOT / "claims" / "lesson01_dates.yaml")[0]
+    assert spec.steps[0].arguments["filter"] == {"at": {"$gte": "2026-10-01"}}
+    assert [d["_id"] for d in spec.fixture["claim"]] == ["a", "b", "c"]
+
+
+def test_the_orders_claim_file_keeps_the_shells_int32():
+    """B1's claim file reads data/orders.json, where 42.0 is an int32 as mongosh stored it."""
+    spec = next(s for s in claimfiles.read(ROOT / "claims" / "lesson03_bracketing.yaml")
+                if s.id == "B1.census")
+    assert type(spec.fixture["claim"][3]["userId"]) is int
+
+
+def test_unified_format_reads_each_test_as_a_claim():
+    """Each test of a Unified Test Format file is a claim: its reads, its fixture (initialData),
+    its runOnRequirements, and what it asks that the check cannot judge."""
+    specs = {s.title: s for s in claimfiles.read(DATA / "unified" / "reads.yml")}
+    first = specs["find without a sort returns insertion order"]
+    assert first.form == "unified" and first.line == 33
+    assert first.fixture == {"coll0": [{"_id": i, "x": 11 * i} for i in range(1, 5)]}
+    assert first.steps[0].expect.kind == "documents" and first.steps[0].expect.ordered
+    assert "expectEvents" in first.not_checked
+    assert any("useMultipleMongoses" in item for item in first.not_checked)
+    count = specs["countDocuments with a filter"]
+    assert count.requirements[0][0].min_version == "4.4.0"
+    assert count.steps[0].expect.value == 3
+
+
+def test_unified_format_names_writes_and_skips_the_reads_after_them():
+    """A write is named as not performed, and a read after it is marked, never judged."""
+    spec = next(s for s in claimfiles.read(DATA / "unified" / "reads.yml")
+                if s.title == "a find after a write is not judged")
+    assert any("insertOne" in item for item in spec.not_checked)
+    assert spec.steps[0].skip
+
+
+def test_folders_are_read_recursively_and_ids_must_be_unique(tmp_path):
+    """A folder gives every claim file under it; the same ID twice names both places."""
+    text = "- {id: same, title: t, fixture: [], find: {}, expect: {ids: []}}\n"
+    write(tmp_path, text, "a.yaml")
+    write(tmp_path, text, "b.yml")
+    with pytest.raises(BadInput, match=r"b\.yml:1: claim 'same': the ID is already used at "
+                                       r".*a\.yaml:1"):
+        claimfiles.load([tmp_path])
+
+
+MISTAKES = [
+    ("not yaml", "- id: x\n  title: [unclosed\n", r"claims\.yaml:\d+: not valid YAML or JSON"),
+    ("empty", "", r"claims\.yaml:1: the file is empty"),
+    ("not a list", "id: x\n", r"claims\.yaml:1: a claim file is a list of claims"),
+    ("no title", "- {id: x, fixture: [], find: {}, expect: {ids: []}}\n",
+     r"claims\.yaml:1: claim 'x': 'title' is missing"),
+    ("no id", "- {title: t, fixture: [], find: {}, expect: {ids: []}}\n",
+     r"claims\.yaml:1: a claim: 'id' is missing"),
+    ("unknown key", "- id: x\n  title: t\n  fixture: []\n  find: {}\n  expcet: {ids: []}\n",
+     r"claims\.yaml:5: claim 'x': unknown key 'expcet'"),
+    ("two queries", "- {id: x, title: t, fixture: [], find: {}, count: {}, expect: {count: 0}}\n",
+     r"claim 'x': needs exactly one of find, aggregate, count, distinct \(has find, count\)"),
+    ("no query", "- {id: x, title: t, fixture: [], expect: {ids: []}}\n",
+     r"claim 'x': needs exactly one of find"),
+    ("no expect", "- {id: x, title: t, fixture: [], find: {}}\n", r"claim 'x': 'expect' is"),
+    ("bad expect", "- id: x\n  title: t\n  fixture: []\n  find: {}\n  expect: {idz: []}\n",
+     r"claims\.yaml:5: claim 'x': expect has an unknown key 'idz'"),
+    ("ids not a list", "- {id: x, title: t, fixture: [], find: {}, expect: {ids: 1}}\n",
+     r"claim 'x': expect's ids must be a list"),
+    ("no fixture", "- {id: x, title: t, find: {}, expect: {ids: []}}\n",
+     r"claim 'x': needs exactly one of fixture"),
+    ("fixture not documents", "- {id: x, title: t, fixture: [1], find: {}, expect: {ids: []}}\n",
+     r"claim 'x': fixture must be a list of documents"),
+    ("missing fixture file",
+     "- id: x\n  title: t\n  fixture_file: nowhere.json\n  find: {}\n  expect: {ids: []}\n",
+     r"claims\.yaml:3: claim 'x': fixture_file 'nowhere.json' is not a file"),
+    ("bad extended json",
+     "- id: x\n  title: t\n  fixture:\n    - {_id: 1}\n    - {_id: 2, d: {$date: nonsense}}\n"
+     "  find: {}\n  expect: {ids: []}\n",
+     r"claims\.yaml:5: claim 'x': not Extended JSON: fixture document 2: \$date"),
+    ("bad pipeline", "- {id: x, title: t, fixture: [], aggregate: {}, expect: {ids: []}}\n",
+     r"claim 'x': aggregate is a pipeline"),
+    ("bad version", "- {id: x, title: t, fixture: [], find: {}, expect: {ids: []}, "
+     "min_server_version: latest}\n", r"claim 'x': min_server_version must be a version"),
+    ("utf schema 2", "schemaVersion: '2.0'\ntests: []\n",
+     r"claims\.yaml:1: schemaVersion 2.0 is not supported"),
+    ("utf no operations", "schemaVersion: '1.0'\ntests:\n  - description: d\n",
+     r"claims\.yaml:3: a test needs operations"),
+]
+
+
+@pytest.mark.parametrize("text, message", [m[1:] for m in MISTAKES], ids=[m[0] for m in MISTAKES])
+def test_each_kind_of_mistake_is_one_error_naming_file_claim_and_line(tmp_path, text, message):
+    """A bad claim file raises one BadInput whose one line names the file, the claim and the
+    line of the mistake."""
+    with pytest.raises(BadInput, match=message) as caught:
+        claimfiles.load([write(tmp_path, text)])
+    assert "\n" not in str(caught.value)
+
+
+def test_paths_that_are_not_claim_files(tmp_path):
+    """A missing path, a wrong suffix and a folder with no claim files are each one error."""
+    with pytest.raises(BadInput, match="no such file or folder"):
+        claimfiles.claim_files([tmp_path / "absent.yaml"])
+    with pytest.raises(BadInput, match=r"ends in \.yaml, \.yml or \.json"):
+        claimfiles.claim_files([write(tmp_path, "[]", "claims.txt")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BadInput, match="no claim files"):
+        claimfiles.claim_files([tmp_path / "empty"])
+
+
+def test_plain_json_claim_files(tmp_path):
+    """A claim file may be plain JSON, values in Extended JSON."""
+    path = write(tmp_path, '[{"id": "j", "title": "t", "fixture": [{"_id": 1, "v": '
+                           '{"$numberLong": "7"}}], "find": {"v": 7}, "expect": {"count": 1}}]',
+                 "claims.json")
+    (spec,) = claimfiles.read(path)
+    assert spec.steps[0].expect.kind == "value"
+
+
+def test_version_strings_compare_component_by_component():
+    """'4.4.14' > '4.4.9' and '3.6' == '3.6.0', as the Unified Test Format compares versions."""
+    assert claimfiles.version_tuple("4.4.14") > claimfiles.version_tuple("4.4.9")
+    assert claimfiles.version_tuple("3.6") == claimfiles.version_tuple("3.6.0")
