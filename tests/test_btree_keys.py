@@ -4,7 +4,7 @@ generator, and the page-split claims judged per engine on small real loads."""
 from __future__ import annotations
 
 import pytest
-from claim_helpers import lesson_claims, run_offline
+from helpers import lesson_claims, run_offline
 
 from labkit import claims, runner
 from labkit.errors import ServerUnavailable

@@ -3,25 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 
 import pytest
-
-
-def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m labkit`` in a subprocess, as a user would."""
-    return subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, **(env or {})})
-
-
-def assert_one_line_error(result, status: int = 2) -> None:
-    """Expected errors: the given status, one ``Error:`` line, no traceback."""
-    assert result.returncode == status, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
-    assert "Traceback" not in result.stderr
+from helpers import assert_one_line_error, labkit
 
 
 def test_objectid_explain_json():

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from helpers import assert_one_line_error, labkit
 
 from labkit import cli
 
@@ -27,19 +28,6 @@ signal.signal(signal.SIGTERM, stop)
 marker.with_suffix(".ready").write_text("ready")
 time.sleep(60)
 """
-
-
-def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m labkit`` in a subprocess, as a user would."""
-    return subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, **(env or {})})
-
-
-def assert_one_line_error(result, status: int = 2) -> None:
-    """Expected errors: the given status, one ``Error:`` line, no traceback."""
-    assert result.returncode == status, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
 
 
 def _no_server_env(tmp_path) -> dict:

@@ -1,29 +1,7 @@
-"""Lesson 01's experiments, `labkit.experiments.dates`: each claim agrees with CLAIMS.md
-when run live, and names the engine and version it ran on."""
+"""Lesson 01's experiments, `labkit.experiments.dates` (D1, D2, D3): each claim agrees with
+CLAIMS.md when run live, and names the engine and version it ran on."""
 
-from __future__ import annotations
+from helpers import offline_claims_hold, server_claims_hold
 
-import pytest
-from claim_helpers import lesson_claims, run_offline, run_on
-
-from labkit import claims
-
-OFFLINE = lesson_claims("dates", offline=True)
-ON_MONGODB = lesson_claims("dates", offline=False)
-
-
-@pytest.mark.parametrize("claim_id", OFFLINE)
-def test_offline_claim_holds_on_a_live_run(claim_id):
-    """Each claim that needs no server runs here and agrees with its recorded result."""
-    (row,) = run_offline(claim_id).rows
-    assert row.verdict == claims.HOLDS, str(row)
-    assert row.engine and row.engine_version
-
-
-@pytest.mark.mongodb
-@pytest.mark.parametrize("claim_id", ON_MONGODB)
-def test_server_claim_holds_on_a_real_server(claim_id, mongodb_server):
-    """Each claim that needs MongoDB agrees with CLAIMS.md on the session's real server."""
-    for row in run_on(mongodb_server, claim_id).rows:
-        assert row.verdict == claims.HOLDS, str(row)
-        assert (row.engine, row.engine_version) == ("MongoDB", mongodb_server.version)
+test_offline_claim_holds_on_a_live_run = offline_claims_hold("dates")
+test_server_claim_holds_on_a_real_server = server_claims_hold("dates")

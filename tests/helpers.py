@@ -1,0 +1,76 @@
+"""What several test modules share: running the command line as a user would, and the two
+tests every lesson's experiments module gets (its claims hold offline, and on a real server)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from labkit import claims, runner
+
+
+def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m labkit`` in a subprocess, as a user would."""
+    return subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+def assert_one_line_error(result, status: int = 2) -> None:
+    """Expected errors: the given status, one ``Error:`` line, no traceback."""
+    assert result.returncode == status, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def lesson_claims(module: str, offline: bool) -> list[str]:
+    """The IDs of the claims an experiments module registers: offline ones, or server ones."""
+    return [c.id for c in claims.registered()
+            if c.experiment.__module__ == f"labkit.experiments.{module}"
+            and (not c.needs) == offline]
+
+
+def run_offline(claim_id: str) -> runner.ClaimResult:
+    """Run one claim in a fresh context that has no server."""
+    with runner.Context() as ctx:
+        return runner.run_claim(claims.get(claim_id), ctx)
+
+
+def run_on(server, claim_id: str) -> runner.ClaimResult:
+    """Run one claim against a given real MongoDB server."""
+    with runner.Context(mongodb_provider=lambda: server) as ctx:
+        return runner.run_claim(claims.get(claim_id), ctx)
+
+
+def offline_claims_hold(module: str):
+    """The test that each of ``module``'s claims needing no server holds when run here."""
+    ids = lesson_claims(module, offline=True)
+    assert ids, f"{module} registers no offline claim"
+
+    @pytest.mark.parametrize("claim_id", ids)
+    def test_offline_claim_holds_on_a_live_run(claim_id):
+        """Each claim that needs no server runs here and agrees with its recorded result."""
+        (row,) = run_offline(claim_id).rows
+        assert row.verdict == claims.HOLDS, str(row)
+        assert row.engine and row.engine_version
+
+    return test_offline_claim_holds_on_a_live_run
+
+
+def server_claims_hold(module: str):
+    """The test that each of ``module``'s claims needing MongoDB holds on a real server."""
+    ids = lesson_claims(module, offline=False)
+    assert ids, f"{module} registers no server claim"
+
+    @pytest.mark.mongodb
+    @pytest.mark.parametrize("claim_id", ids)
+    def test_server_claim_holds_on_a_real_server(claim_id, mongodb_server):
+        """Each claim that needs MongoDB agrees with CLAIMS.md on the session's real server."""
+        for row in run_on(mongodb_server, claim_id).rows:
+            assert row.verdict == claims.HOLDS, str(row)
+            assert (row.engine, row.engine_version) == ("MongoDB", mongodb_server.version)
+
+    return test_server_claim_holds_on_a_real_server
