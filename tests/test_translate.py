@@ -1,0 +1,125 @@
+"""The Vietnamese edition's tooling: catalogues follow the English text, stale or missing
+translations are caught, and a built lesson runs exactly the English lesson's code."""
+
+from __future__ import annotations
+
+import json
+
+import polib
+import pytest
+
+from labkit import i18n, translate
+from labkit.errors import BadInput
+
+
+def _notebook(*cells: tuple[str, str]) -> dict:
+    return {"cells": [{"cell_type": kind, "metadata": {}, "source": text,
+                       **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                      for kind, text in cells],
+            "metadata": {"labkit": {"needs": []}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.fixture
+def layout(tmp_path):
+    """A project with one English lesson: a title, a code cell, a paragraph."""
+    (tmp_path / "notebooks").mkdir()
+    lesson = _notebook(("markdown", "# 01 · Dates"), ("code", "import labkit\nx = 1"),
+                       ("markdown", "A Date is 8 bytes."))
+    (tmp_path / "notebooks" / "01_dates.ipynb").write_text(json.dumps(lesson))
+    return translate.Layout(tmp_path)
+
+
+def _translate_all(layout, lesson="01_dates"):
+    path = layout.catalogues / f"{lesson}.po"
+    catalogue = polib.pofile(str(path))
+    for entry in catalogue:
+        entry.msgstr = {"# 01 · Dates": "# 01 · Ngày tháng",
+                        "A Date is 8 bytes.": "Một Date chiếm 8 byte."}.get(entry.msgid, "…")
+    catalogue.save(str(path))
+
+
+def test_update_adds_every_markdown_cell_untranslated(layout):
+    """A new catalogue holds each markdown cell once, untranslated, and no code."""
+    assert translate.update(layout) == {"01_dates": {"added": 2, "obsolete": 0}}
+    catalogue = polib.pofile(str(layout.catalogues / "01_dates.po"))
+    assert [e.msgid for e in catalogue] == ["# 01 · Dates", "A Date is 8 bytes."]
+    assert all(e.msgstr == "" for e in catalogue)
+    assert any("not translated" in p for p in translate.check(layout))
+
+
+def test_build_refuses_an_untranslated_lesson(layout):
+    """Building with a cell untranslated is one clear error naming the catalogue."""
+    translate.update(layout)
+    with pytest.raises(BadInput, match=r"2 cell\(s\) not translated in locale/vi/notebooks"):
+        translate.build(layout)
+
+
+def test_a_built_lesson_has_the_same_code_and_the_translated_text(layout):
+    """The built lesson translates the prose, keeps every code cell, adds the language switch."""
+    translate.update(layout)
+    _translate_all(layout)
+    (built_path,) = translate.build(layout)
+    built = json.loads(built_path.read_text())
+    assert translate.code_cells(built) == ["import labkit\nx = 1"]
+    assert [c["source"] for c in built["cells"] if c["cell_type"] == "markdown"] == [
+        ["# 01 · Ngày tháng"], ["Một Date chiếm 8 byte."]]
+    switch = [c for c in built["cells"] if translate.LANGUAGE_TAG in c["metadata"].get("tags", [])]
+    assert len(switch) == 1 and 'labkit.language("vi")' in "".join(switch[0]["source"])
+    assert built["metadata"]["language"] == "vi"
+    assert translate.check(layout) == []
+
+
+def test_a_changed_english_cell_makes_its_translation_stale(layout):
+    """When the English text changes, check says so until the catalogue and build catch up;
+    the old translation is kept as obsolete for the translator."""
+    translate.update(layout)
+    _translate_all(layout)
+    translate.build(layout)
+    lesson = layout.english / "01_dates.ipynb"
+    notebook = json.loads(lesson.read_text())
+    notebook["cells"][2]["source"] = "A Date takes 8 bytes, always."
+    lesson.write_text(json.dumps(notebook))
+    problems = translate.check(layout)
+    assert any("new or changed in English" in p for p in problems)
+    assert translate.update(layout) == {"01_dates": {"added": 1, "obsolete": 1}}
+    obsolete = [e for e in polib.pofile(str(layout.catalogues / "01_dates.po")) if e.obsolete]
+    assert [e.msgstr for e in obsolete] == ["Một Date chiếm 8 byte."]
+
+
+def test_a_built_lesson_that_runs_other_code_is_caught(layout):
+    """Editing code in the Vietnamese lesson by hand is reported."""
+    translate.update(layout)
+    _translate_all(layout)
+    (built_path,) = translate.build(layout)
+    built = json.loads(built_path.read_text())
+    next(c for c in built["cells"] if c["cell_type"] == "code"
+         and translate.LANGUAGE_TAG not in c["metadata"].get("tags", []))["source"] = "x = 2"
+    built_path.write_text(json.dumps(built))
+    assert any("code differs" in p for p in translate.check(layout))
+
+
+def test_fuzzy_translations_do_not_count(layout):
+    """A translation flagged fuzzy (stale) is reported and not used."""
+    translate.update(layout)
+    _translate_all(layout)
+    path = layout.catalogues / "01_dates.po"
+    catalogue = polib.pofile(str(path))
+    catalogue[0].flags.append("fuzzy")
+    catalogue.save(str(path))
+    assert any("fuzzy" in p for p in translate.check(layout))
+    with pytest.raises(BadInput):
+        translate.build_notebook(layout.english / "01_dates.ipynb", layout)
+
+
+def test_language_switch_and_fallback(monkeypatch):
+    """English by default; LABKIT_LANG or labkit.language picks Vietnamese; unknown codes are
+    refused; a message with no translation stays English."""
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.delenv("LABKIT_LANG", raising=False)
+    assert i18n.language() == "en"
+    monkeypatch.setenv("LABKIT_LANG", "vi_VN.UTF-8")
+    assert i18n.language() == "vi"
+    assert i18n._("a message nobody translated") == "a message nobody translated"
+    with pytest.raises(BadInput, match="en or vi"):
+        i18n.language("fr")
+    assert i18n.language("EN") == "en"
