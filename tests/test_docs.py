@@ -57,7 +57,7 @@ def test_notebooks_are_committed_without_outputs(notebook):
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebooks_declare_the_servers_they_need(notebook):
-    """Each notebook says in its metadata which servers it needs, so tests can skip it honestly."""
+    """Each notebook says in its metadata which servers its live parts use."""
     needs = json.loads(notebook.read_text(encoding="utf-8"))["metadata"]["labkit"]["needs"]
     assert set(needs) <= {"mongodb", "postgres", "wiredtiger"}
 
