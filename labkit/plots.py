@@ -24,13 +24,18 @@ def _pyplot():
     return plt
 
 
-def png_bytes(figure) -> bytes:
-    """Render a figure to PNG bytes and close it."""
+def figure_bytes(figure, fmt: str = "png") -> bytes:
+    """Render a figure to PNG or SVG bytes and close it."""
     plt = _pyplot()
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    figure.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")
     plt.close(figure)
     return buffer.getvalue()
+
+
+def png_bytes(figure) -> bytes:
+    """Render a figure to PNG bytes and close it."""
+    return figure_bytes(figure, "png")
 
 
 def bit_layout(rows: list[dict], title: str):
