@@ -363,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
                       help="model: split policy")
     _add_mongodb_options(tree)
-    tree.add_argument("--plot", metavar="FILE", help="write a plot of sizes and fills (PNG, or SVG for a .svg name)")
+    tree.add_argument("--plot", metavar="FILE",
+                      help="write a plot of sizes and fills (PNG, or SVG for a .svg name)")
     tree.add_argument("--json", action="store_true")
     tree.add_argument("--quiet", action="store_true", help="no progress bar")
     tree.set_defaults(func=cmd_btree)
