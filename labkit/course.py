@@ -113,3 +113,44 @@ def progress():
               "tries": 0} for item in LESSONS if item.number not in met]
     frame = pd.DataFrame(rows, columns=["lesson", "exercise", "state", "tries"])
     return frame.sort_values(["lesson", "exercise"], kind="stable").reset_index(drop=True)
+
+
+SOURCE_NAMES = {
+    "000": "the ObjectId generator page (source document 000)",
+    "002": "the course chapter \u201cBSON & ObjectId, part 2/3\u201d (source document 002)",
+    "003": "the article \u201cUUIDv7 vs UUIDv4 as a B-tree key\u201d (source document 003)",
+    "manual": "MongoDB's manual and server test suite",
+}
+
+
+def claims_markdown() -> str:
+    """``docs/claims.md``: every registered claim, by ID, with its source by name, kind,
+    lesson, needs and expectation (labelled recorded or stated). A test keeps the file equal
+    to this text; regenerate it with ``the command at the top of the file."""
+    from ._claim import jsonable
+    from .claims import registered
+    from .experiments import lesson_of
+
+    out = ["# The claims labkit checks", "",
+           "Generated from the claim registry; `tests/test_docs.py` fails when this file and the "
+           "registry differ. Regenerate it with:", "",
+           "```sh", "python -c 'from labkit import course; print(course.claims_markdown(), "
+           "end=\"\")' > docs/claims.md", "```", "",
+           "The sources, by name:", ""]
+    out += [f"- **{key}**: {name}" for key, name in SOURCE_NAMES.items()]
+    out += ["", "A **behaviour** claim says what a server does; a **survey** claim is judged "
+            "per engine, where not holding is a finding. *Recorded* means the source document "
+            "observed it on a real server (through mongosh; no version is given); *stated* "
+            "means the source says so without a recorded output.", ""]
+    for item in registered():
+        expected = json.dumps(jsonable(item.expected), ensure_ascii=False)
+        out += [f"## {item.id}: {item.title}", "",
+                f"- Source: {SOURCE_NAMES[item.source]}",
+                f"- Topic: {item.topic}; kind: {item.kind}",
+                f"- Lesson: `{lesson_of(item)}`",
+                f"- Needs: {', '.join(item.needs) or 'no server'}",
+                f"- Expected ({'recorded' if item.recorded else 'stated'}): `{expected}`",
+                f"- Model prediction without a server: "
+                f"{'yes' if item.predict else 'no'}",
+                f"- Experiment: `{item.experiment_name}`", ""]
+    return "\n".join(out)
