@@ -259,3 +259,20 @@ def test_progress_records_what_the_learner_did(tmp_path, monkeypatch):
     row = frame[frame.exercise == "q?"].iloc[0]
     assert (row.lesson, row.state, row.tries) == ("04", "right", 1)
     assert set(frame[frame.state == "not started"].lesson) == {"00", "01", "02", "03", "05", "06"}
+
+
+def test_a_claim_exercise_is_judged_by_the_observation_whatever_the_verdict(monkeypatch):
+    """When the live observation disagrees with the claim, the exercise still answers with
+    what was observed (and raises nothing)."""
+    import dataclasses
+
+    from labkit import claims
+    from labkit._claim import Observation
+
+    contrary = dataclasses.replace(
+        claims.get("O3"), experiment=lambda ctx: Observation({"seconds": 7}, "engine", "1"))
+    monkeypatch.setitem(claims.REGISTRY, "O3", contrary)
+    exercise = Exercise.from_claim("O3", "when?", pick=lambda o: o["seconds"], hint="h",
+                                   explanation="e", accept=Number())
+    assert exercise.check(7).correct is True
+    assert "engine 1" in exercise.reveal().message
