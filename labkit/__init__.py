@@ -15,6 +15,7 @@ from .errors import (  # noqa: E402
 )
 from .exercises import Exercise  # noqa: E402
 from .notebook import check, on_server, session, start_lesson  # noqa: E402
+from .questions import exercise  # noqa: E402
 from .servers import mongodb  # noqa: E402
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "ServerUnavailable",
     "check",
     "doctor",
+    "exercise",
     "mongodb",
     "on_server",
     "progress",

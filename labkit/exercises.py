@@ -475,7 +475,8 @@ class Exercise:
         Never raises, whatever the learner typed.
         """
         if prediction is None or prediction is Ellipsis:
-            return Feedback(None, "Write your prediction first, then run this cell again.")
+            return Feedback(None, f"{self.question} Write your prediction in place of None, "
+                                  "then run this cell again.")
         try:
             answer = self.answer()
         except _NoAnswer as exc:
