@@ -59,6 +59,15 @@ def _take_notice() -> bool:
     return first
 
 
+def _legend(label: str) -> str:
+    """What a column heading stands for, in full (the model's: how it was computed)."""
+    return "computed here, no server asked" if label == MODEL_LABEL else label
+
+
+def _cell(value: Any) -> str:
+    return value if isinstance(value, str) else short_json(value)
+
+
 class NotRun:
     """A cell whose server is missing: "not run" (the how-to once per kernel), then what can
     honestly stand in, each labelled: the source's expectation and the model's prediction."""
@@ -82,7 +91,7 @@ class NotRun:
         if not self.stand_ins or len(dicts) != len(self.stand_ins):
             return None
         keys = list(dict.fromkeys(key for value in dicts for key in value))
-        columns = {_short(label): [short_json(value[k]) if k in value else "" for k in keys]
+        columns = {_short(label): [_cell(value[k]) if k in value else "" for k in keys]
                    for label, value in self.stand_ins}
         return pd.DataFrame(columns, index=pd.Index(keys, name="question"))
 
@@ -121,9 +130,8 @@ class NotRun:
             frame = self.table()
             if frame is not None:
                 parts.append("<ul style='margin:.2em 0'>" + "".join(
-                    f"<li><i>{esc(_short(label))}</i>: "
-                    f"{esc(label.removeprefix(_short(label)).strip(' ()') or label)}</li>"
-                    for label, _ in self.stand_ins) + "</ul>")
+                    f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
+                    for label, _ in self.stand_ins if _short(label) != label) + "</ul>")
                 parts.append(frame.to_html(escape=True, border=0))
             else:
                 parts += [f"<div><i>{esc(label)}</i>: <code>{esc(short_json(value, 400))}</code>"
