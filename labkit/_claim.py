@@ -85,11 +85,27 @@ class Claim:
     needs: tuple[str, ...] = ()
     judge: Callable[[Any, Any], bool | tuple[bool, str]] | None = None
     kind: str = BEHAVIOUR
+    # What labkit's model says the experiment would observe, computed with no server; shown
+    # beside ``expected`` where the claim cannot run, never as an observation.
+    predict: Callable[[], Any] | None = None
+    # True when ``expected`` is an output the source document recorded on a real server.
+    recorded: bool = False
 
     @property
     def experiment_name(self) -> str:
         """Where the experiment lives: ``labkit.experiments.dates.dates_as_strings``."""
         return f"{self.experiment.__module__}.{self.experiment.__qualname__}"
+
+    @property
+    def expected_label(self) -> str:
+        """What ``expected`` is, in words: recorded on a real server, or stated."""
+        if self.source == "manual":
+            return "stated by MongoDB's manual and server tests (not an observation)"
+        title = SOURCES[self.source].split(" (", 1)[-1].removesuffix(")")
+        if self.recorded:
+            return (f"recorded by the source document \u201c{title}\u201d on a real server "
+                    "through mongosh; it does not say which MongoDB version")
+        return f"stated by the source document \u201c{title}\u201d (not an observation)"
 
     def verdict_for(self, observation: Observation) -> tuple[str, str]:
         """Judge one observation: ``(verdict, note)``; a survey's disagreement is a finding."""

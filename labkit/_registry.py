@@ -10,10 +10,13 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(id: str, *, title: str, source: str, topic: str, expected, needs: Iterable[str] = (),
-          judge=None, kind: str = BEHAVIOUR):
+          judge=None, kind: str = BEHAVIOUR, predict=None, recorded: bool = False):
     """Register the decorated function as the experiment of claim ``id``.
 
     ``kind="survey"`` for a claim judged per engine, where not holding is a finding.
+    ``predict`` computes, with no server, what labkit's model says the experiment would
+    observe; ``recorded=True`` says ``expected`` is an output the source document recorded on
+    a real server. Both stand in, labelled, where the claim cannot run.
     """
     if topic not in TOPICS:
         raise ValueError(f"unknown topic {topic!r}")
@@ -26,7 +29,8 @@ def claim(id: str, *, title: str, source: str, topic: str, expected, needs: Iter
         if id in REGISTRY:
             raise ValueError(f"claim {id} is registered twice")
         REGISTRY[id] = Claim(id=id, title=title, source=source, topic=topic, expected=expected,
-                             experiment=experiment, needs=tuple(needs), judge=judge, kind=kind)
+                             experiment=experiment, needs=tuple(needs), judge=judge, kind=kind,
+                             predict=predict, recorded=recorded)
         return experiment
 
     return register

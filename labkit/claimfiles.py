@@ -226,6 +226,10 @@ def claim_files(paths: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+# The kit's own query claims as claim files (D3, S2, B1, B2, X1-X5), in a checkout.
+KIT_CLAIMS = Path(__file__).resolve().parent.parent / "claims"
+
+
 def load(paths: Iterable[str | Path]) -> list[ClaimSpec]:
     """Read every claim in the given files and folders; IDs must be unique across them."""
     specs: list[ClaimSpec] = []

@@ -271,7 +271,11 @@ def cmd_objectid_explain(args) -> int:
     """Split an ObjectId into its fields."""
     from . import objectid
 
-    return _show_fields(objectid.explain(args.hex), args.json)
+    info = objectid.explain(args.hex)
+    if not args.json:  # the text form shows each number in hex too, as the ID spells it
+        info = dict(info, timestamp=f"{info['timestamp']} (0x{info['hex'][:8]})",
+                    counter=f"{info['counter']} (0x{info['hex'][18:]})")
+    return _show_fields(info, args.json)
 
 
 def cmd_objectid_generate(args) -> int:
@@ -320,6 +324,17 @@ class _Bar:
             sys.stderr.write("\r\033[K")
 
 
+def _plot_format(path: str) -> str:
+    """The format of ``--plot FILE`` from its suffix (svg, else png); checked before any load,
+    so a folder that does not exist costs one line, not a measurement."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise BadInput(f"--plot: the folder {str(target.parent)!r} does not exist")
+    if target.is_dir():
+        raise BadInput(f"--plot: {path!r} is a folder; give a file name such as btree.svg")
+    return "svg" if target.suffix.lower() == ".svg" else "png"
+
+
 def cmd_btree(args) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
     from . import btree, keys, servers
@@ -335,6 +350,7 @@ def cmd_btree(args) -> int:
             why = " (the smallest cache mongod accepts)" if args.engine == "mongodb" else ""
             raise BadInput(f"--cache-mb must be between {floor}{why} and 1048576, "
                            f"not {args.cache_mb}")
+    plot_format = _plot_format(args.plot) if args.plot else None
     server = None
     if args.engine == "postgres":
         server = servers.get_postgres()
@@ -351,9 +367,9 @@ def cmd_btree(args) -> int:
         if server is not None:
             server.stop()
     if args.plot:
-        from .plots import btree_summary, png_bytes
+        from .plots import btree_summary, figure_bytes
 
-        Path(args.plot).write_bytes(png_bytes(btree_summary(measurement)))
+        Path(args.plot).write_bytes(figure_bytes(btree_summary(measurement), plot_format))
     shown = dict(measurement, results=[btree.summary(r) for r in measurement["results"]])
     if args.json:
         _emit_json(shown)
@@ -492,7 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
                       help="model: split policy")
     _add_mongodb_options(tree)
-    tree.add_argument("--plot", metavar="FILE", help="write a PNG of sizes and fills")
+    tree.add_argument("--plot", metavar="FILE",
+                      help="write a plot of sizes and fills (PNG, or SVG for a .svg name)")
     tree.add_argument("--json", action="store_true")
     tree.add_argument("--quiet", action="store_true", help="no progress bar")
     tree.set_defaults(func=cmd_btree)

@@ -1,15 +1,40 @@
-"""The notebook's side of the runner: one context per kernel, and ``labkit.check``."""
+"""The notebook's side of the runner: one context per kernel, ``labkit.check``, and what
+stands in, labelled, where a lesson's server is missing."""
 
 from __future__ import annotations
 
 import atexit
 import html
+from collections.abc import Callable
+from typing import Any
 
-from ._claim import ERROR, FAILS, VERDICT_TEXT
-from .errors import ClaimFailed
+from ._claim import ERROR, FAILS, NOT_RUN, VERDICT_TEXT, Claim, one_line, short_json
+from .errors import ClaimFailed, ServerUnavailable
 from .runner import COLOURS, ClaimResult, Context, run_claim
 
 _session: Context | None = None
+_notice_shown = False  # the full "how to get a server" note is shown once per kernel
+
+MODEL_LABEL = "labkit's model predicts (computed here, no server asked)"
+MODEL_SHORT = "labkit's model predicts"
+
+
+def _short(label: str) -> str:
+    """A column heading for a stand-in's label."""
+    if label.startswith("recorded"):
+        return "recorded by the source (real server)"
+    if label.startswith("stated by MongoDB"):
+        return "stated by the manual"
+    if label.startswith("stated"):
+        return "stated by the source"
+    return MODEL_SHORT if label == MODEL_LABEL else label
+HOW_TO_GET_ONE = (
+    "How to get one: run <code>make lab</code> (it starts a local <code>mongod</code> from the "
+    "conda environment for the whole session), or set <code>LABKIT_MONGODB_URI</code> to a "
+    "server you have before starting Jupyter, or start Docker. Lesson 00 explains the three "
+    "ways.")
+HOW_TO_GET_ONE_TEXT = ("How to get one: `make lab`, or set LABKIT_MONGODB_URI before starting "
+                       "Jupyter, or start Docker (lesson 00 explains the three ways).")
 
 
 def session() -> Context:
@@ -25,6 +50,126 @@ def session() -> Context:
         _session = Context(mongodb_provider=servers.mongodb)
         atexit.register(_session.close)
     return _session
+
+
+def _take_notice() -> bool:
+    """True the first time in this kernel: the caller shows the full note."""
+    global _notice_shown
+    first, _notice_shown = not _notice_shown, True
+    return first
+
+
+def _legend(label: str) -> str:
+    """What a column heading stands for, in full (the model's: how it was computed)."""
+    return "computed here, no server asked" if label == MODEL_LABEL else label
+
+
+def _cell(value: Any) -> str:
+    return value if isinstance(value, str) else short_json(value)
+
+
+class NotRun:
+    """A cell whose server is missing: "not run" (the how-to once per kernel), then what can
+    honestly stand in, each labelled: the source's expectation and the model's prediction."""
+
+    verdict = NOT_RUN
+
+    def __init__(self, what: str, missing: ServerUnavailable, stand_ins: list[tuple[str, Any]],
+                 title: str = "", kind: str = "mongodb") -> None:
+        self.what = what
+        self.title = title
+        self.reason = missing.summary()
+        self.kind = kind
+        self.stand_ins = stand_ins
+        self.first = _take_notice()
+
+    def table(self):
+        """The stand-ins side by side as a DataFrame (one row per question), or None."""
+        import pandas as pd
+
+        dicts = [value for _, value in self.stand_ins if isinstance(value, dict)]
+        if not self.stand_ins or len(dicts) != len(self.stand_ins):
+            return None
+        keys = list(dict.fromkeys(key for value in dicts for key in value))
+        columns = {_short(label): [_cell(value[k]) if k in value else "" for k in keys]
+                   for label, value in self.stand_ins}
+        return pd.DataFrame(columns, index=pd.Index(keys, name="question"))
+
+    def _head(self) -> str:
+        name = "MongoDB" if self.kind == "mongodb" else self.kind
+        return f"{self.what}: not run (no {name} here)"
+
+    def __str__(self) -> str:
+        lines = [self._head() + (f" \u2014 {self.title}" if self.title else "")]
+        if self.first:
+            lines.append(HOW_TO_GET_ONE_TEXT)
+        for label, value in self.stand_ins:
+            lines.append(f"  {label}: {short_json(value, 400)}")
+        if self.stand_ins:
+            lines.append("  (neither is an observation of your server; the verdict stays "
+                         "'not run')")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        parts = [f"<div style='border-left:4px solid {COLOURS[NOT_RUN]};padding:.3em .8em'>",
+                 f"<b style='color:{COLOURS[NOT_RUN]}'>{esc(self._head())}</b>"
+                 + (f" &mdash; {esc(self.title)}" if self.title else "")]
+        if self.first:
+            parts.append(f"<br><small>{HOW_TO_GET_ONE}<br><i>What labkit tried:</i> "
+                         f"{esc(self.reason)}</small>")
+        else:
+            parts.append("<br><small>(how to get one: see the first not-run note above)"
+                         "</small>")
+        if self.stand_ins:
+            parts.append("<p style='margin:.4em 0'>What stands in, each for what it is "
+                         "(neither is an observation of your server; the verdict stays "
+                         "<i>not run</i>):</p>")
+            frame = self.table()
+            if frame is not None:
+                parts.append("<ul style='margin:.2em 0'>" + "".join(
+                    f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
+                    for label, _ in self.stand_ins if _short(label) != label) + "</ul>")
+                parts.append(frame.to_html(escape=True, border=0))
+            else:
+                parts += [f"<div><i>{esc(label)}</i>: <code>{esc(short_json(value, 400))}</code>"
+                          "</div>" for label, value in self.stand_ins]
+        parts.append("</div>")
+        return "".join(parts)
+
+
+def model_prediction(item: Claim) -> tuple[str, Any] | None:
+    """``(label, value)`` of the model's offline prediction for a claim, or None if it has none.
+
+    A prediction that cannot be computed is shown as such, never raised.
+    """
+    if item.predict is None:
+        return None
+    try:
+        return MODEL_LABEL, item.predict()
+    except Exception as exc:  # the model is a stand-in: its failure must not stop a lesson
+        return "labkit's model could not predict this", one_line(exc)
+
+
+def stand_ins(item: Claim) -> list[tuple[str, Any]]:
+    """What may stand in for a claim's observation: its expectation (labelled for what it is)
+    and the model's prediction, where there is one."""
+    out: list[tuple[str, Any]] = [(item.expected_label, item.expected)]
+    predicted = model_prediction(item)
+    if predicted is not None:
+        out.append(predicted)
+    return out
+
+
+def missing_server(item: Claim, ctx: Context) -> ServerUnavailable | None:
+    """Why a claim cannot run in this context (the first server it needs that is missing)."""
+    for kind in item.needs:
+        missing = ctx.unavailable(kind)
+        if missing is not None:
+            return missing
+    return None
 
 
 class Checked(list):
@@ -58,23 +203,95 @@ class Checked(list):
     __repr__ = __str__
 
 
-def check(claim_id: str, ctx: Context | None = None) -> Checked:
+def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
     """Run one claim live (in a notebook: on the kernel's servers) and return its verdicts.
 
-    Raises ``ClaimFailed`` when a behaviour claim does not hold or any engine errs, and
-    ``ServerUnavailable`` when the claim needs a server that cannot be had. A survey
-    claim that does not hold on some engine is a finding, shown and not raised.
+    Raises ``ClaimFailed`` when a behaviour claim does not hold or any engine errs. When
+    the claim needs a server that cannot be had, returns a "not run" card instead, with the
+    source's expectation and the model's prediction, each labelled. A survey claim that
+    does not hold on some engine is a finding, shown and not raised.
     """
     from .claims import get
 
     item = get(claim_id)
     ctx = ctx or session()
-    for kind in item.needs:
-        missing = ctx.unavailable(kind)
-        if missing is not None:
-            raise missing
+    missing = missing_server(item, ctx)
+    if missing is not None:
+        return NotRun(item.id, missing, stand_ins(item), title=item.title, kind=item.needs[0])
     checked = Checked(run_claim(item, ctx))
     bad = [row for row in checked if row.verdict in (FAILS, ERROR)]
     if bad:
         raise ClaimFailed("\n".join(str(row) for row in bad))
     return checked
+
+
+def on_server(what: str, experiment: Callable[[Any], Any], *,
+              model: Callable[[], Any] | None = None, model_label: str = MODEL_LABEL,
+              ctx: Context | None = None):
+    """Run ``experiment(database)`` on a fresh database of the kernel's MongoDB and return its
+    result; without a server, a "not run" card with the model's answer (``model()``), labelled.
+    """
+    ctx = ctx or session()
+    missing = ctx.unavailable("mongodb")
+    if missing is not None:
+        shown = []
+        if model is not None:
+            try:
+                shown.append((model_label, model()))
+            except Exception as exc:  # a stand-in's failure must not stop a lesson
+                shown.append(("labkit's model could not predict this", one_line(exc)))
+        return NotRun(what, missing, shown)
+    return experiment(ctx.mongodb_database(what.split()[0].lower()))
+
+
+class ServerStatus:
+    """Which MongoDB this kernel uses, or why there is none and what the lesson does then."""
+
+    def __init__(self, lesson: str, needs_server: bool, server=None,
+                 missing: ServerUnavailable | None = None) -> None:
+        self.lesson, self.needs_server = lesson, needs_server
+        self.server, self.missing = server, missing
+        self.first = _take_notice() if missing is not None and needs_server else False
+
+    def lines(self) -> list[str]:
+        """The status as plain sentences."""
+        if self.server is not None:
+            return [f"Lesson {self.lesson}. MongoDB: {self.server.describe()}"]
+        if not self.needs_server:
+            return [f"Lesson {self.lesson}. This lesson needs no MongoDB server."]
+        return [f"Lesson {self.lesson}. MongoDB: not run (no MongoDB here).",
+                "This lesson still runs top to bottom: each server cell says 'not run' and "
+                "shows, labelled, what the source document expects and what labkit's model "
+                "predicts. Neither is an observation of your server."]
+
+    def __str__(self) -> str:
+        lines = self.lines()
+        if self.first:
+            lines.append(HOW_TO_GET_ONE_TEXT)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        lines = [html.escape(line) for line in self.lines()]
+        if self.first:
+            lines.append(f"<small>{HOW_TO_GET_ONE}<br><i>What labkit tried:</i> "
+                         f"{html.escape(self.missing.summary())}</small>")
+        return "<div>" + "<br>".join(lines) + "</div>"
+
+
+def start_lesson(lesson: str) -> ServerStatus:
+    """Begin a lesson: remember it (for ``labkit.progress()``) and say which server it uses.
+
+    Never raises for a missing server: the lesson runs without one.
+    """
+    from . import course
+
+    info = course.lesson(lesson)
+    course.set_current(info.number)
+    needs_server = "mongodb" in info.uses
+    if not needs_server:
+        return ServerStatus(info.number, False)
+    ctx = session()
+    missing = ctx.unavailable("mongodb")
+    return ServerStatus(info.number, True, None if missing else ctx.mongodb(), missing)

@@ -5,6 +5,16 @@ from __future__ import annotations
 import io
 
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
+# Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
+LINE_STYLES = ["-", "--", ":", "-."]
+MARKERS = ["o", "s", "^", "D", "v", "x"]
+POLICY_TEXT = {"half": "50/50 splits", "rightmost": "rightmost splits"}
+
+
+def _policy(measurement: dict) -> str:
+    """Which split policy a model measurement shows, for its title ("" for real engines)."""
+    policies = {r.get("split_policy") for r in measurement.get("results", [])} - {None}
+    return ", ".join(POLICY_TEXT.get(p, p) for p in sorted(policies))
 
 
 def _pyplot():
@@ -14,13 +24,18 @@ def _pyplot():
     return plt
 
 
-def png_bytes(figure) -> bytes:
-    """Render a figure to PNG bytes and close it."""
+def figure_bytes(figure, fmt: str = "png") -> bytes:
+    """Render a figure to PNG or SVG bytes and close it."""
     plt = _pyplot()
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    figure.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")
     plt.close(figure)
     return buffer.getvalue()
+
+
+def png_bytes(figure) -> bytes:
+    """Render a figure to PNG bytes and close it."""
+    return figure_bytes(figure, "png")
 
 
 def bit_layout(rows: list[dict], title: str):
@@ -73,11 +88,16 @@ def id_rank(table: list[dict], title: str):
     ms = [row["clock_ns"] / 1e6 if "clock_ns" in row else row["made_at_ms"] for row in table]
     origin = min(ms)
     ranks = {h: i + 1 for i, h in enumerate(sorted(row["hex"] for row in table))}
-    processes = sorted({row["process"].rstrip("0123456789") for row in table})
+    labels = [row["process"] for row in table]
+    # Rows labelled per document (A1, A2, B1) group by process (A, B); rows labelled per
+    # process (P1 five times) keep their label.
+    repeated = len(set(labels)) < len(labels)
+    group = [label if repeated else label.rstrip("0123456789") or label for label in labels]
+    processes = sorted(set(group))
     figure, axes = plt.subplots(figsize=(7, 3.6))
     for index, name in enumerate(processes):
-        points = [(m - origin, ranks[row["hex"]]) for m, row in zip(ms, table, strict=True)
-                  if row["process"].rstrip("0123456789") == name]
+        points = [(m - origin, ranks[row["hex"]])
+                  for m, row, g in zip(ms, table, group, strict=True) if g == name]
         axes.scatter([p[0] for p in points], [p[1] for p in points], s=60,
                      color=FIELD_COLOURS[index % len(FIELD_COLOURS)], label=f"process {name}")
     axes.set_xlabel("made at (ms after the first ID)")
@@ -89,8 +109,11 @@ def id_rank(table: list[dict], title: str):
     return figure
 
 
-def btree_summary(measurement: dict):
-    """Index size (or leaf pages), leaf-fill distribution and insert rate per key kind."""
+def btree_summary(measurement: dict, title: str | None = None):
+    """Index size (or leaf pages), leaf-fill distribution and insert rate per key kind.
+
+    The title names the engine, its version, N, and for the model its split policy.
+    """
     plt = _pyplot()
     results = measurement["results"]
     kinds = [r["keys"] for r in results]
@@ -110,9 +133,10 @@ def btree_summary(measurement: dict):
     size_axis.set_title("size", fontsize=10)
     if with_fills:
         fill_axis = axes.pop(0)
-        fill_axis.hist([r["leaf_fills"] for r in with_fills], bins=20, range=(0, 1.05),
-                       label=[r["keys"] for r in with_fills],
-                       color=colours[: len(with_fills)], histtype="step", linewidth=1.6)
+        for index, r in enumerate(with_fills):
+            fill_axis.hist(r["leaf_fills"], bins=20, range=(0, 1.05), label=r["keys"],
+                           color=colours[index], histtype="step", linewidth=1.6,
+                           linestyle=LINE_STYLES[index % len(LINE_STYLES)])
         fill_axis.axvline(0.693, color="#57606a", linestyle=":", linewidth=1)
         fill_axis.text(0.693, fill_axis.get_ylim()[1] * 0.95, " ln 2", fontsize=8,
                        color="#57606a", va="top")
@@ -122,27 +146,36 @@ def btree_summary(measurement: dict):
         fill_axis.set_title("leaf fill distribution", fontsize=10)
     if with_rates:
         rate_axis = axes.pop(0)
-        for r, colour in zip(with_rates, colours, strict=False):
-            rate_axis.plot(r["inserts_per_second_by_batch"], label=r["keys"], color=colour)
+        for index, (r, colour) in enumerate(zip(with_rates, colours, strict=False)):
+            rate_axis.plot(r["inserts_per_second_by_batch"], label=r["keys"], color=colour,
+                           linestyle=LINE_STYLES[index % len(LINE_STYLES)])
         rate_axis.set_xlabel("batch")
         rate_axis.set_ylabel("inserts per second")
         rate_axis.legend(fontsize=8)
         rate_axis.set_title("insert rate over time", fontsize=10)
-    figure.suptitle(f"{measurement['engine']} {measurement['engine_version']}, "
-                    f"N = {measurement['n']:,}", fontsize=10)
+    policy = _policy(measurement)
+    figure.suptitle(title or f"{measurement['engine']} {measurement['engine_version']}, "
+                    f"N = {measurement['n']:,}" + (f", {policy}" if policy else ""),
+                    fontsize=10)
     figure.tight_layout()
     return figure
 
 
-def splits_per_1000(traces: dict[str, list[int]], every: int):
-    """Leaf splits per 1,000 inserts as the model grows, one line per key kind."""
+def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
+    """Leaf splits per 1,000 inserts as the model grows, one line per key kind (each with
+    its own dash and marker, so lines that coincide stay visible)."""
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 3.4))
     for index, (kind, trace) in enumerate(traces.items()):
         steps = [b - a for a, b in zip([0] + trace, trace, strict=False)]
         axes.plot([every * (i + 1) for i in range(len(steps))],
                   [1000 * s / every for s in steps], label=kind,
-                  color=FIELD_COLOURS[index % len(FIELD_COLOURS)])
+                  color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                  linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                  marker=MARKERS[index % len(MARKERS)], markevery=max(len(steps) // 8, 1),
+                  markersize=4, alpha=0.85)
+    if title:
+        axes.set_title(title, fontsize=10)
     axes.set_xlabel("keys inserted")
     axes.set_ylabel("leaf splits per 1,000 inserts")
     axes.legend(fontsize=8)

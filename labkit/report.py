@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -79,6 +80,137 @@ def _reasons(claims: list[dict]) -> list[str]:
     return lines
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+# How each verdict reads as a sentence about a number of claims.
+_COUNT_SENTENCE = {HOLDS: ("claim holds", "claims hold"),
+                   FAILS: ("claim does not hold", "claims do not hold"),
+                   FINDING: ("survey claim has a finding", "survey claims have findings"),
+                   NOT_RUN: ("claim did not run", "claims did not run"),
+                   ERROR: ("claim erred", "claims erred")}
+_NEEDS = re.compile(r"^needs (\w+): (.*)$", re.S)
+_ENGINE_NAMES = {"mongodb": "MongoDB", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger"}
+
+
+def not_run_causes(claims: list[dict]) -> list[dict]:
+    """Why claims did not run, one entry per cause: what is missing, which claims (and
+    engines) it cost, and the one thing to do about it (the cause's hint, given once)."""
+    causes: dict[str, dict] = {}
+    for claim in claims:
+        for row in claim["results"]:
+            if row["verdict"] != NOT_RUN:
+                continue
+            match = _NEEDS.match(row["reason"] or "")
+            key = match.group(1) if match else row["reason"]
+            detail = match.group(2) if match else row["reason"]
+            cause = causes.setdefault(key, {"missing": _ENGINE_NAMES.get(key, key) if match
+                                            else "", "detail": detail, "claims": [],
+                                            "where": []})
+            if claim["id"] not in cause["claims"]:
+                cause["claims"].append(claim["id"])
+            cause["where"].append(claim["id"] if _single(claim)
+                                  else f"{claim['id']} on {row['engine']}")
+    for cause in causes.values():
+        hint = cause["detail"].split("Hint:", 1)
+        cause["what_failed"] = hint[0].strip()
+        cause["todo"] = hint[1].strip() if len(hint) == 2 else ""
+    return list(causes.values())
+
+
+def summary_lines(data: dict) -> list[str]:
+    """The report's opening in sentences: counts per claim (singular or plural as the number
+    says), then each cause of not-run claims once, with what to do about it."""
+    counts = {v: sum(1 for c in data["claims"] if c["verdict"] == v) for v in VERDICT_TEXT}
+    total = len(data["claims"])
+    lines = [f"{_plural(total, 'claim was', 'claims were')} checked: "
+             + "; ".join(_plural(counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
+                         if counts[v]) + "."]
+    for cause in not_run_causes(data["claims"]):
+        who = ", ".join(cause["where"])
+        if cause["missing"]:
+            line = (f"{_plural(len(cause['claims']), 'claim', 'claims')} did not run (or not "
+                    f"on every engine) because {cause['missing']} was not available: {who}. "
+                    f"({cause['what_failed'].rstrip('.')}.)")
+        else:
+            line = f"Not run: {who}: {cause['what_failed']}."
+        if cause["todo"]:
+            line += f" To run them: {cause['todo']}"
+        lines.append(line)
+    return lines
+
+
+def _is_share(key: str) -> bool:
+    return any(word in key for word in ("fill", "larger_by", "share"))
+
+
+def readable(value, key: str = "") -> str:
+    """A value as a person reads it: shares as rounded percentages, numbers rounded with
+    thousands separators, short lists joined, yes/no for booleans, small objects as
+    ``key: value`` pairs."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if _is_share(key):
+            return f"{value:+.1%}" if "larger" in key else f"{value:.1%}"
+        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list):
+        if len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                   for v in value) and _is_share(key):
+            return f"{readable(float(value[0]), key)} to {readable(float(value[1]), key)}"
+        if all(not isinstance(v, dict | list) for v in value):
+            return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
+                or "(none)"
+        return short_json(value, 200)
+    if isinstance(value, dict):
+        if all(not isinstance(v, dict | list) for v in value.values()):
+            return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or "(none)"
+        return short_json(value, 200)
+    return str(value)
+
+
+def _numbers(value) -> list[float] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return [float(value)]
+    return None
+
+
+def outside_range(expected, observed) -> list[str]:
+    """For each stated number or range that an observed number misses, say in which direction:
+    ``random_larger_by +42.0% is larger than stated (25.0% to 40.0%)``."""
+    if not isinstance(expected, dict) or not isinstance(observed, dict):
+        return []
+    notes = []
+    for key, stated in expected.items():
+        if isinstance(stated, list) and len(stated) == 2 and all(
+                _numbers(v) for v in stated):
+            low, high = float(stated[0]), float(stated[1])
+        elif _numbers(stated):
+            low = high = float(stated)
+        else:
+            continue
+        suffix = key.rsplit("_", 1)[-1]
+        matches = [k for k in observed if k == key] or \
+            [k for k in observed if k.endswith(f"_{suffix}") and _numbers(observed[k])]
+        for name in matches:
+            value = _numbers(observed[name])
+            if not value:
+                continue
+            tolerance = 0.005 if _is_share(key) else 0.0
+            if value[0] > high + tolerance or value[0] < low - tolerance:
+                direction = "larger" if value[0] > high else "smaller"
+                notes.append(f"{name} {readable(value[0], name)} is {direction} than stated "
+                             f"({readable(stated, key)})")
+    return notes
+
+
 def markdown(run: Run) -> str:
     """report.md: the same table and details, for a pull request or a wiki page."""
     data = run.to_dict()
@@ -86,8 +218,9 @@ def markdown(run: Run) -> str:
            f"Run {data['started']} to {data['finished']}, labkit {data['labkit_version']}, "
            f"Python {data['python']}.", ""]
     out += [f"- Server: {line}" for line in data["engines"]] or ["- Servers: none used"]
-    out += ["", f"**{data['summary']}**", "",
-            "| ID | verdict | engine | claim |", "|---|---|---|---|"]
+    out += ["", f"**{data['summary']}**", ""]
+    out += [f"- {line}" for line in summary_lines(data)]
+    out += ["", "| ID | verdict | engine | claim |", "|---|---|---|---|"]
     for claim in data["claims"]:
         engine = _engine(claim["results"][0]) if _single(claim) else ""
         out.append(f"| {claim['id']} | {VERDICT_TEXT[claim['verdict']]} | {engine} | "
@@ -124,6 +257,10 @@ code{background:#f6f8fa;padding:.1rem .25rem;border-radius:4px;word-break:break-
 tr.sub td{border-top:none;font-size:.92em}tr.sub td.e{padding-left:1.5rem}
 section{border-top:1px solid #d0d7de;margin-top:1.5rem}.meta{color:#59636e}img{max-width:100%}
 .row{margin:.75rem 0 .75rem 1rem}
+td.id,th.id,td.e,td.n{white-space:nowrap}td.n{text-align:right}
+.ev{overflow-x:auto;max-width:100%}.ev td,.ev th{overflow-wrap:normal;white-space:nowrap}
+.summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem}
+.summary li{margin:.2rem 0}.dir{color:#9a6700}
 """
 
 
@@ -136,14 +273,14 @@ def _evidence_table(rows: list[dict]) -> str:
     if not rows:
         return ""
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    head = "".join(f"<th>{html.escape(str(c).replace('_', ' '))}</th>" for c in columns)
 
-    def cell(value) -> str:
-        return html.escape(value if isinstance(value, str) else short_json(value, 200))
+    def cell(value, column) -> str:
+        return html.escape(value if isinstance(value, str) else readable(value, str(column)))
 
-    body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c))}</td>" for c in columns) + "</tr>"
-                   for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c), c)}</td>" for c in columns)
+                   + "</tr>" for row in rows)
+    return f"<div class='ev'><table><tr>{head}</tr>{body}</table></div>"
 
 
 def _figure(draw, alt: str) -> str:
@@ -154,6 +291,39 @@ def _figure(draw, alt: str) -> str:
         return _img(png_bytes(draw()), alt)
     except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
         return f"<p class='error'>The figure could not be drawn: {html.escape(one_line(exc))}</p>"
+
+
+def _short_reason(row: dict) -> str:
+    """A not-run row's reason without the how-to, which the summary gives once."""
+    match = _NEEDS.match(row["reason"] or "")
+    if row["verdict"] != NOT_RUN or not match:
+        return row["reason"]
+    name = _ENGINE_NAMES.get(match.group(1), match.group(1))
+    return f"{name} was not available here (how to get it: see the summary at the top)."
+
+
+def _expected_html(claim: dict) -> str:
+    expected = claim["expected"]
+    if isinstance(expected, dict):
+        return ""  # shown beside each engine's observation
+    return f"<p>Expected: {html.escape(readable(expected))}</p>"
+
+
+def _compare_html(expected, observed) -> str:
+    """Expected and observed side by side, one row per quantity, in readable words."""
+    esc = html.escape
+    if not isinstance(observed, dict):
+        return f"<p>Observed: {esc(readable(observed))}</p>"
+    stated = expected if isinstance(expected, dict) else {}
+    keys = list(dict.fromkeys([*stated, *observed]))
+    body = "".join(f"<tr><td class='e'>{esc(k.replace('_', ' '))}</td>"
+                   f"<td>{esc(readable(stated[k], k)) if k in stated else ''}</td>"
+                   f"<td>{esc(readable(observed[k], k)) if k in observed else ''}</td></tr>"
+                   for k in keys)
+    notes = "".join(f"<br><span class='dir'>{esc(n)}</span>"
+                    for n in outside_range(stated, observed))
+    return (f"<table><tr><th></th><th>expected</th><th>observed</th></tr>{body}</table>"
+            + (f"<p>{notes[4:]}</p>" if notes else ""))
 
 
 def _verdict(verdict: str) -> str:
@@ -174,17 +344,20 @@ def html_report(run: Run) -> str:
              f"{esc(data['labkit_version'])}; Python {esc(data['python'])}.<br>"
              + ("<br>".join(f"Server: {esc(line)}" for line in data["engines"])
                 or "No database server was used.") + "</p>",
-             f"<p><b>{esc(data['summary'])}</b></p>",
+             f"<div class='summary'><p><b>{esc(data['summary'])}</b></p><ul>"
+             + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(data))
+             + "</ul></div>",
              "<p class='meta'>A <i>behaviour</i> claim says what a server does: if it does not "
              "hold, that is a failure. A <i>survey</i> claim is judged on several engines: where "
              "it does not hold, that is a <span class='finding'>finding</span>, not a fault.</p>"]
     if data["claims"]:
         parts.append(_img(png_bytes(verdict_summary(data["claims"])), "verdicts by topic"))
-    parts.append("<table><tr><th>ID</th><th>verdict</th><th>engine</th><th>claim</th></tr>")
+    parts.append("<table><tr><th class='id'>ID</th><th>verdict</th><th>engine</th>"
+                 "<th>claim</th></tr>")
     for claim in data["claims"]:
         engine = _engine(claim["results"][0]) if _single(claim) else ""
-        parts.append(f"<tr><td><a href='#{esc(claim['id'])}'>{esc(claim['id'])}</a></td>"
-                     f"<td>{_verdict(claim['verdict'])}</td><td>{esc(engine)}</td>"
+        parts.append(f"<tr><td class='id'><a href='#{esc(claim['id'])}'>{esc(claim['id'])}</a>"
+                     f"</td><td>{_verdict(claim['verdict'])}</td><td class='e'>{esc(engine)}</td>"
                      f"<td>{esc(claim['title'])}</td></tr>")
         if not _single(claim):
             for row in claim["results"]:
@@ -198,15 +371,15 @@ def html_report(run: Run) -> str:
                      f"<p>{_verdict(claim['verdict'])} ({esc(claim['kind'])} claim) &middot; "
                      f"source: {esc(claim['source'])}<br>experiment: "
                      f"<code>{esc(claim['experiment'])}</code>{lesson}</p>"
-                     f"<p>Expected: <code>{esc(short_json(claim['expected'], 600))}</code></p>")
+                     + _expected_html(claim))
         for row_result, row in zip(result.rows, claim["results"], strict=True):
             parts.append(f"<div class='row'><p>{_verdict(row['verdict'])} on "
                          f"<b>{esc(_engine(row))}</b>")
-            if row["observed"] is not None:
-                parts.append(f"<br>Observed: <code>{esc(short_json(row['observed'], 600))}</code>")
             if row["reason"]:
-                parts.append(f"<br>{esc(row['reason'])}")
+                parts.append(f"<br>{esc(_short_reason(row))}")
             parts.append("</p>")
+            if row["observed"] is not None:
+                parts.append(_compare_html(claim["expected"], row["observed"]))
             parts.append(_evidence_table(row["evidence"]))
             observation = row_result.observation
             if observation is not None and observation.figure and row["observed"] is not None:

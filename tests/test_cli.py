@@ -148,3 +148,27 @@ def test_predict_find_json_and_one_document_per_line(tmp_path):
 def test_predict_bad_input_is_one_line(args):
     """Unreadable files, malformed JSON, unknown operators and bad sorts: one line, status 2."""
     assert_one_line_error(labkit(*args))
+
+
+def test_objectid_explain_text_shows_the_counter_and_timestamp_in_hex_too():
+    """The text form gives each number beside the hex digits the ID spells it with."""
+    result = labkit("objectid", "explain", "6553f1003f2a91c8d4003039")
+    assert result.returncode == 0
+    assert "12345 (0x003039)" in result.stdout and "1700000000 (0x6553f100)" in result.stdout
+
+
+def test_btree_plot_into_a_missing_folder_is_one_error_before_measuring(tmp_path):
+    """``--plot`` into a folder that does not exist fails at once, in one ``Error:`` line."""
+    result = labkit("btree", "--engine", "model", "--n", "100000",
+                    "--plot", str(tmp_path / "missing" / "x.png"))
+    assert_one_line_error(result)
+    assert "does not exist" in result.stderr and result.stdout == ""
+
+
+def test_btree_plot_with_an_svg_name_writes_svg(tmp_path):
+    """``--plot x.svg`` writes an SVG document, ``--plot x.png`` a PNG."""
+    for name, start in (("x.svg", b"<?xml"), ("x.png", b"\x89PNG")):
+        result = labkit("btree", "--engine", "model", "--n", "500", "--keys", "uuid4",
+                        "--quiet", "--plot", str(tmp_path / name))
+        assert result.returncode == 0, result.stderr
+        assert (tmp_path / name).read_bytes().startswith(start)

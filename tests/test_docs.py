@@ -57,7 +57,7 @@ def test_notebooks_are_committed_without_outputs(notebook):
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebooks_declare_the_servers_they_need(notebook):
-    """Each notebook says in its metadata which servers it needs, so tests can skip it honestly."""
+    """Each notebook says in its metadata which servers its live parts use."""
     needs = json.loads(notebook.read_text(encoding="utf-8"))["metadata"]["labkit"]["needs"]
     assert set(needs) <= {"mongodb", "postgres", "wiredtiger"}
 
@@ -104,3 +104,71 @@ def test_every_claim_names_its_lesson():
     from labkit.experiments import lesson_of
 
     assert all(lesson_of(c) for c in claims.registered())
+
+
+def test_the_claim_catalogue_is_in_step_with_the_registry():
+    """docs/claims.md is exactly what the registry generates (regenerate it when a claim
+    changes)."""
+    from labkit import course
+
+    assert (ROOT / "docs" / "claims.md").read_text(encoding="utf-8") == course.claims_markdown()
+
+
+def test_the_catalogue_cites_the_source_documents_by_name():
+    """Every claim in docs/claims.md names its source document in words, not only a file."""
+    text = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
+    assert "BSON & ObjectId, part 2/3" in text and "UUIDv7 vs UUIDv4" in text
+    assert text.count("- Source: ") == len(labkit.registered())
+
+
+def _markdown(notebook) -> list[str]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_each_lesson_opens_with_objectives_prerequisites_and_time(notebook):
+    """A lesson's first cell states its objectives, prerequisites and time estimate."""
+    opening = _markdown(notebook)[0]
+    for heading in ("**Objectives.**", "**Prerequisites.**", "**Time.**"):
+        assert heading in opening, heading
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_each_lesson_closes_with_key_points(notebook):
+    """The lesson's last markdown cell holds its key points."""
+    assert "## Key points" in _markdown(notebook)[-1]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_lesson_calls_the_server_directly_before_it_can_say_not_run(notebook):
+    """Lessons reach MongoDB through labkit.check, on_server and start_lesson, which say
+    "not run" without a server, never through a bare labkit.mongodb() that would raise."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and "labkit.mongodb()" in source:
+            assert "except labkit.ServerUnavailable" in source, source
+
+
+def test_the_lessons_readme_is_one_table_with_every_lesson():
+    """notebooks/README.md has a single table, one row per notebook, each with its time."""
+    lines = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8").splitlines()
+    blocks, inside = [], False
+    for line in lines:
+        if line.startswith("|") and not inside:
+            blocks.append([])
+        inside = line.startswith("|")
+        if inside:
+            blocks[-1].append(line)
+    assert len(blocks) == 1
+    rows = blocks[0][2:]
+    assert sorted(r.split("|")[1].strip(" `") for r in rows) == [n.name for n in NOTEBOOKS]
+    assert all(" min " in r for r in rows)
+
+
+def test_the_lessons_readme_states_the_kits_default_n():
+    """The README quotes the B-tree default the lessons use, not an old number."""
+    from labkit.btree import DEFAULT_N
+
+    assert f"N = {DEFAULT_N:,} keys per kind" in (ROOT / "notebooks" / "README.md").read_text()

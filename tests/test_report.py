@@ -112,3 +112,75 @@ def test_a_figure_that_fails_does_not_cost_the_report(tmp_path):
                      now, now, [])
     page = report.write(run, tmp_path)["html"].read_text()
     assert "The figure could not be drawn: ValueError: no data to draw" in page
+
+
+HINT = "Hint: set LABKIT_MONGODB_URI"
+
+
+def test_the_page_gives_the_mongodb_hint_once_however_many_claims_miss_it(offline_run, tmp_path):
+    """Sixteen claims without MongoDB cost one summary line with the hint, not sixteen."""
+    page = report.write(offline_run, tmp_path)["html"].read_text()
+    mongodb_rows = sum(row.reason.startswith("needs mongodb") for row in offline_run.rows)
+    assert mongodb_rows > 1
+    assert page.count("no mongodb: this run is offline on purpose") == 1
+    assert "MongoDB was not available here (how to get it: see the summary" in page
+
+
+def _run_of(verdicts: list[str], reason: str = f"needs mongodb: no server. {HINT}"):
+    item = claims.get("O3")
+    now = dt.datetime.now(dt.UTC)
+    return runner.Run([runner.ClaimResult(item, [runner.Result(item, v, reason=reason)])
+                       for v in verdicts], now, now, [])
+
+
+@pytest.mark.parametrize("verdicts, words", [
+    (["holds"], "1 claim was checked: 1 claim holds."),
+    (["holds", "holds", "not-run"], "3 claims were checked: 2 claims hold; 1 claim did not run."),
+])
+def test_the_summary_counts_in_singular_or_plural(verdicts, words):
+    """The opening sentence agrees in number with each count."""
+    assert report.summary_lines(_run_of(verdicts).to_dict())[0] == words
+
+
+def test_the_summary_says_what_to_do_about_a_missing_server_once():
+    """Two claims missing MongoDB make one line naming both and the hint."""
+    lines = report.summary_lines(_run_of(["not-run", "not-run"]).to_dict())
+    assert len(lines) == 2 and lines[1].count("set LABKIT_MONGODB_URI") == 1
+    assert "because MongoDB was not available" in lines[1]
+
+
+@pytest.mark.parametrize("expected, observed, note", [
+    ({"random_larger_by": [0.25, 0.40]}, {"random_larger_by": 0.42},
+     "random_larger_by +42.0% is larger than stated (+25.0% to +40.0%)"),
+    ({"random_larger_by": [0.25, 0.40]}, {"random_larger_by": -0.03}, "smaller than stated"),
+    ({"sequential_fill": [0.9, 1.0]}, {"uuid7_fill": 0.875, "int_fill": 0.95},
+     "uuid7_fill 87.5% is smaller than stated (90.0% to 100.0%)"),
+    ({"uuid4_fill": 0.5}, {"uuid4_fill": 0.696}, "uuid4_fill 69.6% is larger than stated (50.0%)"),
+])
+def test_a_value_outside_its_stated_range_says_in_which_direction(expected, observed, note):
+    """Out-of-range numbers name the direction; in-range ones add nothing."""
+    notes = report.outside_range(expected, observed)
+    assert len(notes) == 1 and note in notes[0]
+
+
+def test_a_value_inside_its_range_adds_no_note():
+    """A fill within 90-100% is not reported as outside."""
+    assert report.outside_range({"sequential_fill": [0.9, 1.0]}, {"int_fill": 0.95}) == []
+
+
+@pytest.mark.parametrize("value, key, text", [
+    (0.69314, "uuid4_fill", "69.3%"), (0.421, "random_larger_by", "+42.1%"),
+    (1234567, "index_bytes", "1,234,567"), (0.123456, "insert_seconds", "0.123"),
+    (True, "x", "yes"), (["a", "b"], "ids", "a, b"), ([], "ids", "(none)"),
+    ({"int": 2, "long": 1}, "census", "int: 2, long: 1"),
+])
+def test_values_read_as_people_write_them(value, key, text):
+    """Shares become rounded percentages, big numbers get separators, lists are joined."""
+    assert report.readable(value, key) == text
+
+
+def test_claim_ids_never_wrap(offline_run, tmp_path):
+    """The ID column is styled not to wrap, so "O10" never breaks over two lines."""
+    page = report.write(offline_run, tmp_path)["html"].read_text()
+    assert "td.id,th.id" in page and "white-space:nowrap" in page
+    assert "<td class='id'><a href='#O10'>O10</a></td>" in page

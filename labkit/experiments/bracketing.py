@@ -3,9 +3,39 @@
 
 from __future__ import annotations
 
+from .. import fixtures
 from .._claim import Observation, subset_of_observed
 from .._registry import claim
-from ._common import compare_with_model, server_census
+from ._common import compare_with_model, model_answers, server_census
+
+B1_QUESTIONS = {"eq_42": ("find", {"userId": 42}), "eq_string_42": ("find", {"userId": "42"}),
+                "gt_0": ("find", {"userId": {"$gt": 0}}),
+                "gt_empty_string": ("find", {"userId": {"$gt": ""}}),
+                "census": ("census", "userId")}
+X1_QUESTIONS = {"expr_gt_0": ("find", {"$expr": {"$gt": ["$userId", 0]}}),
+                "gt_0": ("find", {"userId": {"$gt": 0}}),
+                "ne_42": ("find", {"userId": {"$ne": 42}}),
+                "nin_42": ("find", {"userId": {"$nin": [42]}})}
+X2_QUESTIONS = {op: ("find", {"a": {f"${op}": None}}) for op in ("eq", "gte", "lte", "gt", "lt")}
+X3_QUESTIONS = {op: ("find", {"a": {f"${op}": float("nan")}})
+                for op in ("eq", "gte", "lte", "gt", "lt")}
+X4_QUESTIONS = {"gt_0": ("find", {"a": {"$gt": 0}}), "eq_whole_array": ("find", {"a": [1, 10]}),
+                "eq_element": ("find", {"a": 10})}
+
+
+def predict_bracketing() -> dict:
+    """The model's answers to B1's questions, and its census of the orders written from Python."""
+    answers = model_answers("orders", B1_QUESTIONS)
+    census = model_answers("orders", {"c": ("census", "userId")}, docs=python_orders())["c"]
+    return {**answers, "census_from_python": census}
+
+
+def predict_silent_misses() -> dict:
+    """B2's three findings, from the model's answers on the orders and events fixtures."""
+    found = model_answers("orders", {"q": ("find", {"userId": 42})}, docs=python_orders())["q"]
+    dates = model_answers("events", {"q": ("find", {"atDate": {"$gte": "2026-10-01"}})})["q"]
+    return {"every_numeric_type_matches": found == [1, 3, 4, 5],
+            "string_hidden_from_number": 2 not in found, "date_hidden_from_string": dates == []}
 
 
 def python_orders() -> list[dict]:
@@ -19,17 +49,13 @@ def python_orders() -> list[dict]:
 
 @claim("B1", title="Query comparisons match only the operand's type bracket; all numbers "
        "share one", source="002", topic="bracketing", needs=("mongodb",),
-       judge=subset_of_observed,
+       judge=subset_of_observed, recorded=True, predict=predict_bracketing,
        expected={"eq_42": [1, 3, 4, 5], "eq_string_42": [2], "gt_0": [1, 3, 4, 5],
                  "gt_empty_string": [2],
                  "census": {"decimal": 1, "int": 2, "long": 1, "string": 1}})
 def type_bracketing(ctx) -> Observation:
     """The orders fixture as the shell stored it; then the census of the same values from Python."""
-    questions = {"eq_42": ("find", {"userId": 42}), "eq_string_42": ("find", {"userId": "42"}),
-                 "gt_0": ("find", {"userId": {"$gt": 0}}),
-                 "gt_empty_string": ("find", {"userId": {"$gt": ""}}),
-                 "census": ("census", "userId")}
-    observation = compare_with_model(ctx, "orders", questions)
+    observation = compare_with_model(ctx, "orders", B1_QUESTIONS)
     from_python = compare_with_model(ctx, "orders", {"census": ("census", "userId")},
                                      docs=python_orders(), label="orders_python")
     census = from_python.observed["census"]
@@ -42,7 +68,7 @@ def type_bracketing(ctx) -> Observation:
 
 @claim("B2", title="Mixing numeric types barely changes results; mixing numbers with strings, "
        "or Dates with strings, silently hides documents", source="002", topic="bracketing",
-       needs=("mongodb",), judge=subset_of_observed,
+       needs=("mongodb",), judge=subset_of_observed, predict=predict_silent_misses,
        expected={"every_numeric_type_matches": True, "string_hidden_from_number": True,
                  "date_hidden_from_string": True})
 def silent_misses(ctx) -> Observation:
@@ -63,46 +89,37 @@ def silent_misses(ctx) -> Observation:
 @claim("X1", title="$expr compares across types (\"42\" > 0); $ne and $nin do not bracket",
        source="manual", topic="bracketing", needs=("mongodb",), judge=subset_of_observed,
        expected={"expr_gt_0": [1, 2, 3, 4, 5], "gt_0": [1, 3, 4, 5], "ne_42": [2],
-                 "nin_42": [2]})
+                 "nin_42": [2]}, predict=lambda: model_answers("orders", X1_QUESTIONS))
 def expressions_do_not_bracket(ctx) -> Observation:
     """``$expr`` and ``$ne``/``$nin`` on the orders fixture, beside plain ``$gt``."""
-    return compare_with_model(ctx, "orders", {
-        "expr_gt_0": ("find", {"$expr": {"$gt": ["$userId", 0]}}),
-        "gt_0": ("find", {"userId": {"$gt": 0}}),
-        "ne_42": ("find", {"userId": {"$ne": 42}}),
-        "nin_42": ("find", {"userId": {"$nin": [42]}}),
-    })
+    return compare_with_model(ctx, "orders", X1_QUESTIONS)
 
 
 @claim("X2", title="null matches null and missing for $eq, $gte, $lte; $gt and $lt null match "
        "nothing", source="manual", topic="bracketing", needs=("mongodb",),
-       expected={"eq": [1, 2], "gte": [1, 2], "lte": [1, 2], "gt": [], "lt": []})
+       expected={"eq": [1, 2], "gte": [1, 2], "lte": [1, 2], "gt": [], "lt": []},
+       predict=lambda: model_answers("nulls", X2_QUESTIONS))
 def null_and_missing(ctx) -> Observation:
     """The comparison operators against null, on null, missing, a number and a string."""
-    return compare_with_model(ctx, "nulls", {
-        op: ("find", {"a": {f"${op}": None}}) for op in ("eq", "gte", "lte", "gt", "lt")})
+    return compare_with_model(ctx, "nulls", X2_QUESTIONS)
 
 
 @claim("X3", title="NaN: $gte and $lte NaN match only NaN; $gt and $lt NaN match nothing",
        source="manual", topic="bracketing", needs=("mongodb",),
-       expected={"eq": [1], "gte": [1], "lte": [1], "gt": [], "lt": []})
+       expected={"eq": [1], "gte": [1], "lte": [1], "gt": [], "lt": []},
+       predict=lambda: model_answers("nans", X3_QUESTIONS))
 def nan_comparisons(ctx) -> Observation:
     """The comparison operators against NaN, on NaN, 1 and both infinities."""
-    return compare_with_model(ctx, "nans", {
-        op: ("find", {"a": {f"${op}": float("nan")}})
-        for op in ("eq", "gte", "lte", "gt", "lt")})
+    return compare_with_model(ctx, "nans", X3_QUESTIONS)
 
 
 @claim("X4", title="An array matches a scalar comparison when any element does, and an array "
        "operand as a whole", source="manual", topic="bracketing", needs=("mongodb",),
-       expected={"gt_0": [1, 2, 3], "eq_whole_array": [1], "eq_element": [1]})
+       expected={"gt_0": [1, 2, 3], "eq_whole_array": [1], "eq_element": [1]},
+       predict=lambda: model_answers("arrays", X4_QUESTIONS))
 def array_matching(ctx) -> Observation:
     """``$gt: 0``, equality with ``[1, 10]`` and with ``10`` on arrays and a scalar."""
-    return compare_with_model(ctx, "arrays", {
-        "gt_0": ("find", {"a": {"$gt": 0}}),
-        "eq_whole_array": ("find", {"a": [1, 10]}),
-        "eq_element": ("find", {"a": 10}),
-    })
+    return compare_with_model(ctx, "arrays", X4_QUESTIONS)
 
 
 def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
@@ -115,3 +132,45 @@ def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
     collection.update_many({field: {"$type": "string"}},
                            [{"$set": {field: {"$toInt": f"${field}"}}}])
     return {"before": before, "after": server_census(collection, field)}
+
+
+def repair(database) -> dict:
+    """The orders fixture repaired on the server: the census before and after, and what
+    ``{userId: 42}`` finds then."""
+    collection = fixtures.insert(database, "orders")
+    census = normalise_to_int(collection, "userId")
+    return {**census, "find userId 42": sorted(d["_id"] for d in collection.find({"userId": 42}))}
+
+
+def parse_user_id(value) -> int:
+    """Normalise at the boundary: a user ID from a request (text or number) as an int."""
+    if isinstance(value, bool):
+        raise ValueError("a user ID is a number, not True or False")
+    number = int(str(value).strip()) if isinstance(value, str) else int(value)
+    if number != value and not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a whole number")
+    return number
+
+
+USER_ID_SCHEMA = {"$jsonSchema": {"bsonType": "object", "required": ["userId"],
+                                  "properties": {"userId": {"bsonType": ["int", "long"]}}}}
+
+
+def validator(database) -> list[dict]:
+    """A collection whose ``$jsonSchema`` says ``userId`` is an int or long: insert a number,
+    the string "42", and the string normalised at the boundary; say what the server did."""
+    from pymongo.errors import WriteError
+
+    collection = database.create_collection("orders_validated", validator=USER_ID_SCHEMA)
+    attempts = [("number 42", 42), ('string "42"', "42"),
+                ('string "42" through parse_user_id', parse_user_id("42"))]
+    rows = []
+    for label, value in attempts:
+        try:
+            collection.insert_one({"userId": value})
+            rows.append({"insert": label, "result": "accepted"})
+        except WriteError as exc:
+            rows.append({"insert": label,
+                         "result": f"rejected: code {exc.code} ({exc.details.get('codeName', '')})"
+                         if exc.details else f"rejected: code {exc.code}"})
+    return rows

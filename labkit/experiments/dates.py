@@ -10,24 +10,36 @@ from .._registry import claim
 from ._common import (
     bson_engine,
     compare_with_model,
-    model_answers,  # noqa: F401  (lesson 01 asks the model D3's questions)
+    model_answers,
     value_bytes,
 )
 
 ISO_TEXT = "2026-10-01T00:00:00.000Z"
+PLUS7 = dt.timezone(dt.timedelta(hours=7))
+D1_DATES = [dt.datetime(1969, 12, 31, tzinfo=dt.UTC),
+            dt.datetime(1970, 1, 1, 0, 0, 0, 1234, tzinfo=dt.UTC),
+            dt.datetime(2026, 10, 1, 7, 0, tzinfo=PLUS7)]
+
+
+def predict_date_millis() -> dict:
+    """The BSON rule applied by hand: whole milliseconds since 1970 UTC, the offset dropped."""
+    from ..objectid import iso_z
+
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    millis = [(d - epoch) // dt.timedelta(milliseconds=1) for d in D1_DATES]
+    return {"types": ["date"], "millis": millis,
+            "read_back": iso_z(epoch + dt.timedelta(milliseconds=millis[2]))}
+
 
 @claim("D1", title="A Date is a signed 64-bit count of milliseconds since 1970 UTC; no time zone",
        source="002", topic="dates", needs=("mongodb",), judge=subset_of_observed,
        expected={"types": ["date"], "millis": [-86_400_000, 1, 1_790_812_800_000],
-                 "read_back": "2026-10-01T00:00:00Z"})
+                 "read_back": "2026-10-01T00:00:00Z"}, predict=predict_date_millis)
 def date_is_utc_millis(ctx) -> Observation:
     """Store a date before 1970, one with microseconds, one at +07:00; read them as numbers."""
     from ..objectid import iso_z
 
-    plus7 = dt.timezone(dt.timedelta(hours=7))
-    docs = [{"_id": 1, "d": dt.datetime(1969, 12, 31, tzinfo=dt.UTC)},
-            {"_id": 2, "d": dt.datetime(1970, 1, 1, 0, 0, 0, 1234, tzinfo=dt.UTC)},
-            {"_id": 3, "d": dt.datetime(2026, 10, 1, 7, 0, tzinfo=plus7)}]
+    docs = [{"_id": i, "d": d} for i, d in enumerate(D1_DATES, start=1)]
     collection = ctx.mongodb_database("d1").dates
     collection.insert_many(docs)
     rows = list(collection.aggregate([
@@ -71,10 +83,54 @@ def date_versus_string_size(ctx) -> Observation:
 
 @claim("D3", title="Dates stored as strings compare bytewise: wrong ranges, wrong sorts, "
        "and a silent empty answer for a Date field queried with a string", source="002",
-       topic="dates", needs=("mongodb",), judge=subset_of_observed,
+       topic="dates", needs=("mongodb",), judge=subset_of_observed, recorded=True,
+       predict=lambda: model_answers("events", D3_QUESTIONS),
        expected={"string_range": ["a", "b", "c"], "date_range": ["b", "c"],
                  "sort_by_string_desc": ["a", "c", "b"], "date_field_string_operand": []})
 def dates_as_strings(ctx) -> Observation:
     """The chapter's events fixture: the same three days as strings and as Dates."""
     return compare_with_model(ctx, "events", D3_QUESTIONS)
 
+
+
+VIETNAM = "Asia/Ho_Chi_Minh"
+
+
+def local_times(database, zone: str = VIETNAM) -> list[dict]:
+    """Show the events' Dates in a time zone on the server, with ``$dateToString``: the stored
+    value stays UTC; only the text shown changes."""
+    from .. import fixtures
+
+    collection = fixtures.insert(database, "events")
+    return list(collection.aggregate([
+        {"$sort": {"_id": 1}},
+        {"$project": {"stored (UTC)": {"$dateToString": {"date": "$atDate"}},
+                      "shown in " + zone: {"$dateToString": {
+                          "date": "$atDate", "format": "%Y-%m-%d %H:%M", "timezone": zone}}}}]))
+
+
+def local_times_by_python(zone: str = VIETNAM) -> list[dict]:
+    """The same conversion by Python's ``zoneinfo``, with no server: what to expect."""
+    from zoneinfo import ZoneInfo
+
+    from .. import fixtures
+    from ..objectid import iso_z
+
+    return [{"_id": d["_id"], "stored (UTC)": iso_z(d["atDate"]),
+             "shown in " + zone: d["atDate"].astimezone(ZoneInfo(zone)).strftime(
+                 "%Y-%m-%d %H:%M")} for d in fixtures.load("events")]
+
+
+def date_and_timestamp() -> list[dict]:
+    """A Date and a Timestamp side by side: both 8 bytes, different meanings (with no server)."""
+    from bson import Timestamp
+
+    moment = dt.datetime(2026, 10, 8, 3, 45, 49, 477_000, tzinfo=dt.UTC)
+    stamp = Timestamp(int(moment.timestamp()), 1)
+    return [{"type": "Date", "value": "2026-10-08T03:45:49.477Z",
+             "bytes": len(value_bytes(moment)),
+             "holds": "signed milliseconds since 1970 UTC", "for": "your data"},
+            {"type": "Timestamp", "value": f"Timestamp({stamp.time}, {stamp.inc})",
+             "bytes": len(value_bytes(stamp)),
+             "holds": "unsigned seconds + an increment within the second",
+             "for": "MongoDB's internal use (the oplog)"}]

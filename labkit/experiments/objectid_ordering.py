@@ -72,7 +72,7 @@ def counter_wrap_order(ctx) -> Observation:
 
 @claim("O7", title="An _id the server generates (upsert without _id) carries mongod's random "
        "value, not the client's", source="002", topic="objectid", needs=("mongodb",),
-       judge=subset_of_observed,
+       judge=subset_of_observed, recorded=True,
        expected={"server_generated": True, "server_random_differs_from_client": True,
                  "server_ids_share_random": True})
 def server_generated(ctx) -> Observation:
@@ -97,9 +97,35 @@ def server_generated(ctx) -> Observation:
 O8_SECOND = int(dt.datetime(2026, 10, 8, tzinfo=dt.UTC).timestamp())
 
 
+def _boundary_ids(second: int) -> tuple[list[str], str]:
+    """30 IDs around ``second`` (5 before, 20 in it, 5 after) and one made at it, last."""
+    this_process = objectid.Generator()
+    made = [objectid.Generator().next(at=second - 1) for _ in range(5)]
+    made += [this_process.next(at=second) for _ in range(5)]  # this process, earlier
+    made += [objectid.Generator().next(at=second) for _ in range(15)]  # other processes
+    made += [objectid.Generator().next(at=second + 1) for _ in range(5)]
+    return made, this_process.next(at=second)  # what ObjectId(secs) gives in the shell
+
+
+def predict_range_boundaries() -> dict:
+    """The same count from each boundary, by labkit's model of the comparison rules."""
+    from bson import ObjectId
+
+    from .. import bson_order
+
+    made, made_at = _boundary_ids(O8_SECOND)
+    docs = [{"_id": ObjectId(h)} for h in made]
+    bound = ObjectId.from_datetime(dt.datetime.fromtimestamp(O8_SECOND, dt.UTC))
+    from_bound = len(bson_order.find(docs, {"_id": {"$gte": bound}}))
+    from_made_at = len(bson_order.find(docs, {"_id": {"$gte": ObjectId(made_at)}}))
+    return {"lower_bound": str(bound), "made_at": made_at, "count_from_lower_bound": from_bound,
+            "count_from_made_at": from_made_at,
+            "made_at_misses_documents": from_made_at < from_bound}
+
+
 @claim("O8", title="from_datetime (zeros after the timestamp) is the safe lower bound of a "
        "second; an ID made at that second is not", source="002", topic="objectid",
-       needs=("mongodb",), judge=subset_of_observed,
+       needs=("mongodb",), judge=subset_of_observed, predict=predict_range_boundaries,
        expected={"lower_bound": "6ac6dd000000000000000000", "count_from_lower_bound": 25,
                  "made_at_misses_documents": True})
 def range_boundaries(ctx) -> Observation:
@@ -107,12 +133,7 @@ def range_boundaries(ctx) -> Observation:
     from bson import ObjectId
 
     second = O8_SECOND
-    this_process = objectid.Generator()
-    docs = [objectid.Generator().next(at=second - 1) for _ in range(5)]
-    docs += [this_process.next(at=second) for _ in range(5)]  # this process, earlier
-    docs += [objectid.Generator().next(at=second) for _ in range(15)]  # other processes
-    docs += [objectid.Generator().next(at=second + 1) for _ in range(5)]
-    made_at = this_process.next(at=second)  # what ObjectId(secs) gives in the shell
+    docs, made_at = _boundary_ids(second)
     db = ctx.mongodb_database("o8")
     db.seq.insert_many([{"_id": ObjectId(h)} for h in docs])
     bound = ObjectId.from_datetime(dt.datetime.fromtimestamp(second, dt.UTC))
@@ -130,7 +151,8 @@ def range_boundaries(ctx) -> Observation:
 
 @claim("O9", title="Within one second _id order follows the random value, not time: "
        "a later process can sort first", source="002", topic="objectid", needs=("mongodb",),
-       judge=subset_of_observed, expected={"same_second": True, "later_process_sorts_first": True})
+       judge=subset_of_observed, recorded=True,
+       expected={"same_second": True, "later_process_sorts_first": True})
 def order_across_processes(ctx) -> Observation:
     """Processes A then B (250 ms later) insert 3 documents each; retry until B sorts first."""
     db = ctx.mongodb_database("o9")

@@ -8,7 +8,7 @@ import datetime as dt
 from .. import bson_order, fixtures
 from .._claim import Observation
 from .._registry import claim
-from ._common import compare_with_model
+from ._common import compare_with_model, model_answers
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
              "bool", "date", "timestamp", "regex", "javascript", "javascriptWithScope", "maxKey"]
@@ -24,18 +24,31 @@ def _one_of_each_type() -> list[dict]:
     return [{"_id": i, "v": v} for i, v in enumerate(values)]
 
 
+def _ladder(docs: list[dict], ids: list) -> list[str]:
+    """The types of the documents in the order of ``ids``; every number is one rung."""
+    kind_of = {d["_id"]: bson_order.bson_type(d["v"]) for d in docs}
+    return ["number" if kind_of[i] == "int" else kind_of[i] for i in ids]
+
+
+def predict_type_order() -> dict:
+    """The model's ascending sort of one value of each type, as rung names."""
+    docs = _one_of_each_type()
+    return {"ascending": _ladder(docs, bson_order.ids(bson_order.sort(docs, "v:1")))}
+
+
+MIXED_QUESTIONS = {"v_then_id": ("sort", "v:1,_id:1")}
+X5_QUESTIONS = {"ascending": ("sort", "a:1"), "descending": ("sort", "a:-1")}
+
+
 @claim("S1", title="Ascending BSON order: MinKey < Null < Numbers < String < Object < Array < "
        "BinData < ObjectId < Boolean < Date < Timestamp < Regex < JavaScript < "
        "JavaScript with scope < MaxKey", source="002", topic="sort-order",
-       needs=("mongodb",), expected={"ascending": S1_VALUES})
+       needs=("mongodb",), expected={"ascending": S1_VALUES}, predict=predict_type_order)
 def type_order(ctx) -> Observation:
     """Store one value of each type (inserted in reverse) and sort ascending."""
     docs = _one_of_each_type()
     observation = compare_with_model(ctx, "types", {"ascending": ("sort", "v:1")}, docs=docs)
-    kind_of = {d["_id"]: bson_order.bson_type(d["v"]) for d in docs}
-    ladder = ["number" if kind_of[i] == "int" else kind_of[i]
-              for i in observation.observed["ascending"]]
-    observation.observed = {"ascending": ladder}
+    observation.observed = {"ascending": _ladder(docs, observation.observed["ascending"])}
     observation.note += ("; Symbol is left out: pymongo cannot write that deprecated type; "
                          "the array is [[1]] because a sort represents an array by its "
                          "smallest element, here the array [1]")
@@ -44,14 +57,15 @@ def type_order(ctx) -> Observation:
 
 @claim("S2", title="The mixed fixture sorts emptyArr missing null dec2 array dbl9.5 int10 "
        "long100 str10 str9 object binData oid bool date", source="002", topic="sort-order",
-       needs=("mongodb",), expected={"v_then_id": [
+       needs=("mongodb",), recorded=True,
+       predict=lambda: model_answers("mixed", MIXED_QUESTIONS), expected={"v_then_id": [
            "emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100",
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
 def mixed_sort(ctx) -> Observation:
     """``find({}, {_id: 1}).sort({v: 1, _id: 1})`` on the chapter's 15 documents."""
     from ..plots import type_ladder
 
-    observation = compare_with_model(ctx, "mixed", {"v_then_id": ("sort", "v:1,_id:1")})
+    observation = compare_with_model(ctx, "mixed", MIXED_QUESTIONS)
     order = observation.observed["v_then_id"]
     observation.figure = lambda: type_ladder(fixtures.load("mixed"), "v",
                                              "The server's order on the type ladder", order)
@@ -59,11 +73,11 @@ def mixed_sort(ctx) -> Observation:
 
 @claim("X5", title="Ascending sort represents an array by its smallest element, descending by "
        "its largest", source="manual", topic="sort-order", needs=("mongodb",),
-       expected={"ascending": [4, 1, 3, 2], "descending": [1, 3, 2, 4]})
+       expected={"ascending": [4, 1, 3, 2], "descending": [1, 3, 2, 4]},
+       predict=lambda: model_answers("arrays", X5_QUESTIONS))
 def array_sort_keys(ctx) -> Observation:
     """Sort [1, 10], 5, [3, 7] and [-2, -1] both ways."""
-    return compare_with_model(ctx, "arrays", {"ascending": ("sort", "a:1"),
-                                              "descending": ("sort", "a:-1")})
+    return compare_with_model(ctx, "arrays", X5_QUESTIONS)
 
 
 def collation_sort(database, strings: list[str]) -> dict[str, list[str]]:

@@ -1,0 +1,103 @@
+"""The notebook side without a server: a "not run" card, the how-to once per kernel, labelled
+stand-ins, and no exception where a lesson needs a missing server."""
+
+from __future__ import annotations
+
+import pytest
+
+import labkit
+from labkit import notebook, runner
+from labkit.errors import ServerUnavailable
+
+
+def _offline():
+    raise ServerUnavailable("no MongoDB server is available. Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.fixture()
+def offline(monkeypatch):
+    """A fresh kernel-like state: no MongoDB, and the how-to not yet shown."""
+    monkeypatch.setattr(notebook, "_notice_shown", False)
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    yield ctx
+    ctx.close()
+
+
+def test_a_claim_that_needs_a_missing_server_is_not_run_and_raises_nothing(offline):
+    """check() returns a not-run card (verdict "not run") instead of raising."""
+    card = labkit.check("D3", offline)
+    assert isinstance(card, notebook.NotRun) and card.verdict == "not-run"
+
+
+def test_the_how_to_is_shown_once_per_kernel(offline):
+    """The first card carries the how-to-get-a-server note; later cards only point at it."""
+    first, second = labkit.check("D3", offline), labkit.check("S2", offline)
+    assert "make lab" in first._repr_html_() and "make lab" in str(first)
+    assert "make lab" not in second._repr_html_() and "make lab" not in str(second)
+    assert "see the first not-run note above" in second._repr_html_()
+
+
+def test_stand_ins_are_labelled_recorded_and_predicted(offline):
+    """D3 shows the chapter's recorded result and the model's prediction, each named."""
+    card = labkit.check("D3", offline)
+    text = str(card)
+    assert "recorded by the source document" in text and "mongosh" in text
+    assert "labkit's model predicts" in text and "neither is an observation" in text
+    table = card.table()
+    assert list(table.columns) == ["recorded by the source (real server)",
+                                   "labkit's model predicts"]
+    assert table.loc["date_range"].tolist() == ['["b", "c"]', '["b", "c"]']
+
+
+def test_a_stated_expectation_is_not_called_recorded(offline):
+    """X2's expectation comes from the manual: it is labelled as stated, never as recorded."""
+    text = str(labkit.check("X2", offline))
+    assert "stated by MongoDB's manual" in text and "recorded by" not in text
+
+
+def test_a_model_that_fails_is_shown_not_raised(offline, monkeypatch):
+    """A prediction that raises becomes a labelled line; the card still renders."""
+    import dataclasses
+
+    from labkit import claims
+
+    broken = dataclasses.replace(claims.get("D3"), predict=lambda: 1 / 0)
+    monkeypatch.setitem(claims.REGISTRY, "D3", broken)
+    assert "could not predict" in str(labkit.check("D3", offline))
+
+
+def test_on_server_without_a_server_shows_the_model_labelled(offline):
+    """on_server() returns a not-run card with the stand-in under the label it was given."""
+    card = notebook.on_server("collation", lambda db: 1 / 0, model=lambda: {"bytewise": [1]},
+                              model_label="the model predicts", ctx=offline)
+    assert isinstance(card, notebook.NotRun)
+    assert "the model predicts" in str(card) and "collation: not run" in str(card)
+
+
+def test_start_lesson_without_a_server_says_the_lesson_still_runs(offline, monkeypatch):
+    """start_lesson() of a lesson that uses MongoDB explains what happens without one."""
+    monkeypatch.setattr(notebook, "session", lambda: offline)
+    status = labkit.start_lesson("01")
+    assert "not run" in str(status) and "still runs" in str(status)
+    assert "needs no MongoDB" in str(labkit.start_lesson("04"))
+
+
+def test_every_claim_that_needs_a_server_has_a_stand_in_beyond_its_expectation():
+    """Each MongoDB claim without a model prediction has a recorded result to show instead."""
+    from labkit import claims
+
+    lacking = [c.id for c in claims.registered()
+               if "mongodb" in c.needs and c.predict is None and not c.recorded]
+    assert lacking == []
+
+
+@pytest.mark.parametrize("claim_id", ["D1", "D3", "S1", "S2", "X5", "B1", "B2", "X1", "X2",
+                                      "X3", "X4", "O8"])
+def test_model_predictions_agree_with_the_claims(claim_id):
+    """Each offline prediction is judged holding by its claim's own judge (the model's view)."""
+    from labkit import claims
+    from labkit._claim import Observation
+
+    item = claims.get(claim_id)
+    verdict, _ = item.verdict_for(Observation(item.predict(), "model", ""))
+    assert verdict == "holds"

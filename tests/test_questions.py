@@ -1,0 +1,65 @@
+"""The lessons' exercises: each notebook asks for them by name, none is written into a
+notebook (no hint or explanation shows before an answer), and each accepts its own answer."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from labkit import notebook, questions, runner
+from labkit.errors import ServerUnavailable
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def _code(path: Path) -> str:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_ask_for_exercises_by_name_and_never_spell_them_out(path):
+    """A lesson calls labkit.exercise("NN.name") for a known exercise and never builds one,
+    so no hint, common mistake or explanation is on screen before the learner answers."""
+    code = _code(path)
+    assert "Exercise(" not in code and "explanation=" not in code
+    for name in re.findall(r'labkit\.exercise\("([^"]+)"\)', code):
+        assert name in questions.EXERCISES and name.startswith(path.name[:2])
+
+
+def test_every_exercise_is_used_by_its_lesson():
+    """Each exercise in the catalogue is asked by the notebook its name points to."""
+    code = {p.name[:2]: _code(p) for p in NOTEBOOKS}
+    unused = [n for n in questions.EXERCISES if f'labkit.exercise("{n}")' not in code[n[:2]]]
+    assert unused == []
+
+
+def _offline():
+    raise ServerUnavailable("no server here. Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.mark.parametrize("name", sorted(questions.EXERCISES))
+def test_each_exercise_accepts_its_own_answer_without_a_server(name, monkeypatch):
+    """With no server, every exercise still has an answer (live, model or recorded), its own
+    rule accepts it, and the feedback explains it."""
+    ctx = runner.Context(btree_n=2_000, mongodb_provider=_offline, postgres_provider=_offline)
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    try:
+        exercise = questions.exercise(name)
+        feedback = exercise.check(exercise.answer())
+    finally:
+        ctx.close()
+    assert feedback.correct is True, feedback.message
+    assert exercise.explanation in feedback.message
+
+
+def test_an_unknown_exercise_names_the_known_ones():
+    """Asking for a name that does not exist is BadInput listing the catalogue."""
+    from labkit.errors import BadInput
+
+    with pytest.raises(BadInput, match="01.string_range"):
+        questions.exercise("99.nothing")

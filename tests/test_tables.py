@@ -1,0 +1,77 @@
+"""pandas tables: fixtures as the shell writes them, B-tree pivots, results.json as a frame,
+the chapter's recorded outputs, and the course's lessons."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from labkit import course, recorded, tables
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_fixture_table_shows_values_and_types_without_answers():
+    """The orders table lists each userId as the shell writes it, with its BSON type."""
+    frame = tables.fixture("orders")
+    assert frame.loc[3, "userId"] == 'NumberLong("42")'
+    assert frame.loc[5, "userId type"] == "decimal"
+    assert list(frame.index) == [1, 2, 3, 4, 5]
+
+
+def test_a_missing_field_is_shown_as_missing():
+    """The mixed fixture's document without v says so."""
+    assert tables.fixture("mixed").loc["missing", "v"] == "(missing)"
+
+
+def _measurement(engine, fills, sizes):
+    return {"engine": engine, "engine_version": "1", "n": 10, "cache": "",
+            "results": [{"keys": k, "avg_leaf_fill": fills[k], "index_bytes": sizes[k],
+                         "leaf_pages": 1, "insert_seconds": 0.5} for k in fills]}
+
+
+def test_btree_pivot_gives_engine_by_key_kind_in_rounded_percentages():
+    """Fill and size relative to uuid7 per engine and key kind; an engine not run is left out."""
+    comparison = {"a": _measurement("a", {"uuid4": 0.6934, "uuid7": 0.9}, {"uuid4": 142,
+                                                                            "uuid7": 100}),
+                  "b": {"engine": "b", "not_run": "no b here"}}
+    pivot = tables.btree_pivot(comparison)
+    assert pivot.loc["a 1", ("avg leaf fill", "uuid4")] == "69.3%"
+    assert pivot.loc["a 1", ("size vs uuid7", "uuid4")] == "142%"
+    assert list(pivot.index) == ["a 1"]
+    assert "not run: no b here" in tables.btree_frame(comparison)["note"].tolist()
+
+
+def test_results_json_becomes_one_row_per_claim_and_engine(tmp_path):
+    """tables.results reads a report folder's results.json into rows with plain verdict words."""
+    data = {"claims": [{"id": "U4", "topic": "btree", "kind": "survey", "verdict": "finding",
+                        "results": [{"engine": "SQLite", "engine_version": "3", "verdict":
+                                     "holds", "seconds": 1.0, "reason": ""},
+                                    {"engine": None, "engine_version": None, "verdict":
+                                     "not-run", "seconds": 0, "reason": "no postgres"}]}]}
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    frame = tables.results(tmp_path)
+    assert frame["verdict"].tolist() == ["holds", "not run"]
+    assert frame["claim verdict"].tolist() == ["finding", "finding"]
+
+
+def test_the_claims_table_has_no_titles_or_expectations():
+    """The catalogue table shown in lesson 00 cannot give an exercise's answer away."""
+    frame = tables.claims()
+    assert "title" not in frame and "expected" not in frame
+    assert frame.loc["S2", "lesson"] == "02_bson_sort_order.ipynb"
+
+
+def test_the_recorded_outputs_are_the_chapters_and_say_so():
+    """The same-second table splits the chapter's IDs and carries the 'recorded' label."""
+    frame = recorded.same_second()
+    assert set(frame["random"]) == {"454f588ca2", "174cbaf76f"}
+    assert set(frame["getTimestamp()"]) == {"2026-10-08T03:45:49.000Z"}
+    assert "recorded by" in frame.attrs["source"]
+    assert recorded.from_seconds()["counter"].tolist() == ["4196bf", "000000"]
+
+
+def test_every_notebook_is_a_lesson_of_the_course_and_back():
+    """course.LESSONS and the notebooks folder list the same files (new lessons join both)."""
+    files = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert {lesson.file for lesson in course.LESSONS} <= files
