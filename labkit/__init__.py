@@ -14,11 +14,13 @@ from .errors import (  # noqa: E402
     ServerUnavailable,
 )
 from .exercises import Exercise  # noqa: E402
+from .i18n import language  # noqa: E402
 from .notebook import check, on_server, session, start_lesson  # noqa: E402
 from .questions import exercise  # noqa: E402
 from .servers import mongodb  # noqa: E402
 
 __all__ = [
+    "language",
     "BadInput",
     "ClaimFailed",
     "Exercise",

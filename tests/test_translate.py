@@ -123,3 +123,22 @@ def test_language_switch_and_fallback(monkeypatch):
     with pytest.raises(BadInput, match="en or vi"):
         i18n.language("fr")
     assert i18n.language("EN") == "en"
+
+
+def test_every_lesson_is_translated_and_the_vietnamese_edition_is_in_step():
+    """Each English lesson has a complete, current catalogue, and notebooks/vi/ holds exactly
+    what the build makes of it: same code, translated prose (python -m labkit.translate)."""
+    assert translate.Layout().lessons(), "no lessons found"
+    assert translate.check() == []
+
+
+def test_the_glossary_links_each_term_to_lessons_that_exist():
+    """docs/glossary.md points only at lessons that exist, in both editions."""
+    import re
+
+    text = (translate.ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((\.\./notebooks/[^)]+)\)", text)
+    assert len(links) >= 40
+    for link in links:
+        assert (translate.ROOT / "docs" / link).resolve().exists(), link
+    assert any("/vi/" in link for link in links)
