@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import _redact
 from ._reaper import STOP_GRACE, Watcher, detached, remove
 from .errors import BadInput, ServerStartError, ServerUnavailable
 
@@ -100,8 +101,8 @@ def _version_matches(actual: str, wanted: str | None) -> bool:
 
 
 def redact(uri: str) -> str:
-    """Hide the password in a connection string."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", uri)
+    """Hide the password in a connection string, whatever its form (URI, query, key-value)."""
+    return _redact.redact(uri)
 
 
 # One fallback chain for every engine ---------------------------------------------------
