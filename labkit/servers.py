@@ -409,11 +409,21 @@ def mongod_missing_reason() -> str | None:
 
 def mongod_version(binary: str) -> str:
     """Return the version a ``mongod`` binary reports, such as ``7.0.14``."""
-    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
+    hint = ("LABKIT_MONGOD (or the mongod on PATH) must be a MongoDB server binary; "
+            "`mongod --version` prints `db version v…`.")
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise ServerStartError(f"{binary} --version did not finish within 30 s.",
+                               hint=hint) from exc
+    except OSError as exc:
+        raise ServerStartError(f"{binary} cannot be run: {exc.strerror or exc}.",
+                               hint=hint) from exc
     match = re.search(r"db version v(\S+)", out.stdout + out.stderr)
     if not match:
         raise ServerStartError(f"{binary} --version did not print a version.",
-                               log_tail=out.stderr[-500:].strip())
+                               log_tail=out.stderr[-500:].strip(), hint=hint)
     return match.group(1)
 
 
@@ -771,8 +781,11 @@ def find_postgres_bin() -> str | None:
 
 def postgres_bin_version(bindir: str) -> str:
     """Return the version of the PostgreSQL binaries in ``bindir``, such as ``15.18``."""
-    out = subprocess.run([os.path.join(bindir, "pg_ctl"), "--version"],
-                         capture_output=True, text=True, timeout=30).stdout
+    try:
+        out = subprocess.run([os.path.join(bindir, "pg_ctl"), "--version"], capture_output=True,
+                             text=True, timeout=30, stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
     match = re.search(r"\(PostgreSQL\) (\S+)", out)
     return match.group(1) if match else "unknown"
 
