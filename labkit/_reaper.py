@@ -6,9 +6,10 @@ process, detached from the owner's terminal, that reads orders on its stdin. Onl
 owner holds the write end of that pipe, so the pipe closes exactly when the owner
 dies, on every platform, whatever killed it:
 
-- ``pid N [SIGNAL]`` / ``pidfile PATH [SIGNAL]`` / ``path PATH``: stop that process (or
-  the one whose pid heads that file) with SIGNAL (default TERM; PostgreSQL's fast
-  shutdown is INT) and remove that folder, once the owner is gone;
+- ``pid N [SIGNAL]`` / ``group N [SIGNAL]`` / ``pidfile PATH [SIGNAL]`` / ``path PATH``:
+  stop that process (the group it leads; the one whose pid heads that file) with SIGNAL
+  (default TERM; PostgreSQL's fast shutdown is INT) and remove that folder, once the owner
+  is gone;
 - ``forget PATH``: the owner removed that folder itself;
 - ``release``: the owner cleaned up by itself; leave without touching anything;
 - end of input: the owner died; stop the processes and remove the folders.
@@ -105,8 +106,9 @@ def alive(pid: int) -> bool:
 class Process:
     """One process, pinned when first seen so that a reused pid never stands in for it."""
 
-    def __init__(self, pid: int, signum: int = signal.SIGTERM) -> None:
+    def __init__(self, pid: int, signum: int = signal.SIGTERM, group: bool = False) -> None:
         self.pid, self.signum = pid, signum
+        self.group = group and not _windows()
         self.fd: int | None = None
         self.handle = None
         self.started = _start_time(pid)
@@ -126,9 +128,12 @@ class Process:
         return self.started is None or _same_start(_start_time(self.pid), self.started)
 
     def send(self, signum: int) -> None:
-        """Send ``signum`` to this process, never to another one that took its pid."""
+        """Send ``signum`` to this process (and, for a group leader, its whole group), never to
+        another one that took its pid."""
         with contextlib.suppress(OSError):
-            if self.fd is not None:
+            if self.group and self.alive():
+                os.killpg(self.pid, signum)  # the leader lives: the group is still its own
+            elif self.fd is not None:
                 signal.pidfd_send_signal(self.fd, signum)
             elif self.alive():
                 # On Windows os.kill is TerminateProcess: immediate, there is nothing gentler.
@@ -232,10 +237,10 @@ class _Orders:
         with self.lock:
             if word == "release":
                 return False
-            if word == "pid":
+            if word in ("pid", "group"):
                 pid, _, name = arg.partition(" ")
                 if pid.isdigit() and int(pid) not in self.processes:
-                    process = Process(int(pid), _signal_named(name))
+                    process = Process(int(pid), _signal_named(name), group=word == "group")
                     if process.alive():
                         self.processes[int(pid)] = process
                     else:
@@ -272,12 +277,16 @@ class _Orders:
                 process.close()
         return found
 
-    def act(self) -> None:
+    def act(self, settle: float = 1.0) -> None:
         with self.lock:
             processes = list(self.processes.values()) + self._from_pidfiles()
             self.processes.clear()
             paths = list(self.paths)
         stop(processes)
+        # A server forked just before its owner died may write its pid file a moment later.
+        if self.pidfiles:
+            time.sleep(settle)
+            stop(self._from_pidfiles())
         for path in paths:
             remove(path)
 
@@ -329,6 +338,11 @@ class Watcher:
     def watch_pid(self, pid: int, signal_name: str = "TERM") -> None:
         """Stop process ``pid`` with SIGTERM (or ``signal_name``) if the owner dies."""
         self._send(f"pid {int(pid)} {signal_name}")
+
+    def watch_group(self, pid: int, signal_name: str = "TERM") -> None:
+        """Stop the process group that ``pid`` leads (a helper and its children) if the owner
+        dies while the leader lives."""
+        self._send(f"group {int(pid)} {signal_name}")
 
     def watch_pidfile(self, path: os.PathLike | str, signal_name: str = "TERM") -> None:
         """Stop the process whose pid heads ``path`` (read when the owner dies)."""

@@ -838,10 +838,20 @@ def _start_local_postgres(bindir: str) -> PostgresServer:
     password = secrets.token_urlsafe(24)
 
     def run(*args: str) -> None:
-        result = subprocess.run([*as_user, *args], capture_output=True, text=True, timeout=120,
-                                stdin=subprocess.DEVNULL)
-        if result.returncode != 0:
-            raise RuntimeError((result.stdout + result.stderr).strip()[-800:])
+        # In a group of its own that the watcher stops if labkit dies meanwhile: an initdb left
+        # running would write on into the folder the watcher removes.
+        helper = subprocess.Popen([*as_user, *args], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                                  **detached())
+        owned.watcher.watch_group(helper.pid)
+        try:
+            output, _ = helper.communicate(timeout=120)
+        except BaseException:
+            helper.kill()
+            helper.wait()
+            raise
+        if helper.returncode != 0:
+            raise RuntimeError(output.strip()[-800:])
 
     owned.shutdown = lambda: run(pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop")
     taken: list[str] = []
