@@ -143,14 +143,19 @@ def cmd_check(args) -> int:
 
 def _writable_folder(path: Path, option: str) -> None:
     """Make sure ``path`` is, or can become, a folder labkit can write in; else BadInput."""
-    if path.exists() and not path.is_dir():
-        raise BadInput(f"{option} {path} is a file, not a folder")
     try:
+        if path.exists() and not path.is_dir():
+            raise BadInput(f"{option} {path} is a file, not a folder")
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise BadInput(f"{option} {path} cannot be created: {exc.strerror}") from exc
+        raise BadInput(f"{option} {_short(path)} cannot be created: {exc.strerror}") from exc
     if not os.access(path, os.W_OK | os.X_OK):
         raise BadInput(f"{option} {path} is not writable")
+
+
+def _short(path) -> str:
+    text = str(path)
+    return text if len(text) <= 80 else f"{text[:60]}…({len(text)} characters)"
 
 
 COMMAND_STOP_GRACE = 30.0  # seconds a command gets to finish after Ctrl-C or SIGTERM
@@ -601,6 +606,10 @@ def main(argv: list[str] | None = None) -> int:
         print("\nStopped." if signum == signal.SIGTERM else "\nInterrupted.", file=sys.stderr)
         return 128 + signum
     except BrokenPipeError:
+        return 1
+    except OSError as exc:  # a path the system refuses (too long, no permission, …)
+        where = f": {_short(exc.filename)}" if exc.filename else ""
+        print(f"Error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
 
 

@@ -221,3 +221,18 @@ def test_every_subcommand_ends_in_a_status_never_a_traceback(no_servers, argv):
     assert "Traceback" not in err + out, (argv, err)
     if status == 2:
         assert err.lstrip().startswith("Error:"), (argv, err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--claims", "D2", "--quiet", "--out", "9" * 5000],
+    ["check", "9" * 5000],
+    ["check", "claims", "--out", "9" * 5000, "--quiet"],
+])
+def test_a_path_the_system_refuses_is_one_error_line(argv, tmp_path, monkeypatch):
+    """A path longer than the system allows (found by the fuzz) is an ``Error:`` line, exit 1
+    or 2, not a traceback."""
+    monkeypatch.chdir(tmp_path)
+    status, _, err = _call(argv)
+    assert status in (1, 2)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and len(lines[0]) < 300, err
