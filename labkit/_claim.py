@@ -64,11 +64,12 @@ def errored(engine: str, exc: BaseException, version: str = "") -> Observation:
 
 def one_line(exc: BaseException) -> str:
     """An exception as one line: its type unless it is one of labkit's own, then its message."""
+    from ._redact import redact
     from .errors import LabkitError, ServerUnavailable
 
     if isinstance(exc, ServerUnavailable):
         return exc.summary()
-    text = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+    text = redact((str(exc).strip() or type(exc).__name__).splitlines()[0])
     return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"
 
 

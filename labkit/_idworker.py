@@ -10,17 +10,20 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 import time
 
+WORKER_URI_VARIABLE = "LABKIT_WORKER_MONGODB_URI"
+
 
 def main(argv: list[str]) -> int:
-    """Wait until ``--start-ns``, make ``--count`` IDs, optionally insert each into MongoDB."""
+    """Wait until ``--start-ns``, make ``--count`` IDs; insert each into MongoDB when the
+    environment names a server (a URI with a password never goes on a command line)."""
     parser = argparse.ArgumentParser(prog="python -m labkit._idworker")
     parser.add_argument("--label", required=True)
     parser.add_argument("--start-ns", type=int, required=True)
     parser.add_argument("--count", type=int, default=1)
-    parser.add_argument("--uri")
     parser.add_argument("--db")
     parser.add_argument("--collection", default="events")
     parser.add_argument("--kind", choices=("objectid", "uuid7"), default="objectid")
@@ -37,10 +40,11 @@ def main(argv: list[str]) -> int:
         def make() -> str:
             return str(ObjectId())
     collection = None
-    if args.uri:
+    uri = os.environ.get(WORKER_URI_VARIABLE)
+    if uri:
         from labkit.servers import mongo_client
 
-        collection = mongo_client(args.uri)[args.db][args.collection]
+        collection = mongo_client(uri)[args.db][args.collection]
         collection.database.command("ping")  # connect before the moment, not during it
     make()  # draw this process's random state before the moment too
     while (wait := args.start_ns - time.time_ns()) > 0:

@@ -6,33 +6,48 @@ process, detached from the owner's terminal, that reads orders on its stdin. Onl
 owner holds the write end of that pipe, so the pipe closes exactly when the owner
 dies, on every platform, whatever killed it:
 
-- ``pid N`` / ``pidfile PATH`` / ``path PATH``: stop that process (or the one whose
-  pid heads that file) and remove that folder, once the owner is gone;
+- ``pid N [SIGNAL]`` / ``group N [SIGNAL]`` / ``pidfile PATH [SIGNAL]`` / ``path PATH``:
+  stop that process (the group it leads; the one whose pid heads that file) with SIGNAL
+  (default TERM; PostgreSQL's fast shutdown is INT) and remove that folder, once the owner
+  is gone;
+- ``forget PATH``: the owner removed that folder itself;
 - ``release``: the owner cleaned up by itself; leave without touching anything;
 - end of input: the owner died; stop the processes and remove the folders.
+
+A pid alone could name another process once the first has exited and the number was
+reused, so the watcher pins each process when told of it: a pidfd on Linux, an open
+handle on Windows (either one keeps naming that process only), the process's start time
+elsewhere; a pid file's process must have started when the file says it did.
 
 The watcher never acts because a server exited: a server that failed to start keeps
 its log until its owner has read it. This file runs as a script with the standard
 library only (``python -I _reaper.py``), so a watcher starts fast and imports nothing
-of labkit's. ``Watcher`` is the owner's side.
+of labkit's. ``Watcher`` is the owner's side; ``scratch_folder`` gives any engine a
+temporary folder that a killed owner does not leave behind.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 
 STOP_GRACE = 20.0  # seconds a server gets to shut down cleanly before it is killed
 _STILL_ACTIVE = 259  # GetExitCodeProcess's code for a process that has not exited
 _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+_SYNCHRONIZE = 0x100000
 _ERROR_ACCESS_DENIED = 5
+_START_TOLERANCE = 2.0  # seconds between a pid file's start time and the process's own
 
 
 def _windows() -> bool:
@@ -88,21 +103,95 @@ def alive(pid: int) -> bool:
     return True
 
 
-def stop(pids: list[int], grace: float = STOP_GRACE) -> None:
-    """Ask each process to stop, wait up to ``grace`` seconds, then kill what is left."""
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            # On Windows this is TerminateProcess: immediate, there is nothing gentler.
-            os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(alive(pid) for pid in pids):
-        time.sleep(0.2)
-    if _windows():
-        return
-    for pid in pids:
-        if alive(pid):
+class Process:
+    """One process, pinned when first seen so that a reused pid never stands in for it."""
+
+    def __init__(self, pid: int, signum: int = signal.SIGTERM, group: bool = False) -> None:
+        self.pid, self.signum = pid, signum
+        self.group = group and not _windows()
+        self.fd: int | None = None
+        self.handle = None
+        self.started = _start_time(pid)
+        if _windows():
+            self.handle = _open_windows(pid)
+        elif hasattr(os, "pidfd_open"):
             with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+                self.fd = os.pidfd_open(pid)
+
+    def alive(self) -> bool:
+        """Whether this very process still exists (an exited one never comes back)."""
+        if self.fd is not None:
+            readable, _, _ = select.select([self.fd], [], [], 0)
+            return not readable
+        if not alive(self.pid):
+            return False
+        return self.started is None or _same_start(_start_time(self.pid), self.started)
+
+    def send(self, signum: int) -> None:
+        """Send ``signum`` to this process (and, for a group leader, its whole group), never to
+        another one that took its pid."""
+        with contextlib.suppress(OSError):
+            if self.group and self.alive():
+                os.killpg(self.pid, signum)  # the leader lives: the group is still its own
+            elif self.fd is not None:
+                signal.pidfd_send_signal(self.fd, signum)
+            elif self.alive():
+                # On Windows os.kill is TerminateProcess: immediate, there is nothing gentler.
+                # The open handle keeps the pid from being reused meanwhile.
+                os.kill(self.pid, signum)
+
+    def close(self) -> None:
+        """Let go of the pin (the pidfd or handle)."""
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+        if self.handle:
+            with contextlib.suppress(OSError):
+                _kernel32().CloseHandle(self.handle)
+            self.handle = None
+
+
+def _open_windows(pid: int):
+    return _kernel32().OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION | _SYNCHRONIZE, False,
+                                   pid) or None
+
+
+def _same_start(now: float | None, then: float) -> bool:
+    return now is not None and abs(now - then) <= _START_TOLERANCE
+
+
+def _start_time(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), where the platform says."""
+    if _windows():
+        return None  # an open handle pins the process instead
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        if os.path.exists("/proc/stat"):
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+                ticks = int(handle.read().rsplit(")", 1)[1].split()[19])
+            with open("/proc/stat", encoding="ascii") as handle:
+                boot = next(int(line.split()[1]) for line in handle if line.startswith("btime"))
+            return boot + ticks / os.sysconf("SC_CLK_TCK")
+        out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True,
+                             text=True, timeout=10, env={**os.environ, "LC_ALL": "C"}).stdout
+        if out.strip():
+            return time.mktime(time.strptime(out.strip(), "%a %b %d %H:%M:%S %Y"))
+    return None
+
+
+def stop(processes: list[Process], grace: float = STOP_GRACE) -> None:
+    """Ask each process to stop (its own signal), wait up to ``grace`` s, then kill what is left."""
+    for process in processes:
+        process.send(process.signum)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(p.alive() for p in processes):
+        time.sleep(0.2)
+    if not _windows():
+        for process in processes:
+            if process.alive():
+                process.send(signal.SIGKILL)
+    for process in processes:
+        process.close()
 
 
 def remove(path: str, attempts: int = 10) -> None:
@@ -114,20 +203,31 @@ def remove(path: str, attempts: int = 10) -> None:
         time.sleep(0.5)
 
 
-def _pid_in(pidfile: str) -> int | None:
+def _pid_file(pidfile: str) -> tuple[int | None, float | None]:
+    """The pid heading ``pidfile`` and, where the file records it (PostgreSQL's third line),
+    when that process started."""
     try:
         with open(pidfile, encoding="ascii", errors="replace") as handle:
-            return int(handle.readline().strip())
-    except (OSError, ValueError):
-        return None
+            lines = handle.read().splitlines()
+        pid = int(lines[0].strip())
+    except (OSError, ValueError, IndexError):
+        return None, None
+    try:
+        return pid, float(lines[2].strip())
+    except (ValueError, IndexError):
+        return pid, None
+
+
+def _signal_named(name: str) -> int:
+    return getattr(signal, f"SIG{name}", signal.SIGTERM) if name else signal.SIGTERM
 
 
 class _Orders:
-    """What the watcher was told so far; pids that exit are forgotten, so a reused pid is safe."""
+    """What the watcher was told so far; each process is pinned as soon as it is named."""
 
     def __init__(self) -> None:
-        self.pids: set[int] = set()
-        self.pidfiles: list[str] = []
+        self.processes: dict[int, Process] = {}
+        self.pidfiles: list[tuple[str, int]] = []
         self.paths: list[str] = []
         self.lock = threading.Lock()
 
@@ -137,24 +237,56 @@ class _Orders:
         with self.lock:
             if word == "release":
                 return False
-            if word == "pid" and arg.isdigit():
-                self.pids.add(int(arg))
+            if word in ("pid", "group"):
+                pid, _, name = arg.partition(" ")
+                if pid.isdigit() and int(pid) not in self.processes:
+                    process = Process(int(pid), _signal_named(name), group=word == "group")
+                    if process.alive():
+                        self.processes[int(pid)] = process
+                    else:
+                        process.close()
             elif word == "pidfile" and arg:
-                self.pidfiles.append(arg)
+                path, _, name = arg.rpartition(" ") if arg.endswith(
+                    (" INT", " TERM", " QUIT")) else (arg, "", "")
+                self.pidfiles.append((path, _signal_named(name)))
             elif word == "path" and arg:
                 self.paths.append(arg)
+            elif word == "forget" and arg in self.paths:
+                self.paths.remove(arg)
         return True
 
     def forget_exited(self) -> None:
         with self.lock:
-            self.pids = {pid for pid in self.pids if alive(pid)}
+            for pid, process in list(self.processes.items()):
+                if not process.alive():
+                    process.close()
+                    del self.processes[pid]
 
-    def act(self) -> None:
+    def _from_pidfiles(self) -> list[Process]:
+        found = []
+        for path, signum in self.pidfiles:
+            pid, started = _pid_file(path)
+            if pid is None or pid in self.processes:
+                continue
+            process = Process(pid, signum)
+            # A pid file left by a killed server may name a pid that is now someone else's.
+            if process.alive() and (started is None or process.started is None
+                                    or _same_start(process.started, started)):
+                found.append(process)
+            else:
+                process.close()
+        return found
+
+    def act(self, settle: float = 1.0) -> None:
         with self.lock:
-            pids = set(self.pids)
-            pids.update(pid for pid in map(_pid_in, self.pidfiles) if pid is not None)
+            processes = list(self.processes.values()) + self._from_pidfiles()
+            self.processes.clear()
             paths = list(self.paths)
-        stop(sorted(pids))
+        stop(processes)
+        # A server forked just before its owner died may write its pid file a moment later.
+        if self.pidfiles:
+            time.sleep(settle)
+            stop(self._from_pidfiles())
         for path in paths:
             remove(path)
 
@@ -188,6 +320,7 @@ class Watcher:
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             encoding="utf-8", **detached(),
         )
+        self.owner_pid = os.getpid()
 
     @property
     def pid(self) -> int:
@@ -202,17 +335,26 @@ class Watcher:
             pipe.write(line + "\n")
             pipe.flush()
 
-    def watch_pid(self, pid: int) -> None:
-        """Stop process ``pid`` if the owner dies."""
-        self._send(f"pid {int(pid)}")
+    def watch_pid(self, pid: int, signal_name: str = "TERM") -> None:
+        """Stop process ``pid`` with SIGTERM (or ``signal_name``) if the owner dies."""
+        self._send(f"pid {int(pid)} {signal_name}")
 
-    def watch_pidfile(self, path: os.PathLike | str) -> None:
+    def watch_group(self, pid: int, signal_name: str = "TERM") -> None:
+        """Stop the process group that ``pid`` leads (a helper and its children) if the owner
+        dies while the leader lives."""
+        self._send(f"group {int(pid)} {signal_name}")
+
+    def watch_pidfile(self, path: os.PathLike | str, signal_name: str = "TERM") -> None:
         """Stop the process whose pid heads ``path`` (read when the owner dies)."""
-        self._send(f"pidfile {os.fspath(path)}")
+        self._send(f"pidfile {os.fspath(path)} {signal_name}")
 
     def watch_path(self, path: os.PathLike | str) -> None:
         """Remove folder ``path`` if the owner dies."""
         self._send(f"path {os.fspath(path)}")
+
+    def forget_path(self, path: os.PathLike | str) -> None:
+        """The owner removed folder ``path`` itself: never touch that name again."""
+        self._send(f"forget {os.fspath(path)}")
 
     def release(self, timeout: float = 10.0) -> None:
         """The owner has cleaned up: the watcher leaves without acting."""
@@ -225,6 +367,34 @@ class Watcher:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+
+
+_scratch_lock = threading.Lock()
+_scratch_watcher: Watcher | None = None
+
+
+def _shared_watcher() -> Watcher:
+    """This process's one watcher for scratch folders, started on first use."""
+    global _scratch_watcher
+    with _scratch_lock:
+        # A forked child does not own its parent's pipe: it starts its own watcher.
+        if _scratch_watcher is None or _scratch_watcher.owner_pid != os.getpid():
+            _scratch_watcher = Watcher()
+            atexit.register(_scratch_watcher.release)
+        return _scratch_watcher
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str) -> Iterator[str]:
+    """A temporary folder, removed on exit, and by a watcher if this process is killed first."""
+    watcher = _shared_watcher()
+    path = tempfile.mkdtemp(prefix=prefix)
+    watcher.watch_path(path)
+    try:
+        yield path
+    finally:
+        remove(path)
+        watcher.forget_path(path)
 
 
 def main() -> int:

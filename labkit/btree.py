@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import bisect
 import os
-import shutil
 import sqlite3
 import struct
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable
 
 from . import keys as keymod
+from ._reaper import scratch_folder
 from .errors import BadInput, ServerUnavailable
 
 ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
@@ -189,21 +188,22 @@ def sqlite_index_pages(path: str) -> list[tuple[str, int, int]]:
 
 
 def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None) -> dict:
-    """Load a SQLite table keyed by ``kind``; read leaf fill and size from ``dbstat``."""
-    workdir = tempfile.mkdtemp(prefix="labkit-sqlite-")
-    path = os.path.join(workdir, "btree.db")
-    try:
+    """Load a SQLite table keyed by ``kind``; read leaf fill and size from ``dbstat``.
+
+    The database file lives in a scratch folder that a killed owner does not leave behind.
+    """
+    with scratch_folder("labkit-sqlite-") as workdir:
+        path = os.path.join(workdir, "btree.db")
         seconds = sqlite_load(path, kind, n, batch, progress)
         pages = sqlite_index_pages(path)
-        leaves = [(size, unused) for kind_, size, unused in pages if kind_ == "leaf"]
-        fills = [(size - unused) / size for size, unused in leaves]
-        return {"keys": kind, "n": n, "index_bytes": sum(size for _, size, _ in pages),
-                "leaf_pages": len(leaves),
-                "avg_leaf_fill": sum(s - u for s, u in leaves) / sum(s for s, _ in leaves),
-                "insert_seconds": seconds, "interior_pages": len(pages) - len(leaves),
-                "file_bytes": os.path.getsize(path), "leaf_fills": fills}
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        file_bytes = os.path.getsize(path)
+    leaves = [(size, unused) for kind_, size, unused in pages if kind_ == "leaf"]
+    fills = [(size - unused) / size for size, unused in leaves]
+    return {"keys": kind, "n": n, "index_bytes": sum(size for _, size, _ in pages),
+            "leaf_pages": len(leaves),
+            "avg_leaf_fill": sum(s - u for s, u in leaves) / sum(s for s, _ in leaves),
+            "insert_seconds": seconds, "interior_pages": len(pages) - len(leaves),
+            "file_bytes": file_bytes, "leaf_fills": fills}
 
 
 def sqlite_version() -> str:
@@ -275,7 +275,13 @@ def postgres_index_stats(conn) -> dict:
 
 def run_postgres(server, kind: str, n: int, batch: int = 10_000,
                  progress: Progress | None = None) -> dict:
-    """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics."""
+    """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics.
+
+    Refused up front, as ``ServerUnavailable``, where the role is not a superuser: the
+    statistics come from the pgstattuple and pageinspect extensions, which only a superuser
+    may create.
+    """
+    server.require("the B-tree load on PostgreSQL", superuser=True)
     dsn = server.fresh_database(f"btree_{kind}")
     try:
         with server.connect(dsn) as conn:
@@ -352,10 +358,16 @@ def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
     """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index.
 
     Reads page counts from a tree walk and the average on-disk page image from a
-    cache walk, after a checkpoint, plus the eviction and reconciliation counters.
+    cache walk, after a checkpoint, plus the eviction and reconciliation counters. The
+    table lives in a scratch folder that a killed owner does not leave behind.
     """
     wt = wiredtiger_module()
-    home = tempfile.mkdtemp(prefix="labkit-wiredtiger-")
+    with scratch_folder("labkit-wiredtiger-") as home:
+        return _wiredtiger_load(wt, home, kind, n, cache_mb, batch, progress)
+
+
+def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int,
+                     progress: Progress | None) -> dict:
     conn = wt.wiredtiger_open(home, f"create,cache_size={cache_mb}MB,statistics=(fast)")
     try:
         session = conn.open_session()
@@ -392,7 +404,6 @@ def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
     finally:
         if conn is not None:
             conn.close()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 # MongoDB --------------------------------------------------------------------------------

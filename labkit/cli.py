@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from . import __version__
@@ -97,6 +100,8 @@ def cmd_run(args) -> int:
     with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
         ctx.on_load = progress.load
         run = runner.run(selected, ctx, progress)
+        for server in ctx.servers():
+            _say_cleaned(getattr(server, "cleaned", None), server)
     paths = report.write(run, out)
     if args.json:
         _emit_json(run.to_dict())
@@ -138,14 +143,19 @@ def cmd_check(args) -> int:
 
 def _writable_folder(path: Path, option: str) -> None:
     """Make sure ``path`` is, or can become, a folder labkit can write in; else BadInput."""
-    if path.exists() and not path.is_dir():
-        raise BadInput(f"{option} {path} is a file, not a folder")
     try:
+        if path.exists() and not path.is_dir():
+            raise BadInput(f"{option} {path} is a file, not a folder")
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise BadInput(f"{option} {path} cannot be created: {exc.strerror}") from exc
+        raise BadInput(f"{option} {_short(path)} cannot be created: {exc.strerror}") from exc
     if not os.access(path, os.W_OK | os.X_OK):
         raise BadInput(f"{option} {path} is not writable")
+
+
+def _short(path) -> str:
+    text = str(path)
+    return text if len(text) <= 80 else f"{text[:60]}…({len(text)} characters)"
 
 
 COMMAND_STOP_GRACE = 30.0  # seconds a command gets to finish after Ctrl-C or SIGTERM
@@ -164,7 +174,6 @@ class _Command:
 
     def forward(self, signum: int, frame=None) -> None:
         """Pass a stop signal on to the command; from now on, wait for it only ``grace`` s."""
-        import contextlib
         import time
 
         # At a terminal, Ctrl-C reaches the command too: it sees two, and JupyterLab reads
@@ -204,16 +213,6 @@ def _run_command(command: list[str], env: dict) -> int:
             signal.signal(signum, handler)
 
 
-def _stop_on_sigterm() -> None:
-    """SIGTERM ends ``labkit server`` the way Ctrl-C does: the server is stopped first."""
-    import signal
-
-    def leave(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, leave)
-
-
 def cmd_server(args) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
     import time
@@ -235,7 +234,6 @@ def cmd_server(args) -> int:
             if "LABKIT_MONGODB_URI" in os.environ else ""
         print(f"Warning: {exc}\nContinuing without a MongoDB server{unset}.", file=sys.stderr)
         return _run_command(command, env)
-    _stop_on_sigterm()
     with server:
         info = {"uri": server.uri, "how": server.how, "version": server.version,
                 "cache_gb": server.cache_gb, "cache": server.cache}
@@ -253,6 +251,40 @@ def cmd_server(args) -> int:
         print("Press Ctrl-C to stop it.", file=sys.stderr)
         while True:  # a sleep, unlike some waits, is interrupted by Ctrl-C on every platform
             time.sleep(1)
+
+
+def _say_cleaned(found, server) -> None:
+    """One line on stderr for the stale databases a clean-up removed, if any."""
+    if found is not None and found.removed:
+        print(f"Removed {len(found.removed)} stale labkit database(s) left by killed runs on "
+              f"{server.describe()}: {', '.join(found.removed)}", file=sys.stderr)
+
+
+def cmd_clean(args) -> int:
+    """Remove what killed labkit runs left on the PostgreSQL server of LABKIT_POSTGRES_DSN."""
+    from . import servers
+
+    if not os.environ.get("LABKIT_POSTGRES_DSN"):
+        found, where = None, None
+    else:
+        server = servers.get_postgres("dsn")
+        try:
+            found, where = server.clean_stale(), server.describe()
+        finally:
+            server.stop()
+    if args.json:
+        _emit_json({"server": where, "removed": found.removed if found else [],
+                    "in_use": found.in_use if found else []})
+        return 0
+    if found is None:
+        print("Nothing to clean: LABKIT_POSTGRES_DSN is not set, and the servers labkit starts "
+              "itself leave nothing behind.")
+        return 0
+    print(f"{where}: removed {len(found.removed)} stale labkit database(s)"
+          + (f": {', '.join(found.removed)}" if found.removed else "."))
+    if found.in_use:
+        print(f"Kept {len(found.in_use)} in use by a running labkit: {', '.join(found.in_use)}")
+    return 0
 
 
 def cmd_doctor(args) -> int:
@@ -476,6 +508,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="after --: a command to run with LABKIT_MONGODB_URI set")
     server.set_defaults(func=cmd_server)
 
+    clean = sub.add_parser("clean", help="remove databases killed runs left on "
+                           "LABKIT_POSTGRES_DSN's server")
+    clean.add_argument("--json", action="store_true")
+    clean.set_defaults(func=cmd_clean)
+
     doctor = sub.add_parser("doctor", help="check Python, packages and the ways to servers")
     doctor.add_argument("--json", action="store_true")
     doctor.set_defaults(func=cmd_doctor)
@@ -545,19 +582,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Stopped(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as from Ctrl-C: every server
+    stopped, every folder removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop_like_ctrl_c(signum, frame) -> None:
+    raise _Stopped(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While a command runs, SIGTERM unwinds it as Ctrl-C does (only the main thread can)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``labkit`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with _sigterm_as_interrupt():
+            return args.func(args)
     except LabkitError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_status
-    except KeyboardInterrupt:
-        print("\nInterrupted.", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print("\nStopped." if signum == signal.SIGTERM else "\nInterrupted.", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:
+        return 1
+    except OSError as exc:  # a path the system refuses (too long, no permission, …)
+        where = f": {_short(exc.filename)}" if exc.filename else ""
+        print(f"Error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
 
 

@@ -111,8 +111,8 @@ def _mongodb_local() -> Check:
                      required=False)
     try:
         version = servers.mongod_version(binary)
-    except (LabkitError, OSError) as exc:
-        return Check("MongoDB via a local mongod", False, f"{binary}: {exc}", required=False)
+    except LabkitError as exc:
+        return Check("MongoDB via a local mongod", False, _one_line(exc), required=False)
     return Check("MongoDB via a local mongod", True, f"{binary} (version {version})", False)
 
 

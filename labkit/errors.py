@@ -1,14 +1,23 @@
-"""The exceptions labkit raises; each one's message tells the user what to do next."""
+"""The exceptions labkit raises; each one's message tells the user what to do next.
+
+Messages are shown and written into shareable reports: every password in them is hidden.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from ._redact import redact
 
 
 class LabkitError(Exception):
     """Base class: an expected failure that the command line reports in one line."""
 
     exit_status = 1
+
+    def __init__(self, *args) -> None:
+        # A message may quote what the user gave, a connection string among it: never its password.
+        super().__init__(*(redact(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class BadInput(LabkitError, ValueError):
@@ -30,10 +39,10 @@ class ServerUnavailable(LabkitError):
     """
 
     def __init__(self, message: str, *, tried: Iterable[str] = (), hint: str = "") -> None:
-        self.message = message
-        self.tried = list(tried)
-        self.hint = _as_hint(hint)
-        super().__init__(message)
+        self.message = redact(message)
+        self.tried = [redact(way) for way in tried]
+        self.hint = _as_hint(redact(hint))
+        super().__init__(self.message)
 
     def _body(self) -> list[str]:
         if not self.tried:
@@ -58,7 +67,7 @@ class ServerStartError(ServerUnavailable):
 
     def __init__(self, message: str, *, log_tail: str = "", hint: str = "",
                  tried: Iterable[str] = ()) -> None:
-        self.log_tail = log_tail
+        self.log_tail = redact(log_tail)
         super().__init__(message, tried=tried, hint=hint)
 
     def _body(self) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import secrets
 import subprocess
@@ -19,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ._idworker import WORKER_URI_VARIABLE
 from .errors import BadInput, LabkitError
 
 MAX_TIMESTAMP = 2**32 - 1
@@ -226,10 +228,12 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
         cmd = [sys.executable, "-m", "labkit._idworker", "--label", label,
                "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count),
                "--kind", kind]
-        if uri:
-            cmd += ["--uri", uri, "--db", database, "--collection", collection]
+        env = None
+        if uri:  # in the environment, not on the command line, which every local user can read
+            cmd += ["--db", database, "--collection", collection]
+            env = {**os.environ, WORKER_URI_VARIABLE: uri}
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True))
+                                      text=True, env=env))
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)

@@ -146,6 +146,10 @@ class Context:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def servers(self) -> list[Any]:
+        """The servers this run has used so far."""
+        return list(self._servers.values())
+
     def engines(self) -> list[str]:
         """One line per server this run used."""
         return [server.describe() for server in self._servers.values()]

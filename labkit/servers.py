@@ -12,21 +12,26 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
+import datetime as dt
 import glob
 import math
 import os
 import re
+import secrets
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import _redact
 from ._reaper import STOP_GRACE, Watcher, detached, remove
 from .errors import BadInput, ServerStartError, ServerUnavailable
 
@@ -100,8 +105,8 @@ def _version_matches(actual: str, wanted: str | None) -> bool:
 
 
 def redact(uri: str) -> str:
-    """Hide the password in a connection string."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", uri)
+    """Hide the password in a connection string, whatever its form (URI, query, key-value)."""
+    return _redact.redact(uri)
 
 
 # One fallback chain for every engine ---------------------------------------------------
@@ -404,11 +409,21 @@ def mongod_missing_reason() -> str | None:
 
 def mongod_version(binary: str) -> str:
     """Return the version a ``mongod`` binary reports, such as ``7.0.14``."""
-    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
+    hint = ("LABKIT_MONGOD (or the mongod on PATH) must be a MongoDB server binary; "
+            "`mongod --version` prints `db version v…`.")
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise ServerStartError(f"{binary} --version did not finish within 30 s.",
+                               hint=hint) from exc
+    except OSError as exc:
+        raise ServerStartError(f"{binary} cannot be run: {exc.strerror or exc}.",
+                               hint=hint) from exc
     match = re.search(r"db version v(\S+)", out.stdout + out.stderr)
     if not match:
         raise ServerStartError(f"{binary} --version did not print a version.",
-                               log_tail=out.stderr[-500:].strip())
+                               log_tail=out.stderr[-500:].strip(), hint=hint)
     return match.group(1)
 
 
@@ -562,16 +577,43 @@ def mongodb(mode: str = "auto", version: str | None = None) -> MongoServer:
 # PostgreSQL --------------------------------------------------------------------------
 
 
+# What labkit creates on a PostgreSQL server carries a comment that says so, and, while the run
+# that created it lives, an advisory lock (this class, a number from the name) held by that
+# run's connection. A killed run's connection closes and its locks go with it: a database with
+# labkit's comment and no lock is provably labkit's and provably stale.
+MARK = "labkit:"
+LEASE_CLASS = 0x6C6B  # "lk": the advisory-lock class of labkit's leases
+
+
+def _lease_key(name: str) -> int:
+    return zlib.crc32(name.encode()) - 2**31  # a signed int4, as pg_advisory_lock takes
+
+
+@dataclass
+class Stale:
+    """What a clean-up found: databases removed, and labkit's databases kept because a live
+    run holds them."""
+
+    removed: list[str] = field(default_factory=list)
+    in_use: list[str] = field(default_factory=list)
+
+
 @dataclass
 class PostgresServer:
-    """A running PostgreSQL server: DSN, how labkit got it, and its exact version."""
+    """A running PostgreSQL server: DSN, how labkit got it, its exact version and what the DSN's
+    role may do (a superuser may create the B-tree lesson's extensions)."""
 
     dsn: str
     how: str
     version: str
     workdir: Path | None = None
+    superuser: bool = True
+    createdb: bool = True
+    role: str = ""
     _stopper: _Stopper | None = None
     _created: list[str] = field(default_factory=list)
+    _lease: Any = None
+    _cleaned: Stale | None = None
 
     engine = "PostgreSQL"
 
@@ -581,15 +623,47 @@ class PostgresServer:
 
         return psycopg.connect(dsn or self.dsn, autocommit=True, connect_timeout=10)
 
+    def require(self, what: str, superuser: bool = False) -> None:
+        """Raise ``ServerUnavailable`` saying plainly which privilege ``what`` needs and lacks."""
+        if superuser and not self.superuser:
+            raise ServerUnavailable(
+                f"{what} needs a PostgreSQL superuser (CREATE DATABASE and the pgstattuple and "
+                f"pageinspect extensions); role {self.role or '?'} at {redact(self.dsn)} is not "
+                "one.", hint="set LABKIT_POSTGRES_DSN to a superuser's connection string, or "
+                "unset it to let labkit start a PostgreSQL of its own.")
+        if not (self.createdb or self.superuser):
+            raise ServerUnavailable(
+                f"{what} needs CREATE DATABASE; role {self.role or '?'} at {redact(self.dsn)} "
+                "has neither CREATEDB nor superuser.",
+                hint="ALTER ROLE … CREATEDB, or set LABKIT_POSTGRES_DSN to another role.")
+
+    @property
+    def cleaned(self) -> Stale:
+        """What the first ``fresh_database`` of this object found left by killed runs."""
+        return self._cleaned or Stale()
+
     def fresh_database(self, label: str) -> str:
-        """Create a database named ``labkit_<label>_<random>`` and return its DSN."""
+        """Create a database named ``labkit_<label>_<random>`` and return its DSN.
+
+        The first call also removes the stale databases killed runs left behind.
+        """
         from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+        self.require("creating a database for an experiment")
+        if self._cleaned is None:
+            self._cleaned = self.clean_stale()
         safe = re.sub(r"[^a-z0-9_]", "_", label.lower())[:30]
         name = f"{DB_PREFIX}{safe}_{uuid.uuid4().hex[:8]}"
+        if self._lease is None:
+            self._lease = self.connect()
+        # The lock comes first: there is no moment at which the marked database has no lease.
+        self._lease.execute("SELECT pg_advisory_lock(%s, %s)", (LEASE_CLASS, _lease_key(name)))
         with self.connect() as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
-        self._created.append(name)
+            self._created.append(name)
+            stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            conn.execute(f'COMMENT ON DATABASE "{name}" IS '
+                         f"'{MARK} created by a labkit run on {stamp}; removed when it ends'")
         params = conninfo_to_dict(self.dsn)
         params["dbname"] = name
         return make_conninfo(**params)
@@ -601,11 +675,45 @@ class PostgresServer:
                 name = self._created.pop()
                 if name.startswith(DB_PREFIX):
                     conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                self._unlease(name)
+
+    def _unlease(self, name: str) -> None:
+        if self._lease is not None:
+            with contextlib.suppress(Exception):
+                self._lease.execute("SELECT pg_advisory_unlock(%s, %s)",
+                                    (LEASE_CLASS, _lease_key(name)))
+
+    def clean_stale(self) -> Stale:
+        """Drop the databases labkit marked whose run has ended (no lease held): killed runs'.
+
+        Unmarked databases, even named ``labkit_…``, are never touched.
+        """
+        found = Stale()
+        with self.connect() as conn:
+            marked = [row[0] for row in conn.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s "
+                "AND shobj_description(oid, 'pg_database') LIKE %s ORDER BY datname",
+                (DB_PREFIX.replace("_", "\\_") + "%", MARK + "%"))]
+            held = {row[0] for row in conn.execute(
+                "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s "
+                "AND objsubid = 2 AND granted", (LEASE_CLASS,))}
+            for name in marked:
+                key = _lease_key(name) % 2**32  # pg_locks shows the key as an unsigned oid
+                if key in held or name in self._created:
+                    found.in_use.append(name)
+                    continue
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                found.removed.append(name)
+        return found
 
     def stop(self) -> None:
         """Drop labkit's databases; stop the server if labkit started it."""
         with contextlib.suppress(Exception):
             self.drop_created()
+        if self._lease is not None:
+            with contextlib.suppress(Exception):
+                self._lease.close()
+            self._lease = None
         if self._stopper is not None:
             self._stopper()
 
@@ -630,6 +738,9 @@ def _postgres_from_dsn(dsn: str, version: str | None) -> PostgresServer:
     try:
         with psycopg.connect(dsn, connect_timeout=5) as conn:
             actual = _postgres_version(conn)
+            role, superuser, createdb = conn.execute(
+                "SELECT rolname, rolsuper, rolcreatedb FROM pg_roles "
+                "WHERE rolname = current_user").fetchone()
     except psycopg.ProgrammingError as exc:
         raise BadInput(f"LABKIT_POSTGRES_DSN is not a valid connection string: {exc}") from exc
     except psycopg.Error as exc:
@@ -643,7 +754,8 @@ def _postgres_from_dsn(dsn: str, version: str | None) -> PostgresServer:
         raise ServerUnavailable(
             f"The PostgreSQL server at {redact(dsn)} is {actual}, not {version}.",
             hint="unset LABKIT_POSTGRES_DSN to let labkit start that version.")
-    return PostgresServer(dsn=dsn, how="dsn", version=actual)
+    return PostgresServer(dsn=dsn, how="dsn", version=actual, superuser=superuser,
+                          createdb=createdb, role=role)
 
 
 def find_postgres_bin() -> str | None:
@@ -669,8 +781,11 @@ def find_postgres_bin() -> str | None:
 
 def postgres_bin_version(bindir: str) -> str:
     """Return the version of the PostgreSQL binaries in ``bindir``, such as ``15.18``."""
-    out = subprocess.run([os.path.join(bindir, "pg_ctl"), "--version"],
-                         capture_output=True, text=True, timeout=30).stdout
+    try:
+        out = subprocess.run([os.path.join(bindir, "pg_ctl"), "--version"], capture_output=True,
+                             text=True, timeout=30, stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
     match = re.search(r"\(PostgreSQL\) (\S+)", out)
     return match.group(1) if match else "unknown"
 
@@ -695,36 +810,93 @@ def _run_as() -> tuple[list[str], Any]:
     return ["runuser", "-u", "postgres", "--"], entry
 
 
+PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: pick again
+_PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
+
+
+def _settings(port: int) -> str:
+    """What labkit's own cluster listens on: 127.0.0.1 only, and no Unix socket at all (its
+    path would depend on TMPDIR: spaces, and a 107-byte limit)."""
+    return ("\n# labkit: its own server, for its own runs\n"
+            "listen_addresses = '127.0.0.1'\n"
+            f"port = {port}\n"
+            "unix_socket_directories = ''\n")
+
+
 def _start_local_postgres(bindir: str) -> PostgresServer:
+    """initdb and start a cluster of labkit's own: a generated password (SCRAM) for its one
+    role, on 127.0.0.1 only; a port taken meanwhile means another port, with the cause kept."""
     as_user, user = _run_as()
     owned = _OwnedServer("postgres", "postgres.log")
     data = owned.workdir / "data"
     if user is not None:
         os.chown(owned.workdir, user.pw_uid, user.pw_gid)
     # pg_ctl starts the postmaster detached; its pid is known once the pid file is written.
-    owned.watcher.watch_pidfile(data / "postmaster.pid")
+    # SIGINT is PostgreSQL's fast shutdown: connected clients do not hold it up.
+    owned.watcher.watch_pidfile(data / "postmaster.pid", "INT")
     pg_ctl = os.path.join(bindir, "pg_ctl")
+    password = secrets.token_urlsafe(24)
 
     def run(*args: str) -> None:
-        result = subprocess.run([*as_user, *args], capture_output=True, text=True, timeout=120,
-                                stdin=subprocess.DEVNULL)
-        if result.returncode != 0:
-            raise RuntimeError((result.stdout + result.stderr).strip()[-800:])
+        # In a group of its own that the watcher stops if labkit dies meanwhile: an initdb left
+        # running would write on into the folder the watcher removes.
+        helper = subprocess.Popen([*as_user, *args], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                                  **detached())
+        owned.watcher.watch_group(helper.pid)
+        try:
+            output, _ = helper.communicate(timeout=120)
+        except BaseException:
+            helper.kill()
+            helper.wait()
+            raise
+        if helper.returncode != 0:
+            raise RuntimeError(output.strip()[-800:])
 
     owned.shutdown = lambda: run(pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop")
+    taken: list[str] = []
     try:
-        run(os.path.join(bindir, "initdb"), "-D", str(data), "-A", "trust", "-U", "labkit",
-            "-E", "UTF8")
-        run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60",
-            "-o", f"-p {owned.port} -k {owned.workdir} -c listen_addresses=127.0.0.1",
-            "start")
-        owned.watcher.watch_pid(int((data / "postmaster.pid").read_text().split()[0]))
-        server = _postgres_from_dsn(f"postgresql://labkit@127.0.0.1:{owned.port}/postgres", None)
+        # The password goes through a file only the server's user can read, never argv.
+        pwfile = owned.workdir / "pwfile"
+        pwfile.touch(mode=0o600)
+        pwfile.write_text(password + "\n")
+        if user is not None:
+            os.chown(pwfile, user.pw_uid, user.pw_gid)
+        try:
+            run(os.path.join(bindir, "initdb"), "-D", str(data), "-A", "scram-sha-256",
+                f"--pwfile={pwfile}", "-U", "labkit", "-E", "UTF8")
+        finally:
+            pwfile.unlink(missing_ok=True)
+        for _ in range(PORT_ATTEMPTS):
+            with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
+                conf.write(_settings(owned.port))  # a later line wins
+            try:
+                run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60", "start")
+                break
+            except RuntimeError:
+                tail = _tail(owned.log, 5)
+                if not any(sign in tail.lower() for sign in _PORT_TAKEN):
+                    raise
+                taken.append(f"port {owned.port} was taken ({tail.splitlines()[-1].strip()})")
+                owned.port = free_port()
+        else:
+            raise RuntimeError("; ".join(taken))
+        pid, _ = _postmaster(data)
+        owned.watcher.watch_pid(pid, "INT")
+        dsn = f"postgresql://labkit:{password}@127.0.0.1:{owned.port}/postgres"
+        server = _postgres_from_dsn(dsn, None)
     except Exception as exc:
-        raise owned.failed(f"Could not start PostgreSQL from {bindir} on port {owned.port}: "
-                           f"{exc}", hint=POSTGRES_HINT) from exc
-    return PostgresServer(dsn=server.dsn, how="local", version=server.version,
-                          workdir=owned.workdir, _stopper=owned.stopper)
+        before = f" (after {'; '.join(taken)})" if taken else ""
+        raise owned.failed(f"Could not start PostgreSQL from {bindir} on port {owned.port}"
+                           f"{before}: {exc}", hint=POSTGRES_HINT) from exc
+    return dataclasses.replace(server, how="local", workdir=owned.workdir,
+                               _stopper=owned.stopper)
+
+
+def _postmaster(data: Path) -> tuple[int, str]:
+    """The pid and data folder a running postmaster wrote into its pid file."""
+    lines = (data / "postmaster.pid").read_text().splitlines()
+    return int(lines[0]), lines[1]
 
 
 def _start_docker_postgres(version: str) -> PostgresServer:

@@ -72,3 +72,24 @@ def wiredtiger_binding():
         return btree.wiredtiger_module()
     except servers.ServerUnavailable as exc:
         skip_unless_required("wiredtiger", exc.summary())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def postgres_canary():
+    """On a user's PostgreSQL (``LABKIT_POSTGRES_DSN``), plant canaries before the suite and
+    fail it if any database or table labkit did not create changed by its end."""
+    if not os.environ.get("LABKIT_POSTGRES_DSN"):
+        yield None
+        return
+    import canary
+
+    server = servers.get_postgres("dsn")
+    name = canary.plant(server)
+    before = canary.fingerprint(server, name)
+    yield name
+    try:
+        after = canary.fingerprint(server, name)
+        assert after == before, f"the suite changed what labkit did not create: {after}"
+    finally:
+        canary.remove(server, name)
+        server.stop()

@@ -141,3 +141,98 @@ def test_a_uuidv7_beyond_year_9999_is_explained():
     info = uuids.explain("ffffffffffff7fffbfffffffffffffff")
     assert info["unix_ts_ms"] == 2**48 - 1
     assert info["datetime"].startswith("after 9999-12-31T23:59:59.999Z (about year 10")
+
+
+# Every subcommand, every option: generated argument lists ------------------------------------
+
+# Per subcommand: fixed leading arguments that keep the run offline and small, and the options
+# whose values are generated. Servers cannot be had (``no_servers``), so nothing starts.
+SUBCOMMANDS = {
+    "run": (["--claims", "D2", "--quiet"],
+            ["--mongodb", "--mongodb-version", "--topics", "--btree-n", "--out", "--strict",
+             "--json"]),
+    "check": ([], ["--engines", "--mongodb", "--mongodb-version", "--out", "--junit",
+                   "--strict", "--json", "--quiet"]),
+    "server": ([], ["--mongodb", "--mongodb-version", "--cache-gb", "--json", "--optional"]),
+    "doctor": ([], ["--json"]),
+    "clean": ([], ["--json"]),
+    "btree": (["--quiet"], ["--engine", "--keys", "--n", "--cache-mb", "--capacity", "--policy",
+                            "--mongodb", "--mongodb-version", "--json"]),
+    "objectid explain": ([], ["--json"]),
+    "uuid explain": ([], ["--json"]),
+    "predict sort": ([], ["--sort", "--collation", "--mongodb-version", "--json"]),
+    "predict find": ([], ["--filter", "--mongodb-version", "--json"]),
+}
+FLAGS = {"--strict", "--json", "--quiet", "--optional"}
+MODES = st.sampled_from(["auto", "uri", "local", "docker", "dsn", ""])
+TRIED: list[list[str]] = []
+
+
+@pytest.fixture
+def no_servers(monkeypatch, tmp_path):
+    """No way to any server and no PostgreSQL DSN: generated runs can never start one."""
+    from labkit import servers
+
+    for name in ("LABKIT_MONGODB_URI", "LABKIT_POSTGRES_DSN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LABKIT_MONGOD", str(tmp_path / "no-mongod"))
+    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
+    monkeypatch.setattr(servers, "find_postgres_bin", lambda: None)
+    monkeypatch.chdir(tmp_path)
+
+
+@st.composite
+def command_lines(draw):
+    """A subcommand, a positional argument where it takes one, and options with odd values."""
+    name = draw(st.sampled_from(sorted(SUBCOMMANDS)))
+    fixed, options = SUBCOMMANDS[name]
+    argv = name.split() + list(fixed)
+    if name in ("objectid explain", "uuid explain", "check"):
+        argv.append(draw(WEIRD))
+    if name.startswith("predict"):
+        argv.append(draw(st.sampled_from(["data/no-such.json", "", "-", "README.md"])))
+    for option in draw(st.lists(st.sampled_from(options), max_size=4, unique=True)):
+        if option in FLAGS:
+            argv.append(option)
+        elif option in ("--mongodb", "--engine"):
+            argv += [option, draw(st.one_of(MODES, st.sampled_from(
+                ["model", "sqlite", "postgres", "mongodb", "wiredtiger"]), WEIRD))]
+        elif option in ("--n", "--btree-n"):
+            argv += [option, draw(st.sampled_from(["1", "50", "0", "-5", "abc", "1e3", "",
+                                                   str(10**9), "0x10"]))]
+        else:
+            argv += [option, draw(WEIRD)]
+    if name == "btree" and "--engine" not in argv:
+        argv += ["--engine", "model"]
+    if name == "btree" and "--n" not in argv:
+        argv += ["--n", "50"]
+    return argv
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(command_lines())
+def test_every_subcommand_ends_in_a_status_never_a_traceback(no_servers, argv):
+    """Every subcommand with generated options exits 0, 1 or 2; a refusal is an ``Error:``
+    message of at most a few lines, never a traceback."""
+    TRIED.append(argv)
+    status, out, err = _call(argv)
+    assert status in (0, 1, 2), (argv, err)
+    assert "Traceback" not in err + out, (argv, err)
+    if status == 2:
+        assert err.lstrip().startswith("Error:"), (argv, err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--claims", "D2", "--quiet", "--out", "9" * 5000],
+    ["check", "9" * 5000],
+    ["check", "claims", "--out", "9" * 5000, "--quiet"],
+])
+def test_a_path_the_system_refuses_is_one_error_line(argv, tmp_path, monkeypatch):
+    """A path longer than the system allows (found by the fuzz) is an ``Error:`` line, exit 1
+    or 2, not a traceback."""
+    monkeypatch.chdir(tmp_path)
+    status, _, err = _call(argv)
+    assert status in (1, 2)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and len(lines[0]) < 300, err

@@ -12,6 +12,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -97,21 +98,28 @@ def test_postgres_fresh_database_is_created_and_dropped(postgres_server):
                             (name,)).fetchone()[0] == 0
 
 
+def _others_name() -> str:
+    """A name for a database the server object did not create: labkit_-prefixed and random, so
+    that a test never drops a user's database of a fixed name."""
+    return f"labkit_not_created_by_this_object_{uuid.uuid4().hex[:8]}"
+
+
 @pytest.mark.postgres
 def test_postgres_leaves_other_databases_alone(postgres_server):
-    """Dropping labkit's databases never touches a database labkit did not create."""
+    """Dropping labkit's databases never touches a database this object did not create."""
+    other = _others_name()
     with postgres_server.connect() as conn:
-        conn.execute("DROP DATABASE IF EXISTS users_own_db")
-        conn.execute("CREATE DATABASE users_own_db")
+        conn.execute(f'CREATE DATABASE "{other}"')
     try:
         postgres_server.fresh_database("x")
         postgres_server.drop_created()
+        assert postgres_server.clean_stale().removed == []  # unmarked: never labkit's to drop
         with postgres_server.connect() as conn:
-            assert conn.execute("SELECT count(*) FROM pg_database WHERE datname = "
-                                "'users_own_db'").fetchone()[0] == 1
+            assert conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s",
+                                (other,)).fetchone()[0] == 1
     finally:
         with postgres_server.connect() as conn:
-            conn.execute("DROP DATABASE IF EXISTS users_own_db")
+            conn.execute(f'DROP DATABASE IF EXISTS "{other}"')
 
 
 def _local_postgres_or_skip() -> str:
@@ -179,7 +187,8 @@ def test_fresh_database_per_experiment(mongodb_server):
 def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, tmp_path):
     """On a user's server (by URI), a full run creates and drops only labkit_ databases."""
     client = mongodb_server.client()
-    users = client["users_own_db"]
+    other = _others_name()
+    users = client[other]
     users.keep.insert_one({"precious": True})
     monkeypatch.setenv("LABKIT_MONGODB_URI", mongodb_server.uri)
     before = set(client.list_database_names())
@@ -191,7 +200,7 @@ def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, 
         assert users.keep.find_one({"precious": True}) is not None
         assert before == after
     finally:
-        client.drop_database("users_own_db")
+        client.drop_database(other)
 
 
 BROKEN_MONGOD = """\
@@ -468,6 +477,66 @@ def test_watcher_stops_the_process_named_in_a_pid_file(tmp_path):
         child.kill()
 
 
+def test_a_pid_file_naming_a_process_that_started_later_is_ignored(tmp_path):
+    """A pid file left by a killed server whose pid now belongs to another process (it started
+    later than the file says) is not acted on: the watcher signals no stranger."""
+    stranger = _sleeper()
+    pidfile = tmp_path / "postmaster.pid"
+    pidfile.write_text(f"{stranger.pid}\n/data\n{int(time.time()) - 3600}\n")
+    orders = _reaper._Orders()
+    try:
+        assert orders.take(f"pidfile {pidfile} INT\n")
+        orders.act()
+        assert stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_a_pid_file_naming_its_own_process_is_acted_on_with_the_signal_asked(tmp_path):
+    """The same pid file with the process's true start time: that process gets SIGINT, the
+    signal the order named (PostgreSQL's fast shutdown)."""
+    child = _sleeper()
+    pidfile = tmp_path / "postmaster.pid"
+    started = _reaper._start_time(child.pid)
+    if started is None:
+        child.kill()
+        pytest.skip("this platform does not tell a process's start time")
+    pidfile.write_text(f"{child.pid}\n/data\n{int(started)}\n")
+    orders = _reaper._Orders()
+    try:
+        assert orders.take(f"pidfile {pidfile} INT\n")
+        orders.act()
+        assert child.wait(timeout=30) == -signal.SIGINT
+    finally:
+        child.kill()
+
+
+def test_a_process_that_exited_is_never_signalled_again(tmp_path):
+    """Once a watched process has exited, the watcher forgets it: its pid may be reused."""
+    child = _sleeper()
+    orders = _reaper._Orders()
+    assert orders.take(f"pid {child.pid} TERM\n")
+    pinned = orders.processes[child.pid]
+    child.kill()
+    child.wait()
+    assert not pinned.alive()
+    orders.forget_exited()
+    assert orders.processes == {}
+
+
+def test_a_forgotten_folder_is_left_alone(tmp_path):
+    """A folder the owner removed and said so (``forget``) is not touched when the owner dies,
+    even if something new now has that name."""
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    orders = _reaper._Orders()
+    orders.take(f"path {folder}\n")
+    orders.take(f"forget {folder}\n")
+    orders.act()
+    assert folder.exists()
+
+
 class FakeKernel32:
     """Stands in for Windows' kernel32: one process, with the exit code given."""
 
@@ -475,7 +544,7 @@ class FakeKernel32:
         self.handle, self.exit_code, self.closed = handle, exit_code, []
 
     def OpenProcess(self, access, inherit, pid):  # noqa: N802 (the Windows API's name)
-        assert access == 0x1000 and inherit is False
+        assert access & 0x1000 and inherit is False
         return self.handle
 
     def GetExitCodeProcess(self, handle, code_ref):  # noqa: N802
@@ -507,11 +576,16 @@ def test_on_windows_liveness_comes_from_the_process_exit_code(
 def test_on_windows_stopping_terminates_and_never_needs_sigkill(monkeypatch):
     """On Windows the watcher stops a server with TerminateProcess (os.kill with SIGTERM) only."""
     sent = []
+    kernel32 = FakeKernel32(7, 259)
     monkeypatch.setattr(_reaper, "_windows", lambda: True)
-    monkeypatch.setattr(_reaper, "alive", lambda pid: False)
+    monkeypatch.setattr(_reaper, "_kernel32", lambda: kernel32)
+    monkeypatch.setattr(_reaper, "alive", lambda pid: not any(p == pid for p, _ in sent))
     monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
-    _reaper.stop([11, 12], grace=1)
+    processes = [_reaper.Process(11), _reaper.Process(12)]
+    assert [p.handle for p in processes] == [7, 7]  # each pinned by an open handle
+    _reaper.stop(processes, grace=1)
     assert sent == [(11, signal.SIGTERM), (12, signal.SIGTERM)]
+    assert kernel32.closed == [7, 7]
 
 
 def test_processes_are_detached_the_platforms_way(monkeypatch):
@@ -581,3 +655,197 @@ def test_a_server_by_uri_reports_its_own_cache(mongodb_server, monkeypatch):
         assert server.cache.startswith("WiredTiger cache")
     finally:
         server.stop()
+
+
+# labkit's own PostgreSQL: locked down, and robust to where it runs --------------------------
+
+
+@pytest.fixture
+def local_postgres(tmp_path_factory, monkeypatch):
+    """A PostgreSQL labkit starts from local binaries, in a temp folder reachable by the
+    ``postgres`` user; stopped after the test."""
+    _local_postgres_or_skip()
+    monkeypatch.delenv("LABKIT_POSTGRES_DSN", raising=False)
+    server = servers.get_postgres("local")
+    yield server
+    server.stop()
+
+
+@pytest.mark.postgres
+def test_labkit_own_postgres_wants_its_generated_password(local_postgres):
+    """Without the generated password nobody gets in (no trust authentication), and there is
+    no Unix socket to reach it by."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    params = conninfo_to_dict(local_postgres.dsn)
+    assert len(params["password"]) >= 24
+    for wrong in ("", "labkit", "wrong"):
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(**{**params, "password": wrong}, connect_timeout=5).close()
+    with local_postgres.connect() as conn:
+        assert conn.execute("SHOW unix_socket_directories").fetchone()[0] == ""
+        assert conn.execute("SHOW listen_addresses").fetchone()[0] == "127.0.0.1"
+        assert conn.execute("SELECT count(*) FROM pg_hba_file_rules WHERE auth_method = "
+                            "'trust'").fetchone()[0] == 0
+
+
+@pytest.mark.postgres
+@POSIX_ONLY
+def test_no_secret_is_on_any_command_line_while_postgres_starts(local_postgres):
+    """The generated password is on no process's command line (every local user can read them)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    password = conninfo_to_dict(local_postgres.dsn)["password"]
+    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert password not in listing
+    assert not (local_postgres.workdir / "pwfile").exists()
+
+
+@pytest.mark.postgres
+@POSIX_ONLY
+def test_postgres_starts_under_a_tmpdir_with_spaces_and_a_long_path(tmp_path, monkeypatch):
+    """A TMPDIR with a space, deep enough that a socket path in it would pass 107 bytes."""
+    _local_postgres_or_skip()
+    base = Path(tempfile.mkdtemp(prefix="labkit test ")) / ("deep folder " + "x" * 90)
+    base.mkdir()
+    for folder in (base, base.parent):
+        folder.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    try:
+        with servers.get_postgres("local") as server:
+            assert " " in str(server.workdir) and len(str(server.workdir)) > 107
+            with server.connect() as conn:
+                assert conn.execute("SELECT 1").fetchone()[0] == 1
+        assert list(base.iterdir()) == []
+    finally:
+        shutil.rmtree(base.parent, ignore_errors=True)
+
+
+@pytest.mark.postgres
+def test_a_port_taken_before_postgres_binds_it_is_retried_and_said(monkeypatch):
+    """The first port labkit picks is taken by the time the server binds it: another port is
+    used, and the cause is kept if every attempt fails."""
+    import socket
+
+    _local_postgres_or_skip()
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    taken = blocker.getsockname()[1]
+    ports = iter([taken])
+    real = servers.free_port
+    monkeypatch.setattr(servers, "free_port", lambda: next(ports, None) or real())
+    try:
+        with servers.get_postgres("local") as server:
+            assert f":{taken}/" not in server.dsn
+        monkeypatch.setattr(servers, "free_port", lambda: taken)
+        with pytest.raises(ServerStartError) as caught:
+            servers.get_postgres("local")
+        assert f"port {taken} was taken" in str(caught.value)
+        assert "Address already in use" in str(caught.value)
+    finally:
+        blocker.close()
+
+
+@pytest.mark.postgres
+def test_a_connected_client_does_not_hold_up_stopping_the_server(local_postgres):
+    """Stopping with a client still connected is a fast shutdown: the client is cut off, the
+    server is gone well before a smart shutdown's wait would end (generous bound)."""
+    import psycopg
+
+    client = local_postgres.connect()
+    started = time.monotonic()
+    local_postgres.stop()
+    assert time.monotonic() - started < 15
+    with pytest.raises(psycopg.OperationalError):
+        client.execute("SELECT 1")
+    client.close()
+
+
+STALE_OWNER = """\
+import sys, time
+from labkit import servers
+server = servers.PostgresServer(dsn=sys.argv[1], how="dsn", version="?")
+server.fresh_database("stale")
+print(server._created[0], flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.postgres
+def test_databases_left_by_a_killed_run_are_removed_by_the_next_and_only_those(local_postgres):
+    """A run killed with SIGKILL leaves its marked database; the next run's clean-up removes it
+    (and says so) but keeps a live run's database and every unmarked one."""
+    live = servers.PostgresServer(dsn=local_postgres.dsn, how="dsn", version="?")
+    other = _others_name()
+    with local_postgres.connect() as conn:
+        conn.execute(f'CREATE DATABASE "{other}"')
+    owner = subprocess.Popen([sys.executable, "-c", STALE_OWNER, local_postgres.dsn],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        left = owner.stdout.readline().strip()
+        live.fresh_database("live")
+        in_use = servers.PostgresServer(dsn=local_postgres.dsn, how="dsn", version="?")
+        assert left in in_use.clean_stale().in_use  # its owner still lives: kept
+        _kill(owner)
+        found = in_use.clean_stale()
+        assert found.removed == [left]
+        assert live._created[0] in found.in_use
+        with local_postgres.connect() as conn:
+            names = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
+        assert left not in names and other in names and live._created[0] in names
+    finally:
+        owner.kill()
+        live.stop()
+        with local_postgres.connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{other}"')
+
+
+@pytest.mark.postgres
+def test_a_role_that_is_not_superuser_is_told_so_before_any_load(local_postgres):
+    """With a DSN whose role may not create extensions, the B-tree load is refused up front,
+    plainly, as not run for PostgreSQL; the model and SQLite rows are unaffected."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    role, password = f"labkit_plain_{uuid.uuid4().hex[:6]}", "plain-pw-123"
+    with local_postgres.connect() as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN CREATEDB PASSWORD '{password}'")
+    dsn = make_conninfo(**{**conninfo_to_dict(local_postgres.dsn), "user": role,
+                           "password": password})
+    try:
+        plain = servers._postgres_from_dsn(dsn, None)
+        assert (plain.superuser, plain.createdb, plain.role) == (False, True, role)
+        with runner.Context(btree_n=2000, postgres_provider=lambda: plain,
+                            mongodb_provider=_refuse) as ctx:
+            results = runner.run(claims.select(ids=["U4"]), ctx).claims
+        rows = {row.engine: row for row in results[0].rows}
+        assert rows["PostgreSQL"].verdict == "not-run"
+        assert "needs a PostgreSQL superuser" in rows["PostgreSQL"].reason
+        assert f"role {role}" in rows["PostgreSQL"].reason
+        assert rows["SQLite"].verdict in ("holds", "finding")
+        assert rows["model (rightmost splits)"].verdict == "holds"
+    finally:
+        with local_postgres.connect() as conn:
+            conn.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+def _refuse():
+    raise ServerUnavailable("not in this test")
+
+
+@pytest.mark.postgres
+def test_postgres_stopping_mid_run_costs_only_its_own_verdicts(local_postgres):
+    """PostgreSQL gone between claims: its rows are errors with the cause; the model and SQLite
+    verdicts of the same claims stay."""
+    with runner.Context(btree_n=2000, postgres_provider=lambda: local_postgres,
+                        mongodb_provider=_refuse) as ctx:
+        ctx.postgres()
+        local_postgres.stop()
+        results = runner.run(claims.select(ids=["U4", "U5", "U6"]), ctx).claims
+    for result in results:
+        rows = {row.engine: row for row in result.rows}
+        assert rows["PostgreSQL"].verdict == "error", str(rows["PostgreSQL"])
+        assert "connection" in rows["PostgreSQL"].reason.lower()
+        assert rows["SQLite"].verdict in ("holds", "finding")
+        assert rows["model (50/50 splits)"].verdict in ("holds", "finding")

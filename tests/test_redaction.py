@@ -1,0 +1,181 @@
+"""No password reaches the terminal, ``labkit doctor``, a report, or a child's command line,
+whatever form the connection string takes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+
+import pytest
+
+from labkit import _redact, objectid, report, runner, servers
+from labkit._claim import Claim, Observation, not_run, one_line
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+
+SECRET = "Zq8sEcReTpw"
+# Every form a password takes in a connection string, with the pieces that must not show.
+FORMS = {
+    "uri userinfo": (f"postgresql://alice:{SECRET}@db.example:5432/app", [SECRET]),
+    "uri userinfo, query kept": (f"postgresql://alice:{SECRET}@h/app?sslmode=require",
+                                 [SECRET]),
+    "uri userinfo, raw @ in password": ("postgresql://alice:Qpre@Zq8post@h/app",
+                                        ["Qpre", "Zq8post"]),
+    "uri empty user": (f"postgresql://:{SECRET}@h/app", [SECRET]),
+    "mongodb uri, several hosts": (f"mongodb://bob:{SECRET}@h1:1,h2:2/?replicaSet=r",
+                                   [SECRET]),
+    "mongodb+srv uri": (f"mongodb+srv://bob:{SECRET}@cluster0.example.net/?w=1", [SECRET]),
+    "uri query, password last": (f"postgresql://h/app?user=alice&password={SECRET}", [SECRET]),
+    "uri query, password first": (f"postgresql://h/app?password={SECRET}&sslmode=require",
+                                  [SECRET]),
+    "uri query, sslpassword": (f"postgresql://h/app?sslpassword={SECRET}", [SECRET]),
+    "key-value": (f"host=h user=alice password={SECRET} dbname=app", [SECRET]),
+    "key-value, password last": (f"host=h user=alice password={SECRET}", [SECRET]),
+    "key-value, spaces around =": (f"host=h password = {SECRET} user=alice", [SECRET]),
+    "key-value, quoted with spaces": ("host=h password='Zq8 wXsp\\'Yace' user=alice",
+                                      ["Zq8", "wXsp", "Yace"]),
+    "key-value, upper case": (f"HOST=h PASSWORD={SECRET}", [SECRET]),
+    "key-value, quote inside": ("host=h password=Zq8a'Kbc user=alice", ["Zq8a", "Kbc"]),
+    "parsed mapping": (f"{{'host': 'h', 'password': '{SECRET}'}}", [SECRET]),
+}
+
+
+def _assert_hidden(text: str, pieces: list[str]) -> None:
+    for piece in pieces:
+        assert piece not in text, f"{piece!r} shows in {text!r}"
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_of_password_is_hidden(form):
+    """Each form keeps its shape (host, user, options) and loses its password."""
+    text, pieces = FORMS[form]
+    hidden = _redact.redact(f"could not reach {text} (timeout)")
+    _assert_hidden(hidden, pieces)
+    assert "***" in hidden and hidden.startswith("could not reach ") and "timeout" in hidden
+    assert servers.redact(text) == _redact.redact(text)
+
+
+def test_what_has_no_password_is_left_exactly_as_it_was():
+    """Text without a password, a URI without one, and an empty password are unchanged."""
+    for text in ("postgresql://alice@h/app?sslmode=require", "mongodb://127.0.0.1:27017/",
+                 "host=h user=alice dbname=app", "the password must be set", "", "password="):
+        assert _redact.redact(text) == text
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_errors_hide_passwords_in_every_field(form):
+    """An error's message, tried ways, hint and log tail are redacted where they are built."""
+    text, pieces = FORMS[form]
+    start = ServerStartError(f"Could not reach {text}.", log_tail=f"FATAL at {text}",
+                             hint=f"check {text}", tried=[f"DSN: {text} failed"])
+    unavailable = ServerUnavailable(f"No server at {text}.", tried=[f"way: {text}"],
+                                    hint=f"try {text}")
+    for error in (start, unavailable, BadInput(f"{text} is not a valid connection string")):
+        for shown in (str(error), one_line(error), repr(error.args)):
+            _assert_hidden(shown, pieces)
+    for shown in (start.message, start.log_tail, start.hint, *start.tried, start.summary()):
+        _assert_hidden(shown, pieces)
+    _assert_hidden(one_line(RuntimeError(f"connection to {text} failed")), pieces)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_server_descriptions_hide_passwords(form):
+    """``describe()``, which reports list as the servers used, never shows a password."""
+    text, pieces = FORMS[form]
+    described = [servers.PostgresServer(dsn=text, how="dsn", version="15.4").describe(),
+                 servers.MongoServer(uri=text, how="uri", version="7.0.14").describe()]
+    for line in described:
+        _assert_hidden(line, pieces)
+
+
+def _report_claims() -> list[Claim]:
+    """Claims whose reasons carry each form: a crash, a not-run, and an engine's error."""
+    texts = [text for text, _ in FORMS.values()]
+
+    def crashes(ctx):
+        raise RuntimeError(f"connection failed: {texts[0]}")
+
+    def not_run_rows(ctx):
+        return [not_run(f"engine {i}", ServerUnavailable(f"nothing at {text}",
+                                                         hint=f"fix {text}").summary())
+                for i, text in enumerate(texts)]
+
+    def errors(ctx):
+        from labkit._claim import errored
+
+        return [errored(f"engine {i}", OSError(f"lost {text}")) for i, text in enumerate(texts)]
+
+    def holds(ctx):
+        return Observation(1, "engine", "1.0", note=ServerUnavailable(texts[-1]).summary())
+
+    return [Claim(id=f"X9{i}", title="redaction", source="manual", topic="objectid",
+                  expected=1, experiment=experiment, kind="survey" if i else "behaviour")
+            for i, experiment in enumerate((crashes, not_run_rows, errors, holds))]
+
+
+def test_a_report_written_from_a_run_full_of_passwords_shows_none(tmp_path):
+    """report.html, report.md and results.json of a run whose server descriptions and reasons
+    hold every form of connection string contain no password."""
+    texts = [text for text, _ in FORMS.values()]
+    described = [servers.PostgresServer(dsn=text, how="dsn", version="15") for text in texts]
+    with runner.Context() as ctx:
+        ctx._servers.update({f"server{i}": server for i, server in enumerate(described)})
+        run = runner.run(_report_claims(), ctx)
+    paths = report.write(run, tmp_path)
+    for path in paths.values():
+        written = path.read_text(encoding="utf-8")
+        for _, pieces in FORMS.values():
+            _assert_hidden(written, pieces)
+        assert "***" in written  # the forms are there, their passwords are not
+    assert len(run.engines) == len(texts)
+
+
+def test_doctor_and_run_on_the_command_line_show_no_password(tmp_path):
+    """``labkit doctor`` and ``labkit run`` against unreachable servers named with passwords:
+    neither their output nor the report files contain the password."""
+    port = servers.free_port()
+    env = {**os.environ,
+           "LABKIT_POSTGRES_DSN": f"host=127.0.0.1 port={port} user=alice password={SECRET} "
+                                  "connect_timeout=2",
+           "LABKIT_MONGODB_URI": f"mongodb://bob:{SECRET}@127.0.0.1:{port}/"
+                                 "?serverSelectionTimeoutMS=300"}
+    out = tmp_path / "report"
+    for argv in (["doctor"], ["run", "--claims", "U7,D1", "--quiet", "--out", str(out)]):
+        result = subprocess.run([sys.executable, "-m", "labkit", *argv], capture_output=True,
+                                text=True, timeout=180, env=env)
+        assert "Traceback" not in result.stderr
+        assert SECRET not in result.stdout + result.stderr
+        assert "***" in result.stdout + result.stderr or argv[0] == "run"
+    written = [path.read_text(encoding="utf-8") for path in sorted(out.iterdir())]
+    assert len(written) == 3 and all(SECRET not in text for text in written)
+    assert any("password=***" in text for text in written)
+
+
+def test_an_id_worker_gets_the_server_uri_in_its_environment_not_its_command_line(monkeypatch):
+    """The ordering experiments' worker processes never carry the URI (and its password) in
+    their arguments, which every local user can read."""
+    started = []
+
+    class Recorder:
+        def __init__(self, cmd, **options):
+            started.append((cmd, options.get("env") or {}))
+            self.returncode = 1
+
+        def communicate(self, timeout=None):
+            return "", "stopped here on purpose"
+
+    monkeypatch.setattr(subprocess, "Popen", Recorder)
+    uri = f"mongodb://bob:{SECRET}@127.0.0.1:1/"
+    with pytest.raises(Exception, match="on purpose"):
+        objectid.in_processes(["a", "b"], uri=uri, database="labkit_x")
+    assert len(started) == 2
+    for cmd, env in started:
+        assert not any(SECRET in arg for arg in cmd)
+        assert env.get("LABKIT_WORKER_MONGODB_URI") == uri
+
+
+def test_report_dates_are_not_mistaken_for_secrets():
+    """Redaction leaves an ordinary report line alone (nothing over-eager)."""
+    line = f"{dt.date(2024, 1, 2)}: 31 claims: 14 hold; server at 127.0.0.1:5432"
+    assert _redact.redact(line) == line
