@@ -261,29 +261,37 @@ def _say_cleaned(found, server) -> None:
 
 
 def cmd_clean(args) -> int:
-    """Remove what killed labkit runs left on the PostgreSQL server of LABKIT_POSTGRES_DSN."""
+    """Remove what killed labkit runs left on the servers of LABKIT_POSTGRES_DSN and
+    LABKIT_MONGODB_URI (servers labkit starts itself leave nothing behind)."""
     from . import servers
 
-    if not os.environ.get("LABKIT_POSTGRES_DSN"):
-        found, where = None, None
-    else:
-        server = servers.get_postgres("dsn")
+    getters = {"PostgreSQL": ("LABKIT_POSTGRES_DSN", lambda: servers.get_postgres("dsn")),
+               "MongoDB": ("LABKIT_MONGODB_URI", lambda: servers.get_mongodb("uri"))}
+    report = []
+    for engine, (variable, get) in getters.items():
+        if not os.environ.get(variable):
+            continue
+        server = get()
         try:
             found, where = server.clean_stale(), server.describe()
         finally:
             server.stop()
+        report.append({"engine": engine, "server": where, "removed": found.removed,
+                       "in_use": found.in_use})
     if args.json:
-        _emit_json({"server": where, "removed": found.removed if found else [],
-                    "in_use": found.in_use if found else []})
+        _emit_json(report)
         return 0
-    if found is None:
-        print("Nothing to clean: LABKIT_POSTGRES_DSN is not set, and the servers labkit starts "
-              "itself leave nothing behind.")
+    if not report:
+        print("Nothing to clean: neither LABKIT_POSTGRES_DSN nor LABKIT_MONGODB_URI is set, and "
+              "the servers labkit starts itself leave nothing behind.")
         return 0
-    print(f"{where}: removed {len(found.removed)} stale labkit database(s)"
-          + (f": {', '.join(found.removed)}" if found.removed else "."))
-    if found.in_use:
-        print(f"Kept {len(found.in_use)} in use by a running labkit: {', '.join(found.in_use)}")
+    for item in report:
+        removed = item["removed"]
+        print(f"{item['server']}: removed {len(removed)} stale labkit database(s)"
+              + (f": {', '.join(removed)}" if removed else "."))
+        if item["in_use"]:
+            print(f"Kept {len(item['in_use'])} in use by a running labkit: "
+                  f"{', '.join(item['in_use'])}")
     return 0
 
 

@@ -244,6 +244,8 @@ class MongoServer:
     _stopper: _Stopper | None = None
     _client: object | None = None
     _created: list[str] = field(default_factory=list)
+    _renewer: _Renewer | None = None
+    _cleaned: Stale | None = None
 
     engine = "MongoDB"
 
@@ -253,12 +255,56 @@ class MongoServer:
             self._client = mongo_client(self.uri)
         return self._client
 
+    @property
+    def cleaned(self) -> Stale:
+        """What the first ``fresh_database`` on a user's server found left by killed runs."""
+        return self._cleaned or Stale()
+
     def fresh_database(self, label: str):
-        """Create (lazily) and return a new database named ``labkit_<label>_<random>``."""
+        """Create and return a new database named ``labkit_<label>_<random>``, marked as
+        labkit's by a lease this run keeps renewing (see ``clean_stale``).
+
+        On a server labkit did not start, the first call also removes stale databases.
+        """
+        if self._cleaned is None and self.how == "uri":
+            self._cleaned = self.clean_stale()
         safe = re.sub(r"[^A-Za-z0-9_]", "_", label)[:30]
         name = f"{DB_PREFIX}{safe}_{uuid.uuid4().hex[:8]}"
+        database = self.client()[name]
         self._created.append(name)
-        return self.client()[name]
+        database[LEASE_COLLECTION].update_one(
+            {"_id": "lease"},
+            [{"$set": {"mark": MARK, "host": socket.gethostname(), "pid": os.getpid(),
+                       "created": "$$NOW", "renewed": "$$NOW"}}], upsert=True)
+        if self._renewer is None:
+            self._renewer = _Renewer(self)
+        return database
+
+    def clean_stale(self) -> Stale:
+        """Drop the databases labkit marked whose lease a run stopped renewing long ago (a
+        killed run's). Databases without labkit's lease, even named ``labkit_…``, are never
+        touched."""
+        client = self.client()
+        now = client.admin.command("hello")["localTime"]
+        found = Stale()
+        for name in sorted(client.list_database_names()):
+            if not name.startswith(DB_PREFIX) or name in self._created:
+                continue
+            lease = client[name][LEASE_COLLECTION].find_one({"_id": "lease"})
+            state = lease_state(lease, now)
+            if state == "stale":
+                client.drop_database(name)
+                found.removed.append(name)
+            elif state == "in use":
+                found.in_use.append(name)
+        return found
+
+    def renew(self) -> None:
+        """Renew the lease of every database this object created (the renewer calls this)."""
+        client = self.client()
+        for name in list(self._created):
+            client[name][LEASE_COLLECTION].update_one({"_id": "lease"},
+                                                      [{"$set": {"renewed": "$$NOW"}}])
 
     def drop(self, name: str) -> None:
         """Drop one database, only if this object created it."""
@@ -273,6 +319,9 @@ class MongoServer:
 
     def stop(self) -> None:
         """Drop labkit's databases; stop the server if labkit started it."""
+        if self._renewer is not None:
+            self._renewer.stop()
+            self._renewer = None
         with contextlib.suppress(Exception):
             self.drop_created()
         if self._client is not None:
@@ -555,6 +604,50 @@ def mongodb_missing() -> str | None:
         return None
     return ("no MongoDB server: LABKIT_MONGODB_URI is not set, no local mongod was found, "
             f"and Docker is not usable ({detail})")
+
+
+# On MongoDB, what labkit creates holds a lease document that the run renews while it lives;
+# a database whose lease was not renewed for STALE_AFTER is a killed run's, provably labkit's.
+LEASE_COLLECTION = "labkit_lease"
+RENEW_EVERY = dt.timedelta(minutes=1)
+STALE_AFTER = dt.timedelta(minutes=30)
+
+
+def lease_state(lease: dict | None, now: dt.datetime) -> str:
+    """``"unmarked"`` (not provably labkit's: never touched), ``"in use"`` (renewed within
+    STALE_AFTER of the server's ``now``) or ``"stale"``."""
+    if not isinstance(lease, dict) or lease.get("mark") != MARK:
+        return "unmarked"
+    renewed = lease.get("renewed")
+    if not isinstance(renewed, dt.datetime):
+        return "unmarked"
+    if renewed.tzinfo is None:
+        renewed = renewed.replace(tzinfo=dt.UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=dt.UTC)
+    return "in use" if now - renewed < STALE_AFTER else "stale"
+
+
+class _Renewer:
+    """A daemon thread renewing a MongoServer's leases every RENEW_EVERY until stopped."""
+
+    def __init__(self, server: MongoServer) -> None:
+        import threading
+
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(server,), daemon=True,
+                                        name="labkit-lease")
+        self._thread.start()
+
+    def _run(self, server: MongoServer) -> None:
+        while not self._stopped.wait(RENEW_EVERY.total_seconds()):
+            with contextlib.suppress(Exception):  # a missed renewal is retried next time
+                server.renew()
+
+    def stop(self) -> None:
+        """Stop renewing (the databases are dropped next, or left to go stale)."""
+        self._stopped.set()
+        self._thread.join(timeout=5)
 
 
 _session_mongodb: MongoServer | None = None
