@@ -14,6 +14,7 @@ from .errors import (  # noqa: E402
     ServerUnavailable,
 )
 from .exercises import Exercise  # noqa: E402
+from .i18n import language  # noqa: E402
 from .notebook import check, on_server, session, start_lesson  # noqa: E402
 from .questions import exercise  # noqa: E402
 from .servers import mongodb  # noqa: E402
@@ -28,6 +29,7 @@ __all__ = [
     "check",
     "doctor",
     "exercise",
+    "language",
     "mongodb",
     "on_server",
     "progress",
