@@ -30,6 +30,7 @@ __all__ = [
     "check",
     "doctor",
     "exercise",
+    "language",
     "mongodb",
     "on_server",
     "progress",

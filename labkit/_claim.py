@@ -8,27 +8,46 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .i18n import N_, _
+
 # Verdicts. A row is one engine's verdict; a claim's verdict sums up its rows.
 HOLDS, FAILS, FINDING, NOT_RUN, ERROR = "holds", "fails", "finding", "not-run", "error"
 VERDICTS = (HOLDS, FAILS, FINDING, NOT_RUN, ERROR)
 # The words every output uses: the terminal table, the report, the chart legend, JSON counts.
-VERDICT_TEXT = {HOLDS: "holds", FAILS: "does not hold", FINDING: "finding", NOT_RUN: "not run",
-                ERROR: "error"}
-COUNT_TEXT = {HOLDS: "hold", FAILS: "do not hold", FINDING: "findings", NOT_RUN: "not run",
-              ERROR: "error"}
+# English, as results.json stores them; shown translated: ``verdict_text(v)``, ``count_text(v)``.
+VERDICT_TEXT = {HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("finding"),
+                NOT_RUN: N_("not run"), ERROR: N_("error")}
+COUNT_TEXT = {HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
+              NOT_RUN: N_("not run"), ERROR: N_("error")}
 
 # Kinds. A behaviour claim says what a server does: not holding is a failure. A survey claim
 # asks on which engines a statement holds: not holding on one engine is a finding.
 BEHAVIOUR, SURVEY = "behaviour", "survey"
 KINDS = (BEHAVIOUR, SURVEY)
+KIND_TEXT = {BEHAVIOUR: N_("behaviour claim"), SURVEY: N_("survey claim")}
 
 TOPICS = ("dates", "sort-order", "bracketing", "objectid", "btree")
 SOURCES = {
-    "000": "000_bdc55fbfedc17ec7.txt (ObjectId generator page)",
-    "002": "002_b087e3843ef37896.txt (BSON & ObjectId, part 2/3)",
-    "003": "003_d044462534279811.txt (UUIDv7 vs UUIDv4 as a B-tree key)",
-    "manual": "MongoDB manual and server test suite",
+    "000": N_("000_bdc55fbfedc17ec7.txt (ObjectId generator page)"),
+    "002": N_("002_b087e3843ef37896.txt (BSON & ObjectId, part 2/3)"),
+    "003": N_("003_d044462534279811.txt (UUIDv7 vs UUIDv4 as a B-tree key)"),
+    "manual": N_("MongoDB manual and server test suite"),
 }
+
+
+def verdict_text(verdict: str) -> str:
+    """A verdict code (``holds``, ``not-run``…) in the learner's words."""
+    return _(VERDICT_TEXT[verdict])
+
+
+def kind_text(kind: str) -> str:
+    """A claim's kind as a learner reads it: ``behaviour claim`` or ``survey claim``."""
+    return _(KIND_TEXT.get(kind, kind))
+
+
+def count_text(verdict: str) -> str:
+    """A verdict as a count reads it (``3 findings``), in the learner's words."""
+    return _(COUNT_TEXT[verdict])
 
 
 class Unobservable(Exception):
@@ -101,12 +120,22 @@ class Claim:
     def expected_label(self) -> str:
         """What ``expected`` is, in words: recorded on a real server, or stated."""
         if self.source == "manual":
-            return "stated by MongoDB's manual and server tests (not an observation)"
-        title = SOURCES[self.source].split(" (", 1)[-1].removesuffix(")")
+            return _("stated by MongoDB's manual and server tests (not an observation)")
+        title = _(SOURCES[self.source]).split(" (", 1)[-1].removesuffix(")")
         if self.recorded:
-            return (f"recorded by the source document \u201c{title}\u201d on a real server "
-                    "through mongosh; it does not say which MongoDB version")
-        return f"stated by the source document \u201c{title}\u201d (not an observation)"
+            return _("recorded by the source document \u201c{title}\u201d on a real server "
+                     "through mongosh; it does not say which MongoDB version").format(title=title)
+        return _("stated by the source document \u201c{title}\u201d (not an observation)"
+                 ).format(title=title)
+
+    @property
+    def expected_short(self) -> str:
+        """``expected_label`` as a column heading."""
+        if self.source == "manual":
+            return _("stated by the manual")
+        if self.recorded:
+            return _("recorded by the source (real server)")
+        return _("stated by the source")
 
     def verdict_for(self, observation: Observation) -> tuple[str, str]:
         """Judge one observation: ``(verdict, note)``; a survey's disagreement is a finding."""

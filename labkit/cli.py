@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BadInput, LabkitError, ServerUnavailable
+from .i18n import _
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,7 +58,7 @@ class _Progress:
         if claim is None:
             if self.tty:
                 sys.stderr.write("\r\033[K")
-            sys.stderr.write(f"Ran {total} claims.\n")
+            sys.stderr.write(_("Ran {total} claims.").format(total=total) + "\n")
         else:
             self.current = f"[{done + 1}/{total}] {claim.id}"
             text = f"{self.current} {claim.title}"[:100]
@@ -68,7 +69,8 @@ class _Progress:
         """A B-tree load is starting (the long part of a run): say which."""
         if not self.enabled:
             return
-        text = f"{self.current} loading {n:,} {kind} keys into {engine}…"
+        text = f"{self.current} " + _("loading {n} {kind} keys into {engine}…").format(
+            n=f"{n:,}", kind=kind, engine=engine)
         sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
         sys.stderr.flush()
 
@@ -107,7 +109,8 @@ def cmd_run(args) -> int:
         _emit_json(run.to_dict())
     else:
         print(report.terminal_table(run, colour=sys.stdout.isatty()))
-        print(f"\nReport: {paths['html']}  (also {paths['markdown'].name}, {paths['json'].name})")
+        print("\n" + _("Report: {html}  (also {markdown}, {json})").format(
+            html=paths["html"], markdown=paths["markdown"].name, json=paths["json"].name))
     return run.exit_status(args.strict)
 
 
@@ -136,7 +139,8 @@ def cmd_check(args) -> int:
         _emit_json(result.run.to_dict())
     else:
         print(claimcheck.matrix_table(result))
-        print(f"\nReport: {paths['html']}  (also {paths['markdown'].name}, {paths['json'].name})"
+        print("\n" + _("Report: {html}  (also {markdown}, {json})").format(
+            html=paths["html"], markdown=paths["markdown"].name, json=paths["json"].name)
               + (f"; JUnit XML: {args.junit}" if args.junit else ""))
     return result.exit_status(args.strict)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BadInput
+from .i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -24,15 +25,15 @@ class Lesson:
 
 
 LESSONS = [
-    Lesson("00", "00_start_here.ipynb", "Start here", 15),
-    Lesson("01", "01_dates_not_strings.ipynb", "Dates are not strings", 25, ("mongodb",)),
-    Lesson("02", "02_bson_sort_order.ipynb", "BSON sort order", 30, ("mongodb",)),
-    Lesson("03", "03_type_bracketing.ipynb", "Type bracketing", 30, ("mongodb",)),
-    Lesson("04", "04_objectid_anatomy.ipynb", "ObjectId anatomy", 30),
-    Lesson("05", "05_objectid_ordering.ipynb", "ObjectId ordering", 30, ("mongodb",)),
-    Lesson("06", "06_btree_keys.ipynb", "B-trees: UUIDv4 versus UUIDv7 as keys", 45,
+    Lesson("00", "00_start_here.ipynb", N_("Start here"), 15),
+    Lesson("01", "01_dates_not_strings.ipynb", N_("Dates are not strings"), 25, ("mongodb",)),
+    Lesson("02", "02_bson_sort_order.ipynb", N_("BSON sort order"), 30, ("mongodb",)),
+    Lesson("03", "03_type_bracketing.ipynb", N_("Type bracketing"), 30, ("mongodb",)),
+    Lesson("04", "04_objectid_anatomy.ipynb", N_("ObjectId anatomy"), 30),
+    Lesson("05", "05_objectid_ordering.ipynb", N_("ObjectId ordering"), 30, ("mongodb",)),
+    Lesson("06", "06_btree_keys.ipynb", N_("B-trees: UUIDv4 versus UUIDv7 as keys"), 45,
            ("postgres", "wiredtiger", "mongodb")),
-    Lesson("07", "07_trust_your_fake.ipynb", "Can you trust your fake?", 30),
+    Lesson("07", "07_trust_your_fake.ipynb", N_("Can you trust your fake?"), 30),
 ]
 
 _current: str | None = None
@@ -75,6 +76,9 @@ def _load() -> dict:
 
 # How far an exercise got; a later state never goes back to an earlier one.
 STATES = ("seen", "tried", "right", "revealed")
+# The progress table's words (the file keeps the English states and questions).
+STATE_TEXT = {"seen": N_("seen"), "tried": N_("tried"), "right": N_("right"),
+              "revealed": N_("revealed"), "not started": N_("not started")}
 
 
 def record(question: str, state: str, attempts: int, lesson_number: str | None = None) -> None:
@@ -102,18 +106,22 @@ def progress():
     """Which exercises this learner has met, per lesson: seen, tried, right or revealed.
 
     A DataFrame with one row per exercise (lessons with none met yet are listed as
-    "not started").
+    "not started"), its headings and words in the learner's language.
     """
     import pandas as pd
 
     data = _load()
-    rows = [{"lesson": v["lesson"], "exercise": v["exercise"], "state": v["state"],
-             "tries": v["tries"]} for v in data.values()]
+    rows = [{"lesson": v["lesson"], "exercise": _(v["exercise"]),
+             "state": _(STATE_TEXT.get(v["state"], v["state"])), "tries": v["tries"]}
+            for v in data.values()]
     met = {row["lesson"] for row in rows}
-    rows += [{"lesson": item.number, "exercise": f"({item.title})", "state": "not started",
-              "tries": 0} for item in LESSONS if item.number not in met]
+    rows += [{"lesson": item.number, "exercise": f"({_(item.title)})",
+              "state": _(STATE_TEXT["not started"]), "tries": 0}
+             for item in LESSONS if item.number not in met]
     frame = pd.DataFrame(rows, columns=["lesson", "exercise", "state", "tries"])
-    return frame.sort_values(["lesson", "exercise"], kind="stable").reset_index(drop=True)
+    frame = frame.sort_values(["lesson", "exercise"], kind="stable").reset_index(drop=True)
+    return frame.rename(columns={"lesson": _("lesson"), "exercise": _("exercise"),
+                                 "state": _("state"), "tries": _("tries")})
 
 
 SOURCE_NAMES = {

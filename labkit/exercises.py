@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._claim import short_json
+from .i18n import N_, _
 
 
 def _normal(value: Any) -> Any:
@@ -111,7 +112,8 @@ class Text(Accept):
     def read(self, prediction, answer):
         """Strip spaces and one pair of quotes."""
         if not isinstance(prediction, str):
-            raise Unreadable(f"write the text in quotes, like {self.example}")
+            raise Unreadable(_("write the text in quotes, like {example}").format(
+                example=self.example))
         return prediction.strip().strip("\"'")
 
     def equal(self, prediction, answer):
@@ -131,9 +133,9 @@ def parse_time(value: Any) -> dt.datetime:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError as exc:
-            raise Unreadable(f"{value!r} is not a time") from exc
+            raise Unreadable(_("{value} is not a time").format(value=repr(value))) from exc
     else:
-        raise Unreadable(f"{value!r} is not a time")
+        raise Unreadable(_("{value} is not a time").format(value=repr(value)))
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
@@ -166,15 +168,16 @@ class Hex(Accept):
         """Lowercase digits, no prefix, no spaces; an int is written in hex at the answer's
         width."""
         if isinstance(prediction, bool):
-            raise Unreadable("write hex digits as a string")
+            raise Unreadable(_("write hex digits as a string"))
         if isinstance(prediction, int):
             return f"{prediction:0{len(str(answer))}x}"
         if not isinstance(prediction, str):
-            raise Unreadable("write hex digits as a string")
+            raise Unreadable(_("write hex digits as a string"))
         text = re.sub(r"[\s_|]", "", prediction.strip().strip("\"'")).lower()
         text = text.removeprefix("0x")
         if not re.fullmatch(r"[0-9a-f]+", text):
-            raise Unreadable(f"{prediction!r} is not hex digits (0-9, a-f)")
+            raise Unreadable(_("{value} is not hex digits (0-9, a-f)").format(
+                value=repr(prediction)))
         return text
 
     def equal(self, prediction, answer):
@@ -184,7 +187,7 @@ class Hex(Accept):
 
 def _number(value: Any) -> float:
     if isinstance(value, bool):
-        raise Unreadable("write a number, not True or False")
+        raise Unreadable(_("write a number, not True or False"))
     if isinstance(value, int | float):
         return float(value)
     if isinstance(value, str):
@@ -192,8 +195,8 @@ def _number(value: Any) -> float:
         try:
             return float(text.removesuffix("%")) / (100 if text.endswith("%") else 1)
         except ValueError as exc:
-            raise Unreadable(f"{value!r} is not a number") from exc
-    raise Unreadable(f"{value!r} is not a number")
+            raise Unreadable(_("{value} is not a number").format(value=repr(value))) from exc
+    raise Unreadable(_("{value} is not a number").format(value=repr(value)))
 
 
 class Number(Accept):
@@ -222,7 +225,7 @@ class Fraction(Number):
     """A fraction of a whole within ``tolerance``: ``0.69``, ``"69%"`` and ``69`` all read as
     0.69 (a number above 1 is taken as a percentage)."""
 
-    example = '0.69 or "69%"'
+    example = N_('0.69 or "69%"')
 
     def __init__(self, tolerance: float = 0.02) -> None:
         super().__init__(tolerance)
@@ -249,7 +252,7 @@ class Bool(Accept):
         words = {"true": True, "yes": True, "false": False, "no": False}
         if isinstance(prediction, str) and prediction.strip().lower() in words:
             return words[prediction.strip().lower()]
-        raise Unreadable("answer True or False")
+        raise Unreadable(_("answer True or False"))
 
     def equal(self, prediction, answer):
         """Identical truth values."""
@@ -263,7 +266,7 @@ def _items(prediction: Any) -> list:
     if isinstance(prediction, str):
         text = prediction.strip().strip("[]()")
         return [part.strip().strip("\"'") for part in re.split(r"[,\s]+", text) if part.strip()]
-    raise Unreadable("write a list, such as [1, 2]")
+    raise Unreadable(_("write a list, such as [1, 2]"))
 
 
 def _item(value: Any, like: Any) -> Any:
@@ -298,7 +301,7 @@ class InOrder(Accept):
 
     def show(self, answer):
         """The items in order."""
-        return ", ".join(self.item.show(a) for a in answer) or "(none)"
+        return ", ".join(self.item.show(a) for a in answer) or _("(none)")
 
 
 class AsSet(InOrder):
@@ -319,7 +322,7 @@ class AsSet(InOrder):
     def show(self, answer):
         """The items, sorted for reading."""
         shown = sorted((self.item.show(a) for a in answer), key=lambda s: (len(s), s))
-        return ", ".join(shown) or "(none)"
+        return ", ".join(shown) or _("(none)")
 
 
 class Custom(Accept):
@@ -404,7 +407,7 @@ class Exercise:
         the feedback says so."""
         def observe():
             from .claims import get
-            from .notebook import missing_server, model_prediction, session
+            from .notebook import MODEL_LABEL, missing_server, model_prediction, session
 
             item = get(claim_id)
             ctx = session()
@@ -417,7 +420,7 @@ class Exercise:
                     exercise.engine = f"{obs.engine} {obs.engine_version}".strip()
                     return pick(obs.observed)
             predicted = model_prediction(item)
-            if predicted is not None and predicted[0].startswith("labkit's model predicts"):
+            if predicted is not None and predicted[0] == MODEL_LABEL:
                 try:
                     value = pick(predicted[1])
                 except (KeyError, IndexError, TypeError, ValueError):
@@ -452,12 +455,14 @@ class Exercise:
 
     def _agreement(self) -> str:
         if self.source == MODEL:
-            return ("No MongoDB here, so this was checked against labkit's model's prediction, "
-                    "not an observation of a server.")
+            return _("No MongoDB here, so this was checked against labkit's model's prediction, "
+                     "not an observation of a server.")
         if self.source == RECORDED:
-            return f"No server here, so this was checked against the result {self.engine}."
-        where = f" on {self.engine}" if self.engine else ""
-        return f"The live run{where} agrees."
+            return _("No server here, so this was checked against the result {label}.").format(
+                label=self.engine)
+        if self.engine:
+            return _("The live run on {engine} agrees.").format(engine=self.engine)
+        return _("The live run agrees.")
 
     def _next_hint(self, prediction: Any, answer: Any) -> str:
         for wrong, text in self.mistakes:
@@ -475,34 +480,37 @@ class Exercise:
         Never raises, whatever the learner typed.
         """
         if prediction is None or prediction is Ellipsis:
-            return Feedback(None, f"{self.question} Write your prediction in place of None, "
-                                  "then run this cell again.")
+            return Feedback(None, _(self.question) + " " + _(
+                "Write your prediction in place of None, then run this cell again."))
         try:
             answer = self.answer()
         except _NoAnswer as exc:
-            return Feedback(None, f"This exercise cannot be checked here: {exc}")
+            return Feedback(None, _("This exercise cannot be checked here: {why}").format(
+                why=exc))
         try:
             right = self.accept.matches(prediction, answer)
         except Unreadable as exc:
-            example = f" Write it like {self.accept.example}." if self.accept.example else ""
-            return Feedback(None, f"I could not read that: {exc}.{example}")
+            example = (" " + _("Write it like {example}.").format(example=_(self.accept.example))
+                       if self.accept.example else "")
+            return Feedback(None, _("I could not read that: {why}.").format(why=exc) + example)
         except Exception:  # any other input the rule cannot handle is read as a wrong answer
             right = False
         self.attempts += 1
         if right:
             self.solved = True
             self._record("right")
-            return Feedback(True, f"Right. {self._agreement()} Why: {self.explanation}")
+            return Feedback(True, _("Right. {agreement} Why: {explanation}").format(
+                agreement=self._agreement(), explanation=_(self.explanation)))
         self._record("tried")
         text = self._next_hint(prediction, answer)
         if text:
             self._given.add(text)
-            message = f"Not quite. Hint: {text}"
+            message = _("Not quite. Hint: {hint}").format(hint=_(text))
             if self.attempts >= 3:
-                message += " (.reveal() shows the answer and why.)"
+                message += " " + _("(.reveal() shows the answer and why.)")
         else:
-            message = ("Not quite, and that was the last hint. Call .reveal() to see the "
-                       "answer with its explanation.")
+            message = _("Not quite, and that was the last hint. Call .reveal() to see the "
+                        "answer with its explanation.")
         return Feedback(False, message)
 
     def reveal(self) -> Feedback:
@@ -510,13 +518,17 @@ class Exercise:
         try:
             answer = self.answer()
         except _NoAnswer as exc:
-            return Feedback(None, f"No answer can be had here: {exc}")
+            return Feedback(None, _("No answer can be had here: {why}").format(why=exc))
         self._record("revealed")
-        where = {LIVE: f" (observed on {self.engine})" if self.engine else "",
-                 MODEL: " (labkit's model's prediction; no server here)",
-                 RECORDED: f" ({self.engine})"}[self.source]
-        return Feedback(None, f"Answer: {self.accept.show(answer)}{where}. "
-                              f"Why: {self.explanation}")
+        if self.source == MODEL:
+            where = " " + _("(labkit's model's prediction; no server here)")
+        elif self.source == RECORDED:
+            where = f" ({self.engine})"
+        else:
+            where = " " + _("(observed on {engine})").format(engine=self.engine) \
+                if self.engine else ""
+        return Feedback(None, _("Answer: {answer}{where}. Why: {explanation}").format(
+            answer=self.accept.show(answer), where=where, explanation=_(self.explanation)))
 
 
 class _NoAnswer(Exception):

@@ -41,6 +41,11 @@ def _catalogue(code: str) -> dict[str, str]:
             if e.msgstr and not e.obsolete and "fuzzy" not in e.flags}
 
 
+def N_(message: str) -> str:
+    """``message`` unchanged: marks English kept in a constant, translated where it is shown."""
+    return message
+
+
 def _(message: str) -> str:
     """``message`` in the language in use (English when no translation exists)."""
     code = language()

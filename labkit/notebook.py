@@ -8,33 +8,57 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from ._claim import ERROR, FAILS, NOT_RUN, VERDICT_TEXT, Claim, one_line, short_json
+from ._claim import (
+    ERROR,
+    FAILS,
+    NOT_RUN,
+    Claim,
+    kind_text,
+    one_line,
+    short_json,
+    verdict_text,
+)
 from .errors import ClaimFailed, ServerUnavailable
+from .i18n import N_, _
 from .runner import COLOURS, ClaimResult, Context, run_claim
 
 _session: Context | None = None
 _notice_shown = False  # the full "how to get a server" note is shown once per kernel
 
-MODEL_LABEL = "labkit's model predicts (computed here, no server asked)"
-MODEL_SHORT = "labkit's model predicts"
+# Stand-in labels are kept in English (the model's is compared below) and shown translated.
+MODEL_LABEL = N_("labkit's model predicts (computed here, no server asked)")
+MODEL_SHORT = N_("labkit's model predicts")
+MODEL_FAILED = N_("labkit's model could not predict this")
+
+
+class _Label(str):
+    """A stand-in's label (already in the learner's words) with its column heading."""
+
+    short: str
+
+    def __new__(cls, text: str, short: str) -> _Label:
+        label = super().__new__(cls, text)
+        label.short = short
+        return label
 
 
 def _short(label: str) -> str:
     """A column heading for a stand-in's label."""
-    if label.startswith("recorded"):
-        return "recorded by the source (real server)"
-    if label.startswith("stated by MongoDB"):
-        return "stated by the manual"
-    if label.startswith("stated"):
-        return "stated by the source"
-    return MODEL_SHORT if label == MODEL_LABEL else label
-HOW_TO_GET_ONE = (
-    "How to get one: run <code>make lab</code> (it starts a local <code>mongod</code> from the "
-    "conda environment for the whole session), or set <code>LABKIT_MONGODB_URI</code> to a "
-    "server you have before starting Jupyter, or start Docker. Lesson 00 explains the three "
-    "ways.")
-HOW_TO_GET_ONE_TEXT = ("How to get one: `make lab`, or set LABKIT_MONGODB_URI before starting "
-                       "Jupyter, or start Docker (lesson 00 explains the three ways).")
+    if isinstance(label, _Label):
+        return label.short
+    return _(MODEL_SHORT) if label == MODEL_LABEL else _(label)
+
+
+def _how_to_get_one() -> str:
+    return _("How to get one: run <code>make lab</code> (it starts a local <code>mongod</code> "
+             "from the conda environment for the whole session), or set "
+             "<code>LABKIT_MONGODB_URI</code> to a server you have before starting Jupyter, or "
+             "start Docker. Lesson 00 explains the three ways.")
+
+
+def _how_to_get_one_text() -> str:
+    return _("How to get one: `make lab`, or set LABKIT_MONGODB_URI before starting Jupyter, "
+             "or start Docker (lesson 00 explains the three ways).")
 
 
 def session() -> Context:
@@ -61,7 +85,7 @@ def _take_notice() -> bool:
 
 def _legend(label: str) -> str:
     """What a column heading stands for, in full (the model's: how it was computed)."""
-    return "computed here, no server asked" if label == MODEL_LABEL else label
+    return _("computed here, no server asked") if label == MODEL_LABEL else _(label)
 
 
 def _cell(value: Any) -> str:
@@ -87,27 +111,27 @@ class NotRun:
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
         import pandas as pd
 
-        dicts = [value for _, value in self.stand_ins if isinstance(value, dict)]
+        dicts = [value for _label, value in self.stand_ins if isinstance(value, dict)]
         if not self.stand_ins or len(dicts) != len(self.stand_ins):
             return None
         keys = list(dict.fromkeys(key for value in dicts for key in value))
         columns = {_short(label): [_cell(value[k]) if k in value else "" for k in keys]
                    for label, value in self.stand_ins}
-        return pd.DataFrame(columns, index=pd.Index(keys, name="question"))
+        return pd.DataFrame(columns, index=pd.Index(keys, name=_("question")))
 
     def _head(self) -> str:
         name = "MongoDB" if self.kind == "mongodb" else self.kind
-        return f"{self.what}: not run (no {name} here)"
+        return _("{what}: not run (no {name} here)").format(what=self.what, name=name)
 
     def __str__(self) -> str:
         lines = [self._head() + (f" \u2014 {self.title}" if self.title else "")]
         if self.first:
-            lines.append(HOW_TO_GET_ONE_TEXT)
+            lines.append(_how_to_get_one_text())
         for label, value in self.stand_ins:
-            lines.append(f"  {label}: {short_json(value, 400)}")
+            lines.append(f"  {_(label)}: {short_json(value, 400)}")
         if self.stand_ins:
-            lines.append("  (neither is an observation of your server; the verdict stays "
-                         "'not run')")
+            lines.append("  " + _("(neither is an observation of your server; the verdict "
+                                  "stays 'not run')"))
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -118,24 +142,25 @@ class NotRun:
                  f"<b style='color:{COLOURS[NOT_RUN]}'>{esc(self._head())}</b>"
                  + (f" &mdash; {esc(self.title)}" if self.title else "")]
         if self.first:
-            parts.append(f"<br><small>{HOW_TO_GET_ONE}<br><i>What labkit tried:</i> "
+            parts.append(f"<br><small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
                          f"{esc(self.reason)}</small>")
         else:
-            parts.append("<br><small>(how to get one: see the first not-run note above)"
+            parts.append(f"<br><small>{_('(how to get one: see the first not-run note above)')}"
                          "</small>")
         if self.stand_ins:
-            parts.append("<p style='margin:.4em 0'>What stands in, each for what it is "
-                         "(neither is an observation of your server; the verdict stays "
-                         "<i>not run</i>):</p>")
+            parts.append("<p style='margin:.4em 0'>" + _(
+                "What stands in, each for what it is (neither is an observation of your "
+                "server; the verdict stays <i>not run</i>):") + "</p>")
             frame = self.table()
             if frame is not None:
                 parts.append("<ul style='margin:.2em 0'>" + "".join(
                     f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
-                    for label, _ in self.stand_ins if _short(label) != label) + "</ul>")
+                    for label, _value in self.stand_ins if _short(label) != _(label)) + "</ul>")
                 parts.append(frame.to_html(escape=True, border=0))
             else:
-                parts += [f"<div><i>{esc(label)}</i>: <code>{esc(short_json(value, 400))}</code>"
-                          "</div>" for label, value in self.stand_ins]
+                parts += [f"<div><i>{esc(_(label))}</i>: "
+                          f"<code>{esc(short_json(value, 400))}</code></div>"
+                          for label, value in self.stand_ins]
         parts.append("</div>")
         return "".join(parts)
 
@@ -150,13 +175,14 @@ def model_prediction(item: Claim) -> tuple[str, Any] | None:
     try:
         return MODEL_LABEL, item.predict()
     except Exception as exc:  # the model is a stand-in: its failure must not stop a lesson
-        return "labkit's model could not predict this", one_line(exc)
+        return MODEL_FAILED, one_line(exc)
 
 
 def stand_ins(item: Claim) -> list[tuple[str, Any]]:
     """What may stand in for a claim's observation: its expectation (labelled for what it is)
     and the model's prediction, where there is one."""
-    out: list[tuple[str, Any]] = [(item.expected_label, item.expected)]
+    out: list[tuple[str, Any]] = [(_Label(item.expected_label, item.expected_short),
+                                   item.expected)]
     predicted = model_prediction(item)
     if predicted is not None:
         out.append(predicted)
@@ -187,8 +213,8 @@ class Checked(list):
     def _repr_html_(self) -> str:
         item = self.result.claim
         head = (f"<p><b style='color:{COLOURS[self.verdict]}'>{item.id}: "
-                f"{VERDICT_TEXT[self.verdict]}</b> ({item.kind} claim) &mdash; "
-                f"{html.escape(item.title)}<br><small>experiment: "
+                f"{verdict_text(self.verdict)}</b> ({kind_text(item.kind)}) &mdash; "
+                f"{html.escape(item.title)}<br><small>{_('experiment:')} "
                 f"<code>{html.escape(item.experiment_name)}</code></small></p>")
         if len(self) == 1:
             return head + self[0]._repr_html_()
@@ -197,7 +223,7 @@ class Checked(list):
 
     def __str__(self) -> str:
         item = self.result.claim
-        head = f"{item.id}: {VERDICT_TEXT[self.verdict]} ({item.kind} claim)"
+        head = f"{item.id}: {verdict_text(self.verdict)} ({kind_text(item.kind)})"
         return "\n".join([head, *(str(row) for row in self)])
 
     __repr__ = __str__
@@ -239,7 +265,7 @@ def on_server(what: str, experiment: Callable[[Any], Any], *,
             try:
                 shown.append((model_label, model()))
             except Exception as exc:  # a stand-in's failure must not stop a lesson
-                shown.append(("labkit's model could not predict this", one_line(exc)))
+                shown.append((MODEL_FAILED, one_line(exc)))
         return NotRun(what, missing, shown)
     return experiment(ctx.mongodb_database(what.split()[0].lower()))
 
@@ -256,18 +282,21 @@ class ServerStatus:
     def lines(self) -> list[str]:
         """The status as plain sentences."""
         if self.server is not None:
-            return [f"Lesson {self.lesson}. MongoDB: {self.server.describe()}"]
+            return [_("Lesson {lesson}. MongoDB: {server}").format(
+                lesson=self.lesson, server=self.server.describe())]
         if not self.needs_server:
-            return [f"Lesson {self.lesson}. This lesson needs no MongoDB server."]
-        return [f"Lesson {self.lesson}. MongoDB: not run (no MongoDB here).",
-                "This lesson still runs top to bottom: each server cell says 'not run' and "
-                "shows, labelled, what the source document expects and what labkit's model "
-                "predicts. Neither is an observation of your server."]
+            return [_("Lesson {lesson}. This lesson needs no MongoDB server.").format(
+                lesson=self.lesson)]
+        return [_("Lesson {lesson}. MongoDB: not run (no MongoDB here).").format(
+                    lesson=self.lesson),
+                _("This lesson still runs top to bottom: each server cell says 'not run' and "
+                  "shows, labelled, what the source document expects and what labkit's model "
+                  "predicts. Neither is an observation of your server.")]
 
     def __str__(self) -> str:
         lines = self.lines()
         if self.first:
-            lines.append(HOW_TO_GET_ONE_TEXT)
+            lines.append(_how_to_get_one_text())
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -275,7 +304,7 @@ class ServerStatus:
     def _repr_html_(self) -> str:
         lines = [html.escape(line) for line in self.lines()]
         if self.first:
-            lines.append(f"<small>{HOW_TO_GET_ONE}<br><i>What labkit tried:</i> "
+            lines.append(f"<small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
                          f"{html.escape(self.missing.summary())}</small>")
         return "<div>" + "<br>".join(lines) + "</div>"
 

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import io
 
+from .i18n import N_, _
+
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
 # Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
 LINE_STYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D", "v", "x"]
-POLICY_TEXT = {"half": "50/50 splits", "rightmost": "rightmost splits"}
+POLICY_TEXT = {"half": N_("50/50 splits"), "rightmost": N_("rightmost splits")}
 
 
 def _policy(measurement: dict) -> str:
     """Which split policy a model measurement shows, for its title ("" for real engines)."""
     policies = {r.get("split_policy") for r in measurement.get("results", [])} - {None}
-    return ", ".join(POLICY_TEXT.get(p, p) for p in sorted(policies))
+    return ", ".join(_(POLICY_TEXT.get(p, p)) for p in sorted(policies))
 
 
 def _pyplot():
@@ -46,21 +48,21 @@ def bit_layout(rows: list[dict], title: str):
     for index, row in enumerate(rows):
         axes.barh(0, row["bits"], left=start, color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   edgecolor="white")
-        label = f"{row['field']}\n{row['bits']} bits"
+        label = f"{row['field']}\n" + _("{bits} bits").format(bits=row["bits"])
         axes.text(start + row["bits"] / 2, 0, label, ha="center", va="center", color="white",
                   fontsize=8 if row["bits"] >= 8 else 6)
         start += row["bits"]
     axes.set_xlim(0, start)
     axes.set_yticks([])
-    axes.set_xlabel("bit position (most significant first)")
-    axes.set_title(title, fontsize=10)
+    axes.set_xlabel(_("bit position (most significant first)"))
+    axes.set_title(_(title), fontsize=10)
     return figure
 
 
 def verdict_summary(claims: list[dict]):
     """Stacked bars: how many claims of each topic hold, do not hold, are findings, did not
     run, or erred (claims as ``results.json`` has them; the legend uses the summary's words)."""
-    from ._claim import COUNT_TEXT, VERDICTS
+    from ._claim import VERDICTS, count_text
     from .runner import COLOURS
 
     plt = _pyplot()
@@ -70,10 +72,10 @@ def verdict_summary(claims: list[dict]):
     for verdict in VERDICTS:
         counts = [sum(1 for c in claims if c["topic"] == t and c["verdict"] == verdict)
                   for t in topics]
-        axes.barh(topics, counts, left=left, color=COLOURS[verdict], label=COUNT_TEXT[verdict])
+        axes.barh(topics, counts, left=left, color=COLOURS[verdict], label=count_text(verdict))
         left = [a + b for a, b in zip(left, counts, strict=True)]
     axes.invert_yaxis()
-    axes.set_xlabel("claims")
+    axes.set_xlabel(_("claims"))
     axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     axes.xaxis.get_major_locator().set_params(integer=True)
     return figure
@@ -99,13 +101,14 @@ def id_rank(table: list[dict], title: str):
         points = [(m - origin, ranks[row["hex"]])
                   for m, row, g in zip(ms, table, group, strict=True) if g == name]
         axes.scatter([p[0] for p in points], [p[1] for p in points], s=60,
-                     color=FIELD_COLOURS[index % len(FIELD_COLOURS)], label=f"process {name}")
-    axes.set_xlabel("made at (ms after the first ID)")
-    axes.set_ylabel("rank when sorted by _id")
+                     color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                     label=_("process {name}").format(name=name))
+    axes.set_xlabel(_("made at (ms after the first ID)"))
+    axes.set_ylabel(_("rank when sorted by _id"))
     axes.invert_yaxis()
     axes.yaxis.get_major_locator().set_params(integer=True)
     axes.legend(fontsize=8)
-    axes.set_title(title, fontsize=10)
+    axes.set_title(_(title), fontsize=10)
     return figure
 
 
@@ -126,11 +129,11 @@ def btree_summary(measurement: dict, title: str | None = None):
     size_axis = axes.pop(0)
     if all(r.get("index_bytes") for r in results):
         size_axis.bar(kinds, [r["index_bytes"] / 2**20 for r in results], color=colours)
-        size_axis.set_ylabel("index size (MiB)")
+        size_axis.set_ylabel(_("index size (MiB)"))
     else:
         size_axis.bar(kinds, [r["leaf_pages"] for r in results], color=colours)
-        size_axis.set_ylabel("leaf pages")
-    size_axis.set_title("size", fontsize=10)
+        size_axis.set_ylabel(_("leaf pages"))
+    size_axis.set_title(_("size"), fontsize=10)
     if with_fills:
         fill_axis = axes.pop(0)
         for index, r in enumerate(with_fills):
@@ -140,23 +143,23 @@ def btree_summary(measurement: dict, title: str | None = None):
         fill_axis.axvline(0.693, color="#57606a", linestyle=":", linewidth=1)
         fill_axis.text(0.693, fill_axis.get_ylim()[1] * 0.95, " ln 2", fontsize=8,
                        color="#57606a", va="top")
-        fill_axis.set_xlabel("leaf fill")
-        fill_axis.set_ylabel("leaf pages")
+        fill_axis.set_xlabel(_("leaf fill"))
+        fill_axis.set_ylabel(_("leaf pages"))
         fill_axis.legend(fontsize=8)
-        fill_axis.set_title("leaf fill distribution", fontsize=10)
+        fill_axis.set_title(_("leaf fill distribution"), fontsize=10)
     if with_rates:
         rate_axis = axes.pop(0)
         for index, (r, colour) in enumerate(zip(with_rates, colours, strict=False)):
             rate_axis.plot(r["inserts_per_second_by_batch"], label=r["keys"], color=colour,
                            linestyle=LINE_STYLES[index % len(LINE_STYLES)])
-        rate_axis.set_xlabel("batch")
-        rate_axis.set_ylabel("inserts per second")
+        rate_axis.set_xlabel(_("batch"))
+        rate_axis.set_ylabel(_("inserts per second"))
         rate_axis.legend(fontsize=8)
-        rate_axis.set_title("insert rate over time", fontsize=10)
+        rate_axis.set_title(_("insert rate over time"), fontsize=10)
     policy = _policy(measurement)
-    figure.suptitle(title or f"{measurement['engine']} {measurement['engine_version']}, "
-                    f"N = {measurement['n']:,}" + (f", {policy}" if policy else ""),
-                    fontsize=10)
+    figure.suptitle(_(title) if title else f"{measurement['engine']} "
+                    f"{measurement['engine_version']}, N = {measurement['n']:,}"
+                    + (f", {policy}" if policy else ""), fontsize=10)
     figure.tight_layout()
     return figure
 
@@ -175,9 +178,9 @@ def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
                   marker=MARKERS[index % len(MARKERS)], markevery=max(len(steps) // 8, 1),
                   markersize=4, alpha=0.85)
     if title:
-        axes.set_title(title, fontsize=10)
-    axes.set_xlabel("keys inserted")
-    axes.set_ylabel("leaf splits per 1,000 inserts")
+        axes.set_title(_(title), fontsize=10)
+    axes.set_xlabel(_("keys inserted"))
+    axes.set_ylabel(_("leaf splits per 1,000 inserts"))
     axes.legend(fontsize=8)
     return figure
 
@@ -207,14 +210,14 @@ def engines_side_by_side(comparison: dict):
     for axis in (size_axis, fill_axis):
         axis.set_xticks([i + width * (len(kinds) - 1) / 2 for i in range(len(measured))], labels,
                         fontsize=8)
-    size_axis.set_ylabel("index size relative to int keys")
-    fill_axis.set_ylabel("average leaf fill")
+    size_axis.set_ylabel(_("index size relative to int keys"))
+    fill_axis.set_ylabel(_("average leaf fill"))
     fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1)
     fill_axis.set_ylim(0, 1.05)
     size_axis.legend(fontsize=8)
     figure.tight_layout()
     return figure
-def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type ladder",
+def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON type ladder"),
                 order: list | None = None):
     """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
 
@@ -225,7 +228,7 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type l
     from . import bson_order
 
     plt = _pyplot()
-    rungs = ["MinKey", "empty array", "Null", "Numbers", "String", "Object", "Array", "BinData",
+    rungs = ["MinKey", _("empty array"), "Null", "Numbers", "String", "Object", "Array", "BinData",
              "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
              "JavaScript with scope", "MaxKey"]
     figure, axes = plt.subplots(figsize=(9, 5))
@@ -238,7 +241,7 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = "The BSON type l
                       xytext=(0, 6), ha="center", fontsize=8)
     axes.set_yticks(range(len(rungs)), rungs, fontsize=8)
     axes.set_ylim(-0.5, len(rungs) - 0.5)
-    axes.set_xlabel(f"position in sort({{{path}: 1, _id: 1}})")
+    axes.set_xlabel(_("position in {sort}").format(sort=f"sort({{{path}: 1, _id: 1}})"))
     axes.grid(axis="y", color="#eaeef2")
-    axes.set_title(title, fontsize=10)
+    axes.set_title(_(title), fontsize=10)
     return figure

@@ -12,7 +12,18 @@ import re
 import textwrap
 from pathlib import Path
 
-from ._claim import ERROR, FAILS, FINDING, HOLDS, NOT_RUN, VERDICT_TEXT, short_json
+from ._claim import (
+    ERROR,
+    FAILS,
+    FINDING,
+    HOLDS,
+    NOT_RUN,
+    VERDICT_TEXT,
+    kind_text,
+    short_json,
+    verdict_text,
+)
+from .i18n import N_, _, language
 from .runner import Run
 
 _ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m", NOT_RUN: "\033[2m",
@@ -39,10 +50,10 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     title_width = max(20, width - 6 - 15 - engine_width - 6)
 
     def paint(verdict: str) -> str:
-        text = f"{VERDICT_TEXT[verdict]:<14}"
+        text = f"{verdict_text(verdict):<14}"
         return _ANSI[verdict] + text + _RESET if colour else text
 
-    lines = [f"{'ID':<5} {'verdict':<14} {'engine':<{engine_width}}  claim"]
+    lines = [f"{'ID':<5} {_('verdict'):<14} {_('engine'):<{engine_width}}  {_('claim')}"]
     for claim in claims:
         title = textwrap.shorten(claim["title"], title_width, placeholder="…")
         engine = _engine(claim["results"][0]) if _single(claim) else ""
@@ -65,31 +76,40 @@ def _reasons(claims: list[dict]) -> list[str]:
     not_run: dict[str, list[str]] = {}
     for claim in claims:
         for row in claim["results"]:
-            where = claim["id"] if _single(claim) else f"{claim['id']} on {row['engine']}"
+            where = claim["id"] if _single(claim) else _where(claim["id"], row["engine"])
             if row["verdict"] == NOT_RUN:
                 not_run.setdefault(row["reason"], []).append(where)
             elif row["verdict"] == ERROR:
-                lines.append(f"{where} error: {row['reason']}")
+                lines.append(_("{where} error: {reason}").format(where=where,
+                                                                  reason=row["reason"]))
             elif row["verdict"] in (FAILS, FINDING):
-                lines.append(f"{where} {VERDICT_TEXT[row['verdict']]}: expected "
-                             f"{short_json(claim['expected'])}, observed "
-                             f"{short_json(row['observed'])}"
+                lines.append(_("{where} {verdict}: expected {expected}, observed {observed}")
+                             .format(where=where, verdict=verdict_text(row["verdict"]),
+                                     expected=short_json(claim["expected"]),
+                                     observed=short_json(row["observed"]))
                              + (f" ({row['reason']})" if row["reason"] else ""))
     for reason, where in not_run.items():
-        lines.append(f"Not run ({', '.join(where)}): {reason}")
+        lines.append(_("Not run ({where}): {reason}").format(where=", ".join(where),
+                                                             reason=reason))
     return lines
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
+def _where(claim_id: str, engine: str) -> str:
+    return _("{id} on {engine}").format(id=claim_id, engine=engine)
+
+
+def _plural(n: int, one: str, many: str, **values: str) -> str:
+    """``one`` or ``many`` (messages with ``{n}``) as the number says, translated, filled."""
+    return _(one if n == 1 else many).format(n=n, **values)
 
 
 # How each verdict reads as a sentence about a number of claims.
-_COUNT_SENTENCE = {HOLDS: ("claim holds", "claims hold"),
-                   FAILS: ("claim does not hold", "claims do not hold"),
-                   FINDING: ("survey claim has a finding", "survey claims have findings"),
-                   NOT_RUN: ("claim did not run", "claims did not run"),
-                   ERROR: ("claim erred", "claims erred")}
+_COUNT_SENTENCE = {HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
+                   FAILS: (N_("{n} claim does not hold"), N_("{n} claims do not hold")),
+                   FINDING: (N_("{n} survey claim has a finding"),
+                             N_("{n} survey claims have findings")),
+                   NOT_RUN: (N_("{n} claim did not run"), N_("{n} claims did not run")),
+                   ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
 _NEEDS = re.compile(r"^needs (\w+): (.*)$", re.S)
 _ENGINE_NAMES = {"mongodb": "MongoDB", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger"}
 
@@ -111,7 +131,7 @@ def not_run_causes(claims: list[dict]) -> list[dict]:
             if claim["id"] not in cause["claims"]:
                 cause["claims"].append(claim["id"])
             cause["where"].append(claim["id"] if _single(claim)
-                                  else f"{claim['id']} on {row['engine']}")
+                                  else _where(claim["id"], row["engine"]))
     for cause in causes.values():
         hint = cause["detail"].split("Hint:", 1)
         cause["what_failed"] = hint[0].strip()
@@ -124,19 +144,24 @@ def summary_lines(data: dict) -> list[str]:
     says), then each cause of not-run claims once, with what to do about it."""
     counts = {v: sum(1 for c in data["claims"] if c["verdict"] == v) for v in VERDICT_TEXT}
     total = len(data["claims"])
-    lines = [f"{_plural(total, 'claim was', 'claims were')} checked: "
-             + "; ".join(_plural(counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
-                         if counts[v]) + "."]
+    counted = "; ".join(_plural(counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
+                        if counts[v])
+    lines = [_plural(total, N_("{n} claim was checked: {counts}."),
+                     N_("{n} claims were checked: {counts}."), counts=counted)]
     for cause in not_run_causes(data["claims"]):
         who = ", ".join(cause["where"])
         if cause["missing"]:
-            line = (f"{_plural(len(cause['claims']), 'claim', 'claims')} did not run (or not "
-                    f"on every engine) because {cause['missing']} was not available: {who}. "
-                    f"({cause['what_failed'].rstrip('.')}.)")
+            line = _plural(len(cause["claims"]),
+                           N_("{n} claim did not run (or not on every engine) because "
+                              "{missing} was not available: {who}."),
+                           N_("{n} claims did not run (or not on every engine) because "
+                              "{missing} was not available: {who}."),
+                           missing=cause["missing"], who=who)
+            line += f" ({cause['what_failed'].rstrip('.')}.)"
         else:
-            line = f"Not run: {who}: {cause['what_failed']}."
+            line = _("Not run: {who}: {what}.").format(who=who, what=cause["what_failed"])
         if cause["todo"]:
-            line += f" To run them: {cause['todo']}"
+            line += " " + _("To run them: {todo}").format(todo=cause["todo"])
         lines.append(line)
     return lines
 
@@ -150,7 +175,7 @@ def readable(value, key: str = "") -> str:
     thousands separators, short lists joined, yes/no for booleans, small objects as
     ``key: value`` pairs."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -162,14 +187,15 @@ def readable(value, key: str = "") -> str:
     if isinstance(value, list):
         if len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
                                    for v in value) and _is_share(key):
-            return f"{readable(float(value[0]), key)} to {readable(float(value[1]), key)}"
+            return _("{low} to {high}").format(low=readable(float(value[0]), key),
+                                               high=readable(float(value[1]), key))
         if all(not isinstance(v, dict | list) for v in value):
             return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
-                or "(none)"
+                or _("(none)")
         return short_json(value, 200)
     if isinstance(value, dict):
         if all(not isinstance(v, dict | list) for v in value.values()):
-            return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or "(none)"
+            return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or _("(none)")
         return short_json(value, 200)
     return str(value)
 
@@ -205,41 +231,47 @@ def outside_range(expected, observed) -> list[str]:
                 continue
             tolerance = 0.005 if _is_share(key) else 0.0
             if value[0] > high + tolerance or value[0] < low - tolerance:
-                direction = "larger" if value[0] > high else "smaller"
-                notes.append(f"{name} {readable(value[0], name)} is {direction} than stated "
-                             f"({readable(stated, key)})")
+                text = (_("{name} {value} is larger than stated ({stated})") if value[0] > high
+                        else _("{name} {value} is smaller than stated ({stated})"))
+                notes.append(text.format(name=name, value=readable(value[0], name),
+                                         stated=readable(stated, key)))
     return notes
 
 
 def markdown(run: Run) -> str:
     """report.md: the same table and details, for a pull request or a wiki page."""
     data = run.to_dict()
-    out = ["# labkit report", "",
-           f"Run {data['started']} to {data['finished']}, labkit {data['labkit_version']}, "
-           f"Python {data['python']}.", ""]
-    out += [f"- Server: {line}" for line in data["engines"]] or ["- Servers: none used"]
-    out += ["", f"**{data['summary']}**", ""]
+    out = [f"# {_('labkit report')}", "",
+           _("Run {started} to {finished}, labkit {version}, Python {python}.").format(
+               started=data["started"], finished=data["finished"],
+               version=data["labkit_version"], python=data["python"]), ""]
+    out += [f"- {_('Server:')} {line}" for line in data["engines"]] or [
+        f"- {_('Servers: none used')}"]
+    out += ["", f"**{run.summary()}**", ""]
     out += [f"- {line}" for line in summary_lines(data)]
-    out += ["", "| ID | verdict | engine | claim |", "|---|---|---|---|"]
+    out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
     for claim in data["claims"]:
         engine = _engine(claim["results"][0]) if _single(claim) else ""
-        out.append(f"| {claim['id']} | {VERDICT_TEXT[claim['verdict']]} | {engine} | "
+        out.append(f"| {claim['id']} | {verdict_text(claim['verdict'])} | {engine} | "
                    f"{claim['title'].replace('|', '/')} |")
         if not _single(claim):
             for row in claim["results"]:
-                out.append(f"| | {VERDICT_TEXT[row['verdict']]} | {_engine(row)} | |")
+                out.append(f"| | {verdict_text(row['verdict'])} | {_engine(row)} | |")
     out.append("")
     for claim in data["claims"]:
+        lesson = (" " + _("(lesson `{lesson}`)").format(lesson=claim["lesson"])
+                  if claim["lesson"] else "")
         out += [f"## {claim['id']}: {claim['title']}", "",
-                f"- Verdict: **{VERDICT_TEXT[claim['verdict']]}** ({claim['kind']} claim)",
-                f"- Source: {claim['source']}",
-                f"- Experiment: `{claim['experiment']}`"
-                + (f" (lesson `{claim['lesson']}`)" if claim["lesson"] else ""),
-                f"- Expected: `{short_json(claim['expected'], 400)}`"]
+                f"- {_('Verdict:')} **{verdict_text(claim['verdict'])}** "
+                f"({kind_text(claim['kind'])})",
+                f"- {_('Source:')} {_(claim['source'])}",
+                f"- {_('Experiment:')} `{claim['experiment']}`{lesson}",
+                f"- {_('Expected:')} `{short_json(claim['expected'], 400)}`"]
         for row in claim["results"]:
-            observed = (f"observed `{short_json(row['observed'], 400)}`"
-                        if row["observed"] is not None else "no observation")
-            out.append(f"- {_engine(row)}: **{VERDICT_TEXT[row['verdict']]}**, {observed}"
+            observed = (_("observed {value}").format(
+                value=f"`{short_json(row['observed'], 400)}`")
+                if row["observed"] is not None else _("no observation"))
+            out.append(f"- {_engine(row)}: **{verdict_text(row['verdict'])}**, {observed}"
                        + (f"; {row['reason']}" if row["reason"] else ""))
         out.append("")
     return "\n".join(out)
@@ -290,7 +322,8 @@ def _figure(draw, alt: str) -> str:
     try:
         return _img(png_bytes(draw()), alt)
     except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
-        return f"<p class='error'>The figure could not be drawn: {html.escape(one_line(exc))}</p>"
+        return ("<p class='error'>" + html.escape(_("The figure could not be drawn: {why}")
+                                                  .format(why=one_line(exc))) + "</p>")
 
 
 def _short_reason(row: dict) -> str:
@@ -299,21 +332,22 @@ def _short_reason(row: dict) -> str:
     if row["verdict"] != NOT_RUN or not match:
         return row["reason"]
     name = _ENGINE_NAMES.get(match.group(1), match.group(1))
-    return f"{name} was not available here (how to get it: see the summary at the top)."
+    return _("{name} was not available here (how to get it: see the summary at the top)."
+             ).format(name=name)
 
 
 def _expected_html(claim: dict) -> str:
     expected = claim["expected"]
     if isinstance(expected, dict):
         return ""  # shown beside each engine's observation
-    return f"<p>Expected: {html.escape(readable(expected))}</p>"
+    return f"<p>{_('Expected:')} {html.escape(readable(expected))}</p>"
 
 
 def _compare_html(expected, observed) -> str:
     """Expected and observed side by side, one row per quantity, in readable words."""
     esc = html.escape
     if not isinstance(observed, dict):
-        return f"<p>Observed: {esc(readable(observed))}</p>"
+        return f"<p>{_('Observed:')} {esc(readable(observed))}</p>"
     stated = expected if isinstance(expected, dict) else {}
     keys = list(dict.fromkeys([*stated, *observed]))
     body = "".join(f"<tr><td class='e'>{esc(k.replace('_', ' '))}</td>"
@@ -322,12 +356,13 @@ def _compare_html(expected, observed) -> str:
                    for k in keys)
     notes = "".join(f"<br><span class='dir'>{esc(n)}</span>"
                     for n in outside_range(stated, observed))
-    return (f"<table><tr><th></th><th>expected</th><th>observed</th></tr>{body}</table>"
+    return (f"<table><tr><th></th><th>{_('expected')}</th><th>{_('observed')}</th></tr>"
+            f"{body}</table>"
             + (f"<p>{notes[4:]}</p>" if notes else ""))
 
 
 def _verdict(verdict: str) -> str:
-    return f"<span class='v {verdict}'>{VERDICT_TEXT[verdict]}</span>"
+    return f"<span class='v {verdict}'>{verdict_text(verdict)}</span>"
 
 
 def html_report(run: Run) -> str:
@@ -336,24 +371,28 @@ def html_report(run: Run) -> str:
 
     data = run.to_dict()
     esc = html.escape
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-             f"<title>labkit report {esc(data['started'])}</title><style>{_CSS}</style>"
+    parts = [f"<!doctype html><html lang='{language()}'><head><meta charset='utf-8'>"
+             f"<title>{_('labkit report')} {esc(data['started'])}</title><style>{_CSS}</style>"
              "</head><body>",
-             "<h1>labkit report</h1>",
-             f"<p class='meta'>Run {esc(data['started'])} to {esc(data['finished'])}; labkit "
-             f"{esc(data['labkit_version'])}; Python {esc(data['python'])}.<br>"
-             + ("<br>".join(f"Server: {esc(line)}" for line in data["engines"])
-                or "No database server was used.") + "</p>",
-             f"<div class='summary'><p><b>{esc(data['summary'])}</b></p><ul>"
+             f"<h1>{_('labkit report')}</h1>",
+             "<p class='meta'>" + esc(_("Run {started} to {finished}; labkit {version}; Python "
+                                        "{python}.").format(
+                 started=data["started"], finished=data["finished"],
+                 version=data["labkit_version"], python=data["python"])) + "<br>"
+             + ("<br>".join(f"{_('Server:')} {esc(line)}" for line in data["engines"])
+                or _("No database server was used.")) + "</p>",
+             f"<div class='summary'><p><b>{esc(run.summary())}</b></p><ul>"
              + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(data))
              + "</ul></div>",
-             "<p class='meta'>A <i>behaviour</i> claim says what a server does: if it does not "
-             "hold, that is a failure. A <i>survey</i> claim is judged on several engines: where "
-             "it does not hold, that is a <span class='finding'>finding</span>, not a fault.</p>"]
+             "<p class='meta'>" + _(
+                 "A <i>behaviour</i> claim says what a server does: if it does not hold, that "
+                 "is a failure. A <i>survey</i> claim is judged on several engines: where it "
+                 "does not hold, that is a <span class='finding'>finding</span>, not a fault.")
+             + "</p>"]
     if data["claims"]:
-        parts.append(_img(png_bytes(verdict_summary(data["claims"])), "verdicts by topic"))
-    parts.append("<table><tr><th class='id'>ID</th><th>verdict</th><th>engine</th>"
-                 "<th>claim</th></tr>")
+        parts.append(_img(png_bytes(verdict_summary(data["claims"])), _("verdicts by topic")))
+    parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
+                 f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
     for claim in data["claims"]:
         engine = _engine(claim["results"][0]) if _single(claim) else ""
         parts.append(f"<tr><td class='id'><a href='#{esc(claim['id'])}'>{esc(claim['id'])}</a>"
@@ -365,16 +404,17 @@ def html_report(run: Run) -> str:
                              f"<td class='e'>{esc(_engine(row))}</td><td></td></tr>")
     parts.append("</table>")
     for result, claim in zip(run.claims, data["claims"], strict=True):
-        lesson = f" &middot; lesson: <code>{esc(claim['lesson'])}</code>" if claim["lesson"] else ""
+        lesson = (f" &middot; {_('lesson:')} <code>{esc(claim['lesson'])}</code>"
+                  if claim["lesson"] else "")
         parts.append(f"<section id='{esc(claim['id'])}'>"
                      f"<h2>{esc(claim['id'])}: {esc(claim['title'])}</h2>"
-                     f"<p>{_verdict(claim['verdict'])} ({esc(claim['kind'])} claim) &middot; "
-                     f"source: {esc(claim['source'])}<br>experiment: "
+                     f"<p>{_verdict(claim['verdict'])} ({esc(kind_text(claim['kind']))}) "
+                     f"&middot; {_('source:')} {esc(_(claim['source']))}<br>{_('experiment:')} "
                      f"<code>{esc(claim['experiment'])}</code>{lesson}</p>"
                      + _expected_html(claim))
         for row_result, row in zip(result.rows, claim["results"], strict=True):
-            parts.append(f"<div class='row'><p>{_verdict(row['verdict'])} on "
-                         f"<b>{esc(_engine(row))}</b>")
+            parts.append("<div class='row'><p>" + _("{verdict} on {engine}").format(
+                verdict=_verdict(row["verdict"]), engine=f"<b>{esc(_engine(row))}</b>"))
             if row["reason"]:
                 parts.append(f"<br>{esc(_short_reason(row))}")
             parts.append("</p>")
@@ -383,7 +423,7 @@ def html_report(run: Run) -> str:
             parts.append(_evidence_table(row["evidence"]))
             observation = row_result.observation
             if observation is not None and observation.figure and row["observed"] is not None:
-                parts.append(_figure(observation.figure, f"{claim['id']} on {_engine(row)}"))
+                parts.append(_figure(observation.figure, _where(claim["id"], _engine(row))))
             parts.append("</div>")
         parts.append("</section>")
     parts.append("</body></html>")

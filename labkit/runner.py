@@ -19,18 +19,20 @@ from ._claim import (
     HOLDS,
     NOT_RUN,
     SOURCES,
-    VERDICT_TEXT,
     VERDICTS,
     Claim,
     Observation,
     Unobservable,
     claim_verdict,
+    count_text,
     errored,
     jsonable,
     one_line,
     short_json,
+    verdict_text,
 )
 from .errors import BadInput, ServerUnavailable
+from .i18n import _
 
 COLOURS = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df", NOT_RUN: "#6e7781",
            ERROR: "#bc4c00"}
@@ -256,24 +258,26 @@ class Result:
         }
 
     def __str__(self) -> str:
-        where = f" on {self.engine} {self.engine_version}".rstrip() if self.engine else ""
-        line = f"{self.claim.id} {VERDICT_TEXT[self.verdict]}{where}: {self.claim.title}"
+        where = " " + _("on {engine}").format(
+            engine=f"{self.engine} {self.engine_version or ''}".strip()) if self.engine else ""
+        line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.title}"
         if self.shows_observation:
-            line += (f"\n  expected: {short_json(self.claim.expected)}"
-                     f"\n  observed: {short_json(self.observation.observed)}")
+            line += (f"\n  {_('expected:')} {short_json(self.claim.expected)}"
+                     f"\n  {_('observed:')} {short_json(self.observation.observed)}")
         if self.reason:
             line += f"\n  {self.reason}"
         return line
 
     def _repr_html_(self) -> str:
         rows = [f"<b style='color:{COLOURS[self.verdict]}'>{self.claim.id} "
-                f"{VERDICT_TEXT[self.verdict]}</b> &mdash; {html.escape(self.claim.title)}"]
+                f"{verdict_text(self.verdict)}</b> &mdash; {html.escape(self.claim.title)}"]
         if self.engine:
-            rows.append(f"engine: {html.escape(self.engine)} "
+            rows.append(f"{_('engine:')} {html.escape(self.engine)} "
                         f"{html.escape(self.engine_version or '')}")
         if self.shows_observation:
-            rows.append(f"expected: <code>{html.escape(short_json(self.claim.expected))}</code>")
-            rows.append(f"observed: <code>"
+            rows.append(f"{_('expected:')} "
+                        f"<code>{html.escape(short_json(self.claim.expected))}</code>")
+            rows.append(f"{_('observed:')} <code>"
                         f"{html.escape(short_json(self.observation.observed))}</code>")
         if self.reason:
             rows.append(html.escape(self.reason))
@@ -369,11 +373,15 @@ class Run:
             counts[result.verdict] += 1
         return counts
 
-    def summary(self) -> str:
-        """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``."""
+    def summary(self, english: bool = False) -> str:
+        """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``, in the
+        learner's words (``english``: as ``results.json`` keeps it)."""
         counts = self.counts()
-        parts = ", ".join(f"{counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
-        return f"{len(self.claims)} claims: {parts}"
+        if english:
+            parts = ", ".join(f"{counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
+            return f"{len(self.claims)} claims: {parts}"
+        parts = ", ".join(f"{counts[v]} {count_text(v)}" for v in VERDICTS)
+        return _("{n} claims: {counts}").format(n=len(self.claims), counts=parts)
 
     def exit_status(self, strict: bool = False) -> int:
         """0 when every behaviour claim that ran holds and nothing erred; findings never count.
@@ -396,7 +404,7 @@ class Run:
             "started": self.started.isoformat(timespec="seconds"),
             "finished": self.finished.isoformat(timespec="seconds"),
             "engines": self.engines,
-            "summary": self.summary(),
+            "summary": self.summary(english=True),
             "counts": {COUNT_TEXT[v]: n for v, n in self.counts().items()},
             "claims": [result.to_dict() for result in self.claims],
         }

@@ -7,11 +7,28 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .i18n import N_, _
+
+# The headings a learner reads, built in English and shown translated (``_headings``).
+HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("avg leaf fill"),
+            N_("insert s"), N_("note"), N_("size vs uuid7"), N_("id"), N_("topic"), N_("kind"),
+            N_("claim verdict"), N_("version"), N_("verdict"), N_("seconds"), N_("reason"),
+            N_("lesson"), N_("needs"), N_("source"))
+
 
 def _pd():
     import pandas as pd
 
     return pd
+
+
+def _headings(frame):
+    """The frame with its column and index headings in the learner's words."""
+    frame = frame.rename(columns=lambda c: _(c) if isinstance(c, str) else c)
+    frame.index.names = [_(n) if isinstance(n, str) else n for n in frame.index.names]
+    if hasattr(frame.columns, "names"):
+        frame.columns.names = [_(n) if isinstance(n, str) else n for n in frame.columns.names]
+    return frame
 
 
 def shell(value: Any) -> str:
@@ -62,9 +79,9 @@ def fixture(docs: str | list[dict], fields: list[str] | None = None):
         for name in fields:
             if name in doc:
                 row[name] = shell(doc[name])
-                row[f"{name} type"] = bson_order.bson_type(doc[name])
+                row[_("{name} type").format(name=name)] = bson_order.bson_type(doc[name])
             else:
-                row[name], row[f"{name} type"] = "(missing)", "-"
+                row[name], row[_("{name} type").format(name=name)] = _("(missing)"), "-"
         rows.append(row)
     return _pd().DataFrame(rows).set_index("_id")
 
@@ -88,7 +105,8 @@ def btree_frame(measurements: dict | list[dict]):
     for m in measurements:
         if "results" not in m:
             rows.append({"engine": m["engine"], "keys": "-",
-                         "note": f"not run: {m.get('not_run') or m.get('error')}"})
+                         "note": _("not run: {why}").format(
+                             why=m.get("not_run") or m.get("error"))})
             continue
         for r in m["results"]:
             rows.append({"engine": f"{m['engine']} {m['engine_version']}".strip(),
@@ -100,7 +118,7 @@ def btree_frame(measurements: dict | list[dict]):
     for column in ("index bytes", "leaf pages"):
         if column in frame:
             frame[column] = frame[column].astype("Int64")
-    return frame
+    return _headings(frame)
 
 
 def btree_pivot(measurements: dict | list[dict]):
@@ -131,9 +149,9 @@ def btree_pivot(measurements: dict | list[dict]):
     frame = pd.DataFrame({"avg leaf fill": pd.Series(fills, dtype=object),
                           "size vs uuid7": pd.Series(sizes, dtype=object)})
     if frame.empty:
-        return frame
+        return _headings(frame)
     frame.index.names = ["engine", "keys"]
-    return frame.unstack("keys").fillna("-")
+    return _headings(frame.unstack("keys").fillna("-"))
 
 
 def evidence(checked) -> Any:
@@ -148,13 +166,13 @@ def evidence(checked) -> Any:
             rows.append({"engine": row.engine, **{k: v if isinstance(v, str | int | float)
                                                   and not isinstance(v, bool)
                                                   else short_json(v) for k, v in item.items()}})
-    return _pd().DataFrame(rows)
+    return _headings(_pd().DataFrame(rows))
 
 
 def results(source: str | Path | dict):
     """A run's ``results.json`` (a path, a report folder, or the loaded dict) as one row per
     claim and engine: ID, topic, kind, claim verdict, engine, version, row verdict, reason."""
-    from ._claim import VERDICT_TEXT
+    from ._claim import VERDICT_TEXT, verdict_text
 
     if not isinstance(source, dict):
         path = Path(source)
@@ -164,12 +182,14 @@ def results(source: str | Path | dict):
     for claim in source["claims"]:
         for row in claim["results"]:
             rows.append({"id": claim["id"], "topic": claim["topic"], "kind": claim["kind"],
-                         "claim verdict": VERDICT_TEXT.get(claim["verdict"], claim["verdict"]),
+                         "claim verdict": verdict_text(claim["verdict"])
+                         if claim["verdict"] in VERDICT_TEXT else claim["verdict"],
                          "engine": row["engine"] or "-",
                          "version": row["engine_version"] or "",
-                         "verdict": VERDICT_TEXT.get(row["verdict"], row["verdict"]),
+                         "verdict": verdict_text(row["verdict"])
+                         if row["verdict"] in VERDICT_TEXT else row["verdict"],
                          "seconds": row["seconds"], "reason": row["reason"]})
-    return _pd().DataFrame(rows)
+    return _headings(_pd().DataFrame(rows))
 
 
 def claims():
@@ -182,10 +202,10 @@ def claims():
 
     rows = [{"id": c.id, "topic": c.topic, "kind": c.kind,
              "lesson": lesson_of(c).removeprefix("notebooks/"),
-             "needs": ", ".join(c.needs) or "no server",
-             "source": SOURCES[c.source].split(" (", 1)[-1].removesuffix(")")}
+             "needs": ", ".join(c.needs) or _("no server"),
+             "source": _(SOURCES[c.source]).split(" (", 1)[-1].removesuffix(")")}
             for c in registered()]
-    return _pd().DataFrame(rows).set_index("id")
+    return _headings(_pd().DataFrame(rows).set_index("id"))
 
 
 def frame(rows: list[dict]):

@@ -8,10 +8,12 @@ labkit's own messages (feedback, hints, cards) to Vietnamese.
     python -m labkit.translate update   # add new English text to the catalogues
     python -m labkit.translate build    # write notebooks/vi/ from the catalogues
     python -m labkit.translate check    # what is missing, stale or out of step (exit 1 if any)
+    python -m labkit.translate messages # labkit's own words into labkit/locale/vi/labkit.po
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import sys
@@ -230,8 +232,110 @@ def check(layout: Layout = Layout()) -> list[str]:
     return problems
 
 
+PACKAGE = Path(__file__).resolve().parent
+LABKIT_CATALOGUE = PACKAGE / "locale" / LANGUAGE / "labkit.po"
+MARKERS = ("_", "N_")  # i18n._ translates where a message is shown; i18n.N_ only marks it
+
+
+def _marked(tree: ast.AST, where: str) -> list[str]:
+    """The literal messages of ``_()`` and ``N_()`` calls, in source order; an f-string there
+    is a BadInput (its text changes with its values, so it cannot be looked up)."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in MARKERS and len(node.args) == 1):
+            continue
+        arg = node.args[0]
+        if isinstance(arg, ast.JoinedStr):
+            raise BadInput(f"{where}:{node.lineno}: an f-string cannot be a message; write "
+                           f"{node.func.id}(\"… {{name}} …\").format(name=…)")
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found.append((node.lineno, node.col_offset, arg.value))
+    return [text for *_, text in sorted(found)]
+
+
+def _notebook_labels(lesson: Path) -> list[str]:
+    """The words a lesson's code hands labkit to show: ``model_label="…"`` of
+    ``labkit.on_server`` (a not-run card's label) and the ``title`` of a ``plots`` figure.
+    labkit translates them where it shows them, so they are labkit's messages too."""
+    import inspect
+
+    from . import plots
+
+    labels = []
+    for source in code_cells(_read(lesson)):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a cell with IPython magics has no labels to give
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            given = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+            func = node.func
+            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id == "plots" and callable(getattr(plots, func.attr, None))):
+                names = list(inspect.signature(getattr(plots, func.attr)).parameters)
+                given.update(zip(names, node.args, strict=False))
+            labels += [value.value for key, value in given.items()
+                       if key in ("model_label", "title") and isinstance(value, ast.Constant)
+                       and isinstance(value.value, str)]
+    return labels
+
+
+def labkit_messages(layout: Layout = Layout(), package: Path = PACKAGE) -> dict[str, list[str]]:
+    """Every message labkit shows a learner: ``{English text: [files it is in]}``, from the
+    package's ``_()``/``N_()`` calls and the lessons' ``model_label=`` arguments."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        where = f"{package.name}/{path.relative_to(package).as_posix()}"
+        for text in _marked(ast.parse(path.read_text(encoding="utf-8")), where):
+            found.setdefault(text, [])
+            if where not in found[text]:
+                found[text].append(where)
+    for lesson in layout.lessons():
+        for text in _notebook_labels(lesson):
+            found.setdefault(text, []).append(f"notebooks/{lesson.name}")
+    return found
+
+
+def update_messages(path: Path = LABKIT_CATALOGUE, layout: Layout = Layout(),
+                    package: Path = PACKAGE) -> dict[str, int]:
+    """Bring ``labkit/locale/vi/labkit.po`` in step with labkit's messages, as ``update`` does
+    for the lessons: new text untranslated, vanished text obsolete, translations kept."""
+    polib = _polib()
+    wanted = labkit_messages(layout, package)
+    if path.exists():
+        catalogue = polib.pofile(str(path), wrapwidth=100)
+    else:
+        catalogue = _new_catalogue(Path("labkit"))
+        catalogue.metadata["Project-Id-Version"] = "labkit"
+    known = {entry.msgid: entry for entry in catalogue if not entry.obsolete}
+    added = dropped = 0
+    for text, files in wanted.items():
+        entry = known.get(text) or next(
+            (e for e in catalogue if e.obsolete and e.msgid == text), None)
+        if entry is None:
+            entry = polib.POEntry(msgid=text, msgstr="")
+            catalogue.append(entry)
+            added += 1
+        entry.obsolete = False
+        entry.occurrences = [(name, "") for name in files]
+        if "{" in text and "python-brace-format" not in entry.flags:
+            entry.flags.append("python-brace-format")
+    for entry in catalogue:
+        if not entry.obsolete and entry.msgid not in wanted:
+            entry.obsolete = True
+            dropped += 1
+    order = {text: i for i, text in enumerate(wanted)}
+    catalogue.sort(key=lambda e: (e.obsolete, order.get(e.msgid, len(order))))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    catalogue.save(str(path))
+    return {"added": added, "obsolete": dropped}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``update``, ``build`` or ``check``; problems print one per line."""
+    """``update``, ``build``, ``check`` or ``messages``; problems print one per line."""
     argv = sys.argv[1:] if argv is None else argv
     action = argv[0] if argv else ""
     try:
@@ -247,10 +351,15 @@ def main(argv: list[str] | None = None) -> int:
             problems = check()
             print("\n".join(problems) or "Every lesson is translated and in step.")
             return 1 if problems else 0
+        if action == "messages":
+            change = update_messages()
+            print(f"labkit/locale/{LANGUAGE}/labkit.po: {change['added']} new, "
+                  f"{change['obsolete']} obsolete")
+            return 0
     except BadInput as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
-    print("Error: choose update, build or check", file=sys.stderr)
+    print("Error: choose update, build, check or messages", file=sys.stderr)
     return 2
 
 

@@ -8,6 +8,7 @@ import datetime as dt
 from .. import objectid
 from .._claim import Observation, retry_until, subset_of_observed
 from .._registry import claim
+from ..i18n import N_
 from ._common import bson_engine, counter_steps
 
 
@@ -43,7 +44,7 @@ def processes_in_one_second(ctx) -> Observation:
              objectid.split(restarted["ids"][0]).random != first_random,
          "tries": tries},
         engine, version, table, note=f"{tries} tries to land all three in one second",
-        figure=lambda: _rank_figure(table, "Three processes, one second"))
+        figure=lambda: _rank_figure(table, N_("Three processes, one second")))
 
 
 def _rank_figure(table: list[dict], title: str):

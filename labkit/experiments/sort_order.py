@@ -8,6 +8,7 @@ import datetime as dt
 from .. import bson_order, fixtures
 from .._claim import Observation
 from .._registry import claim
+from ..i18n import N_
 from ._common import compare_with_model, model_answers
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
@@ -68,7 +69,7 @@ def mixed_sort(ctx) -> Observation:
     observation = compare_with_model(ctx, "mixed", MIXED_QUESTIONS)
     order = observation.observed["v_then_id"]
     observation.figure = lambda: type_ladder(fixtures.load("mixed"), "v",
-                                             "The server's order on the type ladder", order)
+                                             N_("The server's order on the type ladder"), order)
     return observation
 
 @claim("X5", title="Ascending sort represents an array by its smallest element, descending by "

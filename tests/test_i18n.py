@@ -1,0 +1,234 @@
+"""labkit's own words in Vietnamese: every message extracted and translated, placeholders kept,
+feedback, cards, the report and plots in the learner's language, machine output in English."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import polib
+import pytest
+from helpers import labkit as run_labkit
+
+import labkit
+from labkit import i18n, notebook, questions, report, runner, translate
+from labkit.errors import BadInput, ServerUnavailable
+
+
+def _offline():
+    raise ServerUnavailable("no MongoDB server is available. Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.fixture()
+def offline(monkeypatch, tmp_path):
+    """A fresh kernel without servers, progress kept in a temporary file."""
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(notebook, "_notice_shown", False)
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(params=["en", "vi"])
+def lang(request, monkeypatch):
+    """Each language in turn, as ``labkit.language(code)`` sets it in a lesson."""
+    monkeypatch.setattr(i18n, "_chosen", None)
+    labkit.language(request.param)
+    return request.param
+
+
+def _catalogue() -> dict[str, polib.POEntry]:
+    return {e.msgid: e for e in polib.pofile(str(translate.LABKIT_CATALOGUE)) if not e.obsolete}
+
+
+def _placeholders(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w*)\}", text))
+
+
+def test_every_message_has_a_vietnamese_translation():
+    """Each ``_()``/``N_()`` message of the package (and each label a lesson hands labkit) has a
+    finished translation: a new or changed English message fails until it is translated
+    (``python -m labkit.translate messages``, then fill in labkit/locale/vi/labkit.po)."""
+    catalogue = _catalogue()
+    messages = translate.labkit_messages()
+    assert len(messages) > 250
+    missing = [m for m in messages if m not in catalogue]
+    untranslated = [m for m in messages if m in catalogue and not catalogue[m].msgstr]
+    fuzzy = [m for m in messages if m in catalogue and "fuzzy" in catalogue[m].flags]
+    assert not missing, f"not in labkit.po (run `python -m labkit.translate messages`): {missing}"
+    assert not untranslated and not fuzzy, (untranslated, fuzzy)
+    assert not set(catalogue) - set(messages), "labkit.po keeps messages the code no longer has"
+
+
+def test_placeholders_agree():
+    """A translation names exactly the ``{placeholders}`` of its English message."""
+    wrong = [(e.msgid, e.msgstr) for e in _catalogue().values()
+             if _placeholders(e.msgid) != _placeholders(e.msgstr)]
+    assert not wrong
+
+
+def test_an_f_string_cannot_be_a_message(tmp_path):
+    """The extractor refuses ``_(f"…")``: its text changes with its values and is never found."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "m.py").write_text('from labkit.i18n import _\nx = 1\nprint(_(f"n = {x}"))\n')
+    with pytest.raises(BadInput, match=r"m\.py:3: an f-string"):
+        translate.labkit_messages(translate.Layout(tmp_path), package)
+
+
+def test_update_messages_adds_obsoletes_and_keeps(tmp_path):
+    """New messages come in untranslated, vanished ones turn obsolete, translations stay."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    source = package / "m.py"
+    source.write_text('from labkit.i18n import N_, _\nA = N_("kept")\nprint(_("gone {n}"))\n')
+    path = tmp_path / "labkit.po"
+    layout = translate.Layout(tmp_path)
+    assert translate.update_messages(path, layout, package) == {"added": 2, "obsolete": 0}
+    catalogue = polib.pofile(str(path))
+    catalogue.find("kept").msgstr = "giữ"
+    catalogue.save()
+    source.write_text('from labkit.i18n import N_, _\nA = N_("kept")\nprint(_("new"))\n')
+    assert translate.update_messages(path, layout, package) == {"added": 1, "obsolete": 1}
+    catalogue = polib.pofile(str(path))
+    assert catalogue.find("kept").msgstr == "giữ"
+    assert catalogue.find("new").msgstr == ""
+    assert catalogue.find("gone {n}", include_obsolete_entries=True).obsolete
+
+
+def test_wrong_answer_feedback_is_in_the_lesson_language(offline, lang):
+    """A wrong prediction gets "Not quite. Hint: …" in English, "Chưa đúng. Gợi ý: …" in
+    Vietnamese, the exercise's own hint translated too."""
+    exercise = questions.exercise("01.string_bytes")
+    feedback = exercise.check(24)
+    assert feedback.correct is False
+    if lang == "vi":
+        assert feedback.message.startswith("Chưa đúng. Gợi ý: ")
+        assert "24 mới chỉ là các ký tự" in feedback.message
+    else:
+        assert feedback.message.startswith("Not quite. Hint: 24 is the characters alone.")
+    unreadable = exercise.check("abc").message
+    assert ("không phải là một con số" if lang == "vi" else "is not a number") in unreadable
+
+
+def test_right_answer_explains_in_the_lesson_language(offline, lang):
+    """The right answer's feedback says why in the lesson's language."""
+    exercise = questions.exercise("04.after_top")
+    message = exercise.check(0).message
+    assert message.startswith("Đúng rồi." if lang == "vi" else "Right.")
+    assert ("giá trị 3 byte lớn nhất" if lang == "vi" else "the largest 3-byte value") in message
+
+
+def test_not_run_card_is_in_the_lesson_language(offline, lang):
+    """A not-run card's heading, how-to, stand-in labels and table headings follow the
+    language; the verdict code stays ``not-run``."""
+    card = labkit.check("D3", offline)
+    text, page = str(card), card._repr_html_()
+    assert card.verdict == "not-run"
+    if lang == "vi":
+        assert "D3: chưa chạy (ở đây không có MongoDB)" in text
+        assert "Cách có một server" in text and "make lab" in text
+        assert "kết quả tài liệu gốc “BSON & ObjectId, phần 2/3” ghi lại" in text
+        assert "mô hình của labkit dự đoán" in page and "labkit đã thử:" in page
+        assert list(card.table().columns) == ["kết quả tài liệu gốc ghi lại (server thật)",
+                                              "mô hình của labkit dự đoán"]
+    else:
+        assert "D3: not run (no MongoDB here)" in text and "How to get one" in text
+        assert "chưa chạy" not in text + page
+
+
+def test_lesson_labels_are_translated_on_the_card(offline, lang):
+    """A ``model_label`` a lesson gives ``on_server`` is shown in the lesson's language."""
+    card = labkit.on_server("repair", lambda db: None, model=lambda: {"before": 1},
+                            model_label="labkit's model: the census before the repair "
+                                        "(no server asked)", ctx=offline)
+    expected = ("mô hình của labkit: thống kê kiểu trước khi sửa" if lang == "vi"
+                else "labkit's model: the census before the repair")
+    assert expected in str(card)
+
+
+def _run(*ids: str) -> runner.Run:
+    with runner.Context(mongodb_provider=_offline, postgres_provider=_offline) as ctx:
+        return runner.run([labkit.claims.get(i) for i in ids], ctx)
+
+
+def test_report_summary_is_in_the_language_and_results_stay_english(lang, tmp_path):
+    """The summary box and verdict words of report.md/html follow the language; results.json
+    keeps the English summary, count keys and verdict codes."""
+    run = _run("O3", "D3")
+    paths = report.write(run, tmp_path)
+    lines = report.summary_lines(run.to_dict())
+    page = paths["html"].read_text(encoding="utf-8")
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    if lang == "vi":
+        assert lines[0] == "Đã kiểm tra 2 nhận định: 1 nhận định đúng; 1 nhận định chưa chạy."
+        assert "vì không có MongoDB: D3" in lines[1]
+        assert run.summary().startswith("2 nhận định: 1 đúng, 0 không đúng")
+        assert "<h1>Báo cáo labkit</h1>" in page and "<html lang='vi'>" in page
+        assert "<th>kết luận</th>" in page and "<span class='v holds'>đúng</span>" in page
+    else:
+        assert lines[0] == "2 claims were checked: 1 claim holds; 1 claim did not run."
+        assert "<h1>labkit report</h1>" in page and "<span class='v holds'>holds</span>" in page
+    assert data["summary"] == "2 claims: 1 hold, 0 do not hold, 0 findings, 1 not run, 0 error"
+    assert data["counts"]["hold"] == 1
+    assert [c["verdict"] for c in data["claims"]] == ["holds", "not-run"]
+
+
+def test_the_cli_writes_a_vietnamese_report_with_english_results(tmp_path):
+    """``LABKIT_LANG=vi labkit run --claims O3`` prints and writes Vietnamese headings and
+    verdict words; results.json keeps its English keys and codes."""
+    out = tmp_path / "report"
+    result = run_labkit("run", "--claims", "O3", "--out", str(out), "--quiet",
+                        env={"LABKIT_LANG": "vi"})
+    assert result.returncode == 0, result.stderr
+    assert "1 nhận định: 1 đúng" in result.stdout and "Báo cáo: " in result.stdout
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<h1>Báo cáo labkit</h1>" in page and "Đã kiểm tra 1 nhận định" in page
+    assert "<span class='v holds'>đúng</span>" in page
+    assert "- Kết luận: **đúng** (nhận định về hành vi)" in (out / "report.md").read_text(
+        encoding="utf-8")
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert data["claims"][0]["verdict"] == "holds" and data["counts"]["hold"] == 1
+    assert data["summary"].startswith("1 claims: 1 hold")
+
+
+def test_json_output_stays_english(tmp_path):
+    """``--json`` prints the same English results.json whatever LABKIT_LANG says."""
+    result = run_labkit("run", "--claims", "O3", "--out", str(tmp_path), "--quiet", "--json",
+                        env={"LABKIT_LANG": "vi"})
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["claims"][0]["verdict"] == "holds" and "hold" in data["counts"]
+
+
+def test_plots_draw_vietnamese_without_missing_glyphs(lang):
+    """Vietnamese titles, labels and legends render with every diacritic in the default font
+    (matplotlib warns of a missing glyph; here that warning is an error)."""
+    from labkit import plots
+
+    claims = [{"topic": "objectid", "verdict": "holds"}, {"topic": "dates", "verdict": "not-run"}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = plots.verdict_summary(claims)
+        figure.axes[0].set_title("Độ đầy trang lá (tiếng Việt: ắ ằ ẳ ẵ ặ ơ ư đ)")
+        assert plots.png_bytes(figure).startswith(b"\x89PNG")
+    legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert ("chưa chạy" in legend) == (lang == "vi")
+
+
+def test_tables_and_progress_headings_follow_the_language(lang, monkeypatch, tmp_path):
+    """Column headings learners read are translated; the values keep their data."""
+    from labkit import tables
+
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    progress = labkit.progress()
+    frame = tables.claims()
+    if lang == "vi":
+        assert list(progress.columns) == ["bài", "bài tập", "trạng thái", "số lần thử"]
+        assert "(Date không phải chuỗi)" in progress["bài tập"].tolist()
+        assert list(frame.columns)[:2] == ["chủ đề", "loại"]
+    else:
+        assert list(progress.columns) == ["lesson", "exercise", "state", "tries"]
+        assert list(frame.columns)[:2] == ["topic", "kind"]
