@@ -20,7 +20,6 @@ from .questions import exercise  # noqa: E402
 from .servers import mongodb  # noqa: E402
 
 __all__ = [
-    "language",
     "BadInput",
     "ClaimFailed",
     "Exercise",
