@@ -453,8 +453,10 @@ def _print_ids(ids: list, as_json: bool) -> int:
     if as_json:
         _emit_json(fixtures.relaxed(ids))
     else:
-        for value in ids:
-            print(value if isinstance(value, str) else fixtures.dumps(value))
+        # Plain ints print as themselves; only other BSON values need Extended JSON.
+        sys.stdout.write("".join(
+            f"{value if type(value) in (str, int) else fixtures.dumps(value)}\n"
+            for value in ids))
     return 0
 
 
