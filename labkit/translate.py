@@ -102,28 +102,41 @@ def update(layout: Layout = Layout()) -> dict[str, dict[str, int]]:
     changes = {}
     for lesson in layout.lessons():
         path = layout.catalogue(lesson)
-        catalogue = polib.pofile(str(path)) if path.exists() else _new_catalogue(lesson)
+        catalogue = (polib.pofile(str(path), wrapwidth=100) if path.exists()
+                     else _new_catalogue(lesson))
         wanted = messages(_read(lesson))
-        known = {entry.msgid: entry for entry in catalogue if not entry.obsolete}
-        added = 0
-        for text in wanted:
-            if text not in known:
-                revived = next((e for e in catalogue if e.obsolete and e.msgid == text), None)
-                if revived is not None:
-                    revived.obsolete = False
-                else:
-                    catalogue.append(polib.POEntry(msgid=text, msgstr=""))
-                    added += 1
-        dropped = 0
-        for entry in catalogue:
-            if not entry.obsolete and entry.msgid not in wanted:
-                entry.obsolete = True
-                dropped += 1
-        order = {text: i for i, text in enumerate(wanted)}
-        catalogue.sort(key=lambda e: (e.obsolete, order.get(e.msgid, len(order))))
+        added, dropped = _merge(catalogue, {text: [] for text in wanted})
         catalogue.save(str(path))
         changes[lesson.stem] = {"added": added, "obsolete": dropped}
     return changes
+
+
+def _merge(catalogue, wanted: dict[str, list[str]]) -> tuple[int, int]:
+    """Bring a catalogue in step with ``wanted`` (text -> where it occurs), in its order: new
+    text untranslated, text that came back revived, vanished text obsolete (kept for the
+    translator), translations of unchanged text kept. Returns (added, made obsolete)."""
+    polib = _polib()
+    known = {entry.msgid: entry for entry in catalogue if not entry.obsolete}
+    added = dropped = 0
+    for text, places in wanted.items():
+        entry = known.get(text) or next(
+            (e for e in catalogue if e.obsolete and e.msgid == text), None)
+        if entry is None:
+            entry = polib.POEntry(msgid=text, msgstr="")
+            catalogue.append(entry)
+            added += 1
+        entry.obsolete = False
+        if places:
+            entry.occurrences = [(name, "") for name in places]
+        if places and "{" in text and "python-brace-format" not in entry.flags:
+            entry.flags.append("python-brace-format")
+    for entry in catalogue:
+        if not entry.obsolete and entry.msgid not in wanted:
+            entry.obsolete = True
+            dropped += 1
+    order = {text: i for i, text in enumerate(wanted)}
+    catalogue.sort(key=lambda e: (e.obsolete, order.get(e.msgid, len(order))))
+    return added, dropped
 
 
 def _new_catalogue(lesson: Path):
@@ -310,25 +323,7 @@ def update_messages(path: Path = LABKIT_CATALOGUE, layout: Layout = Layout(),
     else:
         catalogue = _new_catalogue(Path("labkit"))
         catalogue.metadata["Project-Id-Version"] = "labkit"
-    known = {entry.msgid: entry for entry in catalogue if not entry.obsolete}
-    added = dropped = 0
-    for text, files in wanted.items():
-        entry = known.get(text) or next(
-            (e for e in catalogue if e.obsolete and e.msgid == text), None)
-        if entry is None:
-            entry = polib.POEntry(msgid=text, msgstr="")
-            catalogue.append(entry)
-            added += 1
-        entry.obsolete = False
-        entry.occurrences = [(name, "") for name in files]
-        if "{" in text and "python-brace-format" not in entry.flags:
-            entry.flags.append("python-brace-format")
-    for entry in catalogue:
-        if not entry.obsolete and entry.msgid not in wanted:
-            entry.obsolete = True
-            dropped += 1
-    order = {text: i for i, text in enumerate(wanted)}
-    catalogue.sort(key=lambda e: (e.obsolete, order.get(e.msgid, len(order))))
+    added, dropped = _merge(catalogue, wanted)
     path.parent.mkdir(parents=True, exist_ok=True)
     catalogue.save(str(path))
     return {"added": added, "obsolete": dropped}
