@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = "vi"
 LANGUAGE_TAG = "labkit-language"
 LANGUAGE_CELL = ('import labkit\n\n'
-                 'labkit.language("vi")  # phản hồi, gợi ý và thẻ kết quả bằng tiếng Việt')
+                 'labkit.language("vi");  # phản hồi, gợi ý và thẻ kết quả bằng tiếng Việt')
 
 
 def _polib():
