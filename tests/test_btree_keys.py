@@ -3,6 +3,8 @@ generator, and the page-split claims judged per engine on small real loads."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from helpers import lesson_claims, run_offline
 
@@ -104,3 +106,22 @@ def test_mongodb_rows_of_u5_and_x7(mongodb_server):
         (row,) = [r for r in result.rows if r.engine == "MongoDB"]
         assert row.verdict in ("holds", "finding"), str(row)
         assert row.engine_version == mongodb_server.version
+
+
+def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
+    """When the two processes met in fewer milliseconds than can show a random order, U2 says
+    so (not run) instead of judging a coincidence as the claim failing."""
+    from labkit._claim import Observation
+
+    item = claims.get("U2")
+    thin = Observation({"later_ms_sorts_after": True, "one_generator_in_order": True,
+                        "two_nodes_same_ms_in_time_order": True,
+                        "milliseconds_shared_by_both_nodes": 1}, "uuid_utils", "1")
+    result = runner.run_claim(dataclasses.replace(
+        item, experiment=lambda ctx: thin), runner.Context())
+    (row,) = result.rows
+    assert row.verdict == "not-run" and "fewer than the 3 needed" in row.reason
+    enough = Observation(dict(thin.observed, milliseconds_shared_by_both_nodes=5), "u", "1")
+    (row,) = runner.run_claim(dataclasses.replace(
+        item, experiment=lambda ctx: enough), runner.Context()).rows
+    assert row.verdict == "fails"  # in time order within 5 shared milliseconds: not random
