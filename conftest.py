@@ -3,7 +3,9 @@ what was skipped and why."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -11,6 +13,12 @@ from pathlib import Path
 # The lessons' B-tree loads at a size the suite can afford (the kit's default is 200,000 keys
 # per kind); a value set by whoever runs the tests wins. Kernels started by nbval inherit it.
 os.environ.setdefault("LABKIT_BTREE_N", "20000")
+
+# Exercises checked by the tests and the lessons record progress: in a folder of this run's,
+# never in the learner's own ~/.labkit/progress.json.
+_PROGRESS = tempfile.mkdtemp(prefix="labkit-test-progress-")
+atexit.register(shutil.rmtree, _PROGRESS, True)
+os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
 # Exercises note a learner's progress; the suite's notes go to a scratch file, not the home
 # folder of whoever runs it.
 os.environ.setdefault("LABKIT_PROGRESS",
