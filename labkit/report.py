@@ -41,6 +41,17 @@ def _single(claim: dict) -> bool:
     return len(claim["results"]) == 1
 
 
+def _verdict_rows(claims: list[dict]):
+    """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, engine)``
+    for each claim, then one ``sub`` row per engine under a claim judged on several."""
+    for claim in claims:
+        single = _single(claim)
+        yield claim, False, claim["verdict"], _engine(claim["results"][0]) if single else ""
+        if not single:
+            for row in claim["results"]:
+                yield claim, True, row["verdict"], _engine(row)
+
+
 def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     """The verdict table printed at the end of ``labkit run``: a line per claim, then a line
     per engine under claims judged on several."""
@@ -54,14 +65,12 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
         return _ANSI[verdict] + text + _RESET if colour else text
 
     lines = [f"{'ID':<5} {_('verdict'):<14} {_('engine'):<{engine_width}}  {_('claim')}"]
-    for claim in claims:
-        title = textwrap.shorten(claim["title"], title_width, placeholder="…")
-        engine = _engine(claim["results"][0]) if _single(claim) else ""
-        lines.append(f"{claim['id']:<5} {paint(claim['verdict'])} {engine:<{engine_width}}  "
-                     f"{title}")
-        if not _single(claim):
-            for row in claim["results"]:
-                lines.append(f"{'':<5} {paint(row['verdict'])} └ {_engine(row)}")
+    for claim, sub, verdict, engine in _verdict_rows(claims):
+        if sub:
+            lines.append(f"{'':<5} {paint(verdict)} └ {engine}")
+        else:
+            title = textwrap.shorten(claim["title"], title_width, placeholder="…")
+            lines.append(f"{claim['id']:<5} {paint(verdict)} {engine:<{engine_width}}  {title}")
     lines += ["", run.summary()]
     notes = _reasons(claims)
     if notes:
@@ -250,13 +259,10 @@ def markdown(run: Run) -> str:
     out += ["", f"**{run.summary()}**", ""]
     out += [f"- {line}" for line in summary_lines(data)]
     out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
-    for claim in data["claims"]:
-        engine = _engine(claim["results"][0]) if _single(claim) else ""
-        out.append(f"| {claim['id']} | {verdict_text(claim['verdict'])} | {engine} | "
-                   f"{claim['title'].replace('|', '/')} |")
-        if not _single(claim):
-            for row in claim["results"]:
-                out.append(f"| | {verdict_text(row['verdict'])} | {_engine(row)} | |")
+    for claim, sub, verdict, engine in _verdict_rows(data["claims"]):
+        cells = ["" if sub else claim["id"], verdict_text(verdict), engine,
+                 "" if sub else claim["title"].replace("|", "/")]
+        out.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     out.append("")
     for claim in data["claims"]:
         lesson = (" " + _("(lesson `{lesson}`)").format(lesson=claim["lesson"])
@@ -393,15 +399,14 @@ def html_report(run: Run) -> str:
         parts.append(_img(png_bytes(verdict_summary(data["claims"])), _("verdicts by topic")))
     parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
                  f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
-    for claim in data["claims"]:
-        engine = _engine(claim["results"][0]) if _single(claim) else ""
-        parts.append(f"<tr><td class='id'><a href='#{esc(claim['id'])}'>{esc(claim['id'])}</a>"
-                     f"</td><td>{_verdict(claim['verdict'])}</td><td class='e'>{esc(engine)}</td>"
-                     f"<td>{esc(claim['title'])}</td></tr>")
-        if not _single(claim):
-            for row in claim["results"]:
-                parts.append(f"<tr class='sub'><td></td><td>{_verdict(row['verdict'])}</td>"
-                             f"<td class='e'>{esc(_engine(row))}</td><td></td></tr>")
+    for claim, sub, verdict, engine in _verdict_rows(data["claims"]):
+        if sub:
+            parts.append(f"<tr class='sub'><td></td><td>{_verdict(verdict)}</td>"
+                         f"<td class='e'>{esc(engine)}</td><td></td></tr>")
+        else:
+            parts.append(f"<tr><td class='id'><a href='#{esc(claim['id'])}'>{esc(claim['id'])}"
+                         f"</a></td><td>{_verdict(verdict)}</td><td class='e'>{esc(engine)}</td>"
+                         f"<td>{esc(claim['title'])}</td></tr>")
     parts.append("</table>")
     for result, claim in zip(run.claims, data["claims"], strict=True):
         lesson = (f" &middot; {_('lesson:')} <code>{esc(claim['lesson'])}</code>"
