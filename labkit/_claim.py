@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import one_line  # noqa: F401  (re-exported: the runner and cards use it)
 from .i18n import N_, _
 
 # Verdicts. A row is one engine's verdict; a claim's verdict sums up its rows.
@@ -69,6 +70,9 @@ class Observation:
     figure: Callable[[], Any] | None = None
     not_run: str = ""
     error: str = ""
+    missing: str = ""  # a server kind that could not be had ("mongodb", ...): the not-run cause
+    missing_detail: str = ""  # what failed when it was sought, without the hint
+    hint: str = ""  # what to do about it
 
 
 def not_run(engine: str, reason: str) -> Observation:
@@ -76,20 +80,16 @@ def not_run(engine: str, reason: str) -> Observation:
     return Observation(None, engine, "", not_run=reason)
 
 
+def needs(kind: str, exc, engine: str = "") -> Observation:
+    """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
+    ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
+    return Observation(None, engine, "", not_run=f"needs {kind}: {exc.summary()}",
+                       missing=kind, missing_detail=exc.what_failed(), hint=exc.hint)
+
+
 def errored(engine: str, exc: BaseException, version: str = "") -> Observation:
     """An engine's experiment failed: that engine's verdict is ``error``, with the cause."""
     return Observation(None, engine, version, error=one_line(exc))
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one line: its type unless it is one of labkit's own, then its message."""
-    from ._redact import redact
-    from .errors import LabkitError, ServerUnavailable
-
-    if isinstance(exc, ServerUnavailable):
-        return exc.summary()
-    text = redact((str(exc).strip() or type(exc).__name__).splitlines()[0])
-    return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"
 
 
 @dataclass(frozen=True)

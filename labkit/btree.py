@@ -497,11 +497,21 @@ def check_n(n: int, name: str = "--n") -> None:
         raise BadInput(f"{name} must be between 1 and {MAX_N:,} keys, not {n:,}")
 
 
-def check_request(engine: str, n: int) -> None:
-    """Refuse an unknown engine or a key count out of range, before any server is started."""
+def check_request(engine: str, n: int, cache_mb: int | None = None) -> None:
+    """Refuse an unknown engine, a key count or a cache size out of range, before any server
+    is started. A mongod's cache follows mongod's own range (``servers.check_cache_gb``)."""
     if engine not in ENGINES:
         raise BadInput(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     check_n(n)
+    if cache_mb is None:
+        return
+    from . import servers
+
+    low, high = ((round(servers.MIN_CACHE_GB * 1024), round(servers.MAX_CACHE_GB * 1024))
+                 if engine == "mongodb" else (1, round(servers.MAX_CACHE_GB * 1024)))
+    if not low <= cache_mb <= high:
+        why = " (the smallest cache mongod accepts)" if engine == "mongodb" else ""
+        raise BadInput(f"--cache-mb must be between {low}{why} and {high}, not {cache_mb}")
 
 
 def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
@@ -512,7 +522,7 @@ def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = Non
     ``server`` is a running PostgreSQL or MongoDB server for those engines;
     ``capacity``, ``policy`` and ``trace_every`` configure the model.
     """
-    check_request(engine, n)
+    check_request(engine, n, cache_mb)
 
     def tick(kind: str) -> Progress | None:
         return (lambda count: progress(kind, count)) if progress else None

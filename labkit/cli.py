@@ -123,6 +123,8 @@ def cmd_check(args) -> int:
     if versions and "mongodb" not in engines:
         raise BadInput("--mongodb-version needs mongodb among --engines")
     specs = claimfiles.load(args.paths)
+    if args.junit:
+        _output_file(args.junit, "--junit", "junit.xml")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "check-%Y%m%d-%H%M%S")
     _writable_folder(out, "--out")
@@ -368,14 +370,23 @@ class _Bar:
             sys.stderr.write("\r\033[K")
 
 
-def _plot_format(path: str) -> str:
-    """The format of ``--plot FILE`` from its suffix (svg, else png); checked before any load,
-    so a folder that does not exist costs one line, not a measurement."""
+def _output_file(path: str, option: str, example: str) -> Path:
+    """A file an option will write after the work: checked before any work, so a folder that
+    does not exist, a folder given as the file, or a folder labkit cannot write in costs one
+    line, not a measurement."""
     target = Path(path)
     if not target.parent.is_dir():
-        raise BadInput(f"--plot: the folder {str(target.parent)!r} does not exist")
+        raise BadInput(f"{option}: the folder {str(target.parent)!r} does not exist")
     if target.is_dir():
-        raise BadInput(f"--plot: {path!r} is a folder; give a file name such as btree.svg")
+        raise BadInput(f"{option}: {path!r} is a folder; give a file name such as {example}")
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise BadInput(f"{option}: the folder {str(target.parent)!r} is not writable")
+    return target
+
+
+def _plot_format(path: str) -> str:
+    """The format of ``--plot FILE`` from its suffix (svg, else png), checked before any load."""
+    target = _output_file(path, "--plot", "btree.svg")
     return "svg" if target.suffix.lower() == ".svg" else "png"
 
 
@@ -387,13 +398,7 @@ def cmd_btree(args) -> int:
     kinds = keys.parse_kinds(args.keys)
     if args.n is None:
         args.n = btree_n_from_env()
-    btree.check_request(args.engine, args.n)
-    if args.cache_mb is not None:
-        floor = round(servers.MIN_CACHE_GB * 1024) if args.engine == "mongodb" else 1
-        if not floor <= args.cache_mb <= 1_048_576:
-            why = " (the smallest cache mongod accepts)" if args.engine == "mongodb" else ""
-            raise BadInput(f"--cache-mb must be between {floor}{why} and 1048576, "
-                           f"not {args.cache_mb}")
+    btree.check_request(args.engine, args.n, args.cache_mb)
     plot_format = _plot_format(args.plot) if args.plot else None
     server = None
     if args.engine == "postgres":

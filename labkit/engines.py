@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,20 +252,19 @@ def pymongo_read(collection, operation: str, arguments: dict) -> Any:
     return collection.distinct(field, args.pop("filter", None) or {}, **args)
 
 
-def storable(value: Any) -> Any:
-    """A fixture value as an engine without pymongo's UUID setting must be given it: a
-    ``uuid.UUID`` as BSON Binary subtype 4 (what ``uuidRepresentation="standard"`` stores)."""
-    import uuid
-
-    from bson import Binary
-
-    if isinstance(value, uuid.UUID):
-        return Binary.from_uuid(value)
-    if isinstance(value, dict):
-        return {k: storable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [storable(v) for v in value]
-    return value
+def load_and_read(database, spec: ClaimSpec, steps: list[Step], *,
+                  server_errors: tuple[type, ...], passes: tuple[type, ...] = (),
+                  arguments: Callable[[Step], dict] | None = None) -> list[Answer]:
+    """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
+    (the server and the in-process fakes alike). The fixture is copied: ``insert_many`` adds
+    an ``_id`` to what it is given. ``arguments`` adapts a step's arguments to the engine."""
+    for name, docs in spec.fixture.items():
+        if docs:
+            database[name].insert_many(copy.deepcopy(docs))
+    pick = arguments or (lambda step: step.arguments)
+    return answer_with(
+        lambda step: pymongo_read(database[step.collection], step.operation, pick(step)),
+        steps, server_errors=server_errors, passes=passes)
 
 
 def answer_with(read, steps: list[Step], server_errors: tuple[type, ...] = (),
@@ -318,12 +318,7 @@ class MongoDBEngine(Engine):
 
         database = self.server.fresh_database(f"check_{spec.id}")
         try:
-            for name, docs in spec.fixture.items():
-                if docs:
-                    database[name].insert_many(copy.deepcopy(docs))
-            return answer_with(
-                lambda step: pymongo_read(database[step.collection], step.operation,
-                                          step.arguments),
-                steps, server_errors=(OperationFailure,), passes=(ConnectionFailure,))
+            return load_and_read(database, spec, steps, server_errors=(OperationFailure,),
+                                 passes=(ConnectionFailure,))
         finally:
             self.server.drop(database.name)

@@ -8,6 +8,8 @@ import platform
 import sys
 from dataclasses import asdict, dataclass
 
+from .errors import one_line
+
 REQUIRED_PACKAGES = ("pymongo", "testcontainers", "psycopg", "uuid-utils", "matplotlib")
 OPTIONAL_PACKAGES = (("jupyterlab", "the lessons (make lab)"), ("nbval", "the notebook tests"),
                      ("wiredtiger", "the embedded WiredTiger engine (make wiredtiger)"))
@@ -79,12 +81,6 @@ def _package(name: str, required: bool, why: str = "") -> Check:
     return Check(f"package {name}", True, version, required)
 
 
-def _one_line(exc: Exception) -> str:
-    from .errors import ServerUnavailable
-
-    return exc.summary() if isinstance(exc, ServerUnavailable) else str(exc).splitlines()[0]
-
-
 def _mongodb_uri() -> Check:
     from . import servers
     from .errors import LabkitError
@@ -95,7 +91,7 @@ def _mongodb_uri() -> Check:
     try:
         server = servers.get_mongodb("uri")
     except LabkitError as exc:
-        return Check("MongoDB via LABKIT_MONGODB_URI", False, _one_line(exc), False)
+        return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
     detail = f"MongoDB {server.version} at {servers.redact(uri)}; {server.cache}"
     server.stop()
     return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
@@ -112,7 +108,7 @@ def _mongodb_local() -> Check:
     try:
         version = servers.mongod_version(binary)
     except LabkitError as exc:
-        return Check("MongoDB via a local mongod", False, _one_line(exc), required=False)
+        return Check("MongoDB via a local mongod", False, one_line(exc), required=False)
     return Check("MongoDB via a local mongod", True, f"{binary} (version {version})", False)
 
 
@@ -131,7 +127,7 @@ def _postgres() -> Check:
         try:
             server = servers.get_postgres("dsn")
         except Exception as exc:  # any failure to connect is what this line reports
-            return Check("PostgreSQL", False, _one_line(exc), required=False)
+            return Check("PostgreSQL", False, one_line(exc), required=False)
         return Check("PostgreSQL", True, f"{server.version} at {servers.redact(dsn)}", False)
     bindir = servers.find_postgres_bin()
     if bindir:

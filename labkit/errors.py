@@ -54,12 +54,16 @@ class ServerUnavailable(LabkitError):
     def __str__(self) -> str:
         return "\n".join(self._body() + ([self.hint] if self.hint else []))
 
-    def summary(self) -> str:
-        """The message on one line: what failed, what was tried, and the hint."""
+    def what_failed(self) -> str:
+        """What failed and what was tried, on one line, without the hint."""
         text = " ".join(line.strip() for line in self.message.splitlines()).rstrip(".")
         if self.tried:
             text += f" (tried {'; '.join(way.splitlines()[0] for way in self.tried)})"
-        return f"{text or type(self).__name__}. {self.hint}".strip()
+        return f"{text or type(self).__name__}."
+
+    def summary(self) -> str:
+        """The message on one line: what failed, what was tried, and the hint."""
+        return f"{self.what_failed()} {self.hint}".strip()
 
 
 class ServerStartError(ServerUnavailable):
@@ -83,3 +87,12 @@ class ClaimFailed(LabkitError, AssertionError):
 
 class UnknownClaim(BadInput):
     """The claim ID is not registered."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its type unless it is one of labkit's own, then its message,
+    with any password hidden (foreign exceptions can carry a connection string)."""
+    if isinstance(exc, ServerUnavailable):
+        return exc.summary()
+    text = redact((str(exc).strip() or type(exc).__name__).splitlines()[0])
+    return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"

@@ -412,9 +412,7 @@ class Exercise:
             item = get(claim_id)
             ctx = session()
             if missing_server(item, ctx) is None:
-                from .runner import run_claim
-
-                row = run_claim(item, ctx).rows[0]
+                row = ctx.claim_result(item).rows[0]
                 if row.shows_observation:
                     obs = row.observation
                     exercise.engine = f"{obs.engine} {obs.engine_version}".strip()

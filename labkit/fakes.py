@@ -12,7 +12,7 @@ import importlib.metadata
 import itertools
 
 from .claimfiles import NEUTRAL_ARGUMENTS, ClaimSpec, Step
-from .engines import Answer, Engine, answer_with, pymongo_read, storable
+from .engines import Answer, Engine, load_and_read
 from .errors import ServerUnavailable
 
 FAKES = ("mongomock", "montydb")
@@ -57,13 +57,8 @@ class _FakeEngine(Engine):
         name = f"labkit_check_{next(_numbers)}"
         database = self.client[name]
         try:
-            for collection, docs in spec.fixture.items():
-                if docs:
-                    database[collection].insert_many(storable(docs))
-            return answer_with(
-                lambda step: pymongo_read(database[step.collection], step.operation,
-                                          _without_neutral(step)),
-                steps, server_errors=self._server_errors())
+            return load_and_read(database, spec, steps, server_errors=self._server_errors(),
+                                 arguments=_without_neutral)
         finally:
             self.client.drop_database(name)
 

@@ -20,7 +20,7 @@ from ._claim import (
 )
 from .errors import ClaimFailed, ServerUnavailable
 from .i18n import N_, _
-from .runner import COLOURS, ClaimResult, Context, run_claim
+from .runner import COLOURS, ClaimResult, Context
 
 _session: Context | None = None
 _notice_shown = False  # the full "how to get a server" note is shown once per kernel
@@ -244,7 +244,7 @@ def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
     missing = missing_server(item, ctx)
     if missing is not None:
         return NotRun(item.id, missing, stand_ins(item), title=item.title, kind=item.needs[0])
-    checked = Checked(run_claim(item, ctx))
+    checked = Checked(ctx.claim_result(item))
     bad = [row for row in checked if row.verdict in (FAILS, ERROR)]
     if bad:
         raise ClaimFailed("\n".join(str(row) for row in bad))

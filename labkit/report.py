@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import re
 import textwrap
 from pathlib import Path
 
@@ -119,32 +118,28 @@ _COUNT_SENTENCE = {HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
                              N_("{n} survey claims have findings")),
                    NOT_RUN: (N_("{n} claim did not run"), N_("{n} claims did not run")),
                    ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
-_NEEDS = re.compile(r"^needs (\w+): (.*)$", re.S)
 _ENGINE_NAMES = {"mongodb": "MongoDB", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger"}
 
 
 def not_run_causes(claims: list[dict]) -> list[dict]:
     """Why claims did not run, one entry per cause: what is missing, which claims (and
-    engines) it cost, and the one thing to do about it (the cause's hint, given once)."""
+    engines) it cost, and the one thing to do about it (the cause's hint, given once).
+    A row says what it is missing and the hint as fields; other not-run rows group by reason."""
     causes: dict[str, dict] = {}
     for claim in claims:
         for row in claim["results"]:
             if row["verdict"] != NOT_RUN:
                 continue
-            match = _NEEDS.match(row["reason"] or "")
-            key = match.group(1) if match else row["reason"]
-            detail = match.group(2) if match else row["reason"]
-            cause = causes.setdefault(key, {"missing": _ENGINE_NAMES.get(key, key) if match
-                                            else "", "detail": detail, "claims": [],
-                                            "where": []})
+            kind = row.get("missing") or ""
+            cause = causes.setdefault(kind or row["reason"], {
+                "missing": _ENGINE_NAMES.get(kind, kind),
+                "what_failed": row.get("missing_detail") if kind else row["reason"],
+                "todo": (row.get("hint") or "").removeprefix("Hint:").strip(),
+                "claims": [], "where": []})
             if claim["id"] not in cause["claims"]:
                 cause["claims"].append(claim["id"])
             cause["where"].append(claim["id"] if _single(claim)
                                   else _where(claim["id"], row["engine"]))
-    for cause in causes.values():
-        hint = cause["detail"].split("Hint:", 1)
-        cause["what_failed"] = hint[0].strip()
-        cause["todo"] = hint[1].strip() if len(hint) == 2 else ""
     return list(causes.values())
 
 
@@ -334,12 +329,11 @@ def _figure(draw, alt: str) -> str:
 
 def _short_reason(row: dict) -> str:
     """A not-run row's reason without the how-to, which the summary gives once."""
-    match = _NEEDS.match(row["reason"] or "")
-    if row["verdict"] != NOT_RUN or not match:
+    kind = row.get("missing")
+    if row["verdict"] != NOT_RUN or not kind:
         return row["reason"]
-    name = _ENGINE_NAMES.get(match.group(1), match.group(1))
     return _("{name} was not available here (how to get it: see the summary at the top)."
-             ).format(name=name)
+             ).format(name=_ENGINE_NAMES.get(kind, kind))
 
 
 def _expected_html(claim: dict) -> str:

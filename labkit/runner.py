@@ -27,6 +27,7 @@ from ._claim import (
     count_text,
     errored,
     jsonable,
+    needs,
     one_line,
     short_json,
     verdict_text,
@@ -69,6 +70,7 @@ class Context:
         self._failures: dict[str, ServerUnavailable] = {}
         self._databases: list[tuple[Any, Any]] = []
         self._loads: dict[tuple, dict | BaseException] = {}
+        self._claims: dict[str, ClaimResult] = {}
         # Called as (engine, key kind, n) before each new B-tree load: the long steps of a run.
         self.on_load: Callable[[str, str, int], None] | None = None
         self.btree_n = btree_n if btree_n is not None else btree_n_from_env()
@@ -156,6 +158,16 @@ class Context:
         """One line per server this run used."""
         return [server.describe() for server in self._servers.values()]
 
+    # Claims ------------------------------------------------------------------------------
+
+    def claim_result(self, claim: Claim) -> ClaimResult:
+        """``run_claim`` once per context: a lesson's exercises and its verdict card quote the
+        same run of a claim (processes in one second give other IDs every run)."""
+        kept = self._claims.get(claim.id)
+        if kept is None or kept.claim is not claim:
+            kept = self._claims[claim.id] = run_claim(claim, self)
+        return kept
+
     # B-tree loads -------------------------------------------------------------------------
 
     def btree(self, engine: str, kinds: list[str], n: int | None = None, *,
@@ -171,12 +183,12 @@ class Context:
         from . import btree
 
         n = self.btree_n if n is None else n
-        btree.check_request(engine, n)
+        btree.check_request(engine, n, cache_mb)
         server = None
         if engine in ("postgres", "mongodb"):
             server = getattr(self, engine)()
         elif engine == "wiredtiger":
-            btree.wiredtiger_module()
+            btree.wiredtiger_module()  # a missing binding: not run, before a "loading" line
         trace_every = max(n // btree.MODEL_TRACE_POINTS, 1) if engine == "model" else 0
         settings = {"model": (policy, capacity),
                     "wiredtiger": (cache_mb or btree.WT_CACHE_MB,),
@@ -231,8 +243,8 @@ class Result:
 
     @property
     def engine(self) -> str | None:
-        """The engine that produced the observation."""
-        return self.observation.engine if self.observation else None
+        """The engine that produced the observation (None when no engine was reached)."""
+        return (self.observation.engine or None) if self.observation else None
 
     @property
     def engine_version(self) -> str | None:
@@ -253,6 +265,9 @@ class Result:
             "engine_version": self.engine_version,
             "observed": jsonable(obs.observed) if obs and self.shows_observation else None,
             "reason": self.reason,
+            "missing": obs.missing if obs else "",
+            "missing_detail": obs.missing_detail if obs else "",
+            "hint": obs.hint if obs else "",
             "evidence": jsonable(obs.evidence) if obs else [],
             "seconds": round(self.seconds, 3),
         }
@@ -336,8 +351,8 @@ def run_claim(claim: Claim, ctx: Context) -> ClaimResult:
     for kind in claim.needs:
         missing = ctx.unavailable(kind)
         if missing is not None:
-            return ClaimResult(claim, [Result(claim, NOT_RUN,
-                                              reason=f"needs {kind}: {missing.summary()}")])
+            cause = needs(kind, missing)
+            return ClaimResult(claim, [Result(claim, NOT_RUN, cause, cause.not_run)])
     try:
         try:
             outcome = claim.experiment(ctx)

@@ -236,3 +236,20 @@ def test_a_path_the_system_refuses_is_one_error_line(argv, tmp_path, monkeypatch
     assert status in (1, 2)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error:") and len(lines[0]) < 300, err
+
+
+def test_an_unwritable_junit_file_is_refused_before_any_claim_is_checked(tmp_path, monkeypatch):
+    """``check --junit`` into a missing folder, or onto a folder, is one error line, and no
+    engine is asked anything."""
+    from pathlib import Path
+
+    from labkit import claimcheck
+
+    asked = []
+    monkeypatch.setattr(claimcheck, "check", lambda *a, **k: asked.append(a))
+    claims_dir = str(Path(__file__).resolve().parent.parent / "claims")
+    for junit in (str(tmp_path / "missing" / "j.xml"), str(tmp_path)):
+        status, _, err = _call(["check", claims_dir, "--quiet", "--out", str(tmp_path / "r"),
+                                "--junit", junit])
+        assert status == 2 and err.startswith("Error: --junit:"), err
+    assert asked == []

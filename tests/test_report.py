@@ -14,7 +14,8 @@ from labkit.errors import ServerUnavailable
 
 CLAIM_FIELDS = {"id", "title", "topic", "kind", "source", "experiment", "lesson", "verdict",
                 "expected", "results"}
-ROW_FIELDS = {"verdict", "engine", "engine_version", "observed", "reason", "evidence", "seconds"}
+ROW_FIELDS = {"verdict", "engine", "engine_version", "observed", "reason", "missing",
+              "missing_detail", "hint", "evidence", "seconds"}
 
 
 def _offline(kind: str):
@@ -126,11 +127,18 @@ def test_the_page_gives_the_mongodb_hint_once_however_many_claims_miss_it(offlin
     assert "MongoDB was not available here (how to get it: see the summary" in page
 
 
-def _run_of(verdicts: list[str], reason: str = f"needs mongodb: no server. {HINT}"):
+def _run_of(verdicts: list[str]):
+    """A run of O3 rows; a not-run row misses MongoDB, as the runner records it."""
     item = claims.get("O3")
     now = dt.datetime.now(dt.UTC)
-    return runner.Run([runner.ClaimResult(item, [runner.Result(item, v, reason=reason)])
-                       for v in verdicts], now, now, [])
+    cause = runner.needs("mongodb", ServerUnavailable("no server.", hint=HINT))
+
+    def row(verdict):
+        if verdict == "not-run":
+            return runner.Result(item, verdict, cause, cause.not_run)
+        return runner.Result(item, verdict)
+
+    return runner.Run([runner.ClaimResult(item, [row(v)]) for v in verdicts], now, now, [])
 
 
 @pytest.mark.parametrize("verdicts, words", [
@@ -184,3 +192,22 @@ def test_claim_ids_never_wrap(offline_run, tmp_path):
     page = report.write(offline_run, tmp_path)["html"].read_text()
     assert "td.id,th.id" in page and "white-space:nowrap" in page
     assert "<td class='id'><a href='#O10'>O10</a></td>" in page
+
+
+def test_not_run_causes_come_from_the_rows_fields_not_their_wording():
+    """A not-run row says what it is missing and the hint as fields; the report's summary
+    groups on them, so rewording a reason (or translating it) cannot split a cause."""
+    now = dt.datetime.now(dt.UTC)
+    error = ServerUnavailable("No MongoDB server is available.", tried=["Docker: off"],
+                              hint="start one")
+    rows = []
+    for claim_id in ("D1", "D3"):
+        item = claims.get(claim_id)
+        cause = runner.needs("mongodb", error)
+        rows.append(runner.ClaimResult(item, [runner.Result(item, claims.NOT_RUN, cause,
+                                                            f"reworded for {claim_id}")]))
+    (cause,) = report.not_run_causes(runner.Run(rows, now, now, []).to_dict()["claims"])
+    assert cause["missing"] == "MongoDB" and cause["claims"] == ["D1", "D3"]
+    assert cause["what_failed"] == "No MongoDB server is available (tried Docker: off)."
+    assert cause["todo"] == "start one"
+

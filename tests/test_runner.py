@@ -289,3 +289,28 @@ def test_btree_n_comes_from_the_environment_or_the_default(monkeypatch):
         monkeypatch.setenv("LABKIT_BTREE_N", bad)
         with pytest.raises(claims.BadInput, match="LABKIT_BTREE_N"):
             Context()
+
+
+def test_a_lessons_exercise_and_its_verdict_card_share_one_run_of_the_claim(monkeypatch):
+    """An exercise built on a claim and ``labkit.check`` of that claim run its experiment once
+    per kernel, so the answer judged and the card shown come from the same observation."""
+    import dataclasses
+
+    from labkit import Exercise
+
+    calls = []
+
+    def experiment(ctx):
+        calls.append(1)
+        return Observation({"seconds": len(calls)}, "engine", "1")
+
+    counted = dataclasses.replace(claims.get("O3"), experiment=experiment,
+                                  expected={"seconds": 1})
+    monkeypatch.setitem(claims.REGISTRY, "O3", counted)
+    ctx = Context()
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    exercise = Exercise.from_claim("O3", "how many?", pick=lambda o: o["seconds"], hint="h",
+                                   explanation="e")
+    assert exercise.answer() == 1
+    assert notebook.check("O3").result.rows[0].observation.observed == {"seconds": 1}
+    assert calls == [1]

@@ -12,6 +12,7 @@ from .._claim import (
     Observation,
     Unobservable,
     errored,
+    needs,
     not_run,
     require,
     retry_until,
@@ -119,7 +120,7 @@ def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]
             by_kind = {r["keys"]: r for r in measured["results"]}
             observed = observe(by_kind, label)
         except ServerUnavailable as exc:
-            out.append(not_run(label, f"needs {engine.split('-')[0]}: {exc.summary()}"))
+            out.append(needs(engine.split("-")[0], exc, label))
             continue
         except Unobservable as exc:
             out.append(not_run(label, str(exc)))
@@ -253,14 +254,11 @@ def v7_order(ctx) -> Observation:
 
 
 @claim("U7", title="PostgreSQL 18 generates UUIDv7 in DDL: id uuid PRIMARY KEY DEFAULT uuidv7()",
-       source="003", topic="btree", judge=subset_of_observed,
+       source="003", topic="btree", judge=subset_of_observed, needs=("postgres",),
        expected={"versions": [7], "in_insert_order": True})
 def postgres_uuidv7(ctx) -> Observation:
     """Create the document's table on PostgreSQL, insert rows, read the generated IDs back."""
-    try:
-        server = ctx.postgres()
-    except ServerUnavailable as exc:
-        return not_run("PostgreSQL", f"needs postgres: {exc.summary()}")
+    server = ctx.postgres()
     major = int(server.version.split(".")[0])
     if major < 18:
         return not_run("PostgreSQL", f"PostgreSQL {server.version} has no uuidv7(); it came in "
