@@ -409,16 +409,37 @@ class CheckRun:
             rows.append(row)
         return pd.DataFrame(rows).set_index("claim")
 
+    def raised(self, engines: Iterable[str]):
+        """pandas: the claims on which any of ``engines`` raised an exception where the claim
+        expects an answer, and what each raised (empty cells where it did not)."""
+        import pandas as pd
+
+        columns = [c for c in self.columns if c.engine in set(engines)]
+        rows = {}
+        for index, spec in enumerate(self.specs):
+            found = {c.label: _raised(c.rows[index]) for c in columns}
+            if any(found.values()):
+                rows[spec.id] = found
+        return pd.DataFrame.from_dict(rows, orient="index",
+                                      columns=[c.label for c in columns]).rename_axis("claim")
+
+
+def _raised(row: Result) -> str:
+    """What an engine raised where the claim expects an answer, or ""."""
+    observed = row.observation.observed if row.verdict == FAILS and row.observation else None
+    return observed["raised"] if isinstance(observed, dict) and list(observed) == ["raised"] \
+        else ""
+
 
 def cell(row: Result) -> str:
     """A scorecard cell: a mark, then what the engine gave (or why it did not run)."""
     if row.verdict == HOLDS:
         return "✓ " + short_json(row.observation.observed, 60)
     if row.verdict == FAILS:
-        observed = row.observation.observed
-        if isinstance(observed, dict) and list(observed) == ["raised"]:
-            return "✗ raised " + observed["raised"][:80]
-        return "✗ " + short_json(observed, 60)
+        raised = _raised(row)
+        if raised:
+            return "✗ raised " + raised[:80]
+        return "✗ " + short_json(row.observation.observed, 60)
     if row.verdict == ERROR:
         return "! " + row.reason
     return "– " + row.reason

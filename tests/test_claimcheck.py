@@ -283,3 +283,17 @@ def test_the_kits_claim_files_hold_on_a_real_server(mongodb_server):
         assert verdict == claims.HOLDS, (spec.id, observation.observed, observation.note)
         assert (observation.engine, observation.engine_version) == ("MongoDB",
                                                                     mongodb_server.version)
+
+
+def test_raised_lists_where_a_fake_crashed_from_the_observations():
+    """``raised`` reads the exceptions from each row's observation (not from the scorecard's
+    text): mongomock 4.3 raises on a range query that meets Decimal128 (claim B1's $gt: 0)."""
+    from labkit import claimfiles
+
+    specs = [s for s in claimfiles.load([claimfiles.KIT_CLAIMS]) if s.id.startswith("B1.")]
+    result = claimcheck.check(specs, ["model", "mongomock"])
+    crashed = result.raised(["mongomock"])
+    assert "B1.gt_0" in crashed.index
+    assert crashed.loc["B1.gt_0"].iloc[0].startswith("NotImplementedError")
+    assert "B1.eq_string_42" not in crashed.index  # answered (and right) on mongomock
+    assert result.raised(["model"]).empty
