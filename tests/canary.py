@@ -32,12 +32,14 @@ def _in(server: servers.PostgresServer, database: str) -> str:
 
 def fingerprint(server: servers.PostgresServer, canary: str) -> dict:
     """Every database labkit did not mark (name, owner, comment), and the canary's tables'
-    contents as digests."""
+    contents as digests. Other test sessions' canaries (a suite running at the same time on
+    the same server plants and removes its own) are not this session's to watch."""
     with server.connect() as conn:
         databases = conn.execute(
             "SELECT datname, pg_get_userbyid(datdba), shobj_description(oid, 'pg_database') "
             "FROM pg_database WHERE coalesce(shobj_description(oid, 'pg_database'), '') "
-            "NOT LIKE %s ORDER BY datname", (servers.MARK + "%",)).fetchall()
+            "NOT LIKE %s AND (datname NOT LIKE 'labkit\\_canary\\_%%' OR datname = %s) "
+            "ORDER BY datname", (servers.MARK + "%", canary)).fetchall()
     tables = {}
     with server.connect(_in(server, canary)) as conn:
         for (table,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = "
