@@ -21,7 +21,8 @@ KINDS = ("uuid4", "uuid7", "objectid", "int")
 CHILD = r'''
 import json, os, resource, sqlite3, sys, time, uuid
 mode, kind, n, target = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-from labkit import btree, keys
+from labkit.engines import btree
+from labkit.model import keys
 
 def bare_keys():
     if kind == "uuid4":

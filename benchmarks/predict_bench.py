@@ -30,7 +30,7 @@ import json, resource, sys, time
 tool, path, task = sys.argv[1], sys.argv[2], sys.argv[3]
 start = time.perf_counter()
 if tool == "labkit":
-    from labkit import bson_order, fixtures
+    from labkit.model import bson_order, fixtures
     docs = fixtures.read(path)
     loaded = time.perf_counter()
     if task == "sort":

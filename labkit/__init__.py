@@ -1,25 +1,24 @@
 """labkit: lessons that check MongoDB behaviour claims against real servers."""
 
-__version__ = "0.1.0"  # set before the imports below (E402): submodules read it
-
-
-from .claims import registered  # noqa: E402
-from .course import progress  # noqa: E402
-from .environment import run as doctor  # noqa: E402
-from .errors import (  # noqa: E402
+from labkit._version import __version__
+from labkit.errors import (
     BadInput,
     ClaimFailed,
     LabkitError,
     ServerStartError,
     ServerUnavailable,
 )
-from .exercises import Exercise  # noqa: E402
-from .i18n import language  # noqa: E402
-from .notebook import check, on_server, session, start_lesson  # noqa: E402
-from .questions import exercise  # noqa: E402
-from .servers import mongodb  # noqa: E402
+from labkit.experiments.catalogue import registered
+from labkit.i18n import language
+from labkit.lessons.course import progress
+from labkit.lessons.exercises import Exercise
+from labkit.lessons.notebook import check, on_server, session, start_lesson
+from labkit.lessons.questions import exercise
+from labkit.run.doctor import run as doctor
+from labkit.servers import mongodb
 
 __all__ = [
+    "__version__",
     "BadInput",
     "ClaimFailed",
     "Exercise",

@@ -13,9 +13,9 @@ import sys
 import threading
 from pathlib import Path
 
-from . import __version__
-from .errors import BadInput, LabkitError, ServerUnavailable
-from .i18n import _
+from labkit._version import __version__
+from labkit.errors import BadInput, LabkitError, ServerUnavailable
+from labkit.i18n import _
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,7 +76,7 @@ class _Progress:
 
 
 def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
-    from .servers import MONGO_MODES
+    from labkit.servers import MONGO_MODES
 
     parser.add_argument("--mongodb", choices=MONGO_MODES, default="auto",
                         help="how to get a MongoDB server (default: auto, in the order "
@@ -87,7 +87,11 @@ def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
 
 def cmd_run(args) -> int:
     """Run every implemented claim live, print the verdicts, write the report."""
-    from . import btree, claims, report, runner, servers
+    from labkit import servers
+    from labkit.engines import btree
+    from labkit.experiments import catalogue as claims
+    from labkit.outputs import report
+    from labkit.run import runner
 
     servers.check_version(args.mongodb_version)
     selected = claims.select(_list(args.claims), _list(args.topics))
@@ -116,7 +120,9 @@ def cmd_run(args) -> int:
 
 def cmd_check(args) -> int:
     """Judge claim files on every engine and MongoDB version: a matrix, the report, JUnit XML."""
-    from . import claimcheck, claimfiles, report
+    from labkit.claims import files as claimfiles
+    from labkit.outputs import report
+    from labkit.run import check as claimcheck
 
     engines = claimcheck.parse_engines(args.engines)
     versions = claimcheck.parse_versions(args.mongodb_version)
@@ -223,7 +229,7 @@ def cmd_server(args) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
     import time
 
-    from .servers import check_cache_gb, check_version, get_mongodb, redact
+    from labkit.servers import check_cache_gb, check_version, get_mongodb, redact
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     check_version(args.mongodb_version)
@@ -269,7 +275,7 @@ def _say_cleaned(found, server) -> None:
 def cmd_clean(args) -> int:
     """Remove what killed labkit runs left on the servers of LABKIT_POSTGRES_DSN and
     LABKIT_MONGODB_URI (servers labkit starts itself leave nothing behind)."""
-    from . import servers
+    from labkit import servers
 
     getters = {"PostgreSQL": ("LABKIT_POSTGRES_DSN", lambda: servers.get_postgres("dsn")),
                "MongoDB": ("LABKIT_MONGODB_URI", lambda: servers.get_mongodb("uri"))}
@@ -303,7 +309,7 @@ def cmd_clean(args) -> int:
 
 def cmd_doctor(args) -> int:
     """Check the environment, one line per requirement."""
-    from . import environment
+    from labkit.run import doctor as environment
 
     result = environment.run()
     if args.json:
@@ -315,7 +321,7 @@ def cmd_doctor(args) -> int:
 
 def cmd_objectid_explain(args) -> int:
     """Split an ObjectId into its fields."""
-    from . import objectid
+    from labkit.model import objectid
 
     info = objectid.explain(args.hex)
     if not args.json:  # the text form shows each number in hex too, as the ID spells it
@@ -326,7 +332,7 @@ def cmd_objectid_explain(args) -> int:
 
 def cmd_objectid_generate(args) -> int:
     """Generate a batch of ObjectIds the documented way."""
-    from . import objectid
+    from labkit.model import objectid
 
     at = objectid.parse_time(args.at) if args.at is not None else None
     random = objectid.parse_random(args.random) if args.random is not None else None
@@ -341,7 +347,7 @@ def cmd_objectid_generate(args) -> int:
 
 def cmd_uuid_explain(args) -> int:
     """Print a UUID's version, variant and, for v7, its fields."""
-    from . import uuids
+    from labkit.model import uuids
 
     return _show_fields(uuids.explain(args.uuid), args.json)
 
@@ -392,8 +398,10 @@ def _plot_format(path: str) -> str:
 
 def cmd_btree(args) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
-    from . import btree, keys, servers
-    from .runner import btree_n_from_env
+    from labkit import servers
+    from labkit.engines import btree
+    from labkit.model import keys
+    from labkit.run.runner import btree_n_from_env
 
     kinds = keys.parse_kinds(args.keys)
     if args.n is None:
@@ -416,7 +424,7 @@ def cmd_btree(args) -> int:
         if server is not None:
             server.stop()
     if args.plot:
-        from .plots import btree_summary, figure_bytes
+        from labkit.outputs.plots import btree_summary, figure_bytes
 
         Path(args.plot).write_bytes(figure_bytes(btree_summary(measurement), plot_format))
     shown = dict(measurement, results=[btree.summary(r) for r in measurement["results"]])
@@ -431,7 +439,7 @@ def cmd_btree(args) -> int:
 
 def cmd_predict_sort(args) -> int:
     """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
-    from . import bson_order, fixtures
+    from labkit.model import bson_order, fixtures
 
     docs = fixtures.read(args.file)
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
@@ -442,7 +450,7 @@ def cmd_predict_sort(args) -> int:
 
 def cmd_predict_find(args) -> int:
     """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
-    from . import bson_order, fixtures
+    from labkit.model import bson_order, fixtures
 
     docs = fixtures.read(args.file)
     query = fixtures.parse_value(args.filter, "--filter")
@@ -453,7 +461,7 @@ def cmd_predict_find(args) -> int:
 
 
 def _print_ids(ids: list, as_json: bool) -> int:
-    from . import fixtures
+    from labkit.model import fixtures
 
     if as_json:
         _emit_json(fixtures.relaxed(ids))
@@ -474,7 +482,7 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser."""
-    from .btree import DEFAULT_N
+    from labkit.engines.btree import DEFAULT_N
 
     parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
                      "servers, and explore the values behind them.")

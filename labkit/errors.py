@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._redact import redact
+from labkit._redact import redact
 
 
 class LabkitError(Exception):
@@ -87,6 +87,24 @@ class ClaimFailed(LabkitError, AssertionError):
 
 class UnknownClaim(BadInput):
     """The claim ID is not registered."""
+
+
+# --- model: the comparison rules ---------------------------------------------------------------
+
+
+# --- servers -----------------------------------------------------------------------------------
+
+
+# --- engines -----------------------------------------------------------------------------------
+
+
+# --- claims and runs ---------------------------------------------------------------------------
+
+
+# --- lessons -----------------------------------------------------------------------------------
+
+
+# --- the command line --------------------------------------------------------------------------
 
 
 def one_line(exc: BaseException) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 
-from .errors import BadInput
+from labkit._paths import PACKAGE
+from labkit.errors import BadInput
 
 LANGUAGES = ("en", "vi")
-CATALOGUES = Path(__file__).resolve().parent / "locale"
+CATALOGUES = PACKAGE / "locale"
 _chosen: str | None = None
 
 

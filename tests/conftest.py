@@ -66,7 +66,7 @@ def postgres_server():
 @pytest.fixture(scope="session")
 def wiredtiger_binding():
     """The embedded WiredTiger binding, or a skip saying how to install it."""
-    from labkit import btree
+    from labkit.engines import btree
 
     try:
         return btree.wiredtiger_module()

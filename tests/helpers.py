@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from labkit import claims, runner
+from labkit.experiments import catalogue as claims
+from labkit.run import runner
 
 
 def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

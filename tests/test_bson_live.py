@@ -10,7 +10,7 @@ from bson import Binary, Decimal128, Int64, ObjectId
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labkit import bson_order as m
+from labkit.model import bson_order as m
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**31), 2**31 - 1),

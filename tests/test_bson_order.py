@@ -11,9 +11,9 @@ from bson import Binary, Code, Decimal128, Int64, MaxKey, MinKey, ObjectId, Rege
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from labkit import bson_order as m
-from labkit import fixtures
 from labkit.errors import BadInput
+from labkit.model import bson_order as m
+from labkit.model import fixtures
 
 OCT1 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
 
@@ -610,7 +610,7 @@ def test_expression_operators_for_mixed_types(expression, expected):
 def test_conversions():
     """$toDouble parses numeric strings, $toDecimal keeps 15 digits of a double, $toString
     writes numbers and dates as the manual's $toString/$toDecimal examples show."""
-    from labkit._match import ConversionFailure, convert
+    from labkit.model.match import ConversionFailure, convert
 
     assert convert("42", "double") == 42.0
     assert convert(2.5, "decimal") == Decimal128("2.50000000000000")

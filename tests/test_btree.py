@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import btree, keys
+from labkit.engines import btree
 from labkit.errors import BadInput
+from labkit.model import keys
 
 
 def _check_tree(tree: btree.BPlusTree) -> list:

@@ -8,9 +8,10 @@ import dataclasses
 import pytest
 from helpers import lesson_claims, run_offline
 
-from labkit import claims, runner
 from labkit.errors import ServerUnavailable
 from labkit.experiments import btree_keys
+from labkit.experiments import catalogue as claims
+from labkit.run import runner
 
 OFFLINE = [i for i in lesson_claims("btree_keys", offline=True)
            if claims.get(i).kind == claims.BEHAVIOUR and i != "U7"]
@@ -111,7 +112,7 @@ def test_mongodb_rows_of_u5_and_x7(mongodb_server):
 def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
     """When the two processes met in fewer milliseconds than can show a random order, U2 says
     so (not run) instead of judging a coincidence as the claim failing."""
-    from labkit._claim import Observation
+    from labkit.claims.claim import Observation
 
     item = claims.get("U2")
     thin = Observation({"later_ms_sorts_after": True, "one_generator_in_order": True,

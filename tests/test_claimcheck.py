@@ -1,4 +1,4 @@
-"""`labkit check`, `labkit.claimcheck`: claim files judged on the model, MongoDB and the
+"""`labkit check`, `labkit.run.check`: claim files judged on the model, MongoDB and the
 in-process fakes, as a matrix, the run's report and JUnit XML (issue #12)."""
 
 from __future__ import annotations
@@ -9,10 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from labkit import claimcheck, claimfiles, claims, engines, fakes, report
-from labkit.claimfiles import Expectation, Requirement
+from labkit.claims import files as claimfiles
+from labkit.claims.files import Expectation, Requirement
 from labkit.cli import main
-from labkit.engines import Answer
+from labkit.engines import fakes
+from labkit.engines import query as engines
+from labkit.engines.query import Answer
+from labkit.experiments import catalogue as claims
+from labkit.outputs import report
+from labkit.run import check as claimcheck
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -288,7 +293,7 @@ def test_the_kits_claim_files_hold_on_a_real_server(mongodb_server):
 def test_raised_lists_where_a_fake_crashed_from_the_observations():
     """``raised`` reads the exceptions from each row's observation (not from the scorecard's
     text): mongomock 4.3 raises on a range query that meets Decimal128 (claim B1's $gt: 0)."""
-    from labkit import claimfiles
+    from labkit.claims import files as claimfiles
 
     specs = [s for s in claimfiles.load([claimfiles.KIT_CLAIMS]) if s.id.startswith("B1.")]
     result = claimcheck.check(specs, ["model", "mongomock"])

@@ -1,4 +1,4 @@
-"""Claim files, `labkit.claimfiles`: the short form and the Unified Test Format read into one
+"""Claim files, `labkit.claims.files`: the short form and the Unified Test Format read into one
 claim model with line numbers, and one clear error per kind of mistake (issue #12)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from bson import Decimal128
 
-from labkit import claimfiles
+from labkit.claims import files as claimfiles
 from labkit.errors import BadInput
 
 DATA = Path(__file__).resolve().parent / "data"

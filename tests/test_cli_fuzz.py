@@ -100,7 +100,7 @@ def test_run_options_never_crash(topics, btree_n):
 
 def test_an_unwritable_report_folder_is_refused_before_any_claim_runs(tmp_path, monkeypatch):
     """``--out`` under a file, or in a read-only folder, is one error line and no claim runs."""
-    from labkit import runner
+    from labkit.run import runner
 
     ran = []
     monkeypatch.setattr(runner, "run_claim", lambda *a: ran.append(a))
@@ -136,7 +136,7 @@ def test_a_pasted_id_with_its_newline_is_explained_like_the_bare_id():
 
 def test_a_uuidv7_beyond_year_9999_is_explained():
     """48 bits of milliseconds reach past 9999: the time is said in words, not a crash."""
-    from labkit import uuids
+    from labkit.model import uuids
 
     info = uuids.explain("ffffffffffff7fffbfffffffffffffff")
     assert info["unix_ts_ms"] == 2**48 - 1
@@ -243,7 +243,7 @@ def test_an_unwritable_junit_file_is_refused_before_any_claim_is_checked(tmp_pat
     engine is asked anything."""
     from pathlib import Path
 
-    from labkit import claimcheck
+    from labkit.run import check as claimcheck
 
     asked = []
     monkeypatch.setattr(claimcheck, "check", lambda *a, **k: asked.append(a))

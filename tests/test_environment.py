@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit import environment, servers
-from labkit.environment import Check, Report
+from labkit import servers
+from labkit.run import doctor as environment
+from labkit.run.doctor import Check, Report
 
 
 def test_every_check_is_one_ok_or_fail_line():

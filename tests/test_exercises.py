@@ -7,8 +7,9 @@ import datetime as dt
 
 import pytest
 
-from labkit import Exercise, course
-from labkit.exercises import (
+from labkit import Exercise
+from labkit.lessons import course
+from labkit.lessons.exercises import (
     AsSet,
     Bool,
     Fraction,
@@ -227,7 +228,7 @@ class _NoServer:
 
 def test_without_a_server_a_claim_exercise_checks_against_the_model_and_says_so(monkeypatch):
     """With no MongoDB, a D3 exercise is judged by the model's prediction, labelled as such."""
-    from labkit import notebook
+    from labkit.lessons import notebook
 
     monkeypatch.setattr(notebook, "session", lambda: _NoServer())
     exercise = Exercise.from_claim("D3", "string range?", pick=lambda o: o["string_range"],
@@ -239,7 +240,7 @@ def test_without_a_server_a_claim_exercise_checks_against_the_model_and_says_so(
 
 def test_without_a_server_or_model_the_recorded_result_judges(monkeypatch):
     """With no MongoDB and no model prediction, O9's recorded result judges, and says whose."""
-    from labkit import notebook
+    from labkit.lessons import notebook
 
     monkeypatch.setattr(notebook, "session", lambda: _NoServer())
     exercise = Exercise.from_claim("O9", "B first?", pick=lambda o: o["later_process_sorts_first"],
@@ -267,8 +268,8 @@ def test_a_claim_exercise_is_judged_by_the_observation_whatever_the_verdict(monk
     what was observed (and raises nothing)."""
     import dataclasses
 
-    from labkit import claims
-    from labkit._claim import Observation
+    from labkit.claims.claim import Observation
+    from labkit.experiments import catalogue as claims
 
     contrary = dataclasses.replace(
         claims.get("O3"), experiment=lambda ctx: Observation({"seconds": 7}, "engine", "1"))

@@ -12,8 +12,12 @@ import pytest
 from helpers import labkit as run_labkit
 
 import labkit
-from labkit import i18n, notebook, questions, report, runner, translate
+from labkit import i18n
 from labkit.errors import BadInput, ServerUnavailable
+from labkit.experiments import catalogue as claim_catalogue
+from labkit.lessons import notebook, questions, translate
+from labkit.outputs import report
+from labkit.run import runner
 
 
 def _offline():
@@ -50,14 +54,15 @@ def _placeholders(text: str) -> set[str]:
 def test_every_message_has_a_vietnamese_translation():
     """Each ``_()``/``N_()`` message of the package (and each label a lesson hands labkit) has a
     finished translation: a new or changed English message fails until it is translated
-    (``python -m labkit.translate messages``, then fill in labkit/locale/vi/labkit.po)."""
+    (``python -m labkit.lessons.translate messages``, then fill in labkit/locale/vi/labkit.po)."""
     catalogue = _catalogue()
     messages = translate.labkit_messages()
     assert len(messages) > 250
     missing = [m for m in messages if m not in catalogue]
     untranslated = [m for m in messages if m in catalogue and not catalogue[m].msgstr]
     fuzzy = [m for m in messages if m in catalogue and "fuzzy" in catalogue[m].flags]
-    assert not missing, f"not in labkit.po (run `python -m labkit.translate messages`): {missing}"
+    assert not missing, ("not in labkit.po (run `python -m labkit.lessons.translate messages`): "
+                         f"{missing}")
     assert not untranslated and not fuzzy, (untranslated, fuzzy)
     assert not set(catalogue) - set(messages), "labkit.po keeps messages the code no longer has"
 
@@ -151,7 +156,7 @@ def test_lesson_labels_are_translated_on_the_card(offline, lang):
 
 def _run(*ids: str) -> runner.Run:
     with runner.Context(mongodb_provider=_offline, postgres_provider=_offline) as ctx:
-        return runner.run([labkit.claims.get(i) for i in ids], ctx)
+        return runner.run([claim_catalogue.get(i) for i in ids], ctx)
 
 
 def test_report_summary_is_in_the_language_and_results_stay_english(lang, tmp_path):
@@ -206,7 +211,7 @@ def test_json_output_stays_english(tmp_path):
 def test_plots_draw_vietnamese_without_missing_glyphs(lang):
     """Vietnamese titles, labels and legends render with every diacritic in the default font
     (matplotlib warns of a missing glyph; here that warning is an error)."""
-    from labkit import plots
+    from labkit.outputs import plots
 
     claims = [{"topic": "objectid", "verdict": "holds"}, {"topic": "dates", "verdict": "not-run"}]
     with warnings.catch_warnings():
@@ -220,7 +225,7 @@ def test_plots_draw_vietnamese_without_missing_glyphs(lang):
 
 def test_tables_and_progress_headings_follow_the_language(lang, monkeypatch, tmp_path):
     """Column headings learners read are translated; the values keep their data."""
-    from labkit import tables
+    from labkit.outputs import tables
 
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
     progress = labkit.progress()

@@ -27,7 +27,8 @@ CLEANUP_DEADLINE = 60.0  # generous: the watcher gives a server 20 s before SIGK
 PHASE_DEADLINE = 120.0
 
 PLAIN_OWNER = textwrap.dedent("""
-    from labkit import btree, servers
+    from labkit.engines import btree
+    from labkit import servers
     server = servers.get_postgres("local")
     btree.run_sqlite("uuid4", 3_000_000)
 """)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 import labkit
-from labkit import notebook, runner
 from labkit.errors import ServerUnavailable
+from labkit.lessons import notebook
+from labkit.run import runner
 
 
 def _offline():
@@ -59,7 +60,7 @@ def test_a_model_that_fails_is_shown_not_raised(offline, monkeypatch):
     """A prediction that raises becomes a labelled line; the card still renders."""
     import dataclasses
 
-    from labkit import claims
+    from labkit.experiments import catalogue as claims
 
     broken = dataclasses.replace(claims.get("D3"), predict=lambda: 1 / 0)
     monkeypatch.setitem(claims.REGISTRY, "D3", broken)
@@ -84,7 +85,7 @@ def test_start_lesson_without_a_server_says_the_lesson_still_runs(offline, monke
 
 def test_every_claim_that_needs_a_server_has_a_stand_in_beyond_its_expectation():
     """Each MongoDB claim without a model prediction has a recorded result to show instead."""
-    from labkit import claims
+    from labkit.experiments import catalogue as claims
 
     lacking = [c.id for c in claims.registered()
                if "mongodb" in c.needs and c.predict is None and not c.recorded]
@@ -95,8 +96,8 @@ def test_every_claim_that_needs_a_server_has_a_stand_in_beyond_its_expectation()
                                       "X3", "X4", "O8"])
 def test_model_predictions_agree_with_the_claims(claim_id):
     """Each offline prediction is judged holding by its claim's own judge (the model's view)."""
-    from labkit import claims
-    from labkit._claim import Observation
+    from labkit.claims.claim import Observation
+    from labkit.experiments import catalogue as claims
 
     item = claims.get(claim_id)
     verdict, _ = item.verdict_for(Observation(item.predict(), "model", ""))

@@ -9,8 +9,8 @@ from bson import ObjectId
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labkit import objectid
 from labkit.errors import BadInput
+from labkit.model import objectid
 
 timestamps = st.integers(0, objectid.MAX_TIMESTAMP)
 randoms = st.integers(0, objectid.MAX_RANDOM)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
 import json, labkit
-from labkit import fixtures
+from labkit.model import fixtures
 print(json.dumps({"file": labkit.__file__, "version": labkit.__version__,
                   "fixtures": fixtures.names(), "orders": len(fixtures.load("orders"))}))
 """
@@ -43,7 +43,7 @@ def test_wheel_installs_and_loads_a_fixture(tmp_path):
     assert Path(seen["file"]).is_relative_to(venv)
     assert seen["fixtures"] == ["arrays", "events", "mixed", "nans", "nulls", "orders"]
     assert seen["orders"] == 5
-    from labkit import __version__
+    from labkit._version import __version__
 
     assert seen["version"] == __version__
     assert wheel.name.startswith(f"labkit-{__version__}-")
@@ -53,5 +53,5 @@ def test_the_version_lives_in_one_place():
     """pyproject.toml reads the version from the package instead of repeating it."""
     text = (ROOT / "pyproject.toml").read_text()
     assert 'dynamic = ["version"]' in text
-    assert 'version = {attr = "labkit.__version__"}' in text
+    assert 'version = {attr = "labkit._version.__version__"}' in text
     assert "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labkit import bson_order as m
-from labkit import cli, fixtures
+from labkit import cli
 from labkit.errors import BadInput
+from labkit.model import bson_order as m
+from labkit.model import fixtures
 
 
 def predict(capsys, *args: str) -> tuple[int, str, str]:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit import notebook, questions, runner
 from labkit.errors import ServerUnavailable
+from labkit.lessons import notebook, questions
+from labkit.run import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -10,9 +10,12 @@ import sys
 
 import pytest
 
-from labkit import _redact, objectid, report, runner, servers
-from labkit._claim import Claim, Observation, not_run, one_line
+from labkit import _redact, servers
+from labkit.claims.claim import Claim, Observation, not_run, one_line
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.model import objectid
+from labkit.outputs import report
+from labkit.run import runner
 
 SECRET = "Zq8sEcReTpw"
 # Every form a password takes in a connection string, with the pieces that must not show.
@@ -102,7 +105,7 @@ def _report_claims() -> list[Claim]:
                 for i, text in enumerate(texts)]
 
     def errors(ctx):
-        from labkit._claim import errored
+        from labkit.claims.claim import errored
 
         return [errored(f"engine {i}", OSError(f"lost {text}")) for i, text in enumerate(texts)]
 

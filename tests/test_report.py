@@ -8,9 +8,11 @@ import re
 
 import pytest
 
-from labkit import claims, report, runner
-from labkit._claim import Observation
+from labkit.claims.claim import Observation
 from labkit.errors import ServerUnavailable
+from labkit.experiments import catalogue as claims
+from labkit.outputs import report
+from labkit.run import runner
 
 CLAIM_FIELDS = {"id", "title", "topic", "kind", "source", "experiment", "lesson", "verdict",
                 "expected", "results"}

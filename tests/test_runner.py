@@ -7,10 +7,13 @@ import datetime as dt
 
 import pytest
 
-from labkit import claims, notebook, runner, servers
-from labkit._claim import Claim, Observation, Unobservable, claim_verdict, require
+from labkit import servers
+from labkit.claims.claim import Claim, Observation, Unobservable, claim_verdict, require
 from labkit.errors import ClaimFailed, UnknownClaim
-from labkit.runner import ClaimResult, Context, Result, Run
+from labkit.experiments import catalogue as claims
+from labkit.lessons import notebook
+from labkit.run import runner
+from labkit.run.runner import ClaimResult, Context, Result, Run
 
 
 def _claim(experiment, expected=1, needs=(), judge=None, kind="behaviour") -> Claim:
@@ -225,7 +228,7 @@ def test_every_result_names_its_experiment_and_lesson():
 
 def test_each_btree_load_is_made_once_per_run(monkeypatch):
     """Two claims and a lesson table asking for the same engine, kinds and N share one load."""
-    from labkit import btree
+    from labkit.engines import btree
 
     loads = []
     real = btree.measure
@@ -257,7 +260,7 @@ def test_btree_load_is_keyed_by_n_and_model_policy():
 def test_one_engine_failing_costs_that_engine_only(monkeypatch):
     """When one engine's load raises (a server that stops, a refused command), the survey's
     other engines still run and keep their verdicts, and the failure is that engine's error."""
-    from labkit import btree
+    from labkit.engines import btree
 
     real = btree.measure
 
@@ -279,7 +282,7 @@ def test_one_engine_failing_costs_that_engine_only(monkeypatch):
 
 def test_btree_n_comes_from_the_environment_or_the_default(monkeypatch):
     """LABKIT_BTREE_N sets the run's N; unset, the one default; malformed, a clear error."""
-    from labkit import btree
+    from labkit.engines import btree
 
     monkeypatch.delenv("LABKIT_BTREE_N", raising=False)
     assert Context().btree_n == btree.DEFAULT_N

@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from labkit import _reaper, claims, runner, servers
+from labkit import servers
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.experiments import catalogue as claims
+from labkit.run import runner
+from labkit.servers import reaper as _reaper
 
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="uses POSIX signals and a shell script")
 
@@ -366,7 +369,7 @@ def test_errors_keep_what_was_tried_and_the_hint_as_data():
 def test_labkit_imports_where_there_is_no_pwd_module():
     """``import labkit`` and its server layer work without ``pwd`` (Windows has none)."""
     code = ("import sys; sys.modules['pwd'] = None\n"
-            "import labkit, labkit.servers, labkit._reaper, labkit.cli, labkit.environment\n"
+            "import labkit, labkit.servers, labkit.servers.reaper, labkit.cli, labkit.run.doctor\n"
             "print('imported')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60)
@@ -383,7 +386,7 @@ def test_no_geteuid_means_no_user_switch(monkeypatch):
 
 OWNER = """\
 import sys, time
-from labkit._reaper import Watcher
+from labkit.servers.reaper import Watcher
 watcher = Watcher()
 watcher.watch_pid(int(sys.argv[1]))
 watcher.watch_path(sys.argv[2])

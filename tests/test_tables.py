@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from labkit import course, recorded, tables
+from labkit.claims import recorded
+from labkit.lessons import course
+from labkit.outputs import tables
 
 ROOT = Path(__file__).resolve().parent.parent
 

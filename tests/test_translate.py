@@ -8,8 +8,9 @@ import json
 import polib
 import pytest
 
-from labkit import i18n, translate
+from labkit import i18n
 from labkit.errors import BadInput
+from labkit.lessons import translate
 
 
 def _notebook(*cells: tuple[str, str]) -> dict:
@@ -127,7 +128,7 @@ def test_language_switch_and_fallback(monkeypatch):
 
 def test_every_lesson_is_translated_and_the_vietnamese_edition_is_in_step():
     """Each English lesson has a complete, current catalogue, and notebooks/vi/ holds exactly
-    what the build makes of it: same code, translated prose (python -m labkit.translate)."""
+    what the build makes of it: same code, translated prose (python -m labkit.lessons.translate)."""
     assert translate.Layout().lessons(), "no lessons found"
     assert translate.check() == []
 

@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from labkit import uuids
 from labkit.errors import BadInput
+from labkit.model import uuids
 
 
 def test_rfc9562_v7_example_fields():

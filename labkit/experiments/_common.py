@@ -3,8 +3,8 @@ questions about a fixture, a server-side type census, and the BSON encoder's byt
 
 from __future__ import annotations
 
-from .. import bson_order, fixtures
-from .._claim import Observation
+from labkit.claims.claim import Observation
+from labkit.model import bson_order, fixtures
 
 
 def server_census(collection, path: str) -> dict[str, int]:
@@ -83,7 +83,7 @@ def value_bytes(value, codec_options=None) -> bytes:
 
 def counter_steps(hex_ids: list[str]) -> set[int]:
     """The steps between consecutive ObjectIds' counters (modulo the counter's wrap)."""
-    from .. import objectid
+    from labkit.model import objectid
 
     counters = [objectid.split(h).counter for h in hex_ids]
     return {(b - a) % (objectid.MAX_COUNTER + 1) for a, b in zip(counters, counters[1:],

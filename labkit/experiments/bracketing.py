@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from .. import fixtures
-from .._claim import Observation, subset_of_observed
-from .._registry import claim
-from ._common import compare_with_model, model_answers, server_census
+from labkit.claims.claim import Observation, subset_of_observed
+from labkit.claims.registry import claim
+from labkit.experiments._common import compare_with_model, model_answers, server_census
+from labkit.model import fixtures
 
 B1_QUESTIONS = {"eq_42": ("find", {"userId": 42}), "eq_string_42": ("find", {"userId": "42"}),
                 "gt_0": ("find", {"userId": {"$gt": 0}}),

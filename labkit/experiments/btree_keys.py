@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 
-from .. import btree, objectid, uuids
-from .._claim import (
+from labkit.claims.claim import (
     SURVEY,
     Observation,
     Unobservable,
@@ -18,8 +17,10 @@ from .._claim import (
     retry_until,
     subset_of_observed,
 )
-from .._registry import claim
-from ..errors import ServerUnavailable
+from labkit.claims.registry import claim
+from labkit.engines import btree
+from labkit.errors import ServerUnavailable
+from labkit.model import objectid, uuids
 
 SAMPLES = 1000
 FIELDS = (("unix_ts_ms", 48), ("ver", 4), ("rand_a", 12), ("var", 2), ("rand_b", 62))
@@ -44,7 +45,7 @@ def layout_rows(u) -> list[dict]:
 
 def layout_figure(u):
     """A bar of the 128 bits, coloured by field."""
-    from ..plots import bit_layout
+    from labkit.outputs.plots import bit_layout
 
     return bit_layout(layout_rows(u), title=f"UUIDv7 {u}")
 
@@ -138,7 +139,7 @@ def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]
 
 
 def _figure_of(measured: dict):
-    from ..plots import btree_summary
+    from labkit.outputs.plots import btree_summary
 
     return lambda: btree_summary(measured)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .._claim import Observation, subset_of_observed
-from .._registry import claim
-from ._common import (
+from labkit.claims.claim import Observation, subset_of_observed
+from labkit.claims.registry import claim
+from labkit.experiments._common import (
     bson_engine,
     compare_with_model,
     model_answers,
@@ -23,7 +23,7 @@ D1_DATES = [dt.datetime(1969, 12, 31, tzinfo=dt.UTC),
 
 def predict_date_millis() -> dict:
     """The BSON rule applied by hand: whole milliseconds since 1970 UTC, the offset dropped."""
-    from ..objectid import iso_z
+    from labkit.model.objectid import iso_z
 
     epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     millis = [(d - epoch) // dt.timedelta(milliseconds=1) for d in D1_DATES]
@@ -37,7 +37,7 @@ def predict_date_millis() -> dict:
                  "read_back": "2026-10-01T00:00:00Z"}, predict=predict_date_millis)
 def date_is_utc_millis(ctx) -> Observation:
     """Store a date before 1970, one with microseconds, one at +07:00; read them as numbers."""
-    from ..objectid import iso_z
+    from labkit.model.objectid import iso_z
 
     docs = [{"_id": i, "d": d} for i, d in enumerate(D1_DATES, start=1)]
     collection = ctx.mongodb_database("d1").dates
@@ -99,7 +99,7 @@ VIETNAM = "Asia/Ho_Chi_Minh"
 def local_times(database, zone: str = VIETNAM) -> list[dict]:
     """Show the events' Dates in a time zone on the server, with ``$dateToString``: the stored
     value stays UTC; only the text shown changes."""
-    from .. import fixtures
+    from labkit.model import fixtures
 
     collection = fixtures.insert(database, "events")
     return list(collection.aggregate([
@@ -113,8 +113,8 @@ def local_times_by_python(zone: str = VIETNAM) -> list[dict]:
     """The same conversion by Python's ``zoneinfo``, with no server: what to expect."""
     from zoneinfo import ZoneInfo
 
-    from .. import fixtures
-    from ..objectid import iso_z
+    from labkit.model import fixtures
+    from labkit.model.objectid import iso_z
 
     return [{"_id": d["_id"], "stored (UTC)": iso_z(d["atDate"]),
              "shown in " + zone: d["atDate"].astimezone(ZoneInfo(zone)).strftime(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 import uuid
 
-from .. import objectid
-from .._claim import Observation, subset_of_observed
-from .._registry import claim
-from ._common import bson_engine, counter_steps, value_bytes
+from labkit.claims.claim import Observation, subset_of_observed
+from labkit.claims.registry import claim
+from labkit.experiments._common import bson_engine, counter_steps, value_bytes
+from labkit.model import objectid
 
 
 @claim("O1", title="12 bytes: 4-byte seconds, 5-byte per-process random, 3-byte counter; "

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .. import objectid
-from .._claim import Observation, retry_until, subset_of_observed
-from .._registry import claim
-from ..i18n import N_
-from ._common import bson_engine, counter_steps
+from labkit.claims.claim import Observation, retry_until, subset_of_observed
+from labkit.claims.registry import claim
+from labkit.experiments._common import bson_engine, counter_steps
+from labkit.i18n import N_
+from labkit.model import objectid
 
 
 def _same_second(results: list[dict]) -> bool:
@@ -48,7 +48,7 @@ def processes_in_one_second(ctx) -> Observation:
 
 
 def _rank_figure(table: list[dict], title: str):
-    from ..plots import id_rank
+    from labkit.outputs.plots import id_rank
 
     return id_rank(table, title)
 
@@ -112,7 +112,7 @@ def predict_range_boundaries() -> dict:
     """The same count from each boundary, by labkit's model of the comparison rules."""
     from bson import ObjectId
 
-    from .. import bson_order
+    from labkit.model import bson_order
 
     made, made_at = _boundary_ids(O8_SECOND)
     docs = [{"_id": ObjectId(h)} for h in made]

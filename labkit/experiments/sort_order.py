@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .. import bson_order, fixtures
-from .._claim import Observation
-from .._registry import claim
-from ..i18n import N_
-from ._common import compare_with_model, model_answers
+from labkit.claims.claim import Observation
+from labkit.claims.registry import claim
+from labkit.experiments._common import compare_with_model, model_answers
+from labkit.i18n import N_
+from labkit.model import bson_order, fixtures
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
              "bool", "date", "timestamp", "regex", "javascript", "javascriptWithScope", "maxKey"]
@@ -64,7 +64,7 @@ def type_order(ctx) -> Observation:
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
 def mixed_sort(ctx) -> Observation:
     """``find({}, {_id: 1}).sort({v: 1, _id: 1})`` on the chapter's 15 documents."""
-    from ..plots import type_ladder
+    from labkit.outputs.plots import type_ladder
 
     observation = compare_with_model(ctx, "mixed", MIXED_QUESTIONS)
     order = observation.observed["v_then_id"]

@@ -1,0 +1,213 @@
+"""A claim, what its experiment observes, and how one observation is judged."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from labkit.errors import one_line  # noqa: F401  (re-exported: the runner and cards use it)
+from labkit.i18n import N_, _
+
+# Verdicts. A row is one engine's verdict; a claim's verdict sums up its rows.
+HOLDS, FAILS, FINDING, NOT_RUN, ERROR = "holds", "fails", "finding", "not-run", "error"
+VERDICTS = (HOLDS, FAILS, FINDING, NOT_RUN, ERROR)
+# The words every output uses: the terminal table, the report, the chart legend, JSON counts.
+# English, as results.json stores them; shown translated: ``verdict_text(v)``, ``count_text(v)``.
+VERDICT_TEXT = {HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("finding"),
+                NOT_RUN: N_("not run"), ERROR: N_("error")}
+COUNT_TEXT = {HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
+              NOT_RUN: N_("not run"), ERROR: N_("error")}
+
+# Kinds. A behaviour claim says what a server does: not holding is a failure. A survey claim
+# asks on which engines a statement holds: not holding on one engine is a finding.
+BEHAVIOUR, SURVEY = "behaviour", "survey"
+KINDS = (BEHAVIOUR, SURVEY)
+KIND_TEXT = {BEHAVIOUR: N_("behaviour claim"), SURVEY: N_("survey claim")}
+
+TOPICS = ("dates", "sort-order", "bracketing", "objectid", "btree")
+SOURCES = {
+    "000": N_("000_bdc55fbfedc17ec7.txt (ObjectId generator page)"),
+    "002": N_("002_b087e3843ef37896.txt (BSON & ObjectId, part 2/3)"),
+    "003": N_("003_d044462534279811.txt (UUIDv7 vs UUIDv4 as a B-tree key)"),
+    "manual": N_("MongoDB manual and server test suite"),
+}
+
+
+def verdict_text(verdict: str) -> str:
+    """A verdict code (``holds``, ``not-run``…) in the learner's words."""
+    return _(VERDICT_TEXT[verdict])
+
+
+def kind_text(kind: str) -> str:
+    """A claim's kind as a learner reads it: ``behaviour claim`` or ``survey claim``."""
+    return _(KIND_TEXT.get(kind, kind))
+
+
+def count_text(verdict: str) -> str:
+    """A verdict as a count reads it (``3 findings``), in the learner's words."""
+    return _(COUNT_TEXT[verdict])
+
+
+class Unobservable(Exception):
+    """The engine cannot give what the judge needs (a fill statistic, say): not run there."""
+
+
+@dataclass
+class Observation:
+    """What an experiment saw, and which engine (with its exact version) showed it.
+
+    ``not_run`` or ``error`` set means the engine gave no observation, and why.
+    """
+
+    observed: Any
+    engine: str
+    engine_version: str
+    evidence: list[dict] = field(default_factory=list)
+    note: str = ""
+    figure: Callable[[], Any] | None = None
+    not_run: str = ""
+    error: str = ""
+    missing: str = ""  # a server kind that could not be had ("mongodb", ...): the not-run cause
+    missing_detail: str = ""  # what failed when it was sought, without the hint
+    hint: str = ""  # what to do about it
+
+
+def not_run(engine: str, reason: str) -> Observation:
+    """An engine this claim is judged on could not be had: reported as not run, with why."""
+    return Observation(None, engine, "", not_run=reason)
+
+
+def needs(kind: str, exc, engine: str = "") -> Observation:
+    """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
+    ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
+    return Observation(None, engine, "", not_run=f"needs {kind}: {exc.summary()}",
+                       missing=kind, missing_detail=exc.what_failed(), hint=exc.hint)
+
+
+def errored(engine: str, exc: BaseException, version: str = "") -> Observation:
+    """An engine's experiment failed: that engine's verdict is ``error``, with the cause."""
+    return Observation(None, engine, version, error=one_line(exc))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A documented claim: where it comes from, what it expects, and how to observe it."""
+
+    id: str
+    title: str
+    source: str
+    topic: str
+    expected: Any
+    experiment: Callable[[Any], Observation | list[Observation]]
+    needs: tuple[str, ...] = ()
+    judge: Callable[[Any, Any], bool | tuple[bool, str]] | None = None
+    kind: str = BEHAVIOUR
+    # What labkit's model says the experiment would observe, computed with no server; shown
+    # beside ``expected`` where the claim cannot run, never as an observation.
+    predict: Callable[[], Any] | None = None
+    # True when ``expected`` is an output the source document recorded on a real server.
+    recorded: bool = False
+
+    @property
+    def experiment_name(self) -> str:
+        """Where the experiment lives: ``labkit.experiments.dates.dates_as_strings``."""
+        return f"{self.experiment.__module__}.{self.experiment.__qualname__}"
+
+    @property
+    def expected_label(self) -> str:
+        """What ``expected`` is, in words: recorded on a real server, or stated."""
+        if self.source == "manual":
+            return _("stated by MongoDB's manual and server tests (not an observation)")
+        title = _(SOURCES[self.source]).split(" (", 1)[-1].removesuffix(")")
+        if self.recorded:
+            return _("recorded by the source document \u201c{title}\u201d on a real server "
+                     "through mongosh; it does not say which MongoDB version").format(title=title)
+        return _("stated by the source document \u201c{title}\u201d (not an observation)"
+                 ).format(title=title)
+
+    @property
+    def expected_short(self) -> str:
+        """``expected_label`` as a column heading."""
+        if self.source == "manual":
+            return _("stated by the manual")
+        if self.recorded:
+            return _("recorded by the source (real server)")
+        return _("stated by the source")
+
+    def verdict_for(self, observation: Observation) -> tuple[str, str]:
+        """Judge one observation: ``(verdict, note)``; a survey's disagreement is a finding."""
+        outcome = (self.judge or _equal)(self.expected, observation.observed)
+        agreed, note = outcome if isinstance(outcome, tuple) else (outcome, "")
+        if agreed:
+            return HOLDS, note
+        return (FINDING if self.kind == SURVEY else FAILS), note
+
+
+def _equal(expected: Any, observed: Any) -> bool:
+    return expected == observed
+
+
+def claim_verdict(kind: str, verdicts: list[str]) -> str:
+    """One claim's verdict from its rows: error first, then a failure or finding, then holds."""
+    ran = [v for v in verdicts if v != NOT_RUN]
+    for worst in (ERROR, FAILS, FINDING):
+        if worst in ran:
+            return worst
+    return HOLDS if ran else NOT_RUN
+
+
+def retry_until(attempt: Callable[[], Any], done: Callable[[Any], bool], limit: int = 12):
+    """Call ``attempt`` until ``done(result)``, at most ``limit`` times: ``(result, tries)``.
+
+    For experiments that need a coincidence (two processes in one second).
+    """
+    tries = 0
+    while True:
+        tries += 1
+        result = attempt()
+        if done(result) or tries >= limit:
+            return result, tries
+
+
+def subset_of_observed(expected: dict, observed: dict) -> tuple[bool, str]:
+    """Judge: every expected key is observed with the same value (extra observations are fine)."""
+    wrong = [key for key in expected if jsonable(observed.get(key)) != jsonable(expected[key])]
+    return not wrong, (f"differs in: {', '.join(wrong)}" if wrong else "")
+
+
+def require(value: Any, what: str, engine: str = "this engine") -> Any:
+    """Return ``value``; when it is None, the engine cannot give ``what``: raise Unobservable."""
+    if value is None:
+        raise Unobservable(f"{engine} does not report {what}")
+    return value
+
+
+def jsonable(value: Any) -> Any:
+    """Convert a value into plain JSON types (BSON values become relaxed Extended JSON)."""
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        from labkit.model.objectid import iso_z
+
+        return iso_z(value)
+    if isinstance(value, set | frozenset | tuple):
+        return sorted(value, key=str)
+    if isinstance(value, bytes):
+        return value.hex()
+    try:
+        from bson import json_util
+
+        return json.loads(json_util.dumps(value, json_options=json_util.RELAXED_JSON_OPTIONS))
+    except Exception:  # any value the encoder refuses is shown as text
+        return str(value)
+
+
+def short_json(value: Any, limit: int = 160) -> str:
+    """Compact JSON for a table cell, shortened with an ellipsis."""
+    text = json.dumps(jsonable(value), ensure_ascii=False, separators=(", ", ": "))
+    return text if len(text) <= limit else text[: limit - 1] + "…"

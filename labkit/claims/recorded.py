@@ -1,0 +1,63 @@
+"""What the source documents recorded on real servers, kept as data and labelled as such, so a
+lesson can show it beside a live run (or, with no server, instead of one, never as one)."""
+
+from __future__ import annotations
+
+CHAPTER = "the course chapter \u201cBSON & ObjectId, part 2/3\u201d"
+LABEL = (f"recorded by {CHAPTER} on a real server through mongosh (it does not say which "
+         "MongoDB version); not an observation of your server")
+
+# Two mongosh processes, five IDs each, in one second (the chapter's anatomy run).
+SAME_SECOND = {
+    "process 1": ["6ac711ed454f588ca2d05d4b", "6ac711ed454f588ca2d05d4c",
+                  "6ac711ed454f588ca2d05d4d", "6ac711ed454f588ca2d05d4e",
+                  "6ac711ed454f588ca2d05d4f"],
+    "process 2": ["6ac711ed174cbaf76ff1a390", "6ac711ed174cbaf76ff1a391",
+                  "6ac711ed174cbaf76ff1a392", "6ac711ed174cbaf76ff1a393",
+                  "6ac711ed174cbaf76ff1a394"],
+}
+GET_TIMESTAMP = {"process 1": ("2026-10-08T03:45:49.000Z", "2026-10-08T03:45:49.477Z"),
+                 "process 2": ("2026-10-08T03:45:49.000Z", "2026-10-08T03:45:49.722Z")}
+# An upsert without _id (mongod made the ID) against an ID made by mongosh.
+SERVER_VS_CLIENT = {"server-generated": "6ac711f61202b55ba5d6ca57",
+                    "client-generated": "6ac711f6acb1910cc6ad711b"}
+# ObjectId(secs) and ObjectId.createFromTime(secs) for 2026-10-08T00:00:00Z.
+FROM_SECONDS = {"ObjectId(secs)": "6ac6dd00dcfdc9da974196bf",
+                "ObjectId.createFromTime(secs)": "6ac6dd000000000000000000"}
+
+
+def _frame(rows: list[dict]):
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    frame.attrs["source"] = LABEL
+    return frame
+
+
+def _split(hex_id: str) -> dict:
+    from labkit.model import objectid
+
+    parts = objectid.split(hex_id)
+    return {"timestamp": hex_id[:8], "random": hex_id[8:18], "counter": hex_id[18:],
+            "counter (decimal)": parts.counter}
+
+
+def same_second():
+    """The chapter's two processes in one second: each ID split into its three fields, with
+    what ``getTimestamp()`` and the clock said."""
+    rows = []
+    for process, ids in SAME_SECOND.items():
+        stamp, now = GET_TIMESTAMP[process]
+        rows += [{"process": process, **_split(h), "getTimestamp()": stamp, "clock": now}
+                 for h in ids]
+    return _frame(rows)
+
+
+def server_vs_client():
+    """The chapter's server-made ID beside a client-made one, split into fields."""
+    return _frame([{"made by": who, **_split(h)} for who, h in SERVER_VS_CLIENT.items()])
+
+
+def from_seconds():
+    """The chapter's two IDs for 2026-10-08T00:00:00Z: made at that second, and the bound."""
+    return _frame([{"built with": how, "hex": h, **_split(h)} for how, h in FROM_SECONDS.items()])

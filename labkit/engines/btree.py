@@ -1,0 +1,603 @@
+"""B-tree page splits under different keys, measured on a textbook model and on real engines.
+
+Each ``run_<engine>`` loads one key kind and returns a result dict with at least
+``keys``, ``n``, ``index_bytes``, ``leaf_pages``, ``avg_leaf_fill`` (0..1, or
+None where the engine cannot tell), ``insert_seconds``, and the engine's own
+counters. ``measure`` runs several key kinds on one engine.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import sqlite3
+import struct
+import time
+import uuid
+from collections.abc import Callable, Iterable
+
+from labkit.errors import BadInput, ServerUnavailable
+from labkit.model import keys as keymod
+from labkit.servers.reaper import scratch_folder
+
+ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
+POLICIES = ("half", "rightmost")
+# Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
+DEFAULT_N = 200_000
+MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
+MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
+WT_CACHE_MB = 64  # the embedded WiredTiger's cache unless --cache-mb says otherwise
+# What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
+SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
+Progress = Callable[[int], None]
+
+
+# The textbook model --------------------------------------------------------------------
+
+
+class _Node:
+    __slots__ = ("keys", "children")
+
+    def __init__(self, keys: list, children: list | None = None) -> None:
+        self.keys = keys
+        self.children = children
+
+
+class BPlusTree:
+    """A textbook B+tree: leaves hold up to ``capacity`` keys, internal nodes as many children.
+
+    ``policy="half"`` splits every full node 50/50. ``policy="rightmost"`` splits a
+    full node at the right edge of the tree so that the new node takes only the
+    new key (what PostgreSQL, InnoDB and WiredTiger's append path do), and 50/50
+    elsewhere.
+    """
+
+    def __init__(self, capacity: int = 64, policy: str = "half") -> None:
+        if policy not in POLICIES:
+            raise BadInput(f"unknown split policy {policy!r}; choose half or rightmost")
+        if capacity < 3:
+            raise BadInput(f"page capacity must be at least 3 keys, not {capacity}")
+        self.capacity = capacity
+        self.policy = policy
+        self.root = _Node([])
+        self.leaf_splits = 0
+        self.internal_splits = 0
+        self.size = 0
+
+    def insert(self, key) -> None:
+        """Insert one key (duplicates are refused), splitting full nodes on the way back up."""
+        path: list[tuple[_Node, int]] = []
+        node = self.root
+        at_right_edge = True
+        while node.children is not None:
+            index = bisect.bisect_right(node.keys, key)
+            at_right_edge = at_right_edge and index == len(node.children) - 1
+            path.append((node, index))
+            node = node.children[index]
+        position = bisect.bisect_left(node.keys, key)
+        if position < len(node.keys) and node.keys[position] == key:
+            raise BadInput(f"duplicate key {key!r}")
+        node.keys.insert(position, key)
+        self.size += 1
+        appended = at_right_edge and position == len(node.keys) - 1
+        if len(node.keys) > self.capacity:
+            self._split_up(node, path, appended)
+
+    def _cut(self, length: int, appended: bool) -> int:
+        return length - 1 if appended and self.policy == "rightmost" else length // 2
+
+    def _split_up(self, node: _Node, path: list[tuple[_Node, int]], appended: bool) -> None:
+        cut = self._cut(len(node.keys), appended)
+        right = _Node(node.keys[cut:])
+        node.keys = node.keys[:cut]
+        separator = right.keys[0]
+        self.leaf_splits += 1
+        while True:
+            if not path:
+                self.root = _Node([separator], [node, right])
+                return
+            parent, index = path.pop()
+            parent.keys.insert(index, separator)
+            parent.children.insert(index + 1, right)
+            if len(parent.children) <= self.capacity:
+                return
+            self.internal_splits += 1
+            cut = self._cut(len(parent.children), appended)
+            separator = parent.keys[cut - 1]
+            right = _Node(parent.keys[cut:], parent.children[cut:])
+            parent.keys, parent.children = parent.keys[: cut - 1], parent.children[:cut]
+            node = parent
+
+    def leaves(self) -> Iterable[_Node]:
+        """The leaves, left to right."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if node.children is None:
+                yield node
+            else:
+                stack.extend(reversed(node.children))
+
+    def leaf_fills(self) -> list[float]:
+        """Each leaf's keys divided by its capacity, left to right."""
+        return [len(leaf.keys) / self.capacity for leaf in self.leaves()]
+
+
+def run_model(kind: str, n: int, capacity: int = 64, policy: str = "half",
+              progress: Progress | None = None, trace_every: int = 0) -> dict:
+    """Insert ``n`` keys of ``kind`` into the model; count splits and read every leaf's fill."""
+    tree = BPlusTree(capacity, policy)
+    splits_trace = []
+    start = time.perf_counter()
+    done = 0
+    for batch in keymod.batches(kind, n):
+        for key in batch:
+            tree.insert(key)
+            done += 1
+            if trace_every and done % trace_every == 0:
+                splits_trace.append(tree.leaf_splits)
+        if progress:
+            progress(len(batch))
+    seconds = time.perf_counter() - start
+    fills = tree.leaf_fills()
+    return {"keys": kind, "n": n, "index_bytes": None, "leaf_pages": len(fills),
+            "avg_leaf_fill": sum(fills) / len(fills), "insert_seconds": seconds,
+            "page_capacity": capacity, "split_policy": policy,
+            "leaf_splits": tree.leaf_splits, "internal_splits": tree.internal_splits,
+            "splits_per_1000_inserts": 1000 * tree.leaf_splits / n,
+            "leaf_fills": fills, "splits_trace": splits_trace, "trace_every": trace_every}
+
+
+def model_version() -> str:
+    """The model has no version of its own; it is labkit's."""
+    from labkit._version import __version__
+
+    return f"labkit {__version__}"
+
+
+# SQLite ---------------------------------------------------------------------------------
+
+
+def sqlite_load(path: str, kind: str, n: int, batch: int = 10_000,
+                progress: Progress | None = None) -> float:
+    """Load ``n`` keys into a fresh table keyed by them; return the seconds the inserts took."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("CREATE TABLE t (k BLOB NOT NULL PRIMARY KEY)")
+        start = time.perf_counter()
+        for keys in keymod.batches(kind, n, batch):
+            with conn:
+                conn.executemany("INSERT INTO t (k) VALUES (?)", zip(keys))
+            if progress:
+                progress(len(keys))
+        return time.perf_counter() - start
+    finally:
+        conn.close()
+
+
+def sqlite_index_pages(path: str) -> list[tuple[str, int, int]]:
+    """``(pagetype, pgsize, unused)`` for every page of the key's index, from ``dbstat``."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT pagetype, pgsize, unused FROM dbstat "
+                            "WHERE name = 'sqlite_autoindex_t_1'").fetchall()
+    finally:
+        conn.close()
+
+
+def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None) -> dict:
+    """Load a SQLite table keyed by ``kind``; read leaf fill and size from ``dbstat``.
+
+    The database file lives in a scratch folder that a killed owner does not leave behind.
+    """
+    with scratch_folder("labkit-sqlite-") as workdir:
+        path = os.path.join(workdir, "btree.db")
+        seconds = sqlite_load(path, kind, n, batch, progress)
+        pages = sqlite_index_pages(path)
+        file_bytes = os.path.getsize(path)
+    leaves = [(size, unused) for kind_, size, unused in pages if kind_ == "leaf"]
+    fills = [(size - unused) / size for size, unused in leaves]
+    return {"keys": kind, "n": n, "index_bytes": sum(size for _, size, _ in pages),
+            "leaf_pages": len(leaves),
+            "avg_leaf_fill": sum(s - u for s, u in leaves) / sum(s for s, _ in leaves),
+            "insert_seconds": seconds, "interior_pages": len(pages) - len(leaves),
+            "file_bytes": file_bytes, "leaf_fills": fills}
+
+
+def sqlite_version() -> str:
+    """The SQLite library Python links against."""
+    return sqlite3.sqlite_version
+
+
+# PostgreSQL -----------------------------------------------------------------------------
+
+PG_TYPES = {"uuid4": "uuid", "uuid7": "uuid", "uuid7-naive": "uuid", "objectid": "bytea",
+            "int": "bigint"}
+_INT = struct.Struct(">q")
+
+
+def _uuid_from_bytes(key: bytes) -> uuid.UUID:
+    return uuid.UUID(bytes=key)
+
+
+def _int_from_bytes(key: bytes) -> int:
+    return _INT.unpack(key)[0]
+
+
+def pg_converter(kind: str) -> Callable[[bytes], object]:
+    """The function turning a key's bytes into the value psycopg sends for its column."""
+    if PG_TYPES[kind] == "uuid":
+        return _uuid_from_bytes
+    if kind == "int":
+        return _int_from_bytes
+    return bytes
+
+
+def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
+                  progress: Progress | None = None) -> float:
+    """COPY ``n`` keys into a fresh table ``t`` in batches; return the seconds it took."""
+    column, convert = PG_TYPES[kind], pg_converter(kind)
+    conn.execute("DROP TABLE IF EXISTS t")
+    conn.execute(f"CREATE TABLE t (id {column} PRIMARY KEY)")
+    start = time.perf_counter()
+    with conn.cursor() as cur:
+        for keys in keymod.batches(kind, n, batch):
+            with cur.copy("COPY t (id) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types([column])
+                write = copy.write_row
+                for row in zip(map(convert, keys)):
+                    write(row)
+            if progress:
+                progress(len(keys))
+    return time.perf_counter() - start
+
+
+def postgres_index_stats(conn) -> dict:
+    """``pgstatindex`` of ``t_pkey`` and the fill of each leaf page from ``pageinspect``."""
+    conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+    conn.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
+    row = conn.execute("SELECT tree_level, index_size, internal_pages, leaf_pages, "
+                       "empty_pages, deleted_pages, avg_leaf_density, leaf_fragmentation "
+                       "FROM pgstatindex('t_pkey')").fetchone()
+    names = ("tree_level", "index_size", "internal_pages", "leaf_pages", "empty_pages",
+             "deleted_pages", "avg_leaf_density", "leaf_fragmentation")
+    stats = dict(zip(names, row, strict=True))
+    fills = [row[0] for row in conn.execute(
+        "SELECT 1 - s.free_size::float / (s.page_size - 24 - 16) "
+        "FROM generate_series(1, (pg_relation_size('t_pkey') / current_setting('block_size')"
+        "::int)::int - 1) AS b, LATERAL bt_page_stats('t_pkey', b) AS s "
+        "WHERE s.type = 'l'")]
+    stats["leaf_fills"] = fills
+    return stats
+
+
+def run_postgres(server, kind: str, n: int, batch: int = 10_000,
+                 progress: Progress | None = None) -> dict:
+    """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics.
+
+    Refused up front, as ``ServerUnavailable``, where the role is not a superuser: the
+    statistics come from the pgstattuple and pageinspect extensions, which only a superuser
+    may create.
+    """
+    server.require("the B-tree load on PostgreSQL", superuser=True)
+    dsn = server.fresh_database(f"btree_{kind}")
+    try:
+        with server.connect(dsn) as conn:
+            seconds = postgres_load(conn, kind, n, batch, progress)
+            conn.execute("VACUUM ANALYZE t")
+            stats = postgres_index_stats(conn)
+    finally:
+        server.drop_created()
+    return {"keys": kind, "n": n, "index_bytes": stats["index_size"],
+            "leaf_pages": stats["leaf_pages"], "avg_leaf_fill": stats["avg_leaf_density"] / 100,
+            "insert_seconds": seconds, "column_type": PG_TYPES[kind],
+            **{k: v for k, v in stats.items() if k not in ("index_size", "leaf_pages")}}
+
+
+# WiredTiger (embedded) ------------------------------------------------------------------
+
+WT_TABLE_CONFIG = ("key_format=u,value_format=u,internal_page_max=16k,leaf_page_max=16k,"
+                   "prefix_compression=true")
+WT_COUNTERS = (
+    "cache: leaf pages split during eviction", "cache: internal pages split during eviction",
+    "cache: in-memory page splits", "cache: pages read into cache",
+    "cache: pages written from cache", "reconciliation: leaf page multi-block writes",
+    "reconciliation: page reconciliation calls", "btree: maximum tree depth",
+)
+
+
+def wiredtiger_module():
+    """Import the WiredTiger binding, or say how to install it."""
+    try:
+        import wiredtiger
+    except ImportError as exc:
+        raise ServerUnavailable(
+            "The WiredTiger binding is not installed.\n"
+            "Hint: make wiredtiger (needs swig, cmake, ninja and a C/C++ compiler: "
+            "apt-get install swig cmake ninja-build g++, or the conda environment)."
+        ) from exc
+    return wiredtiger
+
+
+def wiredtiger_version() -> str:
+    """The version of the embedded WiredTiger library."""
+    wt = wiredtiger_module()
+    return wt.wiredtiger_version()[0].split(":")[0].replace("WiredTiger ", "")
+
+
+def _wt_stats(session, uri: str, config: str | None = None) -> dict[str, int]:
+    cursor = session.open_cursor(f"statistics:{uri}", None, config)
+    stats = {}
+    try:
+        while cursor.next() == 0:
+            desc, _, value = cursor.get_value()
+            stats[desc] = value
+    finally:
+        cursor.close()
+    return stats
+
+
+def _wt_walk(wt, home: str) -> dict[str, int]:
+    """Reopen the table, read every page from disk, then walk the tree and the cache."""
+    conn = wt.wiredtiger_open(home, "cache_size=1GB,statistics=(fast)")
+    try:
+        session = conn.open_session()
+        cursor = session.open_cursor("table:idx")
+        while cursor.next() == 0:
+            pass
+        cursor.close()
+        return _wt_stats(session, "table:idx", "statistics=(tree_walk,cache_walk)")
+    finally:
+        conn.close()
+
+
+def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
+                   progress: Progress | None = None) -> dict:
+    """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index.
+
+    Reads page counts from a tree walk and the average on-disk page image from a
+    cache walk, after a checkpoint, plus the eviction and reconciliation counters. The
+    table lives in a scratch folder that a killed owner does not leave behind.
+    """
+    wt = wiredtiger_module()
+    with scratch_folder("labkit-wiredtiger-") as home:
+        return _wiredtiger_load(wt, home, kind, n, cache_mb, batch, progress)
+
+
+def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int,
+                     progress: Progress | None) -> dict:
+    conn = wt.wiredtiger_open(home, f"create,cache_size={cache_mb}MB,statistics=(fast)")
+    try:
+        session = conn.open_session()
+        session.create("table:idx", WT_TABLE_CONFIG)
+        cursor = session.open_cursor("table:idx")
+        pack = _INT.pack
+        start = time.perf_counter()
+        record = 0
+        for keys in keymod.batches(kind, n, batch):
+            for key in keys:  # one auto-committed write each, as mongod commits each document
+                record += 1
+                cursor[key] = pack(record)
+            if progress:
+                progress(len(keys))
+        seconds = time.perf_counter() - start
+        cursor.close()
+        session.checkpoint()
+        counters = _wt_stats(session, "table:idx")
+        conn.close()
+        conn = None
+        walk = _wt_walk(wt, home)
+        leaf_pages = walk.get("btree: row-store leaf pages", 0)
+        image = walk.get("cache_walk: Average on-disk page image size seen", 0)
+        file_bytes = os.path.getsize(os.path.join(home, "idx.wt"))
+        reusable = counters.get("block-manager: file bytes available for reuse") or 0
+        return {"keys": kind, "n": n, "index_bytes": file_bytes - reusable,
+                "file_bytes": file_bytes, "size_meaning": SIZE_MEANING,
+                "leaf_pages": leaf_pages, "avg_leaf_fill": image / 16384 if image else None,
+                "insert_seconds": seconds, "cache_mb": cache_mb,
+                "internal_pages": walk.get("btree: row-store internal pages"),
+                "avg_page_image_bytes": image,
+                "reusable_bytes": reusable,
+                **{name: counters.get(name) for name in WT_COUNTERS}}
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+# MongoDB --------------------------------------------------------------------------------
+
+MONGO_COUNTERS = {
+    "cache": ("leaf pages split during eviction", "internal pages split during eviction",
+              "in-memory page splits", "pages read into cache", "pages written from cache"),
+    "reconciliation": ("leaf page multi-block writes", "page reconciliation calls"),
+    "block-manager": ("file size in bytes", "file bytes available for reuse",
+                      "checkpoint size"),
+}
+
+
+def mongo_value(kind: str, key: bytes):
+    """The ``_id`` value stored for a key of ``kind``: UUID, ObjectId or Int64."""
+    from bson import Int64, ObjectId
+
+    if kind.startswith("uuid"):
+        return uuid.UUID(bytes=key)
+    if kind == "objectid":
+        return ObjectId(key)
+    return Int64(_INT.unpack(key)[0])
+
+
+# Block-manager figures are sizes at a moment; the other statistics count events since start.
+MONGO_GAUGES = ("block-manager: file size in bytes",
+                "block-manager: file bytes available for reuse",
+                "block-manager: checkpoint size")
+
+
+def _id_index_stats(collection) -> tuple[int, dict]:
+    stats = next(collection.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
+    details = stats.get("indexDetails", {}).get("_id_", {})
+    counters = {f"{group}: {name}": details.get(group, {}).get(name)
+                for group, names in MONGO_COUNTERS.items() for name in names}
+    return stats["indexSizes"]["_id_"], counters
+
+
+def _during(before: dict, after: dict) -> dict:
+    """Counters as differences across the load; gauges as read after it (None if absent)."""
+    out = {}
+    for name, value in after.items():
+        if name in MONGO_GAUGES or not isinstance(value, int):
+            out[name] = value
+        else:
+            out[name] = value - before[name] if isinstance(before.get(name), int) else None
+    return out
+
+
+def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
+                progress: Progress | None = None) -> dict:
+    """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters.
+
+    After an ``fsync`` (a checkpoint, so the file holds the pages), ``index_bytes`` is
+    the file size less the space free for reuse, as for the embedded WiredTiger;
+    ``file_bytes`` is ``indexSizes._id_``. Counters are differences across the load;
+    throughput is kept per batch.
+    """
+    database = server.fresh_database(f"btree_{kind}")
+    try:
+        collection = database.create_collection("t")
+        client = server.client()
+        _, before = _id_index_stats(collection)
+        rates = []
+        start = time.perf_counter()
+        for keys in keymod.batches(kind, n, batch):
+            began = time.perf_counter()
+            collection.insert_many([{"_id": mongo_value(kind, k)} for k in keys], ordered=False)
+            rates.append(len(keys) / (time.perf_counter() - began))
+            if progress:
+                progress(len(keys))
+        seconds = time.perf_counter() - start
+        client.admin.command("fsync")
+        file_bytes, after = _id_index_stats(collection)
+        counters = _during(before, after)
+        reusable = counters["block-manager: file bytes available for reuse"]
+        live = file_bytes - reusable if isinstance(reusable, int) else None
+        return {"keys": kind, "n": n, "index_bytes": live, "file_bytes": file_bytes,
+                "size_meaning": SIZE_MEANING, "leaf_pages": None, "avg_leaf_fill": None,
+                "insert_seconds": seconds, "inserts_per_second_by_batch": rates, **counters}
+    finally:
+        server.drop(database.name)
+
+
+# One engine, several key kinds ----------------------------------------------------------
+
+
+def check_n(n: int, name: str = "--n") -> None:
+    """Refuse a key count outside 1..MAX_N, naming the option it came from."""
+    if not 1 <= n <= MAX_N:
+        raise BadInput(f"{name} must be between 1 and {MAX_N:,} keys, not {n:,}")
+
+
+def check_request(engine: str, n: int, cache_mb: int | None = None) -> None:
+    """Refuse an unknown engine, a key count or a cache size out of range, before any server
+    is started. A mongod's cache follows mongod's own range (``servers.check_cache_gb``)."""
+    if engine not in ENGINES:
+        raise BadInput(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    check_n(n)
+    if cache_mb is None:
+        return
+    from labkit import servers
+
+    low, high = ((round(servers.MIN_CACHE_GB * 1024), round(servers.MAX_CACHE_GB * 1024))
+                 if engine == "mongodb" else (1, round(servers.MAX_CACHE_GB * 1024)))
+    if not low <= cache_mb <= high:
+        why = " (the smallest cache mongod accepts)" if engine == "mongodb" else ""
+        raise BadInput(f"--cache-mb must be between {low}{why} and {high}, not {cache_mb}")
+
+
+def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
+            capacity: int = 64, policy: str = "half", trace_every: int = 0, server=None,
+            progress: Callable[[str, int], None] | None = None) -> dict:
+    """Run every key kind on one engine: ``{"engine", "engine_version", "n", "results"}``.
+
+    ``server`` is a running PostgreSQL or MongoDB server for those engines;
+    ``capacity``, ``policy`` and ``trace_every`` configure the model.
+    """
+    check_request(engine, n, cache_mb)
+
+    def tick(kind: str) -> Progress | None:
+        return (lambda count: progress(kind, count)) if progress else None
+
+    runners = {
+        "model": lambda k: run_model(k, n, capacity, policy, tick(k), trace_every),
+        "sqlite": lambda k: run_sqlite(k, n, progress=tick(k)),
+        "postgres": lambda k: run_postgres(server, k, n, progress=tick(k)),
+        "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or WT_CACHE_MB, progress=tick(k)),
+        "mongodb": lambda k: run_mongodb(server, k, n, progress=tick(k)),
+    }
+    versions = {"model": model_version, "sqlite": sqlite_version,
+                "wiredtiger": wiredtiger_version,
+                "postgres": lambda: server.version, "mongodb": lambda: server.version}
+    version = versions[engine]()
+    cache = {"wiredtiger": lambda: f"WiredTiger cache {cache_mb or WT_CACHE_MB} MB",
+             "mongodb": lambda: getattr(server, "cache", "")}.get(engine, lambda: "")()
+    return {"engine": engine, "engine_version": version, "n": n, "cache": cache,
+            "results": [runners[engine](kind) for kind in kinds]}
+
+
+def size(result: dict) -> int:
+    """A result's index size: bytes where the engine reports them, else leaf pages (the model)."""
+    if result.get("index_bytes") is not None:
+        return result["index_bytes"]
+    if result.get("leaf_pages") is None:
+        from labkit.claims.claim import Unobservable
+
+        raise Unobservable(f"no index size was measured for {result['keys']} keys")
+    return result["leaf_pages"]
+
+
+def size_unit(result: dict) -> str:
+    """What ``size`` counts for this result: bytes, or leaf pages."""
+    return "bytes" if result.get("index_bytes") is not None else "leaf pages"
+
+
+def larger_by(measurement: dict, kind: str, than: str) -> float:
+    """How much larger ``kind``'s index is than ``than``'s, as a fraction (0.25 = 25% larger)."""
+    by_kind = {r["keys"]: r for r in measurement["results"]}
+    return size(by_kind[kind]) / size(by_kind[than]) - 1
+
+
+def summary(result: dict) -> dict:
+    """A result without its long per-page and per-batch lists (for tables and JSON)."""
+    return {k: v for k, v in result.items()
+            if k not in ("leaf_fills", "splits_trace", "trace_every",
+                         "inserts_per_second_by_batch")}
+
+
+def table(measurement: dict) -> str:
+    """A measurement as a plain-text table: size, leaf pages, fill, time, then other counters.
+
+    A comparison entry that did not run (``{"engine", "not_run"}``) is one line.
+    """
+    if "not_run" in measurement:
+        return f"{measurement['engine']}: not run ({measurement['not_run']})"
+    if "error" in measurement:
+        return f"{measurement['engine']}: error ({measurement['error']})"
+    head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
+    if measurement.get("cache"):
+        head += f", {measurement['cache']}"
+    lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
+                   f"{'insert s':>9}  other"]
+    shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
+             "size_meaning"}
+    for r in map(summary, measurement["results"]):
+        fill = f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"
+        size = f"{r['index_bytes']:,}" if r["index_bytes"] is not None else "-"
+        pages = f"{r['leaf_pages']:,}" if r["leaf_pages"] is not None else "-"
+        other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in r.items() if k not in shown)
+        lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
+                     f"{r['insert_seconds']:>9.2f}  {other}")
+    meaning = next((r["size_meaning"] for r in measurement["results"] if "size_meaning" in r), "")
+    if meaning:
+        lines.append(f"index bytes: {meaning}")
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""In-process fakes of MongoDB (mongomock, montydb) as engines of ``labkit check``.
+
+They are not MongoDB and never stand in for it: each is named as an in-process fake with its
+package's version, and appears only where a user asks ``labkit check`` to judge it (and in the
+lesson about fakes). Where a fake raises, that is its answer: an application tested on it would
+see the same exception.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import itertools
+
+from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
+from labkit.engines.query import Answer, Engine, load_and_read
+from labkit.errors import ServerUnavailable
+
+FAKES = ("mongomock", "montydb")
+_numbers = itertools.count(1)
+_monty = None  # montydb's in-memory client, one per process (it refuses a second setup)
+
+
+def _installed(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise ServerUnavailable(f"{package} is not installed. Hint: pip install "
+                                f"'labkit[fakes]' (or pip install {package}).") from exc
+
+
+def _without_neutral(step: Step) -> dict:
+    """Arguments that do not change a result are sent to MongoDB only (see claimfiles)."""
+    return {k: v for k, v in step.arguments.items() if k not in NEUTRAL_ARGUMENTS}
+
+
+class _FakeEngine(Engine):
+    is_fake = True
+    _shared = None  # one client per engine: montydb allows one storage setup per process
+
+    def _client(self):
+        raise NotImplementedError
+
+    @property
+    def client(self):
+        """The engine's in-process client, made on first use."""
+        if self._shared is None:
+            self._shared = self._client()
+        return self._shared
+
+    def _server_errors(self) -> tuple[type, ...]:
+        from pymongo.errors import OperationFailure
+
+        return (OperationFailure,)
+
+    def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
+        """Load the fixture into a fresh in-memory database, run the reads, drop it."""
+        name = f"labkit_check_{next(_numbers)}"
+        database = self.client[name]
+        try:
+            return load_and_read(database, spec, steps, server_errors=self._server_errors(),
+                                 arguments=_without_neutral)
+        finally:
+            self.client.drop_database(name)
+
+
+class MongomockEngine(_FakeEngine):
+    """mongomock: pymongo's API over Python data structures, in this process."""
+
+    key = "mongomock"
+    name = "mongomock (in-process fake)"
+
+    def __init__(self) -> None:
+        self.version = _installed("mongomock")
+        import mongomock
+
+        # The server version mongomock reports; its runOnRequirements are judged by it.
+        self.speaks_for = str(getattr(mongomock, "SERVER_VERSION", "") or "") or None
+
+    def _client(self):
+        import mongomock
+
+        return mongomock.MongoClient(tz_aware=True)
+
+    def _server_errors(self) -> tuple[type, ...]:
+        import mongomock
+        from pymongo.errors import OperationFailure
+
+        return (OperationFailure, mongomock.OperationFailure)
+
+
+class MontydbEngine(_FakeEngine):
+    """montydb: a MongoDB-like engine written in Python, here with its in-memory storage."""
+
+    key = "montydb"
+    name = "montydb (in-process fake)"
+
+    def __init__(self) -> None:
+        self.version = _installed("montydb")
+        self.speaks_for = str(self.client.server_info().get("mongoVersion") or "") or None
+
+    def _client(self):
+        from montydb import MontyClient
+
+        global _monty
+        if _monty is None:
+            _monty = MontyClient(":memory:")
+        return _monty
+
+    def _server_errors(self) -> tuple[type, ...]:
+        from montydb.errors import OperationFailure
+
+        return (OperationFailure,)
+
+
+def engine(name: str) -> Engine:
+    """The fake called ``name``; ``ServerUnavailable`` (not run) when it is not installed."""
+    return {"mongomock": MongomockEngine, "montydb": MontydbEngine}[name]()

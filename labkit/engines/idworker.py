@@ -1,0 +1,67 @@
+"""One OS process that makes IDs (pymongo ObjectIds or uuid_utils UUIDv7s) at a chosen moment.
+
+The ordering experiments start several of these so that each has its own
+process-level random value, exactly as separate application servers would.
+Prints one JSON object: label, pid, the IDs' hex and the clock (ns) at each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import time
+
+WORKER_URI_VARIABLE = "LABKIT_WORKER_MONGODB_URI"
+
+
+def main(argv: list[str]) -> int:
+    """Wait until ``--start-ns``, make ``--count`` IDs; insert each into MongoDB when the
+    environment names a server (a URI with a password never goes on a command line)."""
+    parser = argparse.ArgumentParser(prog="python -m labkit.engines.idworker")
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--start-ns", type=int, required=True)
+    parser.add_argument("--count", type=int, default=1)
+    parser.add_argument("--db")
+    parser.add_argument("--collection", default="events")
+    parser.add_argument("--kind", choices=("objectid", "uuid7"), default="objectid")
+    args = parser.parse_args(argv)
+
+    from bson import ObjectId
+
+    if args.kind == "uuid7":
+        import uuid_utils
+
+        def make() -> str:
+            return str(uuid_utils.uuid7())
+    else:
+        def make() -> str:
+            return str(ObjectId())
+    collection = None
+    uri = os.environ.get(WORKER_URI_VARIABLE)
+    if uri:
+        from labkit.servers import mongo_client
+
+        collection = mongo_client(uri)[args.db][args.collection]
+        collection.database.command("ping")  # connect before the moment, not during it
+    make()  # draw this process's random state before the moment too
+    while (wait := args.start_ns - time.time_ns()) > 0:
+        time.sleep(min(wait / 1e9, 0.05))
+    ids, clock = [], []
+    for _ in range(args.count):
+        made = make()
+        now_ns = time.time_ns()
+        if collection is not None:
+            moment = dt.datetime.fromtimestamp(now_ns / 1e9, tz=dt.UTC)
+            collection.insert_one({"_id": ObjectId(made), "process": args.label,
+                                   "inserted_at": moment, "inserted_ns": now_ns})
+        ids.append(made)
+        clock.append(now_ns)
+    json.dump({"label": args.label, "ids": ids, "clock_ns": clock}, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,324 @@
+"""The engines a claim file runs on: labkit's model of MongoDB's rules, and a real MongoDB.
+
+Each engine answers a claim's reads on the claim's fixture. The model answers from
+``bson_order`` (the documented comparison rules); MongoDB answers through pymongo on a fresh
+``labkit_`` database. The in-process fakes live in ``labkit.engines.fakes``, named as fakes.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
+
+MODEL_RULES = "8.0"
+ENGINES = ("model", "mongodb", "mongomock", "montydb")
+
+_FIND_KWARGS = {"filter": None, "projection": None, "sort": "sort", "skip": "skip",
+                "limit": "limit", "batchSize": "batch_size", "comment": "comment",
+                "hint": "hint", "collation": "collation", "maxTimeMS": "max_time_ms",
+                "allowDiskUse": "allow_disk_use", "let": "let"}
+
+
+class NotSupported(Exception):
+    """The engine cannot answer this read (an operator, stage or option it does not know)."""
+
+
+@dataclass
+class Answer:
+    """What one read gave: a result, or the error it raised (one line, and whether the server
+    sent it, with its code)."""
+
+    result: Any = None
+    raised: str = ""
+    server_error: bool = False
+    code: int | None = None
+    code_name: str = ""
+
+
+class Engine:
+    """An engine that answers claims' reads. ``version`` is the exact version of what answers;
+    ``speaks_for`` the MongoDB version its answers stand for (None: it claims none)."""
+
+    key = ""
+    name = ""
+    version = ""
+    speaks_for: str | None = None
+    topology = "single"
+    is_fake = False
+
+    @property
+    def label(self) -> str:
+        """The column of the matrix: ``MongoDB 7.0.14``, ``mongomock 4.3.0``."""
+        return f"{self.name.split(' (')[0]} {self.version}".strip()
+
+    def describe(self) -> str:
+        """One line for the report's list of engines."""
+        return f"{self.name} {self.version}".strip()
+
+    def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
+        """Answer the given reads of a claim on its fixture; raise ``NotSupported`` if it
+        cannot."""
+        raise NotImplementedError
+
+
+# The model -------------------------------------------------------------------------------
+
+
+class ModelEngine(Engine):
+    """labkit's executable model of MongoDB's documented comparison rules (``bson_order``)."""
+
+    key = "model"
+    name = f"model (labkit's rules for MongoDB {MODEL_RULES})"
+    speaks_for = MODEL_RULES
+
+    def __init__(self) -> None:
+        from labkit._version import __version__
+
+        self.version = __version__
+
+    @property
+    def label(self) -> str:
+        """The column of the matrix."""
+        return f"model {MODEL_RULES}"
+
+    def describe(self) -> str:
+        """One line for the report's list of engines."""
+        return f"{self.name}, labkit {self.version}"
+
+    def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
+        """The model's answer to each read (it predicts results, never server errors)."""
+        from labkit.errors import BadInput
+
+        answers = []
+        for step in steps:
+            docs = spec.fixture.get(step.collection, [])
+            try:
+                answers.append(Answer(model_read(docs, step.operation, step.arguments)))
+            except (BadInput, ValueError) as exc:
+                raise NotSupported(_unsupported(str(exc))) from exc
+        return answers
+
+
+def _unsupported(message: str) -> str:
+    operator = re.search(r"\$[A-Za-z]+", message)
+    if operator and "does not know" in message:
+        return f"the model does not support {operator.group(0)}"
+    return message if message.startswith("the model") else f"the model cannot answer: {message}"
+
+
+def model_read(docs: list[dict], operation: str, arguments: dict) -> Any:
+    """What the model says a read returns on ``docs`` (documents in insertion order)."""
+    known = {"find": {"filter", "sort", "projection", "skip", "limit"},
+             "countDocuments": {"filter", "skip", "limit"},
+             "distinct": {"fieldName", "filter"}, "aggregate": {"pipeline"}}[operation]
+    unknown = sorted(set(arguments) - known - set(NEUTRAL_ARGUMENTS))
+    if unknown:
+        raise NotSupported(f"the model does not support the {operation} option {unknown[0]}")
+    if operation == "aggregate":
+        return _pipeline(docs, arguments["pipeline"])
+    found = _find(docs, arguments)
+    if operation == "find":
+        return found
+    if operation == "countDocuments":
+        return len(found)
+    return _distinct(found, arguments["fieldName"])
+
+
+def _find(docs: list[dict], arguments: dict) -> list[dict]:
+    from labkit.model import bson_order
+
+    found = bson_order.find(docs, arguments.get("filter") or {})
+    if arguments.get("sort"):
+        found = bson_order.sort(found, arguments["sort"])
+    found = found[int(arguments.get("skip") or 0):]
+    limit = abs(int(arguments.get("limit") or 0))
+    if limit:
+        found = found[:limit]
+    if arguments.get("projection"):
+        found = [_project(doc, arguments["projection"]) for doc in found]
+    return found
+
+
+def _project(doc: dict, projection: dict) -> dict:
+    """Top-level inclusion or exclusion; anything else is beyond the model."""
+    fields = {k: v for k, v in projection.items() if k != "_id"}
+    if any("." in k or isinstance(v, dict) or k.startswith("$") for k, v in projection.items()):
+        raise NotSupported("the model supports only top-level inclusion or exclusion "
+                           "projections")
+    keep_id = bool(projection.get("_id", 1))
+    including = any(bool(v) for v in fields.values()) or (not fields and "_id" in projection
+                                                          and keep_id)
+    if including:
+        out = {k: v for k, v in doc.items() if k in fields and fields[k]}
+        if keep_id and "_id" in doc:
+            out = {"_id": doc["_id"], **out}
+        return out
+    return {k: v for k, v in doc.items()
+            if not (k in fields and not fields[k]) and not (k == "_id" and not keep_id)}
+
+
+def _values_at(doc: Any, parts: list[str]) -> list[Any]:
+    if not parts:
+        return [doc]
+    if isinstance(doc, dict):
+        return _values_at(doc[parts[0]], parts[1:]) if parts[0] in doc else []
+    if isinstance(doc, list):
+        return [v for item in doc for v in _values_at(item, parts)]
+    return []
+
+
+def _distinct(docs: list[dict], field: str) -> list[Any]:
+    """Each value once (arrays give their elements), in ascending BSON order."""
+    from labkit.model import bson_order
+
+    values: list[Any] = []
+    for doc in docs:
+        for value in _values_at(doc, field.split(".")):
+            values.extend(value if isinstance(value, list) else [value])
+    ordered = sorted(values, key=functools.cmp_to_key(bson_order.compare))
+    out: list[Any] = []
+    for value in ordered:
+        if not out or bson_order.compare(out[-1], value) != 0:
+            out.append(value)
+    return out
+
+
+def _pipeline(docs: list[dict], pipeline: list[dict]) -> list[dict]:
+    """``$match``, ``$sort``, ``$skip``, ``$limit``, ``$project`` (top-level), ``$count`` and a
+    ``$group`` by ``{$type: "$path"}`` that counts; any other stage is not supported."""
+    from labkit.model import bson_order
+
+    out = list(docs)
+    for stage in pipeline:
+        (name, spec), = stage.items()
+        if name == "$match":
+            out = bson_order.find(out, spec)
+        elif name == "$sort":
+            out = bson_order.sort(out, spec)
+        elif name == "$skip":
+            out = out[int(spec):]
+        elif name == "$limit":
+            out = out[:int(spec)]
+        elif name == "$project":
+            out = [_project(doc, spec) for doc in out]
+        elif name == "$count":
+            out = [{spec: len(out)}] if out else []
+        elif name == "$group" and _is_type_census(spec):
+            path = spec["_id"]["$type"][1:]
+            counter = next(k for k in spec if k != "_id")
+            out = [{"_id": kind, counter: n}
+                   for kind, n in bson_order.census(out, path).items()]
+        else:
+            raise NotSupported(f"the model does not support the stage {name}"
+                               + (" (only a count by {$type: \"$path\"})"
+                                  if name == "$group" else ""))
+    return out
+
+
+def _is_type_census(spec: Any) -> bool:
+    if not isinstance(spec, dict) or len(spec) != 2:
+        return False
+    key = spec.get("_id")
+    counter = [v for k, v in spec.items() if k != "_id"]
+    return (isinstance(key, dict) and list(key) == ["$type"] and isinstance(key["$type"], str)
+            and key["$type"].startswith("$") and counter == [{"$sum": 1}])
+
+
+# Engines that speak pymongo's API --------------------------------------------------------
+
+
+def pymongo_read(collection, operation: str, arguments: dict) -> Any:
+    """Run one read through a pymongo-like collection (pymongo, mongomock, montydb)."""
+    args = dict(arguments)
+    if operation == "find":
+        kwargs = {_FIND_KWARGS.get(k, k): v for k, v in args.items()
+                  if k not in ("filter", "projection")}
+        if "sort" in kwargs:
+            kwargs["sort"] = list(kwargs["sort"].items())
+        return list(collection.find(args.get("filter") or {}, args.get("projection"),
+                                    **kwargs))
+    if operation == "aggregate":
+        pipeline = args.pop("pipeline")
+        return list(collection.aggregate(pipeline, **args))
+    if operation == "countDocuments":
+        return collection.count_documents(args.pop("filter", {}) or {}, **args)
+    field = args.pop("fieldName")
+    return collection.distinct(field, args.pop("filter", None) or {}, **args)
+
+
+def load_and_read(database, spec: ClaimSpec, steps: list[Step], *,
+                  server_errors: tuple[type, ...], passes: tuple[type, ...] = (),
+                  arguments: Callable[[Step], dict] | None = None) -> list[Answer]:
+    """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
+    (the server and the in-process fakes alike). The fixture is copied: ``insert_many`` adds
+    an ``_id`` to what it is given. ``arguments`` adapts a step's arguments to the engine."""
+    for name, docs in spec.fixture.items():
+        if docs:
+            database[name].insert_many(copy.deepcopy(docs))
+    pick = arguments or (lambda step: step.arguments)
+    return answer_with(
+        lambda step: pymongo_read(database[step.collection], step.operation, pick(step)),
+        steps, server_errors=server_errors, passes=passes)
+
+
+def answer_with(read, steps: list[Step], server_errors: tuple[type, ...] = (),
+                passes: tuple[type, ...] = ()) -> list[Answer]:
+    """Each step's answer: its result, or the exception it raised as one line. Exceptions in
+    ``passes`` (a lost connection) are not answers: they propagate and cost the row."""
+    from labkit.claims.claim import one_line
+
+    answers = []
+    for step in steps:
+        try:
+            answers.append(Answer(read(step)))
+        except passes:
+            raise
+        except Exception as exc:  # an engine's exception is what it answered
+            details = getattr(exc, "details", None) or {}
+            answers.append(Answer(raised=one_line(exc),
+                                  server_error=isinstance(exc, server_errors),
+                                  code=getattr(exc, "code", None),
+                                  code_name=str(details.get("codeName", ""))
+                                  if isinstance(details, dict) else ""))
+    return answers
+
+
+class MongoDBEngine(Engine):
+    """A real MongoDB server (``servers.MongoServer``): each claim in a fresh database."""
+
+    key = "mongodb"
+    name = "MongoDB"
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.version = server.version
+        self.speaks_for = server.version
+        kind = server.client().topology_description.topology_type_name
+        self.topology = {"Single": "single", "Sharded": "sharded",
+                         "LoadBalanced": "load-balanced"}.get(kind, "replicaset")
+
+    @property
+    def label(self) -> str:
+        """The column of the matrix."""
+        return f"MongoDB {self.version}"
+
+    def describe(self) -> str:
+        """One line for the report's list of engines."""
+        return self.server.describe()
+
+    def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
+        """Insert the fixture in a fresh database, run the reads, drop the database."""
+        from pymongo.errors import ConnectionFailure, OperationFailure
+
+        database = self.server.fresh_database(f"check_{spec.id}")
+        try:
+            return load_and_read(database, spec, steps, server_errors=(OperationFailure,),
+                                 passes=(ConnectionFailure,))
+        finally:
+            self.server.drop(database.name)

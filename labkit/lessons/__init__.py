@@ -1,0 +1,3 @@
+"""The learner's side: the notebook session, exercises and their questions, the course, the
+translated edition.
+"""

@@ -1,0 +1,164 @@
+"""The course around the lessons: each lesson's place, time and servers, and a learner's
+progress through the exercises (kept in a small JSON file between sessions)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.errors import BadInput
+from labkit.i18n import N_, _
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One notebook of the course: its number, file, title, minutes, and servers it uses."""
+
+    number: str
+    file: str
+    title: str
+    minutes: int
+    uses: tuple[str, ...] = ()
+
+
+LESSONS = [
+    Lesson("00", "00_start_here.ipynb", N_("Start here"), 15),
+    Lesson("01", "01_dates_not_strings.ipynb", N_("Dates are not strings"), 25, ("mongodb",)),
+    Lesson("02", "02_bson_sort_order.ipynb", N_("BSON sort order"), 30, ("mongodb",)),
+    Lesson("03", "03_type_bracketing.ipynb", N_("Type bracketing"), 30, ("mongodb",)),
+    Lesson("04", "04_objectid_anatomy.ipynb", N_("ObjectId anatomy"), 30),
+    Lesson("05", "05_objectid_ordering.ipynb", N_("ObjectId ordering"), 30, ("mongodb",)),
+    Lesson("06", "06_btree_keys.ipynb", N_("B-trees: UUIDv4 versus UUIDv7 as keys"), 45,
+           ("postgres", "wiredtiger", "mongodb")),
+    Lesson("07", "07_trust_your_fake.ipynb", N_("Can you trust your fake?"), 30),
+]
+
+_current: str | None = None
+
+
+def lesson(key: str | int) -> Lesson:
+    """A lesson by number (``"01"``, ``1``) or file name; ``BadInput`` names the known ones."""
+    text = str(key).strip()
+    for item in LESSONS:
+        if text in (item.number, item.file, item.file.removesuffix(".ipynb")) or (
+                text.isdigit() and int(text) == int(item.number)):
+            return item
+    raise BadInput(f"no lesson {key!r}; known: {', '.join(i.number for i in LESSONS)}")
+
+
+def set_current(number: str) -> None:
+    """Remember the lesson this kernel is in, for the exercises it records."""
+    global _current
+    _current = number
+
+
+def current() -> str:
+    """The lesson this kernel is in (``labkit.start_lesson``), or ``"?"``."""
+    return _current or "?"
+
+
+def progress_file() -> Path:
+    """Where progress is kept: ``LABKIT_PROGRESS``, else ``~/.labkit/progress.json``."""
+    named = os.environ.get("LABKIT_PROGRESS", "").strip()
+    return Path(named) if named else Path.home() / ".labkit" / "progress.json"
+
+
+def _load() -> dict:
+    try:
+        data = json.loads(progress_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+# How far an exercise got; a later state never goes back to an earlier one.
+STATES = ("seen", "tried", "right", "revealed")
+# The progress table's words (the file keeps the English states and questions).
+STATE_TEXT = {"seen": N_("seen"), "tried": N_("tried"), "right": N_("right"),
+              "revealed": N_("revealed"), "not started": N_("not started")}
+
+
+def record(question: str, state: str, attempts: int, lesson_number: str | None = None) -> None:
+    """Note an exercise's state for this learner. Never raises: progress is a convenience."""
+    number = lesson_number or current()
+    data = _load()
+    key = f"{number} {question}"
+    old = data.get(key, {})
+    if old.get("state") == "right" and state == "revealed":
+        state = "right"  # revealing after a right answer does not undo it
+    elif STATES.index(old.get("state", "seen")) > STATES.index(state):
+        state = old["state"]
+    data[key] = {"lesson": number, "exercise": question, "state": state,
+                 "tries": max(attempts, old.get("tries", 0)),
+                 "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    path = progress_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    except OSError:
+        pass
+
+
+def progress():
+    """Which exercises this learner has met, per lesson: seen, tried, right or revealed.
+
+    A DataFrame with one row per exercise (lessons with none met yet are listed as
+    "not started"), its headings and words in the learner's language.
+    """
+    import pandas as pd
+
+    data = _load()
+    rows = [{"lesson": v["lesson"], "exercise": _(v["exercise"]),
+             "state": _(STATE_TEXT.get(v["state"], v["state"])), "tries": v["tries"]}
+            for v in data.values()]
+    met = {row["lesson"] for row in rows}
+    rows += [{"lesson": item.number, "exercise": f"({_(item.title)})",
+              "state": _(STATE_TEXT["not started"]), "tries": 0}
+             for item in LESSONS if item.number not in met]
+    frame = pd.DataFrame(rows, columns=["lesson", "exercise", "state", "tries"])
+    frame = frame.sort_values(["lesson", "exercise"], kind="stable").reset_index(drop=True)
+    return frame.rename(columns={"lesson": _("lesson"), "exercise": _("exercise"),
+                                 "state": _("state"), "tries": _("tries")})
+
+
+SOURCE_NAMES = {
+    "000": "the ObjectId generator page (source document 000)",
+    "002": "the course chapter \u201cBSON & ObjectId, part 2/3\u201d (source document 002)",
+    "003": "the article \u201cUUIDv7 vs UUIDv4 as a B-tree key\u201d (source document 003)",
+    "manual": "MongoDB's manual and server test suite",
+}
+
+
+def claims_markdown() -> str:
+    """``docs/claims.md``: every registered claim, by ID, with its source by name, kind,
+    lesson, needs and expectation (labelled recorded or stated). A test keeps the file equal
+    to this text; regenerate it with ``the command at the top of the file."""
+    from labkit.claims.claim import jsonable
+    from labkit.experiments.catalogue import lesson_of, registered
+
+    out = ["# The claims labkit checks", "",
+           "Generated from the claim registry; `tests/test_docs.py` fails when this file and the "
+           "registry differ. Regenerate it with:", "",
+           "```sh", "python -c 'from labkit import course; print(course.claims_markdown(), "
+           "end=\"\")' > docs/claims.md", "```", "",
+           "The sources, by name:", ""]
+    out += [f"- **{key}**: {name}" for key, name in SOURCE_NAMES.items()]
+    out += ["", "A **behaviour** claim says what a server does; a **survey** claim is judged "
+            "per engine, where not holding is a finding. *Recorded* means the source document "
+            "observed it on a real server (through mongosh; no version is given); *stated* "
+            "means the source says so without a recorded output.", ""]
+    for item in registered():
+        expected = json.dumps(jsonable(item.expected), ensure_ascii=False)
+        out += [f"## {item.id}: {item.title}", "",
+                f"- Source: {SOURCE_NAMES[item.source]}",
+                f"- Topic: {item.topic}; kind: {item.kind}",
+                f"- Lesson: `{lesson_of(item)}`",
+                f"- Needs: {', '.join(item.needs) or 'no server'}",
+                f"- Expected ({'recorded' if item.recorded else 'stated'}): `{expected}`",
+                f"- Model prediction without a server: "
+                f"{'yes' if item.predict else 'no'}",
+                f"- Experiment: `{item.experiment_name}`", ""]
+    return "\n".join(out)

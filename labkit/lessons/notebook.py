@@ -1,0 +1,326 @@
+"""The notebook's side of the runner: one context per kernel, ``labkit.check``, and what
+stands in, labelled, where a lesson's server is missing."""
+
+from __future__ import annotations
+
+import atexit
+import html
+from collections.abc import Callable
+from typing import Any
+
+from labkit.claims.claim import (
+    ERROR,
+    FAILS,
+    NOT_RUN,
+    Claim,
+    kind_text,
+    one_line,
+    short_json,
+    verdict_text,
+)
+from labkit.errors import ClaimFailed, ServerUnavailable
+from labkit.i18n import N_, _
+from labkit.run.runner import COLOURS, ClaimResult, Context
+
+_session: Context | None = None
+_notice_shown = False  # the full "how to get a server" note is shown once per kernel
+
+# Stand-in labels are kept in English (the model's is compared below) and shown translated.
+MODEL_LABEL = N_("labkit's model predicts (computed here, no server asked)")
+MODEL_SHORT = N_("labkit's model predicts")
+MODEL_FAILED = N_("labkit's model could not predict this")
+
+
+class _Label(str):
+    """A stand-in's label (already in the learner's words) with its column heading."""
+
+    short: str
+
+    def __new__(cls, text: str, short: str) -> _Label:
+        label = super().__new__(cls, text)
+        label.short = short
+        return label
+
+
+def _short(label: str) -> str:
+    """A column heading for a stand-in's label."""
+    if isinstance(label, _Label):
+        return label.short
+    return _(MODEL_SHORT) if label == MODEL_LABEL else _(label)
+
+
+def _how_to_get_one() -> str:
+    return _("How to get one: run <code>make lab</code> (it starts a local <code>mongod</code> "
+             "from the conda environment for the whole session), or set "
+             "<code>LABKIT_MONGODB_URI</code> to a server you have before starting Jupyter, or "
+             "start Docker. Lesson 00 explains the three ways.")
+
+
+def _how_to_get_one_text() -> str:
+    return _("How to get one: `make lab`, or set LABKIT_MONGODB_URI before starting Jupyter, "
+             "or start Docker (lesson 00 explains the three ways).")
+
+
+def session() -> Context:
+    """The kernel's shared context: one MongoDB (``labkit.mongodb()``), one set of B-tree loads.
+
+    ``session().btree_n`` is the number of keys per kind every B-tree table and verdict
+    of the kernel uses (``LABKIT_BTREE_N``, or the kit's default).
+    """
+    global _session
+    if _session is None:
+        from labkit import servers
+
+        _session = Context(mongodb_provider=servers.mongodb)
+        atexit.register(_session.close)
+    return _session
+
+
+def _take_notice() -> bool:
+    """True the first time in this kernel: the caller shows the full note."""
+    global _notice_shown
+    first, _notice_shown = not _notice_shown, True
+    return first
+
+
+def _legend(label: str) -> str:
+    """What a column heading stands for, in full (the model's: how it was computed)."""
+    return _("computed here, no server asked") if label == MODEL_LABEL else _(label)
+
+
+def _cell(value: Any) -> str:
+    return value if isinstance(value, str) else short_json(value)
+
+
+class NotRun:
+    """A cell whose server is missing: "not run" (the how-to once per kernel), then what can
+    honestly stand in, each labelled: the source's expectation and the model's prediction."""
+
+    verdict = NOT_RUN
+
+    def __init__(self, what: str, missing: ServerUnavailable, stand_ins: list[tuple[str, Any]],
+                 title: str = "", kind: str = "mongodb") -> None:
+        self.what = what
+        self.title = title
+        self.reason = missing.summary()
+        self.kind = kind
+        self.stand_ins = stand_ins
+        self.first = _take_notice()
+
+    def table(self):
+        """The stand-ins side by side as a DataFrame (one row per question), or None."""
+        import pandas as pd
+
+        dicts = [value for _label, value in self.stand_ins if isinstance(value, dict)]
+        if not self.stand_ins or len(dicts) != len(self.stand_ins):
+            return None
+        keys = list(dict.fromkeys(key for value in dicts for key in value))
+        columns = {_short(label): [_cell(value[k]) if k in value else "" for k in keys]
+                   for label, value in self.stand_ins}
+        return pd.DataFrame(columns, index=pd.Index(keys, name=_("question")))
+
+    def _head(self) -> str:
+        name = "MongoDB" if self.kind == "mongodb" else self.kind
+        return _("{what}: not run (no {name} here)").format(what=self.what, name=name)
+
+    def __str__(self) -> str:
+        lines = [self._head() + (f" \u2014 {self.title}" if self.title else "")]
+        if self.first:
+            lines.append(_how_to_get_one_text())
+        for label, value in self.stand_ins:
+            lines.append(f"  {_(label)}: {short_json(value, 400)}")
+        if self.stand_ins:
+            lines.append("  " + _("(neither is an observation of your server; the verdict "
+                                  "stays 'not run')"))
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        parts = [f"<div style='border-left:4px solid {COLOURS[NOT_RUN]};padding:.3em .8em'>",
+                 f"<b style='color:{COLOURS[NOT_RUN]}'>{esc(self._head())}</b>"
+                 + (f" &mdash; {esc(self.title)}" if self.title else "")]
+        if self.first:
+            parts.append(f"<br><small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
+                         f"{esc(self.reason)}</small>")
+        else:
+            parts.append(f"<br><small>{_('(how to get one: see the first not-run note above)')}"
+                         "</small>")
+        if self.stand_ins:
+            parts.append("<p style='margin:.4em 0'>" + _(
+                "What stands in, each for what it is (neither is an observation of your "
+                "server; the verdict stays <i>not run</i>):") + "</p>")
+            frame = self.table()
+            if frame is not None:
+                parts.append("<ul style='margin:.2em 0'>" + "".join(
+                    f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
+                    for label, _value in self.stand_ins if _short(label) != _(label)) + "</ul>")
+                parts.append(frame.to_html(escape=True, border=0))
+            else:
+                parts += [f"<div><i>{esc(_(label))}</i>: "
+                          f"<code>{esc(short_json(value, 400))}</code></div>"
+                          for label, value in self.stand_ins]
+        parts.append("</div>")
+        return "".join(parts)
+
+
+def model_prediction(item: Claim) -> tuple[str, Any] | None:
+    """``(label, value)`` of the model's offline prediction for a claim, or None if it has none.
+
+    A prediction that cannot be computed is shown as such, never raised.
+    """
+    if item.predict is None:
+        return None
+    try:
+        return MODEL_LABEL, item.predict()
+    except Exception as exc:  # the model is a stand-in: its failure must not stop a lesson
+        return MODEL_FAILED, one_line(exc)
+
+
+def stand_ins(item: Claim) -> list[tuple[str, Any]]:
+    """What may stand in for a claim's observation: its expectation (labelled for what it is)
+    and the model's prediction, where there is one."""
+    out: list[tuple[str, Any]] = [(_Label(item.expected_label, item.expected_short),
+                                   item.expected)]
+    predicted = model_prediction(item)
+    if predicted is not None:
+        out.append(predicted)
+    return out
+
+
+def missing_server(item: Claim, ctx: Context) -> ServerUnavailable | None:
+    """Why a claim cannot run in this context (the first server it needs that is missing)."""
+    for kind in item.needs:
+        missing = ctx.unavailable(kind)
+        if missing is not None:
+            return missing
+    return None
+
+
+class Checked(list):
+    """The rows of one claim's check, shown as a verdict card in a notebook."""
+
+    def __init__(self, result: ClaimResult) -> None:
+        super().__init__(result.rows)
+        self.result = result
+
+    @property
+    def verdict(self) -> str:
+        """The claim's verdict, summed up from its rows."""
+        return self.result.verdict
+
+    def _repr_html_(self) -> str:
+        item = self.result.claim
+        head = (f"<p><b style='color:{COLOURS[self.verdict]}'>{item.id}: "
+                f"{verdict_text(self.verdict)}</b> ({kind_text(item.kind)}) &mdash; "
+                f"{html.escape(item.title)}<br><small>{_('experiment:')} "
+                f"<code>{html.escape(item.experiment_name)}</code></small></p>")
+        if len(self) == 1:
+            return head + self[0]._repr_html_()
+        return head + "".join(f"<div style='margin-left:1.5em'>{row._repr_html_()}</div>"
+                              for row in self)
+
+    def __str__(self) -> str:
+        item = self.result.claim
+        head = f"{item.id}: {verdict_text(self.verdict)} ({kind_text(item.kind)})"
+        return "\n".join([head, *(str(row) for row in self)])
+
+    __repr__ = __str__
+
+
+def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
+    """Run one claim live (in a notebook: on the kernel's servers) and return its verdicts.
+
+    Raises ``ClaimFailed`` when a behaviour claim does not hold or any engine errs. When
+    the claim needs a server that cannot be had, returns a "not run" card instead, with the
+    source's expectation and the model's prediction, each labelled. A survey claim that
+    does not hold on some engine is a finding, shown and not raised.
+    """
+    from labkit.experiments.catalogue import get
+
+    item = get(claim_id)
+    ctx = ctx or session()
+    missing = missing_server(item, ctx)
+    if missing is not None:
+        return NotRun(item.id, missing, stand_ins(item), title=item.title, kind=item.needs[0])
+    checked = Checked(ctx.claim_result(item))
+    bad = [row for row in checked if row.verdict in (FAILS, ERROR)]
+    if bad:
+        raise ClaimFailed("\n".join(str(row) for row in bad))
+    return checked
+
+
+def on_server(what: str, experiment: Callable[[Any], Any], *,
+              model: Callable[[], Any] | None = None, model_label: str = MODEL_LABEL,
+              ctx: Context | None = None):
+    """Run ``experiment(database)`` on a fresh database of the kernel's MongoDB and return its
+    result; without a server, a "not run" card with the model's answer (``model()``), labelled.
+    """
+    ctx = ctx or session()
+    missing = ctx.unavailable("mongodb")
+    if missing is not None:
+        shown = []
+        if model is not None:
+            try:
+                shown.append((model_label, model()))
+            except Exception as exc:  # a stand-in's failure must not stop a lesson
+                shown.append((MODEL_FAILED, one_line(exc)))
+        return NotRun(what, missing, shown)
+    return experiment(ctx.mongodb_database(what.split()[0].lower()))
+
+
+class ServerStatus:
+    """Which MongoDB this kernel uses, or why there is none and what the lesson does then."""
+
+    def __init__(self, lesson: str, needs_server: bool, server=None,
+                 missing: ServerUnavailable | None = None) -> None:
+        self.lesson, self.needs_server = lesson, needs_server
+        self.server, self.missing = server, missing
+        self.first = _take_notice() if missing is not None and needs_server else False
+
+    def lines(self) -> list[str]:
+        """The status as plain sentences."""
+        if self.server is not None:
+            return [_("Lesson {lesson}. MongoDB: {server}").format(
+                lesson=self.lesson, server=self.server.describe())]
+        if not self.needs_server:
+            return [_("Lesson {lesson}. This lesson needs no MongoDB server.").format(
+                lesson=self.lesson)]
+        return [_("Lesson {lesson}. MongoDB: not run (no MongoDB here).").format(
+                    lesson=self.lesson),
+                _("This lesson still runs top to bottom: each server cell says 'not run' and "
+                  "shows, labelled, what the source document expects and what labkit's model "
+                  "predicts. Neither is an observation of your server.")]
+
+    def __str__(self) -> str:
+        lines = self.lines()
+        if self.first:
+            lines.append(_how_to_get_one_text())
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        lines = [html.escape(line) for line in self.lines()]
+        if self.first:
+            lines.append(f"<small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
+                         f"{html.escape(self.missing.summary())}</small>")
+        return "<div>" + "<br>".join(lines) + "</div>"
+
+
+def start_lesson(lesson: str) -> ServerStatus:
+    """Begin a lesson: remember it (for ``labkit.progress()``) and say which server it uses.
+
+    Never raises for a missing server: the lesson runs without one.
+    """
+    from labkit.lessons import course
+
+    info = course.lesson(lesson)
+    course.set_current(info.number)
+    needs_server = "mongodb" in info.uses
+    if not needs_server:
+        return ServerStatus(info.number, False)
+    ctx = session()
+    missing = ctx.unavailable("mongodb")
+    return ServerStatus(info.number, True, None if missing else ctx.mongodb(), missing)

@@ -1,0 +1,334 @@
+"""Every lesson's predict-first exercises, by name (``"04.timestamp_hex"``).
+
+They live here, not in the notebooks, so that a cell never shows a hint, a common
+mistake or an explanation before the learner has answered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from labkit.errors import BadInput
+from labkit.i18n import N_
+from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Hex, Number, Text, Time
+
+
+def _session():
+    from labkit.lessons.notebook import session
+
+    return session()
+
+
+def _sqlite_larger_by() -> float:
+    """How much larger SQLite's UUIDv4 index is than its UUIDv7 one, from the kernel's loads."""
+    from labkit.engines import btree
+
+    measured = _session().btree("sqlite", ["uuid4", "uuid7"])
+    return btree.larger_by(measured, "uuid4", than="uuid7")
+
+
+def _00_when() -> Exercise:
+    return Exercise.from_claim(
+        "O3",
+        N_("When was ObjectId 507f1f77bcf86cd799439011 created (UTC)?"),
+        pick=lambda observed: observed["datetime"],
+        accept=Time(),
+        hint=[N_("Convert the first 8 hex digits to a number of seconds, then to a UTC date: "
+                 "int('507f1f77', 16) is a start."),
+              N_("datetime.datetime.fromtimestamp(seconds, datetime.UTC) turns seconds into a "
+                 "date.")],
+        explanation=N_("The first 4 bytes, 507f1f77, are 1,350,508,407 seconds after 1970-01-01 "
+                       "UTC. The time has whole seconds only: an ObjectId does not store "
+                       "milliseconds."),
+    )
+
+
+def _01_string_bytes() -> Exercise:
+    return Exercise.from_claim(
+        "D2", N_("Bytes of the 24-character ISO string as a BSON value?"),
+        pick=lambda observed: observed["string_bytes"],
+        accept=Number(),
+        hint=[N_("A BSON string is more than its characters: something comes before them and "
+                 "something after."),
+              N_("Before: an int32 length (4 bytes). After: a closing NUL (1 byte).")],
+        mistakes={24: N_("24 is the characters alone. What does BSON put before and after "
+                         "them?"),
+                  25: N_("You counted the closing NUL. What comes before the characters?")},
+        explanation=N_("4 bytes of length + 24 characters + 1 NUL = 29 bytes, against 8 for a "
+                       "Date."),
+    )
+
+
+def _01_string_range() -> Exercise:
+    return Exercise.from_claim(
+        "D3", N_("Which events does the string range at >= '2026-10-01' return?"),
+        pick=lambda observed: observed["string_range"],
+        accept=AsSet(),
+        hint=[N_("Strings compare byte by byte, left to right. Compare the sixth character."),
+              N_("The sixth character of '2026-9-30' is '9'; of '2026-10-01' it is '1'.")],
+        mistakes=[(["b", "c"], N_("That is what real Dates would give. These are strings: compare "
+                                  "them character by character, as a dictionary would."))],
+        explanation=N_("'2026-9-30' is greater than '2026-10-01' because '9' > '1' at the first "
+                       "character that differs, so the 30th of September falls inside the October "
+                       "range."),
+    )
+
+
+def _01_silent() -> Exercise:
+    return Exercise.from_claim(
+        "D3", N_("What does a Date field queried with a string operand return?"),
+        pick=lambda observed: observed["date_field_string_operand"],
+        accept=AsSet(),
+        hint=[N_("Query comparisons only look at values of the operand's type (lesson 03)."),
+              N_("The operand is a string. How many of the atDate values are strings?")],
+        mistakes=[(["b", "c"], N_("The server does not convert the string to a Date for you."))],
+        explanation=N_("A query comparison only matches values in the operand's type bracket. No "
+                       "atDate value is a string, so nothing matches, and no error says so."),
+    )
+
+
+def _02_first() -> Exercise:
+    return Exercise.from_claim(
+        "S2", N_("Which _id sorts first?"),
+        pick=lambda observed: observed["v_then_id"][0],
+        accept=Text(),
+        hint=[N_("Something sorts below null. It is not MinKey, and it is not missing."),
+              N_("Look at the arrays: which one has no element to represent it?")],
+        mistakes={"null": N_("null is low, but one value sorts even lower."),
+                  "missing": N_("A missing field sorts as null. One value sorts below null.")},
+        explanation=N_("An empty array has no element to stand for it, so it sorts below null; "
+                       "a missing field sorts as null and ties with it, and _id breaks the tie."),
+    )
+
+
+def _02_after_array() -> Exercise:
+    return Exercise.from_claim(
+        "S2", N_("Which _id comes right after 'array'?"),
+        pick=lambda observed: observed["v_then_id"][observed["v_then_id"].index("array") + 1],
+        accept=Text(),
+        hint=[N_("In an ascending sort an array is represented by its smallest element."),
+              N_("The smallest element of [5, 'x'] is the number 5. Which number comes next?")],
+        mistakes={"object": N_("An array is not sorted on the Array rung here: in a sort it stands "
+                               "for one of its elements.")},
+        explanation=N_("Ascending, [5, 'x'] sorts as its smallest element, 5 (numbers sort before "
+                       "strings), so it sits among the numbers, just before the double 9.5."),
+    )
+
+
+def _03_gt_zero() -> Exercise:
+    return Exercise.from_claim(
+        "B1", N_("Which orders does {userId: {$gt: 0}} return?"),
+        pick=lambda observed: observed["gt_0"],
+        accept=AsSet(),
+        hint=[N_("Is the string '42' greater than 0? A query never asks."),
+              N_("Which bracket is the operand 0 in, and which documents have a value in it?")],
+        mistakes=[([1, 2, 3, 4, 5], N_("That is the sort order's answer (every string above every "
+                                       "number). A query does not compare across brackets."))],
+        explanation=N_("0 is a number, so $gt: 0 only looks at numbers: int, long, double and "
+                       "decimal 42 all match; the string '42' is in another bracket and is never "
+                       "compared."),
+    )
+
+
+def _03_expr() -> Exercise:
+    return Exercise.from_claim(
+        "X1", N_("Which orders does $expr {$gt: ['$userId', 0]} return?"),
+        pick=lambda observed: observed["expr_gt_0"],
+        accept=AsSet(),
+        hint=[N_("Aggregation expressions compare with the full sort order of lesson 02."),
+              N_("In the sort order, where does every string stand relative to every number?")],
+        mistakes=[([1, 3, 4, 5], N_("That is the query operator's answer. $expr does not "
+                                    "bracket."))],
+        explanation=N_("$expr compares with the full BSON order, where every string sorts above "
+                       "every number, so the string '42' is greater than 0 and matches too."),
+    )
+
+
+def _04_timestamp_hex() -> Exercise:
+    return Exercise.from_claim(
+        "O2", N_("Timestamp field of an ID made at 1,700,000,000 s?"),
+        pick=lambda observed: observed["timestamp_hex"],
+        accept=Hex(),
+        hint=[N_("Write 1,700,000,000 in base 16 and pad it to 8 digits: hex(1_700_000_000)."),
+              N_("hex() gives '0x…'; the field is the 8 digits after the prefix.")],
+        mistakes={"1700000000": N_("That is the decimal number; the field holds it in base 16.")},
+        explanation=N_("1,700,000,000 = 0x6553f100: exactly 8 hex digits, the 4 timestamp bytes, "
+                       "big-endian so that IDs sort by time first."),
+    )
+
+
+def _04_next_id() -> Exercise:
+    return Exercise.from_claim(
+        "O2", N_("The ID after 6553f1003f2a91c8d4003039 in the same second?"),
+        pick=lambda observed: observed["next"],
+        accept=Hex(),
+        hint=[N_("Same second, same process: only one field changes, and by exactly one."),
+              N_("The counter is the last 6 hex digits. What is 0x003039 + 1, in hex?")],
+        mistakes={"6553f1003f2a91c8d4003040": N_("The counter is hex: after 9 comes a, not 10.")},
+        explanation=N_("Same second and same process keep the timestamp and the random value; the "
+                       "counter steps from 0x003039 to 0x00303a."),
+    )
+
+
+def _04_after_top() -> Exercise:
+    return Exercise.from_claim(
+        "O4", N_("The counter after 16,777,215?"),
+        pick=lambda observed: observed["counter_wrap"][1],
+        accept=Number(),
+        hint=[N_("A 3-byte counter has no room for 16,777,216."),
+              N_("Like a car's odometer at 999999: what does it show one step later?")],
+        mistakes={16_777_216: N_("That needs a 25th bit; the counter has 24.")},
+        explanation=N_("16,777,215 is 0xffffff, the largest 3-byte value; one more wraps to 0."),
+    )
+
+
+def _04_uuid_bytes() -> Exercise:
+    return Exercise.from_claim(
+        "O10", N_("Bytes of a UUID as a BSON value?"),
+        pick=lambda observed: observed["uuid_bson_value_bytes"],
+        accept=Number(),
+        hint=[N_("Binary data in BSON is an int32 length, then a subtype byte, then the bytes."),
+              N_("4 + 1 + the UUID's own bytes.")],
+        mistakes={16: N_("16 is the UUID alone. What does BSON put in front of binary data?")},
+        explanation=N_("A BSON binary value is a 4-byte length, a 1-byte subtype (4 for UUID) and "
+                       "the 16 bytes: 21 bytes, against 12 for an ObjectId, which needs neither."),
+    )
+
+
+def _05_randoms() -> Exercise:
+    return Exercise.from_claim(
+        "O6", N_("Distinct random values among 15 IDs from 3 processes in one second?"),
+        pick=lambda observed: observed["random_values"],
+        accept=Number(),
+        hint=[N_("The random value is chosen once per process, not once per ID."),
+              N_("Think of the ticket machines: how many machines printed these tickets?")],
+        mistakes={15: N_("That would be a new random value per ID. How often is it drawn?"),
+                  1: N_("One would mean all processes share it; each process draws its own.")},
+        explanation=N_("Each process draws its random value once, when it starts: 3 processes, "
+                       "3 values, each shared by that process's 5 IDs."),
+    )
+
+
+def _05_same_random() -> Exercise:
+    return Exercise.from_claim(
+        "O7", N_("Does a server-generated _id carry the client's random value?"),
+        pick=lambda observed: not observed["server_random_differs_from_client"],
+        accept=Bool(),
+        hint=[N_("Which process generated the ID?"),
+              N_("The random value belongs to the process that makes the ID: here, mongod.")],
+        explanation=N_("An upsert without _id lets mongod make the ID, with mongod's own random "
+                       "value; the notebook's pymongo has a different one."),
+    )
+
+
+def _05_from_bound() -> Exercise:
+    return Exercise.from_claim(
+        "O8", N_("Documents counted from the from_datetime lower bound?"),
+        pick=lambda observed: observed["count_from_lower_bound"],
+        accept=Number(),
+        hint=[N_("The bound is the smallest possible ID of that second."),
+              N_("Count every document made in that second and in the one after.")],
+        mistakes={20: N_("Those are the documents of that second. What about the second after?"),
+                  30: N_("The 5 from the second before have a smaller timestamp.")},
+        explanation=N_("The bound has zeros after the timestamp, so every ID of that second is at "
+                       "or above it, and so is every later one: 20 + 5 = 25."),
+    )
+
+
+def _05_inversion() -> Exercise:
+    return Exercise.from_claim(
+        "O9", N_("Can the later process's documents sort first by _id?"),
+        pick=lambda observed: observed["later_process_sorts_first"],
+        accept=Bool(),
+        hint=[N_("Within one second, which field decides the order?"),
+              N_("After the timestamp comes the random value. Who chose it, and how?")],
+        explanation=N_("Within one second the random value decides, and it is random: a later "
+                       "process sorts first whenever its random value is smaller."),
+    )
+
+
+def _06_random_fill() -> Exercise:
+    return Exercise(
+        N_("Average leaf fill of the model after random inserts with 50/50 splits?"),
+        observe=lambda: _session().btree("model", ["uuid4"], policy="half")["results"][0][
+            "avg_leaf_fill"],
+        accept=Fraction(tolerance=0.03),
+        hint=[N_("A page just split is half full, but it keeps filling until its next split. "
+                 "Where between 1/2 and 1 does it spend its life on average?"),
+              N_("Not the midpoint 75%: full pages split sooner than half-full ones fill up, "
+                 "so the average sits below it.")],
+        mistakes={0.5: N_("That is a page just after its split. It keeps receiving keys."),
+                  0.75: N_("The midpoint is a fair first guess, but pages near full split away.")},
+        explanation=N_("Random inserts into a B-tree fill pages to about ln 2 = 69% on average "
+                       "(A. C.-C. Yao, 1978), not 50%: a half page keeps receiving keys until it "
+                       "splits again."),
+    )
+
+
+def _06_sqlite_bigger() -> Exercise:
+    return Exercise(
+        N_("On SQLite, is the UUIDv4 index more than 25% larger than the UUIDv7 index?"),
+        observe=lambda: _sqlite_larger_by() > 0.25,
+        accept=Bool(),
+        hint=[N_("SQLite balances a full page with its siblings instead of splitting it in two."),
+              N_("If random-key pages end as full as sequential ones, how much larger can the "
+                 "index be?")],
+        explanation=N_("SQLite rebalances a full page with its neighbours, so random keys leave "
+                       "its leaves about as full as sequential ones: the UUIDv4 index is hardly "
+                       "larger."),
+    )
+
+
+def _mongomock_eq_42():
+    """What mongomock (an in-process fake, never MongoDB) returns for B1's ``{userId: 42}``."""
+    from labkit.claims import files as claimfiles
+    from labkit.run import check as claimcheck
+
+    specs = [s for s in claimfiles.load([claimfiles.KIT_CLAIMS]) if s.id == "B1.eq_42"]
+    return claimcheck.check(specs, ["mongomock"]).observed("B1.eq_42", "mongomock")
+
+
+def _07_mongomock_42() -> Exercise:
+    return Exercise(
+        N_("Which _ids does mongomock return for find({userId: 42})?"),
+        observe=_mongomock_eq_42,
+        accept=AsSet(),
+        hint=[N_("The five values are int32 42, the string \"42\", Int64 42, the shell's 42.0 "
+                 "(an int32) and Decimal128(\"42.00\"). Which of them is not a Python number?"),
+              N_("Decimal128 is a class of its own in Python; a fake that compares with Python's "
+                 "== does not see it as 42.")],
+        mistakes=[([1, 3, 4, 5], N_("That is MongoDB's answer (every numeric type matches). The "
+                                    "question is what the fake answers."))],
+        explanation=N_("mongomock returns 1, 3 and 4: it misses the Decimal128 document, which "
+                       "MongoDB matches because all numeric types share one bracket and compare "
+                       "by value."),
+    )
+
+
+EXERCISES: dict[str, Callable[[], Exercise]] = {
+    "00.when": _00_when,
+    "01.string_bytes": _01_string_bytes,
+    "01.string_range": _01_string_range,
+    "01.silent": _01_silent,
+    "02.first": _02_first,
+    "02.after_array": _02_after_array,
+    "03.gt_zero": _03_gt_zero,
+    "03.expr": _03_expr,
+    "04.timestamp_hex": _04_timestamp_hex,
+    "04.next_id": _04_next_id,
+    "04.after_top": _04_after_top,
+    "04.uuid_bytes": _04_uuid_bytes,
+    "05.randoms": _05_randoms,
+    "05.same_random": _05_same_random,
+    "05.from_bound": _05_from_bound,
+    "05.inversion": _05_inversion,
+    "06.random_fill": _06_random_fill,
+    "06.sqlite_bigger": _06_sqlite_bigger,
+    "07.mongomock_42": _07_mongomock_42,
+}
+
+
+def exercise(name: str) -> Exercise:
+    """A fresh exercise of a lesson by name, such as ``"01.string_range"``."""
+    if name not in EXERCISES:
+        raise BadInput(f"no exercise {name!r}; known: {', '.join(EXERCISES)}")
+    return EXERCISES[name]()

@@ -1,0 +1,363 @@
+"""The Vietnamese lessons, built from the English ones and one gettext catalogue per lesson.
+
+The English notebooks are the source. Each markdown cell's text is a message of
+``locale/vi/notebooks/<lesson>.po``; code cells are copied unchanged, so the two editions
+cannot drift apart in what they run. One extra code cell, tagged ``labkit-language``, switches
+labkit's own messages (feedback, hints, cards) to Vietnamese.
+
+    python -m labkit.lessons.translate update   # add new English text to the catalogues
+    python -m labkit.lessons.translate build    # write notebooks/vi/ from the catalogues
+    python -m labkit.lessons.translate check    # what is missing, stale or out of step
+                                                # (exit status 1 if any)
+    python -m labkit.lessons.translate messages # labkit's own words into labkit/locale/vi/labkit.po
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit._paths import CHECKOUT, PACKAGE
+from labkit.errors import BadInput
+
+ROOT = CHECKOUT
+LANGUAGE = "vi"
+LANGUAGE_TAG = "labkit-language"
+LANGUAGE_CELL = ('import labkit\n\n'
+                 'labkit.language("vi");  # phản hồi, gợi ý và thẻ kết quả bằng tiếng Việt')
+
+
+def _polib():
+    try:
+        import polib
+    except ImportError as exc:  # pragma: no cover - polib is a dependency
+        raise BadInput("the translation tools need polib: pip install polib") from exc
+    return polib
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the English lessons, the catalogues and the built lessons are."""
+
+    root: Path = ROOT
+
+    @property
+    def english(self) -> Path:
+        """The English lessons: the source."""
+        return self.root / "notebooks"
+
+    @property
+    def catalogues(self) -> Path:
+        """One ``.po`` file per lesson."""
+        return self.root / "locale" / LANGUAGE / "notebooks"
+
+    @property
+    def built(self) -> Path:
+        """The Vietnamese lessons, built."""
+        return self.root / "notebooks" / LANGUAGE
+
+    def lessons(self) -> list[Path]:
+        """The English lessons, in order."""
+        return sorted(self.english.glob("[0-9][0-9]_*.ipynb"))
+
+    def catalogue(self, lesson: Path) -> Path:
+        """The catalogue of one lesson."""
+        return self.catalogues / f"{lesson.stem}.po"
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def messages(notebook: dict) -> list[str]:
+    """The text to translate: every markdown cell's source, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown" and _text(cell).strip():
+            seen.setdefault(_text(cell), None)
+    return list(seen)
+
+
+def update(layout: Layout = Layout()) -> dict[str, dict[str, int]]:
+    """Bring every lesson's catalogue in step with its English text.
+
+    New text is added untranslated; text no longer in the lesson is kept as obsolete (so a
+    translator can reuse it); translations of text that did not change are kept.
+    Returns, per lesson, how many messages were added and made obsolete.
+    """
+    polib = _polib()
+    layout.catalogues.mkdir(parents=True, exist_ok=True)
+    changes = {}
+    for lesson in layout.lessons():
+        path = layout.catalogue(lesson)
+        catalogue = (polib.pofile(str(path), wrapwidth=100) if path.exists()
+                     else _new_catalogue(lesson))
+        wanted = messages(_read(lesson))
+        added, dropped = _merge(catalogue, {text: [] for text in wanted})
+        catalogue.save(str(path))
+        changes[lesson.stem] = {"added": added, "obsolete": dropped}
+    return changes
+
+
+def _merge(catalogue, wanted: dict[str, list[str]]) -> tuple[int, int]:
+    """Bring a catalogue in step with ``wanted`` (text -> where it occurs), in its order: new
+    text untranslated, text that came back revived, vanished text obsolete (kept for the
+    translator), translations of unchanged text kept. Returns (added, made obsolete)."""
+    polib = _polib()
+    known = {entry.msgid: entry for entry in catalogue if not entry.obsolete}
+    added = dropped = 0
+    for text, places in wanted.items():
+        entry = known.get(text) or next(
+            (e for e in catalogue if e.obsolete and e.msgid == text), None)
+        if entry is None:
+            entry = polib.POEntry(msgid=text, msgstr="")
+            catalogue.append(entry)
+            added += 1
+        entry.obsolete = False
+        if places:
+            entry.occurrences = [(name, "") for name in places]
+        if places and "{" in text and "python-brace-format" not in entry.flags:
+            entry.flags.append("python-brace-format")
+    for entry in catalogue:
+        if not entry.obsolete and entry.msgid not in wanted:
+            entry.obsolete = True
+            dropped += 1
+    order = {text: i for i, text in enumerate(wanted)}
+    catalogue.sort(key=lambda e: (e.obsolete, order.get(e.msgid, len(order))))
+    return added, dropped
+
+
+def _new_catalogue(lesson: Path):
+    polib = _polib()
+    catalogue = polib.POFile(wrapwidth=100)
+    catalogue.metadata = {
+        "Project-Id-Version": f"labkit lessons: {lesson.stem}",
+        "Language": LANGUAGE,
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "Plural-Forms": "nplurals=1; plural=0;",
+    }
+    return catalogue
+
+
+def translations(lesson: Path, layout: Layout = Layout()) -> dict[str, str]:
+    """The finished translations of one lesson: English text -> Vietnamese text."""
+    path = layout.catalogue(lesson)
+    if not path.exists():
+        return {}
+    catalogue = _polib().pofile(str(path))
+    return {e.msgid: e.msgstr for e in catalogue
+            if e.msgstr and not e.obsolete and "fuzzy" not in e.flags}
+
+
+def build_notebook(lesson: Path, layout: Layout = Layout()) -> dict:
+    """The Vietnamese edition of one lesson, or BadInput naming what is not translated."""
+    english = _read(lesson)
+    done = translations(lesson, layout)
+    missing = [text for text in messages(english) if text not in done]
+    if missing:
+        raise BadInput(f"{lesson.name}: {len(missing)} cell(s) not translated in "
+                       f"{layout.catalogue(lesson).relative_to(layout.root)}, the first: "
+                       f"{missing[0][:60]!r}")
+    built = copy.deepcopy(english)
+    for cell in built["cells"]:
+        if cell["cell_type"] == "markdown" and _text(cell).strip():
+            cell["source"] = _lines(done[_text(cell)])
+    first_code = next((i for i, c in enumerate(built["cells"]) if c["cell_type"] == "code"),
+                      len(built["cells"]))
+    built["cells"].insert(first_code, {
+        "cell_type": "code", "execution_count": None, "id": "labkit-language",
+        "metadata": {"tags": [LANGUAGE_TAG]}, "outputs": [], "source": _lines(LANGUAGE_CELL)})
+    built["metadata"] = dict(built["metadata"], language=LANGUAGE)
+    return built
+
+
+def _dump(notebook: dict) -> str:
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+
+
+def build(layout: Layout = Layout()) -> list[Path]:
+    """Write ``notebooks/vi/`` from the English lessons and their catalogues."""
+    layout.built.mkdir(parents=True, exist_ok=True)
+    written = []
+    for lesson in layout.lessons():
+        target = layout.built / lesson.name
+        target.write_text(_dump(build_notebook(lesson, layout)), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def code_cells(notebook: dict) -> list[str]:
+    """A notebook's code, cell by cell, without the language switch."""
+    return [_text(c) for c in notebook["cells"] if c["cell_type"] == "code"
+            and LANGUAGE_TAG not in c.get("metadata", {}).get("tags", [])]
+
+
+def check(layout: Layout = Layout()) -> list[str]:
+    """Every problem, one line each: a lesson without a catalogue, untranslated or stale text
+    (its English changed), a Vietnamese lesson missing, out of date, or running other code."""
+    problems = []
+    for lesson in layout.lessons():
+        path = layout.catalogue(lesson)
+        if not path.exists():
+            problems.append(f"{lesson.name}: no catalogue ({path.relative_to(layout.root)})")
+            continue
+        catalogue = _polib().pofile(str(path))
+        current = {e.msgid: e for e in catalogue if not e.obsolete}
+        for text in messages(_read(lesson)):
+            entry = current.get(text)
+            if entry is None:
+                problems.append(f"{lesson.name}: a cell is new or changed in English and has "
+                                f"no translation: {text[:60]!r}")
+            elif not entry.msgstr:
+                problems.append(f"{lesson.name}: not translated: {text[:60]!r}")
+            elif "fuzzy" in entry.flags:
+                problems.append(f"{lesson.name}: translation marked stale (fuzzy): "
+                                f"{text[:60]!r}")
+        target = layout.built / lesson.name
+        if not target.exists():
+            problems.append(f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is missing")
+            continue
+        built = _read(target)
+        if code_cells(built) != code_cells(_read(lesson)):
+            problems.append(f"{lesson.name}: the Vietnamese lesson's code differs from the "
+                            "English one's")
+        try:
+            expected = _dump(build_notebook(lesson, layout))
+        except BadInput:
+            continue  # already reported above
+        if target.read_text(encoding="utf-8") != expected:
+            problems.append(f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is out of date "
+                            "(python -m labkit.lessons.translate build)")
+    return problems
+
+
+LABKIT_CATALOGUE = PACKAGE / "locale" / LANGUAGE / "labkit.po"
+MARKERS = ("_", "N_")  # i18n._ translates where a message is shown; i18n.N_ only marks it
+
+
+def _marked(tree: ast.AST, where: str) -> list[str]:
+    """The literal messages of ``_()`` and ``N_()`` calls, in source order; an f-string there
+    is a BadInput (its text changes with its values, so it cannot be looked up)."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in MARKERS and len(node.args) == 1):
+            continue
+        arg = node.args[0]
+        if isinstance(arg, ast.JoinedStr):
+            raise BadInput(f"{where}:{node.lineno}: an f-string cannot be a message; write "
+                           f"{node.func.id}(\"… {{name}} …\").format(name=…)")
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found.append((node.lineno, node.col_offset, arg.value))
+    return [text for *_, text in sorted(found)]
+
+
+def _notebook_labels(lesson: Path) -> list[str]:
+    """The words a lesson's code hands labkit to show: ``model_label="…"`` of
+    ``labkit.on_server`` (a not-run card's label) and the ``title`` of a ``plots`` figure.
+    labkit translates them where it shows them, so they are labkit's messages too."""
+    import inspect
+
+    from labkit.outputs import plots
+
+    labels = []
+    for source in code_cells(_read(lesson)):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a cell with IPython magics has no labels to give
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            given = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+            func = node.func
+            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id == "plots" and callable(getattr(plots, func.attr, None))):
+                names = list(inspect.signature(getattr(plots, func.attr)).parameters)
+                given.update(zip(names, node.args, strict=False))
+            labels += [value.value for key, value in given.items()
+                       if key in ("model_label", "title") and isinstance(value, ast.Constant)
+                       and isinstance(value.value, str)]
+    return labels
+
+
+def labkit_messages(layout: Layout = Layout(), package: Path = PACKAGE) -> dict[str, list[str]]:
+    """Every message labkit shows a learner: ``{English text: [files it is in]}``, from the
+    package's ``_()``/``N_()`` calls and the lessons' ``model_label=`` arguments."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        where = f"{package.name}/{path.relative_to(package).as_posix()}"
+        for text in _marked(ast.parse(path.read_text(encoding="utf-8")), where):
+            found.setdefault(text, [])
+            if where not in found[text]:
+                found[text].append(where)
+    for lesson in layout.lessons():
+        for text in _notebook_labels(lesson):
+            found.setdefault(text, []).append(f"notebooks/{lesson.name}")
+    return found
+
+
+def update_messages(path: Path = LABKIT_CATALOGUE, layout: Layout = Layout(),
+                    package: Path = PACKAGE) -> dict[str, int]:
+    """Bring ``labkit/locale/vi/labkit.po`` in step with labkit's messages, as ``update`` does
+    for the lessons: new text untranslated, vanished text obsolete, translations kept."""
+    polib = _polib()
+    wanted = labkit_messages(layout, package)
+    if path.exists():
+        catalogue = polib.pofile(str(path), wrapwidth=100)
+    else:
+        catalogue = _new_catalogue(Path("labkit"))
+        catalogue.metadata["Project-Id-Version"] = "labkit"
+    added, dropped = _merge(catalogue, wanted)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    catalogue.save(str(path))
+    return {"added": added, "obsolete": dropped}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``update``, ``build``, ``check`` or ``messages``; problems print one per line."""
+    argv = sys.argv[1:] if argv is None else argv
+    action = argv[0] if argv else ""
+    try:
+        if action == "update":
+            for stem, change in update().items():
+                print(f"{stem}: {change['added']} new, {change['obsolete']} obsolete")
+            return 0
+        if action == "build":
+            for path in build():
+                print(f"wrote {path.relative_to(ROOT)}")
+            return 0
+        if action == "check":
+            problems = check()
+            print("\n".join(problems) or "Every lesson is translated and in step.")
+            return 1 if problems else 0
+        if action == "messages":
+            change = update_messages()
+            print(f"labkit/locale/{LANGUAGE}/labkit.po: {change['added']} new, "
+                  f"{change['obsolete']} obsolete")
+            return 0
+    except BadInput as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    print("Error: choose update, build, check or messages", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,593 @@
+"""An executable model of MongoDB's comparison rules: the BSON type order, sort keys, and
+query matching with type bracketing, for MongoDB 8.0 and 9.0.
+
+Written from the manual's rules and the expectations in MongoDB's own test suite
+(``jstests/core``); it predicts what a server returns, and the lessons put that
+prediction beside the server's actual answer. Values are those the kit's
+Extended JSON reader (:mod:`labkit.model.fixtures`) or ``pymongo``'s ``bson`` gives:
+``int`` (int32, or int64 when it does not fit), ``Int64``, ``float``,
+``Decimal128``, ``str``, ``dict``, ``list``, ``Binary``/``uuid.UUID``,
+``ObjectId``, ``bool``, ``datetime``/``DatetimeMS``, ``Timestamp``,
+``Regex``/``re.Pattern``, ``Code``, ``DBRef``, ``MinKey``, ``MaxKey``, ``None``;
+``UNDEFINED`` is the deprecated undefined type and ``MISSING`` an absent field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import functools
+import re
+import struct
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from bson import (
+    Binary,
+    Code,
+    DatetimeMS,
+    DBRef,
+    Decimal128,
+    Int64,
+    MaxKey,
+    MinKey,
+    ObjectId,
+    Regex,
+    Timestamp,
+)
+
+from labkit.errors import BadInput
+
+VERSIONS = ("8.0", "9.0")
+
+
+def default_version() -> str:
+    """The MongoDB version whose rules the model follows unless told otherwise."""
+    from labkit.servers import DEFAULT_MONGO_VERSION
+
+    return DEFAULT_MONGO_VERSION
+
+
+def check_version(version: str | None) -> str:
+    """``version`` (or the default) if the model knows its rules; BadInput otherwise."""
+    version = version or default_version()
+    if version not in VERSIONS:
+        raise BadInput(f"the model knows MongoDB {' and '.join(VERSIONS)}, not {version!r}")
+    return version
+
+
+class _Missing:
+    """An absent field (matches null in queries; below null, equal to undefined, in ``$expr``)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+class _Undefined:
+    """BSON's deprecated undefined type: its own type, below null; not equal to null."""
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+
+class _EmptyArray:
+    """The sort key of an empty array: undefined, so below null and above MinKey."""
+
+    def __repr__(self) -> str:
+        return "EMPTY_ARRAY"
+
+
+MISSING = _Missing()
+UNDEFINED = _Undefined()
+EMPTY_ARRAY = _EmptyArray()
+
+# Canonical ranks, lowest first, as the manual orders the types.
+RANKS = {
+    "minKey": 0, "undefined": 1, "null": 2, "number": 3, "string": 4, "object": 5,
+    "array": 6, "binData": 7, "objectId": 8, "bool": 9, "date": 10, "timestamp": 11,
+    "regex": 12, "javascript": 13, "javascriptWithScope": 14, "maxKey": 15,
+}
+LADDER = ["MinKey", "Null", "Numbers (int, long, double, decimal)", "Symbol, String", "Object",
+          "Array", "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regular Expression",
+          "JavaScript", "JavaScript with scope", "MaxKey"]
+NUMBER_TYPES = frozenset({"int", "long", "double", "decimal"})
+_INT32 = range(-(2**31), 2**31)
+
+_TYPE_OF: dict[type, str] = {
+    type(None): "null", bool: "bool", Int64: "long", float: "double", Decimal128: "decimal",
+    str: "string", list: "array", tuple: "array", dict: "object", DBRef: "object",
+    Binary: "binData", uuid.UUID: "binData", bytes: "binData", ObjectId: "objectId",
+    dt.datetime: "date", DatetimeMS: "date", Timestamp: "timestamp", Regex: "regex",
+    re.Pattern: "regex", MinKey: "minKey", MaxKey: "maxKey", _Undefined: "undefined",
+}
+
+
+def bson_type(value: Any) -> str:
+    """The ``$type`` alias of a value: double, string, object, array, binData, ... int, long."""
+    kind = _TYPE_OF.get(type(value))
+    if kind is not None:
+        return kind
+    if value is MISSING:
+        return "missing"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, Int64):
+        return "long"
+    if isinstance(value, int):
+        return "int" if value in _INT32 else "long"
+    if isinstance(value, Code):  # before str: Code is a str
+        return "javascriptWithScope" if value.scope is not None else "javascript"
+    for cls, name in _TYPE_OF.items():
+        if isinstance(value, cls):
+            return name
+    raise BadInput(f"no BSON type for {value!r}")
+
+
+def rank(value: Any) -> int:
+    """The canonical rank of a value's type (all numbers share one, as do symbol and string)."""
+    return key(value)[0]
+
+
+# Sort keys: a Python tuple per value that orders exactly as MongoDB orders the values ----------
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_NAIVE_EPOCH = dt.datetime(1970, 1, 1)
+_MS = dt.timedelta(milliseconds=1)
+
+
+def _millis(value: dt.datetime) -> int:
+    return (value - (_NAIVE_EPOCH if value.tzinfo is None else _EPOCH)) // _MS
+
+
+def millis(value: Any) -> int:
+    """Milliseconds since the epoch of a BSON Date (``datetime`` or ``DatetimeMS``)."""
+    return int(value) if isinstance(value, DatetimeMS) else _millis(value)
+
+
+def regex_flags(value: Any) -> str:
+    """A regex's options as MongoDB's letters (``imsx``), from a Regex or a Python pattern."""
+    flags = value.flags
+    if isinstance(flags, str):
+        return "".join(sorted(flags))
+    letters = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s", re.VERBOSE: "x"}
+    return "".join(sorted(letter for bit, letter in letters.items() if flags & bit))
+
+
+def _regex_parts(value: Any) -> tuple[str, str]:
+    return value.pattern, regex_flags(value)
+
+
+def _number_key(value: Any) -> tuple:
+    # The nearest double orders numbers (rounding never reverses an order) and the exact value
+    # breaks its ties: Python compares int, float and Decimal exactly, but Decimals slowly.
+    # NaN sorts below every number and equal to itself, so it gets a slot of its own.
+    if value != value:
+        return (3, 0)
+    return (3, 1, value, value)
+
+
+def _int_key(value: int) -> tuple:
+    return (3, 1, float(value), value)
+
+
+def decimal_value(value: Decimal128) -> decimal.Decimal:
+    """The exact value of a Decimal128, read from its IEEE 754 BID bits (faster than bson's)."""
+    low, high = _TWO_WORDS.unpack(value.bid)
+    sign = "-" if high >> 63 else ""
+    if (high >> 58) & 0x1F == 0x1F:
+        return _NAN
+    if (high >> 58) & 0x1F == 0x1E:
+        return decimal.Decimal(sign + "Infinity")
+    if (high >> 61) & 3 == 3:  # the large form always holds a non-canonical coefficient: 0
+        exponent, coefficient = ((high >> 47) & 0x3FFF) - 6176, 0
+    else:
+        exponent = ((high >> 49) & 0x3FFF) - 6176
+        coefficient = ((high & 0x1FFFFFFFFFFFF) << 64) | low
+        if coefficient > _MAX_COEFFICIENT:
+            coefficient = 0
+    return decimal.Decimal(f"{sign}{coefficient}E{exponent}")
+
+
+_TWO_WORDS = struct.Struct("<QQ")
+_MAX_COEFFICIENT = 10**34 - 1
+_NAN = decimal.Decimal("NaN")
+
+
+def _decimal_key(value: Decimal128) -> tuple:
+    number = decimal_value(value)
+    return (3, 0) if number.is_nan() else (3, 1, float(number), number)
+
+
+def _document_key(value: dict, strings: Callable[[str], Any] | None) -> tuple:
+    items = value.as_doc().items() if isinstance(value, DBRef) else value.items()
+    out = []
+    for name, item in items:
+        item_key = key(item, strings)
+        out.append((item_key[0], name, item_key))
+    return (5, tuple(out))
+
+
+def _binary_key(value: Any) -> tuple:
+    if isinstance(value, uuid.UUID):
+        return (7, 16, 4, value.bytes)
+    subtype = getattr(value, "subtype", 0)
+    return (7, len(value), subtype, bytes(value))
+
+
+_KEYS: dict[type, Callable[[Any], tuple]] = {
+    type(None): lambda v: (2,),
+    bool: lambda v: (9, v),
+    int: _int_key,
+    Int64: lambda v: _int_key(int(v)),
+    float: _number_key,
+    Decimal128: _decimal_key,
+    Binary: _binary_key,
+    uuid.UUID: _binary_key,
+    bytes: _binary_key,
+    ObjectId: lambda v: (8, v.binary),
+    dt.datetime: lambda v: (10, _millis(v)),
+    DatetimeMS: lambda v: (10, int(v)),
+    Timestamp: lambda v: (11, v.time, v.inc),
+    Regex: lambda v: (12, *_regex_parts(v)),
+    re.Pattern: lambda v: (12, *_regex_parts(v)),
+    MinKey: lambda v: (0,),
+    MaxKey: lambda v: (15,),
+    _Undefined: lambda v: (1,),
+    _Missing: lambda v: (1,),
+    _EmptyArray: lambda v: (1,),
+}
+
+
+def key(value: Any, strings: Callable[[str], Any] | None = None) -> tuple:
+    """A tuple that Python orders exactly as MongoDB orders BSON values (no collation).
+
+    ``strings`` replaces each string's payload, for a collation.
+    """
+    make = _KEYS.get(type(value))
+    if make is not None:
+        return make(value)
+    kind = type(value)
+    if kind is str:
+        return (4, value if strings is None else strings(value))
+    if kind is dict:
+        return _document_key(value, strings)
+    if kind is list:
+        return (6, tuple([key(item, strings) for item in value]))
+    return _slow_key(value, strings)
+
+
+def _slow_key(value: Any, strings: Callable[[str], Any] | None) -> tuple:
+    if isinstance(value, Code):
+        code = str(value)
+        if value.scope is None:
+            return (13, code)
+        return (14, code, key(dict(value.scope), strings))
+    if isinstance(value, bool):
+        return (9, bool(value))
+    if isinstance(value, int):
+        return _int_key(int(value))
+    if isinstance(value, str):
+        return key(str(value), strings)
+    if isinstance(value, dict | DBRef):
+        return _document_key(value, strings)
+    if isinstance(value, list | tuple):
+        return (6, tuple(key(item, strings) for item in value))
+    for cls, make in _KEYS.items():
+        if isinstance(value, cls):
+            return make(value)
+    raise BadInput(f"no BSON type for {value!r}")
+
+
+def compare(a: Any, b: Any) -> int:
+    """Compare two BSON values in MongoDB's total order: -1, 0 or 1 (no collation)."""
+    x, y = key(a), key(b)
+    return (x > y) - (x < y)
+
+
+def is_nan(value: Any) -> bool:
+    """True for a double or decimal NaN."""
+    return key(value) == (3, 0)
+
+
+sort_cmp = functools.cmp_to_key(compare)
+
+
+# Collations ---------------------------------------------------------------------------------
+
+_COLLATION_FIELDS = {"locale", "numericOrdering", "strength", "caseLevel", "caseFirst",
+                     "alternate", "maxVariable", "normalization", "backwards"}
+
+
+def collation_strings(collation: dict | None) -> Callable[[str], Any] | None:
+    """How a collation orders strings, where the model can say exactly; None for bytewise.
+
+    ``{locale: "simple"}`` is bytewise. With ``numericOrdering: true`` the model orders
+    strings of ASCII digits by their numeric value (ICU's numeric collation); other
+    strings under a collation need ICU, which the model does not carry.
+    """
+    if collation is None:
+        return None
+    if not isinstance(collation, dict) or not isinstance(collation.get("locale"), str):
+        raise BadInput("a collation is a document with a locale, such as "
+                       "{\"locale\": \"en\", \"numericOrdering\": true}")
+    unknown = sorted(set(collation) - _COLLATION_FIELDS)
+    if unknown:
+        raise BadInput(f"unknown collation field {unknown[0]!r}")
+    if collation["locale"] == "simple":
+        if len(collation) > 1:
+            raise BadInput("the simple locale takes no other collation fields")
+        return None
+    numeric = collation.get("numericOrdering", False)
+    if not isinstance(numeric, bool):
+        raise BadInput("numericOrdering is true or false")
+    return _numeric_digits if numeric else _plain_digits
+
+
+def _digits_only(text: str, numeric: bool) -> str:
+    if not text.isascii() or not text.isdigit() or (numeric and len(text) > 1
+                                                     and text[0] == "0"):
+        raise BadInput(f"the model can order the string {text!r} under a collation only if "
+                       "it is ASCII digits without leading zeros; other strings need ICU "
+                       "(ask a server)")
+    return text
+
+
+def _numeric_digits(text: str) -> tuple[int, str]:
+    return (len(_digits_only(text, numeric=True)), text)  # same length: digits compare as text
+
+
+def _plain_digits(text: str) -> str:
+    return _digits_only(text, numeric=False)
+
+
+# Sorting: each document's sort key is built the way a (compound) index key is built ---------
+
+
+def parse_sort(spec: str | dict | list) -> list[tuple[str, int]]:
+    """``"v:1,_id:-1"``, ``{"v": 1}`` or ``[("v", 1)]`` into ``[(path, 1 or -1)]``."""
+    if isinstance(spec, str):
+        pairs = []
+        for part in spec.split(","):
+            path, _, direction = part.strip().rpartition(":")
+            pairs.append((path, direction))
+    else:
+        pairs = list(spec.items()) if isinstance(spec, dict) else list(spec)
+    out = []
+    for path, direction in pairs:
+        try:
+            value = int(direction)
+        except (TypeError, ValueError):
+            value = 0
+        if not path or value not in (1, -1) or "" in str(path).split("."):
+            raise BadInput(f"sort {spec!r}: each part is path:1 or path:-1")
+        out.append((path, value))
+    if len({path for path, _ in out}) != len(out):
+        raise BadInput(f"sort {spec!r} names a path twice")
+    return out
+
+
+class ParallelArrays(BadInput):
+    """A sort on two paths that reach two different arrays in one document (MongoDB refuses)."""
+
+
+_DONE, _AT_ARRAY = 0, 1
+
+
+def _advance(value: Any, parts: tuple[str, ...]) -> tuple[int, Any, tuple[str, ...]]:
+    """Follow ``parts`` until the end (a value) or an array that a key must expand."""
+    while parts:
+        if type(value) is dict or isinstance(value, dict):
+            head = parts[0]
+            if head not in value:
+                return _DONE, None, ()
+            value, parts = value[head], parts[1:]
+        elif type(value) is list:
+            head = parts[0]
+            if not head.isdigit():
+                return _AT_ARRAY, value, parts
+            index = int(head)
+            if index >= len(value):
+                return _DONE, None, ()
+            value, parts = value[index], parts[1:]
+            if not parts:  # a positional leaf is the element itself, even an array
+                return _DONE, value, ()
+        else:
+            return _DONE, None, ()
+    if type(value) is list:
+        return _AT_ARRAY, value, ()
+    return _DONE, value, ()
+
+
+class _Final:
+    """A path whose key value is settled (it may be an array nested in an expanded one)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _index_keys(states: list, doc_id: Any) -> list[tuple]:
+    """Every key tuple a compound index on the paths would hold for one document.
+
+    ``states`` holds, per path, ``(value, remaining parts)`` or a ``_Final``. Paths that
+    reach the same array pair up element by element; two different arrays are refused.
+    """
+    finals: list[Any] = [None] * len(states)
+    arrays: dict[int, list] = {}
+    waiting: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
+    for i, state in enumerate(states):
+        if type(state) is _Final:
+            finals[i] = state.value
+            continue
+        status, found, rest = _advance(*state)
+        if status == _DONE:
+            finals[i] = found
+        else:
+            arrays[id(found)] = found
+            waiting.setdefault(id(found), []).append((i, rest))
+    if not arrays:
+        return [tuple(finals)]
+    if len(arrays) > 1:
+        raise ParallelArrays(f"cannot sort on parallel arrays: document _id {doc_id!r} has "
+                             "arrays on two of the sort paths (MongoDB refuses the sort too)")
+    (array_id, array), = arrays.items()
+    paths = waiting[array_id]
+    if not array:  # an empty array: undefined where it is the value, null where a path goes on
+        for i, rest in paths:
+            finals[i] = EMPTY_ARRAY if not rest else None
+        return [tuple(finals)]
+    keys: list[tuple] = []
+    for element in array:
+        here: list = [_Final(value) for value in finals]
+        for i, rest in paths:
+            if not rest:
+                here[i] = _Final(element)  # an array nested in the array stays whole
+            elif isinstance(element, dict):
+                here[i] = (element, rest)
+            else:
+                here[i] = _Final(None)
+        keys.extend(_index_keys(here, doc_id))
+    return keys
+
+
+def sort_key(doc: dict, path: str, descending: bool = False) -> Any:
+    """The value a document sorts by on one path: an array by its smallest (largest if
+    descending) element; a missing field as null; an empty array below null."""
+    keys = _index_keys([(doc, tuple(path.split(".")))], doc.get("_id"))
+    pick = max if descending else min
+    return pick((k[0] for k in keys), key=key)
+
+
+def _path_keyer(parts: tuple[str, ...], strings: Callable[[str], Any] | None
+                ) -> Callable[[dict], tuple | None]:
+    """One path's sort key where it reaches no array to expand; None where it does."""
+    if len(parts) == 1:
+        head = parts[0]
+
+        def top_level(doc: dict) -> tuple | None:
+            value = doc.get(head)
+            return None if type(value) is list else key(value, strings)
+        return top_level
+
+    def dotted(doc: dict) -> tuple | None:
+        status, found, _ = _advance(doc, parts)
+        return key(found, strings) if status == _DONE else None
+    return dotted
+
+
+def _sort_keys(doc: dict, keyers: list, paths: list[tuple[str, ...]], directions: list[int],
+               strings: Callable[[str], Any] | None) -> tuple:
+    """The per-path keys of the document's best index key (first in the sort's order)."""
+    fast = [keyer(doc) for keyer in keyers]
+    arrays = [i for i, found in enumerate(fast) if found is None]
+    if not arrays:
+        return tuple(fast)
+    if len(arrays) == 1:  # one path reaches an array: its smallest (or largest) key decides
+        i = arrays[0]
+        pick = max if directions[i] < 0 else min
+        fast[i] = pick(key(k[0], strings) for k in _index_keys([(doc, paths[i])],
+                                                               doc.get("_id")))
+        return tuple(fast)
+    states = [(doc, parts) for parts in paths]
+    candidates = [[key(v, strings) for v in k] for k in _index_keys(states, doc.get("_id"))]
+    best = candidates[0]
+    for other in candidates[1:]:
+        for mine, theirs, direction in zip(other, best, directions, strict=True):
+            if mine != theirs:
+                if (mine < theirs) == (direction > 0):
+                    best = other
+                break
+    return tuple(best)
+
+
+def _top_level_keys(docs: list[dict], paths: list[tuple[str, ...]], keyers: list,
+                    directions: list[int]) -> list[tuple[tuple, dict]]:
+    """The common case, kept tight: every sort path is a top-level field."""
+    heads = [parts[0] for parts in paths]
+    picks = [max if direction < 0 else min for direction in directions]
+    keys = _KEYS
+    out = []
+    for doc in docs:
+        row: list | tuple = []
+        arrays = 0
+        for head, pick in zip(heads, picks, strict=True):
+            value = doc.get(head)
+            make = keys.get(type(value))
+            if make is not None:
+                row.append(make(value))
+            elif type(value) is list:  # a leaf array: its smallest (largest) element's key
+                arrays += 1
+                row.append(pick(map(key, value)) if value else (1,))
+            else:
+                row.append(key(value))
+        if arrays > 1:  # paths on two arrays: the general rules refuse parallel arrays
+            row = _sort_keys(doc, keyers, paths, directions, None)
+        out.append((row, doc))
+    return out
+
+
+def sort(docs: Iterable[dict], spec, collation: dict | None = None,
+         mongodb_version: str | None = None) -> list[dict]:
+    """The documents in the order ``find().sort(spec)`` returns them (stable for ties).
+
+    Ties keep the input order, as a collection scan of the file would; a server may break
+    them differently, so give ``_id`` as a last sort path to make an order exact.
+    """
+    check_version(mongodb_version)  # sorts follow the same rules in 8.0 and 9.0
+    pairs = parse_sort(spec)
+    strings = collation_strings(collation)
+    docs = list(docs)
+    paths = [tuple(path.split(".")) for path, _ in pairs]
+    directions = [direction for _, direction in pairs]
+    keyers = [_path_keyer(parts, strings) for parts in paths]
+    if strings is None and all(len(parts) == 1 for parts in paths):
+        keyed = _top_level_keys(docs, paths, keyers, directions)
+    else:
+        keyed = [(_sort_keys(doc, keyers, paths, directions, strings), doc) for doc in docs]
+    for position in range(len(pairs) - 1, -1, -1):  # stable sorts, least significant first
+        keyed.sort(key=lambda pair, p=position: pair[0][p], reverse=directions[position] < 0)
+    return [doc for _, doc in keyed]
+
+
+# Queries and expressions live in labkit._match; these are the public entry points ----------
+
+
+def matches(doc: dict, query: dict, mongodb_version: str | None = None) -> bool:
+    """Whether ``find(query)`` returns ``doc``, by the documented rules."""
+    from labkit.model.match import compile_filter
+
+    return compile_filter(query, check_version(mongodb_version))(doc)
+
+
+def find(docs: Iterable[dict], query: dict, mongodb_version: str | None = None) -> list[dict]:
+    """The documents ``find(query)`` returns, in their stored order."""
+    from labkit.model.match import compile_filter
+
+    test = compile_filter(query, check_version(mongodb_version))
+    return [doc for doc in docs if test(doc)]
+
+
+def evaluate(expression: Any, doc: dict) -> Any:
+    """The value of an aggregation expression (as ``$expr`` sees it) for one document."""
+    from labkit.model.match import compile_expression
+
+    return compile_expression(expression)(doc)
+
+
+def census(docs: Iterable[dict], path: str) -> dict[str, int]:
+    """What ``$group`` by ``{$type: "$path"}`` counts: type alias -> documents."""
+    from labkit.model.match import field_path
+
+    counts: dict[str, int] = {}
+    for doc in docs:
+        kind = bson_type(field_path(doc, path))
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def ids(docs: Iterable[dict]) -> list[Any]:
+    """The ``_id`` of each document, in order."""
+    return [doc.get("_id") for doc in docs]

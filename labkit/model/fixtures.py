@@ -1,0 +1,418 @@
+"""The documents' fixtures, kept as canonical Extended JSON in ``data/``, one file per collection.
+
+One loader serves the server and the model alike, so both see the same BSON types
+(an ``int`` where the shell stored an int32, ``Int64`` for ``NumberLong``, ...).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import uuid
+from pathlib import Path
+
+from labkit._paths import CHECKOUT, PACKAGE
+from labkit.errors import BadInput
+
+
+def _data_folder() -> Path:
+    """``labkit/data`` in an installed wheel, else the checkout's top-level ``data/``."""
+    installed = PACKAGE / "data"
+    return installed if installed.is_dir() else CHECKOUT / "data"
+
+
+DATA = _data_folder()
+
+
+MAX_DEPTH = 100  # the manual: MongoDB supports no more than 100 levels of nesting
+
+
+def _json_options():
+    from bson import json_util
+    from bson.binary import UuidRepresentation
+
+    return json_util.JSONOptions(json_mode=json_util.JSONMode.CANONICAL,
+                                 uuid_representation=UuidRepresentation.STANDARD,
+                                 tz_aware=True)
+
+
+class _Decoder:
+    """Canonical and relaxed Extended JSON into exact BSON values, checked as MongoDB checks.
+
+    Binary keeps its subtype (3 stays 3), ``$undefined`` stays undefined, a DBRef stays
+    the embedded document it is for comparison, and a malformed wrapper is BadInput.
+    In a filter (``query=True``), ``{"$regex": …, "$options": …}`` is left for the
+    query operator.
+    """
+
+    _INT = re.compile(r"-?\d+")
+    _DOUBLE = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|-?Infinity|NaN")
+
+    def __init__(self, query: bool = False) -> None:
+        self.query = query
+
+    def __call__(self, doc: dict):
+        for name in doc:
+            if name[:1] == "$":
+                decode = self._SINGLE.get(name)
+                if decode is not None and len(doc) == 1:
+                    return decode(self, doc[name])
+                return self._wrapper(doc)
+        return doc
+
+    def _wrapper(self, doc: dict):
+        names = set(doc)
+        for name in names & self._SINGLE.keys():
+            raise BadInput(f"{name} takes no other fields: {sorted(names)}")
+        if "$binary" in names:
+            return self._binary(doc)
+        if "$code" in names:
+            return self._code(doc)
+        if "$regex" in names and not self.query and names <= {"$regex", "$options"} \
+                and isinstance(doc["$regex"], str):
+            from bson import Regex
+
+            return Regex(doc["$regex"], self._text(doc.get("$options", ""), "$options"))
+        if "$dbPointer" in names:
+            raise BadInput("the model does not handle the deprecated DBPointer type")
+        return doc  # a DBRef, a query operator, or a field name that starts with $
+
+    @staticmethod
+    def _text(value, what: str) -> str:
+        if not isinstance(value, str):
+            raise BadInput(f"{what} needs a string, not {value!r}")
+        return value
+
+    def _oid(self, value):
+        from bson import ObjectId
+
+        text = self._text(value, "$oid")
+        if len(text) != 24 or not all(c in "0123456789abcdefABCDEF" for c in text):
+            raise BadInput(f"$oid needs 24 hexadecimal digits, not {text!r}")
+        return ObjectId(text)
+
+    def _integer(self, value, what: str, bits: int) -> int:
+        text = self._text(value, what)
+        if not self._INT.fullmatch(text):
+            raise BadInput(f"{what} needs a decimal integer string, not {text!r}")
+        number = int(text)
+        if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
+            raise BadInput(f"{what} {text} is out of range for a {bits}-bit integer")
+        return number
+
+    def _int(self, value):
+        if type(value) is str and value.isascii():
+            digits = value[1:] if value[:1] == "-" else value
+            if digits.isdigit() and len(digits) < 11:
+                number = int(value)
+                if -(2**31) <= number < 2**31:
+                    return number
+        return self._integer(value, "$numberInt", 32)
+
+    def _long(self, value):
+        from bson import Int64
+
+        return Int64(self._integer(value, "$numberLong", 64))
+
+    def _double(self, value):
+        text = self._text(value, "$numberDouble")
+        if not self._DOUBLE.fullmatch(text):
+            raise BadInput(f"$numberDouble needs a number string, not {text!r}")
+        return float(text)
+
+    def _decimal(self, value):
+        from bson import Decimal128
+
+        text = self._text(value, "$numberDecimal")
+        try:
+            return Decimal128(text)
+        except (ValueError, TypeError, ArithmeticError):
+            raise BadInput(f"$numberDecimal {text!r} is not a Decimal128 number") from None
+
+    def _uuid(self, value):
+        from bson import Binary
+
+        text = self._text(value, "$uuid")
+        if not re.fullmatch(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", text):
+            raise BadInput(f"$uuid needs a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, "
+                           f"not {text!r}")
+        return Binary(uuid.UUID(text).bytes, 4)
+
+    def _binary(self, doc: dict):
+        import base64
+        import binascii
+
+        from bson import Binary
+
+        body = doc["$binary"]
+        if isinstance(body, dict) and set(doc) == {"$binary"}:
+            if set(body) != {"base64", "subType"}:
+                raise BadInput("$binary needs exactly base64 and subType")
+            data, subtype = body["base64"], body["subType"]
+        elif isinstance(body, str) and set(doc) == {"$binary", "$type"}:
+            data, subtype = body, doc["$type"]
+        else:
+            raise BadInput("$binary needs {\"base64\": …, \"subType\": …}")
+        data, subtype = self._text(data, "base64"), self._text(subtype, "subType")
+        if not re.fullmatch(r"[0-9a-fA-F]{1,2}", subtype):
+            raise BadInput(f"$binary subType needs one or two hex digits, not {subtype!r}")
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadInput(f"$binary base64 {data[:40]!r} is not base64") from None
+        number = int(subtype, 16)
+        if number == 4 and len(raw) != 16:
+            raise BadInput(f"a UUID (BinData subtype 4) has 16 bytes, not {len(raw)}")
+        return Binary(raw, number)
+
+    def _code(self, doc: dict):
+        from bson import Code
+
+        if not set(doc) <= {"$code", "$scope"}:
+            raise BadInput("$code takes only $scope beside it")
+        scope = doc.get("$scope")
+        if scope is not None and not isinstance(scope, dict):
+            raise BadInput("$scope needs a document")
+        return Code(self._text(doc["$code"], "$code"), scope)
+
+    def _date(self, value):
+        from bson import DatetimeMS
+
+        if isinstance(value, dict) and set(value) == {"$numberLong"}:
+            ms = self._integer(value["$numberLong"], "$date $numberLong", 64)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            ms = value
+        elif isinstance(value, str):
+            ms = self._iso_millis(value)
+        else:
+            raise BadInput(f"$date needs an ISO-8601 string or {{\"$numberLong\": …}}, "
+                           f"not {value!r}")
+        if not -(2**63) <= ms < 2**63:
+            raise BadInput(f"$date {ms} ms is out of range for a BSON Date")
+        try:
+            return _EPOCH + dt.timedelta(milliseconds=ms)
+        except OverflowError:
+            return DatetimeMS(ms)  # a valid Date beyond what datetime holds
+
+    @staticmethod
+    def _iso_millis(text: str) -> int:
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            raise BadInput(f"$date {text!r} is not an ISO-8601 date") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        delta = moment - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+    def _timestamp(self, value):
+        from bson import Timestamp
+
+        if not isinstance(value, dict) or set(value) != {"t", "i"} or not all(
+                isinstance(value[k], int) and not isinstance(value[k], bool)
+                and 0 <= value[k] < 2**32 for k in "ti"):
+            raise BadInput("$timestamp needs {\"t\": seconds, \"i\": increment}, "
+                           "unsigned 32-bit integers")
+        return Timestamp(value["t"], value["i"])
+
+    def _regular_expression(self, value):
+        from bson import Regex
+
+        if not isinstance(value, dict) or set(value) != {"pattern", "options"}:
+            raise BadInput("$regularExpression needs {\"pattern\": …, \"options\": …}")
+        return Regex(self._text(value["pattern"], "pattern"),
+                     self._text(value["options"], "options"))
+
+    def _symbol(self, value):
+        return self._text(value, "$symbol")
+
+    def _min_key(self, value):
+        from bson import MinKey
+
+        if value != 1:
+            raise BadInput("$minKey needs the value 1")
+        return MinKey()
+
+    def _max_key(self, value):
+        from bson import MaxKey
+
+        if value != 1:
+            raise BadInput("$maxKey needs the value 1")
+        return MaxKey()
+
+    def _undefined(self, value):
+        from labkit.model.bson_order import UNDEFINED
+
+        if value is not True:
+            raise BadInput("$undefined needs the value true")
+        return UNDEFINED
+
+    _SINGLE = {
+        "$oid": _oid, "$numberInt": _int, "$numberLong": _long, "$numberDouble": _double,
+        "$numberDecimal": _decimal, "$uuid": _uuid, "$date": _date, "$timestamp": _timestamp,
+        "$regularExpression": _regular_expression, "$symbol": _symbol, "$minKey": _min_key,
+        "$maxKey": _max_key, "$undefined": _undefined,
+    }
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
+
+
+def _json_int(text: str) -> int:
+    number = int(text)
+    if not -(2**63) <= number < 2**63:
+        raise BadInput(f"the integer {text[:30]} does not fit in 64 bits")
+    return number
+
+
+def _check_depth_and_text(value, where: str, strings: bool) -> None:
+    """Refuse nesting beyond MongoDB's limit and (if ``strings``) text that is not UTF-8."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            children = item.values()
+            if strings:
+                for name in item:
+                    _utf8(name, where)
+        elif kind is list:
+            children = item
+        else:
+            if strings and isinstance(item, str):
+                _utf8(item, where)
+            continue
+        if depth > MAX_DEPTH:
+            raise BadInput(f"{where} is nested more than {MAX_DEPTH} levels deep "
+                           "(MongoDB's limit)")
+        for child in children:
+            if strings or type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+
+
+def _utf8(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise BadInput(f"{where} holds a lone surrogate U+{ord(bad):04X}, which is not "
+                       "valid UTF-8 (BSON strings are UTF-8)") from None
+
+
+def _loads(text: str, where: str, query: bool = False, depth: bool = True):
+    try:
+        value = json.loads(text, object_hook=_Decoder(query), parse_int=_json_int)
+    except RecursionError:
+        raise BadInput(f"{where} is nested too deeply to read (MongoDB allows "
+                       f"{MAX_DEPTH} levels)") from None
+    except (ValueError, TypeError) as exc:  # BadInput is a ValueError: keep its message
+        if isinstance(exc, BadInput):
+            raise BadInput(f"{where}: {exc}") from None
+        raise BadInput(f"{where} is not Extended JSON: {exc}") from None
+    strings = ("\\u" in text or not text.isascii()) and bool(_SURROGATE.search(text))
+    if strings or (depth and _might_be_deep(text)):
+        _check_depth_and_text(value, where, strings)
+    return value
+
+
+def _might_be_deep(text: str) -> bool:
+    """False when too few brackets to nest more than MAX_DEPTH levels (the common case)."""
+    count = text.count("{") + text.count("[")
+    return count > MAX_DEPTH
+
+
+def parse(text: str, where: str = "the input") -> list[dict]:
+    """Parse Extended JSON: an array of documents, or one document per line."""
+    stripped = text.strip().lstrip("\ufeff")
+    if not stripped:
+        raise BadInput(f"{where} is empty: no documents")
+    if stripped.startswith("["):
+        docs = _loads(stripped, where)
+        if not isinstance(docs, list):
+            raise BadInput(f"{where}: expected an array of documents")
+    else:
+        lines = [line for line in stripped.splitlines() if line.strip()]
+        try:
+            docs = _loads("[" + ",".join(lines) + "]", where, depth=False)
+            for doc, line in zip(docs, lines, strict=True):
+                if _might_be_deep(line):
+                    _check_depth_and_text(doc, where, strings=False)
+        except BadInput:  # read again line by line, to say which line is wrong
+            docs = [_loads(line, f"{where}, line {number}")
+                    for number, line in enumerate(stripped.splitlines(), start=1)
+                    if line.strip()]
+            raise
+    if not all(isinstance(doc, dict) for doc in docs):
+        raise BadInput(f"{where}: expected an array of documents, or one document per line")
+    return docs
+
+
+def parse_value(text: str, where: str = "the filter"):
+    """Parse one Extended JSON value (a filter, an operand); ``$regex`` stays an operator."""
+    if not text.strip():
+        raise BadInput(f"{where} is empty")
+    return _loads(text, where, query=True)
+
+
+def read(path: str | Path) -> list[dict]:
+    """Read a fixture file (Extended JSON) into documents with their exact BSON types."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                       f"{exc.start})") from None
+    return parse(text, str(path))
+
+
+def names() -> list[str]:
+    """The collections in ``data/``."""
+    return sorted(p.stem for p in DATA.glob("*.json"))
+
+
+def load(name: str) -> list[dict]:
+    """The documents of collection ``name`` from ``data/<name>.json``."""
+    if name not in names():
+        raise BadInput(f"no fixture {name!r}; known: {', '.join(names())}")
+    return read(DATA / f"{name}.json")
+
+
+def insert(database, name: str, docs: list[dict] | None = None):
+    """Insert a fixture (or the given documents) as collection ``name``; return the collection."""
+    collection = database[name]
+    collection.insert_many(docs if docs is not None else load(name))
+    return collection
+
+
+def dumps(value) -> str:
+    """Relaxed Extended JSON, for printing ``_id`` values and documents."""
+    from bson import json_util
+
+    return json_util.dumps(_printable(value), json_options=json_util.RELAXED_JSON_OPTIONS)
+
+
+def _printable(value):
+    """Values json_util cannot write, as the Extended JSON that reads back to them."""
+    from bson import Binary
+
+    from labkit.model.bson_order import UNDEFINED
+
+    if value is UNDEFINED:
+        return {"$undefined": True}
+    if isinstance(value, uuid.UUID):
+        return Binary.from_uuid(value)
+    if isinstance(value, dict):
+        return {name: _printable(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    return value
+
+
+def relaxed(value):
+    """A value as plain JSON data in relaxed Extended JSON."""
+    return json.loads(dumps(value))

@@ -1,0 +1,3 @@
+"""What a run shows: the terminal table, the report (HTML, Markdown, results.json), JUnit, plots
+and tables.
+"""

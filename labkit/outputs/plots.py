@@ -1,0 +1,247 @@
+"""Figures for the report and the lessons, drawn with matplotlib without a display."""
+
+from __future__ import annotations
+
+import io
+
+from labkit.i18n import N_, _
+
+FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
+# Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
+LINE_STYLES = ["-", "--", ":", "-."]
+MARKERS = ["o", "s", "^", "D", "v", "x"]
+POLICY_TEXT = {"half": N_("50/50 splits"), "rightmost": N_("rightmost splits")}
+
+
+def _policy(measurement: dict) -> str:
+    """Which split policy a model measurement shows, for its title ("" for real engines)."""
+    policies = {r.get("split_policy") for r in measurement.get("results", [])} - {None}
+    return ", ".join(_(POLICY_TEXT.get(p, p)) for p in sorted(policies))
+
+
+def _pyplot():
+    # matplotlib picks a non-interactive backend by itself where there is no display.
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def figure_bytes(figure, fmt: str = "png") -> bytes:
+    """Render a figure to PNG or SVG bytes and close it."""
+    plt = _pyplot()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def png_bytes(figure) -> bytes:
+    """Render a figure to PNG bytes and close it."""
+    return figure_bytes(figure, "png")
+
+
+def bit_layout(rows: list[dict], title: str):
+    """One horizontal bar split into fields (``field``, ``bits`` per row)."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(9, 1.6))
+    start = 0
+    for index, row in enumerate(rows):
+        axes.barh(0, row["bits"], left=start, color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                  edgecolor="white")
+        label = f"{row['field']}\n" + _("{bits} bits").format(bits=row["bits"])
+        axes.text(start + row["bits"] / 2, 0, label, ha="center", va="center", color="white",
+                  fontsize=8 if row["bits"] >= 8 else 6)
+        start += row["bits"]
+    axes.set_xlim(0, start)
+    axes.set_yticks([])
+    axes.set_xlabel(_("bit position (most significant first)"))
+    axes.set_title(_(title), fontsize=10)
+    return figure
+
+
+def verdict_summary(claims: list[dict]):
+    """Stacked bars: how many claims of each topic hold, do not hold, are findings, did not
+    run, or erred (claims as ``results.json`` has them; the legend uses the summary's words)."""
+    from labkit.claims.claim import VERDICTS, count_text
+    from labkit.run.runner import COLOURS
+
+    plt = _pyplot()
+    topics = list(dict.fromkeys(c["topic"] for c in claims))
+    figure, axes = plt.subplots(figsize=(7, 0.5 + 0.5 * max(len(topics), 1)))
+    left = [0] * len(topics)
+    for verdict in VERDICTS:
+        counts = [sum(1 for c in claims if c["topic"] == t and c["verdict"] == verdict)
+                  for t in topics]
+        axes.barh(topics, counts, left=left, color=COLOURS[verdict], label=count_text(verdict))
+        left = [a + b for a, b in zip(left, counts, strict=True)]
+    axes.invert_yaxis()
+    axes.set_xlabel(_("claims"))
+    axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    return figure
+
+
+def id_rank(table: list[dict], title: str):
+    """Each ID as a point: when it was made (x) against its rank in ``_id`` order (y), by process.
+
+    Rows need ``hex`` and ``process``, and ``clock_ns`` or ``made_at_ms``.
+    """
+    plt = _pyplot()
+    ms = [row["clock_ns"] / 1e6 if "clock_ns" in row else row["made_at_ms"] for row in table]
+    origin = min(ms)
+    ranks = {h: i + 1 for i, h in enumerate(sorted(row["hex"] for row in table))}
+    labels = [row["process"] for row in table]
+    # Rows labelled per document (A1, A2, B1) group by process (A, B); rows labelled per
+    # process (P1 five times) keep their label.
+    repeated = len(set(labels)) < len(labels)
+    group = [label if repeated else label.rstrip("0123456789") or label for label in labels]
+    processes = sorted(set(group))
+    figure, axes = plt.subplots(figsize=(7, 3.6))
+    for index, name in enumerate(processes):
+        points = [(m - origin, ranks[row["hex"]])
+                  for m, row, g in zip(ms, table, group, strict=True) if g == name]
+        axes.scatter([p[0] for p in points], [p[1] for p in points], s=60,
+                     color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                     label=_("process {name}").format(name=name))
+    axes.set_xlabel(_("made at (ms after the first ID)"))
+    axes.set_ylabel(_("rank when sorted by _id"))
+    axes.invert_yaxis()
+    axes.yaxis.get_major_locator().set_params(integer=True)
+    axes.legend(fontsize=8)
+    axes.set_title(_(title), fontsize=10)
+    return figure
+
+
+def btree_summary(measurement: dict, title: str | None = None):
+    """Index size (or leaf pages), leaf-fill distribution and insert rate per key kind.
+
+    The title names the engine, its version, N, and for the model its split policy.
+    """
+    plt = _pyplot()
+    results = measurement["results"]
+    kinds = [r["keys"] for r in results]
+    colours = [FIELD_COLOURS[i % len(FIELD_COLOURS)] for i in range(len(kinds))]
+    with_fills = [r for r in results if r.get("leaf_fills")]
+    with_rates = [r for r in results if r.get("inserts_per_second_by_batch")]
+    panels = 1 + bool(with_fills) + bool(with_rates)
+    figure, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 3.4), squeeze=False)
+    axes = list(axes[0])
+    size_axis = axes.pop(0)
+    if all(r.get("index_bytes") for r in results):
+        size_axis.bar(kinds, [r["index_bytes"] / 2**20 for r in results], color=colours)
+        size_axis.set_ylabel(_("index size (MiB)"))
+    else:
+        size_axis.bar(kinds, [r["leaf_pages"] for r in results], color=colours)
+        size_axis.set_ylabel(_("leaf pages"))
+    size_axis.set_title(_("size"), fontsize=10)
+    if with_fills:
+        fill_axis = axes.pop(0)
+        for index, r in enumerate(with_fills):
+            fill_axis.hist(r["leaf_fills"], bins=20, range=(0, 1.05), label=r["keys"],
+                           color=colours[index], histtype="step", linewidth=1.6,
+                           linestyle=LINE_STYLES[index % len(LINE_STYLES)])
+        fill_axis.axvline(0.693, color="#57606a", linestyle=":", linewidth=1)
+        fill_axis.text(0.693, fill_axis.get_ylim()[1] * 0.95, " ln 2", fontsize=8,
+                       color="#57606a", va="top")
+        fill_axis.set_xlabel(_("leaf fill"))
+        fill_axis.set_ylabel(_("leaf pages"))
+        fill_axis.legend(fontsize=8)
+        fill_axis.set_title(_("leaf fill distribution"), fontsize=10)
+    if with_rates:
+        rate_axis = axes.pop(0)
+        for index, (r, colour) in enumerate(zip(with_rates, colours, strict=False)):
+            rate_axis.plot(r["inserts_per_second_by_batch"], label=r["keys"], color=colour,
+                           linestyle=LINE_STYLES[index % len(LINE_STYLES)])
+        rate_axis.set_xlabel(_("batch"))
+        rate_axis.set_ylabel(_("inserts per second"))
+        rate_axis.legend(fontsize=8)
+        rate_axis.set_title(_("insert rate over time"), fontsize=10)
+    policy = _policy(measurement)
+    figure.suptitle(_(title) if title else f"{measurement['engine']} "
+                    f"{measurement['engine_version']}, N = {measurement['n']:,}"
+                    + (f", {policy}" if policy else ""), fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
+    """Leaf splits per 1,000 inserts as the model grows, one line per key kind (each with
+    its own dash and marker, so lines that coincide stay visible)."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 3.4))
+    for index, (kind, trace) in enumerate(traces.items()):
+        steps = [b - a for a, b in zip([0] + trace, trace, strict=False)]
+        axes.plot([every * (i + 1) for i in range(len(steps))],
+                  [1000 * s / every for s in steps], label=kind,
+                  color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                  linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                  marker=MARKERS[index % len(MARKERS)], markevery=max(len(steps) // 8, 1),
+                  markersize=4, alpha=0.85)
+    if title:
+        axes.set_title(_(title), fontsize=10)
+    axes.set_xlabel(_("keys inserted"))
+    axes.set_ylabel(_("leaf splits per 1,000 inserts"))
+    axes.legend(fontsize=8)
+    return figure
+
+
+def engines_side_by_side(comparison: dict):
+    """Index size relative to the ``int`` keys, and average leaf fill, per engine and key kind."""
+    from labkit.engines import btree
+
+    plt = _pyplot()
+    measured = {e: m for e, m in comparison.items() if "results" in m}
+    figure, (size_axis, fill_axis) = plt.subplots(1, 2, figsize=(10, 3.6))
+    kinds = list(dict.fromkeys(r["keys"] for m in measured.values() for r in m["results"]))
+    width = 0.8 / max(len(kinds), 1)
+    for index, kind in enumerate(kinds):
+        sizes, fills = [], []
+        for m in measured.values():
+            by_kind = {r["keys"]: r for r in m["results"]}
+            base = by_kind.get("int") or m["results"][0]
+            result = by_kind.get(kind)
+            sizes.append(btree.size(result) / btree.size(base) if result else 0)
+            fills.append(result["avg_leaf_fill"] or 0 if result else 0)
+        xs = [i + index * width for i in range(len(measured))]
+        colour = FIELD_COLOURS[index % len(FIELD_COLOURS)]
+        size_axis.bar(xs, sizes, width, label=kind, color=colour)
+        fill_axis.bar(xs, fills, width, label=kind, color=colour)
+    labels = [f"{e}\n{m['engine_version']}" for e, m in measured.items()]
+    for axis in (size_axis, fill_axis):
+        axis.set_xticks([i + width * (len(kinds) - 1) / 2 for i in range(len(measured))], labels,
+                        fontsize=8)
+    size_axis.set_ylabel(_("index size relative to int keys"))
+    fill_axis.set_ylabel(_("average leaf fill"))
+    fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1)
+    fill_axis.set_ylim(0, 1.05)
+    size_axis.legend(fontsize=8)
+    figure.tight_layout()
+    return figure
+def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON type ladder"),
+                order: list | None = None):
+    """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
+
+    Documents sit left to right in ``order`` (a list of ``_id``s, such as a server's
+    answer) or else in the order the model's ascending sort gives; a missing field
+    sits on the null rung and an empty array just below it, as sort keys do.
+    """
+    from labkit.model import bson_order
+
+    plt = _pyplot()
+    rungs = ["MinKey", _("empty array"), "Null", "Numbers", "String", "Object", "Array", "BinData",
+             "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
+             "JavaScript with scope", "MaxKey"]
+    figure, axes = plt.subplots(figsize=(9, 5))
+    by_id = {doc.get("_id"): doc for doc in docs}
+    placed = [by_id[i] for i in order] if order else bson_order.sort(docs, f"{path}:1,_id:1")
+    for position, doc in enumerate(placed):
+        rung = bson_order.rank(bson_order.sort_key(doc, path))  # ranks number the rungs
+        axes.scatter(position, rung, s=40, color=FIELD_COLOURS[rung % len(FIELD_COLOURS)])
+        axes.annotate(str(doc.get("_id")), (position, rung), textcoords="offset points",
+                      xytext=(0, 6), ha="center", fontsize=8)
+    axes.set_yticks(range(len(rungs)), rungs, fontsize=8)
+    axes.set_ylim(-0.5, len(rungs) - 0.5)
+    axes.set_xlabel(_("position in {sort}").format(sort=f"sort({{{path}: 1, _id: 1}})"))
+    axes.grid(axis="y", color="#eaeef2")
+    axes.set_title(_(title), fontsize=10)
+    return figure

@@ -1,0 +1,441 @@
+"""The run's outputs: the terminal verdict table, report.html, report.md and results.json.
+
+Each counts claims, not rows: one verdict per claim, with its per-engine rows below it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import textwrap
+from pathlib import Path
+
+from labkit.claims.claim import (
+    ERROR,
+    FAILS,
+    FINDING,
+    HOLDS,
+    NOT_RUN,
+    VERDICT_TEXT,
+    kind_text,
+    short_json,
+    verdict_text,
+)
+from labkit.i18n import N_, _, language
+from labkit.run.runner import Run
+
+_ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m", NOT_RUN: "\033[2m",
+         ERROR: "\033[33m"}
+_RESET = "\033[0m"
+
+
+def _engine(row: dict) -> str:
+    if not row["engine"]:
+        return "-"
+    return f"{row['engine']} {row['engine_version'] or ''}".strip()
+
+
+def _single(claim: dict) -> bool:
+    return len(claim["results"]) == 1
+
+
+def _verdict_rows(claims: list[dict]):
+    """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, engine)``
+    for each claim, then one ``sub`` row per engine under a claim judged on several."""
+    for claim in claims:
+        single = _single(claim)
+        yield claim, False, claim["verdict"], _engine(claim["results"][0]) if single else ""
+        if not single:
+            for row in claim["results"]:
+                yield claim, True, row["verdict"], _engine(row)
+
+
+def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
+    """The verdict table printed at the end of ``labkit run``: a line per claim, then a line
+    per engine under claims judged on several."""
+    claims = run.to_dict()["claims"]
+    rows = [r for c in claims for r in c["results"]]
+    engine_width = max([len(_engine(r)) + 2 for r in rows] + [6])
+    title_width = max(20, width - 6 - 15 - engine_width - 6)
+
+    def paint(verdict: str) -> str:
+        text = f"{verdict_text(verdict):<14}"
+        return _ANSI[verdict] + text + _RESET if colour else text
+
+    lines = [f"{'ID':<5} {_('verdict'):<14} {_('engine'):<{engine_width}}  {_('claim')}"]
+    for claim, sub, verdict, engine in _verdict_rows(claims):
+        if sub:
+            lines.append(f"{'':<5} {paint(verdict)} └ {engine}")
+        else:
+            title = textwrap.shorten(claim["title"], title_width, placeholder="…")
+            lines.append(f"{claim['id']:<5} {paint(verdict)} {engine:<{engine_width}}  {title}")
+    lines += ["", run.summary()]
+    notes = _reasons(claims)
+    if notes:
+        lines += ["", *notes]
+    return "\n".join(lines)
+
+
+def _reasons(claims: list[dict]) -> list[str]:
+    """Why claims did not run (grouped), and what was seen where a claim failed, erred or
+    made a finding."""
+    lines: list[str] = []
+    not_run: dict[str, list[str]] = {}
+    for claim in claims:
+        for row in claim["results"]:
+            where = claim["id"] if _single(claim) else _where(claim["id"], row["engine"])
+            if row["verdict"] == NOT_RUN:
+                not_run.setdefault(row["reason"], []).append(where)
+            elif row["verdict"] == ERROR:
+                lines.append(_("{where} error: {reason}").format(where=where,
+                                                                  reason=row["reason"]))
+            elif row["verdict"] in (FAILS, FINDING):
+                lines.append(_("{where} {verdict}: expected {expected}, observed {observed}")
+                             .format(where=where, verdict=verdict_text(row["verdict"]),
+                                     expected=short_json(claim["expected"]),
+                                     observed=short_json(row["observed"]))
+                             + (f" ({row['reason']})" if row["reason"] else ""))
+    for reason, where in not_run.items():
+        lines.append(_("Not run ({where}): {reason}").format(where=", ".join(where),
+                                                             reason=reason))
+    return lines
+
+
+def _where(claim_id: str, engine: str) -> str:
+    return _("{id} on {engine}").format(id=claim_id, engine=engine)
+
+
+def _plural(n: int, one: str, many: str, **values: str) -> str:
+    """``one`` or ``many`` (messages with ``{n}``) as the number says, translated, filled."""
+    return _(one if n == 1 else many).format(n=n, **values)
+
+
+# How each verdict reads as a sentence about a number of claims.
+_COUNT_SENTENCE = {HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
+                   FAILS: (N_("{n} claim does not hold"), N_("{n} claims do not hold")),
+                   FINDING: (N_("{n} survey claim has a finding"),
+                             N_("{n} survey claims have findings")),
+                   NOT_RUN: (N_("{n} claim did not run"), N_("{n} claims did not run")),
+                   ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
+_ENGINE_NAMES = {"mongodb": "MongoDB", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger"}
+
+
+def not_run_causes(claims: list[dict]) -> list[dict]:
+    """Why claims did not run, one entry per cause: what is missing, which claims (and
+    engines) it cost, and the one thing to do about it (the cause's hint, given once).
+    A row says what it is missing and the hint as fields; other not-run rows group by reason."""
+    causes: dict[str, dict] = {}
+    for claim in claims:
+        for row in claim["results"]:
+            if row["verdict"] != NOT_RUN:
+                continue
+            kind = row.get("missing") or ""
+            cause = causes.setdefault(kind or row["reason"], {
+                "missing": _ENGINE_NAMES.get(kind, kind),
+                "what_failed": row.get("missing_detail") if kind else row["reason"],
+                "todo": (row.get("hint") or "").removeprefix("Hint:").strip(),
+                "claims": [], "where": []})
+            if claim["id"] not in cause["claims"]:
+                cause["claims"].append(claim["id"])
+            cause["where"].append(claim["id"] if _single(claim)
+                                  else _where(claim["id"], row["engine"]))
+    return list(causes.values())
+
+
+def summary_lines(data: dict) -> list[str]:
+    """The report's opening in sentences: counts per claim (singular or plural as the number
+    says), then each cause of not-run claims once, with what to do about it."""
+    counts = {v: sum(1 for c in data["claims"] if c["verdict"] == v) for v in VERDICT_TEXT}
+    total = len(data["claims"])
+    counted = "; ".join(_plural(counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
+                        if counts[v])
+    lines = [_plural(total, N_("{n} claim was checked: {counts}."),
+                     N_("{n} claims were checked: {counts}."), counts=counted)]
+    for cause in not_run_causes(data["claims"]):
+        who = ", ".join(cause["where"])
+        if cause["missing"]:
+            line = _plural(len(cause["claims"]),
+                           N_("{n} claim did not run (or not on every engine) because "
+                              "{missing} was not available: {who}."),
+                           N_("{n} claims did not run (or not on every engine) because "
+                              "{missing} was not available: {who}."),
+                           missing=cause["missing"], who=who)
+            line += f" ({cause['what_failed'].rstrip('.')}.)"
+        else:
+            line = _("Not run: {who}: {what}.").format(who=who, what=cause["what_failed"])
+        if cause["todo"]:
+            line += " " + _("To run them: {todo}").format(todo=cause["todo"])
+        lines.append(line)
+    return lines
+
+
+def _is_share(key: str) -> bool:
+    return any(word in key for word in ("fill", "larger_by", "share"))
+
+
+def readable(value, key: str = "") -> str:
+    """A value as a person reads it: shares as rounded percentages, numbers rounded with
+    thousands separators, short lists joined, yes/no for booleans, small objects as
+    ``key: value`` pairs."""
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if _is_share(key):
+            return f"{value:+.1%}" if "larger" in key else f"{value:.1%}"
+        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list):
+        if len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                   for v in value) and _is_share(key):
+            return _("{low} to {high}").format(low=readable(float(value[0]), key),
+                                               high=readable(float(value[1]), key))
+        if all(not isinstance(v, dict | list) for v in value):
+            return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
+                or _("(none)")
+        return short_json(value, 200)
+    if isinstance(value, dict):
+        if all(not isinstance(v, dict | list) for v in value.values()):
+            return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or _("(none)")
+        return short_json(value, 200)
+    return str(value)
+
+
+def _numbers(value) -> list[float] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return [float(value)]
+    return None
+
+
+def outside_range(expected, observed) -> list[str]:
+    """For each stated number or range that an observed number misses, say in which direction:
+    ``random_larger_by +42.0% is larger than stated (25.0% to 40.0%)``."""
+    if not isinstance(expected, dict) or not isinstance(observed, dict):
+        return []
+    notes = []
+    for key, stated in expected.items():
+        if isinstance(stated, list) and len(stated) == 2 and all(
+                _numbers(v) for v in stated):
+            low, high = float(stated[0]), float(stated[1])
+        elif _numbers(stated):
+            low = high = float(stated)
+        else:
+            continue
+        suffix = key.rsplit("_", 1)[-1]
+        matches = [k for k in observed if k == key] or \
+            [k for k in observed if k.endswith(f"_{suffix}") and _numbers(observed[k])]
+        for name in matches:
+            value = _numbers(observed[name])
+            if not value:
+                continue
+            tolerance = 0.005 if _is_share(key) else 0.0
+            if value[0] > high + tolerance or value[0] < low - tolerance:
+                text = (_("{name} {value} is larger than stated ({stated})") if value[0] > high
+                        else _("{name} {value} is smaller than stated ({stated})"))
+                notes.append(text.format(name=name, value=readable(value[0], name),
+                                         stated=readable(stated, key)))
+    return notes
+
+
+def markdown(run: Run) -> str:
+    """report.md: the same table and details, for a pull request or a wiki page."""
+    data = run.to_dict()
+    out = [f"# {_('labkit report')}", "",
+           _("Run {started} to {finished}, labkit {version}, Python {python}.").format(
+               started=data["started"], finished=data["finished"],
+               version=data["labkit_version"], python=data["python"]), ""]
+    out += [f"- {_('Server:')} {line}" for line in data["engines"]] or [
+        f"- {_('Servers: none used')}"]
+    out += ["", f"**{run.summary()}**", ""]
+    out += [f"- {line}" for line in summary_lines(data)]
+    out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
+    for claim, sub, verdict, engine in _verdict_rows(data["claims"]):
+        cells = ["" if sub else claim["id"], verdict_text(verdict), engine,
+                 "" if sub else claim["title"].replace("|", "/")]
+        out.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
+    out.append("")
+    for claim in data["claims"]:
+        lesson = (" " + _("(lesson `{lesson}`)").format(lesson=claim["lesson"])
+                  if claim["lesson"] else "")
+        out += [f"## {claim['id']}: {claim['title']}", "",
+                f"- {_('Verdict:')} **{verdict_text(claim['verdict'])}** "
+                f"({kind_text(claim['kind'])})",
+                f"- {_('Source:')} {_(claim['source'])}",
+                f"- {_('Experiment:')} `{claim['experiment']}`{lesson}",
+                f"- {_('Expected:')} `{short_json(claim['expected'], 400)}`"]
+        for row in claim["results"]:
+            observed = (_("observed {value}").format(
+                value=f"`{short_json(row['observed'], 400)}`")
+                if row["observed"] is not None else _("no observation"))
+            out.append(f"- {_engine(row)}: **{verdict_text(row['verdict'])}**, {observed}"
+                       + (f"; {row['reason']}" if row["reason"] else ""))
+        out.append("")
+    return "\n".join(out)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:60rem;margin:2rem auto;
+padding:0 1rem;color:#1f2328;line-height:1.45}
+table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #d0d7de;
+padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f6f8fa}
+code{background:#f6f8fa;padding:.1rem .25rem;border-radius:4px;word-break:break-all}
+.v{font-weight:600;white-space:nowrap}.holds{color:#1a7f37}.fails{color:#cf222e}
+.finding{color:#8250df}.not-run{color:#6e7781}.error{color:#bc4c00}
+tr.sub td{border-top:none;font-size:.92em}tr.sub td.e{padding-left:1.5rem}
+section{border-top:1px solid #d0d7de;margin-top:1.5rem}.meta{color:#59636e}img{max-width:100%}
+.row{margin:.75rem 0 .75rem 1rem}
+td.id,th.id,td.e,td.n{white-space:nowrap}td.n{text-align:right}
+.ev{overflow-x:auto;max-width:100%}.ev td,.ev th{overflow-wrap:normal;white-space:nowrap}
+.summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem}
+.summary li{margin:.2rem 0}.dir{color:#9a6700}
+"""
+
+
+def _img(png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _evidence_table(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    head = "".join(f"<th>{html.escape(str(c).replace('_', ' '))}</th>" for c in columns)
+
+    def cell(value, column) -> str:
+        return html.escape(value if isinstance(value, str) else readable(value, str(column)))
+
+    body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c), c)}</td>" for c in columns)
+                   + "</tr>" for row in rows)
+    return f"<div class='ev'><table><tr>{head}</tr>{body}</table></div>"
+
+
+def _figure(draw, alt: str) -> str:
+    from labkit.claims.claim import one_line
+    from labkit.outputs.plots import png_bytes
+
+    try:
+        return _img(png_bytes(draw()), alt)
+    except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
+        return ("<p class='error'>" + html.escape(_("The figure could not be drawn: {why}")
+                                                  .format(why=one_line(exc))) + "</p>")
+
+
+def _short_reason(row: dict) -> str:
+    """A not-run row's reason without the how-to, which the summary gives once."""
+    kind = row.get("missing")
+    if row["verdict"] != NOT_RUN or not kind:
+        return row["reason"]
+    return _("{name} was not available here (how to get it: see the summary at the top)."
+             ).format(name=_ENGINE_NAMES.get(kind, kind))
+
+
+def _expected_html(claim: dict) -> str:
+    expected = claim["expected"]
+    if isinstance(expected, dict):
+        return ""  # shown beside each engine's observation
+    return f"<p>{_('Expected:')} {html.escape(readable(expected))}</p>"
+
+
+def _compare_html(expected, observed) -> str:
+    """Expected and observed side by side, one row per quantity, in readable words."""
+    esc = html.escape
+    if not isinstance(observed, dict):
+        return f"<p>{_('Observed:')} {esc(readable(observed))}</p>"
+    stated = expected if isinstance(expected, dict) else {}
+    keys = list(dict.fromkeys([*stated, *observed]))
+    body = "".join(f"<tr><td class='e'>{esc(k.replace('_', ' '))}</td>"
+                   f"<td>{esc(readable(stated[k], k)) if k in stated else ''}</td>"
+                   f"<td>{esc(readable(observed[k], k)) if k in observed else ''}</td></tr>"
+                   for k in keys)
+    notes = "".join(f"<br><span class='dir'>{esc(n)}</span>"
+                    for n in outside_range(stated, observed))
+    return (f"<table><tr><th></th><th>{_('expected')}</th><th>{_('observed')}</th></tr>"
+            f"{body}</table>"
+            + (f"<p>{notes[4:]}</p>" if notes else ""))
+
+
+def _verdict(verdict: str) -> str:
+    return f"<span class='v {verdict}'>{verdict_text(verdict)}</span>"
+
+
+def html_report(run: Run) -> str:
+    """report.html: one self-contained page, plots embedded, readable offline."""
+    from labkit.outputs.plots import png_bytes, verdict_summary
+
+    data = run.to_dict()
+    esc = html.escape
+    parts = [f"<!doctype html><html lang='{language()}'><head><meta charset='utf-8'>"
+             f"<title>{_('labkit report')} {esc(data['started'])}</title><style>{_CSS}</style>"
+             "</head><body>",
+             f"<h1>{_('labkit report')}</h1>",
+             "<p class='meta'>" + esc(_("Run {started} to {finished}; labkit {version}; Python "
+                                        "{python}.").format(
+                 started=data["started"], finished=data["finished"],
+                 version=data["labkit_version"], python=data["python"])) + "<br>"
+             + ("<br>".join(f"{_('Server:')} {esc(line)}" for line in data["engines"])
+                or _("No database server was used.")) + "</p>",
+             f"<div class='summary'><p><b>{esc(run.summary())}</b></p><ul>"
+             + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(data))
+             + "</ul></div>",
+             "<p class='meta'>" + _(
+                 "A <i>behaviour</i> claim says what a server does: if it does not hold, that "
+                 "is a failure. A <i>survey</i> claim is judged on several engines: where it "
+                 "does not hold, that is a <span class='finding'>finding</span>, not a fault.")
+             + "</p>"]
+    if data["claims"]:
+        parts.append(_img(png_bytes(verdict_summary(data["claims"])), _("verdicts by topic")))
+    parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
+                 f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
+    for claim, sub, verdict, engine in _verdict_rows(data["claims"]):
+        if sub:
+            parts.append(f"<tr class='sub'><td></td><td>{_verdict(verdict)}</td>"
+                         f"<td class='e'>{esc(engine)}</td><td></td></tr>")
+        else:
+            parts.append(f"<tr><td class='id'><a href='#{esc(claim['id'])}'>{esc(claim['id'])}"
+                         f"</a></td><td>{_verdict(verdict)}</td><td class='e'>{esc(engine)}</td>"
+                         f"<td>{esc(claim['title'])}</td></tr>")
+    parts.append("</table>")
+    for result, claim in zip(run.claims, data["claims"], strict=True):
+        lesson = (f" &middot; {_('lesson:')} <code>{esc(claim['lesson'])}</code>"
+                  if claim["lesson"] else "")
+        parts.append(f"<section id='{esc(claim['id'])}'>"
+                     f"<h2>{esc(claim['id'])}: {esc(claim['title'])}</h2>"
+                     f"<p>{_verdict(claim['verdict'])} ({esc(kind_text(claim['kind']))}) "
+                     f"&middot; {_('source:')} {esc(_(claim['source']))}<br>{_('experiment:')} "
+                     f"<code>{esc(claim['experiment'])}</code>{lesson}</p>"
+                     + _expected_html(claim))
+        for row_result, row in zip(result.rows, claim["results"], strict=True):
+            parts.append("<div class='row'><p>" + _("{verdict} on {engine}").format(
+                verdict=_verdict(row["verdict"]), engine=f"<b>{esc(_engine(row))}</b>"))
+            if row["reason"]:
+                parts.append(f"<br>{esc(_short_reason(row))}")
+            parts.append("</p>")
+            if row["observed"] is not None:
+                parts.append(_compare_html(claim["expected"], row["observed"]))
+            parts.append(_evidence_table(row["evidence"]))
+            observation = row_result.observation
+            if observation is not None and observation.figure and row["observed"] is not None:
+                parts.append(_figure(observation.figure, _where(claim["id"], _engine(row))))
+            parts.append("</div>")
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write(run: Run, out: Path) -> dict[str, Path]:
+    """Write report.html, report.md and results.json under ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"html": out / "report.html", "markdown": out / "report.md",
+             "json": out / "results.json"}
+    paths["json"].write_text(json.dumps(run.to_dict(), indent=2, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+    paths["markdown"].write_text(markdown(run) + "\n", encoding="utf-8")
+    paths["html"].write_text(html_report(run), encoding="utf-8")
+    return paths

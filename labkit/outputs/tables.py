@@ -1,0 +1,213 @@
+"""pandas tables for the lessons: fixtures before a prediction, B-tree measurements as an
+engine by key-kind pivot, evidence rows, and a run's ``results.json`` as a frame to explore."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from labkit.i18n import N_, _
+
+# The headings a learner reads, built in English and shown translated (``_headings``).
+HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("avg leaf fill"),
+            N_("insert s"), N_("note"), N_("size vs uuid7"), N_("id"), N_("topic"), N_("kind"),
+            N_("claim verdict"), N_("version"), N_("verdict"), N_("seconds"), N_("reason"),
+            N_("lesson"), N_("needs"), N_("source"))
+
+
+def _pd():
+    import pandas as pd
+
+    return pd
+
+
+def _headings(frame):
+    """The frame with its column and index headings in the learner's words."""
+    frame = frame.rename(columns=lambda c: _(c) if isinstance(c, str) else c)
+    frame.index.names = [_(n) if isinstance(n, str) else n for n in frame.index.names]
+    if hasattr(frame.columns, "names"):
+        frame.columns.names = [_(n) if isinstance(n, str) else n for n in frame.columns.names]
+    return frame
+
+
+def shell(value: Any) -> str:
+    """A value as mongosh would write it, so a fixture reads like the chapter's listing."""
+    import datetime as dt
+    import uuid
+
+    from bson import Binary, Decimal128, Int64, ObjectId
+
+    from labkit.model.objectid import iso_z
+
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Int64):
+        return f'NumberLong("{int(value)}")'
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, Decimal128):
+        return f'NumberDecimal("{value}")'
+    if isinstance(value, dt.datetime):
+        return f'ISODate("{iso_z(value)}")'
+    if isinstance(value, ObjectId):
+        return f'ObjectId("{value}")'
+    if isinstance(value, uuid.UUID):
+        return f'UUID("{value}")'
+    if isinstance(value, Binary):
+        return f'BinData({value.subtype}, "{value.hex()}")' if value.subtype != 4 else \
+            f'UUID("{value.as_uuid()}")'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(shell(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {shell(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def fixture(docs: str | list[dict], fields: list[str] | None = None):
+    """A fixture (its name, or its documents) as a table: ``_id``, then each field's value and
+    BSON type. A missing field shows as "(missing)"; nothing is sorted or answered."""
+    from labkit.model import bson_order, fixtures
+
+    docs = fixtures.load(docs) if isinstance(docs, str) else docs
+    fields = fields or list(dict.fromkeys(k for d in docs for k in d if k != "_id"))
+    rows = []
+    for doc in docs:
+        row = {"_id": doc.get("_id")}
+        for name in fields:
+            if name in doc:
+                row[name] = shell(doc[name])
+                row[_("{name} type").format(name=name)] = bson_order.bson_type(doc[name])
+            else:
+                row[name], row[_("{name} type").format(name=name)] = _("(missing)"), "-"
+        rows.append(row)
+    return _pd().DataFrame(rows).set_index("_id")
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def btree_frame(measurements: dict | list[dict]):
+    """B-tree loads as one row per (engine, key kind): index size, leaf pages, fill, seconds.
+
+    Accepts one measurement, a list, or ``Context.btree_compare``'s ``{engine: measurement}``;
+    an engine that did not run is one row saying why.
+    """
+    if isinstance(measurements, dict) and "results" not in measurements and \
+            "engine" not in measurements:
+        measurements = list(measurements.values())
+    elif isinstance(measurements, dict):
+        measurements = [measurements]
+    rows = []
+    for m in measurements:
+        if "results" not in m:
+            rows.append({"engine": m["engine"], "keys": "-",
+                         "note": _("not run: {why}").format(
+                             why=m.get("not_run") or m.get("error"))})
+            continue
+        for r in m["results"]:
+            rows.append({"engine": f"{m['engine']} {m['engine_version']}".strip(),
+                         "keys": r["keys"], "index bytes": r.get("index_bytes"),
+                         "leaf pages": r.get("leaf_pages"),
+                         "avg leaf fill": _percent(r.get("avg_leaf_fill")),
+                         "insert s": round(r["insert_seconds"], 2), "note": ""})
+    frame = _pd().DataFrame(rows)
+    for column in ("index bytes", "leaf pages"):
+        if column in frame:
+            frame[column] = frame[column].astype("Int64")
+    return _headings(frame)
+
+
+def btree_pivot(measurements: dict | list[dict]):
+    """Engine by key kind: average leaf fill and index size relative to UUIDv7 (the same
+    width, so only the key order differs), as rounded percentages. Engines that did not
+    run are left out (``btree_frame`` says why)."""
+    from labkit.engines import btree
+
+    if isinstance(measurements, dict) and "results" in measurements:
+        measurements = [measurements]
+    elif isinstance(measurements, dict):
+        measurements = list(measurements.values())
+    fills, sizes = {}, {}
+    for m in measurements:
+        if "results" not in m:
+            continue
+        engine = f"{m['engine']} {m['engine_version']}".strip()
+        by_kind = {r["keys"]: r for r in m["results"]}
+        base = by_kind.get("uuid7")
+        for kind, r in by_kind.items():
+            fills[(engine, kind)] = _percent(r.get("avg_leaf_fill"))
+            try:
+                relative = btree.size(r) / btree.size(base) if base else None
+            except Exception:  # an engine without a size shows a dash
+                relative = None
+            sizes[(engine, kind)] = "-" if relative is None else f"{relative:.0%}"
+    pd = _pd()
+    frame = pd.DataFrame({"avg leaf fill": pd.Series(fills, dtype=object),
+                          "size vs uuid7": pd.Series(sizes, dtype=object)})
+    if frame.empty:
+        return _headings(frame)
+    frame.index.names = ["engine", "keys"]
+    return _headings(frame.unstack("keys").fillna("-"))
+
+
+def evidence(checked) -> Any:
+    """A check's evidence rows (every engine's) as one DataFrame, values kept as text."""
+    from labkit.claims.claim import short_json
+
+    rows = []
+    for row in getattr(checked, "result", checked).rows:
+        if row.observation is None:
+            continue
+        for item in row.observation.evidence:
+            rows.append({"engine": row.engine, **{k: v if isinstance(v, str | int | float)
+                                                  and not isinstance(v, bool)
+                                                  else short_json(v) for k, v in item.items()}})
+    return _headings(_pd().DataFrame(rows))
+
+
+def results(source: str | Path | dict):
+    """A run's ``results.json`` (a path, a report folder, or the loaded dict) as one row per
+    claim and engine: ID, topic, kind, claim verdict, engine, version, row verdict, reason."""
+    from labkit.claims.claim import VERDICT_TEXT, verdict_text
+
+    if not isinstance(source, dict):
+        path = Path(source)
+        path = path / "results.json" if path.is_dir() else path
+        source = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for claim in source["claims"]:
+        for row in claim["results"]:
+            rows.append({"id": claim["id"], "topic": claim["topic"], "kind": claim["kind"],
+                         "claim verdict": verdict_text(claim["verdict"])
+                         if claim["verdict"] in VERDICT_TEXT else claim["verdict"],
+                         "engine": row["engine"] or "-",
+                         "version": row["engine_version"] or "",
+                         "verdict": verdict_text(row["verdict"])
+                         if row["verdict"] in VERDICT_TEXT else row["verdict"],
+                         "seconds": row["seconds"], "reason": row["reason"]})
+    return _headings(_pd().DataFrame(rows))
+
+
+def claims():
+    """Every registered claim: ID, topic, kind, the lesson that teaches it, what it needs and
+    its source. No titles or expectations: a lesson asks for a prediction before it shows
+    them."""
+    from labkit.claims.claim import SOURCES
+    from labkit.experiments.catalogue import lesson_of, registered
+
+    rows = [{"id": c.id, "topic": c.topic, "kind": c.kind,
+             "lesson": lesson_of(c).removeprefix("notebooks/"),
+             "needs": ", ".join(c.needs) or _("no server"),
+             "source": _(SOURCES[c.source]).split(" (", 1)[-1].removesuffix(")")}
+            for c in registered()]
+    return _headings(_pd().DataFrame(rows).set_index("id"))
+
+
+def frame(rows: list[dict]):
+    """Rows (dicts) as a DataFrame, indexed by ``_id`` where the rows have one."""
+    table = _pd().DataFrame(rows)
+    return table.set_index("_id") if "_id" in table else table

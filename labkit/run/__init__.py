@@ -1,0 +1,3 @@
+"""A run: its context and caches, the one per-engine guard, results counted once; labkit check;
+the doctor.
+"""

@@ -1,0 +1,160 @@
+"""The environment self-check: one ``[OK]``/``[FAIL]`` line per requirement."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import sys
+from dataclasses import asdict, dataclass
+
+from labkit.errors import one_line
+
+REQUIRED_PACKAGES = ("pymongo", "testcontainers", "psycopg", "uuid-utils", "matplotlib")
+OPTIONAL_PACKAGES = (("jupyterlab", "the lessons (make lab)"), ("nbval", "the notebook tests"),
+                     ("wiredtiger", "the embedded WiredTiger engine (make wiredtiger)"))
+
+
+@dataclass
+class Check:
+    """One requirement: whether it is met, what was found, and whether labkit needs it."""
+
+    name: str
+    ok: bool
+    detail: str
+    required: bool = True
+
+    def line(self) -> str:
+        """``[OK]   name: detail`` or ``[FAIL] name: detail``."""
+        mark = "[OK]  " if self.ok else "[FAIL]"
+        optional = "" if self.required or self.ok or self.name.startswith("MongoDB") \
+            else " (optional)"
+        return f"{mark} {self.name}: {self.detail}{optional}"
+
+
+@dataclass
+class Report:
+    """All checks, and the verdict that follows from them."""
+
+    checks: list[Check]
+
+    @property
+    def mongodb_ways(self) -> list[Check]:
+        """The checks of the three ways to a MongoDB server."""
+        return [c for c in self.checks if c.name.startswith("MongoDB")]
+
+    @property
+    def ok(self) -> bool:
+        """True when every required check passes and some way to MongoDB works."""
+        return all(c.ok for c in self.checks if c.required) and any(
+            c.ok for c in self.mongodb_ways)
+
+    def summary(self) -> str:
+        """The closing line: ready, or what is missing."""
+        missing = [c.name for c in self.checks if c.required and not c.ok]
+        if missing:
+            return f"Not ready: {', '.join(missing)} missing. Run `make test` or `make run` " \
+                   "to install labkit's requirements."
+        if not any(c.ok for c in self.mongodb_ways):
+            return ("No way to a MongoDB server: offline claims run, MongoDB claims will be "
+                    "reported as not run. Set LABKIT_MONGODB_URI, put mongod on PATH, or start "
+                    "Docker.")
+        return "Ready."
+
+    def __str__(self) -> str:
+        return "\n".join([c.line() for c in self.checks] + [self.summary()])
+
+    __repr__ = __str__
+
+    def to_dict(self) -> dict:
+        """The checks as ``labkit doctor --json`` prints them."""
+        return {"ok": self.ok, "summary": self.summary(),
+                "checks": [asdict(c) for c in self.checks]}
+
+
+def _package(name: str, required: bool, why: str = "") -> Check:
+    try:
+        version = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        detail = "not installed" + (f", needed for {why}" if why else "")
+        return Check(f"package {name}", False, detail, required)
+    return Check(f"package {name}", True, version, required)
+
+
+def _mongodb_uri() -> Check:
+    from labkit import servers
+    from labkit.errors import LabkitError
+
+    uri = os.environ.get("LABKIT_MONGODB_URI")
+    if not uri:
+        return Check("MongoDB via LABKIT_MONGODB_URI", False, "not set", required=False)
+    try:
+        server = servers.get_mongodb("uri")
+    except LabkitError as exc:
+        return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
+    detail = f"MongoDB {server.version} at {servers.redact(uri)}; {server.cache}"
+    server.stop()
+    return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
+
+
+def _mongodb_local() -> Check:
+    from labkit import servers
+    from labkit.errors import LabkitError
+
+    binary = servers.find_mongod()
+    if binary is None:
+        return Check("MongoDB via a local mongod", False, servers.mongod_missing_reason(),
+                     required=False)
+    try:
+        version = servers.mongod_version(binary)
+    except LabkitError as exc:
+        return Check("MongoDB via a local mongod", False, one_line(exc), required=False)
+    return Check("MongoDB via a local mongod", True, f"{binary} (version {version})", False)
+
+
+def _mongodb_docker() -> Check:
+    from labkit import servers
+
+    ok, detail = servers.docker_status()
+    return Check("MongoDB via Docker", ok, detail, required=False)
+
+
+def _postgres() -> Check:
+    from labkit import servers
+
+    dsn = os.environ.get("LABKIT_POSTGRES_DSN")
+    if dsn:
+        try:
+            server = servers.get_postgres("dsn")
+        except Exception as exc:  # any failure to connect is what this line reports
+            return Check("PostgreSQL", False, one_line(exc), required=False)
+        return Check("PostgreSQL", True, f"{server.version} at {servers.redact(dsn)}", False)
+    bindir = servers.find_postgres_bin()
+    if bindir:
+        version = servers.postgres_bin_version(bindir)
+        return Check("PostgreSQL", True, f"local binaries {version} in {bindir}", False)
+    ok, detail = servers.docker_status()
+    if ok:
+        return Check("PostgreSQL", True, f"through {detail}", False)
+    return Check("PostgreSQL", False,
+                 "LABKIT_POSTGRES_DSN not set, no local binaries, no Docker", required=False)
+
+
+def _wiredtiger() -> Check:
+    try:
+        import wiredtiger  # noqa: F401
+    except ImportError:
+        return Check("WiredTiger binding", False, "not installed (make wiredtiger)", False)
+    version = importlib.metadata.version("wiredtiger")
+    return Check("WiredTiger binding", True, version, required=False)
+
+
+def run() -> Report:
+    """Check Python, packages, the three ways to MongoDB, PostgreSQL and WiredTiger."""
+    checks = [Check("Python", sys.version_info >= (3, 11),
+                    f"{platform.python_version()} ({sys.executable})")]
+    checks += [_package(name, True) for name in REQUIRED_PACKAGES]
+    checks += [_package(name, False, why) for name, why in OPTIONAL_PACKAGES
+               if name != "wiredtiger"]
+    checks += [_mongodb_uri(), _mongodb_local(), _mongodb_docker(), _postgres(), _wiredtiger()]
+    return Report(checks)
