@@ -104,6 +104,14 @@ class UnknownClaim(BadInput):
 # --- lessons -----------------------------------------------------------------------------------
 
 
+class Unreadable(ValueError):
+    """The learner's input cannot be read as the kind of answer asked for; says how to write it."""
+
+
+class NoAnswer(Exception):
+    """An exercise's answer could not be had (its experiment failed)."""
+
+
 # --- the command line --------------------------------------------------------------------------
 
 

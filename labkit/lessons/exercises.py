@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.claims.claim import short_json
+from labkit.errors import NoAnswer, Unreadable
 from labkit.i18n import N_, _
 
 
@@ -43,10 +44,6 @@ def same(prediction: Any, answer: Any) -> bool:
     if isinstance(left, float) and isinstance(right, float):
         return math.isclose(left, right, rel_tol=1e-9)
     return left == right
-
-
-class Unreadable(ValueError):
-    """The learner's input cannot be read as the kind of answer asked for; says how to write it."""
 
 
 class Accept:
@@ -453,7 +450,7 @@ class Exercise:
                 self._failure = one_line(exc)
             self._observed = True
         if self._failure:
-            raise _NoAnswer(self._failure)
+            raise NoAnswer(self._failure)
         return self._answer
 
     def _agreement(self) -> str:
@@ -487,7 +484,7 @@ class Exercise:
                 "Write your prediction in place of None, then run this cell again."))
         try:
             answer = self.answer()
-        except _NoAnswer as exc:
+        except NoAnswer as exc:
             return Feedback(None, _("This exercise cannot be checked here: {why}").format(
                 why=exc))
         try:
@@ -520,7 +517,7 @@ class Exercise:
         """Show the answer, readable, with where it came from and why."""
         try:
             answer = self.answer()
-        except _NoAnswer as exc:
+        except NoAnswer as exc:
             return Feedback(None, _("No answer can be had here: {why}").format(why=exc))
         self._record("revealed")
         if self.source == MODEL:
@@ -532,7 +529,3 @@ class Exercise:
                 if self.engine else ""
         return Feedback(None, _("Answer: {answer}{where}. Why: {explanation}").format(
             answer=self.accept.show(answer), where=where, explanation=_(self.explanation)))
-
-
-class _NoAnswer(Exception):
-    """The answer could not be had (its experiment failed)."""

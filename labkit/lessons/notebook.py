@@ -303,7 +303,7 @@ class ServerStatus:
 
     def _repr_html_(self) -> str:
         lines = [html.escape(line) for line in self.lines()]
-        if self.first:
+        if self.first and self.missing is not None:
             lines.append(f"<small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
                          f"{html.escape(self.missing.summary())}</small>")
         return "<div>" + "<br>".join(lines) + "</div>"
