@@ -1,0 +1,114 @@
+"""The house: labkit's rooms import one way, no module imports itself back, none grows too big.
+
+The rooms and their order are docs/architecture.md's; this test reads every import of the
+package (function-level ones too) with ``ast``, so a new arrow back up fails here first.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "labkit"
+
+# Top to bottom, as docs/architecture.md lists them; a room may import only itself and below.
+ROOMS = ["__init__", "__main__", "cli", "lessons", "outputs", "run", "experiments", "engines",
+         "claims", "servers", "model", "i18n", "errors", "_redact", "_version", "_paths"]
+MAX_LINES = 600
+# What the model may import of labkit: a library of MongoDB's rules needs its errors, and the
+# fixtures' folder (_paths), nothing else.
+MODEL_MAY_IMPORT = {"model", "errors", "_redact", "_paths"}  # _paths: where data/ is
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return "__init__" if parts == ["labkit", "__init__"] or parts == ["labkit"] else parts[1]
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    """Every labkit module that ``module`` imports, at any depth of its code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            # `from pkg import sub` imports the module sub; `from mod import name`, the module mod.
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                     for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name in MODULES and name != module}
+    return found
+
+
+GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
+
+
+def test_every_module_sits_in_a_known_room():
+    """Each file of the package belongs to a room that docs/architecture.md names."""
+    assert {_room(m) for m in MODULES} <= set(ROOMS)
+
+
+def test_no_import_runs_back_up():
+    """A room imports only itself and the rooms below it (docs/architecture.md's order)."""
+    upward = [f"{source} -> {target}" for source, targets in GRAPH.items() for target in targets
+              if ROOMS.index(_room(target)) < ROOMS.index(_room(source))]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_model_imports_nothing_of_labkit_but_errors():
+    """model/ is a library of MongoDB's rules: it needs no server, claim, engine or output."""
+    foreign = [f"{source} -> {target}" for source, targets in GRAPH.items()
+               if _room(source) == "model" for target in targets
+               if _room(target) not in MODEL_MAY_IMPORT]
+    assert not foreign, "\n".join(foreign)
+
+
+def test_no_import_circle():
+    """No module reaches itself by following imports (package faces included)."""
+    seen: dict[str, int] = {}  # 1: on the current path, 2: done
+    circles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        seen[module] = 1
+        for target in sorted(GRAPH[module]):
+            if seen.get(target) == 1:
+                circles.append(path[path.index(target):] + [target])
+            elif target not in seen:
+                visit(target, [*path, target])
+        seen[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in seen:
+            visit(module, [module])
+    # A package's face importing its own submodules is the one loop Python allows on purpose.
+    real = [c for c in circles if not all(m.startswith(c[0] + ".") or m == c[0] for m in c)]
+    assert not real, "\n".join(" -> ".join(c) for c in real)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_too_big(module):
+    """No module is over 600 lines: a file that big holds more than one job."""
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{module}: {lines} lines"
