@@ -439,25 +439,25 @@ def cmd_btree(args) -> int:
 
 def cmd_predict_sort(args) -> int:
     """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
-    from labkit.model import bson_order, fixtures
+    from labkit.model import bson_order, fixtures, reads
 
     docs = fixtures.read(args.file)
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
     order = bson_order.sort(docs, args.sort, collation=collation,
                             mongodb_version=args.mongodb_version)
-    return _print_ids(bson_order.ids(order), args.json)
+    return _print_ids(reads.ids(order), args.json)
 
 
 def cmd_predict_find(args) -> int:
     """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
-    from labkit.model import bson_order, fixtures
+    from labkit.model import fixtures, reads
 
     docs = fixtures.read(args.file)
     query = fixtures.parse_value(args.filter, "--filter")
     if not isinstance(query, dict):
         raise BadInput("--filter must be a JSON document, such as '{\"v\": {\"$gt\": 0}}'")
-    found = bson_order.find(docs, query, mongodb_version=args.mongodb_version)
-    return _print_ids(bson_order.ids(found), args.json)
+    found = reads.find(docs, query, mongodb_version=args.mongodb_version)
+    return _print_ids(reads.ids(found), args.json)
 
 
 def _print_ids(ids: list, as_json: bool) -> int:

@@ -1,5 +1,6 @@
-"""An executable model of MongoDB's comparison rules: the BSON type order, sort keys, and
-query matching with type bracketing, for MongoDB 8.0 and 9.0.
+"""An executable model of MongoDB's comparison rules: the BSON type order, sort keys,
+collations and ``sort``, for MongoDB 8.0 and 9.0 (filters are :mod:`labkit.model.match`,
+what a read returns :mod:`labkit.model.reads`).
 
 Written from the manual's rules and the expectations in MongoDB's own test suite
 (``jstests/core``); it predicts what a server returns, and the lessons put that
@@ -37,24 +38,8 @@ from bson import (
     Timestamp,
 )
 
-from labkit.errors import BadInput
-
-VERSIONS = ("8.0", "9.0")
-
-
-def default_version() -> str:
-    """The MongoDB version whose rules the model follows unless told otherwise."""
-    from labkit.servers import DEFAULT_MONGO_VERSION
-
-    return DEFAULT_MONGO_VERSION
-
-
-def check_version(version: str | None) -> str:
-    """``version`` (or the default) if the model knows its rules; BadInput otherwise."""
-    version = version or default_version()
-    if version not in VERSIONS:
-        raise BadInput(f"the model knows MongoDB {' and '.join(VERSIONS)}, not {version!r}")
-    return version
+from labkit.errors import BadInput, ParallelArrays
+from labkit.model.versions import check_rules_version
 
 
 class _Missing:
@@ -368,10 +353,6 @@ def parse_sort(spec: str | dict | list) -> list[tuple[str, int]]:
     return out
 
 
-class ParallelArrays(BadInput):
-    """A sort on two paths that reach two different arrays in one document (MongoDB refuses)."""
-
-
 _DONE, _AT_ARRAY = 0, 1
 
 
@@ -536,7 +517,7 @@ def sort(docs: Iterable[dict], spec, collation: dict | None = None,
     Ties keep the input order, as a collection scan of the file would; a server may break
     them differently, so give ``_id`` as a last sort path to make an order exact.
     """
-    check_version(mongodb_version)  # sorts follow the same rules in 8.0 and 9.0
+    check_rules_version(mongodb_version)  # sorts follow the same rules in 8.0 and 9.0
     pairs = parse_sort(spec)
     strings = collation_strings(collation)
     docs = list(docs)
@@ -550,44 +531,3 @@ def sort(docs: Iterable[dict], spec, collation: dict | None = None,
     for position in range(len(pairs) - 1, -1, -1):  # stable sorts, least significant first
         keyed.sort(key=lambda pair, p=position: pair[0][p], reverse=directions[position] < 0)
     return [doc for _, doc in keyed]
-
-
-# Queries and expressions live in labkit._match; these are the public entry points ----------
-
-
-def matches(doc: dict, query: dict, mongodb_version: str | None = None) -> bool:
-    """Whether ``find(query)`` returns ``doc``, by the documented rules."""
-    from labkit.model.match import compile_filter
-
-    return compile_filter(query, check_version(mongodb_version))(doc)
-
-
-def find(docs: Iterable[dict], query: dict, mongodb_version: str | None = None) -> list[dict]:
-    """The documents ``find(query)`` returns, in their stored order."""
-    from labkit.model.match import compile_filter
-
-    test = compile_filter(query, check_version(mongodb_version))
-    return [doc for doc in docs if test(doc)]
-
-
-def evaluate(expression: Any, doc: dict) -> Any:
-    """The value of an aggregation expression (as ``$expr`` sees it) for one document."""
-    from labkit.model.match import compile_expression
-
-    return compile_expression(expression)(doc)
-
-
-def census(docs: Iterable[dict], path: str) -> dict[str, int]:
-    """What ``$group`` by ``{$type: "$path"}`` counts: type alias -> documents."""
-    from labkit.model.match import field_path
-
-    counts: dict[str, int] = {}
-    for doc in docs:
-        kind = bson_type(field_path(doc, path))
-        counts[kind] = counts.get(kind, 0) + 1
-    return dict(sorted(counts.items()))
-
-
-def ids(docs: Iterable[dict]) -> list[Any]:
-    """The ``_id`` of each document, in order."""
-    return [doc.get("_id") for doc in docs]
