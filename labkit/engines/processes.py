@@ -32,8 +32,6 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
     IDs (and, given ``uri``, inserts each one). Returns one dict per process:
     ``label``, ``ids`` (hex) and ``clock_ns`` (the process's clock at each ID).
     """
-    if uri and not database:
-        raise BadInput("IDs inserted into a server need a database to go into")
     start_ns = start_ns or start_of_next_second_ns()
     offsets_ms = offsets_ms or [0] * len(labels)
     procs = []
@@ -43,6 +41,8 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
                "--kind", kind]
         env = None
         if uri:  # in the environment, not on the command line, which every local user can read
+            if not database:
+                raise BadInput("IDs inserted into a server need a database to go into")
             cmd += ["--db", database, "--collection", collection]
             env = {**os.environ, WORKER_URI_VARIABLE: uri}
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

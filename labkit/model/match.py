@@ -12,12 +12,21 @@ from typing import Any
 from bson import Decimal128, Int64, Regex
 
 from labkit.errors import BadInput
-from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, key, regex_flags
-from labkit.model.convert import as_number
-from labkit.model.expr import SIGN_TESTS, compile_expression, deeper, truthy
+from labkit.model.bson_order import (
+    MISSING,
+    NUMBER_TYPES,
+    UNDEFINED,
+    Document,
+    bson_type,
+    key,
+    regex_flags,
+)
+from labkit.model.convert import Number, as_number
+from labkit.model.expr import SIGN_TESTS, Expression, compile_expression, deeper, truthy
 
-Test = Callable[[dict], bool]
-Values = list[Any]
+Test = Callable[[Document], bool]  # whether a document matches
+Values = list[Any]  # the values a path reaches in one document
+ValuesTest = Callable[[Values], bool]
 
 TYPE_CODES = {
     1: "double", 2: "string", 3: "object", 4: "array", 5: "binData", 6: "undefined",
@@ -35,7 +44,7 @@ class _Whole:
 
     __slots__ = ("array",)
 
-    def __init__(self, array: list) -> None:
+    def __init__(self, array: list[Any]) -> None:
         self.array = array
 
 
@@ -72,7 +81,7 @@ def _walk(value: Any, parts: tuple[str, ...], i: int, v9: bool, out: Values) -> 
     out.append(value)
 
 
-def _positional(array: list, parts: tuple[str, ...], i: int, v9: bool, out: Values) -> None:
+def _positional(array: list[Any], parts: tuple[str, ...], i: int, v9: bool, out: Values) -> None:
     head, found = parts[i], False
     index = int(head)
     if index < len(array):
@@ -90,14 +99,14 @@ def _positional(array: list, parts: tuple[str, ...], i: int, v9: bool, out: Valu
         out.append(MISSING)
 
 
-def _path_reader(path: str, v9: bool) -> Callable[[dict], Values]:
+def _path_reader(path: str, v9: bool) -> Callable[[Document], Values]:
     parts = tuple(path.split("."))
     if len(parts) == 1:
-        def read_one(doc: dict) -> Values:
+        def read_one(doc: Document) -> Values:
             return [doc.get(path, MISSING)]
         return read_one
 
-    def read(doc: dict) -> Values:
+    def read(doc: Document) -> Values:
         out: Values = []
         _walk(doc, parts, 0, v9, out)
         return out
@@ -118,7 +127,12 @@ def _expand(values: Values) -> Values:
     return out
 
 
-def _arrays(values: Values) -> list[list]:
+def _any_expanded(test: Callable[[Any], bool]) -> ValuesTest:
+    """A test that passes when any value a path reaches passes ``test``, arrays expanded."""
+    return lambda values: any(test(c) for c in _expand(values))
+
+
+def _arrays(values: Values) -> list[list[Any]]:
     out = []
     for value in values:
         if type(value) is list:
@@ -130,7 +144,7 @@ def _arrays(values: Values) -> list[list]:
 
 # Comparisons with type bracketing ------------------------------------------------------------
 
-def _comparison(op: str, operand: Any) -> Callable[[Values], bool]:
+def _comparison(op: str, operand: Any) -> ValuesTest:
     """``{$eq|$gt|…: operand}`` on the candidates: only values in the operand's bracket."""
     if operand is UNDEFINED:
         raise BadInput(f"{op}: cannot compare to undefined")
@@ -214,7 +228,7 @@ def _is_regex(value: Any) -> bool:
     return isinstance(value, Regex | re.Pattern)
 
 
-def _equality(item: Any) -> Callable[[Values], bool]:
+def _equality(item: Any) -> ValuesTest:
     """What an element of ``$in``/``$all`` or an implicit equality tests."""
     if _is_regex(item):
         test = _regex(item)
@@ -246,9 +260,12 @@ def _type_test(wanted: Any) -> Callable[[Any], bool]:
 def _mod_test(operand: Any) -> Callable[[Any], bool]:
     if not isinstance(operand, list) or len(operand) != 2:
         raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
-    numbers = [as_number(x) for x in operand]
-    if any(x is None or isinstance(x, bool) for x in numbers):
-        raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
+    numbers: list[Number] = []
+    for item in operand:
+        number = as_number(item)
+        if number is None:
+            raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
+        numbers.append(number)
     if any(not math.isfinite(x) if not isinstance(x, decimal.Decimal) else not x.is_finite()
            for x in numbers):
         raise BadInput("$mod: the divisor and remainder must be finite numbers")
@@ -271,7 +288,7 @@ def _mod_test(operand: Any) -> Callable[[Any], bool]:
     return test
 
 
-def _size_test(operand: Any) -> Callable[[list], bool]:
+def _size_test(operand: Any) -> Callable[[list[Any]], bool]:
     number = as_number(operand) if not isinstance(operand, bool) else None
     if number is None:
         raise BadInput("$size needs a number")
@@ -300,7 +317,7 @@ def compile_filter(query: Any, version: str, depth: int = 0) -> Test:
             tests.append(_logical(name, condition, version, depth))
         elif name == "$expr":
             expression = compile_expression(condition, depth)
-            tests.append(lambda doc, e=expression: truthy(e(doc)))
+            tests.append(_truthy_test(expression))
         elif name == "$comment":
             continue
         elif name.startswith("$"):
@@ -310,6 +327,10 @@ def compile_filter(query: Any, version: str, depth: int = 0) -> Test:
     if len(tests) == 1:
         return tests[0]
     return lambda doc: all(test(doc) for test in tests)
+
+
+def _truthy_test(expression: Expression) -> Test:
+    return lambda doc: truthy(expression(doc))
 
 
 def _logical(name: str, clauses: Any, version: str, depth: int) -> Test:
@@ -339,11 +360,10 @@ def _field_test(path: str, condition: Any, version: str, depth: int) -> Test:
     return lambda doc: check(read(doc))
 
 
-def _condition(condition: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _condition(condition: Any, version: str, depth: int) -> ValuesTest:
     """A test on the values a path reaches: an operator object, a regex or an equality."""
     if _is_regex(condition):
-        test = _regex(condition)
-        return lambda values: any(test(c) for c in _expand(values))
+        return _any_expanded(_regex(condition))
     if not _is_operator_object(condition):
         eq = _comparison("$eq", condition)
         return lambda values: eq(_expand(values))
@@ -353,8 +373,8 @@ def _condition(condition: Any, version: str, depth: int) -> Callable[[Values], b
     return lambda values: all(test(values) for test in tests)
 
 
-def _operators(condition: dict, version: str, depth: int) -> list[Callable[[Values], bool]]:
-    tests: list[Callable[[Values], bool]] = []
+def _operators(condition: dict[str, Any], version: str, depth: int) -> list[ValuesTest]:
+    tests: list[ValuesTest] = []
     if "$options" in condition and "$regex" not in condition:
         raise BadInput("$options needs a $regex beside it")
     for op, operand in condition.items():
@@ -363,14 +383,13 @@ def _operators(condition: dict, version: str, depth: int) -> list[Callable[[Valu
         if op == "$options":
             continue
         if op == "$regex":
-            test = _regex(operand, condition.get("$options"))
-            tests.append(lambda values, t=test: any(t(c) for c in _expand(values)))
+            tests.append(_any_expanded(_regex(operand, condition.get("$options"))))
         else:
             tests.append(_operator(op, operand, version, depth))
     return tests
 
 
-def _operator(op: str, operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     if op in SIGN_TESTS:
         comparison = _comparison(op, operand)
         return lambda values: comparison(_expand(values))
@@ -386,8 +405,7 @@ def _operator(op: str, operand: Any, version: str, depth: int) -> Callable[[Valu
         wanted = truthy(operand)
         return lambda values: any(v is not MISSING for v in values) == wanted
     if op == "$type":
-        type_test = _type_test(operand)
-        return lambda values: any(type_test(c) for c in _expand(values))
+        return _any_expanded(_type_test(operand))
     if op == "$not":
         return _not(operand, version, depth)
     if op == "$elemMatch":
@@ -400,12 +418,11 @@ def _operator(op: str, operand: Any, version: str, depth: int) -> Callable[[Valu
     if op == "$all":
         return _all(operand, version, depth)
     if op == "$mod":
-        mod_test = _mod_test(operand)
-        return lambda values: any(mod_test(c) for c in _expand(values))
+        return _any_expanded(_mod_test(operand))
     raise BadInput(f"the model does not know the query operator {op}")
 
 
-def _in_test(op: str, operand: Any) -> Callable[[Values], bool]:
+def _in_test(op: str, operand: Any) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput(f"{op} needs an array")
     for item in operand:
@@ -415,7 +432,7 @@ def _in_test(op: str, operand: Any) -> Callable[[Values], bool]:
     return lambda candidates: any(test(candidates) for test in tests)
 
 
-def _not(operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _not(operand: Any, version: str, depth: int) -> ValuesTest:
     if _is_regex(operand):
         test = _regex(operand)
         return lambda values: not any(test(c) for c in _expand(values))
@@ -450,7 +467,7 @@ def _elem_match(operand: Any, version: str, depth: int) -> Callable[[Any], bool]
     return on_document
 
 
-def _all(operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _all(operand: Any, version: str, depth: int) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput("$all needs an array")
     if not operand:

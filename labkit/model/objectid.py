@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from labkit.errors import BadInput
 
@@ -44,7 +45,7 @@ class Parts:
         """The creation time encoded in the timestamp field (UTC, whole seconds)."""
         return dt.datetime.fromtimestamp(self.timestamp, tz=dt.UTC)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The fields as ``labkit objectid explain --json`` prints them."""
         return {
             "hex": self.hex,
@@ -72,7 +73,7 @@ def _check_range(name: str, value: int, top: int) -> int:
     return value
 
 
-def split(value) -> Parts:
+def split(value: object) -> Parts:
     """Split an ObjectId (24 hex characters, 12 bytes, or a ``bson.ObjectId``) into its parts."""
     raw = _as_bytes(value)
     return Parts(
@@ -82,7 +83,7 @@ def split(value) -> Parts:
     )
 
 
-def _as_bytes(value) -> bytes:
+def _as_bytes(value: object) -> bytes:
     if isinstance(value, str):
         value = value.strip()  # a pasted ID often carries a newline
         if not _HEX24.match(value):
@@ -106,12 +107,12 @@ def build(timestamp: int, random: int, counter: int) -> str:
     return f"{timestamp:08x}{random:010x}{counter:06x}"
 
 
-def explain(value) -> dict:
+def explain(value: object) -> dict[str, Any]:
     """Return hex, timestamp, datetime (ISO 8601, ``Z``), random (10 hex) and counter."""
     return split(value).to_dict()
 
 
-def spaced(value) -> str:
+def spaced(value: object) -> str:
     """An ObjectId's hex with its three fields apart: ``6ac71201 a9fded4f0c 2e7ec8``."""
     hex_id = split(value).hex
     return f"{hex_id[:8]} {hex_id[8:18]} {hex_id[18:]}"
@@ -197,7 +198,7 @@ def driver_ids_from_counter(counter: int, count: int) -> list[str]:
     return [str(ObjectId()) for _ in range(count)]
 
 
-def sorted_by_id(table: list[dict]) -> list[dict]:
+def sorted_by_id(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows in the order ``sort({_id: 1})`` returns them: by the 12 bytes."""
     return sorted(table, key=lambda row: row["hex"])
 
@@ -208,7 +209,7 @@ RECORDED_INVERSION = (  # the course chapter's run: process, random, first count
 )
 
 
-def inversion_example(second: int = 0x6AC71201) -> list[dict]:
+def inversion_example(second: int = 0x6AC71201) -> list[dict[str, Any]]:
     """The chapter's run rebuilt exactly: A inserts 3 IDs, B 3 more ~250 ms later; sort by ``_id``.
 
     Both processes are in the same second, so their random values decide the
@@ -223,7 +224,7 @@ def inversion_example(second: int = 0x6AC71201) -> list[dict]:
     return sorted_by_id(table)
 
 
-def skew_example(skew_s: int = -2, second: int = 1_700_000_000) -> list[dict]:
+def skew_example(skew_s: int = -2, second: int = 1_700_000_000) -> list[dict[str, Any]]:
     """A writes with a true clock; B, one second later, has a clock ``skew_s`` seconds off.
 
     Sorted by ``_id``, B's later write comes first whenever its clock is behind.

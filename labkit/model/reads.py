@@ -7,12 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from labkit.model.bson_order import bson_type
+from labkit.model.bson_order import Document, bson_type
 from labkit.model.expr import compile_expression, field_path
 from labkit.model.match import compile_filter
 from labkit.model.versions import check_rules_version
-
-Document = dict[str, Any]
 
 
 def matches(doc: Document, query: Document, mongodb_version: str | None = None) -> bool:
