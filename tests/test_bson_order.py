@@ -167,6 +167,15 @@ def test_bad_sort_and_operators_are_refused():
         reads.find([{"a": 1}], {"$text": {"$search": "x"}})
 
 
+def test_a_sort_path_that_is_not_text_is_refused():
+    """A sort path given as a number (a YAML key in a claim file) is bad input, not a traceback
+    (found by mypy --strict on the model, issue "One house")."""
+    with pytest.raises(BadInput):
+        m.sort([{"_id": 1}], {1: 1})
+    with pytest.raises(BadInput):
+        m.parse_sort([(1, 1)])
+
+
 # Invariants ---------------------------------------------------------------------------
 
 scalars = st.one_of(
