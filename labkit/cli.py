@@ -16,6 +16,7 @@ from pathlib import Path
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import _
+from labkit.model import versions
 
 
 class _Parser(argparse.ArgumentParser):
@@ -582,20 +583,19 @@ def build_parser() -> argparse.ArgumentParser:
                              "returns").add_subparsers(dest="predict_command", metavar="ACTION",
                                                        parser_class=_Parser)
     predict.required = True
+    rules_help = f"whose rules to follow (default: the default server's, {versions.CURRENT_MAJOR})"
     psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them")
     psort.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     psort.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
     psort.add_argument("--collation", metavar="JSON",
                        help="for example '{\"locale\": \"en\", \"numericOrdering\": true}'")
-    psort.add_argument("--mongodb-version", choices=("8.0", "9.0"),
-                       help="whose rules to follow (default: the default server's, 8.0)")
+    psort.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     psort.add_argument("--json", action="store_true")
     psort.set_defaults(func=cmd_predict_sort)
     pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order")
     pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
-    pfind.add_argument("--mongodb-version", choices=("8.0", "9.0"),
-                       help="whose rules to follow (default: the default server's, 8.0)")
+    pfind.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     pfind.add_argument("--json", action="store_true")
     pfind.set_defaults(func=cmd_predict_find)
 
