@@ -30,13 +30,13 @@ import json, resource, sys, time
 tool, path, task = sys.argv[1], sys.argv[2], sys.argv[3]
 start = time.perf_counter()
 if tool == "labkit":
-    from labkit.model import bson_order, fixtures
+    from labkit.model import bson_order, fixtures, reads
     docs = fixtures.read(path)
     loaded = time.perf_counter()
     if task == "sort":
-        ids = bson_order.ids(bson_order.sort(docs, "v:1,_id:1"))
+        ids = reads.ids(bson_order.sort(docs, "v:1,_id:1"))
     else:
-        ids = bson_order.ids(bson_order.find(docs, {"v": {"$gt": 0}}))
+        ids = reads.ids(reads.find(docs, {"v": {"$gt": 0}}))
 else:
     import mongomock
     from bson import json_util

@@ -16,6 +16,7 @@ from pathlib import Path
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import _
+from labkit.model import versions
 
 
 class _Parser(argparse.ArgumentParser):
@@ -439,25 +440,25 @@ def cmd_btree(args) -> int:
 
 def cmd_predict_sort(args) -> int:
     """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
-    from labkit.model import bson_order, fixtures
+    from labkit.model import bson_order, fixtures, reads
 
     docs = fixtures.read(args.file)
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
     order = bson_order.sort(docs, args.sort, collation=collation,
                             mongodb_version=args.mongodb_version)
-    return _print_ids(bson_order.ids(order), args.json)
+    return _print_ids(reads.ids(order), args.json)
 
 
 def cmd_predict_find(args) -> int:
     """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
-    from labkit.model import bson_order, fixtures
+    from labkit.model import fixtures, reads
 
     docs = fixtures.read(args.file)
     query = fixtures.parse_value(args.filter, "--filter")
     if not isinstance(query, dict):
         raise BadInput("--filter must be a JSON document, such as '{\"v\": {\"$gt\": 0}}'")
-    found = bson_order.find(docs, query, mongodb_version=args.mongodb_version)
-    return _print_ids(bson_order.ids(found), args.json)
+    found = reads.find(docs, query, mongodb_version=args.mongodb_version)
+    return _print_ids(reads.ids(found), args.json)
 
 
 def _print_ids(ids: list, as_json: bool) -> int:
@@ -582,20 +583,19 @@ def build_parser() -> argparse.ArgumentParser:
                              "returns").add_subparsers(dest="predict_command", metavar="ACTION",
                                                        parser_class=_Parser)
     predict.required = True
+    rules_help = f"whose rules to follow (default: the default server's, {versions.CURRENT_MAJOR})"
     psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them")
     psort.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     psort.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
     psort.add_argument("--collation", metavar="JSON",
                        help="for example '{\"locale\": \"en\", \"numericOrdering\": true}'")
-    psort.add_argument("--mongodb-version", choices=("8.0", "9.0"),
-                       help="whose rules to follow (default: the default server's, 8.0)")
+    psort.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     psort.add_argument("--json", action="store_true")
     psort.set_defaults(func=cmd_predict_sort)
     pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order")
     pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
-    pfind.add_argument("--mongodb-version", choices=("8.0", "9.0"),
-                       help="whose rules to follow (default: the default server's, 8.0)")
+    pfind.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     pfind.add_argument("--json", action="store_true")
     pfind.set_defaults(func=cmd_predict_find)
 

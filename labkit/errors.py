@@ -92,6 +92,18 @@ class UnknownClaim(BadInput):
 # --- model: the comparison rules ---------------------------------------------------------------
 
 
+class ParallelArrays(BadInput):
+    """A sort on two paths that reach two different arrays in one document (MongoDB refuses)."""
+
+
+class ConversionFailure(BadInput):
+    """A conversion MongoDB fails (the whole query fails unless ``onError`` is given)."""
+
+
+class UnsupportedConversion(BadInput):
+    """A conversion whose exact result the model cannot say (it would guess, so it refuses)."""
+
+
 # --- servers -----------------------------------------------------------------------------------
 
 

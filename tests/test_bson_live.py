@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labkit.model import bson_order as m
+from labkit.model import reads
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**31), 2**31 - 1),
@@ -46,9 +47,9 @@ def test_model_and_server_sort_alike(scratch, docs):
     scratch.docs.drop()
     scratch.docs.insert_many([dict(d) for d in docs])
     server = [d["_id"] for d in scratch.docs.find({}, {"_id": 1}).sort([("v", 1), ("_id", 1)])]
-    assert server == m.ids(m.sort(docs, "v:1,_id:1"))
+    assert server == reads.ids(m.sort(docs, "v:1,_id:1"))
     server = [d["_id"] for d in scratch.docs.find({}, {"_id": 1}).sort([("v", -1), ("_id", 1)])]
-    assert server == m.ids(m.sort(docs, "v:-1,_id:1"))
+    assert server == reads.ids(m.sort(docs, "v:-1,_id:1"))
 
 
 @pytest.mark.mongodb
@@ -61,4 +62,4 @@ def test_model_and_server_filter_alike(scratch, docs, op, operand):
     scratch.docs.insert_many([dict(d) for d in docs])
     query = {"v": {op: operand}}
     server = sorted(d["_id"] for d in scratch.docs.find(query, {"_id": 1}))
-    assert server == sorted(m.ids(m.find(docs, query))), query
+    assert server == sorted(reads.ids(reads.find(docs, query))), query

@@ -11,16 +11,16 @@ from bson import Binary, Code, Decimal128, Int64, MaxKey, MinKey, ObjectId, Rege
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from labkit.errors import BadInput
+from labkit.errors import BadInput, ConversionFailure, ParallelArrays
 from labkit.model import bson_order as m
-from labkit.model import fixtures
+from labkit.model import fixtures, reads
 
 OCT1 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
 
 
 def found(name, query):
     """The model's ``_id``s for ``find(query)`` on a fixture, sorted."""
-    return sorted(m.ids(m.find(fixtures.load(name), query)))
+    return sorted(reads.ids(reads.find(fixtures.load(name), query)))
 
 
 @pytest.mark.parametrize("name, query, recorded", [
@@ -39,7 +39,7 @@ def test_recorded_query_results(name, query, recorded):
 
 def test_recorded_mixed_sort():
     """The chapter's 15-document mixed sort, exactly."""
-    order = m.ids(m.sort(fixtures.load("mixed"), "v:1,_id:1"))
+    order = reads.ids(m.sort(fixtures.load("mixed"), "v:1,_id:1"))
     assert " ".join(order) == ("emptyArr missing null dec2 array dbl9.5 int10 long100 str10 "
                                "str9 object binData oid bool date")
 
@@ -54,9 +54,9 @@ def test_recorded_census_and_the_python_difference():
     """The shell's fixture counts int 2; the same values from Python count a double instead."""
     from labkit.experiments.bracketing import python_orders
 
-    assert m.census(fixtures.load("orders"), "userId") == {"decimal": 1, "int": 2, "long": 1,
+    assert reads.census(fixtures.load("orders"), "userId") == {"decimal": 1, "int": 2, "long": 1,
                                                            "string": 1}
-    assert m.census(python_orders(), "userId") == {"decimal": 1, "double": 1, "int": 1,
+    assert reads.census(python_orders(), "userId") == {"decimal": 1, "double": 1, "int": 1,
                                                    "long": 1, "string": 1}
 
 
@@ -107,15 +107,15 @@ def test_arrays_match_by_element_and_as_a_whole(query, expected):
 def test_sort_represents_arrays_by_min_ascending_and_max_descending():
     """[1, 10] sorts by 1 ascending and by 10 descending."""
     docs = fixtures.load("arrays")
-    assert m.ids(m.sort(docs, "a:1")) == [4, 1, 3, 2]
-    assert m.ids(m.sort(docs, "a:-1")) == [1, 3, 2, 4]
+    assert reads.ids(m.sort(docs, "a:1")) == [4, 1, 3, 2]
+    assert reads.ids(m.sort(docs, "a:-1")) == [1, 3, 2, 4]
 
 
 def test_empty_array_sorts_below_null_both_ways():
     """An empty array is below null ascending, and last descending."""
     docs = [{"_id": 1, "v": None}, {"_id": 2, "v": []}, {"_id": 3}, {"_id": 4, "v": 0}]
-    assert m.ids(m.sort(docs, "v:1,_id:1")) == [2, 1, 3, 4]
-    assert m.ids(m.sort(docs, "v:-1,_id:1")) == [4, 1, 3, 2]
+    assert reads.ids(m.sort(docs, "v:1,_id:1")) == [2, 1, 3, 4]
+    assert reads.ids(m.sort(docs, "v:-1,_id:1")) == [4, 1, 3, 2]
 
 
 def test_type_ladder():
@@ -162,9 +162,18 @@ def test_bad_sort_and_operators_are_refused():
         with pytest.raises(BadInput):
             m.parse_sort(spec)
     with pytest.raises(BadInput):
-        m.find([{"a": 1}], {"a": {"$where": "x"}})
+        reads.find([{"a": 1}], {"a": {"$where": "x"}})
     with pytest.raises(BadInput):
-        m.find([{"a": 1}], {"$text": {"$search": "x"}})
+        reads.find([{"a": 1}], {"$text": {"$search": "x"}})
+
+
+def test_a_sort_path_that_is_not_text_is_refused():
+    """A sort path given as a number (a YAML key in a claim file) is bad input, not a traceback
+    (found by mypy --strict on the model, issue "One house")."""
+    with pytest.raises(BadInput):
+        m.sort([{"_id": 1}], {1: 1})
+    with pytest.raises(BadInput):
+        m.parse_sort([(1, 1)])
 
 
 # Invariants ---------------------------------------------------------------------------
@@ -223,10 +232,10 @@ def test_query_comparison_agrees_with_sort_order_within_a_bracket(pair):
     a, b = pair
     doc = {"v": a}
     step = m.compare(a, b)
-    assert m.matches(doc, {"v": {"$gt": b}}) == (step > 0)
-    assert m.matches(doc, {"v": {"$lt": b}}) == (step < 0)
-    assert m.matches(doc, {"v": {"$gte": b}}) == (step >= 0)
-    assert m.matches(doc, {"v": b}) == (step == 0)
+    assert reads.matches(doc, {"v": {"$gt": b}}) == (step > 0)
+    assert reads.matches(doc, {"v": {"$lt": b}}) == (step < 0)
+    assert reads.matches(doc, {"v": {"$gte": b}}) == (step >= 0)
+    assert reads.matches(doc, {"v": b}) == (step == 0)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
@@ -236,7 +245,7 @@ def test_different_brackets_never_match(a, b):
     assume(m.rank(a) != m.rank(b) and b is not None)
     assume(m.rank(b) not in (m.RANKS["minKey"], m.RANKS["maxKey"]))
     for op in ("$eq", "$gt", "$gte", "$lt", "$lte"):
-        assert not m.matches({"v": a}, {"v": {op: b}})
+        assert not reads.matches({"v": a}, {"v": {op: b}})
 
 
 @settings(max_examples=100, deadline=None)
@@ -274,7 +283,7 @@ SERVER_SUITE_SORTS = [
 @pytest.mark.parametrize("docs, query, spec, expected", SERVER_SUITE_SORTS)
 def test_server_suite_sort_expectations(docs, query, spec, expected):
     """Sorts through arrays and arrays of documents order as the server's own tests expect."""
-    assert m.ids(m.sort(m.find(docs, query), spec)) == expected
+    assert reads.ids(m.sort(reads.find(docs, query), spec)) == expected
 
 
 NULL_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None},
@@ -287,7 +296,7 @@ NULL_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None},
 ])
 def test_server_suite_null_expectations(query, expected):
     """null in queries (missing and arrays holding null match) and in $expr (null only)."""
-    assert m.ids(m.find(NULL_DOCS, query)) == expected
+    assert reads.ids(reads.find(NULL_DOCS, query)) == expected
 
 
 # MongoDB's own test suite, restated. Each table cites the jstests file (at the commit read),
@@ -349,7 +358,7 @@ SDP_NESTED = _pairs(([4, 1], 1, [1, 5], 2), (2, [1, 3], 4, [2, 4]), ([6, 4], 1, 
 def test_server_suite_dotted_sorts(docs, spec, expected):
     """Sorts through arrays build index keys: undefined and [] lowest, a.0 keeps a nested array
     whole, and paths into one array pair up per element (sort_dotted_paths.js)."""
-    assert m.ids(m.sort(docs, spec)) == expected
+    assert reads.ids(m.sort(docs, spec)) == expected
 
 
 @pytest.mark.parametrize("docs, spec", [
@@ -362,7 +371,7 @@ def test_server_suite_dotted_sorts(docs, spec, expected):
 def test_parallel_arrays_cannot_be_sorted(docs, spec):
     """A sort on two paths that reach two different arrays is an error, as on the server
     (sort_dotted_paths.js)."""
-    with pytest.raises(m.ParallelArrays):
+    with pytest.raises(ParallelArrays):
         m.sort(docs, spec)
 
 
@@ -370,9 +379,9 @@ def test_parallel_arrays_filtered_out_sort_fine():
     """With the documents holding both arrays filtered out, the same sort works
     (sort_dotted_paths.js line 98)."""
     docs = [{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}, {"_id": 3, "a": [], "b": []}]
-    kept = m.find(docs, {"$or": [{"a": {"$not": {"$type": "array"}}},
+    kept = reads.find(docs, {"$or": [{"a": {"$not": {"$type": "array"}}},
                                  {"b": {"$not": {"$type": "array"}}}]})
-    assert m.ids(m.sort(kept, "a:1,b:1")) == [1, 2]
+    assert reads.ids(m.sort(kept, "a:1,b:1")) == [1, 2]
 
 
 # jstests/core/query/null_query_semantics.js: the 8.0 file (commit 1704949c, tagged
@@ -449,7 +458,7 @@ ELEM_NOT_NULL = ELEM_B_NOT_NULL - {"a_object_array_some_b_missing"} | {
 def test_server_suite_null_semantics(docs, query, expected, version):
     """null matches null and missing, never undefined, in 8.0 and 9.0 alike; an array element
     that is an array is a document to $elemMatch (null_query_semantics.js)."""
-    assert set(m.ids(m.find(docs, query, mongodb_version=version))) == expected
+    assert set(reads.ids(reads.find(docs, query, mongodb_version=version))) == expected
 
 
 @pytest.mark.parametrize("query, v80, v90", [
@@ -464,18 +473,20 @@ def test_server_suite_null_semantics(docs, query, expected, version):
 def test_dotted_null_changed_in_90(query, v80, v90):
     """{"a.b": null} through arrays of scalars and empty arrays: no match in 8.0, a match in
     9.0; an element without b is null in both (null_query_semantics.js, both versions)."""
-    assert set(m.ids(m.find(NQS_ARRAYS, query, mongodb_version="8.0"))) == v80
-    assert set(m.ids(m.find(NQS_ARRAYS, query, mongodb_version="9.0"))) == v90
+    assert set(reads.ids(reads.find(NQS_ARRAYS, query, mongodb_version="8.0"))) == v80
+    assert set(reads.ids(reads.find(NQS_ARRAYS, query, mongodb_version="9.0"))) == v90
 
 
 def test_default_version_is_the_default_servers():
     """Without a version the model follows the kit's default server, MongoDB 8.0."""
+    from labkit.model.versions import CURRENT_MAJOR
     from labkit.servers import DEFAULT_MONGO_VERSION
 
     assert DEFAULT_MONGO_VERSION == "8.0"
-    assert set(m.ids(m.find(NQS_ARRAYS, {"a.b": None}))) == DOTTED_NULL_80
+    assert CURRENT_MAJOR == DEFAULT_MONGO_VERSION
+    assert set(reads.ids(reads.find(NQS_ARRAYS, {"a.b": None}))) == DOTTED_NULL_80
     with pytest.raises(BadInput):
-        m.find(NQS_ARRAYS, {"a.b": None}, mongodb_version="7.0")
+        reads.find(NQS_ARRAYS, {"a.b": None}, mongodb_version="7.0")
 
 
 # jstests/core/query/type/null_undefined.js@1704949c: a = 1 (0), missing (1), null (2),
@@ -498,14 +509,14 @@ NU_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None}, {"_id"
 def test_server_suite_undefined(query, expected):
     """undefined is a type of its own: null does not match it, $type finds it
     (null_undefined.js)."""
-    assert m.ids(m.find(NU_DOCS, query)) == expected
+    assert reads.ids(reads.find(NU_DOCS, query)) == expected
 
 
 def test_missing_equals_undefined_in_expr():
     """In $expr a missing field equals undefined and not null (null_undefined.js line 94)."""
-    assert m.evaluate({"$eq": ["$a", "$x"]}, {"a": U}) is True
-    assert m.evaluate({"$eq": ["$a", None]}, {"a": U}) is False
-    assert m.evaluate({"$eq": ["$x", None]}, {}) is False
+    assert reads.evaluate({"$eq": ["$a", "$x"]}, {"a": U}) is True
+    assert reads.evaluate({"$eq": ["$a", None]}, {"a": U}) is False
+    assert reads.evaluate({"$eq": ["$x", None]}, {}) is False
 
 
 def test_dbref_is_an_embedded_document():
@@ -513,9 +524,9 @@ def test_dbref_is_an_embedded_document():
     References, "DBRefs" are embedded documents); it no longer aborts a query."""
     docs = fixtures.parse('[{"_id": 1, "r": {"$ref": "c", "$id": 5}}, {"_id": 2, "r": 1}]')
     assert m.bson_type(docs[0]["r"]) == "object"
-    assert m.ids(m.sort(docs, "r:-1")) == [1, 2]
-    assert m.ids(m.find(docs, {"r": {"$ref": "c", "$id": 5}})) == [1]
-    assert m.ids(m.find(docs, {"r.$id": 5})) == [1]
+    assert reads.ids(m.sort(docs, "r:-1")) == [1, 2]
+    assert reads.ids(reads.find(docs, {"r": {"$ref": "c", "$id": 5}})) == [1]
+    assert reads.ids(reads.find(docs, {"r.$id": 5})) == [1]
 
 
 def test_bindata_subtype_3_is_not_a_uuid():
@@ -527,8 +538,8 @@ def test_bindata_subtype_3_is_not_a_uuid():
         f' {{"_id": 3, "v": {{"$binary": {{"base64": "{data}", "subType": "03"}}}}}},'
         ' {"_id": 5, "v": {"$uuid": "00010203-0405-0607-0809-0a0b0c0d0e0f"}}]')
     assert [d["v"].subtype for d in docs] == [4, 3, 4]
-    assert m.ids(m.sort(docs, "v:1,_id:1")) == [3, 4, 5]
-    assert m.ids(m.find(docs, {"v": docs[1]["v"]})) == [3]
+    assert reads.ids(m.sort(docs, "v:1,_id:1")) == [3, 4, 5]
+    assert reads.ids(reads.find(docs, {"v": docs[1]["v"]})) == [3]
 
 
 @pytest.mark.parametrize("docs, query, expected", [
@@ -541,17 +552,17 @@ def test_bindata_subtype_3_is_not_a_uuid():
 def test_positional_and_dotted_paths(docs, query, expected):
     """a.0 reaching an array yields that array, not its elements; a subdocument without b gives
     a null a.b (sort_dotted_paths.js line 50; null_query_semantics.js testDottedEqualsNull)."""
-    assert m.ids(m.find(docs, query)) == expected
+    assert reads.ids(reads.find(docs, query)) == expected
 
 
 def test_expr_field_path_through_an_array_is_an_array():
     """In $expr, "$a.b" through an array of subdocuments is the array of the b's present
     (manual: $expr uses aggregation expressions; field paths through arrays give arrays)."""
     doc = {"a": [{"b": 1}, {}]}
-    assert m.evaluate("$a.b", doc) == [1]
-    assert m.matches(doc, {"$expr": {"$eq": ["$a.b", [1]]}})
-    assert not m.matches(doc, {"$expr": {"$eq": ["$a.b", 1]}})
-    assert m.evaluate("$a.b", {"a": [1, 2]}) == []
+    assert reads.evaluate("$a.b", doc) == [1]
+    assert reads.matches(doc, {"$expr": {"$eq": ["$a.b", [1]]}})
+    assert not reads.matches(doc, {"$expr": {"$eq": ["$a.b", 1]}})
+    assert reads.evaluate("$a.b", {"a": [1, 2]}) == []
 
 
 MIXED = [{"_id": 1, "v": [1, 2, 3]}, {"_id": 2, "v": ["1", 2]}, {"_id": 3, "v": 7},
@@ -587,7 +598,7 @@ MIXED = [{"_id": 1, "v": [1, 2, 3]}, {"_id": 2, "v": ["1", 2]}, {"_id": 3, "v": 
 def test_operators_with_mixed_types(query, expected):
     """$all, $size, $mod, $regex with $options and under $not, $elemMatch, $type, $exists and
     $in on a field of mixed types, as the manual's operator pages state."""
-    assert m.ids(m.find(MIXED, query)) == expected
+    assert reads.ids(reads.find(MIXED, query)) == expected
 
 
 @pytest.mark.parametrize("expression, expected", [
@@ -604,26 +615,26 @@ def test_operators_with_mixed_types(query, expected):
 def test_expression_operators_for_mixed_types(expression, expected):
     """$in, $type, $isNumber, $ifNull, $convert, $toString and $toDecimal in $expr (manual,
     aggregation operator pages)."""
-    assert m.ids(m.find(MIXED, {"$expr": expression})) == expected
+    assert reads.ids(reads.find(MIXED, {"$expr": expression})) == expected
 
 
 def test_conversions():
     """$toDouble parses numeric strings, $toDecimal keeps 15 digits of a double, $toString
     writes numbers and dates as the manual's $toString/$toDecimal examples show."""
-    from labkit.model.match import ConversionFailure, convert
+    from labkit.model.convert import convert
 
     assert convert("42", "double") == 42.0
     assert convert(2.5, "decimal") == Decimal128("2.50000000000000")
     assert convert(Int64(5), "string") == "5"
     assert convert(True, "string") == "true"
     assert convert(OCT1, "string") == "2026-10-01T00:00:00.000Z"
-    assert m.ids(m.find(MIXED[2:4], {"$expr": {"$eq": [{"$toString": "$v"}, "7"]}})) == [3]
+    assert reads.ids(reads.find(MIXED[2:4], {"$expr": {"$eq": [{"$toString": "$v"}, "7"]}})) == [3]
     with pytest.raises(BadInput):  # how MongoDB writes -7.5 is not the model's to guess
         convert(-7.5, "string")
     with pytest.raises(ConversionFailure):
         convert("abc", "double")
     with pytest.raises(ConversionFailure):
-        m.find([{"v": "abc"}], {"$expr": {"$gt": [{"$toDouble": "$v"}, 0]}})
+        reads.find([{"v": "abc"}], {"$expr": {"$gt": [{"$toDouble": "$v"}, 0]}})
 
 
 def test_numeric_ordering_collation():

@@ -9,6 +9,7 @@ from bson import ObjectId
 from hypothesis import given
 from hypothesis import strategies as st
 
+from labkit.engines import processes
 from labkit.errors import BadInput
 from labkit.model import objectid
 
@@ -153,7 +154,7 @@ def test_clock_skew_reorders_across_seconds(skew_s, b_first):
 
 def test_processes_have_their_own_random_values():
     """Fresh OS processes making IDs at one moment each use their own random value."""
-    results = objectid.in_processes(["P1", "P2"], count=3)
+    results = processes.in_processes(["P1", "P2"], count=3)
     randoms = [{objectid.split(h).random for h in r["ids"]} for r in results]
     assert all(len(r) == 1 for r in randoms)
     assert randoms[0] != randoms[1]

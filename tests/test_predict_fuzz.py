@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from labkit import cli
 from labkit.errors import BadInput
 from labkit.model import bson_order as m
-from labkit.model import fixtures
+from labkit.model import fixtures, reads
 
 
 def predict(capsys, *args: str) -> tuple[int, str, str]:
@@ -130,7 +130,7 @@ def test_generated_filters_never_crash(docs, query, version):
         parsed_docs = fixtures.parse(json.dumps([{"_id": i, **d} for i, d in enumerate(docs)]))
         parsed = fixtures.parse_value(json.dumps(query))
         if isinstance(parsed, dict):
-            m.find(parsed_docs, parsed, mongodb_version=version)
+            reads.find(parsed_docs, parsed, mongodb_version=version)
         m.sort(parsed_docs, "a:1,b:-1,_id:1", mongodb_version=version)
     except BadInput:
         pass

@@ -12,8 +12,8 @@ import pytest
 
 from labkit import _redact, servers
 from labkit.claims.claim import Claim, Observation, not_run, one_line
+from labkit.engines import processes
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
-from labkit.model import objectid
 from labkit.outputs import report
 from labkit.run import runner
 
@@ -171,7 +171,7 @@ def test_an_id_worker_gets_the_server_uri_in_its_environment_not_its_command_lin
     monkeypatch.setattr(subprocess, "Popen", Recorder)
     uri = f"mongodb://bob:{SECRET}@127.0.0.1:1/"
     with pytest.raises(Exception, match="on purpose"):
-        objectid.in_processes(["a", "b"], uri=uri, database="labkit_x")
+        processes.in_processes(["a", "b"], uri=uri, database="labkit_x")
     assert len(started) == 2
     for cmd, env in started:
         assert not any(SECRET in arg for arg in cmd)

@@ -1,7 +1,7 @@
 """The engines a claim file runs on: labkit's model of MongoDB's rules, and a real MongoDB.
 
 Each engine answers a claim's reads on the claim's fixture. The model answers from
-``bson_order`` (the documented comparison rules); MongoDB answers through pymongo on a fresh
+``labkit.model`` (the documented comparison rules); MongoDB answers through pymongo on a fresh
 ``labkit_`` database. The in-process fakes live in ``labkit.engines.fakes``, named as fakes.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
+from labkit.model.versions import CURRENT_MAJOR
 
-MODEL_RULES = "8.0"
 ENGINES = ("model", "mongodb", "mongomock", "montydb")
 
 _FIND_KWARGS = {"filter": None, "projection": None, "sort": "sort", "skip": "skip",
@@ -71,11 +71,11 @@ class Engine:
 
 
 class ModelEngine(Engine):
-    """labkit's executable model of MongoDB's documented comparison rules (``bson_order``)."""
+    """labkit's executable model of MongoDB's documented comparison rules (``labkit.model``)."""
 
     key = "model"
-    name = f"model (labkit's rules for MongoDB {MODEL_RULES})"
-    speaks_for = MODEL_RULES
+    name = f"model (labkit's rules for MongoDB {CURRENT_MAJOR})"
+    speaks_for = CURRENT_MAJOR
 
     def __init__(self) -> None:
         from labkit._version import __version__
@@ -85,7 +85,7 @@ class ModelEngine(Engine):
     @property
     def label(self) -> str:
         """The column of the matrix."""
-        return f"model {MODEL_RULES}"
+        return f"model {CURRENT_MAJOR}"
 
     def describe(self) -> str:
         """One line for the report's list of engines."""
@@ -131,9 +131,9 @@ def model_read(docs: list[dict], operation: str, arguments: dict) -> Any:
 
 
 def _find(docs: list[dict], arguments: dict) -> list[dict]:
-    from labkit.model import bson_order
+    from labkit.model import bson_order, reads
 
-    found = bson_order.find(docs, arguments.get("filter") or {})
+    found = reads.find(docs, arguments.get("filter") or {})
     if arguments.get("sort"):
         found = bson_order.sort(found, arguments["sort"])
     found = found[int(arguments.get("skip") or 0):]
@@ -192,13 +192,13 @@ def _distinct(docs: list[dict], field: str) -> list[Any]:
 def _pipeline(docs: list[dict], pipeline: list[dict]) -> list[dict]:
     """``$match``, ``$sort``, ``$skip``, ``$limit``, ``$project`` (top-level), ``$count`` and a
     ``$group`` by ``{$type: "$path"}`` that counts; any other stage is not supported."""
-    from labkit.model import bson_order
+    from labkit.model import bson_order, reads
 
     out = list(docs)
     for stage in pipeline:
         (name, spec), = stage.items()
         if name == "$match":
-            out = bson_order.find(out, spec)
+            out = reads.find(out, spec)
         elif name == "$sort":
             out = bson_order.sort(out, spec)
         elif name == "$skip":
@@ -213,7 +213,7 @@ def _pipeline(docs: list[dict], pipeline: list[dict]) -> list[dict]:
             path = spec["_id"]["$type"][1:]
             counter = next(k for k in spec if k != "_id")
             out = [{"_id": kind, counter: n}
-                   for kind, n in bson_order.census(out, path).items()]
+                   for kind, n in reads.census(out, path).items()]
         else:
             raise NotSupported(f"the model does not support the stage {name}"
                                + (" (only a count by {$type: \"$path\"})"

@@ -4,7 +4,7 @@ questions about a fixture, a server-side type census, and the BSON encoder's byt
 from __future__ import annotations
 
 from labkit.claims.claim import Observation
-from labkit.model import bson_order, fixtures
+from labkit.model import bson_order, fixtures, reads
 
 
 def server_census(collection, path: str) -> dict[str, int]:
@@ -26,10 +26,10 @@ def _server_answer(collection, kind: str, spec):
 
 def _model_answer(docs: list[dict], kind: str, spec):
     if kind == "find":
-        return sorted(bson_order.ids(bson_order.find(docs, spec)))
+        return sorted(reads.ids(reads.find(docs, spec)))
     if kind == "sort":
-        return bson_order.ids(bson_order.sort(docs, spec))
-    return bson_order.census(docs, spec)
+        return reads.ids(bson_order.sort(docs, spec))
+    return reads.census(docs, spec)
 
 
 def compare_with_model(ctx, name: str, questions: dict[str, tuple[str, object]],

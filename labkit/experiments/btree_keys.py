@@ -18,9 +18,9 @@ from labkit.claims.claim import (
     subset_of_observed,
 )
 from labkit.claims.registry import claim
-from labkit.engines import btree
+from labkit.engines import btree, processes
 from labkit.errors import ServerUnavailable
-from labkit.model import objectid, uuids
+from labkit.model import uuids
 
 SAMPLES = 1000
 FIELDS = (("unix_ts_ms", 48), ("ver", 4), ("rand_a", 12), ("var", 2), ("rand_b", 62))
@@ -233,7 +233,7 @@ def v7_order(ctx) -> Observation:
         return first & second
 
     results, _ = retry_until(  # now and then, the two processes barely meet in a millisecond
-        lambda: objectid.in_processes(["node1", "node2"], count=20_000, kind="uuid7"),
+        lambda: processes.in_processes(["node1", "node2"], count=20_000, kind="uuid7"),
         lambda found: len(shared_ms(found)) >= MIN_SHARED_MS, limit=5)
     made = sorted((ns, u, r["label"]) for r in results
                   for u, ns in zip(r["ids"], r["clock_ns"], strict=True))

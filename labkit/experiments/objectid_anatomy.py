@@ -8,6 +8,7 @@ import uuid
 
 from labkit.claims.claim import Observation, subset_of_observed
 from labkit.claims.registry import claim
+from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps, value_bytes
 from labkit.model import objectid
 
@@ -39,9 +40,9 @@ def layout(ctx) -> Observation:
        expected={"random_values": 1, "counter_steps": [1]}, judge=subset_of_observed)
 def batch(ctx) -> Observation:
     """Make a batch of 100 IDs with pymongo's generator in a fresh process."""
-    (result,) = objectid.in_processes(["batch"], count=100)
+    (result,) = processes.in_processes(["batch"], count=100)
     engine, version = bson_engine()
-    table = objectid.rows([result])
+    table = processes.rows([result])
     return Observation({"ids": len(result["ids"]),
                         "random_values": len({row["random"] for row in table}),
                         "counter_steps": sorted(counter_steps(result["ids"]))},

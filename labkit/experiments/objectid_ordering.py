@@ -7,6 +7,7 @@ import datetime as dt
 
 from labkit.claims.claim import Observation, retry_until, subset_of_observed
 from labkit.claims.registry import claim
+from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
 from labkit.i18n import N_
 from labkit.model import objectid
@@ -27,9 +28,9 @@ def processes_in_one_second(ctx) -> Observation:
     from bson import ObjectId
 
     results, tries = retry_until(
-        lambda: objectid.in_processes(["P1", "P2", "P3"], count=5), _same_second)
-    (restarted,) = objectid.in_processes(["P1 again"], count=1)
-    table = objectid.rows(results)
+        lambda: processes.in_processes(["P1", "P2", "P3"], count=5), _same_second)
+    (restarted,) = processes.in_processes(["P1 again"], count=1)
+    table = processes.rows(results)
     per_process = {r["label"]: {objectid.split(h).random for h in r["ids"]} for r in results}
     first_random = objectid.split(results[0]["ids"][0]).random
     engine, version = bson_engine()
@@ -112,13 +113,13 @@ def predict_range_boundaries() -> dict:
     """The same count from each boundary, by labkit's model of the comparison rules."""
     from bson import ObjectId
 
-    from labkit.model import bson_order
+    from labkit.model import reads
 
     made, made_at = _boundary_ids(O8_SECOND)
     docs = [{"_id": ObjectId(h)} for h in made]
     bound = ObjectId.from_datetime(dt.datetime.fromtimestamp(O8_SECOND, dt.UTC))
-    from_bound = len(bson_order.find(docs, {"_id": {"$gte": bound}}))
-    from_made_at = len(bson_order.find(docs, {"_id": {"$gte": ObjectId(made_at)}}))
+    from_bound = len(reads.find(docs, {"_id": {"$gte": bound}}))
+    from_made_at = len(reads.find(docs, {"_id": {"$gte": ObjectId(made_at)}}))
     return {"lower_bound": str(bound), "made_at": made_at, "count_from_lower_bound": from_bound,
             "count_from_made_at": from_made_at,
             "made_at_misses_documents": from_made_at < from_bound}
@@ -161,7 +162,7 @@ def order_across_processes(ctx) -> Observation:
 
     def attempt() -> list[dict]:
         db.seq.delete_many({})
-        objectid.in_processes(["A", "B"], count=3, offsets_ms=[0, 250], uri=uri,
+        processes.in_processes(["A", "B"], count=3, offsets_ms=[0, 250], uri=uri,
                               database=db.name, collection="seq")
         return list(db.seq.find().sort("_id", 1))
 

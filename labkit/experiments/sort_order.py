@@ -9,7 +9,7 @@ from labkit.claims.claim import Observation
 from labkit.claims.registry import claim
 from labkit.experiments._common import compare_with_model, model_answers
 from labkit.i18n import N_
-from labkit.model import bson_order, fixtures
+from labkit.model import bson_order, fixtures, reads
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
              "bool", "date", "timestamp", "regex", "javascript", "javascriptWithScope", "maxKey"]
@@ -34,7 +34,7 @@ def _ladder(docs: list[dict], ids: list) -> list[str]:
 def predict_type_order() -> dict:
     """The model's ascending sort of one value of each type, as rung names."""
     docs = _one_of_each_type()
-    return {"ascending": _ladder(docs, bson_order.ids(bson_order.sort(docs, "v:1")))}
+    return {"ascending": _ladder(docs, reads.ids(bson_order.sort(docs, "v:1")))}
 
 
 MIXED_QUESTIONS = {"v_then_id": ("sort", "v:1,_id:1")}

@@ -1,5 +1,6 @@
-"""An executable model of MongoDB's comparison rules: the BSON type order, sort keys, and
-query matching with type bracketing, for MongoDB 8.0 and 9.0.
+"""An executable model of MongoDB's comparison rules: the BSON type order, sort keys,
+collations and ``sort``, for MongoDB 8.0 and 9.0 (filters are :mod:`labkit.model.match`,
+what a read returns :mod:`labkit.model.reads`).
 
 Written from the manual's rules and the expectations in MongoDB's own test suite
 (``jstests/core``); it predicts what a server returns, and the lessons put that
@@ -20,8 +21,8 @@ import functools
 import re
 import struct
 import uuid
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, cast
 
 from bson import (
     Binary,
@@ -37,24 +38,13 @@ from bson import (
     Timestamp,
 )
 
-from labkit.errors import BadInput
+from labkit.errors import BadInput, ParallelArrays
+from labkit.model.versions import check_rules_version
 
-VERSIONS = ("8.0", "9.0")
-
-
-def default_version() -> str:
-    """The MongoDB version whose rules the model follows unless told otherwise."""
-    from labkit.servers import DEFAULT_MONGO_VERSION
-
-    return DEFAULT_MONGO_VERSION
-
-
-def check_version(version: str | None) -> str:
-    """``version`` (or the default) if the model knows its rules; BadInput otherwise."""
-    version = version or default_version()
-    if version not in VERSIONS:
-        raise BadInput(f"the model knows MongoDB {' and '.join(VERSIONS)}, not {version!r}")
-    return version
+Document = dict[str, Any]  # a BSON document as the model reads it
+SortKey = tuple[Any, ...]  # a value's place in MongoDB's order, as Python orders tuples
+Strings = Callable[[str], Any] | None  # how a collation orders strings (None: bytewise)
+SortSpec = str | Mapping[str, Any] | Sequence[tuple[str, Any]]
 
 
 class _Missing:
@@ -126,7 +116,8 @@ def bson_type(value: Any) -> str:
 
 def rank(value: Any) -> int:
     """The canonical rank of a value's type (all numbers share one, as do symbol and string)."""
-    return key(value)[0]
+    rank: int = key(value)[0]
+    return rank
 
 
 # Sort keys: a Python tuple per value that orders exactly as MongoDB orders the values ----------
@@ -159,7 +150,7 @@ def _regex_parts(value: Any) -> tuple[str, str]:
     return value.pattern, regex_flags(value)
 
 
-def _number_key(value: Any) -> tuple:
+def _number_key(value: Any) -> SortKey:
     # The nearest double orders numbers (rounding never reverses an order) and the exact value
     # breaks its ties: Python compares int, float and Decimal exactly, but Decimals slowly.
     # NaN sorts below every number and equal to itself, so it gets a slot of its own.
@@ -168,7 +159,7 @@ def _number_key(value: Any) -> tuple:
     return (3, 1, value, value)
 
 
-def _int_key(value: int) -> tuple:
+def _int_key(value: int) -> SortKey:
     return (3, 1, float(value), value)
 
 
@@ -195,12 +186,12 @@ _MAX_COEFFICIENT = 10**34 - 1
 _NAN = decimal.Decimal("NaN")
 
 
-def _decimal_key(value: Decimal128) -> tuple:
+def _decimal_key(value: Decimal128) -> SortKey:
     number = decimal_value(value)
     return (3, 0) if number.is_nan() else (3, 1, float(number), number)
 
 
-def _document_key(value: dict, strings: Callable[[str], Any] | None) -> tuple:
+def _document_key(value: dict[str, Any] | DBRef, strings: Strings) -> SortKey:
     items = value.as_doc().items() if isinstance(value, DBRef) else value.items()
     out = []
     for name, item in items:
@@ -209,14 +200,14 @@ def _document_key(value: dict, strings: Callable[[str], Any] | None) -> tuple:
     return (5, tuple(out))
 
 
-def _binary_key(value: Any) -> tuple:
+def _binary_key(value: Any) -> SortKey:
     if isinstance(value, uuid.UUID):
         return (7, 16, 4, value.bytes)
     subtype = getattr(value, "subtype", 0)
     return (7, len(value), subtype, bytes(value))
 
 
-_KEYS: dict[type, Callable[[Any], tuple]] = {
+_KEYS: dict[type, Callable[[Any], SortKey]] = {
     type(None): lambda v: (2,),
     bool: lambda v: (9, v),
     int: _int_key,
@@ -240,7 +231,7 @@ _KEYS: dict[type, Callable[[Any], tuple]] = {
 }
 
 
-def key(value: Any, strings: Callable[[str], Any] | None = None) -> tuple:
+def key(value: Any, strings: Strings = None) -> SortKey:
     """A tuple that Python orders exactly as MongoDB orders BSON values (no collation).
 
     ``strings`` replaces each string's payload, for a collation.
@@ -258,7 +249,7 @@ def key(value: Any, strings: Callable[[str], Any] | None = None) -> tuple:
     return _slow_key(value, strings)
 
 
-def _slow_key(value: Any, strings: Callable[[str], Any] | None) -> tuple:
+def _slow_key(value: Any, strings: Strings) -> SortKey:
     if isinstance(value, Code):
         code = str(value)
         if value.scope is None:
@@ -300,7 +291,7 @@ _COLLATION_FIELDS = {"locale", "numericOrdering", "strength", "caseLevel", "case
                      "alternate", "maxVariable", "normalization", "backwards"}
 
 
-def collation_strings(collation: dict | None) -> Callable[[str], Any] | None:
+def collation_strings(collation: dict[str, Any] | None) -> Strings:
     """How a collation orders strings, where the model can say exactly; None for bytewise.
 
     ``{locale: "simple"}`` is bytewise. With ``numericOrdering: true`` the model orders
@@ -345,31 +336,30 @@ def _plain_digits(text: str) -> str:
 # Sorting: each document's sort key is built the way a (compound) index key is built ---------
 
 
-def parse_sort(spec: str | dict | list) -> list[tuple[str, int]]:
+def parse_sort(spec: SortSpec) -> list[tuple[str, int]]:
     """``"v:1,_id:-1"``, ``{"v": 1}`` or ``[("v", 1)]`` into ``[(path, 1 or -1)]``."""
+    pairs: list[tuple[Any, Any]]
     if isinstance(spec, str):
         pairs = []
         for part in spec.split(","):
             path, _, direction = part.strip().rpartition(":")
             pairs.append((path, direction))
     else:
-        pairs = list(spec.items()) if isinstance(spec, dict) else list(spec)
-    out = []
+        pairs = list(spec.items()) if isinstance(spec, Mapping) else list(spec)
+    out: list[tuple[str, int]] = []
     for path, direction in pairs:
         try:
             value = int(direction)
         except (TypeError, ValueError):
             value = 0
-        if not path or value not in (1, -1) or "" in str(path).split("."):
+        # A path is text: a claim file's YAML can give a number, which no field is named.
+        if not isinstance(path, str) or not path or value not in (1, -1) \
+                or "" in path.split("."):
             raise BadInput(f"sort {spec!r}: each part is path:1 or path:-1")
         out.append((path, value))
     if len({path for path, _ in out}) != len(out):
         raise BadInput(f"sort {spec!r} names a path twice")
     return out
-
-
-class ParallelArrays(BadInput):
-    """A sort on two paths that reach two different arrays in one document (MongoDB refuses)."""
 
 
 _DONE, _AT_ARRAY = 0, 1
@@ -409,17 +399,20 @@ class _Final:
         self.value = value
 
 
-def _index_keys(states: list, doc_id: Any) -> list[tuple]:
+_State = tuple[Any, tuple[str, ...]] | _Final  # a path still to follow from a value, or settled
+
+
+def _index_keys(states: Sequence[_State], doc_id: Any) -> list[SortKey]:
     """Every key tuple a compound index on the paths would hold for one document.
 
     ``states`` holds, per path, ``(value, remaining parts)`` or a ``_Final``. Paths that
     reach the same array pair up element by element; two different arrays are refused.
     """
     finals: list[Any] = [None] * len(states)
-    arrays: dict[int, list] = {}
+    arrays: dict[int, list[Any]] = {}
     waiting: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
     for i, state in enumerate(states):
-        if type(state) is _Final:
+        if isinstance(state, _Final):
             finals[i] = state.value
             continue
         status, found, rest = _advance(*state)
@@ -439,9 +432,9 @@ def _index_keys(states: list, doc_id: Any) -> list[tuple]:
         for i, rest in paths:
             finals[i] = EMPTY_ARRAY if not rest else None
         return [tuple(finals)]
-    keys: list[tuple] = []
+    keys: list[SortKey] = []
     for element in array:
-        here: list = [_Final(value) for value in finals]
+        here: list[_State] = [_Final(value) for value in finals]
         for i, rest in paths:
             if not rest:
                 here[i] = _Final(element)  # an array nested in the array stays whole
@@ -453,7 +446,7 @@ def _index_keys(states: list, doc_id: Any) -> list[tuple]:
     return keys
 
 
-def sort_key(doc: dict, path: str, descending: bool = False) -> Any:
+def sort_key(doc: Document, path: str, descending: bool = False) -> Any:
     """The value a document sorts by on one path: an array by its smallest (largest if
     descending) element; a missing field as null; an empty array below null."""
     keys = _index_keys([(doc, tuple(path.split(".")))], doc.get("_id"))
@@ -461,36 +454,39 @@ def sort_key(doc: dict, path: str, descending: bool = False) -> Any:
     return pick((k[0] for k in keys), key=key)
 
 
-def _path_keyer(parts: tuple[str, ...], strings: Callable[[str], Any] | None
-                ) -> Callable[[dict], tuple | None]:
+Keyer = Callable[[Document], SortKey | None]
+Keyed = tuple[Sequence[SortKey], Document]  # a document and its per-path sort keys
+
+
+def _path_keyer(parts: tuple[str, ...], strings: Strings) -> Keyer:
     """One path's sort key where it reaches no array to expand; None where it does."""
     if len(parts) == 1:
         head = parts[0]
 
-        def top_level(doc: dict) -> tuple | None:
+        def top_level(doc: Document) -> SortKey | None:
             value = doc.get(head)
             return None if type(value) is list else key(value, strings)
         return top_level
 
-    def dotted(doc: dict) -> tuple | None:
+    def dotted(doc: Document) -> SortKey | None:
         status, found, _ = _advance(doc, parts)
         return key(found, strings) if status == _DONE else None
     return dotted
 
 
-def _sort_keys(doc: dict, keyers: list, paths: list[tuple[str, ...]], directions: list[int],
-               strings: Callable[[str], Any] | None) -> tuple:
+def _sort_keys(doc: Document, keyers: list[Keyer], paths: list[tuple[str, ...]],
+               directions: list[int], strings: Strings) -> tuple[SortKey, ...]:
     """The per-path keys of the document's best index key (first in the sort's order)."""
     fast = [keyer(doc) for keyer in keyers]
     arrays = [i for i, found in enumerate(fast) if found is None]
     if not arrays:
-        return tuple(fast)
+        return cast(tuple[SortKey, ...], tuple(fast))  # no None: no path reached an array
     if len(arrays) == 1:  # one path reaches an array: its smallest (or largest) key decides
         i = arrays[0]
         pick = max if directions[i] < 0 else min
         fast[i] = pick(key(k[0], strings) for k in _index_keys([(doc, paths[i])],
                                                                doc.get("_id")))
-        return tuple(fast)
+        return cast(tuple[SortKey, ...], tuple(fast))  # its one None is replaced
     states = [(doc, parts) for parts in paths]
     candidates = [[key(v, strings) for v in k] for k in _index_keys(states, doc.get("_id"))]
     best = candidates[0]
@@ -503,15 +499,15 @@ def _sort_keys(doc: dict, keyers: list, paths: list[tuple[str, ...]], directions
     return tuple(best)
 
 
-def _top_level_keys(docs: list[dict], paths: list[tuple[str, ...]], keyers: list,
-                    directions: list[int]) -> list[tuple[tuple, dict]]:
+def _top_level_keys(docs: list[Document], paths: list[tuple[str, ...]], keyers: list[Keyer],
+                    directions: list[int]) -> list[Keyed]:
     """The common case, kept tight: every sort path is a top-level field."""
     heads = [parts[0] for parts in paths]
     picks = [max if direction < 0 else min for direction in directions]
     keys = _KEYS
-    out = []
+    out: list[Keyed] = []
     for doc in docs:
-        row: list | tuple = []
+        row: list[SortKey] = []
         arrays = 0
         for head, pick in zip(heads, picks, strict=True):
             value = doc.get(head)
@@ -524,70 +520,36 @@ def _top_level_keys(docs: list[dict], paths: list[tuple[str, ...]], keyers: list
             else:
                 row.append(key(value))
         if arrays > 1:  # paths on two arrays: the general rules refuse parallel arrays
-            row = _sort_keys(doc, keyers, paths, directions, None)
-        out.append((row, doc))
+            out.append((_sort_keys(doc, keyers, paths, directions, None), doc))
+        else:
+            out.append((row, doc))
     return out
 
 
-def sort(docs: Iterable[dict], spec, collation: dict | None = None,
-         mongodb_version: str | None = None) -> list[dict]:
+def _at(position: int) -> Callable[[Keyed], SortKey]:
+    """The sort key on one path of a keyed document."""
+    return lambda pair: pair[0][position]
+
+
+def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | None = None,
+         mongodb_version: str | None = None) -> list[Document]:
     """The documents in the order ``find().sort(spec)`` returns them (stable for ties).
 
     Ties keep the input order, as a collection scan of the file would; a server may break
     them differently, so give ``_id`` as a last sort path to make an order exact.
     """
-    check_version(mongodb_version)  # sorts follow the same rules in 8.0 and 9.0
+    check_rules_version(mongodb_version)  # sorts follow the same rules in 8.0 and 9.0
     pairs = parse_sort(spec)
     strings = collation_strings(collation)
     docs = list(docs)
     paths = [tuple(path.split(".")) for path, _ in pairs]
     directions = [direction for _, direction in pairs]
     keyers = [_path_keyer(parts, strings) for parts in paths]
+    keyed: list[Keyed]
     if strings is None and all(len(parts) == 1 for parts in paths):
         keyed = _top_level_keys(docs, paths, keyers, directions)
     else:
         keyed = [(_sort_keys(doc, keyers, paths, directions, strings), doc) for doc in docs]
     for position in range(len(pairs) - 1, -1, -1):  # stable sorts, least significant first
-        keyed.sort(key=lambda pair, p=position: pair[0][p], reverse=directions[position] < 0)
+        keyed.sort(key=_at(position), reverse=directions[position] < 0)
     return [doc for _, doc in keyed]
-
-
-# Queries and expressions live in labkit._match; these are the public entry points ----------
-
-
-def matches(doc: dict, query: dict, mongodb_version: str | None = None) -> bool:
-    """Whether ``find(query)`` returns ``doc``, by the documented rules."""
-    from labkit.model.match import compile_filter
-
-    return compile_filter(query, check_version(mongodb_version))(doc)
-
-
-def find(docs: Iterable[dict], query: dict, mongodb_version: str | None = None) -> list[dict]:
-    """The documents ``find(query)`` returns, in their stored order."""
-    from labkit.model.match import compile_filter
-
-    test = compile_filter(query, check_version(mongodb_version))
-    return [doc for doc in docs if test(doc)]
-
-
-def evaluate(expression: Any, doc: dict) -> Any:
-    """The value of an aggregation expression (as ``$expr`` sees it) for one document."""
-    from labkit.model.match import compile_expression
-
-    return compile_expression(expression)(doc)
-
-
-def census(docs: Iterable[dict], path: str) -> dict[str, int]:
-    """What ``$group`` by ``{$type: "$path"}`` counts: type alias -> documents."""
-    from labkit.model.match import field_path
-
-    counts: dict[str, int] = {}
-    for doc in docs:
-        kind = bson_type(field_path(doc, path))
-        counts[kind] = counts.get(kind, 0) + 1
-    return dict(sorted(counts.items()))
-
-
-def ids(docs: Iterable[dict]) -> list[Any]:
-    """The ``_id`` of each document, in order."""
-    return [doc.get("_id") for doc in docs]

@@ -10,10 +10,18 @@ import datetime as dt
 import json
 import re
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
+
+if TYPE_CHECKING:
+    from pymongo.collection import Collection
+    from pymongo.database import Database
+
+    from labkit.model.bson_order import Document
 
 
 def _data_folder() -> Path:
@@ -26,15 +34,6 @@ DATA = _data_folder()
 
 
 MAX_DEPTH = 100  # the manual: MongoDB supports no more than 100 levels of nesting
-
-
-def _json_options():
-    from bson import json_util
-    from bson.binary import UuidRepresentation
-
-    return json_util.JSONOptions(json_mode=json_util.JSONMode.CANONICAL,
-                                 uuid_representation=UuidRepresentation.STANDARD,
-                                 tz_aware=True)
 
 
 class _Decoder:
@@ -52,7 +51,7 @@ class _Decoder:
     def __init__(self, query: bool = False) -> None:
         self.query = query
 
-    def __call__(self, doc: dict):
+    def __call__(self, doc: dict[str, Any]) -> Any:
         for name in doc:
             if name[:1] == "$":
                 decode = self._SINGLE.get(name)
@@ -61,7 +60,7 @@ class _Decoder:
                 return self._wrapper(doc)
         return doc
 
-    def _wrapper(self, doc: dict):
+    def _wrapper(self, doc: dict[str, Any]) -> Any:
         names = set(doc)
         for name in names & self._SINGLE.keys():
             raise BadInput(f"{name} takes no other fields: {sorted(names)}")
@@ -79,12 +78,12 @@ class _Decoder:
         return doc  # a DBRef, a query operator, or a field name that starts with $
 
     @staticmethod
-    def _text(value, what: str) -> str:
+    def _text(value: Any, what: str) -> str:
         if not isinstance(value, str):
             raise BadInput(f"{what} needs a string, not {value!r}")
         return value
 
-    def _oid(self, value):
+    def _oid(self, value: Any) -> Any:
         from bson import ObjectId
 
         text = self._text(value, "$oid")
@@ -92,7 +91,7 @@ class _Decoder:
             raise BadInput(f"$oid needs 24 hexadecimal digits, not {text!r}")
         return ObjectId(text)
 
-    def _integer(self, value, what: str, bits: int) -> int:
+    def _integer(self, value: Any, what: str, bits: int) -> int:
         text = self._text(value, what)
         if not self._INT.fullmatch(text):
             raise BadInput(f"{what} needs a decimal integer string, not {text!r}")
@@ -101,7 +100,7 @@ class _Decoder:
             raise BadInput(f"{what} {text} is out of range for a {bits}-bit integer")
         return number
 
-    def _int(self, value):
+    def _int(self, value: Any) -> Any:
         if type(value) is str and value.isascii():
             digits = value[1:] if value[:1] == "-" else value
             if digits.isdigit() and len(digits) < 11:
@@ -110,18 +109,18 @@ class _Decoder:
                     return number
         return self._integer(value, "$numberInt", 32)
 
-    def _long(self, value):
+    def _long(self, value: Any) -> Any:
         from bson import Int64
 
         return Int64(self._integer(value, "$numberLong", 64))
 
-    def _double(self, value):
+    def _double(self, value: Any) -> Any:
         text = self._text(value, "$numberDouble")
         if not self._DOUBLE.fullmatch(text):
             raise BadInput(f"$numberDouble needs a number string, not {text!r}")
         return float(text)
 
-    def _decimal(self, value):
+    def _decimal(self, value: Any) -> Any:
         from bson import Decimal128
 
         text = self._text(value, "$numberDecimal")
@@ -130,7 +129,7 @@ class _Decoder:
         except (ValueError, TypeError, ArithmeticError):
             raise BadInput(f"$numberDecimal {text!r} is not a Decimal128 number") from None
 
-    def _uuid(self, value):
+    def _uuid(self, value: Any) -> Any:
         from bson import Binary
 
         text = self._text(value, "$uuid")
@@ -139,7 +138,7 @@ class _Decoder:
                            f"not {text!r}")
         return Binary(uuid.UUID(text).bytes, 4)
 
-    def _binary(self, doc: dict):
+    def _binary(self, doc: dict[str, Any]) -> Any:
         import base64
         import binascii
 
@@ -166,7 +165,7 @@ class _Decoder:
             raise BadInput(f"a UUID (BinData subtype 4) has 16 bytes, not {len(raw)}")
         return Binary(raw, number)
 
-    def _code(self, doc: dict):
+    def _code(self, doc: dict[str, Any]) -> Any:
         from bson import Code
 
         if not set(doc) <= {"$code", "$scope"}:
@@ -176,7 +175,7 @@ class _Decoder:
             raise BadInput("$scope needs a document")
         return Code(self._text(doc["$code"], "$code"), scope)
 
-    def _date(self, value):
+    def _date(self, value: Any) -> Any:
         from bson import DatetimeMS
 
         if isinstance(value, dict) and set(value) == {"$numberLong"}:
@@ -206,7 +205,7 @@ class _Decoder:
         delta = moment - _EPOCH
         return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
-    def _timestamp(self, value):
+    def _timestamp(self, value: Any) -> Any:
         from bson import Timestamp
 
         if not isinstance(value, dict) or set(value) != {"t", "i"} or not all(
@@ -216,7 +215,7 @@ class _Decoder:
                            "unsigned 32-bit integers")
         return Timestamp(value["t"], value["i"])
 
-    def _regular_expression(self, value):
+    def _regular_expression(self, value: Any) -> Any:
         from bson import Regex
 
         if not isinstance(value, dict) or set(value) != {"pattern", "options"}:
@@ -224,31 +223,31 @@ class _Decoder:
         return Regex(self._text(value["pattern"], "pattern"),
                      self._text(value["options"], "options"))
 
-    def _symbol(self, value):
+    def _symbol(self, value: Any) -> Any:
         return self._text(value, "$symbol")
 
-    def _min_key(self, value):
+    def _min_key(self, value: Any) -> Any:
         from bson import MinKey
 
         if value != 1:
             raise BadInput("$minKey needs the value 1")
         return MinKey()
 
-    def _max_key(self, value):
+    def _max_key(self, value: Any) -> Any:
         from bson import MaxKey
 
         if value != 1:
             raise BadInput("$maxKey needs the value 1")
         return MaxKey()
 
-    def _undefined(self, value):
+    def _undefined(self, value: Any) -> Any:
         from labkit.model.bson_order import UNDEFINED
 
         if value is not True:
             raise BadInput("$undefined needs the value true")
         return UNDEFINED
 
-    _SINGLE = {
+    _SINGLE: dict[str, Callable[[_Decoder, Any], Any]] = {
         "$oid": _oid, "$numberInt": _int, "$numberLong": _long, "$numberDouble": _double,
         "$numberDecimal": _decimal, "$uuid": _uuid, "$date": _date, "$timestamp": _timestamp,
         "$regularExpression": _regular_expression, "$symbol": _symbol, "$minKey": _min_key,
@@ -267,7 +266,7 @@ def _json_int(text: str) -> int:
     return number
 
 
-def _check_depth_and_text(value, where: str, strings: bool) -> None:
+def _check_depth_and_text(value: Any, where: str, strings: bool) -> None:
     """Refuse nesting beyond MongoDB's limit and (if ``strings``) text that is not UTF-8."""
     stack = [(value, 1)]
     while stack:
@@ -301,7 +300,7 @@ def _utf8(text: str, where: str) -> None:
                        "valid UTF-8 (BSON strings are UTF-8)") from None
 
 
-def _loads(text: str, where: str, query: bool = False, depth: bool = True):
+def _loads(text: str, where: str, query: bool = False, depth: bool = True) -> Any:
     try:
         value = json.loads(text, object_hook=_Decoder(query), parse_int=_json_int)
     except RecursionError:
@@ -323,11 +322,12 @@ def _might_be_deep(text: str) -> bool:
     return count > MAX_DEPTH
 
 
-def parse(text: str, where: str = "the input") -> list[dict]:
+def parse(text: str, where: str = "the input") -> list[Document]:
     """Parse Extended JSON: an array of documents, or one document per line."""
     stripped = text.strip().lstrip("\ufeff")
     if not stripped:
         raise BadInput(f"{where} is empty: no documents")
+    docs: list[Document]
     if stripped.startswith("["):
         docs = _loads(stripped, where)
         if not isinstance(docs, list):
@@ -349,14 +349,14 @@ def parse(text: str, where: str = "the input") -> list[dict]:
     return docs
 
 
-def parse_value(text: str, where: str = "the filter"):
+def parse_value(text: str, where: str = "the filter") -> Any:
     """Parse one Extended JSON value (a filter, an operand); ``$regex`` stays an operator."""
     if not text.strip():
         raise BadInput(f"{where} is empty")
     return _loads(text, where, query=True)
 
 
-def read(path: str | Path) -> list[dict]:
+def read(path: str | Path) -> list[Document]:
     """Read a fixture file (Extended JSON) into documents with their exact BSON types."""
     try:
         data = Path(path).read_bytes()
@@ -375,28 +375,29 @@ def names() -> list[str]:
     return sorted(p.stem for p in DATA.glob("*.json"))
 
 
-def load(name: str) -> list[dict]:
+def load(name: str) -> list[Document]:
     """The documents of collection ``name`` from ``data/<name>.json``."""
     if name not in names():
         raise BadInput(f"no fixture {name!r}; known: {', '.join(names())}")
     return read(DATA / f"{name}.json")
 
 
-def insert(database, name: str, docs: list[dict] | None = None):
+def insert(database: Database[Any], name: str,
+           docs: list[Document] | None = None) -> Collection[Any]:
     """Insert a fixture (or the given documents) as collection ``name``; return the collection."""
     collection = database[name]
     collection.insert_many(docs if docs is not None else load(name))
     return collection
 
 
-def dumps(value) -> str:
+def dumps(value: Any) -> str:
     """Relaxed Extended JSON, for printing ``_id`` values and documents."""
     from bson import json_util
 
     return json_util.dumps(_printable(value), json_options=json_util.RELAXED_JSON_OPTIONS)
 
 
-def _printable(value):
+def _printable(value: Any) -> Any:
     """Values json_util cannot write, as the Extended JSON that reads back to them."""
     from bson import Binary
 
@@ -413,6 +414,6 @@ def _printable(value):
     return value
 
 
-def relaxed(value):
+def relaxed(value: Any) -> Any:
     """A value as plain JSON data in relaxed Extended JSON."""
     return json.loads(dumps(value))

@@ -1,9 +1,8 @@
-"""Query filters and aggregation expressions for the model, compiled once and then applied
+"""Query filters as ``find`` applies them, with type bracketing, compiled once and then applied
 to each document; a filter MongoDB would reject is rejected while compiling."""
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
 import math
 import re
@@ -17,17 +16,17 @@ from labkit.model.bson_order import (
     MISSING,
     NUMBER_TYPES,
     UNDEFINED,
+    Document,
     bson_type,
-    compare,
     key,
-    millis,
     regex_flags,
 )
+from labkit.model.convert import Number, as_number
+from labkit.model.expr import SIGN_TESTS, Expression, compile_expression, deeper, truthy
 
-MAX_DEPTH = 100  # MongoDB's limit on the nesting of a filter (and of a BSON document)
-
-Test = Callable[[dict], bool]
-Values = list[Any]
+Test = Callable[[Document], bool]  # whether a document matches
+Values = list[Any]  # the values a path reaches in one document
+ValuesTest = Callable[[Values], bool]
 
 TYPE_CODES = {
     1: "double", 2: "string", 3: "object", 4: "array", 5: "binData", 6: "undefined",
@@ -45,7 +44,7 @@ class _Whole:
 
     __slots__ = ("array",)
 
-    def __init__(self, array: list) -> None:
+    def __init__(self, array: list[Any]) -> None:
         self.array = array
 
 
@@ -82,7 +81,7 @@ def _walk(value: Any, parts: tuple[str, ...], i: int, v9: bool, out: Values) -> 
     out.append(value)
 
 
-def _positional(array: list, parts: tuple[str, ...], i: int, v9: bool, out: Values) -> None:
+def _positional(array: list[Any], parts: tuple[str, ...], i: int, v9: bool, out: Values) -> None:
     head, found = parts[i], False
     index = int(head)
     if index < len(array):
@@ -100,14 +99,14 @@ def _positional(array: list, parts: tuple[str, ...], i: int, v9: bool, out: Valu
         out.append(MISSING)
 
 
-def _path_reader(path: str, v9: bool) -> Callable[[dict], Values]:
+def _path_reader(path: str, v9: bool) -> Callable[[Document], Values]:
     parts = tuple(path.split("."))
     if len(parts) == 1:
-        def read_one(doc: dict) -> Values:
+        def read_one(doc: Document) -> Values:
             return [doc.get(path, MISSING)]
         return read_one
 
-    def read(doc: dict) -> Values:
+    def read(doc: Document) -> Values:
         out: Values = []
         _walk(doc, parts, 0, v9, out)
         return out
@@ -128,7 +127,12 @@ def _expand(values: Values) -> Values:
     return out
 
 
-def _arrays(values: Values) -> list[list]:
+def _any_expanded(test: Callable[[Any], bool]) -> ValuesTest:
+    """A test that passes when any value a path reaches passes ``test``, arrays expanded."""
+    return lambda values: any(test(c) for c in _expand(values))
+
+
+def _arrays(values: Values) -> list[list[Any]]:
     out = []
     for value in values:
         if type(value) is list:
@@ -140,13 +144,7 @@ def _arrays(values: Values) -> list[list]:
 
 # Comparisons with type bracketing ------------------------------------------------------------
 
-_OPS = {
-    "$eq": lambda s: s == 0, "$gt": lambda s: s > 0, "$gte": lambda s: s >= 0,
-    "$lt": lambda s: s < 0, "$lte": lambda s: s <= 0,
-}
-
-
-def _comparison(op: str, operand: Any) -> Callable[[Values], bool]:
+def _comparison(op: str, operand: Any) -> ValuesTest:
     """``{$eq|$gt|…: operand}`` on the candidates: only values in the operand's bracket."""
     if operand is UNDEFINED:
         raise BadInput(f"{op}: cannot compare to undefined")
@@ -156,7 +154,7 @@ def _comparison(op: str, operand: Any) -> Callable[[Values], bool]:
         return lambda candidates: any(c is None or c is MISSING for c in candidates)
     wanted = key(operand)
     rank = wanted[0]
-    test = _OPS[op]
+    test = SIGN_TESTS[op]
     if rank in (0, 15):  # MinKey and MaxKey compare with every type
         def across(candidates: Values) -> bool:
             for c in candidates:
@@ -230,7 +228,7 @@ def _is_regex(value: Any) -> bool:
     return isinstance(value, Regex | re.Pattern)
 
 
-def _equality(item: Any) -> Callable[[Values], bool]:
+def _equality(item: Any) -> ValuesTest:
     """What an element of ``$in``/``$all`` or an implicit equality tests."""
     if _is_regex(item):
         test = _regex(item)
@@ -259,24 +257,15 @@ def _type_test(wanted: Any) -> Callable[[Any], bool]:
     return lambda value: value is not MISSING and bson_type(value) in kinds
 
 
-def _number(value: Any) -> Any:
-    """A number as a Python int, float or Decimal; None if it is not a number."""
-    kind = type(value)
-    if kind is int or kind is float:
-        return value
-    if kind is Int64:
-        return int(value)
-    if kind is Decimal128:
-        return value.to_decimal()
-    return None
-
-
 def _mod_test(operand: Any) -> Callable[[Any], bool]:
     if not isinstance(operand, list) or len(operand) != 2:
         raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
-    numbers = [_number(x) for x in operand]
-    if any(x is None or isinstance(x, bool) for x in numbers):
-        raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
+    numbers: list[Number] = []
+    for item in operand:
+        number = as_number(item)
+        if number is None:
+            raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
+        numbers.append(number)
     if any(not math.isfinite(x) if not isinstance(x, decimal.Decimal) else not x.is_finite()
            for x in numbers):
         raise BadInput("$mod: the divisor and remainder must be finite numbers")
@@ -285,7 +274,7 @@ def _mod_test(operand: Any) -> Callable[[Any], bool]:
         raise BadInput("$mod: the divisor cannot be 0")
 
     def test(value: Any) -> bool:
-        number = _number(value) if type(value) is not bool else None
+        number = as_number(value) if type(value) is not bool else None
         if number is None:
             return False
         if isinstance(number, decimal.Decimal):
@@ -299,8 +288,8 @@ def _mod_test(operand: Any) -> Callable[[Any], bool]:
     return test
 
 
-def _size_test(operand: Any) -> Callable[[list], bool]:
-    number = _number(operand) if not isinstance(operand, bool) else None
+def _size_test(operand: Any) -> Callable[[list[Any]], bool]:
+    number = as_number(operand) if not isinstance(operand, bool) else None
     if number is None:
         raise BadInput("$size needs a number")
     if number != number or number != int(number):
@@ -314,17 +303,10 @@ def _size_test(operand: Any) -> Callable[[list], bool]:
 # Compiling a filter ---------------------------------------------------------------------------
 
 
-def _depth(depth: int) -> int:
-    if depth > MAX_DEPTH:
-        raise BadInput(f"the filter is nested more than {MAX_DEPTH} levels deep "
-                       "(MongoDB's limit)")
-    return depth + 1
-
-
 def compile_filter(query: Any, version: str, depth: int = 0) -> Test:
     """A function telling whether a document matches ``query``; BadInput if MongoDB would
     refuse the filter."""
-    depth = _depth(depth)
+    depth = deeper(depth)
     if not isinstance(query, dict):
         raise BadInput("a filter is a document")
     tests: list[Test] = []
@@ -335,7 +317,7 @@ def compile_filter(query: Any, version: str, depth: int = 0) -> Test:
             tests.append(_logical(name, condition, version, depth))
         elif name == "$expr":
             expression = compile_expression(condition, depth)
-            tests.append(lambda doc, e=expression: truthy(e(doc)))
+            tests.append(_truthy_test(expression))
         elif name == "$comment":
             continue
         elif name.startswith("$"):
@@ -345,6 +327,10 @@ def compile_filter(query: Any, version: str, depth: int = 0) -> Test:
     if len(tests) == 1:
         return tests[0]
     return lambda doc: all(test(doc) for test in tests)
+
+
+def _truthy_test(expression: Expression) -> Test:
+    return lambda doc: truthy(expression(doc))
 
 
 def _logical(name: str, clauses: Any, version: str, depth: int) -> Test:
@@ -374,11 +360,10 @@ def _field_test(path: str, condition: Any, version: str, depth: int) -> Test:
     return lambda doc: check(read(doc))
 
 
-def _condition(condition: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _condition(condition: Any, version: str, depth: int) -> ValuesTest:
     """A test on the values a path reaches: an operator object, a regex or an equality."""
     if _is_regex(condition):
-        test = _regex(condition)
-        return lambda values: any(test(c) for c in _expand(values))
+        return _any_expanded(_regex(condition))
     if not _is_operator_object(condition):
         eq = _comparison("$eq", condition)
         return lambda values: eq(_expand(values))
@@ -388,8 +373,8 @@ def _condition(condition: Any, version: str, depth: int) -> Callable[[Values], b
     return lambda values: all(test(values) for test in tests)
 
 
-def _operators(condition: dict, version: str, depth: int) -> list[Callable[[Values], bool]]:
-    tests: list[Callable[[Values], bool]] = []
+def _operators(condition: dict[str, Any], version: str, depth: int) -> list[ValuesTest]:
+    tests: list[ValuesTest] = []
     if "$options" in condition and "$regex" not in condition:
         raise BadInput("$options needs a $regex beside it")
     for op, operand in condition.items():
@@ -398,15 +383,14 @@ def _operators(condition: dict, version: str, depth: int) -> list[Callable[[Valu
         if op == "$options":
             continue
         if op == "$regex":
-            test = _regex(operand, condition.get("$options"))
-            tests.append(lambda values, t=test: any(t(c) for c in _expand(values)))
+            tests.append(_any_expanded(_regex(operand, condition.get("$options"))))
         else:
             tests.append(_operator(op, operand, version, depth))
     return tests
 
 
-def _operator(op: str, operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
-    if op in _OPS:
+def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    if op in SIGN_TESTS:
         comparison = _comparison(op, operand)
         return lambda values: comparison(_expand(values))
     if op == "$ne":
@@ -421,8 +405,7 @@ def _operator(op: str, operand: Any, version: str, depth: int) -> Callable[[Valu
         wanted = truthy(operand)
         return lambda values: any(v is not MISSING for v in values) == wanted
     if op == "$type":
-        type_test = _type_test(operand)
-        return lambda values: any(type_test(c) for c in _expand(values))
+        return _any_expanded(_type_test(operand))
     if op == "$not":
         return _not(operand, version, depth)
     if op == "$elemMatch":
@@ -435,12 +418,11 @@ def _operator(op: str, operand: Any, version: str, depth: int) -> Callable[[Valu
     if op == "$all":
         return _all(operand, version, depth)
     if op == "$mod":
-        mod_test = _mod_test(operand)
-        return lambda values: any(mod_test(c) for c in _expand(values))
+        return _any_expanded(_mod_test(operand))
     raise BadInput(f"the model does not know the query operator {op}")
 
 
-def _in_test(op: str, operand: Any) -> Callable[[Values], bool]:
+def _in_test(op: str, operand: Any) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput(f"{op} needs an array")
     for item in operand:
@@ -450,7 +432,7 @@ def _in_test(op: str, operand: Any) -> Callable[[Values], bool]:
     return lambda candidates: any(test(candidates) for test in tests)
 
 
-def _not(operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _not(operand: Any, version: str, depth: int) -> ValuesTest:
     if _is_regex(operand):
         test = _regex(operand)
         return lambda values: not any(test(c) for c in _expand(values))
@@ -460,7 +442,7 @@ def _not(operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
         raise BadInput("$not cannot be empty")
     if not _is_operator_object(operand):
         raise BadInput("$not needs a document of operators, such as {\"$gt\": 5}")
-    tests = _operators(operand, version, _depth(depth))
+    tests = _operators(operand, version, deeper(depth))
     return lambda values: not all(test(values) for test in tests)
 
 
@@ -470,7 +452,7 @@ def _elem_match(operand: Any, version: str, depth: int) -> Callable[[Any], bool]
         raise BadInput("$elemMatch needs a document")
     first = next(iter(operand), None)
     if first is not None and first.startswith("$") and first not in _OBJECT_LEVEL:
-        tests = _operators(operand, version, _depth(depth))
+        tests = _operators(operand, version, deeper(depth))
         # Each element is one value: an array element is not expanded again.
         return lambda element: all(test([_Whole(element)] if type(element) is list
                                         else [element]) for test in tests)
@@ -485,7 +467,7 @@ def _elem_match(operand: Any, version: str, depth: int) -> Callable[[Any], bool]
     return on_document
 
 
-def _all(operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
+def _all(operand: Any, version: str, depth: int) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput("$all needs an array")
     if not operand:
@@ -503,332 +485,3 @@ def _all(operand: Any, version: str, depth: int) -> Callable[[Values], bool]:
             raise BadInput(f"$all: cannot nest an operator ({next(iter(item))}) inside $all")
     equalities = [_equality(item) for item in operand]
     return lambda values: all(test(_expand(values)) for test in equalities)
-
-
-# Aggregation expressions ($expr) --------------------------------------------------------------
-
-
-def field_path(doc: Any, path: str) -> Any:
-    """What ``"$path"`` evaluates to: through arrays, the array of what each element holds."""
-    return _aggregate_get(doc, tuple(path.split(".")), 0)
-
-
-def _aggregate_get(value: Any, parts: tuple[str, ...], i: int) -> Any:
-    while i < len(parts):
-        if isinstance(value, dict):
-            if parts[i] not in value:
-                return MISSING
-            value = value[parts[i]]
-            i += 1
-        elif type(value) is list:
-            out = []
-            for element in value:
-                if isinstance(element, dict) or type(element) is list:
-                    found = _aggregate_get(element, parts, i)
-                    if found is not MISSING:
-                        out.append(found)
-            return out
-        else:
-            return MISSING
-    return value
-
-
-def truthy(value: Any) -> bool:
-    """How ``$expr`` and ``$and``/``$or``/``$not`` read a value as true or false."""
-    if value is None or value is MISSING or value is UNDEFINED or value is False:
-        return False
-    number = _number(value)
-    return number is None or number != 0
-
-
-Expression = Callable[[dict], Any]
-
-
-def compile_expression(expression: Any, depth: int = 0) -> Expression:
-    """A function evaluating an aggregation expression on one document."""
-    depth = _depth(depth)
-    if isinstance(expression, str) and expression.startswith("$"):
-        return _field_expression(expression)
-    if isinstance(expression, list):
-        items = [compile_expression(item, depth) for item in expression]
-        return lambda doc: [item(doc) for item in items]
-    if isinstance(expression, dict) and expression:
-        names = list(expression)
-        if any(isinstance(name, str) and name.startswith("$") for name in names):
-            if len(names) != 1:
-                raise BadInput("an expression object with an operator holds exactly one field, "
-                               f"not {', '.join(map(str, names))}")
-            return _expression_operator(names[0], expression[names[0]], depth)
-        fields = {name: compile_expression(value, depth) for name, value in expression.items()}
-
-        def build(doc: dict) -> dict:
-            out = {}
-            for name, field in fields.items():
-                value = field(doc)
-                if value is not MISSING:
-                    out[name] = value
-            return out
-        return build
-    return lambda doc: expression
-
-
-def _field_expression(text: str) -> Expression:
-    if text.startswith("$$"):
-        variable, _, rest = text[2:].partition(".")
-        if variable not in ("ROOT", "CURRENT"):
-            raise BadInput(f"the model does not know the variable $${variable}")
-        if not rest:
-            return lambda doc: doc
-        text = "$" + rest
-    parts = tuple(text[1:].split("."))
-    if any(not part or part.startswith("$") for part in parts):
-        raise BadInput(f"{text!r} is not a valid field path")
-    return lambda doc: _aggregate_get(doc, parts, 0)
-
-
-def _arguments(op: str, args: Any, depth: int, count: int | None = None,
-               at_least: int | None = None) -> list[Expression]:
-    items = args if isinstance(args, list) else [args]
-    if count is not None and len(items) != count:
-        raise BadInput(f"expression {op} takes exactly {count} argument"
-                       f"{'s' if count != 1 else ''}; {len(items)} were given")
-    if at_least is not None and len(items) < at_least:
-        raise BadInput(f"expression {op} needs at least {at_least} arguments")
-    return [compile_expression(item, depth) for item in items]
-
-
-def _expression_operator(op: str, args: Any, depth: int) -> Expression:
-    if op == "$literal":
-        return lambda doc: args
-    if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
-        left, right = _arguments(op, args, depth, count=2)
-        test = _OPS.get(op)
-
-        def comparison(doc: dict) -> Any:
-            step = compare(left(doc), right(doc))
-            if op == "$cmp":
-                return step
-            return step != 0 if op == "$ne" else test(step)
-        return comparison
-    if op in ("$and", "$or"):
-        items = _arguments(op, args, depth)
-        if op == "$and":
-            return lambda doc: all(truthy(item(doc)) for item in items)
-        return lambda doc: any(truthy(item(doc)) for item in items)
-    if op == "$not":
-        (item,) = _arguments(op, args, depth, count=1)
-        return lambda doc: not truthy(item(doc))
-    if op == "$in":
-        needle, haystack = _arguments(op, args, depth, count=2)
-        return lambda doc: _expression_in(needle(doc), haystack(doc))
-    if op == "$type":
-        (item,) = _arguments(op, args, depth, count=1)
-        return lambda doc: bson_type(item(doc))
-    if op == "$isNumber":
-        (item,) = _arguments(op, args, depth, count=1)
-        return lambda doc: bson_type(item(doc)) in NUMBER_TYPES
-    if op == "$ifNull":
-        items = _arguments(op, args, depth, at_least=2)
-        return lambda doc: _if_null(items, doc)
-    if op in _CONVERSIONS:
-        (item,) = _arguments(op, args, depth, count=1)
-        target = _CONVERSIONS[op]
-        return lambda doc: convert(item(doc), target)
-    if op == "$convert":
-        return _convert_expression(args, depth)
-    raise BadInput(f"the model does not know the expression operator {op}")
-
-
-def _expression_in(needle: Any, haystack: Any) -> bool:
-    if type(haystack) is not list:
-        raise BadInput("$in needs an array as its second argument, found "
-                       f"{bson_type(haystack)} (MongoDB fails the whole query)")
-    wanted = key(needle)
-    return any(key(item) == wanted for item in haystack)
-
-
-def _if_null(items: list[Expression], doc: dict) -> Any:
-    for item in items[:-1]:
-        value = item(doc)
-        if value is not None and value is not MISSING and value is not UNDEFINED:
-            return value
-    return items[-1](doc)
-
-
-# Conversions ($toString, $toDouble, $toDecimal, $convert) -------------------------------------
-
-_CONVERSIONS = {"$toString": "string", "$toDouble": "double", "$toDecimal": "decimal",
-                "$toInt": "int", "$toLong": "long", "$toBool": "bool"}
-_CONVERT_TARGETS = {"string", "double", "decimal", "int", "long", "bool"}
-_TARGET_CODES = {1: "double", 2: "string", 8: "bool", 16: "int", 18: "long", 19: "decimal"}
-_NUMERIC_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_INTEGER_TEXT = re.compile(r"[+-]?\d+")
-
-
-class ConversionFailure(BadInput):
-    """A conversion MongoDB fails (the whole query fails unless ``onError`` is given)."""
-
-
-class _Unsupported(BadInput):
-    """A conversion whose exact result the model cannot say (it would guess, so it refuses)."""
-
-
-def _target(to: Any) -> str:
-    if isinstance(to, str) and to in _CONVERT_TARGETS:
-        return to
-    if isinstance(to, int) and not isinstance(to, bool) and to in _TARGET_CODES:
-        return _TARGET_CODES[to]
-    raise BadInput(f"$convert: the model converts to {', '.join(sorted(_CONVERT_TARGETS))}; "
-                   f"not {to!r}")
-
-
-def _convert_expression(args: Any, depth: int) -> Expression:
-    if not isinstance(args, dict) or "input" not in args or "to" not in args:
-        raise BadInput("$convert needs a document with 'input' and 'to'")
-    unknown = sorted(set(args) - {"input", "to", "onError", "onNull"})
-    if unknown:
-        raise BadInput(f"$convert: unknown field {unknown[0]!r}")
-    source = compile_expression(args["input"], depth)
-    to = compile_expression(args["to"], depth)
-    on_error = compile_expression(args["onError"], depth) if "onError" in args else None
-    on_null = compile_expression(args["onNull"], depth) if "onNull" in args else None
-
-    def run(doc: dict) -> Any:
-        target = _target(to(doc))
-        value = source(doc)
-        if value is None or value is MISSING or value is UNDEFINED:
-            return on_null(doc) if on_null is not None else None
-        try:
-            return convert(value, target)
-        except ConversionFailure:
-            if on_error is None:
-                raise
-            return on_error(doc)
-    return run
-
-
-def _fail(value: Any, target: str) -> ConversionFailure:
-    return ConversionFailure(f"cannot convert {bson_type(value)} {value!r} to {target} "
-                             "(MongoDB fails the whole query; $convert with onError avoids it)")
-
-
-def convert(value: Any, target: str) -> Any:
-    """``value`` converted as ``$convert`` does to ``target``; null stays null."""
-    if value is None or value is MISSING or value is UNDEFINED:
-        return None
-    kind = bson_type(value)
-    return _CONVERTERS[target](value, kind)
-
-
-def _to_double(value: Any, kind: str) -> float:
-    if kind == "double":
-        return value
-    if kind == "bool":
-        return 1.0 if value else 0.0
-    if kind in ("int", "long"):
-        return float(int(value))
-    if kind == "decimal":
-        number = value.to_decimal()
-        result = float(number)
-        if math.isinf(result) and number.is_finite():
-            raise _fail(value, "double")
-        return result
-    if kind == "date":
-        return float(millis(value))
-    if kind == "string":
-        return float(_numeric_string(value, "double"))
-    raise _fail(value, "double")
-
-
-def _numeric_string(text: str, target: str) -> decimal.Decimal:
-    if _NUMERIC_TEXT.fullmatch(text):
-        return decimal.Decimal(text)
-    if text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
-        raise _Unsupported(f"the model does not say how MongoDB converts {text!r} to {target}")
-    raise _fail(text, target)
-
-
-def _to_decimal(value: Any, kind: str) -> Decimal128:
-    if kind == "decimal":
-        return value
-    if kind == "bool":
-        return Decimal128(str(int(value)))
-    if kind in ("int", "long", "date"):
-        return Decimal128(str(int(value) if kind != "date" else millis(value)))
-    if kind == "double":
-        if not math.isfinite(value):
-            return Decimal128(str(value).replace("inf", "Infinity").replace("nan", "NaN"))
-        return Decimal128(f"{value:.14e}")  # MongoDB keeps 15 significant digits
-    if kind == "string":
-        number = _numeric_string(value, "decimal")
-        try:
-            return Decimal128(number)
-        except (ValueError, decimal.DecimalException):
-            raise _fail(value, "decimal") from None
-    raise _fail(value, "decimal")
-
-
-def _to_string(value: Any, kind: str) -> str:
-    if kind == "string":
-        return value
-    if kind == "bool":
-        return "true" if value else "false"
-    if kind in ("int", "long"):
-        return str(int(value))
-    if kind == "decimal":
-        return str(value)
-    if kind == "objectId":
-        return str(value)
-    if kind == "double" and math.isfinite(value) and value == int(value) \
-            and abs(value) < 2**53 and not (value == 0 and math.copysign(1, value) < 0):
-        return str(int(value))
-    if kind == "date":
-        moment = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-        try:
-            moment += dt.timedelta(milliseconds=millis(value))
-        except OverflowError:
-            raise _Unsupported(f"the model does not format the date {value!r}") from None
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    if kind in ("object", "array", "minKey", "maxKey", "javascriptWithScope"):
-        raise _fail(value, "string")
-    raise _Unsupported(f"the model does not say how MongoDB writes the {kind} {value!r} "
-                       "as a string")
-
-
-def _to_integer(bits: int, target: str) -> Callable[[Any, str], int | Int64]:
-    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1)
-
-    def run(value: Any, kind: str) -> int | Int64:
-        if kind in ("bool", "int", "long"):
-            number = int(value)
-        elif kind in ("double", "decimal"):
-            exact = value.to_decimal() if kind == "decimal" else value
-            if exact != exact or exact in (math.inf, -math.inf) or (
-                    isinstance(exact, decimal.Decimal) and not exact.is_finite()):
-                raise _fail(value, target)
-            number = int(exact)  # truncated toward zero
-        elif kind == "string" and _INTEGER_TEXT.fullmatch(value):
-            number = int(value)
-        elif kind == "date" and target == "long":
-            number = millis(value)
-        else:
-            raise _fail(value, target)
-        if not low <= number < high:
-            raise _fail(value, target)
-        return number if target == "int" else Int64(number)
-    return run
-
-
-def _to_bool(value: Any, kind: str) -> bool:
-    if kind == "bool":
-        return value
-    number = _number(value)
-    if number is not None:
-        return number != 0
-    return True
-
-
-_CONVERTERS: dict[str, Callable[[Any, str], Any]] = {
-    "double": _to_double, "decimal": _to_decimal, "string": _to_string,
-    "int": _to_integer(32, "int"), "long": _to_integer(64, "long"), "bool": _to_bool,
-}

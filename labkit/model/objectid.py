@@ -9,19 +9,15 @@ after 0xffffff and the timestamp after 0xffffffff, as the layout implies.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 import re
 import secrets
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from labkit.engines.idworker import WORKER_URI_VARIABLE
-from labkit.errors import BadInput, LabkitError
+from labkit.errors import BadInput
 
 MAX_TIMESTAMP = 2**32 - 1
 MAX_RANDOM = 2**40 - 1
@@ -49,7 +45,7 @@ class Parts:
         """The creation time encoded in the timestamp field (UTC, whole seconds)."""
         return dt.datetime.fromtimestamp(self.timestamp, tz=dt.UTC)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The fields as ``labkit objectid explain --json`` prints them."""
         return {
             "hex": self.hex,
@@ -77,7 +73,7 @@ def _check_range(name: str, value: int, top: int) -> int:
     return value
 
 
-def split(value) -> Parts:
+def split(value: object) -> Parts:
     """Split an ObjectId (24 hex characters, 12 bytes, or a ``bson.ObjectId``) into its parts."""
     raw = _as_bytes(value)
     return Parts(
@@ -87,7 +83,7 @@ def split(value) -> Parts:
     )
 
 
-def _as_bytes(value) -> bytes:
+def _as_bytes(value: object) -> bytes:
     if isinstance(value, str):
         value = value.strip()  # a pasted ID often carries a newline
         if not _HEX24.match(value):
@@ -111,12 +107,12 @@ def build(timestamp: int, random: int, counter: int) -> str:
     return f"{timestamp:08x}{random:010x}{counter:06x}"
 
 
-def explain(value) -> dict:
+def explain(value: object) -> dict[str, Any]:
     """Return hex, timestamp, datetime (ISO 8601, ``Z``), random (10 hex) and counter."""
     return split(value).to_dict()
 
 
-def spaced(value) -> str:
+def spaced(value: object) -> str:
     """An ObjectId's hex with its three fields apart: ``6ac71201 a9fded4f0c 2e7ec8``."""
     hex_id = split(value).hex
     return f"{hex_id[:8]} {hex_id[8:18]} {hex_id[18:]}"
@@ -202,59 +198,7 @@ def driver_ids_from_counter(counter: int, count: int) -> list[str]:
     return [str(ObjectId()) for _ in range(count)]
 
 
-# Several processes ------------------------------------------------------------------
-
-
-def start_of_next_second_ns(lead_s: float = 1.5, offset_ms: int = 100) -> int:
-    """A moment ``offset_ms`` into the first whole second at least ``lead_s`` from now."""
-    now = time.time_ns()
-    return ((now + int(lead_s * 1e9)) // 1_000_000_000 + 1) * 1_000_000_000 + offset_ms * 1_000_000
-
-
-def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
-                 offsets_ms: list[int] | None = None, uri: str | None = None,
-                 database: str | None = None, collection: str = "events",
-                 kind: str = "objectid") -> list[dict]:
-    """Make IDs (pymongo ObjectIds, or ``kind="uuid7"``) in one fresh process per label, at once.
-
-    Each process waits until ``start_ns`` plus its offset, then makes ``count``
-    IDs (and, given ``uri``, inserts each one). Returns one dict per process:
-    ``label``, ``ids`` (hex) and ``clock_ns`` (the process's clock at each ID).
-    """
-    start_ns = start_ns or start_of_next_second_ns()
-    offsets_ms = offsets_ms or [0] * len(labels)
-    procs = []
-    for label, offset in zip(labels, offsets_ms, strict=True):
-        cmd = [sys.executable, "-m", "labkit.engines.idworker", "--label", label,
-               "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count),
-               "--kind", kind]
-        env = None
-        if uri:  # in the environment, not on the command line, which every local user can read
-            cmd += ["--db", database, "--collection", collection]
-            env = {**os.environ, WORKER_URI_VARIABLE: uri}
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env=env))
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=120)
-        if proc.returncode != 0:
-            raise LabkitError(f"an ID-making process failed: {err.strip()[-500:]}")
-        results.append(json.loads(out))
-    return results
-
-
-def rows(results: list[dict]) -> list[dict]:
-    """One row per ID made by ``in_processes``: process, fields, and the clock in ms."""
-    out = []
-    for result in results:
-        for hex_id, clock_ns in zip(result["ids"], result["clock_ns"], strict=True):
-            out.append({"process": result["label"], **explain(hex_id),
-                        "clock": iso_z(dt.datetime.fromtimestamp(clock_ns / 1e9, tz=dt.UTC)),
-                        "clock_ns": clock_ns})
-    return out
-
-
-def sorted_by_id(table: list[dict]) -> list[dict]:
+def sorted_by_id(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows in the order ``sort({_id: 1})`` returns them: by the 12 bytes."""
     return sorted(table, key=lambda row: row["hex"])
 
@@ -265,7 +209,7 @@ RECORDED_INVERSION = (  # the course chapter's run: process, random, first count
 )
 
 
-def inversion_example(second: int = 0x6AC71201) -> list[dict]:
+def inversion_example(second: int = 0x6AC71201) -> list[dict[str, Any]]:
     """The chapter's run rebuilt exactly: A inserts 3 IDs, B 3 more ~250 ms later; sort by ``_id``.
 
     Both processes are in the same second, so their random values decide the
@@ -280,7 +224,7 @@ def inversion_example(second: int = 0x6AC71201) -> list[dict]:
     return sorted_by_id(table)
 
 
-def skew_example(skew_s: int = -2, second: int = 1_700_000_000) -> list[dict]:
+def skew_example(skew_s: int = -2, second: int = 1_700_000_000) -> list[dict[str, Any]]:
     """A writes with a true clock; B, one second later, has a clock ``skew_s`` seconds off.
 
     Sorted by ``_id``, B's later write comes first whenever its clock is behind.

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from typing import Any
 
 from labkit.errors import BadInput
 from labkit.model.objectid import iso_z
 
 
-def parse(value) -> uuid.UUID:
+def parse(value: object) -> uuid.UUID:
     """Parse a UUID from text (hyphens, braces and ``urn:uuid:`` allowed) or a UUID object."""
     if isinstance(value, uuid.UUID):
         return value
@@ -39,7 +40,7 @@ def variant_bits(u: uuid.UUID) -> str:
 _VARIANT_NAMES = {"0": "ncs", "10": "rfc9562", "110": "microsoft", "111": "future"}
 
 
-def v7_fields(u: uuid.UUID) -> dict:
+def v7_fields(u: uuid.UUID) -> dict[str, Any]:
     """The UUIDv7 fields: 48-bit ``unix_ts_ms``, 12-bit ``rand_a``, 62-bit ``rand_b``."""
     value = u.int
     unix_ts_ms = value >> 80
@@ -61,7 +62,7 @@ def _ms_to_text(unix_ts_ms: int) -> str:
     return iso_z(dt.datetime.fromtimestamp(unix_ts_ms / 1000, tz=dt.UTC))
 
 
-def explain(value) -> dict:
+def explain(value: object) -> dict[str, Any]:
     """Return the UUID, its version, its variant and, for version 7, its fields."""
     u = parse(value)
     bits = variant_bits(u)

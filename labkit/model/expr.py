@@ -1,0 +1,200 @@
+"""Aggregation expressions as ``$expr`` evaluates them, compiled once and then applied to each
+document; an expression MongoDB would reject is rejected while compiling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from labkit.errors import BadInput, ConversionFailure
+from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, compare, key
+from labkit.model.convert import CONVERSION_OPERATORS, as_number, conversion_target, convert
+
+MAX_DEPTH = 100  # MongoDB's limit on the nesting of a filter (and of a BSON document)
+
+Expression = Callable[[dict[str, Any]], Any]
+
+# What each comparison operator asks of the sign of a comparison (-1, 0 or 1).
+SIGN_TESTS: dict[str, Callable[[int], bool]] = {
+    "$eq": lambda s: s == 0, "$gt": lambda s: s > 0, "$gte": lambda s: s >= 0,
+    "$lt": lambda s: s < 0, "$lte": lambda s: s <= 0,
+}
+
+
+def deeper(depth: int) -> int:
+    """One level deeper into a filter or an expression; BadInput past MongoDB's limit."""
+    if depth > MAX_DEPTH:
+        raise BadInput(f"the filter is nested more than {MAX_DEPTH} levels deep "
+                       "(MongoDB's limit)")
+    return depth + 1
+
+
+def field_path(doc: Any, path: str) -> Any:
+    """What ``"$path"`` evaluates to: through arrays, the array of what each element holds."""
+    return _aggregate_get(doc, tuple(path.split(".")), 0)
+
+
+def _aggregate_get(value: Any, parts: tuple[str, ...], i: int) -> Any:
+    while i < len(parts):
+        if isinstance(value, dict):
+            if parts[i] not in value:
+                return MISSING
+            value = value[parts[i]]
+            i += 1
+        elif type(value) is list:
+            out = []
+            for element in value:
+                if isinstance(element, dict) or type(element) is list:
+                    found = _aggregate_get(element, parts, i)
+                    if found is not MISSING:
+                        out.append(found)
+            return out
+        else:
+            return MISSING
+    return value
+
+
+def truthy(value: Any) -> bool:
+    """How ``$expr`` and ``$and``/``$or``/``$not`` read a value as true or false."""
+    if value is None or value is MISSING or value is UNDEFINED or value is False:
+        return False
+    number = as_number(value)
+    return number is None or number != 0
+
+
+def compile_expression(expression: Any, depth: int = 0) -> Expression:
+    """A function evaluating an aggregation expression on one document."""
+    depth = deeper(depth)
+    if isinstance(expression, str) and expression.startswith("$"):
+        return _field_expression(expression)
+    if isinstance(expression, list):
+        items = [compile_expression(item, depth) for item in expression]
+        return lambda doc: [item(doc) for item in items]
+    if isinstance(expression, dict) and expression:
+        names = list(expression)
+        if any(isinstance(name, str) and name.startswith("$") for name in names):
+            if len(names) != 1:
+                raise BadInput("an expression object with an operator holds exactly one field, "
+                               f"not {', '.join(map(str, names))}")
+            return _expression_operator(names[0], expression[names[0]], depth)
+        fields = {name: compile_expression(value, depth) for name, value in expression.items()}
+
+        def build(doc: dict[str, Any]) -> dict[str, Any]:
+            out = {}
+            for name, field in fields.items():
+                value = field(doc)
+                if value is not MISSING:
+                    out[name] = value
+            return out
+        return build
+    return lambda doc: expression
+
+
+def _field_expression(text: str) -> Expression:
+    if text.startswith("$$"):
+        variable, _, rest = text[2:].partition(".")
+        if variable not in ("ROOT", "CURRENT"):
+            raise BadInput(f"the model does not know the variable $${variable}")
+        if not rest:
+            return lambda doc: doc
+        text = "$" + rest
+    parts = tuple(text[1:].split("."))
+    if any(not part or part.startswith("$") for part in parts):
+        raise BadInput(f"{text!r} is not a valid field path")
+    return lambda doc: _aggregate_get(doc, parts, 0)
+
+
+def _arguments(op: str, args: Any, depth: int, count: int | None = None,
+               at_least: int | None = None) -> list[Expression]:
+    items = args if isinstance(args, list) else [args]
+    if count is not None and len(items) != count:
+        raise BadInput(f"expression {op} takes exactly {count} argument"
+                       f"{'s' if count != 1 else ''}; {len(items)} were given")
+    if at_least is not None and len(items) < at_least:
+        raise BadInput(f"expression {op} needs at least {at_least} arguments")
+    return [compile_expression(item, depth) for item in items]
+
+
+def _comparison(op: str, args: Any, depth: int) -> Expression:
+    left, right = _arguments(op, args, depth, count=2)
+    if op == "$cmp":
+        return lambda doc: compare(left(doc), right(doc))
+    if op == "$ne":
+        return lambda doc: compare(left(doc), right(doc)) != 0
+    test = SIGN_TESTS[op]
+    return lambda doc: test(compare(left(doc), right(doc)))
+
+
+def _expression_operator(op: str, args: Any, depth: int) -> Expression:
+    if op == "$literal":
+        return lambda doc: args
+    if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
+        return _comparison(op, args, depth)
+    if op in ("$and", "$or"):
+        items = _arguments(op, args, depth)
+        if op == "$and":
+            return lambda doc: all(truthy(item(doc)) for item in items)
+        return lambda doc: any(truthy(item(doc)) for item in items)
+    if op == "$not":
+        (item,) = _arguments(op, args, depth, count=1)
+        return lambda doc: not truthy(item(doc))
+    if op == "$in":
+        needle, haystack = _arguments(op, args, depth, count=2)
+        return lambda doc: _expression_in(needle(doc), haystack(doc))
+    if op == "$type":
+        (item,) = _arguments(op, args, depth, count=1)
+        return lambda doc: bson_type(item(doc))
+    if op == "$isNumber":
+        (item,) = _arguments(op, args, depth, count=1)
+        return lambda doc: bson_type(item(doc)) in NUMBER_TYPES
+    if op == "$ifNull":
+        items = _arguments(op, args, depth, at_least=2)
+        return lambda doc: _if_null(items, doc)
+    if op in CONVERSION_OPERATORS:
+        (item,) = _arguments(op, args, depth, count=1)
+        target = CONVERSION_OPERATORS[op]
+        return lambda doc: convert(item(doc), target)
+    if op == "$convert":
+        return _convert_expression(args, depth)
+    raise BadInput(f"the model does not know the expression operator {op}")
+
+
+def _expression_in(needle: Any, haystack: Any) -> bool:
+    if type(haystack) is not list:
+        raise BadInput("$in needs an array as its second argument, found "
+                       f"{bson_type(haystack)} (MongoDB fails the whole query)")
+    wanted = key(needle)
+    return any(key(item) == wanted for item in haystack)
+
+
+def _if_null(items: list[Expression], doc: dict[str, Any]) -> Any:
+    for item in items[:-1]:
+        value = item(doc)
+        if value is not None and value is not MISSING and value is not UNDEFINED:
+            return value
+    return items[-1](doc)
+
+
+def _convert_expression(args: Any, depth: int) -> Expression:
+    if not isinstance(args, dict) or "input" not in args or "to" not in args:
+        raise BadInput("$convert needs a document with 'input' and 'to'")
+    unknown = sorted(set(args) - {"input", "to", "onError", "onNull"})
+    if unknown:
+        raise BadInput(f"$convert: unknown field {unknown[0]!r}")
+    source = compile_expression(args["input"], depth)
+    to = compile_expression(args["to"], depth)
+    on_error = compile_expression(args["onError"], depth) if "onError" in args else None
+    on_null = compile_expression(args["onNull"], depth) if "onNull" in args else None
+
+    def run(doc: dict[str, Any]) -> Any:
+        target = conversion_target(to(doc))
+        value = source(doc)
+        if value is None or value is MISSING or value is UNDEFINED:
+            return on_null(doc) if on_null is not None else None
+        try:
+            return convert(value, target)
+        except ConversionFailure:
+            if on_error is None:
+                raise
+            return on_error(doc)
+    return run
