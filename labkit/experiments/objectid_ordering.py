@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from labkit.claims.claim import Observation, retry_until, subset_of_observed
+from labkit.claims.claim import Figure, Observation, retry_until, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import bson_engine, counter_steps
 from labkit.i18n import N_
@@ -44,13 +44,7 @@ def processes_in_one_second(ctx) -> Observation:
              objectid.split(restarted["ids"][0]).random != first_random,
          "tries": tries},
         engine, version, table, note=f"{tries} tries to land all three in one second",
-        figure=lambda: _rank_figure(table, N_("Three processes, one second")))
-
-
-def _rank_figure(table: list[dict], title: str):
-    from labkit.outputs.plots import id_rank
-
-    return id_rank(table, title)
+        figure=Figure("id_rank", (table, N_("Three processes, one second"))))
 
 
 @claim("X6", title="One process's IDs are not monotonic within a second when the counter "
@@ -178,4 +172,4 @@ def order_across_processes(ctx) -> Observation:
          "tries": tries},
         "MongoDB", ctx.mongodb().version, table,
         note=f"{tries} tries (each with two fresh processes) until B sorted first",
-        figure=lambda: _rank_figure(table, "Insert time against _id rank"))
+        figure=Figure("id_rank", (table, "Insert time against _id rank")))

@@ -409,14 +409,13 @@ class Exercise:
             from labkit.experiments.catalogue import get
             from labkit.lessons.notebook import (
                 MODEL_LABEL,
-                missing_server,
                 model_prediction,
                 session,
             )
 
             item = get(claim_id)
             ctx = session()
-            if missing_server(item, ctx) is None:
+            if ctx.missing(item.needs) is None:
                 row = ctx.claim_result(item).rows[0]
                 if row.shows_observation:
                     obs = row.observation
