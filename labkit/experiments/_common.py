@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from labkit.claims.claim import Observation
 from labkit.model import bson_order, fixtures
+from labkit.names import engine_name
 
 
 def server_census(collection, path: str) -> dict[str, int]:
@@ -53,7 +54,7 @@ def compare_with_model(ctx, name: str, questions: dict[str, tuple[str, object]],
             disagreements.append(key)
     note = ("the model agrees with the server on every question" if not disagreements else
             f"the model disagrees with the server on: {', '.join(disagreements)}")
-    return Observation(observed, "MongoDB", ctx.mongodb().version, rows, note=note)
+    return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note)
 
 
 
