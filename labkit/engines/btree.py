@@ -187,7 +187,7 @@ WT_COUNTERS = (
 def wiredtiger_module():
     """Import the WiredTiger binding, or say how to install it."""
     try:
-        import wiredtiger
+        import wiredtiger  # type: ignore[import-not-found]  # optional: built by make wiredtiger
     except ImportError as exc:
         raise ServerUnavailable(
             "The WiredTiger binding is not installed.\n"

@@ -79,15 +79,17 @@ class BPlusTree:
                 self.root = _Node([separator], [node, right])
                 return
             parent, index = path.pop()
+            children = parent.children
+            assert children is not None  # the path holds internal nodes only
             parent.keys.insert(index, separator)
-            parent.children.insert(index + 1, right)
-            if len(parent.children) <= self.capacity:
+            children.insert(index + 1, right)
+            if len(children) <= self.capacity:
                 return
             self.internal_splits += 1
-            cut = self._cut(len(parent.children), appended)
+            cut = self._cut(len(children), appended)
             separator = parent.keys[cut - 1]
-            right = _Node(parent.keys[cut:], parent.children[cut:])
-            parent.keys, parent.children = parent.keys[: cut - 1], parent.children[:cut]
+            right = _Node(parent.keys[cut:], children[cut:])
+            parent.keys, parent.children = parent.keys[: cut - 1], children[:cut]
             node = parent
 
     def leaves(self) -> Iterable[_Node]:

@@ -3,6 +3,8 @@ questions about a fixture, a server-side type census, and the BSON encoder's byt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from labkit.claims.claim import Observation
 from labkit.model import bson_order, fixtures
 from labkit.names import engine_name
@@ -33,7 +35,7 @@ def _model_answer(docs: list[dict], kind: str, spec):
     return bson_order.census(docs, spec)
 
 
-def compare_with_model(ctx, name: str, questions: dict[str, tuple[str, object]],
+def compare_with_model(ctx, name: str, questions: Mapping[str, tuple[str, object]],
                        docs: list[dict] | None = None, label: str | None = None) -> Observation:
     """Ask the server and the model the same questions about a fixture; observe the server.
 
@@ -58,7 +60,7 @@ def compare_with_model(ctx, name: str, questions: dict[str, tuple[str, object]],
 
 
 
-def model_answers(name: str, questions: dict[str, tuple[str, object]],
+def model_answers(name: str, questions: Mapping[str, tuple[str, object]],
                   docs: list[dict] | None = None) -> dict:
     """What the model predicts for each question on a fixture, before any server is asked."""
     docs = docs if docs is not None else fixtures.load(name)

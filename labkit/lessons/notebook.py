@@ -113,7 +113,7 @@ class NotRun:
 
     def table(self):
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 
         dicts = [value for _label, value in self.stand_ins if isinstance(value, dict)]
         if not self.stand_ins or len(dicts) != len(self.stand_ins):
@@ -291,7 +291,7 @@ class ServerStatus:
 
     def _repr_html_(self) -> str:
         lines = [html.escape(line) for line in self.lines()]
-        if self.first:
+        if self.first and self.missing is not None:
             lines.append(f"<small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
                          f"{html.escape(self.missing.summary())}</small>")
         return "<div>" + "<br>".join(lines) + "</div>"

@@ -29,7 +29,7 @@ def junit_xml(result: CheckRun) -> str:
                 failure = ET.SubElement(case, "failure", message="does not hold",
                                         type="ClaimDoesNotHold")
                 failure.text = (f"expected: {short_json(spec.expected, 2000)}\nobserved: "
-                                f"{short_json(row.observation.observed, 2000)}\n{row.reason}")
+                                f"{short_json(row.observed, 2000)}\n{row.reason}")
             elif row.verdict == ERROR:
                 counts["errors"] += 1
                 ET.SubElement(case, "error", message=row.reason, type="Error")

@@ -30,10 +30,11 @@ def matrix_table(result: CheckRun, width: int = 120) -> str:
                 notes.append(f"{where}: error: {row.reason}")
             elif row.verdict == FAILS:
                 notes.append(f"{where}: does not hold: expected {short_json(spec.expected)}, "
-                             f"observed {short_json(row.observation.observed)}"
+                             f"observed {short_json(row.observed)}"
                              + (f" ({row.reason})" if row.reason else ""))
-    for reason, where in not_run.items():
-        shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
+    for reason, places in not_run.items():
+        shown = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4
+                                         else "")
         notes.append(f"Not run ({shown}): {reason}")
     if notes:
         lines += ["", *notes]

@@ -95,8 +95,8 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
                                      expected=short_json(result.claim.expected),
                                      observed=short_json(row.observed))
                              + (f" ({row.reason})" if row.reason else ""))
-    for reason, where in not_run.items():
-        lines.append(_("Not run ({where}): {reason}").format(where=", ".join(where),
+    for reason, places in not_run.items():
+        lines.append(_("Not run ({where}): {reason}").format(where=", ".join(places),
                                                              reason=reason))
     return lines
 

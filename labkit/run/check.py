@@ -90,7 +90,7 @@ def parse_versions(text: str | None) -> list[str] | None:
     versions = [v.strip() for v in text.split(",")]
     if not all(versions):
         raise BadInput("--mongodb-version needs versions such as 6.0,7.0,8.0, with none empty")
-    return [check_version(v) for v in dict.fromkeys(versions)]
+    return [checked for v in dict.fromkeys(versions) if (checked := check_version(v))]
 
 
 # Judging one claim on one engine ---------------------------------------------------------
@@ -148,16 +148,17 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
     if unmet:
         return not_run(f"runOnRequirements: {unmet}")
     steps = [s for s in spec.steps if s.expect is not None and not s.skip]
+    expects = [s.expect for s in steps if s.expect is not None]  # the same reads', in order
     if not steps:
         skipped = [s.skip for s in spec.steps if s.skip]
         return not_run("nothing to judge: " + (skipped[0] if skipped else
                                                "no read has an expected result or error"))
-    if engine.key == "model" and any(s.expect.kind == "error" for s in steps):
+    if engine.key == "model" and any(e.kind == "error" for e in expects):
         return not_run("the model predicts results, not server errors")
     try:
         answers = engine.answer(spec, steps)
-        judged = [judge_step(step.expect, answer) for step, answer in zip(steps, answers,
-                                                                          strict=True)]
+        judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
+                                                                       strict=True)]
     except NotSupported as exc:
         return not_run(str(exc))
     shown = [item[1] for item in judged]
@@ -165,8 +166,8 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
              for i, item in enumerate(judged) if item[2]]
     skipped = [f"not judged: {s.operation} at line {s.line}, {s.skip}" for s in spec.steps
                if s.skip and s.expect is not None]
-    unjudged = [f"not checked: expectError {', '.join(c)}" for s in steps
-                if (c := claimfiles.unjudged_checks(s.expect))]
+    unjudged = [f"not checked: expectError {', '.join(c)}" for e in expects
+                if (c := claimfiles.unjudged_checks(e))]
     evidence = [{"read": step.operation, "asked": step.arguments,
                  "answer": answer.raised or answer.result}
                 for step, answer in zip(steps, answers, strict=True)]
@@ -388,11 +389,11 @@ class CheckRun:
         index = [s.id for s in self.specs].index(claim_id)
         column = next(c for c in self.columns if c.engine == engine)
         row = column.rows[index]
-        return row.observation.observed if row.shows_observation else None
+        return row.observation.observed if row.shows_observation and row.observation else None
 
     def frame(self):
         """pandas: one row per claim, one column per engine, the verdict words in the cells."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 
         data = {c.label: [VERDICT_TEXT[r.verdict] for r in c.rows] for c in self.columns}
         return pd.DataFrame(data, index=pd.Index([s.id for s in self.specs], name="claim"))
@@ -435,12 +436,12 @@ def _raised(row: Result) -> str:
 def cell(row: Result) -> str:
     """A scorecard cell: a mark, then what the engine gave (or why it did not run)."""
     if row.verdict == HOLDS:
-        return "✓ " + short_json(row.observation.observed, 60)
+        return "✓ " + short_json(row.observed, 60)
     if row.verdict == FAILS:
         raised = _raised(row)
         if raised:
             return "✗ raised " + raised[:80]
-        return "✗ " + short_json(row.observation.observed, 60)
+        return "✗ " + short_json(row.observed, 60)
     if row.verdict == ERROR:
         return "! " + row.reason
     return "– " + row.reason
@@ -488,7 +489,8 @@ def _columns(engines: list[str], versions: list[str] | None,
             yield "model", name, ModelEngine(), ""
         elif name == "mongodb":
             uris = os.environ.get("LABKIT_MONGODB_URI", "").split()
-            for version in versions or [None]:
+            wanted: list[str | None] = [*versions] if versions else [None]
+            for version in wanted:
                 label = f"{engine_name(name)} {version or ''}".strip()
                 try:
                     with _one_server(version, mode, uris) as server:

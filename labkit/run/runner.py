@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -212,7 +213,7 @@ class Context:
         """
         out: dict[str, dict[str, Any]] = {}
         for engine in engines:
-            measured = guarded(engine, lambda e=engine: self.btree(e, kinds, n, **options),
+            measured = guarded(engine, functools.partial(self.btree, engine, kinds, n, **options),
                                kind=engine, passes=(BadInput,))
             if not isinstance(measured, Observation):
                 out[engine] = measured
