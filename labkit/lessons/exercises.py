@@ -412,10 +412,11 @@ class Exercise:
                 model_prediction,
                 session,
             )
+            from labkit.run.runner import first_missing
 
             item = get(claim_id)
             ctx = session()
-            if ctx.missing(item.needs) is None:
+            if first_missing(ctx, item.needs) is None:
                 row = ctx.claim_result(item).rows[0]
                 if row.shows_observation:
                     obs = row.observation

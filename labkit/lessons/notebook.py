@@ -24,7 +24,7 @@ from labkit.i18n import N_, _
 from labkit.names import engine_name
 from labkit.outputs.cards import claim_card
 from labkit.run.results import ClaimResult
-from labkit.run.runner import Context
+from labkit.run.runner import Context, first_missing
 
 _session: Context | None = None
 _notice_shown = False  # the full "how to get a server" note is shown once per kernel
@@ -228,7 +228,7 @@ def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
 
     item = get(claim_id)
     ctx = ctx or session()
-    missing = ctx.missing(item.needs)
+    missing = first_missing(ctx, item.needs)
     if missing is not None:
         kind, why = missing
         return NotRun(item.id, why, stand_ins(item), title=item.title, kind=kind)

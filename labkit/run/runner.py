@@ -7,7 +7,7 @@ import datetime as dt
 import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from labkit.claims.claim import Claim, Observation, needs
@@ -102,14 +102,6 @@ class Context:
             getter()
         except ServerUnavailable as exc:
             return exc
-        return None
-
-    def missing(self, kinds: tuple[str, ...] | list[str]) -> tuple[str, ServerUnavailable] | None:
-        """The first of ``kinds`` (a claim's ``needs``) that cannot be had, and why; else None."""
-        for kind in kinds:
-            why = self.unavailable(kind)
-            if why is not None:
-                return kind, why
         return None
 
     def running(self, kind: str) -> tuple[str, str]:
@@ -225,9 +217,19 @@ class Context:
         return out
 
 
+def first_missing(ctx: Context, kinds: Sequence[str]) -> tuple[str, ServerUnavailable] | None:
+    """The first of ``kinds`` (a claim's ``needs``) that ``ctx`` cannot have, and why; None
+    when every one is running. The one place that walks a claim's needs."""
+    for kind in kinds:
+        why = ctx.unavailable(kind)
+        if why is not None:
+            return kind, why
+    return None
+
+
 def run_claim(claim: Claim, ctx: Context) -> ClaimResult:
     """Run one claim's experiment live and judge every observation it returns."""
-    missing = ctx.missing(claim.needs)
+    missing = first_missing(ctx, claim.needs)
     if missing is not None:
         return ClaimResult(claim, [judge(claim, needs(*missing))])
     engine, version = ctx.running(claim.needs[0]) if claim.needs else ("", "")
