@@ -122,7 +122,7 @@ def cmd_run(args) -> int:
 def cmd_check(args) -> int:
     """Judge claim files on every engine and MongoDB version: a matrix, the report, JUnit XML."""
     from labkit.claims import files as claimfiles
-    from labkit.outputs import report
+    from labkit.outputs import junit, matrix, report
     from labkit.run import check as claimcheck
 
     engines = claimcheck.parse_engines(args.engines)
@@ -143,11 +143,11 @@ def cmd_check(args) -> int:
     result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
     paths = report.write(result.run, out)
     if args.junit:
-        claimcheck.write_junit(result, args.junit)
+        junit.write_junit(result, args.junit)
     if args.json:
         _emit_json(result.run.to_dict())
     else:
-        print(claimcheck.matrix_table(result))
+        print(matrix.matrix_table(result))
         print("\n" + _("Report: {html}  (also {markdown}, {json})").format(
             html=paths["html"], markdown=paths["markdown"].name, json=paths["json"].name)
               + (f"; JUnit XML: {args.junit}" if args.junit else ""))

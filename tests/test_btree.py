@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit.engines import btree
+from labkit.engines import btree, btree_model
 from labkit.errors import BadInput
 from labkit.model import keys
 
 
-def _check_tree(tree: btree.BPlusTree) -> list:
+def _check_tree(tree: btree_model.BPlusTree) -> list:
     """Walk the tree: every node within capacity, keys sorted, separators bounding children."""
     out = []
 
@@ -37,10 +37,10 @@ def _check_tree(tree: btree.BPlusTree) -> list:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 10**6), unique=True, max_size=400), st.integers(3, 9),
-       st.sampled_from(btree.POLICIES))
+       st.sampled_from(btree_model.POLICIES))
 def test_model_keeps_every_key_in_order(values, capacity, policy):
     """Whatever the insertion order, capacity and policy, the tree holds each key once, sorted."""
-    tree = btree.BPlusTree(capacity, policy)
+    tree = btree_model.BPlusTree(capacity, policy)
     for value in values:
         tree.insert(value)
     assert _check_tree(tree) == sorted(values)
@@ -50,26 +50,26 @@ def test_model_keeps_every_key_in_order(values, capacity, policy):
 
 def test_model_refuses_duplicates_and_bad_settings():
     """A key is inserted once; capacity and policy are checked."""
-    tree = btree.BPlusTree(4)
+    tree = btree_model.BPlusTree(4)
     tree.insert(1)
     with pytest.raises(BadInput):
         tree.insert(1)
     with pytest.raises(BadInput):
-        btree.BPlusTree(2)
+        btree_model.BPlusTree(2)
     with pytest.raises(BadInput):
-        btree.BPlusTree(8, "thirds")
+        btree_model.BPlusTree(8, "thirds")
 
 
 @pytest.mark.parametrize("policy, fill", [("half", 0.5), ("rightmost", 1.0)])
 def test_model_sequential_fill_depends_on_the_split_policy(policy, fill):
     """Sequential keys fill leaves to half under 50/50 splits and fully under rightmost splits."""
-    result = btree.run_model("int", 20_000, capacity=64, policy=policy)
+    result = btree_model.run_model("int", 20_000, capacity=64, policy=policy)
     assert result["avg_leaf_fill"] == pytest.approx(fill, abs=0.01)
 
 
 def test_model_random_fill_is_near_ln2():
     """Random keys fill leaves to about ln 2 (Yao 1978), not one half."""
-    result = btree.run_model("uuid4", 60_000, capacity=64)
+    result = btree_model.run_model("uuid4", 60_000, capacity=64)
     assert result["avg_leaf_fill"] == pytest.approx(math.log(2), abs=0.03)
 
 

@@ -16,7 +16,7 @@ from labkit.engines import fakes
 from labkit.engines import query as engines
 from labkit.engines.query import Answer
 from labkit.experiments import catalogue as claims
-from labkit.outputs import report
+from labkit.outputs import junit, report
 from labkit.run import check as claimcheck
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,7 +216,7 @@ def test_junit_xml_has_a_suite_per_column_and_a_case_per_claim():
     """JUnit XML: a test suite per engine column, failures for claims that do not hold,
     skipped (with the reason) for cells that did not run."""
     result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model")
-    tree = ET.fromstring(claimcheck.junit_xml(result))
+    tree = ET.fromstring(junit.junit_xml(result))
     (suite,) = tree.findall("testsuite")
     assert suite.get("name") == "model 8.0" and suite.get("tests") == "4"
     skipped = tree.findall(".//testcase/skipped")

@@ -164,7 +164,7 @@ def test_report_summary_is_in_the_language_and_results_stay_english(lang, tmp_pa
     keeps the English summary, count keys and verdict codes."""
     run = _run("O3", "D3")
     paths = report.write(run, tmp_path)
-    lines = report.summary_lines(run.to_dict())
+    lines = report.summary_lines(run)
     page = paths["html"].read_text(encoding="utf-8")
     data = json.loads(paths["json"].read_text(encoding="utf-8"))
     if lang == "vi":

@@ -5,14 +5,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from pathlib import Path
 
 import pytest
+from helpers import labkit
 
-from labkit.claims.claim import Observation
+from labkit.claims.claim import Figure, Observation, needs
 from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
-from labkit.outputs import report
+from labkit.outputs import plots, report
 from labkit.run import runner
+from labkit.run.results import SCHEMA as SCHEMA_ID
+from labkit.run.results import ClaimResult, Result, Run
 
 CLAIM_FIELDS = {"id", "title", "topic", "kind", "source", "experiment", "lesson", "verdict",
                 "expected", "results"}
@@ -94,24 +98,25 @@ def test_terminal_table_summarises_and_explains_not_run():
     """The table ends with counts of claims and groups not-run reasons by cause."""
     item = claims.get("O3")
     now = dt.datetime.now(dt.UTC)
-    rows = [runner.Result(item, claims.NOT_RUN, reason="needs mongodb: nope")]
-    run = runner.Run([runner.ClaimResult(item, rows), runner.ClaimResult(item, rows)],
+    rows = [Result(item, claims.NOT_RUN, reason="needs mongodb: nope")]
+    run = Run([ClaimResult(item, rows), ClaimResult(item, rows)],
                      now, now, [])
     text = report.terminal_table(run)
     assert "2 claims: 0 hold, 0 do not hold, 0 findings, 2 not run, 0 error" in text
     assert text.count("needs mongodb: nope") == 1
 
 
-def test_a_figure_that_fails_does_not_cost_the_report(tmp_path):
+def test_a_figure_that_fails_does_not_cost_the_report(tmp_path, monkeypatch):
     """A plot that raises is replaced by a one-line note; the report is still written."""
     item = claims.get("O3")
 
-    def broken():
+    def broken(figure):
         raise ValueError("no data to draw")
 
-    observation = Observation({"x": 1}, "e", "1", figure=broken)
+    monkeypatch.setattr(plots, "draw", broken)
+    observation = Observation({"x": 1}, "e", "1", figure=Figure("id_rank", ([], "t")))
     now = dt.datetime.now(dt.UTC)
-    run = runner.Run([runner.ClaimResult(item, [runner.Result(item, claims.FAILS, observation)])],
+    run = Run([ClaimResult(item, [Result(item, claims.FAILS, observation)])],
                      now, now, [])
     page = report.write(run, tmp_path)["html"].read_text()
     assert "The figure could not be drawn: ValueError: no data to draw" in page
@@ -133,14 +138,14 @@ def _run_of(verdicts: list[str]):
     """A run of O3 rows; a not-run row misses MongoDB, as the runner records it."""
     item = claims.get("O3")
     now = dt.datetime.now(dt.UTC)
-    cause = runner.needs("mongodb", ServerUnavailable("no server.", hint=HINT))
+    cause = needs("mongodb", ServerUnavailable("no server.", hint=HINT))
 
     def row(verdict):
         if verdict == "not-run":
-            return runner.Result(item, verdict, cause, cause.not_run)
-        return runner.Result(item, verdict)
+            return Result(item, verdict, cause, cause.not_run)
+        return Result(item, verdict)
 
-    return runner.Run([runner.ClaimResult(item, [row(v)]) for v in verdicts], now, now, [])
+    return Run([ClaimResult(item, [row(v)]) for v in verdicts], now, now, [])
 
 
 @pytest.mark.parametrize("verdicts, words", [
@@ -149,12 +154,12 @@ def _run_of(verdicts: list[str]):
 ])
 def test_the_summary_counts_in_singular_or_plural(verdicts, words):
     """The opening sentence agrees in number with each count."""
-    assert report.summary_lines(_run_of(verdicts).to_dict())[0] == words
+    assert report.summary_lines(_run_of(verdicts))[0] == words
 
 
 def test_the_summary_says_what_to_do_about_a_missing_server_once():
     """Two claims missing MongoDB make one line naming both and the hint."""
-    lines = report.summary_lines(_run_of(["not-run", "not-run"]).to_dict())
+    lines = report.summary_lines(_run_of(["not-run", "not-run"]))
     assert len(lines) == 2 and lines[1].count("set LABKIT_MONGODB_URI") == 1
     assert "because MongoDB was not available" in lines[1]
 
@@ -205,11 +210,48 @@ def test_not_run_causes_come_from_the_rows_fields_not_their_wording():
     rows = []
     for claim_id in ("D1", "D3"):
         item = claims.get(claim_id)
-        cause = runner.needs("mongodb", error)
-        rows.append(runner.ClaimResult(item, [runner.Result(item, claims.NOT_RUN, cause,
+        cause = needs("mongodb", error)
+        rows.append(ClaimResult(item, [Result(item, claims.NOT_RUN, cause,
                                                             f"reworded for {claim_id}")]))
-    (cause,) = report.not_run_causes(runner.Run(rows, now, now, []).to_dict()["claims"])
+    (cause,) = report.not_run_causes(Run(rows, now, now, []).claims)
     assert cause["missing"] == "MongoDB" and cause["claims"] == ["D1", "D3"]
     assert cause["what_failed"] == "No MongoDB server is available (tried Docker: off)."
     assert cause["todo"] == "start one"
 
+
+
+# results.json against its published schema ------------------------------------------------
+
+SCHEMA = Path(__file__).parent.parent / "docs" / "results.schema.json"
+
+
+def _validate(path: Path) -> dict:
+    """Validate a written results.json against docs/results.schema.json (draft 2020-12)."""
+    import jsonschema
+
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(data)
+    return data
+
+
+def test_labkit_run_writes_results_json_that_its_schema_describes(tmp_path):
+    """``labkit run --claims D2,O1`` writes a results.json that validates against
+    docs/results.schema.json and names its layout in ``schema`` (README, "results.json")."""
+    result = labkit("run", "--claims", "D2,O1", "--out", str(tmp_path), "--quiet")
+    assert result.returncode == 0, result.stderr
+    data = _validate(tmp_path / "results.json")
+    assert data["schema"] == SCHEMA_ID
+    assert [c["id"] for c in data["claims"]] == ["D2", "O1"]
+
+
+def test_labkit_check_writes_results_json_that_its_schema_describes(tmp_path):
+    """``labkit check`` of a claim file on the model writes a results.json that validates
+    against the same schema as ``labkit run``'s (README, "results.json")."""
+    claims_file = Path(__file__).parent.parent / "claims" / "lesson01_dates.yaml"
+    result = labkit("check", str(claims_file), "--out", str(tmp_path), "--quiet")
+    assert result.returncode in (0, 1), result.stderr
+    data = _validate(tmp_path / "results.json")
+    assert data["schema"] == SCHEMA_ID and data["claims"]

@@ -13,7 +13,8 @@ from labkit.errors import ClaimFailed, UnknownClaim
 from labkit.experiments import catalogue as claims
 from labkit.lessons import notebook
 from labkit.run import runner
-from labkit.run.runner import ClaimResult, Context, Result, Run
+from labkit.run.results import ClaimResult, Result, Run
+from labkit.run.runner import Context
 
 
 def _claim(experiment, expected=1, needs=(), judge=None, kind="behaviour") -> Claim:

@@ -20,6 +20,9 @@ VERDICT_TEXT = {HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("fin
                 NOT_RUN: N_("not run"), ERROR: N_("error")}
 COUNT_TEXT = {HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
               NOT_RUN: N_("not run"), ERROR: N_("error")}
+# The colour of each verdict wherever one is drawn: cards, the report's chart.
+COLOURS = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df", NOT_RUN: "#6e7781",
+           ERROR: "#bc4c00"}
 
 # Kinds. A behaviour claim says what a server does: not holding is a failure. A survey claim
 # asks on which engines a statement holds: not holding on one engine is a finding.
@@ -55,6 +58,15 @@ class Unobservable(Exception):
     """The engine cannot give what the judge needs (a fill statistic, say): not run there."""
 
 
+@dataclass(frozen=True)
+class Figure:
+    """How an observation can be drawn: a plot of ``labkit.outputs.plots`` named, with its
+    data. Plain data: an experiment draws nothing, the report and the lessons draw it."""
+
+    plot: str
+    args: tuple[Any, ...] = ()
+
+
 @dataclass
 class Observation:
     """What an experiment saw, and which engine (with its exact version) showed it.
@@ -67,7 +79,7 @@ class Observation:
     engine_version: str
     evidence: list[dict] = field(default_factory=list)
     note: str = ""
-    figure: Callable[[], Any] | None = None
+    figure: Figure | None = None
     not_run: str = ""
     error: str = ""
     missing: str = ""  # a server kind that could not be had ("mongodb", ...): the not-run cause

@@ -16,6 +16,7 @@ from typing import Any
 
 from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
 from labkit.model.versions import CURRENT_MAJOR
+from labkit.names import engine_name
 
 ENGINES = ("model", "mongodb", "mongomock", "montydb")
 
@@ -293,7 +294,7 @@ class MongoDBEngine(Engine):
     """A real MongoDB server (``servers.MongoServer``): each claim in a fresh database."""
 
     key = "mongodb"
-    name = "MongoDB"
+    name = engine_name("mongodb")
 
     def __init__(self, server) -> None:
         self.server = server
@@ -306,7 +307,7 @@ class MongoDBEngine(Engine):
     @property
     def label(self) -> str:
         """The column of the matrix."""
-        return f"MongoDB {self.version}"
+        return f"{self.name} {self.version}"
 
     def describe(self) -> str:
         """One line for the report's list of engines."""

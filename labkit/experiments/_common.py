@@ -3,8 +3,11 @@ questions about a fixture, a server-side type census, and the BSON encoder's byt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from labkit.claims.claim import Observation
 from labkit.model import bson_order, fixtures, reads
+from labkit.names import engine_name
 
 
 def server_census(collection, path: str) -> dict[str, int]:
@@ -32,7 +35,7 @@ def _model_answer(docs: list[dict], kind: str, spec):
     return reads.census(docs, spec)
 
 
-def compare_with_model(ctx, name: str, questions: dict[str, tuple[str, object]],
+def compare_with_model(ctx, name: str, questions: Mapping[str, tuple[str, object]],
                        docs: list[dict] | None = None, label: str | None = None) -> Observation:
     """Ask the server and the model the same questions about a fixture; observe the server.
 
@@ -53,11 +56,11 @@ def compare_with_model(ctx, name: str, questions: dict[str, tuple[str, object]],
             disagreements.append(key)
     note = ("the model agrees with the server on every question" if not disagreements else
             f"the model disagrees with the server on: {', '.join(disagreements)}")
-    return Observation(observed, "MongoDB", ctx.mongodb().version, rows, note=note)
+    return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note)
 
 
 
-def model_answers(name: str, questions: dict[str, tuple[str, object]],
+def model_answers(name: str, questions: Mapping[str, tuple[str, object]],
                   docs: list[dict] | None = None) -> dict:
     """What the model predicts for each question on a fixture, before any server is asked."""
     docs = docs if docs is not None else fixtures.load(name)

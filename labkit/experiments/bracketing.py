@@ -7,6 +7,7 @@ from labkit.claims.claim import Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import compare_with_model, model_answers, server_census
 from labkit.model import fixtures
+from labkit.names import engine_name
 
 B1_QUESTIONS = {"eq_42": ("find", {"userId": 42}), "eq_string_42": ("find", {"userId": "42"}),
                 "gt_0": ("find", {"userId": {"$gt": 0}}),
@@ -82,7 +83,7 @@ def silent_misses(ctx) -> Observation:
         {"every_numeric_type_matches": found == [1, 3, 4, 5],
          "string_hidden_from_number": 2 not in found,
          "date_hidden_from_string": dates.observed["string_operand"] == []},
-        "MongoDB", ctx.mongodb().version, numbers.evidence + dates.evidence,
+        engine_name("mongodb"), ctx.mongodb().version, numbers.evidence + dates.evidence,
         note="int, long, double and decimal 42 all match 42; no query raised an error")
 
 

@@ -8,10 +8,9 @@ import uuid
 
 from labkit.claims.claim import (
     SURVEY,
+    Figure,
     Observation,
     Unobservable,
-    errored,
-    needs,
     not_run,
     require,
     retry_until,
@@ -19,11 +18,13 @@ from labkit.claims.claim import (
 )
 from labkit.claims.registry import claim
 from labkit.engines import btree, processes
-from labkit.errors import ServerUnavailable
 from labkit.model import uuids
+from labkit.names import engine_name
 
 SAMPLES = 1000
 FIELDS = (("unix_ts_ms", 48), ("ver", 4), ("rand_a", 12), ("var", 2), ("rand_b", 62))
+
+
 def generator_engine() -> tuple[str, str]:
     """The UUIDv7 generator these claims observe and its version."""
     import uuid_utils
@@ -43,13 +44,6 @@ def layout_rows(u) -> list[dict]:
     return rows
 
 
-def layout_figure(u):
-    """A bar of the 128 bits, coloured by field."""
-    from labkit.outputs.plots import bit_layout
-
-    return bit_layout(layout_rows(u), title=f"UUIDv7 {u}")
-
-
 @claim("U1", title="UUIDv7: 48-bit Unix ms, version 0111, 12-bit rand_a, variant 10, 62-bit rand_b",
        source="003", topic="btree",
        expected={"version_bits": ["0111"], "variant_bits": ["10"],
@@ -67,7 +61,8 @@ def v7_layout(ctx) -> Observation:
                         "unix_ts_ms_within_clock": within},
                        engine, version, layout_rows(samples[0]),
                        note=f"{SAMPLES} UUIDs generated between {before} and {after} ms",
-                       figure=lambda: layout_figure(samples[0]))
+                       figure=Figure("bit_layout", (layout_rows(samples[0]),
+                                                     f"UUIDv7 {samples[0]}")))
 
 
 @claim("U3", title="A UUIDv7's creation time can be read back from it", source="003",
@@ -96,9 +91,10 @@ FILL_TOLERANCE = 0.01  # fills are compared at whole-percent precision
 ENGINES = {"model-half": ("model", "half"), "model-rightmost": ("model", "rightmost"),
            "sqlite": ("sqlite", None), "postgres": ("postgres", None),
            "wiredtiger": ("wiredtiger", None), "mongodb": ("mongodb", None)}
-ENGINE_NAMES = {"model-half": "model (50/50 splits)", "model-rightmost": "model (rightmost splits)",
-                "sqlite": "SQLite", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger",
-                "mongodb": "MongoDB"}
+ENGINE_NAMES = {"model-half": f"{engine_name('model')} (50/50 splits)",
+                "model-rightmost": f"{engine_name('model')} (rightmost splits)",
+                **{key: engine_name(key)
+                   for key in ("sqlite", "postgres", "wiredtiger", "mongodb")}}
 
 
 def measurement(ctx, engine: str) -> dict:
@@ -110,38 +106,23 @@ def measurement(ctx, engine: str) -> dict:
 def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]:
     """One observation per engine: observed, not run (why the engine is missing), or an error.
 
-    ``observe`` turns ``{key kind: result}`` into the observed values. Whatever goes wrong
-    on one engine (a refused ``fsync``, a server that stops) costs that engine's row only.
+    ``observe`` turns ``{key kind: result}`` into the observed values. Each engine runs inside
+    the run's guard (``ctx.guard``): whatever goes wrong on one engine (a refused ``fsync``, a
+    server that stops) costs that engine's row only.
     """
-    out = []
-    for engine in engines:
+    def attempt(engine: str) -> Observation:
         label = ENGINE_NAMES[engine]
-        try:
-            measured = measurement(ctx, engine)
-            by_kind = {r["keys"]: r for r in measured["results"]}
-            observed = observe(by_kind, label)
-        except ServerUnavailable as exc:
-            out.append(needs(engine.split("-")[0], exc, label))
-            continue
-        except Unobservable as exc:
-            out.append(not_run(label, str(exc)))
-            continue
-        except Exception as exc:  # this engine's failure is this engine's verdict alone
-            out.append(errored(label, exc))
-            continue
+        measured = measurement(ctx, engine)
+        observed = observe({r["keys"]: r for r in measured["results"]}, label)
         note = f"N = {measured['n']:,} keys per kind"
         if measured.get("cache"):
             note += f"; {measured['cache']}"
-        out.append(Observation(observed, label, measured["engine_version"],
-                               [btree.summary(r) for r in measured["results"]], note=note,
-                               figure=_figure_of(measured) if figure else None))
-    return out
+        return Observation(observed, label, measured["engine_version"],
+                           [btree.summary(r) for r in measured["results"]], note=note,
+                           figure=Figure("btree_summary", (measured,)) if figure else None)
 
-
-def _figure_of(measured: dict):
-    from labkit.outputs.plots import btree_summary
-
-    return lambda: btree_summary(measured)
+    return [ctx.guard(ENGINE_NAMES[engine], lambda e=engine: attempt(e),
+                      kind=ENGINES[engine][0]) for engine in engines]
 
 
 def _fill(result: dict) -> float | None:
@@ -262,7 +243,7 @@ def postgres_uuidv7(ctx) -> Observation:
     server = ctx.postgres()
     major = int(server.version.split(".")[0])
     if major < 18:
-        return not_run("PostgreSQL", f"PostgreSQL {server.version} has no uuidv7(); it came in "
+        return not_run(server.engine, f"PostgreSQL {server.version} has no uuidv7(); it came in "
                        "18 (set LABKIT_POSTGRES_DSN to a PostgreSQL 18 server, or use Docker)")
     dsn = server.fresh_database("u7")
     try:
@@ -276,7 +257,7 @@ def postgres_uuidv7(ctx) -> Observation:
         server.drop_created()
     return Observation({"versions": sorted({u.version for u in ids}),
                         "in_insert_order": ids == sorted(ids, key=lambda u: u.bytes)},
-                       "PostgreSQL", server.version, [uuids.explain(u) for u in ids[:3]])
+                       server.engine, server.version, [uuids.explain(u) for u in ids[:3]])
 
 
 EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memory page splits"

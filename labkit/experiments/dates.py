@@ -13,6 +13,7 @@ from labkit.experiments._common import (
     model_answers,
     value_bytes,
 )
+from labkit.names import engine_name
 
 ISO_TEXT = "2026-10-01T00:00:00.000Z"
 PLUS7 = dt.timezone(dt.timedelta(hours=7))
@@ -48,7 +49,7 @@ def date_is_utc_millis(ctx) -> Observation:
     return Observation({"types": sorted({r["type"] for r in rows}),
                         "millis": [r["millis"] for r in rows],
                         "read_back": iso_z(rows[2]["d"])},
-                       "MongoDB", ctx.mongodb().version,
+                       engine_name("mongodb"), ctx.mongodb().version,
                        [{"stored": str(d["d"]), "millis": r["millis"], "read_back": iso_z(r["d"])}
                         for d, r in zip(docs, rows, strict=True)],
                        note="microseconds are cut to milliseconds; +07:00 comes back as UTC")

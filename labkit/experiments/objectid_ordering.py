@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from labkit.claims.claim import Observation, retry_until, subset_of_observed
+from labkit.claims.claim import Figure, Observation, retry_until, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
 from labkit.i18n import N_
 from labkit.model import objectid
+from labkit.names import engine_name
 
 
 def _same_second(results: list[dict]) -> bool:
@@ -45,13 +46,7 @@ def processes_in_one_second(ctx) -> Observation:
              objectid.split(restarted["ids"][0]).random != first_random,
          "tries": tries},
         engine, version, table, note=f"{tries} tries to land all three in one second",
-        figure=lambda: _rank_figure(table, N_("Three processes, one second")))
-
-
-def _rank_figure(table: list[dict], title: str):
-    from labkit.outputs.plots import id_rank
-
-    return id_rank(table, title)
+        figure=Figure("id_rank", (table, N_("Three processes, one second"))))
 
 
 @claim("X6", title="One process's IDs are not monotonic within a second when the counter "
@@ -91,7 +86,7 @@ def server_generated(ctx) -> Observation:
          "server_random_differs_from_client":
              all(p.random != objectid.split(client_id).random for p in server),
          "server_ids_share_random": server[0].random == server[1].random},
-        "MongoDB", ctx.mongodb().version,
+        engine_name("mongodb"), ctx.mongodb().version,
         [{"made_by": "server", **objectid.explain(i)} for i in ids]
         + [{"made_by": "client (pymongo)", **objectid.explain(client_id)}])
 
@@ -145,7 +140,7 @@ def range_boundaries(ctx) -> Observation:
         {"lower_bound": str(bound), "made_at": made_at, "count_from_lower_bound": from_bound,
          "count_from_made_at": from_made_at,
          "made_at_misses_documents": from_made_at < from_bound},
-        "MongoDB", ctx.mongodb().version,
+        engine_name("mongodb"), ctx.mongodb().version,
         [{"boundary": "ObjectId.from_datetime", "hex": str(bound), "count": from_bound},
          {"boundary": "an ID made at that second", "hex": made_at, "count": from_made_at}],
         note="25 documents were inserted in the second and the one after, 5 the second before")
@@ -177,6 +172,6 @@ def order_across_processes(ctx) -> Observation:
     return Observation(
         {"same_second": same, "later_process_sorts_first": same and docs[0]["process"] == "B",
          "tries": tries},
-        "MongoDB", ctx.mongodb().version, table,
+        engine_name("mongodb"), ctx.mongodb().version, table,
         note=f"{tries} tries (each with two fresh processes) until B sorted first",
-        figure=lambda: _rank_figure(table, "Insert time against _id rank"))
+        figure=Figure("id_rank", (table, "Insert time against _id rank")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from labkit.claims.claim import Observation
+from labkit.claims.claim import Figure, Observation
 from labkit.claims.registry import claim
 from labkit.experiments._common import compare_with_model, model_answers
 from labkit.i18n import N_
@@ -64,12 +64,11 @@ def type_order(ctx) -> Observation:
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
 def mixed_sort(ctx) -> Observation:
     """``find({}, {_id: 1}).sort({v: 1, _id: 1})`` on the chapter's 15 documents."""
-    from labkit.outputs.plots import type_ladder
-
     observation = compare_with_model(ctx, "mixed", MIXED_QUESTIONS)
     order = observation.observed["v_then_id"]
-    observation.figure = lambda: type_ladder(fixtures.load("mixed"), "v",
-                                             N_("The server's order on the type ladder"), order)
+    observation.figure = Figure("type_ladder", (fixtures.load("mixed"), "v",
+                                                N_("The server's order on the type ladder"),
+                                                order))
     return observation
 
 @claim("X5", title="Ascending sort represents an array by its smallest element, descending by "

@@ -406,14 +406,14 @@ class Exercise:
             from labkit.experiments.catalogue import get
             from labkit.lessons.notebook import (
                 MODEL_LABEL,
-                missing_server,
                 model_prediction,
                 session,
             )
+            from labkit.run.runner import first_missing
 
             item = get(claim_id)
             ctx = session()
-            if missing_server(item, ctx) is None:
+            if first_missing(ctx, item.needs) is None:
                 row = ctx.claim_result(item).rows[0]
                 if row.shows_observation:
                     obs = row.observation

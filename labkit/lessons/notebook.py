@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labkit.claims.claim import (
+    COLOURS,
     ERROR,
     FAILS,
     NOT_RUN,
@@ -20,7 +21,10 @@ from labkit.claims.claim import (
 )
 from labkit.errors import ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, _
-from labkit.run.runner import COLOURS, ClaimResult, Context
+from labkit.names import engine_name
+from labkit.outputs.cards import claim_card
+from labkit.run.results import ClaimResult
+from labkit.run.runner import Context, first_missing
 
 _session: Context | None = None
 _notice_shown = False  # the full "how to get a server" note is shown once per kernel
@@ -109,7 +113,7 @@ class NotRun:
 
     def table(self):
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 
         dicts = [value for _label, value in self.stand_ins if isinstance(value, dict)]
         if not self.stand_ins or len(dicts) != len(self.stand_ins):
@@ -120,8 +124,8 @@ class NotRun:
         return pd.DataFrame(columns, index=pd.Index(keys, name=_("question")))
 
     def _head(self) -> str:
-        name = "MongoDB" if self.kind == "mongodb" else self.kind
-        return _("{what}: not run (no {name} here)").format(what=self.what, name=name)
+        return _("{what}: not run (no {name} here)").format(what=self.what,
+                                                            name=engine_name(self.kind))
 
     def __str__(self) -> str:
         lines = [self._head() + (f" \u2014 {self.title}" if self.title else "")]
@@ -189,15 +193,6 @@ def stand_ins(item: Claim) -> list[tuple[str, Any]]:
     return out
 
 
-def missing_server(item: Claim, ctx: Context) -> ServerUnavailable | None:
-    """Why a claim cannot run in this context (the first server it needs that is missing)."""
-    for kind in item.needs:
-        missing = ctx.unavailable(kind)
-        if missing is not None:
-            return missing
-    return None
-
-
 class Checked(list):
     """The rows of one claim's check, shown as a verdict card in a notebook."""
 
@@ -211,15 +206,7 @@ class Checked(list):
         return self.result.verdict
 
     def _repr_html_(self) -> str:
-        item = self.result.claim
-        head = (f"<p><b style='color:{COLOURS[self.verdict]}'>{item.id}: "
-                f"{verdict_text(self.verdict)}</b> ({kind_text(item.kind)}) &mdash; "
-                f"{html.escape(item.title)}<br><small>{_('experiment:')} "
-                f"<code>{html.escape(item.experiment_name)}</code></small></p>")
-        if len(self) == 1:
-            return head + self[0]._repr_html_()
-        return head + "".join(f"<div style='margin-left:1.5em'>{row._repr_html_()}</div>"
-                              for row in self)
+        return claim_card(self.result)
 
     def __str__(self) -> str:
         item = self.result.claim
@@ -241,9 +228,10 @@ def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
 
     item = get(claim_id)
     ctx = ctx or session()
-    missing = missing_server(item, ctx)
+    missing = first_missing(ctx, item.needs)
     if missing is not None:
-        return NotRun(item.id, missing, stand_ins(item), title=item.title, kind=item.needs[0])
+        kind, why = missing
+        return NotRun(item.id, why, stand_ins(item), title=item.title, kind=kind)
     checked = Checked(ctx.claim_result(item))
     bad = [row for row in checked if row.verdict in (FAILS, ERROR)]
     if bad:

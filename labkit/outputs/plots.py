@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from typing import Any
 
+from labkit.claims.claim import Figure
 from labkit.i18n import N_, _
 
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
@@ -62,8 +65,7 @@ def bit_layout(rows: list[dict], title: str):
 def verdict_summary(claims: list[dict]):
     """Stacked bars: how many claims of each topic hold, do not hold, are findings, did not
     run, or erred (claims as ``results.json`` has them; the legend uses the summary's words)."""
-    from labkit.claims.claim import VERDICTS, count_text
-    from labkit.run.runner import COLOURS
+    from labkit.claims.claim import COLOURS, VERDICTS, count_text
 
     plt = _pyplot()
     topics = list(dict.fromkeys(c["topic"] for c in claims))
@@ -217,6 +219,8 @@ def engines_side_by_side(comparison: dict):
     size_axis.legend(fontsize=8)
     figure.tight_layout()
     return figure
+
+
 def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON type ladder"),
                 order: list | None = None):
     """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
@@ -245,3 +249,16 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON typ
     axes.grid(axis="y", color="#eaeef2")
     axes.set_title(_(title), fontsize=10)
     return figure
+
+
+# The plots an observation may name (``claims.claim.Figure``): the report draws them by name.
+DRAWN: dict[str, Callable[..., Any]] = {"bit_layout": bit_layout, "btree_summary": btree_summary,
+                                        "id_rank": id_rank, "type_ladder": type_ladder}
+
+
+def draw(figure: Figure) -> Any:
+    """The figure an observation names, drawn: ``bit_layout(*args)``, ``id_rank(*args)``…"""
+    if figure.plot not in DRAWN:
+        raise ValueError(f"no plot called {figure.plot!r}; plots an observation may name: "
+                         f"{', '.join(DRAWN)}")
+    return DRAWN[figure.plot](*figure.args)

@@ -1,6 +1,7 @@
 """The run's outputs: the terminal verdict table, report.html, report.md and results.json.
 
-Each counts claims, not rows: one verdict per claim, with its per-engine rows below it.
+Each counts claims, not rows: one verdict per claim, with its per-engine rows below it. All
+render from the run's objects (``run.results``); results.json is the run's one dict.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ import base64
 import html
 import json
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from labkit.claims.claim import (
     ERROR,
@@ -18,45 +21,36 @@ from labkit.claims.claim import (
     HOLDS,
     NOT_RUN,
     VERDICT_TEXT,
+    Figure,
     kind_text,
+    one_line,
     short_json,
     verdict_text,
 )
 from labkit.i18n import N_, _, language
-from labkit.run.runner import Run
+from labkit.names import engine_name
+from labkit.outputs import plots
+from labkit.run.results import ClaimResult, Result, Run
 
 _ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m", NOT_RUN: "\033[2m",
          ERROR: "\033[33m"}
 _RESET = "\033[0m"
 
 
-def _engine(row: dict) -> str:
-    if not row["engine"]:
-        return "-"
-    return f"{row['engine']} {row['engine_version'] or ''}".strip()
-
-
-def _single(claim: dict) -> bool:
-    return len(claim["results"]) == 1
-
-
-def _verdict_rows(claims: list[dict]):
+def _verdict_rows(claims: list[ClaimResult]) -> Iterator[tuple[ClaimResult, bool, str, str]]:
     """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, engine)``
     for each claim, then one ``sub`` row per engine under a claim judged on several."""
-    for claim in claims:
-        single = _single(claim)
-        yield claim, False, claim["verdict"], _engine(claim["results"][0]) if single else ""
-        if not single:
-            for row in claim["results"]:
-                yield claim, True, row["verdict"], _engine(row)
+    for result in claims:
+        yield result, False, result.verdict, result.rows[0].where if result.single else ""
+        if not result.single:
+            for row in result.rows:
+                yield result, True, row.verdict, row.where
 
 
 def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     """The verdict table printed at the end of ``labkit run``: a line per claim, then a line
     per engine under claims judged on several."""
-    claims = run.to_dict()["claims"]
-    rows = [r for c in claims for r in c["results"]]
-    engine_width = max([len(_engine(r)) + 2 for r in rows] + [6])
+    engine_width = max([len(r.where) + 2 for r in run.rows] + [6])
     title_width = max(20, width - 6 - 15 - engine_width - 6)
 
     def paint(verdict: str) -> str:
@@ -64,45 +58,50 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
         return _ANSI[verdict] + text + _RESET if colour else text
 
     lines = [f"{'ID':<5} {_('verdict'):<14} {_('engine'):<{engine_width}}  {_('claim')}"]
-    for claim, sub, verdict, engine in _verdict_rows(claims):
+    for result, sub, verdict, engine in _verdict_rows(run.claims):
         if sub:
             lines.append(f"{'':<5} {paint(verdict)} └ {engine}")
         else:
-            title = textwrap.shorten(claim["title"], title_width, placeholder="…")
-            lines.append(f"{claim['id']:<5} {paint(verdict)} {engine:<{engine_width}}  {title}")
+            title = textwrap.shorten(result.claim.title, title_width, placeholder="…")
+            lines.append(f"{result.claim.id:<5} {paint(verdict)} {engine:<{engine_width}}  "
+                         f"{title}")
     lines += ["", run.summary()]
-    notes = _reasons(claims)
+    notes = _reasons(run.claims)
     if notes:
         lines += ["", *notes]
     return "\n".join(lines)
 
 
-def _reasons(claims: list[dict]) -> list[str]:
+def _row_where(result: ClaimResult, row: Result) -> str:
+    """The claim, and the engine where it was judged on several."""
+    return result.claim.id if result.single else _where(result.claim.id, row.engine)
+
+
+def _reasons(claims: list[ClaimResult]) -> list[str]:
     """Why claims did not run (grouped), and what was seen where a claim failed, erred or
     made a finding."""
     lines: list[str] = []
     not_run: dict[str, list[str]] = {}
-    for claim in claims:
-        for row in claim["results"]:
-            where = claim["id"] if _single(claim) else _where(claim["id"], row["engine"])
-            if row["verdict"] == NOT_RUN:
-                not_run.setdefault(row["reason"], []).append(where)
-            elif row["verdict"] == ERROR:
-                lines.append(_("{where} error: {reason}").format(where=where,
-                                                                  reason=row["reason"]))
-            elif row["verdict"] in (FAILS, FINDING):
+    for result in claims:
+        for row in result.rows:
+            where = _row_where(result, row)
+            if row.verdict == NOT_RUN:
+                not_run.setdefault(row.reason, []).append(where)
+            elif row.verdict == ERROR:
+                lines.append(_("{where} error: {reason}").format(where=where, reason=row.reason))
+            elif row.verdict in (FAILS, FINDING):
                 lines.append(_("{where} {verdict}: expected {expected}, observed {observed}")
-                             .format(where=where, verdict=verdict_text(row["verdict"]),
-                                     expected=short_json(claim["expected"]),
-                                     observed=short_json(row["observed"]))
-                             + (f" ({row['reason']})" if row["reason"] else ""))
-    for reason, where in not_run.items():
-        lines.append(_("Not run ({where}): {reason}").format(where=", ".join(where),
+                             .format(where=where, verdict=verdict_text(row.verdict),
+                                     expected=short_json(result.claim.expected),
+                                     observed=short_json(row.observed))
+                             + (f" ({row.reason})" if row.reason else ""))
+    for reason, places in not_run.items():
+        lines.append(_("Not run ({where}): {reason}").format(where=", ".join(places),
                                                              reason=reason))
     return lines
 
 
-def _where(claim_id: str, engine: str) -> str:
+def _where(claim_id: str, engine: str | None) -> str:
     return _("{id} on {engine}").format(id=claim_id, engine=engine)
 
 
@@ -118,41 +117,37 @@ _COUNT_SENTENCE = {HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
                              N_("{n} survey claims have findings")),
                    NOT_RUN: (N_("{n} claim did not run"), N_("{n} claims did not run")),
                    ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
-_ENGINE_NAMES = {"mongodb": "MongoDB", "postgres": "PostgreSQL", "wiredtiger": "WiredTiger"}
 
 
-def not_run_causes(claims: list[dict]) -> list[dict]:
+def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
     """Why claims did not run, one entry per cause: what is missing, which claims (and
     engines) it cost, and the one thing to do about it (the cause's hint, given once).
     A row says what it is missing and the hint as fields; other not-run rows group by reason."""
-    causes: dict[str, dict] = {}
-    for claim in claims:
-        for row in claim["results"]:
-            if row["verdict"] != NOT_RUN:
+    causes: dict[str, dict[str, Any]] = {}
+    for result in claims:
+        for row in result.rows:
+            if row.verdict != NOT_RUN:
                 continue
-            kind = row.get("missing") or ""
-            cause = causes.setdefault(kind or row["reason"], {
-                "missing": _ENGINE_NAMES.get(kind, kind),
-                "what_failed": row.get("missing_detail") if kind else row["reason"],
-                "todo": (row.get("hint") or "").removeprefix("Hint:").strip(),
+            kind = row.missing
+            cause = causes.setdefault(kind or row.reason, {
+                "missing": engine_name(kind),
+                "what_failed": row.missing_detail if kind else row.reason,
+                "todo": row.hint.removeprefix("Hint:").strip(),
                 "claims": [], "where": []})
-            if claim["id"] not in cause["claims"]:
-                cause["claims"].append(claim["id"])
-            cause["where"].append(claim["id"] if _single(claim)
-                                  else _where(claim["id"], row["engine"]))
+            if result.claim.id not in cause["claims"]:
+                cause["claims"].append(result.claim.id)
+            cause["where"].append(_row_where(result, row))
     return list(causes.values())
 
 
-def summary_lines(data: dict) -> list[str]:
+def summary_lines(run: Run) -> list[str]:
     """The report's opening in sentences: counts per claim (singular or plural as the number
     says), then each cause of not-run claims once, with what to do about it."""
-    counts = {v: sum(1 for c in data["claims"] if c["verdict"] == v) for v in VERDICT_TEXT}
-    total = len(data["claims"])
-    counted = "; ".join(_plural(counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
-                        if counts[v])
-    lines = [_plural(total, N_("{n} claim was checked: {counts}."),
+    counted = "; ".join(_plural(run.counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
+                        if run.counts[v])
+    lines = [_plural(len(run.claims), N_("{n} claim was checked: {counts}."),
                      N_("{n} claims were checked: {counts}."), counts=counted)]
-    for cause in not_run_causes(data["claims"]):
+    for cause in not_run_causes(run.claims):
         who = ", ".join(cause["where"])
         if cause["missing"]:
             line = _plural(len(cause["claims"]),
@@ -242,38 +237,43 @@ def outside_range(expected, observed) -> list[str]:
     return notes
 
 
+def _about(run: Run, sentence: str) -> str:
+    about = run.about()
+    return _(sentence).format(started=about["started"], finished=about["finished"],
+                              version=about["labkit_version"], python=about["python"])
+
+
 def markdown(run: Run) -> str:
     """report.md: the same table and details, for a pull request or a wiki page."""
-    data = run.to_dict()
     out = [f"# {_('labkit report')}", "",
-           _("Run {started} to {finished}, labkit {version}, Python {python}.").format(
-               started=data["started"], finished=data["finished"],
-               version=data["labkit_version"], python=data["python"]), ""]
-    out += [f"- {_('Server:')} {line}" for line in data["engines"]] or [
+           _about(run, N_("Run {started} to {finished}, labkit {version}, Python {python}.")),
+           ""]
+    out += [f"- {_('Server:')} {line}" for line in run.engines] or [
         f"- {_('Servers: none used')}"]
     out += ["", f"**{run.summary()}**", ""]
-    out += [f"- {line}" for line in summary_lines(data)]
+    out += [f"- {line}" for line in summary_lines(run)]
     out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
-    for claim, sub, verdict, engine in _verdict_rows(data["claims"]):
-        cells = ["" if sub else claim["id"], verdict_text(verdict), engine,
-                 "" if sub else claim["title"].replace("|", "/")]
+    for result, sub, verdict, engine in _verdict_rows(run.claims):
+        cells = ["" if sub else result.claim.id, verdict_text(verdict), engine,
+                 "" if sub else result.claim.title.replace("|", "/")]
         out.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     out.append("")
-    for claim in data["claims"]:
-        lesson = (" " + _("(lesson `{lesson}`)").format(lesson=claim["lesson"])
-                  if claim["lesson"] else "")
-        out += [f"## {claim['id']}: {claim['title']}", "",
-                f"- {_('Verdict:')} **{verdict_text(claim['verdict'])}** "
-                f"({kind_text(claim['kind'])})",
-                f"- {_('Source:')} {_(claim['source'])}",
-                f"- {_('Experiment:')} `{claim['experiment']}`{lesson}",
-                f"- {_('Expected:')} `{short_json(claim['expected'], 400)}`"]
-        for row in claim["results"]:
-            observed = (_("observed {value}").format(
-                value=f"`{short_json(row['observed'], 400)}`")
-                if row["observed"] is not None else _("no observation"))
-            out.append(f"- {_engine(row)}: **{verdict_text(row['verdict'])}**, {observed}"
-                       + (f"; {row['reason']}" if row["reason"] else ""))
+    for result in run.claims:
+        item = result.claim
+        lesson = (" " + _("(lesson `{lesson}`)").format(lesson=result.lesson)
+                  if result.lesson else "")
+        out += [f"## {item.id}: {item.title}", "",
+                f"- {_('Verdict:')} **{verdict_text(result.verdict)}** "
+                f"({kind_text(item.kind)})",
+                f"- {_('Source:')} {_(result.source)}",
+                f"- {_('Experiment:')} `{item.experiment_name}`{lesson}",
+                f"- {_('Expected:')} `{short_json(item.expected, 400)}`"]
+        for row in result.rows:
+            seen = row.observed
+            observed = (_("observed {value}").format(value=f"`{short_json(seen, 400)}`")
+                        if seen is not None else _("no observation"))
+            out.append(f"- {row.where}: **{verdict_text(row.verdict)}**, {observed}"
+                       + (f"; {row.reason}" if row.reason else ""))
         out.append("")
     return "\n".join(out)
 
@@ -316,28 +316,23 @@ def _evidence_table(rows: list[dict]) -> str:
     return f"<div class='ev'><table><tr>{head}</tr>{body}</table></div>"
 
 
-def _figure(draw, alt: str) -> str:
-    from labkit.claims.claim import one_line
-    from labkit.outputs.plots import png_bytes
-
+def _figure(figure: Figure, alt: str) -> str:
     try:
-        return _img(png_bytes(draw()), alt)
+        return _img(plots.png_bytes(plots.draw(figure)), alt)
     except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
         return ("<p class='error'>" + html.escape(_("The figure could not be drawn: {why}")
                                                   .format(why=one_line(exc))) + "</p>")
 
 
-def _short_reason(row: dict) -> str:
+def _short_reason(row: Result) -> str:
     """A not-run row's reason without the how-to, which the summary gives once."""
-    kind = row.get("missing")
-    if row["verdict"] != NOT_RUN or not kind:
-        return row["reason"]
+    if row.verdict != NOT_RUN or not row.missing:
+        return row.reason
     return _("{name} was not available here (how to get it: see the summary at the top)."
-             ).format(name=_ENGINE_NAMES.get(kind, kind))
+             ).format(name=engine_name(row.missing))
 
 
-def _expected_html(claim: dict) -> str:
-    expected = claim["expected"]
+def _expected_html(expected: Any) -> str:
     if isinstance(expected, dict):
         return ""  # shown beside each engine's observation
     return f"<p>{_('Expected:')} {html.escape(readable(expected))}</p>"
@@ -367,65 +362,74 @@ def _verdict(verdict: str) -> str:
 
 def html_report(run: Run) -> str:
     """report.html: one self-contained page, plots embedded, readable offline."""
-    from labkit.outputs.plots import png_bytes, verdict_summary
-
-    data = run.to_dict()
     esc = html.escape
+    about = run.about()
     parts = [f"<!doctype html><html lang='{language()}'><head><meta charset='utf-8'>"
-             f"<title>{_('labkit report')} {esc(data['started'])}</title><style>{_CSS}</style>"
+             f"<title>{_('labkit report')} {esc(about['started'])}</title><style>{_CSS}</style>"
              "</head><body>",
              f"<h1>{_('labkit report')}</h1>",
-             "<p class='meta'>" + esc(_("Run {started} to {finished}; labkit {version}; Python "
-                                        "{python}.").format(
-                 started=data["started"], finished=data["finished"],
-                 version=data["labkit_version"], python=data["python"])) + "<br>"
-             + ("<br>".join(f"{_('Server:')} {esc(line)}" for line in data["engines"])
+             "<p class='meta'>" + esc(_about(run, N_(
+                 "Run {started} to {finished}; labkit {version}; Python {python}."))) + "<br>"
+             + ("<br>".join(f"{_('Server:')} {esc(line)}" for line in run.engines)
                 or _("No database server was used.")) + "</p>",
              f"<div class='summary'><p><b>{esc(run.summary())}</b></p><ul>"
-             + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(data))
+             + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(run))
              + "</ul></div>",
              "<p class='meta'>" + _(
                  "A <i>behaviour</i> claim says what a server does: if it does not hold, that "
                  "is a failure. A <i>survey</i> claim is judged on several engines: where it "
                  "does not hold, that is a <span class='finding'>finding</span>, not a fault.")
              + "</p>"]
-    if data["claims"]:
-        parts.append(_img(png_bytes(verdict_summary(data["claims"])), _("verdicts by topic")))
+    if run.claims:
+        chart = plots.verdict_summary([{"topic": result.claim.topic, "verdict": result.verdict}
+                                       for result in run.claims])
+        parts.append(_img(plots.png_bytes(chart), _("verdicts by topic")))
     parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
                  f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
-    for claim, sub, verdict, engine in _verdict_rows(data["claims"]):
+    for result, sub, verdict, engine in _verdict_rows(run.claims):
+        item = result.claim
         if sub:
             parts.append(f"<tr class='sub'><td></td><td>{_verdict(verdict)}</td>"
                          f"<td class='e'>{esc(engine)}</td><td></td></tr>")
         else:
-            parts.append(f"<tr><td class='id'><a href='#{esc(claim['id'])}'>{esc(claim['id'])}"
+            parts.append(f"<tr><td class='id'><a href='#{esc(item.id)}'>{esc(item.id)}"
                          f"</a></td><td>{_verdict(verdict)}</td><td class='e'>{esc(engine)}</td>"
-                         f"<td>{esc(claim['title'])}</td></tr>")
+                         f"<td>{esc(item.title)}</td></tr>")
     parts.append("</table>")
-    for result, claim in zip(run.claims, data["claims"], strict=True):
-        lesson = (f" &middot; {_('lesson:')} <code>{esc(claim['lesson'])}</code>"
-                  if claim["lesson"] else "")
-        parts.append(f"<section id='{esc(claim['id'])}'>"
-                     f"<h2>{esc(claim['id'])}: {esc(claim['title'])}</h2>"
-                     f"<p>{_verdict(claim['verdict'])} ({esc(kind_text(claim['kind']))}) "
-                     f"&middot; {_('source:')} {esc(_(claim['source']))}<br>{_('experiment:')} "
-                     f"<code>{esc(claim['experiment'])}</code>{lesson}</p>"
-                     + _expected_html(claim))
-        for row_result, row in zip(result.rows, claim["results"], strict=True):
-            parts.append("<div class='row'><p>" + _("{verdict} on {engine}").format(
-                verdict=_verdict(row["verdict"]), engine=f"<b>{esc(_engine(row))}</b>"))
-            if row["reason"]:
-                parts.append(f"<br>{esc(_short_reason(row))}")
-            parts.append("</p>")
-            if row["observed"] is not None:
-                parts.append(_compare_html(claim["expected"], row["observed"]))
-            parts.append(_evidence_table(row["evidence"]))
-            observation = row_result.observation
-            if observation is not None and observation.figure and row["observed"] is not None:
-                parts.append(_figure(observation.figure, _where(claim["id"], _engine(row))))
-            parts.append("</div>")
-        parts.append("</section>")
+    for result in run.claims:
+        parts.append(_claim_section(result))
     parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _claim_section(result: ClaimResult) -> str:
+    """One claim's section of report.html: its verdict, source and experiment, then each
+    engine's row with what it observed beside the expectation, its evidence and figure."""
+    esc = html.escape
+    item, expected = result.claim, result.expected
+    lesson = (f" &middot; {_('lesson:')} <code>{esc(result.lesson)}</code>"
+              if result.lesson else "")
+    parts = [f"<section id='{esc(item.id)}'>"
+             f"<h2>{esc(item.id)}: {esc(item.title)}</h2>"
+             f"<p>{_verdict(result.verdict)} ({esc(kind_text(item.kind))}) "
+             f"&middot; {_('source:')} {esc(_(result.source))}<br>{_('experiment:')} "
+             f"<code>{esc(item.experiment_name)}</code>{lesson}</p>"
+             + _expected_html(expected)]
+    for row in result.rows:
+        observed = row.observed
+        parts.append("<div class='row'><p>" + _("{verdict} on {engine}").format(
+            verdict=_verdict(row.verdict), engine=f"<b>{esc(row.where)}</b>"))
+        if row.reason:
+            parts.append(f"<br>{esc(_short_reason(row))}")
+        parts.append("</p>")
+        if observed is not None:
+            parts.append(_compare_html(expected, observed))
+        parts.append(_evidence_table(row.evidence))
+        figure = row.observation.figure if row.observation is not None else None
+        if figure is not None and observed is not None:
+            parts.append(_figure(figure, _where(item.id, row.where)))
+        parts.append("</div>")
+    parts.append("</section>")
     return "\n".join(parts)
 
 

@@ -17,7 +17,7 @@ HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("a
 
 
 def _pd():
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 
     return pd
 
@@ -174,12 +174,14 @@ def results(source: str | Path | dict):
     claim and engine: ID, topic, kind, claim verdict, engine, version, row verdict, reason."""
     from labkit.claims.claim import VERDICT_TEXT, verdict_text
 
-    if not isinstance(source, dict):
+    if isinstance(source, dict):
+        data = source
+    else:
         path = Path(source)
         path = path / "results.json" if path.is_dir() else path
-        source = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     rows = []
-    for claim in source["claims"]:
+    for claim in data["claims"]:
         for row in claim["results"]:
             rows.append({"id": claim["id"], "topic": claim["topic"], "kind": claim["kind"],
                          "claim verdict": verdict_text(claim["verdict"])

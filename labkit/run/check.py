@@ -1,9 +1,10 @@
 """``labkit check``: claim files judged on every engine and MongoDB version, as a matrix.
 
-Each claim gets one row per engine (and per MongoDB version), in the same ``runner`` results
-that ``labkit run`` reports, so ``report.write`` gives the same HTML, Markdown and JSON; this
-module adds the matrix, JUnit XML for CI, and pandas frames for notebooks. A user's claims are
-behaviour claims: where one does not hold on an engine, that is a failure.
+Each claim gets one row per engine (and per MongoDB version), in the same results
+(``run.results``) that ``labkit run`` reports, so ``report.write`` gives the same HTML, Markdown
+and JSON; ``outputs.matrix`` and ``outputs.junit`` draw the matrix and JUnit XML for CI, and
+``CheckRun`` gives pandas frames for notebooks. A user's claims are behaviour claims: where one
+does not hold on an engine, that is a failure.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import datetime as dt
 import functools
 import os
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,14 +29,15 @@ from labkit.claims.claim import (
     VERDICT_TEXT,
     Claim,
     Observation,
-    errored,
-    one_line,
+    not_run,
     short_json,
 )
 from labkit.claims.files import ClaimSpec, Expectation
 from labkit.engines.query import ENGINES, Answer, Engine, ModelEngine, NotSupported
 from labkit.errors import BadInput, ServerUnavailable
-from labkit.run.runner import ClaimResult, Result, Run
+from labkit.names import engine_name
+from labkit.run.guard import guarded, judge
+from labkit.run.results import ClaimResult, Result, Run
 
 DEFAULT_ENGINES = ("model",)
 
@@ -89,7 +90,7 @@ def parse_versions(text: str | None) -> list[str] | None:
     versions = [v.strip() for v in text.split(",")]
     if not all(versions):
         raise BadInput("--mongodb-version needs versions such as 6.0,7.0,8.0, with none empty")
-    return [check_version(v) for v in dict.fromkeys(versions)]
+    return [checked for v in dict.fromkeys(versions) if (checked := check_version(v))]
 
 
 # Judging one claim on one engine ---------------------------------------------------------
@@ -147,16 +148,17 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
     if unmet:
         return not_run(f"runOnRequirements: {unmet}")
     steps = [s for s in spec.steps if s.expect is not None and not s.skip]
+    expects = [s.expect for s in steps if s.expect is not None]  # the same reads', in order
     if not steps:
         skipped = [s.skip for s in spec.steps if s.skip]
         return not_run("nothing to judge: " + (skipped[0] if skipped else
                                                "no read has an expected result or error"))
-    if engine.key == "model" and any(s.expect.kind == "error" for s in steps):
+    if engine.key == "model" and any(e.kind == "error" for e in expects):
         return not_run("the model predicts results, not server errors")
     try:
         answers = engine.answer(spec, steps)
-        judged = [judge_step(step.expect, answer) for step, answer in zip(steps, answers,
-                                                                          strict=True)]
+        judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
+                                                                       strict=True)]
     except NotSupported as exc:
         return not_run(str(exc))
     shown = [item[1] for item in judged]
@@ -164,8 +166,8 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
              for i, item in enumerate(judged) if item[2]]
     skipped = [f"not judged: {s.operation} at line {s.line}, {s.skip}" for s in spec.steps
                if s.skip and s.expect is not None]
-    unjudged = [f"not checked: expectError {', '.join(c)}" for s in steps
-                if (c := claimfiles.unjudged_checks(s.expect))]
+    unjudged = [f"not checked: expectError {', '.join(c)}" for e in expects
+                if (c := claimfiles.unjudged_checks(e))]
     evidence = [{"read": step.operation, "asked": step.arguments,
                  "answer": answer.raised or answer.result}
                 for step, answer in zip(steps, answers, strict=True)]
@@ -387,11 +389,11 @@ class CheckRun:
         index = [s.id for s in self.specs].index(claim_id)
         column = next(c for c in self.columns if c.engine == engine)
         row = column.rows[index]
-        return row.observation.observed if row.shows_observation else None
+        return row.observation.observed if row.shows_observation and row.observation else None
 
     def frame(self):
         """pandas: one row per claim, one column per engine, the verdict words in the cells."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 
         data = {c.label: [VERDICT_TEXT[r.verdict] for r in c.rows] for c in self.columns}
         return pd.DataFrame(data, index=pd.Index([s.id for s in self.specs], name="claim"))
@@ -434,12 +436,12 @@ def _raised(row: Result) -> str:
 def cell(row: Result) -> str:
     """A scorecard cell: a mark, then what the engine gave (or why it did not run)."""
     if row.verdict == HOLDS:
-        return "✓ " + short_json(row.observation.observed, 60)
+        return "✓ " + short_json(row.observed, 60)
     if row.verdict == FAILS:
         raised = _raised(row)
         if raised:
             return "✗ raised " + raised[:80]
-        return "✗ " + short_json(row.observation.observed, 60)
+        return "✗ " + short_json(row.observed, 60)
     if row.verdict == ERROR:
         return "! " + row.reason
     return "– " + row.reason
@@ -487,8 +489,9 @@ def _columns(engines: list[str], versions: list[str] | None,
             yield "model", name, ModelEngine(), ""
         elif name == "mongodb":
             uris = os.environ.get("LABKIT_MONGODB_URI", "").split()
-            for version in versions or [None]:
-                label = f"MongoDB {version}" if version else "MongoDB"
+            wanted: list[str | None] = [*versions] if versions else [None]
+            for version in wanted:
+                label = f"{engine_name(name)} {version or ''}".strip()
                 try:
                     with _one_server(version, mode, uris) as server:
                         yield label, name, MongoDBEngine(server), ""
@@ -529,108 +532,22 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
 
 def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
          why: str) -> Result:
+    """One cell of the matrix: the claim judged on one engine, inside the run's guard."""
     if engine is None:
-        engine_name = {"mongodb": "MongoDB"}.get(name, name)
-        return Result(claim, NOT_RUN, Observation(None, engine_name, "", not_run=why), why)
+        return judge(claim, not_run(engine_name(name), why))
     started = time.perf_counter()
-    try:
-        observation, verdict = observe(spec, engine)
-    except Exception as exc:  # one engine's failure costs that row only
-        return Result(claim, ERROR, errored(engine.name, exc, engine.version), one_line(exc),
-                      time.perf_counter() - started)
+    outcome = guarded(engine.name, lambda: observe(spec, engine), version=engine.version)
+    seconds = time.perf_counter() - started
+    if isinstance(outcome, Observation):  # the engine failed: that cell's error
+        return judge(claim, outcome, seconds)
+    observation, verdict = outcome
     reason = observation.not_run or "; ".join(
         part for part in (observation.note, *_not_checked(spec)) if part)
-    return Result(claim, verdict, observation, reason, time.perf_counter() - started)
+    return Result(claim, verdict, observation, reason, seconds)
 
 
 def _not_checked(spec: ClaimSpec) -> list[str]:
     return [f"not checked: {item}" for item in spec.not_checked]
-
-
-# Outputs ---------------------------------------------------------------------------------
-
-
-def matrix_table(result: CheckRun, width: int = 120) -> str:
-    """The terminal matrix: claim × engine/version, then what was seen where a claim did not
-    hold, why cells did not run, and which engine each column is."""
-    id_width = min(max([len(s.id) for s in result.specs] + [5]), 48)
-    widths = [max(len(c.label), 13) for c in result.columns]
-    lines = [f"{'claim':<{id_width}}  " + "  ".join(
-        f"{c.label:<{w}}" for c, w in zip(result.columns, widths, strict=True))]
-    for index, spec in enumerate(result.specs):
-        name = spec.id if len(spec.id) <= id_width else spec.id[: id_width - 1] + "…"
-        cells = [f"{VERDICT_TEXT[c.rows[index].verdict]:<{w}}"
-                 for c, w in zip(result.columns, widths, strict=True)]
-        lines.append(f"{name:<{id_width}}  " + "  ".join(cells))
-    lines += ["", result.run.summary()]
-    notes: list[str] = []
-    not_run: dict[str, list[str]] = {}
-    for column in result.columns:
-        for spec, row in zip(result.specs, column.rows, strict=True):
-            where = f"{spec.id} on {column.label}"
-            if row.verdict == NOT_RUN:
-                not_run.setdefault(row.reason, []).append(where)
-            elif row.verdict == ERROR:
-                notes.append(f"{where}: error: {row.reason}")
-            elif row.verdict == FAILS:
-                notes.append(f"{where}: does not hold: expected {short_json(spec.expected)}, "
-                             f"observed {short_json(row.observation.observed)}"
-                             + (f" ({row.reason})" if row.reason else ""))
-    for reason, where in not_run.items():
-        shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
-        notes.append(f"Not run ({shown}): {reason}")
-    if notes:
-        lines += ["", *notes]
-    lines += ["", "Engines:", *[f"  {c.label}: {c.description}" for c in result.columns]]
-    return "\n".join(lines)
-
-
-def junit_xml(result: CheckRun) -> str:
-    """JUnit XML for CI: a test suite per engine column, a test case per claim; a claim that
-    does not hold is a failure, an error an error, not run a skip with the reason."""
-    suites = ET.Element("testsuites", name="labkit check")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for column in result.columns:
-        suite = ET.SubElement(suites, "testsuite", name=column.label)
-        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        for spec, row in zip(result.specs, column.rows, strict=True):
-            counts["tests"] += 1
-            case = ET.SubElement(suite, "testcase", classname=str(spec.path),
-                                 name=f"{spec.id} [{column.label}]",
-                                 time=f"{row.seconds:.3f}")
-            case.set("file", str(spec.path))
-            case.set("line", str(spec.line))
-            if row.verdict == FAILS:
-                counts["failures"] += 1
-                failure = ET.SubElement(case, "failure", message="does not hold",
-                                        type="ClaimDoesNotHold")
-                failure.text = (f"expected: {short_json(spec.expected, 2000)}\nobserved: "
-                                f"{short_json(row.observation.observed, 2000)}\n{row.reason}")
-            elif row.verdict == ERROR:
-                counts["errors"] += 1
-                ET.SubElement(case, "error", message=row.reason, type="Error")
-            elif row.verdict == NOT_RUN:
-                counts["skipped"] += 1
-                ET.SubElement(case, "skipped", message=row.reason)
-            if row.verdict != NOT_RUN:
-                out = ET.SubElement(case, "system-out")
-                out.text = (f"{row.engine} {row.engine_version or ''}".strip()
-                            + (f"\n{row.reason}" if row.reason else ""))
-        for key, value in counts.items():
-            suite.set(key, str(value))
-            totals[key] += value
-    for key, value in totals.items():
-        suites.set(key, str(value))
-    ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode")
-
-
-def write_junit(result: CheckRun, path: str | Path) -> Path:
-    """Write the JUnit XML to ``path`` (its folder is made if needed)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(junit_xml(result) + "\n", encoding="utf-8")
-    return target
 
 
 def run_files(paths: Iterable[str | Path], engines: Iterable[str] | str = DEFAULT_ENGINES,

@@ -103,8 +103,8 @@ def _mongodb_local() -> Check:
 
     binary = servers.find_mongod()
     if binary is None:
-        return Check("MongoDB via a local mongod", False, servers.mongod_missing_reason(),
-                     required=False)
+        return Check("MongoDB via a local mongod", False,
+                     servers.mongod_missing_reason() or "", required=False)
     try:
         version = servers.mongod_version(binary)
     except LabkitError as exc:
@@ -142,7 +142,7 @@ def _postgres() -> Check:
 
 def _wiredtiger() -> Check:
     try:
-        import wiredtiger  # noqa: F401
+        import wiredtiger  # type: ignore[import-not-found]  # noqa: F401  (optional binding)
     except ImportError:
         return Check("WiredTiger binding", False, "not installed (make wiredtiger)", False)
     version = importlib.metadata.version("wiredtiger")

@@ -1,42 +1,21 @@
-"""Runs claims live: the run's context (servers, B-tree loads), one guard per engine, verdicts."""
+"""Runs claims live: the run's context (servers, B-tree loads) and the loop over claims."""
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import html
+import functools
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from labkit.claims.claim import (
-    COUNT_TEXT,
-    ERROR,
-    FAILS,
-    FINDING,
-    HOLDS,
-    NOT_RUN,
-    SOURCES,
-    VERDICTS,
-    Claim,
-    Observation,
-    Unobservable,
-    claim_verdict,
-    count_text,
-    errored,
-    jsonable,
-    needs,
-    one_line,
-    short_json,
-    verdict_text,
-)
+from labkit.claims.claim import Claim, Observation, needs
 from labkit.errors import BadInput, ServerUnavailable
-from labkit.i18n import _
+from labkit.run.guard import guarded, judge
+from labkit.run.results import ClaimResult, Run
 
-COLOURS = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df", NOT_RUN: "#6e7781",
-           ERROR: "#bc4c00"}
+T = TypeVar("T")
 
 
 def btree_n_from_env() -> int:
@@ -160,6 +139,12 @@ class Context:
 
     # Claims ------------------------------------------------------------------------------
 
+    def guard(self, engine: str, attempt: Callable[[], T], *, version: str = "",
+              kind: str = "") -> T | Observation:
+        """``guard.guarded`` for an experiment that observes several engines: one engine's
+        failure is that engine's row (an error, or not run where ``kind`` cannot be had)."""
+        return guarded(engine, attempt, version=version, kind=kind)
+
     def claim_result(self, claim: Claim) -> ClaimResult:
         """``run_claim`` once per context: a lesson's exercises and its verdict card quote the
         same run of a claim (processes in one second give other IDs every run)."""
@@ -214,215 +199,52 @@ class Context:
                 "results": [r["results"][0] for r in results]}
 
     def btree_compare(self, engines: list[str], kinds: list[str], n: int | None = None,
-                      **options) -> dict[str, dict]:
+                      **options: Any) -> dict[str, dict[str, Any]]:
         """Several engines from the run's cache: ``{engine: measurement}``. An engine that
         cannot be had is ``{"engine", "not_run": why}``; one that failed, ``{"engine", "error"}``.
         """
-        out = {}
+        out: dict[str, dict[str, Any]] = {}
         for engine in engines:
-            try:
-                out[engine] = self.btree(engine, kinds, n, **options)
-            except ServerUnavailable as exc:
-                out[engine] = {"engine": engine, "not_run": exc.summary()}
-            except BadInput:
-                raise
-            except Exception as exc:  # one engine's failure is that engine's alone
-                out[engine] = {"engine": engine, "error": one_line(exc)}
+            measured = guarded(engine, functools.partial(self.btree, engine, kinds, n, **options),
+                               kind=engine, passes=(BadInput,))
+            if not isinstance(measured, Observation):
+                out[engine] = measured
+            elif measured.error:
+                out[engine] = {"engine": engine, "error": measured.error}
+            else:  # what failed and the hint, as the server's error says them
+                out[engine] = {"engine": engine, "not_run": " ".join(
+                    part for part in (measured.missing_detail, measured.hint) if part)}
         return out
 
 
-@dataclass
-class Result:
-    """One engine's verdict on a claim: the observation behind it and why, where it matters."""
-
-    claim: Claim
-    verdict: str
-    observation: Observation | None = None
-    reason: str = ""
-    seconds: float = 0.0
-
-    @property
-    def engine(self) -> str | None:
-        """The engine that produced the observation (None when no engine was reached)."""
-        return (self.observation.engine or None) if self.observation else None
-
-    @property
-    def engine_version(self) -> str | None:
-        """The exact version of that engine."""
-        return self.observation.engine_version if self.observation else None
-
-    @property
-    def shows_observation(self) -> bool:
-        """True when there is an observation to compare with the expectation."""
-        return self.verdict in (HOLDS, FAILS, FINDING)
-
-    def to_dict(self) -> dict:
-        """The row as ``results.json`` stores it, under its claim."""
-        obs = self.observation
-        return {
-            "verdict": self.verdict,
-            "engine": self.engine,
-            "engine_version": self.engine_version,
-            "observed": jsonable(obs.observed) if obs and self.shows_observation else None,
-            "reason": self.reason,
-            "missing": obs.missing if obs else "",
-            "missing_detail": obs.missing_detail if obs else "",
-            "hint": obs.hint if obs else "",
-            "evidence": jsonable(obs.evidence) if obs else [],
-            "seconds": round(self.seconds, 3),
-        }
-
-    def __str__(self) -> str:
-        where = " " + _("on {engine}").format(
-            engine=f"{self.engine} {self.engine_version or ''}".strip()) if self.engine else ""
-        line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.title}"
-        if self.shows_observation:
-            line += (f"\n  {_('expected:')} {short_json(self.claim.expected)}"
-                     f"\n  {_('observed:')} {short_json(self.observation.observed)}")
-        if self.reason:
-            line += f"\n  {self.reason}"
-        return line
-
-    def _repr_html_(self) -> str:
-        rows = [f"<b style='color:{COLOURS[self.verdict]}'>{self.claim.id} "
-                f"{verdict_text(self.verdict)}</b> &mdash; {html.escape(self.claim.title)}"]
-        if self.engine:
-            rows.append(f"{_('engine:')} {html.escape(self.engine)} "
-                        f"{html.escape(self.engine_version or '')}")
-        if self.shows_observation:
-            rows.append(f"{_('expected:')} "
-                        f"<code>{html.escape(short_json(self.claim.expected))}</code>")
-            rows.append(f"{_('observed:')} <code>"
-                        f"{html.escape(short_json(self.observation.observed))}</code>")
-        if self.reason:
-            rows.append(html.escape(self.reason))
-        return "<div>" + "<br>".join(rows) + "</div>"
-
-
-@dataclass
-class ClaimResult:
-    """A claim's verdict, summed up from its rows (one per engine it was judged on)."""
-
-    claim: Claim
-    rows: list[Result] = field(default_factory=list)
-
-    @property
-    def verdict(self) -> str:
-        """error, does not hold, finding, holds, or not run: the worst row decides."""
-        return claim_verdict(self.claim.kind, [row.verdict for row in self.rows])
-
-    def to_dict(self) -> dict:
-        """The claim and its rows as ``results.json`` stores them."""
-        from labkit.experiments.catalogue import lesson_of
-
-        return {
-            "id": self.claim.id,
-            "title": self.claim.title,
-            "topic": self.claim.topic,
-            "kind": self.claim.kind,
-            "source": SOURCES.get(self.claim.source, self.claim.source),
-            "experiment": self.claim.experiment_name,
-            "lesson": lesson_of(self.claim),
-            "verdict": self.verdict,
-            "expected": jsonable(self.claim.expected),
-            "results": [row.to_dict() for row in self.rows],
-        }
-
-
-def _row(claim: Claim, observation: Observation, seconds: float) -> Result:
-    """Judge one observation inside the guard: the judge's failure is this engine's alone."""
-    if observation.error:
-        return Result(claim, ERROR, observation, observation.error, seconds)
-    if observation.not_run:
-        return Result(claim, NOT_RUN, observation, observation.not_run, seconds)
-    try:
-        verdict, note = claim.verdict_for(observation)
-    except Unobservable as exc:
-        return Result(claim, NOT_RUN, observation, str(exc), seconds)
-    except Exception as exc:  # a judge that crashes costs this engine's verdict, nothing more
-        return Result(claim, ERROR, observation, f"judging failed: {one_line(exc)}", seconds)
-    reason = "; ".join(part for part in (observation.note, note) if part)
-    return Result(claim, verdict, observation, reason, seconds)
+def first_missing(ctx: Context, kinds: Sequence[str]) -> tuple[str, ServerUnavailable] | None:
+    """The first of ``kinds`` (a claim's ``needs``) that ``ctx`` cannot have, and why; None
+    when every one is running. The one place that walks a claim's needs."""
+    for kind in kinds:
+        why = ctx.unavailable(kind)
+        if why is not None:
+            return kind, why
+    return None
 
 
 def run_claim(claim: Claim, ctx: Context) -> ClaimResult:
     """Run one claim's experiment live and judge every observation it returns."""
-    started = time.perf_counter()
-    for kind in claim.needs:
-        missing = ctx.unavailable(kind)
-        if missing is not None:
-            cause = needs(kind, missing)
-            return ClaimResult(claim, [Result(claim, NOT_RUN, cause, cause.not_run)])
-    try:
+    missing = first_missing(ctx, claim.needs)
+    if missing is not None:
+        return ClaimResult(claim, [judge(claim, needs(*missing))])
+    engine, version = ctx.running(claim.needs[0]) if claim.needs else ("", "")
+
+    def experiment() -> Observation | list[Observation]:
         try:
-            outcome = claim.experiment(ctx)
+            return claim.experiment(ctx)
         finally:
             ctx.release_databases()
-    except Exception as exc:  # an experiment's crash is reported, and the run goes on
-        engine, version = ctx.running(claim.needs[0]) if claim.needs else ("", "")
-        return ClaimResult(claim, [Result(claim, ERROR, errored(engine, exc, version),
-                                          one_line(exc), time.perf_counter() - started)])
+
+    started = time.perf_counter()
+    outcome = guarded(engine, experiment, version=version)
     elapsed = time.perf_counter() - started
     observations = outcome if isinstance(outcome, list) else [outcome]
-    return ClaimResult(claim, [_row(claim, obs, elapsed) for obs in observations])
-
-
-@dataclass
-class Run:
-    """The results of one ``labkit run``, with when and where it ran."""
-
-    claims: list[ClaimResult]
-    started: dt.datetime
-    finished: dt.datetime
-    engines: list[str]
-
-    @property
-    def rows(self) -> list[Result]:
-        """Every engine's verdict, claim after claim."""
-        return [row for result in self.claims for row in result.rows]
-
-    def counts(self) -> dict[str, int]:
-        """How many claims got each verdict (claims, not rows)."""
-        counts = dict.fromkeys(VERDICTS, 0)
-        for result in self.claims:
-            counts[result.verdict] += 1
-        return counts
-
-    def summary(self, english: bool = False) -> str:
-        """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``, in the
-        learner's words (``english``: as ``results.json`` keeps it)."""
-        counts = self.counts()
-        if english:
-            parts = ", ".join(f"{counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
-            return f"{len(self.claims)} claims: {parts}"
-        parts = ", ".join(f"{counts[v]} {count_text(v)}" for v in VERDICTS)
-        return _("{n} claims: {counts}").format(n=len(self.claims), counts=parts)
-
-    def exit_status(self, strict: bool = False) -> int:
-        """0 when every behaviour claim that ran holds and nothing erred; findings never count.
-
-        ``strict`` also fails when a claim did not run.
-        """
-        counts = self.counts()
-        bad = counts[FAILS] + counts[ERROR] + (counts[NOT_RUN] if strict else 0)
-        return 1 if bad else 0
-
-    def to_dict(self) -> dict:
-        """The whole run as ``results.json`` stores it."""
-        import platform
-
-        from labkit._version import __version__
-
-        return {
-            "labkit_version": __version__,
-            "python": platform.python_version(),
-            "started": self.started.isoformat(timespec="seconds"),
-            "finished": self.finished.isoformat(timespec="seconds"),
-            "engines": self.engines,
-            "summary": self.summary(english=True),
-            "counts": {COUNT_TEXT[v]: n for v, n in self.counts().items()},
-            "claims": [result.to_dict() for result in self.claims],
-        }
+    return ClaimResult(claim, [judge(claim, obs, elapsed) for obs in observations])
 
 
 def run(claims: list[Claim], ctx: Context,

@@ -33,6 +33,7 @@ from typing import Any
 
 from labkit import _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.names import engine_name
 from labkit.servers.reaper import STOP_GRACE, Watcher, detached, remove
 
 DB_PREFIX = "labkit_"
@@ -247,7 +248,7 @@ class MongoServer:
     _renewer: _Renewer | None = None
     _cleaned: Stale | None = None
 
-    engine = "MongoDB"
+    engine = engine_name("mongodb")
 
     def client(self):
         """Return this server's shared client (standard UUIDs, timezone-aware dates)."""
@@ -708,7 +709,7 @@ class PostgresServer:
     _lease: Any = None
     _cleaned: Stale | None = None
 
-    engine = "PostgreSQL"
+    engine = engine_name("postgres")
 
     def connect(self, dsn: str | None = None):
         """Open an autocommit connection (to the server's database, or to ``dsn``)."""

@@ -1,0 +1,139 @@
+"""The textbook B+tree the B-tree lessons start from: 50/50 or rightmost splits, every
+leaf's fill, and one load of a key kind into it (``engines.btree`` measures real engines)."""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Callable, Iterable
+
+from labkit.errors import BadInput
+from labkit.model import keys as keymod
+
+POLICIES = ("half", "rightmost")
+Progress = Callable[[int], None]
+
+
+# The textbook model --------------------------------------------------------------------
+
+
+class _Node:
+    __slots__ = ("keys", "children")
+
+    def __init__(self, keys: list, children: list | None = None) -> None:
+        self.keys = keys
+        self.children = children
+
+
+class BPlusTree:
+    """A textbook B+tree: leaves hold up to ``capacity`` keys, internal nodes as many children.
+
+    ``policy="half"`` splits every full node 50/50. ``policy="rightmost"`` splits a
+    full node at the right edge of the tree so that the new node takes only the
+    new key (what PostgreSQL, InnoDB and WiredTiger's append path do), and 50/50
+    elsewhere.
+    """
+
+    def __init__(self, capacity: int = 64, policy: str = "half") -> None:
+        if policy not in POLICIES:
+            raise BadInput(f"unknown split policy {policy!r}; choose half or rightmost")
+        if capacity < 3:
+            raise BadInput(f"page capacity must be at least 3 keys, not {capacity}")
+        self.capacity = capacity
+        self.policy = policy
+        self.root = _Node([])
+        self.leaf_splits = 0
+        self.internal_splits = 0
+        self.size = 0
+
+    def insert(self, key) -> None:
+        """Insert one key (duplicates are refused), splitting full nodes on the way back up."""
+        path: list[tuple[_Node, int]] = []
+        node = self.root
+        at_right_edge = True
+        while node.children is not None:
+            index = bisect.bisect_right(node.keys, key)
+            at_right_edge = at_right_edge and index == len(node.children) - 1
+            path.append((node, index))
+            node = node.children[index]
+        position = bisect.bisect_left(node.keys, key)
+        if position < len(node.keys) and node.keys[position] == key:
+            raise BadInput(f"duplicate key {key!r}")
+        node.keys.insert(position, key)
+        self.size += 1
+        appended = at_right_edge and position == len(node.keys) - 1
+        if len(node.keys) > self.capacity:
+            self._split_up(node, path, appended)
+
+    def _cut(self, length: int, appended: bool) -> int:
+        return length - 1 if appended and self.policy == "rightmost" else length // 2
+
+    def _split_up(self, node: _Node, path: list[tuple[_Node, int]], appended: bool) -> None:
+        cut = self._cut(len(node.keys), appended)
+        right = _Node(node.keys[cut:])
+        node.keys = node.keys[:cut]
+        separator = right.keys[0]
+        self.leaf_splits += 1
+        while True:
+            if not path:
+                self.root = _Node([separator], [node, right])
+                return
+            parent, index = path.pop()
+            children = parent.children
+            assert children is not None  # the path holds internal nodes only
+            parent.keys.insert(index, separator)
+            children.insert(index + 1, right)
+            if len(children) <= self.capacity:
+                return
+            self.internal_splits += 1
+            cut = self._cut(len(children), appended)
+            separator = parent.keys[cut - 1]
+            right = _Node(parent.keys[cut:], children[cut:])
+            parent.keys, parent.children = parent.keys[: cut - 1], children[:cut]
+            node = parent
+
+    def leaves(self) -> Iterable[_Node]:
+        """The leaves, left to right."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if node.children is None:
+                yield node
+            else:
+                stack.extend(reversed(node.children))
+
+    def leaf_fills(self) -> list[float]:
+        """Each leaf's keys divided by its capacity, left to right."""
+        return [len(leaf.keys) / self.capacity for leaf in self.leaves()]
+
+
+def run_model(kind: str, n: int, capacity: int = 64, policy: str = "half",
+              progress: Progress | None = None, trace_every: int = 0) -> dict:
+    """Insert ``n`` keys of ``kind`` into the model; count splits and read every leaf's fill."""
+    tree = BPlusTree(capacity, policy)
+    splits_trace = []
+    start = time.perf_counter()
+    done = 0
+    for batch in keymod.batches(kind, n):
+        for key in batch:
+            tree.insert(key)
+            done += 1
+            if trace_every and done % trace_every == 0:
+                splits_trace.append(tree.leaf_splits)
+        if progress:
+            progress(len(batch))
+    seconds = time.perf_counter() - start
+    fills = tree.leaf_fills()
+    return {"keys": kind, "n": n, "index_bytes": None, "leaf_pages": len(fills),
+            "avg_leaf_fill": sum(fills) / len(fills), "insert_seconds": seconds,
+            "page_capacity": capacity, "split_policy": policy,
+            "leaf_splits": tree.leaf_splits, "internal_splits": tree.internal_splits,
+            "splits_per_1000_inserts": 1000 * tree.leaf_splits / n,
+            "leaf_fills": fills, "splits_trace": splits_trace, "trace_every": trace_every}
+
+
+def model_version() -> str:
+    """The model has no version of its own; it is labkit's."""
+    from labkit._version import __version__
+
+    return f"labkit {__version__}"

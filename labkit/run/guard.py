@@ -1,0 +1,68 @@
+"""The one guard around an engine: what goes wrong on one engine costs that engine's row only.
+
+Every place that observes several engines (a claim's experiment, a survey's loads, the run's
+B-tree comparison, ``labkit check``'s matrix) goes through ``guarded``, and every observation
+is judged through ``judge``: an exception is that engine's ``error`` with its cause, a server
+that cannot be had or a statistic it does not give is that engine's ``not run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from labkit.claims.claim import (
+    ERROR,
+    NOT_RUN,
+    Claim,
+    Observation,
+    Unobservable,
+    errored,
+    needs,
+    not_run,
+    one_line,
+)
+from labkit.errors import ServerUnavailable
+from labkit.run.results import Result
+
+T = TypeVar("T")
+
+
+def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: str = "",
+            passes: tuple[type[BaseException], ...] = ()) -> T | Observation:
+    """``attempt()`` for one engine, or the observation that says why that engine gave none.
+
+    ``kind`` names the server the attempt starts (``postgres``, ``wiredtiger``…): where it
+    cannot be had, the engine is not run with what is missing and the hint. Without a
+    ``kind``, a missing server is an error like any other. ``Unobservable`` is not run;
+    ``passes`` are raised on (a bad request is the caller's, not the engine's).
+    """
+    try:
+        return attempt()
+    except passes:
+        raise
+    except ServerUnavailable as exc:
+        if not kind:
+            return errored(engine, exc, version)
+        return needs(kind, exc, engine)
+    except Unobservable as exc:
+        return not_run(engine, str(exc))
+    except Exception as exc:  # one engine's failure is that engine's alone
+        return errored(engine, exc, version)
+
+
+def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Result:
+    """One engine's row: its observation judged; a judge that crashes costs this row only."""
+    if observation.error:
+        return Result(claim, ERROR, observation, observation.error, seconds)
+    if observation.not_run:
+        return Result(claim, NOT_RUN, observation, observation.not_run, seconds)
+    try:
+        verdict, note = claim.verdict_for(observation)
+    except Unobservable as exc:
+        return Result(claim, NOT_RUN, observation, str(exc), seconds)
+    except Exception as exc:  # a judge that crashes costs this engine's verdict, nothing more
+        return Result(claim, ERROR, observation, f"judging failed: {one_line(exc)}", seconds)
+    reason = "; ".join(part for part in (observation.note, note) if part)
+    return Result(claim, verdict, observation, reason, seconds)
+

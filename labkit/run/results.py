@@ -1,0 +1,231 @@
+"""What a run found: each engine's row, each claim's verdict, the run counted once.
+
+The terminal table, the report and ``results.json`` all read these objects; ``Run.to_dict``
+is built once per run, for ``results.json`` (``docs/results.schema.json`` describes it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import platform
+from dataclasses import dataclass, field
+from typing import Any
+
+from labkit._version import __version__
+from labkit.claims.claim import (
+    COUNT_TEXT,
+    ERROR,
+    FAILS,
+    FINDING,
+    HOLDS,
+    NOT_RUN,
+    SOURCES,
+    VERDICTS,
+    Claim,
+    Observation,
+    claim_verdict,
+    count_text,
+    jsonable,
+    short_json,
+    verdict_text,
+)
+from labkit.experiments.catalogue import lesson_of
+from labkit.i18n import _
+
+# The version of results.json's layout, its first field; bumped when a field changes meaning.
+SCHEMA = "labkit-results/1"
+
+
+@dataclass
+class Result:
+    """One engine's verdict on a claim: the observation behind it and why, where it matters."""
+
+    claim: Claim
+    verdict: str
+    observation: Observation | None = None
+    reason: str = ""
+    seconds: float = 0.0
+
+    @property
+    def engine(self) -> str | None:
+        """The engine that produced the observation (None when no engine was reached)."""
+        return (self.observation.engine or None) if self.observation else None
+
+    @property
+    def engine_version(self) -> str | None:
+        """The exact version of that engine."""
+        return self.observation.engine_version if self.observation else None
+
+    @property
+    def where(self) -> str:
+        """The engine and its version as the tables show them (``-`` when none was reached)."""
+        if not self.engine:
+            return "-"
+        return f"{self.engine} {self.engine_version or ''}".strip()
+
+    @property
+    def shows_observation(self) -> bool:
+        """True when there is an observation to compare with the expectation."""
+        return self.verdict in (HOLDS, FAILS, FINDING)
+
+    @property
+    def observed(self) -> Any:
+        """What the engine observed, as plain JSON values; None without an observation."""
+        obs = self.observation
+        return jsonable(obs.observed) if obs is not None and self.shows_observation else None
+
+    @property
+    def evidence(self) -> list[dict[str, Any]]:
+        """The observation's evidence rows, as plain JSON values."""
+        return jsonable(self.observation.evidence) if self.observation else []
+
+    @property
+    def missing(self) -> str:
+        """The server kind whose absence kept this row from running (``""`` if none)."""
+        return self.observation.missing if self.observation else ""
+
+    @property
+    def missing_detail(self) -> str:
+        """What failed when that server was sought, without the hint."""
+        return self.observation.missing_detail if self.observation else ""
+
+    @property
+    def hint(self) -> str:
+        """What to do about the missing server (``Hint: …``)."""
+        return self.observation.hint if self.observation else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as ``results.json`` stores it, under its claim."""
+        return {
+            "verdict": self.verdict,
+            "engine": self.engine,
+            "engine_version": self.engine_version,
+            "observed": self.observed,
+            "reason": self.reason,
+            "missing": self.missing,
+            "missing_detail": self.missing_detail,
+            "hint": self.hint,
+            "evidence": self.evidence,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def __str__(self) -> str:
+        where = " " + _("on {engine}").format(engine=self.where) if self.engine else ""
+        line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.title}"
+        if self.shows_observation and self.observation is not None:
+            line += (f"\n  {_('expected:')} {short_json(self.claim.expected)}"
+                     f"\n  {_('observed:')} {short_json(self.observation.observed)}")
+        if self.reason:
+            line += f"\n  {self.reason}"
+        return line
+
+
+@dataclass
+class ClaimResult:
+    """A claim's verdict, summed up from its rows (one per engine it was judged on)."""
+
+    claim: Claim
+    rows: list[Result] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """error, does not hold, finding, holds, or not run: the worst row decides."""
+        return claim_verdict(self.claim.kind, [row.verdict for row in self.rows])
+
+    @property
+    def single(self) -> bool:
+        """True when the claim was judged on one engine (its row is shown on its line)."""
+        return len(self.rows) == 1
+
+    @property
+    def lesson(self) -> str:
+        """The notebook that teaches the claim (``""`` for a claim file's)."""
+        return lesson_of(self.claim)
+
+    @property
+    def source(self) -> str:
+        """Where the claim comes from, in words."""
+        return SOURCES.get(self.claim.source, self.claim.source)
+
+    @property
+    def expected(self) -> Any:
+        """What the claim expects, as plain JSON values."""
+        return jsonable(self.claim.expected)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The claim and its rows as ``results.json`` stores them."""
+        return {
+            "id": self.claim.id,
+            "title": self.claim.title,
+            "topic": self.claim.topic,
+            "kind": self.claim.kind,
+            "source": self.source,
+            "experiment": self.claim.experiment_name,
+            "lesson": self.lesson,
+            "verdict": self.verdict,
+            "expected": self.expected,
+            "results": [row.to_dict() for row in self.rows],
+        }
+
+
+@dataclass
+class Run:
+    """The results of one ``labkit run`` (or ``labkit check``), with when and where it ran."""
+
+    claims: list[ClaimResult]
+    started: dt.datetime
+    finished: dt.datetime
+    engines: list[str]
+
+    @property
+    def rows(self) -> list[Result]:
+        """Every engine's verdict, claim after claim."""
+        return [row for result in self.claims for row in result.rows]
+
+    @functools.cached_property
+    def counts(self) -> dict[str, int]:
+        """How many claims got each verdict (claims, not rows), counted once per run."""
+        counts = dict.fromkeys(VERDICTS, 0)
+        for result in self.claims:
+            counts[result.verdict] += 1
+        return counts
+
+    def summary(self, english: bool = False) -> str:
+        """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``, in the
+        learner's words (``english``: as ``results.json`` keeps it)."""
+        if english:
+            parts = ", ".join(f"{self.counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
+            return f"{len(self.claims)} claims: {parts}"
+        parts = ", ".join(f"{self.counts[v]} {count_text(v)}" for v in VERDICTS)
+        return _("{n} claims: {counts}").format(n=len(self.claims), counts=parts)
+
+    def exit_status(self, strict: bool = False) -> int:
+        """0 when every behaviour claim that ran holds and nothing erred; findings never count.
+
+        ``strict`` also fails when a claim did not run.
+        """
+        counts = self.counts
+        bad = counts[FAILS] + counts[ERROR] + (counts[NOT_RUN] if strict else 0)
+        return 1 if bad else 0
+
+    def about(self) -> dict[str, str]:
+        """When the run started and finished, and the labkit and Python it ran on."""
+        return {"labkit_version": __version__, "python": platform.python_version(),
+                "started": self.started.isoformat(timespec="seconds"),
+                "finished": self.finished.isoformat(timespec="seconds")}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole run as ``results.json`` stores it (built once; the same dict after)."""
+        return self._as_dict
+
+    @functools.cached_property
+    def _as_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            **self.about(),
+            "engines": self.engines,
+            "summary": self.summary(english=True),
+            "counts": {COUNT_TEXT[v]: n for v, n in self.counts.items()},
+            "claims": [result.to_dict() for result in self.claims],
+        }
