@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from labkit.errors import one_line  # noqa: F401  (re-exported: the runner and cards use it)
+# Both are used here and imported from here by the runner, the cards and the experiments.
+from labkit.errors import Unobservable as Unobservable
+from labkit.errors import one_line as one_line
 from labkit.i18n import N_, _
 
 # Verdicts. A row is one engine's verdict; a claim's verdict sums up its rows.
@@ -49,10 +51,6 @@ def kind_text(kind: str) -> str:
 def count_text(verdict: str) -> str:
     """A verdict as a count reads it (``3 findings``), in the learner's words."""
     return _(COUNT_TEXT[verdict])
-
-
-class Unobservable(Exception):
-    """The engine cannot give what the judge needs (a fill statistic, say): not run there."""
 
 
 @dataclass

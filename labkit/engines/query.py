@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
+from labkit.errors import NotSupported
 
 MODEL_RULES = "8.0"
 ENGINES = ("model", "mongodb", "mongomock", "montydb")
@@ -23,10 +24,6 @@ _FIND_KWARGS = {"filter": None, "projection": None, "sort": "sort", "skip": "ski
                 "limit": "limit", "batchSize": "batch_size", "comment": "comment",
                 "hint": "hint", "collation": "collation", "maxTimeMS": "max_time_ms",
                 "allowDiskUse": "allow_disk_use", "let": "let"}
-
-
-class NotSupported(Exception):
-    """The engine cannot answer this read (an operator, stage or option it does not know)."""
 
 
 @dataclass
