@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from labkit.claims import files as claimfiles
-from labkit.claims.files import Expectation, Requirement
+from labkit.claims.expect import judge_step, match
+from labkit.claims.files import Answer, Expectation, Requirement
 from labkit.cli import main
 from labkit.engines import fakes
 from labkit.engines import query as engines
-from labkit.engines.query import Answer
 from labkit.experiments import catalogue as claims
 from labkit.outputs import report
 from labkit.run import check as claimcheck
@@ -192,24 +192,24 @@ def test_run_on_requirements(requirements, engine, unmet):
 def test_matching_follows_the_unified_test_format(expected, actual, root, problem):
     """Expected values match as unified-test-format.md, Evaluating Matches, says: extra fields
     only at the root, flexible numerics, same-length arrays, the $$ operators, any key order."""
-    assert claimcheck.match(expected, actual, root=root) == problem
+    assert match(expected, actual, root=root) == problem
 
 
 def test_decimal_is_not_a_flexible_numeric():
     """Decimal128 is excluded from flexible numeric comparisons (unified-test-format.md)."""
     from bson import Decimal128
 
-    assert claimcheck.match(1, Decimal128("1")) is not None
+    assert match(1, Decimal128("1")) is not None
 
 
 def test_error_expectations_judge_where_the_error_came_from():
     """expectError's isClientError and errorCodeName are judged against the raised error."""
     raised = Answer(raised="OperationFailure: bad", server_error=True, code=2,
                     code_name="BadValue")
-    assert claimcheck.judge_step(Expectation("error", {"isClientError": False}), raised)[0]
-    assert not claimcheck.judge_step(Expectation("error", {"isClientError": True}), raised)[0]
-    assert claimcheck.judge_step(Expectation("error", {"errorCodeName": "badvalue"}), raised)[0]
-    assert not claimcheck.judge_step(Expectation("ids", [1]), raised)[0]
+    assert judge_step(Expectation("error", {"isClientError": False}), raised)[0]
+    assert not judge_step(Expectation("error", {"isClientError": True}), raised)[0]
+    assert judge_step(Expectation("error", {"errorCodeName": "badvalue"}), raised)[0]
+    assert not judge_step(Expectation("ids", [1]), raised)[0]
 
 
 def test_junit_xml_has_a_suite_per_column_and_a_case_per_claim():

@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib.metadata
 import itertools
 
-from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
-from labkit.engines.query import Answer, Engine, load_and_read
+from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
+from labkit.engines.query import Engine, load_and_read
 from labkit.errors import ServerUnavailable
 
 FAKES = ("mongomock", "montydb")

@@ -11,10 +11,9 @@ import copy
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
+from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.errors import NotSupported
 
 MODEL_RULES = "8.0"
@@ -24,18 +23,6 @@ _FIND_KWARGS = {"filter": None, "projection": None, "sort": "sort", "skip": "ski
                 "limit": "limit", "batchSize": "batch_size", "comment": "comment",
                 "hint": "hint", "collation": "collation", "maxTimeMS": "max_time_ms",
                 "allowDiskUse": "allow_disk_use", "let": "let"}
-
-
-@dataclass
-class Answer:
-    """What one read gave: a result, or the error it raised (one line, and whether the server
-    sent it, with its code)."""
-
-    result: Any = None
-    raised: str = ""
-    server_error: bool = False
-    code: int | None = None
-    code_name: str = ""
 
 
 class Engine:
