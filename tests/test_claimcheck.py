@@ -67,13 +67,13 @@ def test_claim_files_restate_b2():
 
 def test_the_model_reproduces_every_recorded_result(on_the_model):
     """`labkit check claims/` on the model: every claim holds, and names the model and its
-    version (the recorded results of D3, S2, B1, B2, X1-X5)."""
+    version (the recorded results of D3, S2, B1, B2, X1-X5, and S1's question)."""
     rows = on_the_model.run.rows
     assert {row.verdict for row in rows} == {claims.HOLDS}, [str(r) for r in rows
                                                              if r.verdict != claims.HOLDS]
     assert {(row.engine, row.engine_version) for row in rows} == {
         ("model (labkit's rules for MongoDB 8.0)", claimcheck.ModelEngine().version)}
-    assert {s.id.split(".")[0] for s in on_the_model.specs} == {*AS_FILES, "B2"}
+    assert {s.id.split(".")[0] for s in on_the_model.specs} == {*AS_FILES, "B2", "S1"}
 
 
 def test_the_report_is_the_run_report(on_the_model, tmp_path):
@@ -244,7 +244,7 @@ def test_cli_check_prints_the_matrix_and_writes_report_and_junit(tmp_path, capsy
     out = capsys.readouterr().out
     assert status == 0
     assert out.startswith("claim") and "model 8.0" in out.splitlines()[0]
-    assert "31 claims: 31 hold" in out
+    assert "33 claims: 33 hold" in out
     assert (tmp_path / "r" / "report.html").exists() and junit.exists()
 
 
