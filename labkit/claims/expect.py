@@ -44,7 +44,7 @@ def _shown(result: Any) -> Any:
     return result
 
 
-def _error_note(checks: dict, answer: Answer) -> str:
+def _error_note(checks: dict[str, Any], answer: Answer) -> str:
     """Why the raised error does not meet the ``expectError`` checks, or ``""`` if it does."""
     if "isClientError" in checks and bool(checks["isClientError"]) == answer.server_error:
         return "the error came from the " + ("server" if answer.server_error else "client")
@@ -65,7 +65,7 @@ def _cmp(a: Any, b: Any) -> int:
     return bson_order.compare(a, b)
 
 
-def _same_ids(expected: list, observed: list, ordered: bool) -> bool:
+def _same_ids(expected: list[Any], observed: list[Any], ordered: bool) -> bool:
     if len(expected) != len(observed):
         return False
     if not ordered:
@@ -172,7 +172,7 @@ def _scalar(expected: Any, actual: Any) -> str | None:
     return None if same else f"{short_json(actual, 60)}, not {short_json(expected, 60)}"
 
 
-def _match_list(expected: list, actual: Any, ordered: bool, root: bool) -> str | None:
+def _match_list(expected: list[Any], actual: Any, ordered: bool, root: bool) -> str | None:
     if not isinstance(actual, list):
         return f"expected a list, got {short_json(actual, 60)}"
     if len(actual) != len(expected):

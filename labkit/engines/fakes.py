@@ -99,7 +99,7 @@ class MontydbEngine(_FakeEngine):
         self.speaks_for = str(self.client.server_info().get("mongoVersion") or "") or None
 
     def _client(self):
-        from montydb import MontyClient
+        from montydb import MontyClient  # type: ignore[import-untyped]  # no types published
 
         global _monty
         if _monty is None:
@@ -107,7 +107,7 @@ class MontydbEngine(_FakeEngine):
         return _monty
 
     def _server_errors(self) -> tuple[type, ...]:
-        from montydb.errors import OperationFailure
+        from montydb.errors import OperationFailure  # type: ignore[import-untyped]
 
         return (OperationFailure,)
 
