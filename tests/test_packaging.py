@@ -48,7 +48,9 @@ def test_wheel_installs_and_loads_a_fixture(tmp_path):
     assert seen["fixtures"] == ["arrays", "events", "mixed", "nans", "nulls", "orders"]
     assert seen["orders"] == 5
     # The kit's claim files come with it: an experiment reads its questions from them.
-    assert Path(seen["claim_files"]).is_relative_to(venv) and seen["b1"] == [1, 3, 4, 5]
+    claim_files = Path(seen["claim_files"])
+    assert claim_files.is_relative_to(venv) and claim_files.parts[-2:] == ("labkit", "kit_claims")
+    assert seen["b1"] == [1, 3, 4, 5]
     from labkit._version import __version__
 
     assert seen["version"] == __version__
