@@ -110,7 +110,15 @@ class UnsupportedConversion(BadInput):
 # --- engines -----------------------------------------------------------------------------------
 
 
+class NotSupported(Exception):
+    """The engine cannot answer this read (an operator, stage or option it does not know)."""
+
+
 # --- claims and runs ---------------------------------------------------------------------------
+
+
+class Unobservable(Exception):
+    """The engine cannot give what the judge needs (a fill statistic, say): not run there."""
 
 
 # --- lessons -----------------------------------------------------------------------------------

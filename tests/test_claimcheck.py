@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from labkit.claims import files as claimfiles
-from labkit.claims.files import Expectation, Requirement
+from labkit.claims.expect import judge_step, match
+from labkit.claims.files import Answer, Expectation, Requirement
 from labkit.cli import main
 from labkit.engines import fakes
 from labkit.engines import query as engines
-from labkit.engines.query import Answer
 from labkit.experiments import catalogue as claims
 from labkit.outputs import junit, report
 from labkit.run import check as claimcheck
@@ -67,13 +67,13 @@ def test_claim_files_restate_b2():
 
 def test_the_model_reproduces_every_recorded_result(on_the_model):
     """`labkit check claims/` on the model: every claim holds, and names the model and its
-    version (the recorded results of D3, S2, B1, B2, X1-X5)."""
+    version (the recorded results of D3, S2, B1, B2, X1-X5, and S1's question)."""
     rows = on_the_model.run.rows
     assert {row.verdict for row in rows} == {claims.HOLDS}, [str(r) for r in rows
                                                              if r.verdict != claims.HOLDS]
     assert {(row.engine, row.engine_version) for row in rows} == {
         ("model (labkit's rules for MongoDB 8.0)", claimcheck.ModelEngine().version)}
-    assert {s.id.split(".")[0] for s in on_the_model.specs} == {*AS_FILES, "B2"}
+    assert {s.id.split(".")[0] for s in on_the_model.specs} == {*AS_FILES, "B2", "S1"}
 
 
 def test_the_report_is_the_run_report(on_the_model, tmp_path):
@@ -192,24 +192,24 @@ def test_run_on_requirements(requirements, engine, unmet):
 def test_matching_follows_the_unified_test_format(expected, actual, root, problem):
     """Expected values match as unified-test-format.md, Evaluating Matches, says: extra fields
     only at the root, flexible numerics, same-length arrays, the $$ operators, any key order."""
-    assert claimcheck.match(expected, actual, root=root) == problem
+    assert match(expected, actual, root=root) == problem
 
 
 def test_decimal_is_not_a_flexible_numeric():
     """Decimal128 is excluded from flexible numeric comparisons (unified-test-format.md)."""
     from bson import Decimal128
 
-    assert claimcheck.match(1, Decimal128("1")) is not None
+    assert match(1, Decimal128("1")) is not None
 
 
 def test_error_expectations_judge_where_the_error_came_from():
     """expectError's isClientError and errorCodeName are judged against the raised error."""
     raised = Answer(raised="OperationFailure: bad", server_error=True, code=2,
                     code_name="BadValue")
-    assert claimcheck.judge_step(Expectation("error", {"isClientError": False}), raised)[0]
-    assert not claimcheck.judge_step(Expectation("error", {"isClientError": True}), raised)[0]
-    assert claimcheck.judge_step(Expectation("error", {"errorCodeName": "badvalue"}), raised)[0]
-    assert not claimcheck.judge_step(Expectation("ids", [1]), raised)[0]
+    assert judge_step(Expectation("error", {"isClientError": False}), raised)[0]
+    assert not judge_step(Expectation("error", {"isClientError": True}), raised)[0]
+    assert judge_step(Expectation("error", {"errorCodeName": "badvalue"}), raised)[0]
+    assert not judge_step(Expectation("ids", [1]), raised)[0]
 
 
 def test_junit_xml_has_a_suite_per_column_and_a_case_per_claim():
@@ -244,7 +244,7 @@ def test_cli_check_prints_the_matrix_and_writes_report_and_junit(tmp_path, capsy
     out = capsys.readouterr().out
     assert status == 0
     assert out.startswith("claim") and "model 8.0" in out.splitlines()[0]
-    assert "31 claims: 31 hold" in out
+    assert "33 claims: 33 hold" in out
     assert (tmp_path / "r" / "report.html").exists() and junit.exists()
 
 

@@ -160,3 +160,23 @@ def test_version_strings_compare_component_by_component():
     """'4.4.14' > '4.4.9' and '3.6' == '3.6.0', as the Unified Test Format compares versions."""
     assert claimfiles.version_tuple("4.4.14") > claimfiles.version_tuple("4.4.9")
     assert claimfiles.version_tuple("3.6") == claimfiles.version_tuple("3.6.0")
+
+
+def test_the_query_experiments_ask_the_kits_claim_files_and_nothing_else():
+    """The kit's query claims have one source (issue "One house", item 1): every question the
+    lessons' experiments ask names an entry of claims/*.yaml, and every entry is asked."""
+    from labkit.experiments import bracketing, dates, sort_order
+
+    asked = {claim_id for module in (bracketing, dates, sort_order)
+             for name, questions in vars(module).items()
+             if name.endswith(("_QUESTIONS", "_NUMBERS", "_DATES", "_FROM_PYTHON"))
+             and isinstance(questions, dict)
+             for claim_id in questions.values()}
+    assert asked == {spec.id for spec in claimfiles.load([claimfiles.KIT_CLAIMS])}
+
+
+def test_the_kits_claim_files_are_found_in_a_checkout():
+    """In a checkout the kit's claim files are its top-level claims/ folder, the one README's
+    `labkit check claims/` names (an installed wheel carries them as labkit/kit_claims)."""
+    assert claimfiles.KIT_CLAIMS == ROOT / "claims"
+    assert claimfiles.kit_claim("B1.eq_42").path == ROOT / "claims" / "lesson03_bracketing.yaml"

@@ -1,5 +1,5 @@
 """A built wheel works on its own: installed into a fresh virtual environment, it finds its
-fixtures and its version, with no checkout beside it."""
+fixtures, its claim files and its version, with no checkout beside it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
 import json, labkit
+from labkit.claims import files
+from labkit.experiments import catalogue
 from labkit.model import fixtures
 print(json.dumps({"file": labkit.__file__, "version": labkit.__version__,
-                  "fixtures": fixtures.names(), "orders": len(fixtures.load("orders"))}))
+                  "fixtures": fixtures.names(), "orders": len(fixtures.load("orders")),
+                  "claim_files": str(files.KIT_CLAIMS),
+                  "b1": catalogue.get("B1").predict()["eq_42"]}))
 """
 
 
@@ -43,6 +47,10 @@ def test_wheel_installs_and_loads_a_fixture(tmp_path):
     assert Path(seen["file"]).is_relative_to(venv)
     assert seen["fixtures"] == ["arrays", "events", "mixed", "nans", "nulls", "orders"]
     assert seen["orders"] == 5
+    # The kit's claim files come with it: an experiment reads its questions from them.
+    claim_files = Path(seen["claim_files"])
+    assert claim_files.is_relative_to(venv) and claim_files.parts[-2:] == ("labkit", "kit_claims")
+    assert seen["b1"] == [1, 3, 4, 5]
     from labkit._version import __version__
 
     assert seen["version"] == __version__

@@ -6,10 +6,16 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from labkit.errors import one_line  # noqa: F401  (re-exported: the runner and cards use it)
+from labkit.errors import ServerUnavailable
+
+# Both are used here and imported from here by the runner, the cards and the experiments.
+from labkit.errors import Unobservable as Unobservable
+from labkit.errors import one_line as one_line
 from labkit.i18n import N_, _
+
+T = TypeVar("T")
 
 # Verdicts. A row is one engine's verdict; a claim's verdict sums up its rows.
 HOLDS, FAILS, FINDING, NOT_RUN, ERROR = "holds", "fails", "finding", "not-run", "error"
@@ -54,10 +60,6 @@ def count_text(verdict: str) -> str:
     return _(COUNT_TEXT[verdict])
 
 
-class Unobservable(Exception):
-    """The engine cannot give what the judge needs (a fill statistic, say): not run there."""
-
-
 @dataclass(frozen=True)
 class Figure:
     """How an observation can be drawn: a plot of ``labkit.outputs.plots`` named, with its
@@ -77,7 +79,7 @@ class Observation:
     observed: Any
     engine: str
     engine_version: str
-    evidence: list[dict] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
     note: str = ""
     figure: Figure | None = None
     not_run: str = ""
@@ -92,7 +94,7 @@ def not_run(engine: str, reason: str) -> Observation:
     return Observation(None, engine, "", not_run=reason)
 
 
-def needs(kind: str, exc, engine: str = "") -> Observation:
+def needs(kind: str, exc: ServerUnavailable, engine: str = "") -> Observation:
     """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
     ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
     return Observation(None, engine, "", not_run=f"needs {kind}: {exc.summary()}",
@@ -104,6 +106,11 @@ def errored(engine: str, exc: BaseException, version: str = "") -> Observation:
     return Observation(None, engine, version, error=one_line(exc))
 
 
+# An experiment observes a claim in a run's context; a judge compares expected with observed.
+Experiment = Callable[[Any], Observation | list[Observation]]
+Judge = Callable[[Any, Any], bool | tuple[bool, str]]
+
+
 @dataclass(frozen=True)
 class Claim:
     """A documented claim: where it comes from, what it expects, and how to observe it."""
@@ -113,9 +120,9 @@ class Claim:
     source: str
     topic: str
     expected: Any
-    experiment: Callable[[Any], Observation | list[Observation]]
+    experiment: Experiment
     needs: tuple[str, ...] = ()
-    judge: Callable[[Any, Any], bool | tuple[bool, str]] | None = None
+    judge: Judge | None = None
     kind: str = BEHAVIOUR
     # What labkit's model says the experiment would observe, computed with no server; shown
     # beside ``expected`` where the claim cannot run, never as an observation.
@@ -159,7 +166,7 @@ class Claim:
 
 
 def _equal(expected: Any, observed: Any) -> bool:
-    return expected == observed
+    return bool(expected == observed)
 
 
 def claim_verdict(kind: str, verdicts: list[str]) -> str:
@@ -171,7 +178,8 @@ def claim_verdict(kind: str, verdicts: list[str]) -> str:
     return HOLDS if ran else NOT_RUN
 
 
-def retry_until(attempt: Callable[[], Any], done: Callable[[Any], bool], limit: int = 12):
+def retry_until(attempt: Callable[[], T], done: Callable[[T], bool], limit: int = 12
+                ) -> tuple[T, int]:
     """Call ``attempt`` until ``done(result)``, at most ``limit`` times: ``(result, tries)``.
 
     For experiments that need a coincidence (two processes in one second).
@@ -184,7 +192,7 @@ def retry_until(attempt: Callable[[], Any], done: Callable[[Any], bool], limit: 
             return result, tries
 
 
-def subset_of_observed(expected: dict, observed: dict) -> tuple[bool, str]:
+def subset_of_observed(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
     """Judge: every expected key is observed with the same value (extra observations are fine)."""
     wrong = [key for key in expected if jsonable(observed.get(key)) != jsonable(expected[key])]
     return not wrong, (f"differs in: {', '.join(wrong)}" if wrong else "")

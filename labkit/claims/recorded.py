@@ -3,6 +3,11 @@ lesson can show it beside a live run (or, with no server, instead of one, never 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 CHAPTER = "the course chapter \u201cBSON & ObjectId, part 2/3\u201d"
 LABEL = (f"recorded by {CHAPTER} on a real server through mongosh (it does not say which "
          "MongoDB version); not an observation of your server")
@@ -26,7 +31,7 @@ FROM_SECONDS = {"ObjectId(secs)": "6ac6dd00dcfdc9da974196bf",
                 "ObjectId.createFromTime(secs)": "6ac6dd000000000000000000"}
 
 
-def _frame(rows: list[dict]):
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     import pandas as pd
 
     frame = pd.DataFrame(rows)
@@ -34,7 +39,7 @@ def _frame(rows: list[dict]):
     return frame
 
 
-def _split(hex_id: str) -> dict:
+def _split(hex_id: str) -> dict[str, Any]:
     from labkit.model import objectid
 
     parts = objectid.split(hex_id)
@@ -42,10 +47,10 @@ def _split(hex_id: str) -> dict:
             "counter (decimal)": parts.counter}
 
 
-def same_second():
+def same_second() -> pd.DataFrame:
     """The chapter's two processes in one second: each ID split into its three fields, with
     what ``getTimestamp()`` and the clock said."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for process, ids in SAME_SECOND.items():
         stamp, now = GET_TIMESTAMP[process]
         rows += [{"process": process, **_split(h), "getTimestamp()": stamp, "clock": now}
@@ -53,11 +58,11 @@ def same_second():
     return _frame(rows)
 
 
-def server_vs_client():
+def server_vs_client() -> pd.DataFrame:
     """The chapter's server-made ID beside a client-made one, split into fields."""
     return _frame([{"made by": who, **_split(h)} for who, h in SERVER_VS_CLIENT.items()])
 
 
-def from_seconds():
+def from_seconds() -> pd.DataFrame:
     """The chapter's two IDs for 2026-10-08T00:00:00Z: made at that second, and the bound."""
     return _frame([{"built with": how, "hex": h, **_split(h)} for how, h in FROM_SECONDS.items()])

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
-from labkit.claims.claim import BEHAVIOUR, KINDS, SOURCES, TOPICS, Claim
+from labkit.claims.claim import BEHAVIOUR, KINDS, SOURCES, TOPICS, Claim, Experiment, Judge
+
+E = TypeVar("E", bound=Experiment)
 
 REGISTRY: dict[str, Claim] = {}
 
 
-def claim(id: str, *, title: str, source: str, topic: str, expected, needs: Iterable[str] = (),
-          judge=None, kind: str = BEHAVIOUR, predict=None, recorded: bool = False):
+def claim(id: str, *, title: str, source: str, topic: str, expected: Any,
+          needs: Iterable[str] = (), judge: Judge | None = None, kind: str = BEHAVIOUR,
+          predict: Callable[[], Any] | None = None, recorded: bool = False
+          ) -> Callable[[E], E]:
     """Register the decorated function as the experiment of claim ``id``.
 
     ``kind="survey"`` for a claim judged per engine, where not holding is a finding.
@@ -25,7 +30,7 @@ def claim(id: str, *, title: str, source: str, topic: str, expected, needs: Iter
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}")
 
-    def register(experiment):
+    def register(experiment: E) -> E:
         if id in REGISTRY:
             raise ValueError(f"claim {id} is registered twice")
         REGISTRY[id] = Claim(id=id, title=title, source=source, topic=topic, expected=expected,

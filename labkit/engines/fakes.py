@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib.metadata
 import itertools
 
-from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
-from labkit.engines.query import Answer, Engine, load_and_read
+from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
+from labkit.engines.query import Engine, load_and_read
 from labkit.errors import ServerUnavailable
 
 FAKES = ("mongomock", "montydb")
@@ -99,7 +99,7 @@ class MontydbEngine(_FakeEngine):
         self.speaks_for = str(self.client.server_info().get("mongoVersion") or "") or None
 
     def _client(self):
-        from montydb import MontyClient
+        from montydb import MontyClient  # type: ignore[import-untyped]  # no types published
 
         global _monty
         if _monty is None:
@@ -107,7 +107,7 @@ class MontydbEngine(_FakeEngine):
         return _monty
 
     def _server_errors(self) -> tuple[type, ...]:
-        from montydb.errors import OperationFailure
+        from montydb.errors import OperationFailure  # type: ignore[import-untyped]
 
         return (OperationFailure,)
 

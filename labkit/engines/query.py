@@ -11,35 +11,19 @@ import copy
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from labkit.claims.files import NEUTRAL_ARGUMENTS, ClaimSpec, Step
+from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
+from labkit.errors import NotSupported
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
 
 ENGINES = ("model", "mongodb", "mongomock", "montydb")
 
-_FIND_KWARGS = {"filter": None, "projection": None, "sort": "sort", "skip": "skip",
-                "limit": "limit", "batchSize": "batch_size", "comment": "comment",
-                "hint": "hint", "collation": "collation", "maxTimeMS": "max_time_ms",
-                "allowDiskUse": "allow_disk_use", "let": "let"}
-
-
-class NotSupported(Exception):
-    """The engine cannot answer this read (an operator, stage or option it does not know)."""
-
-
-@dataclass
-class Answer:
-    """What one read gave: a result, or the error it raised (one line, and whether the server
-    sent it, with its code)."""
-
-    result: Any = None
-    raised: str = ""
-    server_error: bool = False
-    code: int | None = None
-    code_name: str = ""
+# A find's arguments (besides filter and projection) as pymongo's keyword arguments.
+_FIND_KWARGS = {"sort": "sort", "skip": "skip", "limit": "limit", "batchSize": "batch_size",
+                "comment": "comment", "hint": "hint", "collation": "collation",
+                "maxTimeMS": "max_time_ms", "allowDiskUse": "allow_disk_use", "let": "let"}
 
 
 class Engine:
@@ -113,7 +97,7 @@ def _unsupported(message: str) -> str:
     return message if message.startswith("the model") else f"the model cannot answer: {message}"
 
 
-def model_read(docs: list[dict], operation: str, arguments: dict) -> Any:
+def model_read(docs: list[dict[str, Any]], operation: str, arguments: dict[str, Any]) -> Any:
     """What the model says a read returns on ``docs`` (documents in insertion order)."""
     known = {"find": {"filter", "sort", "projection", "skip", "limit"},
              "countDocuments": {"filter", "skip", "limit"},
@@ -234,7 +218,7 @@ def _is_type_census(spec: Any) -> bool:
 # Engines that speak pymongo's API --------------------------------------------------------
 
 
-def pymongo_read(collection, operation: str, arguments: dict) -> Any:
+def pymongo_read(collection: Any, operation: str, arguments: dict[str, Any]) -> Any:
     """Run one read through a pymongo-like collection (pymongo, mongomock, montydb)."""
     args = dict(arguments)
     if operation == "find":
@@ -254,7 +238,8 @@ def pymongo_read(collection, operation: str, arguments: dict) -> Any:
 
 
 def load_and_read(database, spec: ClaimSpec, steps: list[Step], *,
-                  server_errors: tuple[type, ...], passes: tuple[type, ...] = (),
+                  server_errors: tuple[type[BaseException], ...],
+                  passes: tuple[type[BaseException], ...] = (),
                   arguments: Callable[[Step], dict] | None = None) -> list[Answer]:
     """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
     (the server and the in-process fakes alike). The fixture is copied: ``insert_many`` adds
@@ -268,8 +253,9 @@ def load_and_read(database, spec: ClaimSpec, steps: list[Step], *,
         steps, server_errors=server_errors, passes=passes)
 
 
-def answer_with(read, steps: list[Step], server_errors: tuple[type, ...] = (),
-                passes: tuple[type, ...] = ()) -> list[Answer]:
+def answer_with(read: Callable[[Step], Any], steps: list[Step],
+                server_errors: tuple[type[BaseException], ...] = (),
+                passes: tuple[type[BaseException], ...] = ()) -> list[Answer]:
     """Each step's answer: its result, or the exception it raised as one line. Exceptions in
     ``passes`` (a lost connection) are not answers: they propagate and cost the row."""
     from labkit.claims.claim import one_line

@@ -1,56 +1,92 @@
-"""What several lessons' experiments share: asking the server and the model the same
-questions about a fixture, a server-side type census, and the BSON encoder's byte counts."""
+"""What several lessons' experiments share: asking the server and the model the kit's own
+claim files' questions (``claims/*.yaml``, by ID) through the one query driver
+(``engines.query``), a server-side type census, and the BSON encoder's byte counts."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+from typing import Any
 
 from labkit.claims.claim import Observation
-from labkit.model import bson_order, fixtures, reads
+from labkit.claims.files import Step, kit_claim
+from labkit.engines.query import model_read, pymongo_read
+from labkit.model import bson_order, fixtures
 from labkit.names import engine_name
+
+# A lesson's questions: the label its evidence shows -> the ID of the kit's claim that asks it.
+Questions = dict[str, str]
+
+
+def kit_questions(claim_id: str, *labels: str) -> Questions:
+    """``kit_questions("B1", "eq_42")`` -> ``{"eq_42": "B1.eq_42"}``: questions by label."""
+    return {label: f"{claim_id}.{label}" for label in labels}
+
+
+def _on_one_fixture(questions: Questions) -> tuple[list[dict], dict[str, Step]]:
+    """The questions' one fixture, and each question's read."""
+    specs = {label: kit_claim(claim_id) for label, claim_id in questions.items()}
+    docs = next(iter(specs.values())).fixture["claim"]
+    for label, spec in specs.items():
+        if fixtures.dumps(spec.fixture["claim"]) != fixtures.dumps(docs):
+            raise ValueError(f"{spec.where}: {label} is asked on another fixture than "
+                             f"{', '.join(questions)}")
+    return docs, {label: spec.steps[0] for label, spec in specs.items()}
+
+
+def _as_asked(step: Step) -> str:
+    """A question as the lessons write it: a filter, ``"at:-1"`` for a sort, the path a type
+    census groups by."""
+    arguments = step.arguments
+    if step.operation == "aggregate":
+        (group,) = (stage["$group"] for stage in arguments["pipeline"] if "$group" in stage)
+        return fixtures.dumps(group["_id"]["$type"].removeprefix("$"))
+    if arguments.get("sort"):
+        return fixtures.dumps(",".join(f"{path}:{way}" for path, way in
+                                       arguments["sort"].items()))
+    return fixtures.dumps(arguments["filter"])
+
+
+def _shaped(step: Step, result: Any) -> Any:
+    """An answer as a lesson reads it: ``_id``s (sorted, unless the order is the question),
+    or a census's documents as ``{type: count}``."""
+    expect = step.expect
+    if expect is not None and expect.kind == "ids":
+        ids = bson_order.ids(result)
+        return ids if expect.ordered else sorted(ids)
+    if step.operation == "aggregate":
+        return census_counts(result)
+    return result
+
+
+def census_counts(rows: list[dict]) -> dict[str, int]:
+    """A ``$group`` by ``{$type: "$path"}``'s documents as type alias -> documents, sorted."""
+    return dict(sorted((row["_id"], next(v for k, v in row.items() if k != "_id"))
+                       for row in rows))
 
 
 def server_census(collection, path: str) -> dict[str, int]:
     """``$group`` by ``{$type: "$path"}`` on the server: type alias -> documents."""
-    rows = collection.aggregate([{"$group": {"_id": {"$type": f"${path}"}, "n": {"$sum": 1}}}])
-    return dict(sorted((row["_id"], row["n"]) for row in rows))
+    pipeline = [{"$group": {"_id": {"$type": f"${path}"}, "n": {"$sum": 1}}}]
+    return census_counts(pymongo_read(collection, "aggregate", {"pipeline": pipeline}))
 
 
-def _server_answer(collection, kind: str, spec):
-    if kind == "find":
-        return sorted(d["_id"] for d in collection.find(spec, {"_id": 1}))
-    if kind == "sort":
-        pairs = bson_order.parse_sort(spec)
-        return [d["_id"] for d in collection.find({}, {"_id": 1}).sort(pairs)]
-    if kind == "census":
-        return server_census(collection, spec)
-    raise ValueError(kind)
+def compare_with_model(ctx, name: str, questions: Questions,
+                       label: str | None = None) -> Observation:
+    """Ask the server and the model the same questions about their fixture; observe the server.
 
-
-def _model_answer(docs: list[dict], kind: str, spec):
-    if kind == "find":
-        return sorted(reads.ids(reads.find(docs, spec)))
-    if kind == "sort":
-        return reads.ids(bson_order.sort(docs, spec))
-    return reads.census(docs, spec)
-
-
-def compare_with_model(ctx, name: str, questions: Mapping[str, tuple[str, object]],
-                       docs: list[dict] | None = None, label: str | None = None) -> Observation:
-    """Ask the server and the model the same questions about a fixture; observe the server.
-
-    ``questions`` maps a label to ``("find", filter)``, ``("sort", spec)`` or
-    ``("census", path)``. The evidence has one row per question, server beside model.
+    ``questions`` maps a label to the ID of a kit's claim (``claims/*.yaml``) asked on one
+    fixture, inserted as collection ``name``. The evidence has one row per question, server
+    beside model.
     """
-    docs = docs if docs is not None else fixtures.load(name)
+    docs, steps = _on_one_fixture(questions)
     database = ctx.mongodb_database(label or name)
-    collection = fixtures.insert(database, name, docs)
+    collection = fixtures.insert(database, name, copy.deepcopy(docs))
     observed, rows, disagreements = {}, [], []
-    for key, (kind, spec) in questions.items():
-        server = _server_answer(collection, kind, spec)
-        model = _model_answer(docs, kind, spec)
+    for key, step in steps.items():
+        server = _shaped(step, pymongo_read(collection, step.operation, step.arguments))
+        model = _shaped(step, model_read(docs, step.operation, step.arguments))
         observed[key] = server
-        rows.append({"question": key, "asked": fixtures.dumps(spec), "server": server,
+        rows.append({"question": key, "asked": _as_asked(step), "server": server,
                      "model": model})
         if fixtures.relaxed(server) != fixtures.relaxed(model):
             disagreements.append(key)
@@ -59,12 +95,16 @@ def compare_with_model(ctx, name: str, questions: Mapping[str, tuple[str, object
     return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note)
 
 
+def model_answers(questions: Questions) -> dict:
+    """What the model predicts for each question on its fixture, before any server is asked."""
+    docs, steps = _on_one_fixture(questions)
+    return {key: _shaped(step, model_read(docs, step.operation, step.arguments))
+            for key, step in steps.items()}
 
-def model_answers(name: str, questions: Mapping[str, tuple[str, object]],
-                  docs: list[dict] | None = None) -> dict:
-    """What the model predicts for each question on a fixture, before any server is asked."""
-    docs = docs if docs is not None else fixtures.load(name)
-    return {key: _model_answer(docs, kind, spec) for key, (kind, spec) in questions.items()}
+
+def fixture_of(claim_id: str) -> list[dict]:
+    """The documents a kit's claim (``S1.ascending``) asks its question on."""
+    return kit_claim(claim_id).fixture["claim"]
 
 
 def bson_engine() -> tuple[str, str]:

@@ -5,47 +5,45 @@ from __future__ import annotations
 
 from labkit.claims.claim import Observation, subset_of_observed
 from labkit.claims.registry import claim
-from labkit.experiments._common import compare_with_model, model_answers, server_census
+from labkit.experiments._common import (
+    compare_with_model,
+    fixture_of,
+    kit_questions,
+    model_answers,
+    server_census,
+)
 from labkit.model import fixtures
 from labkit.names import engine_name
 
-B1_QUESTIONS = {"eq_42": ("find", {"userId": 42}), "eq_string_42": ("find", {"userId": "42"}),
-                "gt_0": ("find", {"userId": {"$gt": 0}}),
-                "gt_empty_string": ("find", {"userId": {"$gt": ""}}),
-                "census": ("census", "userId")}
-X1_QUESTIONS = {"expr_gt_0": ("find", {"$expr": {"$gt": ["$userId", 0]}}),
-                "gt_0": ("find", {"userId": {"$gt": 0}}),
-                "ne_42": ("find", {"userId": {"$ne": 42}}),
-                "nin_42": ("find", {"userId": {"$nin": [42]}})}
-X2_QUESTIONS = {op: ("find", {"a": {f"${op}": None}}) for op in ("eq", "gte", "lte", "gt", "lt")}
-X3_QUESTIONS = {op: ("find", {"a": {f"${op}": float("nan")}})
-                for op in ("eq", "gte", "lte", "gt", "lt")}
-X4_QUESTIONS = {"gt_0": ("find", {"a": {"$gt": 0}}), "eq_whole_array": ("find", {"a": [1, 10]}),
-                "eq_element": ("find", {"a": 10})}
+# The questions are the kit's claim files' (claims/lesson03_bracketing.yaml), by ID.
+B1_QUESTIONS = kit_questions("B1", "eq_42", "eq_string_42", "gt_0", "gt_empty_string", "census")
+B1_FROM_PYTHON = {"census": "B1.census_from_python"}
+B2_NUMBERS = {"eq_42": "B2.numbers_from_python"}
+B2_DATES = {"string_operand": "B2.date_hidden_from_string"}
+X1_QUESTIONS = kit_questions("X1", "expr_gt_0", "gt_0", "ne_42", "nin_42")
+X2_QUESTIONS = kit_questions("X2", "eq", "gte", "lte", "gt", "lt")
+X3_QUESTIONS = kit_questions("X3", "eq", "gte", "lte", "gt", "lt")
+X4_QUESTIONS = kit_questions("X4", "gt_0", "eq_whole_array", "eq_element")
 
 
 def predict_bracketing() -> dict:
     """The model's answers to B1's questions, and its census of the orders written from Python."""
-    answers = model_answers("orders", B1_QUESTIONS)
-    census = model_answers("orders", {"c": ("census", "userId")}, docs=python_orders())["c"]
-    return {**answers, "census_from_python": census}
+    answers = model_answers(B1_QUESTIONS)
+    return {**answers, "census_from_python": model_answers(B1_FROM_PYTHON)["census"]}
 
 
 def predict_silent_misses() -> dict:
     """B2's three findings, from the model's answers on the orders and events fixtures."""
-    found = model_answers("orders", {"q": ("find", {"userId": 42})}, docs=python_orders())["q"]
-    dates = model_answers("events", {"q": ("find", {"atDate": {"$gte": "2026-10-01"}})})["q"]
+    found = model_answers(B2_NUMBERS)["eq_42"]
+    dates = model_answers(B2_DATES)["string_operand"]
     return {"every_numeric_type_matches": found == [1, 3, 4, 5],
             "string_hidden_from_number": 2 not in found, "date_hidden_from_string": dates == []}
 
 
 def python_orders() -> list[dict]:
-    """The orders fixture as Python writes it: ``42.0`` is a double, not the shell's int32."""
-    from bson import Decimal128, Int64
-
-    return [{"_id": 1, "userId": 42}, {"_id": 2, "userId": "42"},
-            {"_id": 3, "userId": Int64(42)}, {"_id": 4, "userId": 42.0},
-            {"_id": 5, "userId": Decimal128("42.00")}]
+    """The orders fixture as Python writes it: ``42.0`` is a double, not the shell's int32
+    (the fixture of ``B1.census_from_python`` and ``B2.numbers_from_python``)."""
+    return fixture_of("B1.census_from_python")
 
 
 @claim("B1", title="Query comparisons match only the operand's type bracket; all numbers "
@@ -57,8 +55,7 @@ def python_orders() -> list[dict]:
 def type_bracketing(ctx) -> Observation:
     """The orders fixture as the shell stored it; then the census of the same values from Python."""
     observation = compare_with_model(ctx, "orders", B1_QUESTIONS)
-    from_python = compare_with_model(ctx, "orders", {"census": ("census", "userId")},
-                                     docs=python_orders(), label="orders_python")
+    from_python = compare_with_model(ctx, "orders", B1_FROM_PYTHON, label="orders_python")
     census = from_python.observed["census"]
     observation.observed["census_from_python"] = census
     observation.evidence.append(dict(from_python.evidence[0], question="census (from Python)"))
@@ -74,10 +71,8 @@ def type_bracketing(ctx) -> Observation:
                  "date_hidden_from_string": True})
 def silent_misses(ctx) -> Observation:
     """Query the orders by number and the events' Date field by string; note what is missing."""
-    numbers = compare_with_model(ctx, "orders", {"eq_42": ("find", {"userId": 42})},
-                                 docs=python_orders())
-    dates = compare_with_model(ctx, "events", {
-        "string_operand": ("find", {"atDate": {"$gte": "2026-10-01"}})})
+    numbers = compare_with_model(ctx, "orders", B2_NUMBERS)
+    dates = compare_with_model(ctx, "events", B2_DATES)
     found = numbers.observed["eq_42"]
     return Observation(
         {"every_numeric_type_matches": found == [1, 3, 4, 5],
@@ -90,7 +85,7 @@ def silent_misses(ctx) -> Observation:
 @claim("X1", title="$expr compares across types (\"42\" > 0); $ne and $nin do not bracket",
        source="manual", topic="bracketing", needs=("mongodb",), judge=subset_of_observed,
        expected={"expr_gt_0": [1, 2, 3, 4, 5], "gt_0": [1, 3, 4, 5], "ne_42": [2],
-                 "nin_42": [2]}, predict=lambda: model_answers("orders", X1_QUESTIONS))
+                 "nin_42": [2]}, predict=lambda: model_answers(X1_QUESTIONS))
 def expressions_do_not_bracket(ctx) -> Observation:
     """``$expr`` and ``$ne``/``$nin`` on the orders fixture, beside plain ``$gt``."""
     return compare_with_model(ctx, "orders", X1_QUESTIONS)
@@ -99,7 +94,7 @@ def expressions_do_not_bracket(ctx) -> Observation:
 @claim("X2", title="null matches null and missing for $eq, $gte, $lte; $gt and $lt null match "
        "nothing", source="manual", topic="bracketing", needs=("mongodb",),
        expected={"eq": [1, 2], "gte": [1, 2], "lte": [1, 2], "gt": [], "lt": []},
-       predict=lambda: model_answers("nulls", X2_QUESTIONS))
+       predict=lambda: model_answers(X2_QUESTIONS))
 def null_and_missing(ctx) -> Observation:
     """The comparison operators against null, on null, missing, a number and a string."""
     return compare_with_model(ctx, "nulls", X2_QUESTIONS)
@@ -108,7 +103,7 @@ def null_and_missing(ctx) -> Observation:
 @claim("X3", title="NaN: $gte and $lte NaN match only NaN; $gt and $lt NaN match nothing",
        source="manual", topic="bracketing", needs=("mongodb",),
        expected={"eq": [1], "gte": [1], "lte": [1], "gt": [], "lt": []},
-       predict=lambda: model_answers("nans", X3_QUESTIONS))
+       predict=lambda: model_answers(X3_QUESTIONS))
 def nan_comparisons(ctx) -> Observation:
     """The comparison operators against NaN, on NaN, 1 and both infinities."""
     return compare_with_model(ctx, "nans", X3_QUESTIONS)
@@ -117,7 +112,7 @@ def nan_comparisons(ctx) -> Observation:
 @claim("X4", title="An array matches a scalar comparison when any element does, and an array "
        "operand as a whole", source="manual", topic="bracketing", needs=("mongodb",),
        expected={"gt_0": [1, 2, 3], "eq_whole_array": [1], "eq_element": [1]},
-       predict=lambda: model_answers("arrays", X4_QUESTIONS))
+       predict=lambda: model_answers(X4_QUESTIONS))
 def array_matching(ctx) -> Observation:
     """``$gt: 0``, equality with ``[1, 10]`` and with ``10`` on arrays and a scalar."""
     return compare_with_model(ctx, "arrays", X4_QUESTIONS)

@@ -10,6 +10,7 @@ from labkit.claims.registry import claim
 from labkit.experiments._common import (
     bson_engine,
     compare_with_model,
+    kit_questions,
     model_answers,
     value_bytes,
 )
@@ -55,14 +56,9 @@ def date_is_utc_millis(ctx) -> Observation:
                        note="microseconds are cut to milliseconds; +07:00 comes back as UTC")
 
 
-OCT1 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
-D3_QUESTIONS = {
-    "string_range": ("find", {"at": {"$gte": "2026-10-01"}}),
-    "date_range": ("find", {"atDate": {"$gte": OCT1}}),
-    "sort_by_string_desc": ("sort", "at:-1"),
-    "date_field_string_operand": ("find", {"atDate": {"$gte": "2026-10-01"}}),
-}
-
+# The questions are the kit's claim files' (claims/lesson01_dates.yaml), by ID.
+D3_QUESTIONS = kit_questions("D3", "string_range", "date_range", "sort_by_string_desc",
+                             "date_field_string_operand")
 
 
 @claim("D2", title="A Date takes 8 bytes; the ISO string of the same day takes 29",
@@ -85,13 +81,12 @@ def date_versus_string_size(ctx) -> Observation:
 @claim("D3", title="Dates stored as strings compare bytewise: wrong ranges, wrong sorts, "
        "and a silent empty answer for a Date field queried with a string", source="002",
        topic="dates", needs=("mongodb",), judge=subset_of_observed, recorded=True,
-       predict=lambda: model_answers("events", D3_QUESTIONS),
+       predict=lambda: model_answers(D3_QUESTIONS),
        expected={"string_range": ["a", "b", "c"], "date_range": ["b", "c"],
                  "sort_by_string_desc": ["a", "c", "b"], "date_field_string_operand": []})
 def dates_as_strings(ctx) -> Observation:
     """The chapter's events fixture: the same three days as strings and as Dates."""
     return compare_with_model(ctx, "events", D3_QUESTIONS)
-
 
 
 VIETNAM = "Asia/Ho_Chi_Minh"

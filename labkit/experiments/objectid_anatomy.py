@@ -119,7 +119,7 @@ def id_sizes(ctx) -> Observation:
     from bson.binary import UuidRepresentation
     from bson.codec_options import CodecOptions
 
-    standard = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
+    standard: CodecOptions = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
     oid, uid = ObjectId(), uuid.uuid4()
     engine, version = bson_engine()
     return Observation(

@@ -3,26 +3,30 @@ arrays as sort keys, and collation for numeric strings (claims S1, S2, X5)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 from labkit.claims.claim import Figure, Observation
 from labkit.claims.registry import claim
-from labkit.experiments._common import compare_with_model, model_answers
+from labkit.experiments._common import (
+    compare_with_model,
+    fixture_of,
+    kit_questions,
+    model_answers,
+)
 from labkit.i18n import N_
-from labkit.model import bson_order, fixtures, reads
+from labkit.model import bson_order, fixtures
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
              "bool", "date", "timestamp", "regex", "javascript", "javascriptWithScope", "maxKey"]
 
 
-def _one_of_each_type() -> list[dict]:
-    from bson import Binary, Code, MaxKey, MinKey, ObjectId, Regex, Timestamp
+# The questions are the kit's claim files' (claims/lesson02_sort_order.yaml), by ID.
+S1_QUESTIONS = kit_questions("S1", "ascending")
+MIXED_QUESTIONS = kit_questions("S2", "v_then_id")
+X5_QUESTIONS = kit_questions("X5", "ascending", "descending")
 
-    values = [MaxKey(), Code("function () { return 2; }", {"x": 1}),
-              Code("function () { return 1; }"), Regex("^a", "i"), Timestamp(1, 1),
-              dt.datetime(2020, 1, 1, tzinfo=dt.UTC), False, ObjectId("0" * 24),
-              Binary(b"\x00", 0), [[1]], {"a": 1}, "a", 1, None, MinKey()]
-    return [{"_id": i, "v": v} for i, v in enumerate(values)]
+
+def _one_of_each_type() -> list[dict]:
+    """One value of each type, inserted in reverse order (the fixture of ``S1.ascending``)."""
+    return fixture_of("S1.ascending")
 
 
 def _ladder(docs: list[dict], ids: list) -> list[str]:
@@ -33,12 +37,8 @@ def _ladder(docs: list[dict], ids: list) -> list[str]:
 
 def predict_type_order() -> dict:
     """The model's ascending sort of one value of each type, as rung names."""
-    docs = _one_of_each_type()
-    return {"ascending": _ladder(docs, reads.ids(bson_order.sort(docs, "v:1")))}
-
-
-MIXED_QUESTIONS = {"v_then_id": ("sort", "v:1,_id:1")}
-X5_QUESTIONS = {"ascending": ("sort", "a:1"), "descending": ("sort", "a:-1")}
+    ids = model_answers(S1_QUESTIONS)["ascending"]
+    return {"ascending": _ladder(_one_of_each_type(), ids)}
 
 
 @claim("S1", title="Ascending BSON order: MinKey < Null < Numbers < String < Object < Array < "
@@ -48,7 +48,7 @@ X5_QUESTIONS = {"ascending": ("sort", "a:1"), "descending": ("sort", "a:-1")}
 def type_order(ctx) -> Observation:
     """Store one value of each type (inserted in reverse) and sort ascending."""
     docs = _one_of_each_type()
-    observation = compare_with_model(ctx, "types", {"ascending": ("sort", "v:1")}, docs=docs)
+    observation = compare_with_model(ctx, "types", S1_QUESTIONS)
     observation.observed = {"ascending": _ladder(docs, observation.observed["ascending"])}
     observation.note += ("; Symbol is left out: pymongo cannot write that deprecated type; "
                          "the array is [[1]] because a sort represents an array by its "
@@ -59,7 +59,7 @@ def type_order(ctx) -> Observation:
 @claim("S2", title="The mixed fixture sorts emptyArr missing null dec2 array dbl9.5 int10 "
        "long100 str10 str9 object binData oid bool date", source="002", topic="sort-order",
        needs=("mongodb",), recorded=True,
-       predict=lambda: model_answers("mixed", MIXED_QUESTIONS), expected={"v_then_id": [
+       predict=lambda: model_answers(MIXED_QUESTIONS), expected={"v_then_id": [
            "emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100",
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
 def mixed_sort(ctx) -> Observation:
@@ -71,10 +71,11 @@ def mixed_sort(ctx) -> Observation:
                                                 order))
     return observation
 
+
 @claim("X5", title="Ascending sort represents an array by its smallest element, descending by "
        "its largest", source="manual", topic="sort-order", needs=("mongodb",),
        expected={"ascending": [4, 1, 3, 2], "descending": [1, 3, 2, 4]},
-       predict=lambda: model_answers("arrays", X5_QUESTIONS))
+       predict=lambda: model_answers(X5_QUESTIONS))
 def array_sort_keys(ctx) -> Observation:
     """Sort [1, 10], 5, [3, 7] and [-2, -1] both ways."""
     return compare_with_model(ctx, "arrays", X5_QUESTIONS)

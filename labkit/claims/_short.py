@@ -1,0 +1,166 @@
+"""The short form of a claim file: a list of claims, each a fixture, one query (``find``,
+``aggregate``, ``count`` or ``distinct``) and what it should give. Every mistake is one
+``BadInput`` naming the file, the claim and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from labkit.claims._source import Node, extended_json
+from labkit.claims.bounds import Requirement, is_version, version_text
+from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
+from labkit.errors import BadInput
+
+_FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit"}
+_SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
+               "distinct", "expect", "min_server_version", "max_server_version", "note"}
+_EXPECT_KEYS = {"ids", "count", "error", "documents", "values"}
+
+
+class _Where:
+    """Builds the one-line error for a claim: ``file:line: claim 'id': problem``."""
+
+    def __init__(self, path: Path, node: Node, claim_id: str | None) -> None:
+        self.path, self.node, self.claim_id = path, node, claim_id
+
+    def error(self, problem: str, *at: str | int) -> BadInput:
+        """The error for a problem at ``at`` (keys and indexes inside the claim)."""
+        who = f"claim {self.claim_id!r}" if self.claim_id else "a claim"
+        return BadInput(f"{self.path}:{self.node.line_of(*at)}: {who}: {problem}")
+
+    def bson(self, value: Any, what: str, *at: str | int) -> Any:
+        """``value`` read as Extended JSON; a mistake is the claim's error at ``at``."""
+        try:
+            return extended_json(value, what)
+        except BadInput as exc:
+            raise self.error(f"not Extended JSON: {exc}", *at) from exc
+
+
+def read_short(path: Path, data: list[Any], node: Node) -> list[ClaimSpec]:
+    """The claims of a short-form file: a list of claims."""
+    if not data:
+        raise BadInput(f"{path}:{node.line}: the file has no claims")
+    return [_short_claim(path, entry, node.item(i)) for i, entry in enumerate(data)]
+
+
+def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
+    claim_id = entry.get("id") if isinstance(entry, dict) else None
+    where = _Where(path, node, claim_id if isinstance(claim_id, str) else None)
+    if not isinstance(entry, dict):
+        raise where.error("each claim is a mapping with id, title, fixture, a query and expect")
+    unknown = sorted(set(entry) - _SHORT_KEYS)
+    if unknown:
+        raise where.error(f"unknown key {unknown[0]!r}; a claim has "
+                          f"{', '.join(sorted(_SHORT_KEYS))}", unknown[0])
+    for key in ("id", "title"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise where.error(f"{key!r} is missing or not a text", key)
+    queries = [k for k in ("find", "aggregate", "count", "distinct") if k in entry]
+    if len(queries) != 1:
+        raise where.error("needs exactly one of find, aggregate, count, distinct"
+                          + (f" (has {', '.join(queries)})" if queries else ""))
+    operation, arguments = _short_query(where, queries[0], entry[queries[0]])
+    if "expect" not in entry:
+        raise where.error("'expect' is missing: ids, count, error, documents or values")
+    expect = _short_expect(where, entry["expect"])
+    versions = {k: entry.get(k) for k in ("min_server_version", "max_server_version")}
+    for key, value in versions.items():
+        if value is not None and not is_version(value):
+            raise where.error(f"{key} must be a version such as \"7.0\", not {value!r}", key)
+    requirement = Requirement(version_text(versions["min_server_version"]),
+                              version_text(versions["max_server_version"]))
+    return ClaimSpec(
+        id=entry["id"].strip(), title=entry["title"].strip(),
+        source=str(entry.get("source") or "not given"), path=path, line=node.line,
+        steps=(Step(operation, arguments, expect, node.line_of(queries[0])),),
+        fixture={"claim": _short_fixture(where, path, entry)},
+        requirements=((requirement,),) if requirement != Requirement() else ())
+
+
+def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Document]:
+    if ("fixture" in entry) == ("fixture_file" in entry):
+        raise where.error("needs exactly one of fixture (a list of documents) or fixture_file")
+    if "fixture_file" in entry:
+        from labkit.model import fixtures
+
+        name = entry["fixture_file"]
+        if not isinstance(name, str):
+            raise where.error("fixture_file must be a path", "fixture_file")
+        target = path.parent / name
+        if not target.is_file():
+            raise where.error(f"fixture_file {name!r} is not a file (paths are relative to "
+                              "the claim file)", "fixture_file")
+        try:
+            return fixtures.read(target)
+        except BadInput as exc:
+            raise where.error(f"fixture_file {name!r}: {exc}", "fixture_file") from exc
+    docs = entry["fixture"]
+    if not isinstance(docs, list) or not all(isinstance(d, dict) for d in docs):
+        raise where.error("fixture must be a list of documents", "fixture")
+    return [where.bson(doc, f"fixture document {i + 1}", "fixture", i)
+            for i, doc in enumerate(docs)]
+
+
+def _short_query(where: _Where, kind: str, value: Any) -> tuple[str, dict[str, Any]]:
+    if kind == "find":
+        if not isinstance(value, dict):
+            raise where.error("find is a filter document, or {filter, sort, projection, "
+                              "skip, limit}", "find")
+        long_form = bool(value) and set(value) <= _FIND_OPTIONS
+        arguments = dict(value) if long_form else {"filter": value}
+        arguments.setdefault("filter", {})
+        for key in ("skip", "limit"):
+            if key in arguments and (not isinstance(arguments[key], int)
+                                     or isinstance(arguments[key], bool)):
+                raise where.error(f"find's {key} must be a whole number", "find", key)
+        for key in ("filter", "sort", "projection"):
+            if key in arguments and not isinstance(arguments[key], dict):
+                raise where.error(f"find's {key} must be a document", "find")
+        return "find", where.bson(arguments, "find", "find")
+    if kind == "aggregate":
+        if not isinstance(value, list) or not all(isinstance(s, dict) and len(s) == 1
+                                                  for s in value):
+            raise where.error("aggregate is a pipeline: a list of stages, each one "
+                              "{$stage: …}", "aggregate")
+        return "aggregate", {"pipeline": where.bson(value, "aggregate", "aggregate")}
+    if kind == "count":
+        if not isinstance(value, dict):
+            raise where.error("count is a filter document", "count")
+        return "countDocuments", {"filter": where.bson(value, "count", "count")}
+    if not isinstance(value, dict) or not isinstance(value.get("field"), str) or (
+            set(value) - {"field", "filter"}):
+        raise where.error("distinct is {field: name, filter: {…}}", "distinct")
+    return "distinct", {"fieldName": value["field"],
+                        "filter": where.bson(value.get("filter", {}), "distinct", "distinct")}
+
+
+def _short_expect(where: _Where, value: Any) -> Expectation:
+    if not isinstance(value, dict):
+        raise where.error("expect is a mapping: {ids: […]}, {count: N}, {error: true}, "
+                          "{documents: […]} or {values: […]}", "expect")
+    kinds = sorted(set(value) & _EXPECT_KEYS)
+    extra = sorted(set(value) - _EXPECT_KEYS - {"ordered"})
+    if extra:
+        raise where.error(f"expect has an unknown key {extra[0]!r}", "expect", extra[0])
+    if len(kinds) != 1:
+        raise where.error("expect needs exactly one of ids, count, error, documents, values",
+                          "expect")
+    kind = kinds[0]
+    ordered = value.get("ordered", False)
+    if not isinstance(ordered, bool):
+        raise where.error("expect's ordered must be true or false", "expect", "ordered")
+    given = value[kind]
+    if kind == "error":
+        if given is not True:
+            raise where.error("expect's error must be true", "expect", "error")
+        return Expectation("error")
+    if kind == "count":
+        if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+            raise where.error("expect's count must be a whole number", "expect", "count")
+        return Expectation("value", given)
+    if not isinstance(given, list):
+        raise where.error(f"expect's {kind} must be a list", "expect", kind)
+    if kind == "documents" and not all(isinstance(d, dict) for d in given):
+        raise where.error("expect's documents must be a list of documents", "expect", kind)
+    return Expectation(kind, where.bson(given, f"expect's {kind}", "expect", kind), ordered)

@@ -1,0 +1,100 @@
+"""A claim file's text read as YAML (JSON is YAML) with the line of every value, and its values
+turned from Extended JSON into BSON values; every mistake is one ``BadInput`` with a line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from labkit.errors import BadInput
+
+if TYPE_CHECKING:
+    import yaml
+
+
+def _loader_class() -> type[yaml.SafeLoader]:
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        """YAML as JSON sees it: ``2026-10-01`` stays a string, not a date."""
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers
+                if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    return Loader
+
+
+class Node:
+    """A parsed value with the line it starts on, and its children's nodes."""
+
+    def __init__(self, node: yaml.Node) -> None:
+        self.node = node
+
+    @property
+    def line(self) -> int:
+        """The line the value starts on, counted from 1."""
+        return int(self.node.start_mark.line) + 1
+
+    def item(self, index: int) -> Node:
+        """The node of a list's item."""
+        return Node(self.node.value[index])
+
+    def key(self, name: str) -> Node | None:
+        """The node of a mapping's value (its line is where the key is written)."""
+        for key_node, value_node in getattr(self.node, "value", []):
+            if getattr(key_node, "value", None) == name:
+                return Node(value_node)
+        return None
+
+    def line_of(self, *path: str | int) -> int:
+        """The line of the value at ``path`` (keys and indexes), or of the nearest one above."""
+        node: Node | None = self
+        line = self.line
+        for part in path:
+            if node is None:
+                break
+            node = node.item(part) if isinstance(part, int) else node.key(part)
+            if node is not None:
+                line = node.line
+        return line
+
+
+def parse(path: Path) -> tuple[Any, Node]:
+    """A claim file's data, and the node that knows the line of each value in it."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read it: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path}: not UTF-8 text") from exc
+    loader = _loader_class()(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise BadInput(f"{path}:1: the file is empty; write a list of claims")
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise BadInput(f"{path}:{line}: not valid YAML or JSON: {exc.problem or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise BadInput(f"{path}: not valid YAML or JSON: {exc}") from exc
+    finally:
+        loader.dispose()
+    return data, Node(node)
+
+
+def extended_json(value: Any, where: str = "the value") -> Any:
+    """A value as read from YAML or JSON, with Extended JSON (``$numberDecimal``, ``$date``, …)
+    turned into BSON values, exactly as ``fixtures`` reads the data files."""
+    from labkit.model import fixtures
+
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError) as exc:
+        raise BadInput(f"not a JSON value: {exc}") from exc
+    return fixtures.parse_value(text, where)

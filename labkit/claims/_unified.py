@@ -1,0 +1,234 @@
+"""The drivers' Unified Test Format (``schemaVersion``, ``initialData``, ``tests``), read for the
+part that fits a claim: ``runOnRequirements``, the fixture, the read operations ``find``,
+``aggregate``, ``countDocuments`` and ``distinct`` on a collection, and
+``expectResult``/``expectError``. What a claim check cannot judge there (events, client options,
+writes) is named per test, never dropped."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from labkit.claims._source import Node, extended_json
+from labkit.claims.bounds import Requirement, is_version, version_text
+from labkit.claims.spec import NEUTRAL_ARGUMENTS, READS, ClaimSpec, Document, Expectation, Step
+from labkit.errors import BadInput
+
+# Builds the one-line error for a problem at a place in the file (keys and indexes).
+ErrorAt = Callable[..., BadInput]
+
+_WRITES = {"insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne",
+           "deleteMany", "bulkWrite", "findOneAndUpdate", "findOneAndReplace",
+           "findOneAndDelete", "clientBulkWrite", "createIndex", "dropIndex", "drop",
+           "createCollection", "dropCollection", "rename"}
+_CLIENT_PLAIN = {"id"}  # client options that change nothing a claim check judges
+_TEST_JUDGED = {"description", "operations", "runOnRequirements", "skipReason"}
+
+
+@dataclass(frozen=True)
+class _File:
+    """What a file gives every test: its collections, clients' options, data and requirements."""
+
+    path: Path
+    node: Node
+    name: str
+    collections: dict[str, tuple[str, str, str]]
+    client_options: dict[str, list[str]]
+    fixture: dict[tuple[str, str], list[Document]]
+    requirements: tuple[Requirement, ...]
+
+    def error(self, problem: str, *at: str | int) -> BadInput:
+        """The error for a problem at ``at`` (keys and indexes from the file's top)."""
+        return BadInput(f"{self.path}:{self.node.line_of(*at)}: {problem}")
+
+
+def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec]:
+    """The claims of a Unified Test Format file: one per test."""
+    def error(problem: str, *at: str | int) -> BadInput:
+        return BadInput(f"{path}:{node.line_of(*at)}: {problem}")
+
+    version = str(data.get("schemaVersion", ""))
+    if not is_version(version):
+        raise error("a Unified Test Format file needs schemaVersion, such as \"1.0\"",
+                    "schemaVersion")
+    if version.split(".")[0] != "1":
+        raise error(f"schemaVersion {version} is not supported: labkit reads version 1.x",
+                    "schemaVersion")
+    if not isinstance(data["tests"], list) or not data["tests"]:
+        raise error("tests must be a list of one or more tests", "tests")
+    collections, client_options = _unified_entities(data, error)
+    file = _File(path, node, str(data.get("description") or path.stem), collections,
+                 client_options, _unified_data(data, error),
+                 _requirements(data.get("runOnRequirements"), error, "runOnRequirements"))
+    specs = []
+    for index, test in enumerate(data["tests"]):
+        if not isinstance(test, dict) or not isinstance(test.get("description"), str):
+            raise error("each test needs a description", "tests", index)
+        specs.append(_unified_test(file, index, test))
+    return specs
+
+
+def _unified_entities(data: dict[str, Any], error: ErrorAt
+                      ) -> tuple[dict[str, tuple[str, str, str]], dict[str, list[str]]]:
+    """Collection entities (id -> client, database, collection) and each client's options."""
+    databases: dict[str, tuple[str, str]] = {}
+    collections: dict[str, tuple[str, str, str]] = {}
+    clients: dict[str, list[str]] = {}
+    entities = data.get("createEntities") or []
+    if not isinstance(entities, list):
+        raise error("createEntities must be a list", "createEntities")
+    for i, entity in enumerate(entities):
+        if not isinstance(entity, dict) or len(entity) != 1:
+            raise error("each entity has exactly one key (client, database, collection, …)",
+                        "createEntities", i)
+        (kind, spec), = entity.items()
+        if not isinstance(spec, dict) or not isinstance(spec.get("id"), str):
+            raise error(f"the {kind} entity needs an id", "createEntities", i)
+        if kind == "client":
+            clients[spec["id"]] = sorted(set(spec) - _CLIENT_PLAIN)
+        elif kind == "database":
+            databases[spec["id"]] = (spec.get("client", ""), str(spec.get("databaseName", "")))
+        elif kind == "collection":
+            client, database = databases.get(spec.get("database", ""), ("", ""))
+            if not database:
+                raise error(f"collection {spec['id']!r} names no known database entity",
+                            "createEntities", i)
+            options = sorted(set(spec) - {"id", "database", "collectionName"})
+            if options:
+                clients.setdefault(f"collection {spec['id']}", options)
+            collections[spec["id"]] = (client, database, str(spec.get("collectionName", "")))
+    return collections, clients
+
+
+def _unified_data(data: dict[str, Any], error: ErrorAt) -> dict[tuple[str, str], list[Document]]:
+    out: dict[tuple[str, str], list[Document]] = {}
+    initial = data.get("initialData") or []
+    if not isinstance(initial, list):
+        raise error("initialData must be a list", "initialData")
+    for i, block in enumerate(initial):
+        if not isinstance(block, dict) or not isinstance(block.get("documents"), list):
+            raise error("each initialData entry needs collectionName, databaseName and "
+                        "documents", "initialData", i)
+        try:
+            docs = extended_json(block["documents"])
+        except BadInput as exc:
+            raise error(f"initialData documents are {exc}", "initialData", i) from exc
+        out[(str(block.get("databaseName", "")), str(block.get("collectionName", "")))] = docs
+    return out
+
+
+def _requirements(value: Any, error: ErrorAt, *at: str | int) -> tuple[Requirement, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value or not all(isinstance(r, dict) for r in value):
+        raise error("runOnRequirements must be a list of one or more objects", *at)
+    out = []
+    for i, req in enumerate(value):
+        for key in ("minServerVersion", "maxServerVersion"):
+            if key in req and not is_version(req[key]):
+                raise error(f"{key} must be a version such as \"4.4.0\"", *at, i)
+        unknown = tuple(f"{k}: {json.dumps(v)}" for k, v in req.items()
+                        if k not in ("minServerVersion", "maxServerVersion", "topologies")
+                        and not (k == "serverless" and v in ("allow", "forbid")))
+        out.append(Requirement(version_text(req.get("minServerVersion")),
+                               version_text(req.get("maxServerVersion")),
+                               tuple(req.get("topologies") or ()), unknown))
+    return tuple(out)
+
+
+def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
+    at: tuple[str | int, ...] = ("tests", index)
+    error, collections = file.error, file.collections
+    operations = test.get("operations")
+    if not isinstance(operations, list):
+        raise error("a test needs operations, a list", *at, "operations")
+    not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
+    steps: list[Step] = []
+    used: set[str] = set()
+    wrote = ""
+    for i, op in enumerate(operations):
+        op_at = (*at, "operations", i)
+        if not isinstance(op, dict) or not isinstance(op.get("name"), str):
+            raise error("each operation needs a name", *op_at)
+        name_, target = op["name"], op.get("object")
+        if name_ not in READS or target not in collections:
+            what = "write operation" if name_ in _WRITES else "operation"
+            not_checked.append(f"{what} {name_} on {target} (not performed)")
+            if name_ in _WRITES or target == "testRunner":
+                wrote = wrote or f"{name_} on {target}"
+            continue
+        used.add(target)
+        arguments = op.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise error("an operation's arguments must be an object", *op_at, "arguments")
+        try:
+            arguments = extended_json(arguments)
+        except BadInput as exc:
+            raise error(f"the arguments are {exc}", *op_at, "arguments") from exc
+        if name_ == "aggregate" and not isinstance(arguments.get("pipeline"), list):
+            raise error("aggregate needs a pipeline", *op_at, "arguments")
+        if name_ == "distinct" and not isinstance(arguments.get("fieldName"), str):
+            raise error("distinct needs fieldName", *op_at, "arguments")
+        if "session" in arguments:
+            not_checked.append(f"the session argument of {name_} (not used)")
+            arguments.pop("session")
+        neutral = sorted(k for k in arguments if k in NEUTRAL_ARGUMENTS)
+        if neutral:
+            not_checked.append(f"{name_} argument {', '.join(neutral)}: sent to MongoDB only "
+                               "(it does not change a result)")
+        expect = _unified_expect(op, name_, error, op_at)
+        if expect is None and not op.get("ignoreResultAndError"):
+            not_checked.append(f"{name_}: nothing to judge (no expectResult or expectError)")
+        database, collection = collections[target][1:]
+        steps.append(Step(name_, arguments, expect, file.node.line_of(*op_at), collection,
+                          skip=f"it follows {wrote}, which a claim check does not perform"
+                          if wrote else ""))
+    for target in sorted(used):
+        client = collections[target][0]
+        for options_of in (client, f"collection {target}"):
+            if file.client_options.get(options_of):
+                not_checked.append(f"{options_of if options_of != client else 'client ' + client}"
+                                   f" options {', '.join(file.client_options[options_of])}")
+    databases = {collections[t][1] for t in used}
+    docs = {coll: items for (db, coll), items in file.fixture.items()
+            if db in databases or not used}
+    own = _requirements(test.get("runOnRequirements"), error, *at, "runOnRequirements")
+    groups = tuple(g for g in (file.requirements, own) if g)
+    skip = test.get("skipReason", "")
+    return ClaimSpec(
+        id=f"{file.path.stem}: {test['description']}", title=test["description"],
+        source=f"Unified Test Format file {file.path.name} ({file.name})", path=file.path,
+        line=file.node.line_of(*at), steps=tuple(steps), fixture=docs, requirements=groups,
+        not_checked=tuple(dict.fromkeys(not_checked)), skip_reason=str(skip), form="unified")
+
+
+def _unified_expect(op: dict[str, Any], name: str, error: ErrorAt, at: tuple[str | int, ...]
+                    ) -> Expectation | None:
+    if "expectError" in op:
+        checks = op["expectError"]
+        if not isinstance(checks, dict) or not checks:
+            raise error("expectError needs at least one assertion", *at, "expectError")
+        try:
+            checks = extended_json(checks)
+        except BadInput as exc:
+            raise error(f"expectError is {exc}", *at, "expectError") from exc
+        return Expectation("error", checks)
+    if "expectResult" not in op:
+        return None
+    try:
+        result = extended_json(op["expectResult"])
+    except BadInput as exc:
+        raise error(f"expectResult is {exc}", *at, "expectResult") from exc
+    if name in ("find", "aggregate"):
+        if not isinstance(result, list):
+            raise error(f"{name}'s expectResult must be a list of documents", *at,
+                        "expectResult")
+        return Expectation("documents", result, ordered=True)
+    if name == "distinct":
+        if not isinstance(result, list):
+            raise error("distinct's expectResult must be a list", *at, "expectResult")
+        return Expectation("values", result, ordered=True)
+    return Expectation("value", result)

@@ -1,0 +1,200 @@
+"""How a claim's answer is judged against what its file expects: ``judge_step`` for one read,
+``match`` for the Unified Test Format's matching rules (unified-test-format.md, Evaluating
+Matches), and the ``expectError`` assertions a claim check does not judge."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from labkit.claims.claim import short_json
+from labkit.claims.spec import Answer, Expectation
+from labkit.errors import BadInput, NotSupported
+
+_ERROR_CHECKS = {"isError", "isClientError", "errorContains", "errorCode", "errorCodeName"}
+
+
+def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
+    """One read against its expectation: ``(holds, what to show as observed, note)``."""
+    if answer.raised:
+        if expect.kind != "error":
+            return False, {"raised": answer.raised}, ""
+        note = _error_note(expect.value or {}, answer)
+        return not note, {"error": answer.raised}, note
+    result = answer.result
+    if expect.kind == "error":
+        return False, _shown(result), "no error was raised"
+    if expect.kind == "ids":
+        if not isinstance(result, list) or not all(isinstance(d, dict) for d in result):
+            return False, result, "the read did not return documents"
+        ids = [doc.get("_id") for doc in result]
+        return _same_ids(expect.value, ids, expect.ordered), ids, ""
+    if expect.kind == "documents":
+        problem = _match_list(expect.value, result, expect.ordered, root=True)
+    elif expect.kind == "values":
+        problem = _match_list(expect.value, result, expect.ordered, root=False)
+    else:
+        problem = match(expect.value, result)
+    return problem is None, result, problem or ""
+
+
+def _shown(result: Any) -> Any:
+    if isinstance(result, list) and all(isinstance(d, dict) and "_id" in d for d in result):
+        return {"ids": [d["_id"] for d in result]}
+    return result
+
+
+def _error_note(checks: dict[str, Any], answer: Answer) -> str:
+    """Why the raised error does not meet the ``expectError`` checks, or ``""`` if it does."""
+    if "isClientError" in checks and bool(checks["isClientError"]) == answer.server_error:
+        return "the error came from the " + ("server" if answer.server_error else "client")
+    if "errorCode" in checks and answer.code != checks["errorCode"]:
+        return f"error code {answer.code}, not {checks['errorCode']}"
+    if "errorCodeName" in checks and answer.code_name.lower() != str(
+            checks["errorCodeName"]).lower():
+        return f"error code name {answer.code_name or 'none'}, not {checks['errorCodeName']}"
+    if "errorContains" in checks and str(checks["errorContains"]).lower() not in \
+            answer.raised.lower():
+        return f"the message does not contain {checks['errorContains']!r}"
+    return ""
+
+
+def _cmp(a: Any, b: Any) -> int:
+    from labkit.model import bson_order
+
+    return bson_order.compare(a, b)
+
+
+def _same_ids(expected: list[Any], observed: list[Any], ordered: bool) -> bool:
+    if len(expected) != len(observed):
+        return False
+    if not ordered:
+        key = functools.cmp_to_key(_cmp)
+        expected, observed = sorted(expected, key=key), sorted(observed, key=key)
+    return all(_cmp(a, b) == 0 for a, b in zip(expected, observed, strict=True))
+
+
+# The Unified Test Format's matching rules ------------------------------------------------
+
+
+def _special(value: Any) -> str | None:
+    if isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        if isinstance(key, str) and key.startswith("$$"):
+            return key
+    return None
+
+
+def _operator(op: str, argument: Any, actual: Any) -> str | None:
+    from labkit.model import bson_order
+
+    if op == "$$unsetOrMatches":
+        return match(argument, actual)
+    if op == "$$matchAsRoot":
+        return match(argument, actual, root=True)
+    if op == "$$type":
+        names = argument if isinstance(argument, list) else [argument]
+        kind = bson_order.bson_type(actual)
+        numeric = kind in ("int", "long", "double", "decimal")
+        if kind in names or (numeric and "number" in names):
+            return None
+        return f"type {kind}, not {' or '.join(map(str, names))}"
+    if op == "$$lte":
+        if not (_is_number(actual) and _is_number(argument)) or _cmp(actual, argument) > 0:
+            return f"{short_json(actual)} is not <= {short_json(argument)}"
+        return None
+    raise NotSupported(f"the claim check does not evaluate {op}")
+
+
+def _is_number(value: Any) -> bool:
+    from bson import Decimal128, Int64
+
+    return isinstance(value, int | float | Int64 | Decimal128) and not isinstance(value, bool)
+
+
+def match(expected: Any, actual: Any, root: bool = False) -> str | None:
+    """Match as the Unified Test Format does: None, or where and how ``actual`` differs.
+
+    Root documents may carry extra fields; nested ones may not; key order is free; arrays
+    match element by element; 32-bit, 64-bit and double numbers match by value (not Decimal128).
+    """
+    op = _special(expected)
+    if op:
+        return _operator(op, expected[op], actual)
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"expected a document, got {short_json(actual, 60)}"
+        for key, value in expected.items():
+            inner = _special(value)
+            if inner == "$$exists":
+                if bool(value[inner]) != (key in actual):
+                    return f"{key}: " + ("missing" if key not in actual else "present")
+                continue
+            if inner == "$$unsetOrMatches" and key not in actual:
+                continue
+            if key not in actual:
+                return f"{key}: missing"
+            problem = match(value, actual[key])
+            if problem:
+                return f"{key}: {problem}"
+        extra = [k for k in actual if k not in expected]
+        if extra and not root:
+            return f"unexpected field {extra[0]}"
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"expected an array, got {short_json(actual, 60)}"
+        if len(actual) != len(expected):
+            return f"{len(actual)} elements, not {len(expected)}"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            problem = match(want, got)
+            if problem:
+                return f"[{index}]: {problem}"
+        return None
+    return _scalar(expected, actual)
+
+
+def _scalar(expected: Any, actual: Any) -> str | None:
+    from bson import Decimal128
+
+    from labkit.model import bson_order
+
+    if _is_number(expected) and _is_number(actual):
+        decimal = isinstance(expected, Decimal128), isinstance(actual, Decimal128)
+        if decimal[0] != decimal[1] or _cmp(expected, actual) != 0:
+            return f"{short_json(actual, 60)}, not {short_json(expected, 60)}"
+        return None
+    try:
+        same = (bson_order.bson_type(expected) == bson_order.bson_type(actual)
+                and _cmp(expected, actual) == 0)
+    except BadInput:
+        same = expected == actual
+    return None if same else f"{short_json(actual, 60)}, not {short_json(expected, 60)}"
+
+
+def _match_list(expected: list[Any], actual: Any, ordered: bool, root: bool) -> str | None:
+    if not isinstance(actual, list):
+        return f"expected a list, got {short_json(actual, 60)}"
+    if len(actual) != len(expected):
+        return f"{len(actual)} results, not {len(expected)}"
+    if ordered:
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            problem = match(want, got, root=root)
+            if problem:
+                return f"[{index}]: {problem}"
+        return None
+    left = list(actual)
+    for index, want in enumerate(expected):
+        found = next((i for i, got in enumerate(left) if match(want, got, root=root) is None),
+                     None)
+        if found is None:
+            return f"nothing matches expected [{index}] {short_json(want, 80)}"
+        left.pop(found)
+    return None
+
+
+def unjudged_checks(expect: Expectation) -> list[str]:
+    """The ``expectError`` assertions a claim check does not judge (labels, write errors…)."""
+    if expect.kind != "error" or not isinstance(expect.value, dict):
+        return []
+    return sorted(set(expect.value) - _ERROR_CHECKS)

@@ -1,0 +1,95 @@
+"""What a claim file says, read into one model: a claim's fixture, its reads, what each read
+should give, and what an engine answered (the short form and the Unified Test Format alike)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labkit.claims.bounds import Requirement
+
+Document = dict[str, Any]
+READS = ("find", "aggregate", "countDocuments", "distinct")
+# Arguments that do not change what a read returns: sent to MongoDB, ignored elsewhere.
+NEUTRAL_ARGUMENTS = ("batchSize", "comment", "maxTimeMS", "allowDiskUse")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one read should give.
+
+    ``kind``: ``ids`` (the ``_id`` of each document returned), ``documents`` (each returned
+    document matches, extra fields allowed, as the Unified Test Format matches root documents),
+    ``values`` (distinct values), ``value`` (a count), ``error`` (the read raises; ``value``
+    holds the Unified Test Format's ``expectError`` checks, if any).
+    """
+
+    kind: str
+    value: Any = None
+    ordered: bool = False
+
+    def shown(self) -> Any:
+        """The expectation as the report shows it."""
+        if self.kind == "error":
+            return {"error": self.value or True}
+        shown = {self.kind if self.kind != "value" else "result": self.value}
+        if self.kind in ("ids", "documents", "values"):
+            shown["ordered"] = self.ordered
+        return shown
+
+
+@dataclass(frozen=True)
+class Step:
+    """One read of a claim: the operation, its arguments (BSON values) and what it should give."""
+
+    operation: str
+    arguments: dict[str, Any]
+    expect: Expectation | None
+    line: int
+    collection: str = "claim"
+    skip: str = ""  # why this read cannot be judged (it follows a write the check does not do)
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim read from a file: where it is, its fixture, its reads, the versions it speaks for.
+
+    ``requirements`` holds groups (top level, then per test): every group must have one
+    requirement met. ``not_checked`` names what the file asks that a claim check cannot judge.
+    """
+
+    id: str
+    title: str
+    source: str
+    path: Path
+    line: int
+    steps: tuple[Step, ...]
+    fixture: dict[str, list[Document]] = field(default_factory=dict)
+    requirements: tuple[tuple[Requirement, ...], ...] = ()
+    not_checked: tuple[str, ...] = ()
+    skip_reason: str = ""
+    form: str = "short"
+
+    @property
+    def where(self) -> str:
+        """``claims/lesson01_dates.yaml:12``."""
+        return f"{self.path}:{self.line}"
+
+    @property
+    def expected(self) -> Any:
+        """The expectation as the report shows it (a list when the claim has several reads)."""
+        shown = [s.expect.shown() for s in self.steps if s.expect is not None]
+        return shown[0] if len(shown) == 1 else shown
+
+
+@dataclass
+class Answer:
+    """What one read gave: a result, or the error it raised (one line, and whether the server
+    sent it, with its code)."""
+
+    result: Any = None
+    raised: str = ""
+    server_error: bool = False
+    code: int | None = None
+    code_name: str = ""
