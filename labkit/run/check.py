@@ -447,33 +447,12 @@ def cell(row: Result) -> str:
 
 @contextlib.contextmanager
 def _one_server(version: str | None, mode: str, uris: list[str]) -> Iterator[Any]:
-    """One MongoDB server of ``version``, stopped (or let go) when the block ends."""
+    """One MongoDB server of ``version``, stopped (or let go) when the block ends. (Among
+    several ``uris``, the servers route picks the one of that version itself.)"""
     from labkit import servers
 
-    if len(uris) > 1 and mode in ("auto", "uri"):
-        server = _server_among(uris, version)
-    else:
-        server = servers.get_mongodb(mode, version)
-    try:
+    with servers.provide("mongodb", mode, version) as server:
         yield server
-    finally:
-        server.stop()
-
-
-def _server_among(uris: list[str], version: str | None):
-    """The first server among several URIs whose version is ``version`` (any if None)."""
-    from labkit import servers
-
-    found = []
-    for uri in uris:
-        server = servers.from_uri(uri)
-        if version is None or server.version == version or server.version.startswith(
-                version + "."):
-            return server
-        found.append(server.version)
-        server.stop()
-    raise ServerUnavailable(f"None of the {len(uris)} servers in LABKIT_MONGODB_URI is "
-                            f"version {version} (found {', '.join(found)}).")
 
 
 def _columns(engines: list[str], versions: list[str] | None,
