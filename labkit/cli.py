@@ -8,13 +8,12 @@ import datetime as dt
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 from labkit._version import __version__
-from labkit.errors import BadInput, LabkitError, ServerUnavailable
+from labkit.errors import BadInput, LabkitError, ServerUnavailable, Stopped
 from labkit.i18n import _
 from labkit.model import versions
 
@@ -94,7 +93,7 @@ def cmd_run(args) -> int:
     from labkit.outputs import report
     from labkit.run import runner
 
-    servers.check_version(args.mongodb_version)
+    servers.check_pinned_version(args.mongodb_version)
     selected = claims.select(_list(args.claims), _list(args.topics))
     if not selected:
         raise BadInput("no claim matches --claims/--topics")
@@ -171,73 +170,19 @@ def _short(path) -> str:
     return text if len(text) <= 80 else f"{text[:60]}…({len(text)} characters)"
 
 
-COMMAND_STOP_GRACE = 30.0  # seconds a command gets to finish after Ctrl-C or SIGTERM
-
-
-class _Command:
-    """A command run beside the server: a stop signal is passed on, then waited for (bounded)."""
-
-    def __init__(self, command: list[str], env: dict, grace: float = COMMAND_STOP_GRACE):
-        self.grace = grace
-        self.deadline: float | None = None
-        try:
-            self.child = subprocess.Popen(command, env=env)
-        except OSError as exc:
-            raise BadInput(f"cannot run {command[0]!r}: {exc.strerror or exc}") from exc
-
-    def forward(self, signum: int, frame=None) -> None:
-        """Pass a stop signal on to the command; from now on, wait for it only ``grace`` s."""
-        import time
-
-        # At a terminal, Ctrl-C reaches the command too: it sees two, and JupyterLab reads
-        # a second Ctrl-C as "stop now" instead of asking for confirmation.
-        with contextlib.suppress(OSError, ValueError):  # ValueError: Windows lacks SIGINT here
-            self.child.send_signal(signum)
-        if self.deadline is None:
-            self.deadline = time.monotonic() + self.grace
-
-    def wait(self) -> int:
-        """The command's exit status (128 + N when signal N ended it); killed past the bound."""
-        import time
-
-        while True:
-            try:
-                status = self.child.wait(timeout=0.2)
-                break
-            except subprocess.TimeoutExpired:
-                if self.deadline is not None and time.monotonic() > self.deadline:
-                    self.child.kill()
-                    status = self.child.wait()
-                    break
-        return 128 - status if status < 0 else status
-
-
-def _run_command(command: list[str], env: dict) -> int:
-    """Run ``command`` to its end; Ctrl-C and SIGTERM are passed on to it, not obeyed here."""
-    import signal
-
-    running = _Command(command, env)
-    stops = [signal.SIGINT, signal.SIGTERM]
-    previous = {signum: signal.signal(signum, running.forward) for signum in stops}
-    try:
-        return running.wait()
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
 def cmd_server(args) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
     import time
 
-    from labkit.servers import check_cache_gb, check_version, get_mongodb, redact
+    from labkit import servers
+    from labkit.servers.command import run_beside
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    check_version(args.mongodb_version)
-    check_cache_gb(args.cache_gb)
+    servers.check_pinned_version(args.mongodb_version)
+    servers.check_cache_gb(args.cache_gb)
     print("Looking for a MongoDB server…", file=sys.stderr)
     try:
-        server = get_mongodb(args.mongodb, args.mongodb_version, args.cache_gb)
+        server = servers.provide("mongodb", args.mongodb, args.mongodb_version, args.cache_gb)
     except ServerUnavailable as exc:
         if not (args.optional and command):
             raise
@@ -246,19 +191,19 @@ def cmd_server(args) -> int:
         unset = " (LABKIT_MONGODB_URI is unset for the command)" \
             if "LABKIT_MONGODB_URI" in os.environ else ""
         print(f"Warning: {exc}\nContinuing without a MongoDB server{unset}.", file=sys.stderr)
-        return _run_command(command, env)
+        return run_beside(command, env)
     with server:
         info = {"uri": server.uri, "how": server.how, "version": server.version,
                 "cache_gb": server.cache_gb, "cache": server.cache}
         if args.json:
             _emit_json(info)
         else:
-            print(f"MongoDB {server.version} ({server.how}) at {redact(server.uri)}")
+            print(f"MongoDB {server.version} ({server.how}) at {servers.redact(server.uri)}")
             print(server.cache)
             print(f"export LABKIT_MONGODB_URI='{server.uri}'")
         sys.stdout.flush()
         if command:
-            return _run_command(command, dict(os.environ, LABKIT_MONGODB_URI=server.uri))
+            return run_beside(command, dict(os.environ, LABKIT_MONGODB_URI=server.uri))
         if server.how == "uri":
             return 0
         print("Press Ctrl-C to stop it.", file=sys.stderr)
@@ -278,19 +223,7 @@ def cmd_clean(args) -> int:
     LABKIT_MONGODB_URI (servers labkit starts itself leave nothing behind)."""
     from labkit import servers
 
-    getters = {"PostgreSQL": ("LABKIT_POSTGRES_DSN", lambda: servers.get_postgres("dsn")),
-               "MongoDB": ("LABKIT_MONGODB_URI", lambda: servers.get_mongodb("uri"))}
-    report = []
-    for engine, (variable, get) in getters.items():
-        if not os.environ.get(variable):
-            continue
-        server = get()
-        try:
-            found, where = server.clean_stale(), server.describe()
-        finally:
-            server.stop()
-        report.append({"engine": engine, "server": where, "removed": found.removed,
-                       "in_use": found.in_use})
+    report = servers.clean_user_servers()
     if args.json:
         _emit_json(report)
         return 0
@@ -409,12 +342,12 @@ def cmd_btree(args) -> int:
         args.n = btree_n_from_env()
     btree.check_request(args.engine, args.n, args.cache_mb)
     plot_format = _plot_format(args.plot) if args.plot else None
-    server = None
+    server: servers.Server[object] | None = None
     if args.engine == "postgres":
-        server = servers.get_postgres()
+        server = servers.provide("postgres")
     elif args.engine == "mongodb":
-        cache_gb = (args.cache_mb or 256) / 1024
-        server = servers.get_mongodb(args.mongodb, args.mongodb_version, cache_gb)
+        cache_gb = args.cache_mb / 1024 if args.cache_mb else None  # None: the default cache
+        server = servers.provide("mongodb", args.mongodb, args.mongodb_version, cache_gb)
     bar = _Bar(args.n * len(kinds))
     try:
         measurement = btree.measure(args.engine, kinds, args.n, cache_mb=args.cache_mb,
@@ -424,7 +357,7 @@ def cmd_btree(args) -> int:
         bar.close()
         if server is not None:
             server.stop()
-    if args.plot:
+    if args.plot and plot_format is not None:
         from labkit.outputs.plots import btree_summary, figure_bytes
 
         Path(args.plot).write_bytes(figure_bytes(btree_summary(measurement), plot_format))
@@ -484,6 +417,7 @@ def _int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser."""
     from labkit.engines.btree import DEFAULT_N
+    from labkit.servers import DEFAULT_CACHE_GB, MONGO_MODES
 
     parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
                      "servers, and explore the values behind them.")
@@ -512,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--engines", default="model",
                        help="comma-separated: model, mongodb, mongomock, montydb "
                             "(default: model)")
-    check.add_argument("--mongodb", choices=("auto", "uri", "local", "docker"), default="auto",
+    check.add_argument("--mongodb", choices=MONGO_MODES, default="auto",
                        help="how to get each MongoDB server (default: auto)")
     check.add_argument("--mongodb-version", metavar="V,…",
                        help="comma-separated versions, e.g. 6.0,7.0,8.0: one server at a time")
@@ -568,7 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("--n", type=_int, help="keys per kind (default LABKIT_BTREE_N, else "
                       f"{DEFAULT_N})")
     tree.add_argument("--cache-mb", type=_int, metavar="M",
-                      help="cache size: WiredTiger (default 64) or mongod (default 256)")
+                      help="cache size: WiredTiger (default 64) or mongod (default "
+                           f"{round(DEFAULT_CACHE_GB * 1024)})")
     tree.add_argument("--capacity", type=_int, default=64, help="model: keys per page")
     tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
                       help="model: split policy")
@@ -609,17 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Stopped(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, so that it unwinds as from Ctrl-C: every server
-    stopped, every folder removed."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
 def _stop_like_ctrl_c(signum, frame) -> None:
-    raise _Stopped(signum)
+    raise Stopped(signum)
 
 
 @contextlib.contextmanager

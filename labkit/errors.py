@@ -135,6 +135,15 @@ class NoAnswer(Exception):
 # --- the command line --------------------------------------------------------------------------
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as from Ctrl-C: every server
+    stopped, every folder removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def one_line(exc: BaseException) -> str:
     """An exception as one line: its type unless it is one of labkit's own, then its message,
     with any password hidden (foreign exceptions can carry a connection string)."""

@@ -27,8 +27,18 @@ def nothing_available(monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LABKIT_MONGOD", str(tmp_path / "no-mongod"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
-    monkeypatch.setattr(servers, "find_postgres_bin", lambda: None)
+    switch_off_docker_and_local_postgres(monkeypatch)
+
+
+def switch_off_docker_and_local_postgres(monkeypatch) -> None:
+    """No Docker and no local PostgreSQL binaries, wherever labkit looks them up: in the module
+    that holds each (the ways to a server call it there) and in ``servers`` (``doctor`` does)."""
+    from labkit.servers import base, postgres
+
+    for module in (servers, base):
+        monkeypatch.setattr(module, "docker_status", lambda: (False, "Docker switched off"))
+    for module in (servers, postgres):
+        monkeypatch.setattr(module, "find_postgres_bin", lambda: None)
 
 
 @pytest.fixture(scope="session")

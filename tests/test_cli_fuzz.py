@@ -171,13 +171,13 @@ TRIED: list[list[str]] = []
 @pytest.fixture
 def no_servers(monkeypatch, tmp_path):
     """No way to any server and no PostgreSQL DSN: generated runs can never start one."""
-    from labkit import servers
+    from labkit.servers import base, postgres
 
     for name in ("LABKIT_MONGODB_URI", "LABKIT_POSTGRES_DSN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LABKIT_MONGOD", str(tmp_path / "no-mongod"))
-    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
-    monkeypatch.setattr(servers, "find_postgres_bin", lambda: None)
+    monkeypatch.setattr(base, "docker_status", lambda: (False, "Docker switched off"))
+    monkeypatch.setattr(postgres, "find_postgres_bin", lambda: None)
     monkeypatch.chdir(tmp_path)
 
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from helpers import assert_one_line_error, labkit
 
-from labkit import cli
+from labkit.servers.command import Command
 
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="sends POSIX signals")
 
@@ -101,7 +101,7 @@ def test_a_command_that_ignores_the_signal_is_killed_after_the_grace_period():
     """A command that does not stop within the grace period is killed; status 128 + 9."""
     ignoring = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \
                "print('ready', flush=True); time.sleep(60)"
-    running = cli._Command([sys.executable, "-c", ignoring], dict(os.environ), grace=1.0)
+    running = Command([sys.executable, "-c", ignoring], dict(os.environ), grace=1.0)
     started = time.monotonic()
     try:
         time.sleep(0.5)  # let it install its handler

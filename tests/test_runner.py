@@ -131,8 +131,8 @@ def test_missing_mongodb_gives_not_run_with_how_to_get_one(nothing_available):
 def test_server_search_happens_once_per_run(nothing_available, monkeypatch):
     """After one failed search for MongoDB, later claims reuse the answer."""
     searches = []
-    real = servers.get_mongodb
-    monkeypatch.setattr(servers, "get_mongodb", lambda *a: searches.append(a) or real(*a))
+    real = servers.provide
+    monkeypatch.setattr(servers, "provide", lambda *a: searches.append(a) or real(*a))
     item = _claim(lambda ctx: None, needs=("mongodb",))
     with Context() as ctx:
         runner.run([item, item, item], ctx)

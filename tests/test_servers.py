@@ -21,6 +21,7 @@ from labkit import servers
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
 from labkit.experiments import catalogue as claims
 from labkit.run import runner
+from labkit.servers import base, mongo, postgres, process
 from labkit.servers import reaper as _reaper
 
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="uses POSIX signals and a shell script")
@@ -259,7 +260,7 @@ def test_in_auto_mode_a_failed_local_start_is_one_of_the_ways_tried(own_tempdir,
     broken.chmod(0o755)
     monkeypatch.delenv("LABKIT_MONGODB_URI", raising=False)
     monkeypatch.setenv("LABKIT_MONGOD", str(broken))
-    monkeypatch.setattr(servers, "docker_status", lambda: (False, "Docker switched off"))
+    monkeypatch.setattr(base, "docker_status", lambda: (False, "Docker switched off"))
     with pytest.raises(ServerUnavailable) as caught:
         servers.get_mongodb()
     error = caught.value
@@ -314,7 +315,7 @@ GIB = 1024**3
 ])
 def test_the_cache_is_reported_from_what_the_server_states(status, asked, gb, text):
     """The cache comes from serverStatus's wiredTiger.cache; unreadable, the report says why."""
-    assert servers._cache_report(status, asked) == (gb, text)
+    assert mongo.cache_report(status, asked) == (gb, text)
 
 
 def test_describe_names_the_cache():
@@ -340,14 +341,14 @@ def test_one_fallback_chain_builds_the_tried_list():
     failed = ServerStartError("Started x, but it did not answer.", log_tail="boom",
                               hint="look")
     with pytest.raises(ServerUnavailable) as caught:
-        servers._first_server("Thing", [way("A", "not set"), way("B", failed)], False, "go")
+        base.first_server("Thing", [way("A", "not set"), way("B", failed)], False, "go")
     assert caught.value.tried == ["A: not set", "B: failed to start:\n" + str(failed)]
     assert caught.value.hint == "Hint: go"
     with pytest.raises(ServerStartError):
-        servers._first_server("Thing", [way("B", failed)], True, "go")
+        base.first_server("Thing", [way("B", failed)], True, "go")
     calls.clear()
     found = object()
-    assert servers._first_server("Thing", [way("A", "no"), way("B", found), way("C", "x")],
+    assert base.first_server("Thing", [way("A", "no"), way("B", found), way("C", "x")],
                                  False, "go") is found
     assert calls == ["A", "B"]
 
@@ -379,7 +380,7 @@ def test_labkit_imports_where_there_is_no_pwd_module():
 def test_no_geteuid_means_no_user_switch(monkeypatch):
     """Where ``os.geteuid`` does not exist (Windows), PostgreSQL runs as the current user."""
     monkeypatch.delattr(os, "geteuid", raising=False)
-    assert servers._run_as() == ([], None)
+    assert postgres.run_as() == ([], None)
 
 
 # The watcher ------------------------------------------------------------------------------
@@ -609,10 +610,11 @@ def test_an_owner_killed_while_postgres_starts_leaves_nothing_behind():
     script = textwrap.dedent("""
         import time
         from labkit import servers
+        from labkit.servers import postgres
         def stuck(dsn, version):
             print(dsn, flush=True)
             time.sleep(600)
-        servers._postgres_from_dsn = stuck
+        postgres.from_dsn = stuck
         servers.get_postgres("local")
     """)
     try:
@@ -737,12 +739,12 @@ def test_a_port_taken_before_postgres_binds_it_is_retried_and_said(monkeypatch):
     blocker.listen()
     taken = blocker.getsockname()[1]
     ports = iter([taken])
-    real = servers.free_port
-    monkeypatch.setattr(servers, "free_port", lambda: next(ports, None) or real())
+    real = process.free_port
+    monkeypatch.setattr(process, "free_port", lambda: next(ports, None) or real())
     try:
         with servers.get_postgres("local") as server:
             assert f":{taken}/" not in server.dsn
-        monkeypatch.setattr(servers, "free_port", lambda: taken)
+        monkeypatch.setattr(process, "free_port", lambda: taken)
         with pytest.raises(ServerStartError) as caught:
             servers.get_postgres("local")
         assert f"port {taken} was taken" in str(caught.value)
@@ -817,7 +819,7 @@ def test_a_role_that_is_not_superuser_is_told_so_before_any_load(local_postgres)
     dsn = make_conninfo(**{**conninfo_to_dict(local_postgres.dsn), "user": role,
                            "password": password})
     try:
-        plain = servers._postgres_from_dsn(dsn, None)
+        plain = servers.from_dsn(dsn, None)
         assert (plain.superuser, plain.createdb, plain.role) == (False, True, role)
         with runner.Context(btree_n=2000, postgres_provider=lambda: plain,
                             mongodb_provider=_refuse) as ctx:

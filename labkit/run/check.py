@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -83,14 +82,14 @@ def parse_engines(text: str | Iterable[str] | None) -> list[str]:
 
 def parse_versions(text: str | None) -> list[str] | None:
     """``"6.0,7.0,8.0"`` -> the versions, each pinned (``latest`` is refused); None: any."""
-    from labkit.servers import check_version
+    from labkit.servers import check_pinned_version
 
     if text is None:
         return None
     versions = [v.strip() for v in text.split(",")]
     if not all(versions):
         raise BadInput("--mongodb-version needs versions such as 6.0,7.0,8.0, with none empty")
-    return [checked for v in dict.fromkeys(versions) if (checked := check_version(v))]
+    return [checked for v in dict.fromkeys(versions) if (checked := check_pinned_version(v))]
 
 
 # Judging one claim on one engine ---------------------------------------------------------
@@ -269,34 +268,13 @@ def cell(row: Result) -> str:
 
 
 @contextlib.contextmanager
-def _one_server(version: str | None, mode: str, uris: list[str]) -> Iterator[Any]:
-    """One MongoDB server of ``version``, stopped (or let go) when the block ends."""
+def _one_server(version: str | None, mode: str) -> Iterator[Any]:
+    """One MongoDB server of ``version``, stopped (or let go) when the block ends. (Among
+    several URIs in ``LABKIT_MONGODB_URI``, the servers route picks the one of that version.)"""
     from labkit import servers
 
-    if len(uris) > 1 and mode in ("auto", "uri"):
-        server = _server_among(uris, version)
-    else:
-        server = servers.get_mongodb(mode, version)
-    try:
+    with servers.provide("mongodb", mode, version) as server:
         yield server
-    finally:
-        server.stop()
-
-
-def _server_among(uris: list[str], version: str | None):
-    """The first server among several URIs whose version is ``version`` (any if None)."""
-    from labkit import servers
-
-    found = []
-    for uri in uris:
-        server = servers.from_uri(uri)
-        if version is None or server.version == version or server.version.startswith(
-                version + "."):
-            return server
-        found.append(server.version)
-        server.stop()
-    raise ServerUnavailable(f"None of the {len(uris)} servers in LABKIT_MONGODB_URI is "
-                            f"version {version} (found {', '.join(found)}).")
 
 
 def _columns(engines: list[str], versions: list[str] | None,
@@ -309,12 +287,11 @@ def _columns(engines: list[str], versions: list[str] | None,
         if name == "model":
             yield "model", name, ModelEngine(), ""
         elif name == "mongodb":
-            uris = os.environ.get("LABKIT_MONGODB_URI", "").split()
             wanted: list[str | None] = [*versions] if versions else [None]
             for version in wanted:
                 label = f"{engine_name(name)} {version or ''}".strip()
                 try:
-                    with _one_server(version, mode, uris) as server:
+                    with _one_server(version, mode) as server:
                         yield label, name, MongoDBEngine(server), ""
                 except ServerUnavailable as exc:
                     why = exc.summary()

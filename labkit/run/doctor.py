@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import os
 import platform
@@ -89,11 +90,11 @@ def _mongodb_uri() -> Check:
     if not uri:
         return Check("MongoDB via LABKIT_MONGODB_URI", False, "not set", required=False)
     try:
-        server = servers.get_mongodb("uri")
+        server = servers.provide("mongodb", "uri")
     except LabkitError as exc:
         return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
-    detail = f"MongoDB {server.version} at {servers.redact(uri)}; {server.cache}"
-    server.stop()
+    with server:
+        detail = f"MongoDB {server.version} at {servers.redact(uri)}; {server.cache}"
     return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
 
 
@@ -104,7 +105,7 @@ def _mongodb_local() -> Check:
     binary = servers.find_mongod()
     if binary is None:
         return Check("MongoDB via a local mongod", False,
-                     servers.mongod_missing_reason() or "", required=False)
+                     servers.mongod_missing_reason() or "no mongod", required=False)
     try:
         version = servers.mongod_version(binary)
     except LabkitError as exc:
@@ -125,10 +126,12 @@ def _postgres() -> Check:
     dsn = os.environ.get("LABKIT_POSTGRES_DSN")
     if dsn:
         try:
-            server = servers.get_postgres("dsn")
+            server = servers.provide("postgres", "dsn")
         except Exception as exc:  # any failure to connect is what this line reports
             return Check("PostgreSQL", False, one_line(exc), required=False)
-        return Check("PostgreSQL", True, f"{server.version} at {servers.redact(dsn)}", False)
+        with server:
+            return Check("PostgreSQL", True, f"{server.version} at {servers.redact(dsn)}",
+                         False)
     bindir = servers.find_postgres_bin()
     if bindir:
         version = servers.postgres_bin_version(bindir)
@@ -142,7 +145,7 @@ def _postgres() -> Check:
 
 def _wiredtiger() -> Check:
     try:
-        import wiredtiger  # type: ignore[import-not-found]  # noqa: F401  (optional binding)
+        importlib.import_module("wiredtiger")  # an optional binding, without type hints
     except ImportError:
         return Check("WiredTiger binding", False, "not installed (make wiredtiger)", False)
     version = importlib.metadata.version("wiredtiger")

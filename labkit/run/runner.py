@@ -75,7 +75,7 @@ class Context:
 
         if self._mongodb_provider is not None:
             return self._server("mongodb", self._mongodb_provider, owned=False)
-        return self._server("mongodb", lambda: servers.get_mongodb(*self._mongodb_args),
+        return self._server("mongodb", lambda: servers.provide("mongodb", *self._mongodb_args),
                             owned=True)
 
     def postgres(self):
@@ -84,7 +84,7 @@ class Context:
 
         if self._postgres_provider is not None:
             return self._server("postgres", self._postgres_provider, owned=False)
-        return self._server("postgres", servers.get_postgres, owned=True)
+        return self._server("postgres", lambda: servers.provide("postgres"), owned=True)
 
     def mongodb_database(self, label: str):
         """A fresh database on the run's MongoDB server, dropped when the claim is done."""

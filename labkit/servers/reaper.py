@@ -41,6 +41,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from typing import IO, Protocol, TypedDict
 
 STOP_GRACE = 20.0  # seconds a server gets to shut down cleanly before it is killed
 _STILL_ACTIVE = 259  # GetExitCodeProcess's code for a process that has not exited
@@ -54,22 +55,44 @@ def _windows() -> bool:
     return os.name == "nt"
 
 
-def detached() -> dict:
+class Detached(TypedDict, total=False):
+    """The ``Popen`` arguments ``detached`` gives: one per platform."""
+
+    creationflags: int
+    start_new_session: bool
+
+
+def detached() -> Detached:
     """``Popen`` arguments that keep a child out of reach of the owner's Ctrl-C and hang-up."""
     if _windows():
         return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
     return {"start_new_session": True}
 
 
-def _kernel32():
+class _Kernel32(Protocol):
+    """The few kernel32 functions the watcher calls (ctypes' foreign functions are untyped)."""
+
+    def OpenProcess(self, access: int, inherit: bool, pid: int) -> int: ...  # noqa: N802
+
+    def GetExitCodeProcess(self, handle: int, code: object) -> int: ...  # noqa: N802
+
+    def CloseHandle(self, handle: int) -> int: ...  # noqa: N802
+
+
+def _kernel32() -> _Kernel32:
     import ctypes
 
-    return ctypes.WinDLL("kernel32", use_last_error=True)
+    if sys.platform != "win32":
+        raise OSError("kernel32 exists only on Windows")
+    kernel32: _Kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    return kernel32
 
 
 def _last_error() -> int:
     import ctypes
 
+    if sys.platform != "win32":
+        return 0
     return ctypes.get_last_error()
 
 
@@ -152,7 +175,7 @@ class Process:
             self.handle = None
 
 
-def _open_windows(pid: int):
+def _open_windows(pid: int) -> int | None:
     return _kernel32().OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION | _SYNCHRONIZE, False,
                                    pid) or None
 
@@ -291,7 +314,7 @@ class _Orders:
             remove(path)
 
 
-def watch(stream, poll: float = 1.0) -> bool:
+def watch(stream: IO[str], poll: float = 1.0) -> bool:
     """Follow the orders on ``stream`` until it ends (act; True) or says ``release`` (False)."""
     orders = _Orders()
     done = threading.Event()
@@ -344,15 +367,15 @@ class Watcher:
         dies while the leader lives."""
         self._send(f"group {int(pid)} {signal_name}")
 
-    def watch_pidfile(self, path: os.PathLike | str, signal_name: str = "TERM") -> None:
+    def watch_pidfile(self, path: os.PathLike[str] | str, signal_name: str = "TERM") -> None:
         """Stop the process whose pid heads ``path`` (read when the owner dies)."""
         self._send(f"pidfile {os.fspath(path)} {signal_name}")
 
-    def watch_path(self, path: os.PathLike | str) -> None:
+    def watch_path(self, path: os.PathLike[str] | str) -> None:
         """Remove folder ``path`` if the owner dies."""
         self._send(f"path {os.fspath(path)}")
 
-    def forget_path(self, path: os.PathLike | str) -> None:
+    def forget_path(self, path: os.PathLike[str] | str) -> None:
         """The owner removed folder ``path`` itself: never touch that name again."""
         self._send(f"forget {os.fspath(path)}")
 

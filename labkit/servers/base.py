@@ -1,0 +1,272 @@
+"""What every server shares: how it is found or started, and the databases labkit makes on it.
+
+``Server`` is the one interface both vendors implement, as testcontainers' ``DbContainer``
+serves every database module: a fallback chain over the ways to get a server, a fresh
+database named ``labkit_…`` and marked as labkit's, dropping what this run created,
+cleaning what killed runs left, stopping, describing, and use as a context manager.
+``MongoServer`` and ``PostgresServer`` supply only what differs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
+
+from labkit import _redact
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+DB_PREFIX = "labkit_"
+# What labkit creates carries this mark (a lease document on MongoDB, a comment on PostgreSQL):
+# only a marked database is provably labkit's, and only those are ever cleaned up.
+MARK = "labkit:"
+START_TIMEOUT = 60.0
+
+_VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
+
+
+def check_pinned_version(version: str | None) -> str | None:
+    """Refuse an unpinned or malformed server version (``latest``); return it unchanged."""
+    if version is None:
+        return None
+    if version == "latest" or not _VERSION_RE.match(version):
+        raise BadInput(
+            f"server version {version!r} is not a pinned version such as 8.0 or 7.0.14"
+        )
+    return version
+
+
+def check_mode(mode: str, modes: Sequence[str]) -> None:
+    """Refuse a way to a server that is not one of ``modes``."""
+    if mode not in modes:
+        raise BadInput(f"unknown server mode {mode!r}; choose one of {', '.join(modes)}")
+
+
+def version_matches(actual: str, wanted: str | None) -> bool:
+    """True when ``actual`` (``7.0.14``) is the pinned ``wanted`` (``7.0``), or none is pinned."""
+    return wanted is None or actual == wanted or actual.startswith(wanted + ".")
+
+
+def redact(uri: str) -> str:
+    """Hide the password in a connection string, whatever its form (URI, query, key-value)."""
+    return _redact.redact(uri)
+
+
+@dataclass(frozen=True)
+class ServerRequest:
+    """What a caller asks for: the way (``mode``), a pinned ``version`` (None: any), and the
+    WiredTiger cache of a ``mongod`` labkit starts (None: ``DEFAULT_CACHE_GB``)."""
+
+    mode: str = "auto"
+    version: str | None = None
+    cache_gb: float | None = None
+
+
+# One fallback chain for every engine ---------------------------------------------------
+
+S = TypeVar("S", bound="Server[object]")
+
+# A way to a server: its name, and an attempt that returns a server or the reason it has none
+# (an attempt may raise ServerStartError).
+Attempt = tuple[str, Callable[[], S | str]]
+
+
+def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hint: str) -> S:
+    """Try each way in order; the first server wins, otherwise say what each way gave.
+
+    When the user named one way (``explicit``), its start failure is the error itself;
+    in ``auto`` mode it is one line of what was tried, and the next way gets its turn.
+    """
+    tried: list[str] = []
+    for name, attempt in attempts:
+        try:
+            outcome = attempt()
+        except ServerStartError as exc:
+            if explicit:
+                raise
+            outcome = f"failed to start:\n{exc}"
+        if not isinstance(outcome, str):
+            return outcome
+        tried.append(f"{name}: {outcome}")
+    raise ServerUnavailable(f"No {engine} server is available.", tried=tried, hint=hint)
+
+
+# Docker, the last way to either vendor -------------------------------------------------
+
+
+def docker_status() -> tuple[bool, str]:
+    """Say whether a Docker daemon answers, and its version or why not."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=3)
+        client.ping()
+        return True, f"Docker {client.version().get('Version', '?')}"
+    except Exception as exc:  # docker raises many kinds; all mean "not usable"
+        cause = "no Docker socket" if "FileNotFoundError" in str(exc) else type(exc).__name__
+        return False, f"no Docker daemon answered ({cause})"
+
+
+class _HasLogs(Protocol):
+    def get_logs(self) -> tuple[bytes, bytes]: ...
+
+
+def container_logs(container: _HasLogs) -> str:
+    """The last lines a container wrote, or a note that there are none."""
+    try:
+        out, err = container.get_logs()
+        lines = (out + err).decode(errors="replace").splitlines()
+        return "\n".join(lines[-15:])
+    except Exception:  # the container may be gone already
+        return "(no logs)"
+
+
+# The server --------------------------------------------------------------------------
+
+
+@dataclass
+class Stale:
+    """What a clean-up found: databases removed, and labkit's databases kept because a live
+    run holds them. (A plain result, not an error: a clean-up that finds nothing is fine.)"""
+
+    removed: list[str] = field(default_factory=list)
+    in_use: list[str] = field(default_factory=list)
+
+
+H = TypeVar("H", covariant=True)  # what ``fresh_database`` hands back: a database handle, or a DSN
+
+
+@dataclass(kw_only=True)
+class Server(ABC, Generic[H]):
+    """A running server: how labkit got it (``how``), its exact version, the folder of a server
+    labkit started, and the databases this object created on it.
+
+    The bookkeeping lives here once: a vendor says how to create, drop and clean one
+    database, and how it lets go of its connections.
+    """
+
+    how: str
+    version: str
+    workdir: Path | None = None
+    _stopper: Callable[[], None] | None = None
+    _created: list[str] = field(default_factory=list)
+    _cleaned: Stale | None = None
+
+    engine: ClassVar[str]
+    modes: ClassVar[tuple[str, ...]]
+    hint: ClassVar[str]
+    # The mode and environment variable of a user's server: the only kind of server killed
+    # runs can leave databases on (a server labkit starts is removed whole).
+    user_mode: ClassVar[str]
+    user_variable: ClassVar[str]
+
+    # What each vendor supplies -------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def address(self) -> str:
+        """The connection string clients use (a URI or a DSN; it may hold a password)."""
+
+    @classmethod
+    @abstractmethod
+    def ways(cls, request: ServerRequest) -> dict[str, Attempt[Self]]:
+        """The ways to a server, by mode name, in the order ``auto`` tries them."""
+
+    @abstractmethod
+    def clean_stale(self) -> Stale:
+        """Drop the databases labkit marked whose run is provably over (a killed run's).
+        Unmarked databases, even named ``labkit_…``, are never touched."""
+
+    @abstractmethod
+    def _create(self, name: str) -> H:
+        """Create database ``name`` with labkit's mark and this run's lease, and record it in
+        ``_created`` as soon as it exists; return what the caller uses (a handle or a DSN)."""
+
+    @abstractmethod
+    def _drop(self, name: str) -> None:
+        """Drop database ``name`` (created by this object) and let go of its lease."""
+
+    def _cleans_on_first_use(self) -> bool:
+        """Whether the first ``fresh_database`` also runs ``clean_stale``."""
+        return True
+
+    def _safe_label(self, label: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_]", "_", label)[:30]
+
+    def _before_create(self) -> None:
+        """Refuse, before anything is cleaned or created, when a database cannot be made."""
+
+    def _let_go(self) -> None:
+        """Stop renewing leases: the databases are dropped next, or left to go stale."""
+
+    def _close(self) -> None:
+        """Close this object's connections (after its databases are dropped)."""
+
+    def _describe_extra(self) -> str:
+        return ""
+
+    # What both share ------------------------------------------------------------------
+
+    @classmethod
+    def find_or_start(cls, request: ServerRequest) -> Self:
+        """Find or start a server the way ``request`` asks; bad values are refused first."""
+        check_mode(request.mode, cls.modes)
+        request = ServerRequest(request.mode, check_pinned_version(request.version),
+                                request.cache_gb)
+        ways = cls.ways(request)
+        attempts = [way for name, way in ways.items() if request.mode in ("auto", name)]
+        return first_server(cls.engine, attempts, request.mode != "auto", cls.hint)
+
+    @property
+    def cleaned(self) -> Stale:
+        """What the first ``fresh_database`` found left by killed runs (empty if it did not
+        look)."""
+        return self._cleaned or Stale()
+
+    def fresh_database(self, label: str) -> H:
+        """Create a database named ``labkit_<label>_<random>``, marked as labkit's and leased
+        by this run, and return it (see ``clean_stale``)."""
+        self._before_create()
+        if self._cleaned is None and self._cleans_on_first_use():
+            self._cleaned = self.clean_stale()
+        return self._create(f"{DB_PREFIX}{self._safe_label(label)}_{uuid.uuid4().hex[:8]}")
+
+    def drop(self, name: str) -> None:
+        """Drop one database, only if this object created it."""
+        if name in self._created and name.startswith(DB_PREFIX):
+            self._created.remove(name)
+            self._drop(name)
+
+    def drop_created(self) -> None:
+        """Drop the databases this object created, and nothing else."""
+        for name in list(self._created):
+            self.drop(name)
+
+    def stop(self) -> None:
+        """Drop labkit's databases; stop the server if labkit started it."""
+        self._let_go()
+        with contextlib.suppress(Exception):
+            self.drop_created()
+        self._close()
+        if self._stopper is not None:
+            self._stopper()
+
+    def describe(self) -> str:
+        """One line: engine, version and where it came from (its password hidden)."""
+        return (f"{self.engine} {self.version} ({self.how}: {redact(self.address)}"
+                f"{self._describe_extra()})")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,465 @@
+"""MongoDB: the server at ``LABKIT_MONGODB_URI``, a local ``mongod``, or Docker's mongo image.
+
+Every ``mongod`` labkit starts gets a small WiredTiger cache, so that B-tree work shows
+cache churn; on a server labkit did not start, the cache is that server's own. What labkit
+creates holds a lease document that the run renews while it lives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import math
+import os
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.model.versions import CURRENT_MAJOR
+from labkit.names import engine_name
+from labkit.servers import base
+from labkit.servers.base import (
+    DB_PREFIX,
+    MARK,
+    START_TIMEOUT,
+    Attempt,
+    Server,
+    ServerRequest,
+    Stale,
+    redact,
+    version_matches,
+)
+from labkit.servers.process import OwnedServer, Stopper
+
+if TYPE_CHECKING:
+    from pymongo import MongoClient
+    from pymongo.database import Database
+
+    Document = dict[str, Any]  # what pymongo hands back: a BSON document as a dict
+    Client = MongoClient[Document]
+
+DEFAULT_MONGO_VERSION = CURRENT_MAJOR  # the model's current rules and the image labkit starts
+MONGO_MODES = ("auto", "uri", "local", "docker")
+DEFAULT_CACHE_GB = 0.25
+MIN_CACHE_GB = 0.25  # mongod refuses a smaller --wiredTigerCacheSizeGB (SERVER-47774)
+MAX_CACHE_GB = 10000.0  # and a larger one (its option validator: gte 0.25, lte 10000)
+_GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes
+
+MONGO_HINT = (
+    "Hint: point labkit at a server with LABKIT_MONGODB_URI=mongodb://host:27017; "
+    "or put a mongod on PATH (conda env create -f environment.yml ships one) "
+    "or name it in LABKIT_MONGOD; or start Docker so labkit can run the mongo image."
+)
+
+# A database whose lease was not renewed for STALE_AFTER is a killed run's, provably labkit's.
+LEASE_COLLECTION = "labkit_lease"
+RENEW_EVERY = dt.timedelta(minutes=1)
+STALE_AFTER = dt.timedelta(minutes=30)
+
+
+def mongo_client(uri: str, **options: Any) -> Client:
+    """Return a ``MongoClient`` configured the way every labkit experiment needs it."""
+    from pymongo import MongoClient
+
+    options.setdefault("serverSelectionTimeoutMS", 5000)
+    client: Client = MongoClient(uri, uuidRepresentation="standard", tz_aware=True, **options)
+    return client
+
+
+def check_cache_gb(cache_gb: object) -> float:
+    """Return the WiredTiger cache (GB) for a ``mongod`` labkit starts; refuse what mongod would.
+
+    None means labkit's default, the smallest cache ``mongod`` accepts.
+    """
+    if cache_gb is None:
+        return DEFAULT_CACHE_GB
+    valid = f"it must be a number from {MIN_CACHE_GB:g} to {MAX_CACHE_GB:g} GB"
+    if isinstance(cache_gb, bool) or not isinstance(cache_gb, int | float):
+        raise BadInput(f"WiredTiger cache size {cache_gb!r} is not a number; {valid}")
+    if not math.isfinite(cache_gb) or not MIN_CACHE_GB <= cache_gb <= MAX_CACHE_GB:
+        raise BadInput(f"WiredTiger cache size {cache_gb!r} GB is out of range: {valid} "
+                       f"({MIN_CACHE_GB:g} is the smallest mongod accepts)")
+    return float(cache_gb)
+
+
+def lease_state(lease: object, now: dt.datetime) -> str:
+    """``"unmarked"`` (not provably labkit's: never touched), ``"in use"`` (renewed within
+    STALE_AFTER of the server's ``now``) or ``"stale"``."""
+    if not isinstance(lease, dict) or lease.get("mark") != MARK:
+        return "unmarked"
+    renewed = lease.get("renewed")
+    if not isinstance(renewed, dt.datetime):
+        return "unmarked"
+    if renewed.tzinfo is None:
+        renewed = renewed.replace(tzinfo=dt.UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=dt.UTC)
+    return "in use" if now - renewed < STALE_AFTER else "stale"
+
+
+class _Renewer:
+    """A daemon thread renewing a MongoServer's leases every RENEW_EVERY until stopped."""
+
+    def __init__(self, server: MongoServer) -> None:
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(server,), daemon=True,
+                                        name="labkit-lease")
+        self._thread.start()
+
+    def _run(self, server: MongoServer) -> None:
+        while not self._stopped.wait(RENEW_EVERY.total_seconds()):
+            with contextlib.suppress(Exception):  # a missed renewal is retried next time
+                server.renew()
+
+    def stop(self) -> None:
+        """Stop renewing (the databases are dropped next, or left to go stale)."""
+        self._stopped.set()
+        self._thread.join(timeout=5)
+
+
+@dataclass(kw_only=True)
+class MongoServer(Server["Database[Document]"]):
+    """A running MongoDB server: where it is, how labkit got it, its version and its cache."""
+
+    uri: str
+    cache_gb: float | None = None
+    cache: str = ""
+    _client: Client | None = None
+    _renewer: _Renewer | None = None
+
+    engine = engine_name("mongodb")
+    modes = MONGO_MODES
+    hint = MONGO_HINT
+    user_mode = "uri"
+    user_variable = "LABKIT_MONGODB_URI"
+
+    @property
+    def address(self) -> str:
+        """The server's URI."""
+        return self.uri
+
+    def client(self) -> Client:
+        """Return this server's shared client (standard UUIDs, timezone-aware dates)."""
+        if self._client is None:
+            self._client = mongo_client(self.uri)
+        return self._client
+
+    def _cleans_on_first_use(self) -> bool:
+        # Only a user's server can hold what killed runs left; one labkit started is new.
+        return self.how == "uri"
+
+    def _create(self, name: str) -> Database[Document]:
+        database = self.client()[name]
+        self._created.append(name)
+        database[LEASE_COLLECTION].update_one(
+            {"_id": "lease"},
+            [{"$set": {"mark": MARK, "host": socket.gethostname(), "pid": os.getpid(),
+                       "created": "$$NOW", "renewed": "$$NOW"}}], upsert=True)
+        if self._renewer is None:
+            self._renewer = _Renewer(self)
+        return database
+
+    def _drop(self, name: str) -> None:
+        self.client().drop_database(name)
+
+    def clean_stale(self) -> Stale:
+        """Drop the databases labkit marked whose lease a run stopped renewing long ago (a
+        killed run's). Databases without labkit's lease, even named ``labkit_…``, are never
+        touched."""
+        client = self.client()
+        now = client.admin.command("hello")["localTime"]
+        found = Stale()
+        for name in sorted(client.list_database_names()):
+            if not name.startswith(DB_PREFIX) or name in self._created:
+                continue
+            lease = client[name][LEASE_COLLECTION].find_one({"_id": "lease"})
+            state = lease_state(lease, now)
+            if state == "stale":
+                client.drop_database(name)
+                found.removed.append(name)
+            elif state == "in use":
+                found.in_use.append(name)
+        return found
+
+    def renew(self) -> None:
+        """Renew the lease of every database this object created (the renewer calls this)."""
+        client = self.client()
+        for name in list(self._created):
+            client[name][LEASE_COLLECTION].update_one({"_id": "lease"},
+                                                      [{"$set": {"renewed": "$$NOW"}}])
+
+    def _let_go(self) -> None:
+        if self._renewer is not None:
+            self._renewer.stop()
+            self._renewer = None
+
+    def _close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _describe_extra(self) -> str:
+        return f"; {self.cache}" if self.cache else ""
+
+    @classmethod
+    def ways(cls, request: ServerRequest) -> dict[str, Attempt[MongoServer]]:
+        """LABKIT_MONGODB_URI, then a local mongod, then Docker; the cache is checked first."""
+        version = request.version
+        cache_gb = check_cache_gb(request.cache_gb)
+
+        def by_uri() -> MongoServer | str:
+            uri = os.environ.get("LABKIT_MONGODB_URI")
+            if not uri:
+                return "not set"
+            several = uri.split()
+            return _among(several, version) if len(several) > 1 else from_uri(
+                uri, version)
+
+        def local() -> MongoServer | str:
+            binary = find_mongod()
+            if binary is None:
+                return mongod_missing_reason() or "no mongod"
+            actual = mongod_version(binary)
+            if not version_matches(actual, version):
+                return f"{binary} is version {actual}, not {version}"
+            return _start_local_mongod(binary, cache_gb)
+
+        def docker() -> MongoServer | str:
+            ok, detail = base.docker_status()
+            if not ok:
+                return detail
+            return _start_docker_mongo(version or DEFAULT_MONGO_VERSION, cache_gb)
+
+        return {"uri": ("LABKIT_MONGODB_URI", by_uri), "local": ("local mongod", local),
+                "docker": ("Docker", docker)}
+
+
+# The cache a server reports ------------------------------------------------------------
+
+
+def _gb(value: float) -> str:
+    return f"{round(value, 2):g}"
+
+
+def _configured_cache(status: Mapping[str, Any] | Exception) -> tuple[float | None, str]:
+    """The WiredTiger cache a ``serverStatus`` reply reports, in GB, or why it cannot be read.
+
+    ``status`` is the reply, or the error the command raised (a user without the
+    ``serverStatus`` privilege, a hosted tier that refuses it).
+    """
+    if isinstance(status, Exception):
+        return None, (str(status).splitlines() or [type(status).__name__])[0]
+    cache = (status.get("wiredTiger") or {}).get("cache") or {}
+    configured = cache.get("maximum bytes configured")
+    if configured is None:
+        return None, "serverStatus has no wiredTiger.cache section"
+    return int(configured) / _GB, ""
+
+
+def cache_report(status: Mapping[str, Any] | Exception,
+                 asked_gb: float | None) -> tuple[float | None, str]:
+    """The cache to report, in GB and in words: what the server says, against what labkit asked.
+
+    ``asked_gb`` is None for a server labkit did not start.
+    """
+    actual, why = _configured_cache(status)
+    if asked_gb is None:
+        if actual is None:
+            return None, (f"WiredTiger cache: the server's own setting (not readable: {why}); "
+                          "labkit did not start this server")
+        return actual, (f"WiredTiger cache {_gb(actual)} GB (the server's own setting; "
+                        "labkit did not start this server)")
+    if actual is None or math.isclose(actual, asked_gb, rel_tol=1e-3):
+        return asked_gb, f"WiredTiger cache {_gb(asked_gb)} GB (set by labkit)"
+    return actual, f"WiredTiger cache {_gb(actual)} GB (labkit asked for {_gb(asked_gb)} GB)"
+
+
+def _cache_of(client: Client, asked_gb: float | None) -> tuple[float | None, str]:
+    from pymongo.errors import PyMongoError
+
+    status: Mapping[str, Any] | Exception
+    try:
+        status = client.admin.command("serverStatus")
+    except PyMongoError as exc:
+        status = exc
+    return cache_report(status, asked_gb)
+
+
+# The ways to a server --------------------------------------------------------------------
+
+
+def _ping_until(client: Client, deadline: float,
+                alive: Callable[[], bool] = lambda: True) -> None:
+    from pymongo.errors import PyMongoError
+
+    last: Exception | None = None
+    while time.monotonic() < deadline and alive():
+        try:
+            client.admin.command("ping")
+            return
+        except PyMongoError as exc:
+            last = exc
+            time.sleep(0.3)
+    if not alive():
+        raise TimeoutError("the server exited before it answered")
+    raise TimeoutError(str(last) if last else "no answer before the deadline")
+
+
+def from_uri(uri: str, version: str | None = None) -> MongoServer:
+    """The MongoDB server at ``uri`` (not labkit's: only its ``labkit_`` databases are touched)."""
+    from pymongo.errors import ConfigurationError, PyMongoError
+
+    try:
+        client = mongo_client(uri)
+        client.admin.command("ping")
+        actual = str(client.server_info()["version"])
+    except ConfigurationError as exc:
+        raise BadInput(f"LABKIT_MONGODB_URI is not a valid MongoDB URI: {exc}") from exc
+    except PyMongoError as exc:
+        raise ServerUnavailable(
+            f"The MongoDB server at {redact(uri)} did not answer: {str(exc).splitlines()[0]}",
+            hint="check that it is running and reachable, or unset LABKIT_MONGODB_URI "
+                 "to let labkit start one.",
+        ) from exc
+    if not version_matches(actual, version):
+        client.close()
+        raise ServerUnavailable(
+            f"The MongoDB server at {redact(uri)} is version {actual}, not {version}.",
+            hint="unset LABKIT_MONGODB_URI to let labkit start that version, or drop "
+                 "--mongodb-version.",
+        )
+    cache_gb, cache = _cache_of(client, None)
+    return MongoServer(uri=uri, how="uri", version=actual, cache_gb=cache_gb, cache=cache,
+                       _client=client)
+
+
+def _among(uris: list[str], version: str | None) -> MongoServer:
+    """The first of several servers (LABKIT_MONGODB_URI lists them, one per version a matrix
+    needs) whose version is ``version``, any if None."""
+    found = []
+    for uri in uris:
+        server = from_uri(uri, None)
+        if version_matches(server.version, version):
+            return server
+        found.append(server.version)
+        server.stop()
+    raise ServerUnavailable(f"None of the {len(uris)} servers in LABKIT_MONGODB_URI is "
+                            f"version {version} (found {', '.join(found)}).")
+
+
+def find_mongod() -> str | None:
+    """Return the local ``mongod`` labkit would start (``LABKIT_MONGOD``, then PATH)."""
+    named = os.environ.get("LABKIT_MONGOD")
+    if named:
+        return named if os.path.isfile(named) and os.access(named, os.X_OK) else None
+    return shutil.which("mongod")
+
+
+def mongod_missing_reason() -> str | None:
+    """Why there is no local ``mongod`` to start, telling an unset LABKIT_MONGOD from a bad one."""
+    if find_mongod() is not None:
+        return None
+    named = os.environ.get("LABKIT_MONGOD")
+    if not named:
+        return "LABKIT_MONGOD is not set and there is no mongod on PATH"
+    if not os.path.exists(named):
+        return f"LABKIT_MONGOD is set to {named}, which does not exist"
+    return f"LABKIT_MONGOD is set to {named}, which is not an executable file"
+
+
+def mongod_version(binary: str) -> str:
+    """Return the version a ``mongod`` binary reports, such as ``7.0.14``."""
+    hint = ("LABKIT_MONGOD (or the mongod on PATH) must be a MongoDB server binary; "
+            "`mongod --version` prints `db version v…`.")
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise ServerStartError(f"{binary} --version did not finish within 30 s.",
+                               hint=hint) from exc
+    except OSError as exc:
+        raise ServerStartError(f"{binary} cannot be run: {exc.strerror or exc}.",
+                               hint=hint) from exc
+    match = re.search(r"db version v(\S+)", out.stdout + out.stderr)
+    if not match:
+        raise ServerStartError(f"{binary} --version did not print a version.",
+                               log_tail=out.stderr[-500:].strip(), hint=hint)
+    return match.group(1)
+
+
+def _start_local_mongod(binary: str, cache_gb: float) -> MongoServer:
+    owned = OwnedServer("mongod", "mongod.log")
+    dbpath = owned.workdir / "db"
+    dbpath.mkdir()
+    command = [binary, "--dbpath", str(dbpath), "--port", str(owned.port),
+               "--bind_ip", "127.0.0.1", "--logpath", str(owned.log),
+               "--setParameter", "diagnosticDataCollectionEnabled=false",
+               "--wiredTigerCacheSizeGB", str(cache_gb)]
+    if os.name != "nt":  # Windows builds have no Unix socket option
+        command.append("--nounixsocket")
+    uri = f"mongodb://127.0.0.1:{owned.port}/?directConnection=true"
+    client = None
+    try:
+        owned.popen(command)
+        client = mongo_client(uri, serverSelectionTimeoutMS=1000)
+        _ping_until(client, time.monotonic() + START_TIMEOUT, owned.running)
+        version = str(client.server_info()["version"])
+        actual_gb, cache = _cache_of(client, cache_gb)
+    except Exception as exc:
+        if client is not None:
+            client.close()
+        raise owned.failed(
+            f"Started {binary} on port {owned.port}, but it did not answer ({exc}).",
+            hint="run the same mongod by hand to see why, or point LABKIT_MONGOD at "
+                 "another binary.",
+        ) from exc
+    return MongoServer(uri=uri, how="local", version=version, workdir=owned.workdir,
+                       cache_gb=actual_gb, cache=cache, _stopper=owned.stopper,
+                       _client=client)
+
+
+def _start_docker_mongo(version: str, cache_gb: float) -> MongoServer:
+    from testcontainers.community.mongodb import MongoDbContainer
+
+    image = f"mongo:{version}"
+    container = MongoDbContainer(image)
+    # The image's entrypoint runs `mongod ARGS…` when the first argument is an option.
+    container.with_command(["--wiredTigerCacheSizeGB", str(cache_gb)])
+    try:
+        container.start()
+        uri = container.get_connection_url()
+        client = mongo_client(uri, serverSelectionTimeoutMS=1000)
+        # The image restarts mongod after its init scripts; ready logs can come early.
+        _ping_until(client, time.monotonic() + START_TIMEOUT)
+        actual = str(client.server_info()["version"])
+        actual_gb, cache = _cache_of(client, cache_gb)
+    except Exception as exc:
+        logs = base.container_logs(container)
+        with contextlib.suppress(Exception):
+            container.stop()
+        cause = str(exc).splitlines()[0] if str(exc) else repr(exc)
+        raise ServerStartError(
+            f"Docker could not start {image} ({cause}).", log_tail=logs,
+            hint=f"check `docker run --rm {image} --version`, or choose another "
+                 "--mongodb-version.",
+        ) from exc
+    return MongoServer(uri=uri, how="docker", version=actual, cache_gb=actual_gb, cache=cache,
+                       _stopper=Stopper(container.stop), _client=client)
+
+
+def mongodb_missing() -> str | None:
+    """Why no MongoDB server can be had here, checked without starting one; None if one can."""
+    if os.environ.get("LABKIT_MONGODB_URI") or find_mongod():
+        return None
+    ok, detail = base.docker_status()
+    if ok:
+        return None
+    return ("no MongoDB server: LABKIT_MONGODB_URI is not set, no local mongod was found, "
+            f"and Docker is not usable ({detail})")

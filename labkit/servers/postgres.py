@@ -1,0 +1,402 @@
+"""PostgreSQL: the server at ``LABKIT_POSTGRES_DSN``, a cluster of labkit's own from local
+binaries, or Docker's postgres image.
+
+What labkit creates carries a comment that says so (``MARK``) and, while the run that created
+it lives, an advisory lock (``LEASE_CLASS``, a number from the name) held by that run's
+connection. A killed run's connection closes and its locks go with it: a database with
+labkit's comment and no lock is provably labkit's and provably stale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import glob
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.names import engine_name
+from labkit.servers import base
+from labkit.servers.base import (
+    DB_PREFIX,
+    MARK,
+    START_TIMEOUT,
+    Attempt,
+    Server,
+    ServerRequest,
+    Stale,
+    redact,
+    version_matches,
+)
+from labkit.servers.process import OwnedServer, Stopper, log_tail
+from labkit.servers.reaper import detached
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+
+    Row = tuple[Any, ...]  # psycopg's default row: a tuple of the columns' Python values
+
+DEFAULT_POSTGRES_VERSION = "18"
+POSTGRES_MODES = ("auto", "dsn", "local", "docker")
+POSTGRES_HINT = (
+    "Hint: set LABKIT_POSTGRES_DSN=postgresql://user:password@host:5432/db; "
+    "or install PostgreSQL (apt-get install postgresql, or the conda environment); "
+    "or start Docker so labkit can run the postgres image."
+)
+LEASE_CLASS = 0x6C6B  # "lk": the advisory-lock class of labkit's leases
+
+
+def _lease_key(name: str) -> int:
+    return zlib.crc32(name.encode()) - 2**31  # a signed int4, as pg_advisory_lock takes
+
+
+@dataclass(kw_only=True)
+class PostgresServer(Server[str]):
+    """A running PostgreSQL server: DSN, how labkit got it, its exact version and what the DSN's
+    role may do (a superuser may create the B-tree lesson's extensions).
+
+    ``fresh_database`` returns the new database's DSN; its first call also removes the stale
+    databases killed runs left behind, on any server.
+    """
+
+    dsn: str
+    superuser: bool = True
+    createdb: bool = True
+    role: str = ""
+    _lease: Connection[Row] | None = None
+
+    engine = engine_name("postgres")
+    modes = POSTGRES_MODES
+    hint = POSTGRES_HINT
+    user_mode = "dsn"
+    user_variable = "LABKIT_POSTGRES_DSN"
+
+    @property
+    def address(self) -> str:
+        """The server's DSN."""
+        return self.dsn
+
+    def connect(self, dsn: str | None = None) -> Connection[Row]:
+        """Open an autocommit connection (to the server's database, or to ``dsn``)."""
+        import psycopg
+
+        return psycopg.connect(dsn or self.dsn, autocommit=True, connect_timeout=10)
+
+    def require(self, what: str, superuser: bool = False) -> None:
+        """Raise ``ServerUnavailable`` saying plainly which privilege ``what`` needs and lacks."""
+        if superuser and not self.superuser:
+            raise ServerUnavailable(
+                f"{what} needs a PostgreSQL superuser (CREATE DATABASE and the pgstattuple and "
+                f"pageinspect extensions); role {self.role or '?'} at {redact(self.dsn)} is not "
+                "one.", hint="set LABKIT_POSTGRES_DSN to a superuser's connection string, or "
+                "unset it to let labkit start a PostgreSQL of its own.")
+        if not (self.createdb or self.superuser):
+            raise ServerUnavailable(
+                f"{what} needs CREATE DATABASE; role {self.role or '?'} at {redact(self.dsn)} "
+                "has neither CREATEDB nor superuser.",
+                hint="ALTER ROLE … CREATEDB, or set LABKIT_POSTGRES_DSN to another role.")
+
+    def _before_create(self) -> None:
+        self.require("creating a database for an experiment")
+
+    def _safe_label(self, label: str) -> str:
+        return re.sub(r"[^a-z0-9_]", "_", label.lower())[:30]
+
+    def _create(self, name: str) -> str:
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        if self._lease is None:
+            self._lease = self.connect()
+        # The lock comes first: there is no moment at which the marked database has no lease.
+        self._lease.execute("SELECT pg_advisory_lock(%s, %s)", (LEASE_CLASS, _lease_key(name)))
+        with self.connect() as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+            self._created.append(name)
+            stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            conn.execute(f'COMMENT ON DATABASE "{name}" IS '
+                         f"'{MARK} created by a labkit run on {stamp}; removed when it ends'")
+        params = conninfo_to_dict(self.dsn)
+        params["dbname"] = name
+        return make_conninfo("", **params)
+
+    def _drop(self, name: str) -> None:
+        with self.connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if self._lease is not None:
+            with contextlib.suppress(Exception):
+                self._lease.execute("SELECT pg_advisory_unlock(%s, %s)",
+                                    (LEASE_CLASS, _lease_key(name)))
+
+    def clean_stale(self) -> Stale:
+        """Drop the databases labkit marked whose run has ended (no lease held): killed runs'.
+
+        Unmarked databases, even named ``labkit_…``, are never touched.
+        """
+        found = Stale()
+        with self.connect() as conn:
+            marked = [row[0] for row in conn.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s "
+                "AND shobj_description(oid, 'pg_database') LIKE %s ORDER BY datname",
+                (DB_PREFIX.replace("_", "\\_") + "%", MARK + "%"))]
+            held = {row[0] for row in conn.execute(
+                "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s "
+                "AND objsubid = 2 AND granted", (LEASE_CLASS,))}
+            for name in marked:
+                key = _lease_key(name) % 2**32  # pg_locks shows the key as an unsigned oid
+                if key in held or name in self._created:
+                    found.in_use.append(name)
+                    continue
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                found.removed.append(name)
+        return found
+
+    def _close(self) -> None:
+        if self._lease is not None:
+            with contextlib.suppress(Exception):
+                self._lease.close()
+            self._lease = None
+
+    @classmethod
+    def ways(cls, request: ServerRequest) -> dict[str, Attempt[PostgresServer]]:
+        """LABKIT_POSTGRES_DSN, then local binaries, then Docker."""
+        version = request.version
+
+        def by_dsn() -> PostgresServer | str:
+            dsn = os.environ.get("LABKIT_POSTGRES_DSN")
+            return from_dsn(dsn, version) if dsn else "not set"
+
+        def local() -> PostgresServer | str:
+            bindir = find_postgres_bin()
+            if bindir is None:
+                return "no initdb/pg_ctl on PATH or in /usr/lib/postgresql"
+            actual = postgres_bin_version(bindir)
+            if not version_matches(actual, version):
+                return f"{bindir} holds version {actual}, not {version}"
+            return _start_local_postgres(bindir)
+
+        def docker() -> PostgresServer | str:
+            ok, detail = base.docker_status()
+            if not ok:
+                return detail
+            return _start_docker_postgres(version or DEFAULT_POSTGRES_VERSION)
+
+        return {"dsn": ("LABKIT_POSTGRES_DSN", by_dsn), "local": ("local PostgreSQL", local),
+                "docker": ("Docker", docker)}
+
+
+def _postgres_version(conn: Connection[Row]) -> str:
+    row = conn.execute("SHOW server_version").fetchone()
+    return str(row[0]).split()[0] if row else "unknown"
+
+
+def from_dsn(dsn: str, version: str | None = None) -> PostgresServer:
+    """The PostgreSQL server at ``dsn`` and what its role may do."""
+    import psycopg
+
+    try:
+        with psycopg.connect(dsn, connect_timeout=5) as conn:
+            actual = _postgres_version(conn)
+            role, superuser, createdb = conn.execute(
+                "SELECT rolname, rolsuper, rolcreatedb FROM pg_roles "
+                "WHERE rolname = current_user").fetchone() or ("", False, False)
+    except psycopg.ProgrammingError as exc:
+        raise BadInput(f"LABKIT_POSTGRES_DSN is not a valid connection string: {exc}") from exc
+    except psycopg.Error as exc:
+        raise ServerUnavailable(
+            f"The PostgreSQL server at {redact(dsn)} did not answer: "
+            f"{str(exc).strip().splitlines()[0]}",
+            hint="check that it is running and the DSN's user and password, or unset "
+                 "LABKIT_POSTGRES_DSN to let labkit start one.",
+        ) from exc
+    if not version_matches(actual, version):
+        raise ServerUnavailable(
+            f"The PostgreSQL server at {redact(dsn)} is {actual}, not {version}.",
+            hint="unset LABKIT_POSTGRES_DSN to let labkit start that version.")
+    return PostgresServer(dsn=dsn, how="dsn", version=actual, superuser=bool(superuser),
+                          createdb=bool(createdb), role=str(role))
+
+
+def find_postgres_bin() -> str | None:
+    """Return the directory of the local ``initdb`` and ``pg_ctl`` labkit would use."""
+    named = os.environ.get("LABKIT_PG_BIN")
+    candidates = [named] if named else []
+    on_path = shutil.which("pg_ctl")
+    if on_path:
+        candidates.append(os.path.dirname(os.path.realpath(on_path)))
+
+    def major(path: str) -> float:
+        found = re.search(r"postgresql/(\d+(?:\.\d+)?)/bin", path)
+        return float(found.group(1)) if found else 0.0
+
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=major, reverse=True)
+    for path in candidates:
+        if os.access(os.path.join(path, "initdb"), os.X_OK) and os.access(
+            os.path.join(path, "pg_ctl"), os.X_OK
+        ):
+            return path
+    return None
+
+
+def postgres_bin_version(bindir: str) -> str:
+    """Return the version of the PostgreSQL binaries in ``bindir``, such as ``15.18``."""
+    try:
+        out = subprocess.run([os.path.join(bindir, "pg_ctl"), "--version"], capture_output=True,
+                             text=True, timeout=30, stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    match = re.search(r"\(PostgreSQL\) (\S+)", out)
+    return match.group(1) if match else "unknown"
+
+
+class _User(NamedTuple):
+    """The account a server runs as when labkit is root: its ids, for chown."""
+
+    pw_uid: int
+    pw_gid: int
+
+
+def run_as() -> tuple[list[str], _User | None]:
+    """PostgreSQL refuses to run as root: then run it as the ``postgres`` user.
+
+    Returns the command prefix and that user's ids (None when labkit is not root;
+    ``os.geteuid`` and ``pwd`` exist only on POSIX).
+    """
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return [], None
+    import pwd
+
+    try:
+        entry = pwd.getpwnam("postgres")
+    except KeyError as exc:
+        raise ServerStartError(
+            "PostgreSQL will not run as root and there is no 'postgres' user to run it as.",
+            hint=POSTGRES_HINT,
+        ) from exc
+    return ["runuser", "-u", "postgres", "--"], _User(entry.pw_uid, entry.pw_gid)
+
+
+PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: pick again
+_PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
+
+
+def _settings(port: int) -> str:
+    """What labkit's own cluster listens on: 127.0.0.1 only, and no Unix socket at all (its
+    path would depend on TMPDIR: spaces, and a 107-byte limit)."""
+    return ("\n# labkit: its own server, for its own runs\n"
+            "listen_addresses = '127.0.0.1'\n"
+            f"port = {port}\n"
+            "unix_socket_directories = ''\n")
+
+
+def _start_local_postgres(bindir: str) -> PostgresServer:
+    """initdb and start a cluster of labkit's own: a generated password (SCRAM) for its one
+    role, on 127.0.0.1 only; a port taken meanwhile means another port, with the cause kept."""
+    as_user, user = run_as()
+    owned = OwnedServer("postgres", "postgres.log")
+    data = owned.workdir / "data"
+    if user is not None:
+        os.chown(owned.workdir, user.pw_uid, user.pw_gid)
+    # pg_ctl starts the postmaster detached; its pid is known once the pid file is written.
+    # SIGINT is PostgreSQL's fast shutdown: connected clients do not hold it up.
+    owned.watcher.watch_pidfile(data / "postmaster.pid", "INT")
+    pg_ctl = os.path.join(bindir, "pg_ctl")
+    password = secrets.token_urlsafe(24)
+
+    def run(*args: str) -> None:
+        # In a group of its own that the watcher stops if labkit dies meanwhile: an initdb left
+        # running would write on into the folder the watcher removes.
+        helper = subprocess.Popen([*as_user, *args], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                                  **detached())
+        owned.watcher.watch_group(helper.pid)
+        try:
+            output, _ = helper.communicate(timeout=120)
+        except BaseException:
+            helper.kill()
+            helper.wait()
+            raise
+        if helper.returncode != 0:
+            raise RuntimeError(output.strip()[-800:])
+
+    owned.shutdown = lambda: run(pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop")
+    taken: list[str] = []
+    try:
+        # The password goes through a file only the server's user can read, never argv.
+        pwfile = owned.workdir / "pwfile"
+        pwfile.touch(mode=0o600)
+        pwfile.write_text(password + "\n")
+        if user is not None:
+            os.chown(pwfile, user.pw_uid, user.pw_gid)
+        try:
+            run(os.path.join(bindir, "initdb"), "-D", str(data), "-A", "scram-sha-256",
+                f"--pwfile={pwfile}", "-U", "labkit", "-E", "UTF8")
+        finally:
+            pwfile.unlink(missing_ok=True)
+        for _ in range(PORT_ATTEMPTS):
+            with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
+                conf.write(_settings(owned.port))  # a later line wins
+            try:
+                run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60", "start")
+                break
+            except RuntimeError:
+                tail = log_tail(owned.log, 5)
+                if not any(sign in tail.lower() for sign in _PORT_TAKEN):
+                    raise
+                taken.append(f"port {owned.port} was taken ({tail.splitlines()[-1].strip()})")
+                owned.new_port()
+        else:
+            raise RuntimeError("; ".join(taken))
+        pid, _ = _postmaster(data)
+        owned.watcher.watch_pid(pid, "INT")
+        dsn = f"postgresql://labkit:{password}@127.0.0.1:{owned.port}/postgres"
+        server = from_dsn(dsn, None)
+    except Exception as exc:
+        before = f" (after {'; '.join(taken)})" if taken else ""
+        raise owned.failed(f"Could not start PostgreSQL from {bindir} on port {owned.port}"
+                           f"{before}: {exc}", hint=POSTGRES_HINT) from exc
+    server.how, server.workdir, server._stopper = "local", owned.workdir, owned.stopper
+    return server
+
+
+def _postmaster(data: Path) -> tuple[int, str]:
+    """The pid and data folder a running postmaster wrote into its pid file."""
+    lines = (data / "postmaster.pid").read_text().splitlines()
+    return int(lines[0]), lines[1]
+
+
+def _start_docker_postgres(version: str) -> PostgresServer:
+    from testcontainers.community.postgres import PostgresContainer
+
+    image = f"postgres:{version}"
+    container = PostgresContainer(image, driver=None)
+    try:
+        container.start()
+        dsn = container.get_connection_url(driver=None)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                server = from_dsn(dsn, None)
+                break
+            except ServerUnavailable:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+    except Exception as exc:
+        logs = base.container_logs(container)
+        with contextlib.suppress(Exception):
+            container.stop()
+        raise ServerStartError(
+            f"Docker could not start {image}: {exc}", log_tail=logs,
+            hint="choose another --postgres-version, or set LABKIT_POSTGRES_DSN.",
+        ) from exc
+    return PostgresServer(dsn=dsn, how="docker", version=server.version,
+                          _stopper=Stopper(container.stop))
