@@ -10,7 +10,7 @@ from typing import Any
 from labkit.claims.claim import Observation
 from labkit.claims.files import Step, kit_claim
 from labkit.engines.query import model_read, pymongo_read
-from labkit.model import bson_order, fixtures
+from labkit.model import fixtures, reads
 from labkit.names import engine_name
 
 # A lesson's questions: the label its evidence shows -> the ID of the kit's claim that asks it.
@@ -51,7 +51,7 @@ def _shaped(step: Step, result: Any) -> Any:
     or a census's documents as ``{type: count}``."""
     expect = step.expect
     if expect is not None and expect.kind == "ids":
-        ids = bson_order.ids(result)
+        ids = reads.ids(result)
         return ids if expect.ordered else sorted(ids)
     if step.operation == "aggregate":
         return census_counts(result)
