@@ -61,7 +61,8 @@ def assert_one_line_error(result, status: int = 2) -> None:
     """Expected errors: the given status, one ``Error:`` line, no traceback."""
     assert result.returncode == status, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error:"), result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -94,7 +95,8 @@ def offline_claims_hold(module: str):
         """Each claim that needs no server runs here and agrees with its recorded result."""
         (row,) = run_offline(claim_id).rows
         assert row.verdict == claims.HOLDS, str(row)
-        assert row.engine and row.engine_version
+        assert row.engine
+        assert row.engine_version
 
     return test_offline_claim_holds_on_a_live_run
 

@@ -134,6 +134,6 @@ def test_server_with_a_command_stops_the_server_after_the_command(tmp_path):
     info = json.loads(result.stdout.split("\n}\n")[0] + "}")
     assert info["cache"] == "WiredTiger cache 0.25 GB (set by labkit)"
     client = servers.mongo_client(info["uri"], serverSelectionTimeoutMS=1000)
-    with pytest.raises(Exception, match="(?i)refused|timed out|timeout"):
+    with pytest.raises(Exception, match=r"(?i)refused|timed out|timeout"):
         client.admin.command("ping")
     client.close()

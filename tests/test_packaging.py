@@ -93,7 +93,8 @@ def test_the_wheel_carries_every_module_and_every_data_file(installed):
     assert modules - names == set()
     fixtures = {f"labkit/data/{p.name}" for p in (ROOT / "data").glob("*.json")}
     catalogues = {p.relative_to(ROOT).as_posix() for p in (ROOT / "labkit").rglob("*.po")}
-    assert fixtures and catalogues
+    assert fixtures
+    assert catalogues
     assert fixtures | catalogues | {"labkit/py.typed"} <= names
     assert not [n for n in names if "__pycache__" in n]
 

@@ -180,7 +180,8 @@ def test_fresh_database_per_experiment(mongodb_server):
     second.t.insert_one({"x": 1})
     mongodb_server.drop(first.name)
     names = mongodb_server.client().list_database_names()
-    assert first.name not in names and second.name in names
+    assert first.name not in names
+    assert second.name in names
     mongodb_server.drop(second.name)
 
 
@@ -241,7 +242,8 @@ def test_a_mongod_that_will_not_start_is_reported_with_its_log_every_time(
         reports.append(caught.value)
     assert [e.log_tail for e in reports] == ["exception in initAndListen: disk on fire"] * 20
     message = str(reports[-1])
-    assert f"Started {broken} on port" in message and "did not answer" in message
+    assert f"Started {broken} on port" in message
+    assert "did not answer" in message
     assert "Last lines of its log:\nexception in initAndListen: disk on fire" in message
     assert message.splitlines()[-1].startswith("Hint:")
     assert reports[-1].hint.startswith("Hint: run the same mongod by hand")
@@ -566,7 +568,8 @@ class FakeKernel32:
         self.handle, self.exit_code, self.closed = handle, exit_code, []
 
     def OpenProcess(self, access, inherit, pid):  # noqa: N802 (the Windows API's name)
-        assert access & 0x1000 and inherit is False
+        assert access & 0x1000
+        assert inherit is False
         return self.handle
 
     def GetExitCodeProcess(self, handle, code_ref):  # noqa: N802
@@ -642,9 +645,9 @@ def test_an_owner_killed_while_postgres_starts_leaves_nothing_behind():
         assert (workdir / "data" / "postmaster.pid").exists()
         _kill(owner)
         assert _wait_until(lambda: not workdir.exists())
-        with pytest.raises(Exception, match="(?i)connection|refused|failed"):
-            import psycopg
+        import psycopg
 
+        with pytest.raises(Exception, match=r"(?i)connection|refused|failed"):
             psycopg.connect(dsn, connect_timeout=3).close()
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -736,7 +739,8 @@ def test_postgres_starts_under_a_tmpdir_with_spaces_and_a_long_path(tmp_path, mo
     monkeypatch.setattr(tempfile, "tempdir", str(base))
     try:
         with servers.get_postgres("local") as server:
-            assert " " in str(server.workdir) and len(str(server.workdir)) > 107
+            assert " " in str(server.workdir)
+            assert len(str(server.workdir)) > 107
             with server.connect() as conn:
                 assert conn.execute("SELECT 1").fetchone()[0] == 1
         assert list(base.iterdir()) == []
@@ -816,7 +820,9 @@ def test_databases_left_by_a_killed_run_are_removed_by_the_next_and_only_those(l
         assert live._created[0] in found.in_use
         with local_postgres.connect() as conn:
             names = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
-        assert left not in names and other in names and live._created[0] in names
+        assert left not in names
+        assert other in names
+        assert live._created[0] in names
     finally:
         owner.kill()
         live.stop()
