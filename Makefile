@@ -15,6 +15,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(ARGS)
 
 # `labkit server` starts its mongod with a 0.25 GB WiredTiger cache (the smallest mongod
@@ -42,4 +43,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) reports .pytest_cache .hypothesis
+	rm -rf $(VENV) reports .pytest_cache .hypothesis .mypy_cache .ruff_cache

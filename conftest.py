@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from pathlib import Path
 
 # The lessons' B-tree loads at a size the suite can afford (the kit's default is 200,000 keys
 # per kind); a value set by whoever runs the tests wins. Kernels started by nbval inherit it.
@@ -19,10 +18,6 @@ os.environ.setdefault("LABKIT_BTREE_N", "20000")
 _PROGRESS = tempfile.mkdtemp(prefix="labkit-test-progress-")
 atexit.register(shutil.rmtree, _PROGRESS, True)
 os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
-# Exercises note a learner's progress; the suite's notes go to a scratch file, not the home
-# folder of whoever runs it.
-os.environ.setdefault("LABKIT_PROGRESS",
-                      str(Path(tempfile.mkdtemp(prefix="labkit-progress-")) / "progress.json"))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -98,22 +98,16 @@ def postgres_pair(kind: str, n: int, server) -> dict:
     return result
 
 
-def main() -> int:
-    """Run every benchmark and print a table (or JSON)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000)
-    parser.add_argument("--memory-n", type=int, default=10_000_000)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-
+def measure(n: int, memory_n: int) -> dict:
+    """Every benchmark's figures: key rates, the SQLite and PostgreSQL loads, peak memory."""
     from labkit import servers
 
-    report = {"n": args.n, "memory_n": args.memory_n, "rates": {}, "sqlite": {},
-              "postgres": {}, "memory": {}}
+    report = {"n": n, "memory_n": memory_n, "rates": {}, "sqlite": {}, "postgres": {},
+              "memory": {}}
     for kind in KINDS:
-        report["rates"][kind] = args.n / child("rate", kind, args.n, "-")["seconds"]
+        report["rates"][kind] = n / child("rate", kind, n, "-")["seconds"]
     for kind in ("uuid4", "uuid7"):
-        report["sqlite"][kind] = sqlite_pair(kind, args.n)
+        report["sqlite"][kind] = sqlite_pair(kind, n)
     try:
         server = servers.get_postgres()
     except servers.ServerUnavailable as exc:
@@ -122,21 +116,23 @@ def main() -> int:
         with server:
             report["postgres_version"] = server.version
             for kind in ("uuid4", "uuid7"):
-                report["postgres"][kind] = postgres_pair(kind, args.n, server)
-    for n in (args.n, args.memory_n):
+                report["postgres"][kind] = postgres_pair(kind, n, server)
+    for size in (n, memory_n):
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
-            run = child("labkit-sqlite", "uuid7", n, os.path.join(tmp, "m.db"))
-            report["memory"][str(n)] = dict(run, wall_seconds=time.perf_counter() - started)
+            run = child("labkit-sqlite", "uuid7", size, os.path.join(tmp, "m.db"))
+            report["memory"][str(size)] = dict(run, wall_seconds=time.perf_counter() - started)
+    return report
 
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return 0
-    print(f"key generation, {args.n:,} keys:")
+
+def print_table(report: dict) -> None:
+    """The figures as a table for a reader."""
+    n = report["n"]
+    print(f"key generation, {n:,} keys:")
     for kind, rate in report["rates"].items():
         print(f"  {kind:<9} {rate:>12,.0f} keys/s")
     for engine in ("sqlite", "postgres"):
-        print(f"{engine} load of {args.n:,} keys, labkit against a bare loop:")
+        print(f"{engine} load of {n:,} keys, labkit against a bare loop:")
         if "not_run" in report[engine]:
             print(f"  not run: {report[engine]['not_run']}")
             continue
@@ -145,10 +141,23 @@ def main() -> int:
             print(f"  {kind:<6} bare {bare['seconds']:7.2f} s  labkit {ours['seconds']:7.2f} s  "
                   f"overhead {pair['overhead']:+.1%}")
     print("peak memory of a labkit SQLite load (uuid7):")
-    for n, run in report["memory"].items():
-        print(f"  N = {int(n):>12,}: {run['peak_rss_mib']:7.1f} MiB  ({run['seconds']:.1f} s)")
-    return 0
+    for size, run in report["memory"].items():
+        print(f"  N = {int(size):>12,}: {run['peak_rss_mib']:7.1f} MiB  ({run['seconds']:.1f} s)")
 
+
+def main() -> int:
+    """Run every benchmark and print a table (or JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--memory-n", type=int, default=10_000_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    report = measure(args.n, args.memory_n)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report)
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,11 @@
-"""What several test modules share: running the command line as a user would, and the two
-tests every lesson's experiments module gets (its claims hold offline, and on a real server)."""
+"""What several test modules share: running the command line as a user would, starting a child
+that a test will signal, and the two tests every lesson's experiments module gets (its claims
+hold offline, and on a real server)."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -19,11 +21,48 @@ def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           text=True, timeout=120, env={**os.environ, **(env or {})})
 
 
+# A parent started in the background by a shell ignores SIGINT, an xdist worker may block
+# signals, and a child inherits both: then a child sent SIGINT lives on until something kills
+# it. This prelude gives the child what a shell's foreground job has (default dispositions, an
+# empty signal mask), then becomes the real program, with the same pid.
+_PLAIN_SIGNALS = """\
+import os, signal, sys
+for name in ("SIGINT", "SIGTERM", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"):
+    signal.signal(getattr(signal, name), signal.SIG_DFL)
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+
+
+def plain_signals(argv: list[str]) -> list[str]:
+    """``argv`` started with default signal dispositions and no blocked signal (POSIX)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return list(argv)
+    return [sys.executable, "-c", _PLAIN_SIGNALS, *argv]
+
+
+def start(argv: list[str], **popen) -> subprocess.Popen:
+    """Start a child that a test will signal: it gets the signals sent, whatever this process
+    ignores or blocks. Signal it only once it said it is ready (a line, a file)."""
+    return subprocess.Popen(plain_signals(argv), **popen)
+
+
+def sleeper(seconds: int = 60) -> subprocess.Popen:
+    """A child that sleeps, started as :func:`start` does; returned once it is running Python
+    (it printed ``ready``), so a signal sent now reaches the sleeper, not its prelude."""
+    child = start([sys.executable, "-c", "import time; print('ready', flush=True); "
+                   f"time.sleep({seconds})"], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    child.stdout.close()
+    return child
+
+
 def assert_one_line_error(result, status: int = 2) -> None:
     """Expected errors: the given status, one ``Error:`` line, no traceback."""
     assert result.returncode == status, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error:"), result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -56,7 +95,8 @@ def offline_claims_hold(module: str):
         """Each claim that needs no server runs here and agrees with its recorded result."""
         (row,) = run_offline(claim_id).rows
         assert row.verdict == claims.HOLDS, str(row)
-        assert row.engine and row.engine_version
+        assert row.engine
+        assert row.engine_version
 
     return test_offline_claim_holds_on_a_live_run
 

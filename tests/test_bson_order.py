@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 import re
 
@@ -23,7 +24,7 @@ def found(name, query):
     return sorted(reads.ids(reads.find(fixtures.load(name), query)))
 
 
-@pytest.mark.parametrize("name, query, recorded", [
+@pytest.mark.parametrize(("name", "query", "recorded"), [
     ("events", {"at": {"$gte": "2026-10-01"}}, ["a", "b", "c"]),
     ("events", {"atDate": {"$gte": OCT1}}, ["b", "c"]),
     ("events", {"atDate": {"$gte": "2026-10-01"}}, []),
@@ -60,7 +61,7 @@ def test_recorded_census_and_the_python_difference():
                                                    "long": 1, "string": 1}
 
 
-@pytest.mark.parametrize("query, expected", [
+@pytest.mark.parametrize(("query", "expected"), [
     ({"$expr": {"$gt": ["$userId", 0]}}, [1, 2, 3, 4, 5]),
     ({"userId": {"$ne": 42}}, [2]),
     ({"userId": {"$nin": [42]}}, [2]),
@@ -75,15 +76,15 @@ def test_operators_on_orders(query, expected):
     assert found("orders", query) == expected
 
 
-@pytest.mark.parametrize("op, expected", [("$eq", [1, 2]), ("$gte", [1, 2]), ("$lte", [1, 2]),
-                                          ("$gt", []), ("$lt", []), ("$ne", [3, 4])])
+@pytest.mark.parametrize(("op", "expected"), [("$eq", [1, 2]), ("$gte", [1, 2]), ("$lte", [1, 2]),
+                                              ("$gt", []), ("$lt", []), ("$ne", [3, 4])])
 def test_null_matches_null_and_missing(op, expected):
     """null: $eq, $gte, $lte match null and missing; $gt and $lt nothing; $ne the rest."""
     assert found("nulls", {"a": {op: None}}) == expected
 
 
-@pytest.mark.parametrize("op, expected", [("$eq", [1]), ("$gte", [1]), ("$lte", [1]),
-                                          ("$gt", []), ("$lt", [])])
+@pytest.mark.parametrize(("op", "expected"), [("$eq", [1]), ("$gte", [1]), ("$lte", [1]),
+                                              ("$gt", []), ("$lt", [])])
 def test_nan_matches_only_nan(op, expected):
     """NaN: $gte and $lte NaN match only NaN; $gt and $lt match nothing."""
     assert found("nans", {"a": {op: math.nan}}) == expected
@@ -94,7 +95,7 @@ def test_nan_is_not_below_zero_in_a_query():
     assert found("nans", {"a": {"$lt": 0}}) == [3]
 
 
-@pytest.mark.parametrize("query, expected", [
+@pytest.mark.parametrize(("query", "expected"), [
     ({"a": {"$gt": 0}}, [1, 2, 3]), ({"a": [1, 10]}, [1]), ({"a": 10}, [1]),
     ({"a": {"$gt": [1]}}, [1, 3]), ({"a": {"$lt": -1}}, [4]),
     ({"a": {"$exists": True}}, [1, 2, 3, 4]), ({"a": {"$type": "array"}}, [1, 3, 4]),
@@ -127,7 +128,7 @@ def test_type_ladder():
     assert ["number" if k == "int" else k for k in kinds] == S1_VALUES
 
 
-@pytest.mark.parametrize("lower, higher", [
+@pytest.mark.parametrize(("lower", "higher"), [
     (Decimal128("0.1"), 0.1),  # the double 0.1 is slightly above one tenth
     (2**53, 2**53 + 1), (float(2**53), 2**53 + 1), (Int64(-1), 0), (math.nan, -math.inf),
     (-math.inf, Decimal128("-1E+6000")), (Decimal128("NaN"), -5),
@@ -148,9 +149,9 @@ def test_order_pairs(lower, higher):
     assert m.compare(higher, lower) == 1
 
 
-@pytest.mark.parametrize("a, b", [(1, 1.0), (Int64(42), Decimal128("42.00")), (-0.0, 0),
-                                  (math.nan, Decimal128("NaN")), (None, None), ("x", "x"),
-                                  (MinKey(), MinKey())])
+@pytest.mark.parametrize(("a", "b"), [(1, 1.0), (Int64(42), Decimal128("42.00")), (-0.0, 0),
+                                      (math.nan, Decimal128("NaN")), (None, None), ("x", "x"),
+                                      (MinKey(), MinKey())])
 def test_equal_pairs(a, b):
     """Values equal across numeric types (and NaN with NaN) compare equal."""
     assert m.compare(a, b) == 0
@@ -209,7 +210,9 @@ def test_compare_is_antisymmetric(a, b):
 def test_compare_is_transitive(a, b, c):
     """If a <= b and b <= c then a <= c."""
     x, y, z = sorted([a, b, c], key=m.sort_cmp)
-    assert m.compare(x, y) <= 0 and m.compare(y, z) <= 0 and m.compare(x, z) <= 0
+    assert m.compare(x, y) <= 0
+    assert m.compare(y, z) <= 0
+    assert m.compare(x, z) <= 0
 
 
 numbers = st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False),
@@ -254,7 +257,7 @@ def test_sort_output_is_ordered(items):
     """Sorted documents have non-decreasing sort keys."""
     docs = [{"_id": i, "v": v} for i, v in enumerate(items)]
     keys = [m.sort_key(d, "v") for d in m.sort(docs, "v:1")]
-    assert all(m.compare(x, y) <= 0 for x, y in zip(keys, keys[1:], strict=False))
+    assert all(m.compare(x, y) <= 0 for x, y in itertools.pairwise(keys))
 
 
 # Expected results published by MongoDB's own server tests (jstests/core/query/sort/
@@ -280,7 +283,7 @@ SERVER_SUITE_SORTS = [
 ]
 
 
-@pytest.mark.parametrize("docs, query, spec, expected", SERVER_SUITE_SORTS)
+@pytest.mark.parametrize(("docs", "query", "spec", "expected"), SERVER_SUITE_SORTS)
 def test_server_suite_sort_expectations(docs, query, spec, expected):
     """Sorts through arrays and arrays of documents order as the server's own tests expect."""
     assert reads.ids(m.sort(reads.find(docs, query), spec)) == expected
@@ -290,7 +293,7 @@ NULL_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None},
              {"_id": 4, "a": [1, 2, 3]}, {"_id": 5, "a": [1, None]}]
 
 
-@pytest.mark.parametrize("query, expected", [
+@pytest.mark.parametrize(("query", "expected"), [
     ({"a": {"$eq": None}}, [1, 2, 5]), ({"a": {"$type": "null"}}, [2, 5]),
     ({"$expr": {"$eq": ["$a", None]}}, [2]),
 ])
@@ -331,7 +334,7 @@ SDP_NESTED = _pairs(([4, 1], 1, [1, 5], 2), (2, [1, 3], 4, [2, 4]), ([6, 4], 1, 
                     ([], 2, 2, 3), (3, [2], 8, [3]), ([8], 2, [6], 3))  # SDP line 195
 
 
-@pytest.mark.parametrize("docs, spec, expected", [
+@pytest.mark.parametrize(("docs", "spec", "expected"), [
     (SDP_BASIC, "a:1,_id:1", [2, 5, 9, 3, 8, 1, 6, 4, 7]),  # SDP line 38
     (SDP_BASIC, "a:-1,_id:1", [7, 4, 1, 6, 3, 8, 2, 5, 9]),  # SDP line 41
     (SDP_BASIC, "a.0:1,_id:1", [9, 1, 2, 3, 4, 5, 8, 6, 7]),  # SDP line 47
@@ -361,7 +364,7 @@ def test_server_suite_dotted_sorts(docs, spec, expected):
     assert reads.ids(m.sort(docs, spec)) == expected
 
 
-@pytest.mark.parametrize("docs, spec", [
+@pytest.mark.parametrize(("docs", "spec"), [
     ([{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}, {"_id": 3, "a": [], "b": []}],
      "a:1,b:1"),  # SDP line 87
     ([{"_id": 1, "a": [], "b": []}], "_id:1,a:1,b:1"),  # SDP line 89
@@ -393,7 +396,8 @@ NQS_PLAIN = [
     {"_id": "a_subobject_b_null", "a": {"b": None}},
     {"_id": "a_subobject_b_undefined", "a": {"b": U}}, {"_id": "a_undefined", "a": U},
     {"_id": "no_a"}]
-NQS_ARRAYS = NQS_PLAIN + [
+NQS_ARRAYS = [
+    *NQS_PLAIN,
     {"_id": "a_double_array", "a": [[]]}, {"_id": "a_empty_array", "a": []},
     {"_id": "a_object_array_b_mix_null_undefined_missing",
      "a": [{"b": None}, {"b": U}, {"b": None}, {}]},
@@ -426,7 +430,7 @@ ELEM_NOT_NULL = ELEM_B_NOT_NULL - {"a_object_array_some_b_missing"} | {
 
 
 @pytest.mark.parametrize("version", ["8.0", "9.0"])
-@pytest.mark.parametrize("docs, query, expected", [
+@pytest.mark.parametrize(("docs", "query", "expected"), [
     (NQS_PLAIN, {"a": {"$eq": None}}, {"a_null", "no_a"}),  # testBasicNullQuery
     (NQS_PLAIN, {"a": {"$ne": None}}, PLAIN - {"a_null", "no_a"}),  # testBasicNotEqualsNull…
     (NQS_PLAIN, {"a": {"$in": [None, 4]}}, {"a_null", "a_number", "no_a"}),  # testInNullQuery
@@ -461,7 +465,7 @@ def test_server_suite_null_semantics(docs, query, expected, version):
     assert set(reads.ids(reads.find(docs, query, mongodb_version=version))) == expected
 
 
-@pytest.mark.parametrize("query, v80, v90", [
+@pytest.mark.parametrize(("query", "v80", "v90"), [
     ({"a.b": {"$eq": None}}, DOTTED_NULL_80, DOTTED_NULL_90),  # testDottedEqualsNull (arrays)
     ({"a.b": {"$in": [None, 75]}}, DOTTED_NULL_80, DOTTED_NULL_90),  # testDottedInNullQuery
     ({"$or": [{"a.b": None}, {"a.b": 75}]}, DOTTED_NULL_80, DOTTED_NULL_90),  # …OrNullQuery
@@ -497,7 +501,7 @@ NU_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None}, {"_id"
            {"_id": 7, "a": [1, U]}, {"_id": 8, "a": [1, None, U]}]
 
 
-@pytest.mark.parametrize("query, expected", [
+@pytest.mark.parametrize(("query", "expected"), [
     ({"a": {"$type": "undefined"}}, [3, 6, 7, 8]),  # line 44
     ({"a": {"$type": ["null", "undefined"]}}, [2, 3, 5, 6, 7, 8]),  # line 51
     ({"$or": [{"a": {"$eq": None}}, {"a": {"$type": "undefined"}}]},
@@ -542,7 +546,7 @@ def test_bindata_subtype_3_is_not_a_uuid():
     assert reads.ids(reads.find(docs, {"v": docs[1]["v"]})) == [3]
 
 
-@pytest.mark.parametrize("docs, query, expected", [
+@pytest.mark.parametrize(("docs", "query", "expected"), [
     ([{"_id": 1, "a": [[5]]}, {"_id": 2, "a": [5]}], {"a.0": 5}, [2]),
     ([{"_id": 1, "a": [[5]]}, {"_id": 2, "a": [5]}], {"a.0": [5]}, [1]),
     ([{"_id": 1, "a": [{"b": 1}, {}]}, {"_id": 2, "a": [{"b": 1}]}], {"a.b": None}, [1]),
@@ -570,7 +574,7 @@ MIXED = [{"_id": 1, "v": [1, 2, 3]}, {"_id": 2, "v": ["1", 2]}, {"_id": 3, "v": 
          {"_id": 7, "v": Decimal128("7.9")}, {"_id": 8, "v": -7.5}, {"_id": 9, "v": []}]
 
 
-@pytest.mark.parametrize("query, expected", [
+@pytest.mark.parametrize(("query", "expected"), [
     # manual, $all: equivalent to an $and of equalities; an empty $all matches nothing
     ({"v": {"$all": [1, 2]}}, [1]),
     ({"v": {"$all": [2, "1"]}}, [2]),
@@ -601,7 +605,7 @@ def test_operators_with_mixed_types(query, expected):
     assert reads.ids(reads.find(MIXED, query)) == expected
 
 
-@pytest.mark.parametrize("expression, expected", [
+@pytest.mark.parametrize(("expression", "expected"), [
     # manual, $in (aggregation), $type (aggregation), $isNumber, $ifNull
     ({"$in": ["$v", [7, "7"]]}, [3]),
     ({"$eq": [{"$type": "$v"}, "missing"]}, [6]),
@@ -645,5 +649,5 @@ def test_numeric_ordering_collation():
     collated = m.sort(docs, "v:1", collation={"locale": "en", "numericOrdering": True})
     assert [d["v"] for d in collated] == ["2", "9", "10", "100"]
     with pytest.raises(BadInput):
-        m.sort(docs + [{"_id": 9, "v": "1a"}], "v:1", collation={"locale": "en",
+        m.sort([*docs, {"_id": 9, "v": "1a"}], "v:1", collation={"locale": "en",
                                                                   "numericOrdering": True})

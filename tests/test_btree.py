@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import sqlite3
 
@@ -27,7 +28,7 @@ def _check_tree(tree: btree_model.BPlusTree) -> list:
             return
         assert len(node.children) == len(node.keys) + 1 <= tree.capacity
         bounds = [low, *node.keys, high]
-        for child, (lo, hi) in zip(node.children, zip(bounds, bounds[1:], strict=False),
+        for child, (lo, hi) in zip(node.children, itertools.pairwise(bounds),
                                    strict=True):
             walk(child, lo, hi)
 
@@ -60,7 +61,7 @@ def test_model_refuses_duplicates_and_bad_settings():
         btree_model.BPlusTree(8, "thirds")
 
 
-@pytest.mark.parametrize("policy, fill", [("half", 0.5), ("rightmost", 1.0)])
+@pytest.mark.parametrize(("policy", "fill"), [("half", 0.5), ("rightmost", 1.0)])
 def test_model_sequential_fill_depends_on_the_split_policy(policy, fill):
     """Sequential keys fill leaves to half under 50/50 splits and fully under rightmost splits."""
     result = btree_model.run_model("int", 20_000, capacity=64, policy=policy)
@@ -161,7 +162,8 @@ def test_mongodb_random_id_index_is_larger(mongodb_server):
         for group, names in btree.MONGO_COUNTERS.items():
             for name in names:
                 value = result[f"{group}: {name}"]
-                assert isinstance(value, int) and value >= 0, (group, name, value)
+                assert isinstance(value, int), (group, name, value)
+                assert value >= 0, (group, name, value)
         assert 0 < result["index_bytes"] <= result["file_bytes"]
         assert result["size_meaning"] == btree.SIZE_MEANING
     assert v4["index_bytes"] > v7["index_bytes"]

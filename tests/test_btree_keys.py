@@ -23,7 +23,8 @@ def test_generator_claim_holds_on_a_live_run(claim_id):
     """U1-U3 run on the real UUIDv7 generator and agree with the article."""
     (row,) = run_offline(claim_id).rows
     assert row.verdict == claims.HOLDS, str(row)
-    assert row.engine == "uuid_utils" and row.engine_version
+    assert row.engine == "uuid_utils"
+    assert row.engine_version
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def _none(kind: str):
     return unavailable
 
 
-@pytest.mark.parametrize("claim_id, engine, verdict", [
+@pytest.mark.parametrize(("claim_id", "engine", "verdict"), [
     ("U4", "model (50/50 splits)", "finding"),  # sequential pages end half full under 50/50
     ("U4", "model (rightmost splits)", "holds"),
     ("U6", "model (50/50 splits)", "finding"),  # random fill is near ln 2, not 50%
@@ -121,7 +122,8 @@ def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
     result = runner.run_claim(dataclasses.replace(
         item, experiment=lambda ctx: thin), runner.Context())
     (row,) = result.rows
-    assert row.verdict == "not-run" and "fewer than the 3 needed" in row.reason
+    assert row.verdict == "not-run"
+    assert "fewer than the 3 needed" in row.reason
     enough = Observation(dict(thin.observed, milliseconds_shared_by_both_nodes=5), "u", "1")
     (row,) = runner.run_claim(dataclasses.replace(
         item, experiment=lambda ctx: enough), runner.Context()).rows

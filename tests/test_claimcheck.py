@@ -82,7 +82,8 @@ def test_the_report_is_the_run_report(on_the_model, tmp_path):
     paths = report.write(on_the_model.run, tmp_path)
     data = json.loads(paths["json"].read_text())
     first = data["claims"][0]
-    assert first["id"] == "D3.string_range" and first["verdict"] == "holds"
+    assert first["id"] == "D3.string_range"
+    assert first["verdict"] == "holds"
     assert first["experiment"].endswith("lesson01_dates.yaml:3")
     assert "D3.string_range" in paths["html"].read_text()
 
@@ -136,7 +137,8 @@ def test_montydb_is_named_as_a_fake():
     the server version it reports."""
     pytest.importorskip("montydb")
     engine = fakes.engine("montydb")
-    assert engine.name == "montydb (in-process fake)" and engine.version
+    assert engine.name == "montydb (in-process fake)"
+    assert engine.version
     assert engine.speaks_for
 
 
@@ -150,7 +152,8 @@ def test_versions_without_servers_are_not_run_each_with_why(nothing_available):
         (row,) = column.rows
         assert row.verdict == claims.NOT_RUN
         assert row.reason.startswith(f"no server of version {version}: No MongoDB server")
-    assert result.exit_status() == 0 and result.exit_status(strict=True) == 1
+    assert result.exit_status() == 0
+    assert result.exit_status(strict=True) == 1
 
 
 class _Engine(engines.Engine):
@@ -158,7 +161,7 @@ class _Engine(engines.Engine):
         self.key, self.name, self.speaks_for, self.topology = key, key, speaks_for, topology
 
 
-@pytest.mark.parametrize("requirements, engine, unmet", [
+@pytest.mark.parametrize(("requirements", "engine", "unmet"), [
     (((Requirement("4.4.0"),),), _Engine("mongodb", "7.0.14"), ""),
     (((Requirement(None, "4.3.99"),),), _Engine("mongodb", "7.0.14"),
      "it speaks for MongoDB 4.3.99 or older; this server is 7.0.14"),
@@ -177,7 +180,7 @@ def test_run_on_requirements(requirements, engine, unmet):
     assert claimcheck._unmet(spec, engine) == unmet
 
 
-@pytest.mark.parametrize("expected, actual, root, problem", [
+@pytest.mark.parametrize(("expected", "actual", "root", "problem"), [
     ({"x": 1}, {"x": 1, "y": 1}, True, None),
     ({"x": {"y": 1}}, {"x": {"y": 1, "z": 1}}, True, "x: unexpected field z"),
     ({"x": 1}, {"x": 1.0}, False, None),
@@ -218,10 +221,12 @@ def test_junit_xml_has_a_suite_per_column_and_a_case_per_claim():
     result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model")
     tree = ET.fromstring(junit.junit_xml(result))
     (suite,) = tree.findall("testsuite")
-    assert suite.get("name") == "model 8.0" and suite.get("tests") == "4"
+    assert suite.get("name") == "model 8.0"
+    assert suite.get("tests") == "4"
     skipped = tree.findall(".//testcase/skipped")
     assert [s.get("message") for s in skipped] == ["the model does not support the stage $lookup"]
-    assert tree.get("failures") == "0" and tree.get("skipped") == "1"
+    assert tree.get("failures") == "0"
+    assert tree.get("skipped") == "1"
 
 
 def test_frames_for_notebooks():
@@ -243,9 +248,11 @@ def test_cli_check_prints_the_matrix_and_writes_report_and_junit(tmp_path, capsy
                    str(junit), "--quiet"])
     out = capsys.readouterr().out
     assert status == 0
-    assert out.startswith("claim") and "model 8.0" in out.splitlines()[0]
+    assert out.startswith("claim")
+    assert "model 8.0" in out.splitlines()[0]
     assert "33 claims: 33 hold" in out
-    assert (tmp_path / "r" / "report.html").exists() and junit.exists()
+    assert (tmp_path / "r" / "report.html").exists()
+    assert junit.exists()
 
 
 def test_cli_check_fails_when_a_fake_does_not_hold(tmp_path, capsys):
@@ -257,7 +264,7 @@ def test_cli_check_fails_when_a_fake_does_not_hold(tmp_path, capsys):
     assert "decimal-sort on mongomock" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
+@pytest.mark.parametrize(("argv", "message"), [
     (["--engines", "model,sqlite"], "Error: unknown engine 'sqlite'; choose from model, "
      "mongodb, mongomock, montydb"),
     (["--mongodb-version", "latest", "--engines", "mongodb"], "Error: server version 'latest'"),
@@ -267,7 +274,9 @@ def test_cli_check_bad_options_are_one_error_line(argv, message, capsys, tmp_pat
     """Bad engines or versions are one `Error:` line and exit status 2."""
     status = main(["check", str(KIT_CLAIMS), "--out", str(tmp_path), *argv])
     err = capsys.readouterr().err
-    assert status == 2 and err.startswith(message) and err.count("\n") == 1
+    assert status == 2
+    assert err.startswith(message)
+    assert err.count("\n") == 1
 
 
 def test_cli_check_bad_claim_file_is_one_error_line(tmp_path, capsys):

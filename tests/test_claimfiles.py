@@ -24,7 +24,8 @@ def write(tmp_path: Path, text: str, name: str = "claims.yaml") -> Path:
 def test_short_form_reads_fixture_query_and_expectation():
     """The issue's example claim reads into one find with Extended JSON values and a line."""
     (spec, *_) = claimfiles.read(DATA / "claims" / "user.yaml")
-    assert spec.id == "null-matches-missing" and spec.line == 2
+    assert spec.id == "null-matches-missing"
+    assert spec.line == 2
     assert spec.fixture["claim"][2]["a"] == Decimal128("0")
     (step,) = spec.steps
     assert (step.operation, step.arguments) == ("find", {"filter": {"a": None}})
@@ -58,9 +59,11 @@ def test_unified_format_reads_each_test_as_a_claim():
     its runOnRequirements, and what it asks that the check cannot judge."""
     specs = {s.title: s for s in claimfiles.read(DATA / "unified" / "reads.yml")}
     first = specs["find without a sort returns insertion order"]
-    assert first.form == "unified" and first.line == 33
+    assert first.form == "unified"
+    assert first.line == 33
     assert first.fixture == {"coll0": [{"_id": i, "x": 11 * i} for i in range(1, 5)]}
-    assert first.steps[0].expect.kind == "documents" and first.steps[0].expect.ordered
+    assert first.steps[0].expect.kind == "documents"
+    assert first.steps[0].expect.ordered
     assert "expectEvents" in first.not_checked
     assert any("useMultipleMongoses" in item for item in first.not_checked)
     count = specs["countDocuments with a filter"]
@@ -127,7 +130,8 @@ MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize("text, message", [m[1:] for m in MISTAKES], ids=[m[0] for m in MISTAKES])
+@pytest.mark.parametrize(("text", "message"), [m[1:] for m in MISTAKES],
+                         ids=[m[0] for m in MISTAKES])
 def test_each_kind_of_mistake_is_one_error_naming_file_claim_and_line(tmp_path, text, message):
     """A bad claim file raises one BadInput whose one line names the file, the claim and the
     line of the mistake."""

@@ -146,7 +146,8 @@ def test_jsonc_keeps_slashes_inside_strings():
 def test_devcontainer_names_files_that_exist():
     """Its compose files exist, and the Dockerfile the lab service builds from exists."""
     files = _compose_files()
-    assert files[0] == COMPOSE and all(path.is_file() for path in files)
+    assert files[0] == COMPOSE
+    assert all(path.is_file() for path in files)
     build = _merged_services()[_devcontainer()["service"]]["build"]
     # compose resolves paths from the first file's folder, the repository root
     assert (ROOT / build["context"] / build["dockerfile"]).resolve() == DOCKERFILE
@@ -214,9 +215,11 @@ def test_devcontainer_forwards_jupyterlabs_port_as_its_user():
     config = _devcontainer()
     container_ports = {int(p.rsplit(":", 1)[1]) for p in
                        _merged_services()[config["service"]]["ports"]}
-    assert config["forwardPorts"] == [8888] and 8888 in container_ports
+    assert config["forwardPorts"] == [8888]
+    assert 8888 in container_ports
     users = re.findall(r"^USER (\S+)$", DOCKERFILE.read_text(), re.M)
-    assert users and config["remoteUser"] == users[-1] != "root"
+    assert users
+    assert config["remoteUser"] == users[-1] != "root"
 
 
 # compose.yaml ------------------------------------------------------------------------------
@@ -231,7 +234,8 @@ def test_lab_points_labkit_at_the_compose_mongodb():
     services = _compose()["services"]
     uri = services["lab"]["environment"]["LABKIT_MONGODB_URI"]
     host, port = re.match(r"mongodb://([\w-]+):(\d+)/", uri).groups()
-    assert host in services and host != "lab"
+    assert host in services
+    assert host != "lab"
     published = [p.rsplit(":", 1)[1] for p in services[host]["ports"]]
     assert port in published
 
@@ -241,7 +245,8 @@ def test_lab_waits_for_a_mongodb_that_answers_mongosh():
     services = _compose()["services"]
     assert services["lab"]["depends_on"]["mongodb"]["condition"] == "service_healthy"
     check = services["mongodb"]["healthcheck"]["test"]
-    assert check[:2] == ["CMD", "mongosh"] and "ping" in " ".join(check)
+    assert check[:2] == ["CMD", "mongosh"]
+    assert "ping" in " ".join(check)
 
 
 def test_compose_mongod_gets_labkits_small_cache():
@@ -272,7 +277,8 @@ def test_interpolate_follows_composes_rules():
 def test_jupyterlab_always_asks_for_a_token():
     """JUPYTER_TOKEN is passed through or left to JupyterLab to generate, never set empty."""
     environment = _compose()["services"]["lab"]["environment"]
-    assert "JUPYTER_TOKEN" in environment and environment["JUPYTER_TOKEN"] is None
+    assert "JUPYTER_TOKEN" in environment
+    assert environment["JUPYTER_TOKEN"] is None
     for path in (COMPOSE, DOCKERFILE, DEVCONTAINER, *_compose_files()):
         text = path.read_text()
         assert not re.search(r"token\s*=\s*(''|\"\"|$)", text, re.M | re.I), path
@@ -295,7 +301,8 @@ def test_lab_image_installs_with_the_makefile_bootstrap():
     """The image builds .venv with the Makefile's own bootstrap target and runs from it."""
     dockerfile = DOCKERFILE.read_text()
     run = re.search(r"^RUN make (\S+)", dockerfile, re.M)
-    assert run and run.group(1) == ".venv/.labkit-installed"
+    assert run
+    assert run.group(1) == ".venv/.labkit-installed"
     assert re.search(r"^STAMP := \$\(VENV\)/\.labkit-installed$",
                      (ROOT / "Makefile").read_text(), re.M)
     assert "PATH=/workspaces/labkit/.venv/bin:$PATH" in dockerfile
@@ -350,9 +357,11 @@ def test_workflow_versions_include_and_pin_the_default():
     text = "\n".join(path.read_text() for path in WORKFLOWS)
     matrices = [job["strategy"]["matrix"]["mongodb"] for path in WORKFLOWS
                 for job in _yaml(path)["jobs"].values() if "strategy" in job]
-    assert matrices and all(servers.DEFAULT_MONGO_VERSION in m for m in matrices)
+    assert matrices
+    assert all(servers.DEFAULT_MONGO_VERSION in m for m in matrices)
     pinned = re.findall(r"--mongodb-version (\S+)", text)
-    assert pinned and set(pinned) <= {servers.DEFAULT_MONGO_VERSION, "${{"}
+    assert pinned
+    assert set(pinned) <= {servers.DEFAULT_MONGO_VERSION, "${{"}
     assert f"postgres:{servers.DEFAULT_POSTGRES_VERSION}" in text
 
 
@@ -374,7 +383,8 @@ def test_conda_route_is_the_default_unless_conda_forge_lacks_it():
 def test_binder_builds_from_environment_yml():
     """Nothing makes repo2docker skip environment.yml: no root Dockerfile, no binder folder."""
     assert not (ROOT / "Dockerfile").exists()
-    assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists()
+    assert not (ROOT / "binder").exists()
+    assert not (ROOT / ".binder").exists()
 
 
 def test_environment_yml_installs_this_checkout():
@@ -383,7 +393,8 @@ def test_environment_yml_installs_this_checkout():
     dependencies = _yaml(ROOT / "environment.yml")["dependencies"]
     (pip,) = [d["pip"] for d in dependencies if isinstance(d, dict) and "pip" in d]
     local = [line for line in pip if re.match(r"-e \.\[([\w,]+)\]$", line)]
-    assert local and "lab" in re.search(r"\[(.*)\]", local[0]).group(1).split(",")
+    assert local
+    assert "lab" in re.search(r"\[(.*)\]", local[0]).group(1).split(",")
 
 
 def test_binder_start_ends_by_running_the_session():
@@ -450,4 +461,5 @@ def test_workflow_runs_the_suite_inside_the_compose_lab():
             for job in _yaml(path)["jobs"].values() for step in job["steps"]]
     assert any(re.match(r"docker compose up\b.*--wait", run) for run in runs)
     suites = [run for run in runs if run.startswith("docker compose run --rm lab make test")]
-    assert len(suites) == 1 and "lab" in _compose()["services"]
+    assert len(suites) == 1
+    assert "lab" in _compose()["services"]

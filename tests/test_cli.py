@@ -69,7 +69,8 @@ def test_run_writes_the_report_and_prints_the_table(tmp_path):
     """``labkit run`` prints the verdict table and writes the three report files."""
     result = labkit("run", "--claims", "O2,O3", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert "O2    holds" in result.stdout and "O3    holds" in result.stdout
+    assert "O2    holds" in result.stdout
+    assert "O3    holds" in result.stdout
     assert "[1/2] O2" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "report.md",
                                                           "results.json"]
@@ -154,7 +155,8 @@ def test_objectid_explain_text_shows_the_counter_and_timestamp_in_hex_too():
     """The text form gives each number beside the hex digits the ID spells it with."""
     result = labkit("objectid", "explain", "6553f1003f2a91c8d4003039")
     assert result.returncode == 0
-    assert "12345 (0x003039)" in result.stdout and "1700000000 (0x6553f100)" in result.stdout
+    assert "12345 (0x003039)" in result.stdout
+    assert "1700000000 (0x6553f100)" in result.stdout
 
 
 def test_btree_plot_into_a_missing_folder_is_one_error_before_measuring(tmp_path):
@@ -162,7 +164,8 @@ def test_btree_plot_into_a_missing_folder_is_one_error_before_measuring(tmp_path
     result = labkit("btree", "--engine", "model", "--n", "100000",
                     "--plot", str(tmp_path / "missing" / "x.png"))
     assert_one_line_error(result)
-    assert "does not exist" in result.stderr and result.stdout == ""
+    assert "does not exist" in result.stderr
+    assert result.stdout == ""
 
 
 def test_btree_plot_with_an_svg_name_writes_svg(tmp_path):

@@ -95,7 +95,8 @@ def test_run_options_never_crash(topics, btree_n):
         shutil.rmtree(out, ignore_errors=True)
     assert status in (0, 2), err
     if status == 2:
-        assert err.startswith("Error:") and err.count("\n") == 1, err
+        assert err.startswith("Error:"), err
+        assert err.count("\n") == 1, err
 
 
 def test_an_unwritable_report_folder_is_refused_before_any_claim_runs(tmp_path, monkeypatch):
@@ -107,9 +108,13 @@ def test_an_unwritable_report_folder_is_refused_before_any_claim_runs(tmp_path, 
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     status, _, err = _call(["run", "--claims", "D2", "--quiet", "--out", str(blocker / "r")])
-    assert status == 2 and "--out" in err and ran == []
+    assert status == 2
+    assert "--out" in err
+    assert ran == []
     status, _, err = _call(["run", "--claims", "D2", "--quiet", "--out", str(blocker)])
-    assert status == 2 and "is a file, not a folder" in err and ran == []
+    assert status == 2
+    assert "is a file, not a folder" in err
+    assert ran == []
 
 
 @pytest.mark.parametrize("argv", [
@@ -124,14 +129,16 @@ def test_known_bad_inputs_are_one_line_refusals(argv):
     status, _, err = _call(argv)
     assert status == 2
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), err
+    assert len(lines) == 1, err
+    assert lines[0].startswith("Error:"), err
 
 
 def test_a_pasted_id_with_its_newline_is_explained_like_the_bare_id():
     """Surrounding whitespace (a pasted newline) does not change what an ObjectId is."""
     pasted = _call(["objectid", "explain", "507f1f77bcf86cd799439011\n", "--json"])
     bare = _call(["objectid", "explain", "507f1f77bcf86cd799439011", "--json"])
-    assert pasted == bare and bare[0] == 0
+    assert pasted == bare
+    assert bare[0] == 0
 
 
 def test_a_uuidv7_beyond_year_9999_is_explained():
@@ -235,7 +242,9 @@ def test_a_path_the_system_refuses_is_one_error_line(argv, tmp_path, monkeypatch
     status, _, err = _call(argv)
     assert status in (1, 2)
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:") and len(lines[0]) < 300, err
+    assert len(lines) == 1, err
+    assert lines[0].startswith("Error:"), err
+    assert len(lines[0]) < 300, err
 
 
 def test_an_unwritable_junit_file_is_refused_before_any_claim_is_checked(tmp_path, monkeypatch):
@@ -251,5 +260,6 @@ def test_an_unwritable_junit_file_is_refused_before_any_claim_is_checked(tmp_pat
     for junit in (str(tmp_path / "missing" / "j.xml"), str(tmp_path)):
         status, _, err = _call(["check", claims_dir, "--quiet", "--out", str(tmp_path / "r"),
                                 "--junit", junit])
-        assert status == 2 and err.startswith("Error: --junit:"), err
+        assert status == 2, err
+        assert err.startswith("Error: --junit:"), err
     assert asked == []

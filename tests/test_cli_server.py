@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from helpers import assert_one_line_error, labkit
+from helpers import assert_one_line_error, labkit, plain_signals, start
 
 from labkit.servers.command import Command
 
@@ -77,7 +77,7 @@ def test_stopping_labkit_server_stops_its_command_first(tmp_path, signum):
     """
     marker = tmp_path / "stopped"
     ready = marker.with_suffix(".ready")
-    process = subprocess.Popen(
+    process = start(
         [sys.executable, "-m", "labkit", "server", "--mongodb", "local", "--optional", "--",
          sys.executable, "-c", TRAPPING_CHILD, str(marker)],
         env={**os.environ, **_no_server_env(tmp_path)},
@@ -97,14 +97,18 @@ def test_stopping_labkit_server_stops_its_command_first(tmp_path, signum):
 
 
 @POSIX_ONLY
-def test_a_command_that_ignores_the_signal_is_killed_after_the_grace_period():
+def test_a_command_that_ignores_the_signal_is_killed_after_the_grace_period(tmp_path):
     """A command that does not stop within the grace period is killed; status 128 + 9."""
-    ignoring = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \
-               "print('ready', flush=True); time.sleep(60)"
-    running = Command([sys.executable, "-c", ignoring], dict(os.environ), grace=1.0)
+    ready = tmp_path / "ready"
+    ignoring = ("import pathlib, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+                " pathlib.Path(sys.argv[1]).touch(); time.sleep(60)")
+    running = Command(plain_signals([sys.executable, "-c", ignoring, str(ready)]),
+                      dict(os.environ), grace=1.0)
     started = time.monotonic()
     try:
-        time.sleep(0.5)  # let it install its handler
+        deadline = started + 30
+        while not ready.exists() and time.monotonic() < deadline:  # its handler is in place
+            time.sleep(0.01)
         running.forward(signal.SIGTERM)
         status = running.wait()
     finally:
@@ -130,6 +134,6 @@ def test_server_with_a_command_stops_the_server_after_the_command(tmp_path):
     info = json.loads(result.stdout.split("\n}\n")[0] + "}")
     assert info["cache"] == "WiredTiger cache 0.25 GB (set by labkit)"
     client = servers.mongo_client(info["uri"], serverSelectionTimeoutMS=1000)
-    with pytest.raises(Exception, match="(?i)refused|timed out|timeout"):
+    with pytest.raises(Exception, match=r"(?i)refused|timed out|timeout"):
         client.admin.command("ping")
     client.close()

@@ -43,7 +43,8 @@ def test_every_notebook_is_listed_in_both_readmes():
     assert NOTEBOOKS, "no notebooks found"
     lessons = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
     for notebook in NOTEBOOKS:
-        assert notebook.name in README and notebook.name in lessons
+        assert notebook.name in README
+        assert notebook.name in lessons
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
@@ -79,8 +80,8 @@ def _public_functions():
                             yield f"{info.name}.{name}.{attr}", member
 
 
-@pytest.mark.parametrize("name, obj", list(_public_functions()), ids=lambda v: v
-                         if isinstance(v, str) else "")
+@pytest.mark.parametrize(("name", "obj"), list(_public_functions()),
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_public_api_is_documented(name, obj):
     """Every public module, class, function and method has a docstring."""
     assert inspect.getdoc(obj), f"{name} has no docstring"
@@ -117,7 +118,8 @@ def test_the_claim_catalogue_is_in_step_with_the_registry():
 def test_the_catalogue_cites_the_source_documents_by_name():
     """Every claim in docs/claims.md names its source document in words, not only a file."""
     text = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
-    assert "BSON & ObjectId, part 2/3" in text and "UUIDv7 vs UUIDv4" in text
+    assert "BSON & ObjectId, part 2/3" in text
+    assert "UUIDv7 vs UUIDv4" in text
     assert text.count("- Source: ") == len(labkit.registered())
 
 

@@ -27,7 +27,8 @@ def test_installed_requirements_pass_here():
     """Python and the required packages are found in the environment the tests run in."""
     report = environment.run()
     required = [c for c in report.checks if c.required]
-    assert required and all(c.ok for c in required), [c.line() for c in required if not c.ok]
+    assert required
+    assert all(c.ok for c in required), [c.line() for c in required if not c.ok]
 
 
 def test_ready_needs_one_way_to_mongodb():
@@ -38,8 +39,9 @@ def test_ready_needs_one_way_to_mongodb():
     assert not Report(base + ways).ok
     assert "No way to a MongoDB server" in Report(base + ways).summary()
     ways[1].ok = True
-    assert Report(base + ways).ok and Report(base + ways).summary() == "Ready."
-    assert not Report([Check("Python", False, "2.7")] + ways).ok
+    assert Report(base + ways).ok
+    assert Report(base + ways).summary() == "Ready."
+    assert not Report([Check("Python", False, "2.7"), *ways]).ok
 
 
 def test_json_shape():
@@ -82,7 +84,8 @@ def test_nothing_promises_mongodb_8_from_conda():
     readme = (ROOT / "README.md").read_text()
     conda_item = re.search(r"\*\*conda\*\*.*?(?=\n\d+\. |\n\n)", readme, re.S)
     assert conda_item is not None
-    assert "7.0" in conda_item.group(0) and not re.search(r"\b8\.\d", conda_item.group(0))
+    assert "7.0" in conda_item.group(0)
+    assert not re.search(r"\b8\.\d", conda_item.group(0))
     assert "environment.yml" in servers.MONGO_HINT
     assert not re.search(r"\b8\.\d", servers.MONGO_HINT)
 

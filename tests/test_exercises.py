@@ -39,13 +39,14 @@ def test_right_prediction_is_confirmed_with_the_explanation():
     """A prediction equal to the observation is right, and the feedback says why."""
     exercise, _ = counted([1, 2, 3])
     feedback = exercise.check((1, 2, 3))
-    assert feedback.correct is True and bool(feedback)
+    assert feedback.correct is True
+    assert bool(feedback)
     assert "because of the rule" in feedback.message
 
 
 def test_an_exercise_without_an_explanation_is_refused():
     """Every exercise must say why its answer is right."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs an explanation"):
         Exercise("q?", lambda: 1, hint="h", explanation="")
 
 
@@ -62,8 +63,10 @@ def test_hints_move_on_and_never_repeat_without_more_help():
     """Each wrong try gets the next hint; once they run out, the feedback points at reveal()."""
     exercise, _ = counted(42, hint=["first", "second"])
     messages = [exercise.check(n).message for n in (1, 2, 3)]
-    assert "first" in messages[0] and "second" in messages[1]
-    assert "first" not in messages[2] and "second" not in messages[2]
+    assert "first" in messages[0]
+    assert "second" in messages[1]
+    assert "first" not in messages[2]
+    assert "second" not in messages[2]
     assert "reveal()" in messages[2]
 
 
@@ -79,7 +82,8 @@ def test_reveal_shows_the_answer_readably_with_its_explanation():
     """reveal() rounds a fraction to a percentage and adds the explanation."""
     exercise, _ = counted(0.693147, accept=Fraction())
     message = exercise.reveal().message
-    assert "69.3%" in message and "because of the rule" in message
+    assert "69.3%" in message
+    assert "because of the rule" in message
 
 
 def test_no_prediction_asks_for_one_without_running_the_experiment():
@@ -118,7 +122,8 @@ def test_hex_is_right_with_or_without_0x_in_any_case(prediction):
 
 def test_hex_keeps_its_width():
     """Leading zeros are part of a fixed-width field: 3039 is not the 6-digit counter 003039."""
-    assert Hex().matches("003039", "003039") and not Hex().matches("3039", "003039")
+    assert Hex().matches("003039", "003039")
+    assert not Hex().matches("3039", "003039")
 
 
 @pytest.mark.parametrize("prediction", [0.69, "69%", "69 %", 69, 0.7, "0.68"])
@@ -128,8 +133,8 @@ def test_a_fraction_is_right_as_a_share_or_a_percentage(prediction):
     assert exercise.check(prediction).correct is True
 
 
-@pytest.mark.parametrize("prediction, right", [(29, True), ("29", True), (29.0, True),
-                                               (30, False), ("1,234", False)])
+@pytest.mark.parametrize(("prediction", "right"), [(29, True), ("29", True), (29.0, True),
+                                                   (30, False), ("1,234", False)])
 def test_numbers_are_right_within_their_tolerance(prediction, right):
     """A number counts typed as text or float; outside the tolerance it does not."""
     exercise, _ = counted(29, accept=Number())
@@ -138,10 +143,11 @@ def test_numbers_are_right_within_their_tolerance(prediction, right):
 
 def test_number_tolerance_is_stated_and_applied():
     """A tolerance of 0.5 accepts 28.6 and refuses 28.4 for 29."""
-    assert Number(0.5).matches(28.6, 29) and not Number(0.5).matches(28.4, 29)
+    assert Number(0.5).matches(28.6, 29)
+    assert not Number(0.5).matches(28.4, 29)
 
 
-@pytest.mark.parametrize("prediction, right", [
+@pytest.mark.parametrize(("prediction", "right"), [
     (["a", "b", "c"], True), (("a", "b", "c"), True), ("a, b, c", True), ("a b c", True),
     ('["a", "b", "c"]', True), (["b", "a", "c"], False), (["a", "b"], False)])
 def test_a_list_where_order_is_the_point(prediction, right):
@@ -150,7 +156,7 @@ def test_a_list_where_order_is_the_point(prediction, right):
     assert exercise.check(prediction).correct is right
 
 
-@pytest.mark.parametrize("prediction, right", [
+@pytest.mark.parametrize(("prediction", "right"), [
     ([5, 4, 3, 1], True), ({1, 3, 4, 5}, True), ("1, 3, 4, 5", True), ([1, 3, 4], False),
     ([1, 2, 3, 4, 5], False), ([], False)])
 def test_a_list_where_order_does_not_matter(prediction, right):
@@ -161,30 +167,32 @@ def test_a_list_where_order_does_not_matter(prediction, right):
 
 def test_an_empty_answer_is_matched_by_an_empty_list():
     """An empty result is predicted by [] or "[]"."""
-    assert AsSet().matches([], []) and AsSet().matches("[]", [])
+    assert AsSet().matches([], [])
+    assert AsSet().matches("[]", [])
 
 
-@pytest.mark.parametrize("prediction, right", [("Z", True), ('"Z"', True), ("z", False)])
+@pytest.mark.parametrize(("prediction", "right"), [("Z", True), ('"Z"', True), ("z", False)])
 def test_case_is_kept_where_case_is_the_lesson(prediction, right):
     """Text compared with Text() keeps its case: "z" is not "Z"."""
     assert Text().matches(prediction, "Z") is right
 
 
-@pytest.mark.parametrize("prediction, right", [(True, True), ("yes", True), ("True", True),
-                                               (False, False), ("no", False)])
+@pytest.mark.parametrize(("prediction", "right"), [(True, True), ("yes", True), ("True", True),
+                                                   (False, False), ("no", False)])
 def test_yes_or_no_answers(prediction, right):
     """True, "true" and "yes" count for True."""
     assert Bool().matches(prediction, True) is right
 
 
-@pytest.mark.parametrize("rule, prediction", [
+@pytest.mark.parametrize(("rule", "prediction"), [
     (Time(), "yesterday"), (Time(), 12), (Hex(), "xyz"), (Hex(), 1.5), (Number(), "lots"),
     (Fraction(), [1]), (InOrder(), 42), (Bool(), "maybe"), (Text(), 3)])
 def test_unreadable_input_never_raises(rule, prediction):
     """Input the rule cannot read gets a 'could not read' note and counts as no attempt."""
     exercise, _ = counted("6553f100", accept=rule)
     feedback = exercise.check(prediction)
-    assert feedback.correct is None and "could not read" in feedback.message
+    assert feedback.correct is None
+    assert "could not read" in feedback.message
     assert exercise.attempts == 0
 
 
@@ -198,7 +206,7 @@ def test_an_experiment_that_fails_is_reported_not_raised():
     assert "engine fell over" in exercise.reveal().message
 
 
-@pytest.mark.parametrize("prediction, answer, expected", [
+@pytest.mark.parametrize(("prediction", "answer", "expected"), [
     (" Hello  World ", "hello world", True), (10, 10.0, True), ("10", 10, False),
     ([1, "A"], (1, "a"), True), ({"a": 1}, {"a": 1.0}, True), (True, 1, False),
     (0.1 + 0.2, 0.3, True), (None, None, True), ([1, 2], [2, 1], False),
@@ -234,7 +242,8 @@ def test_without_a_server_a_claim_exercise_checks_against_the_model_and_says_so(
     exercise = Exercise.from_claim("D3", "string range?", pick=lambda o: o["string_range"],
                                    hint="bytewise", explanation="'9' > '1'", accept=AsSet())
     feedback = exercise.check("c, b, a")
-    assert feedback.correct is True and "model" in feedback.message
+    assert feedback.correct is True
+    assert "model" in feedback.message
     assert "not an observation" in feedback.message
 
 
@@ -246,7 +255,8 @@ def test_without_a_server_or_model_the_recorded_result_judges(monkeypatch):
     exercise = Exercise.from_claim("O9", "B first?", pick=lambda o: o["later_process_sorts_first"],
                                    hint="random value", explanation="random decides", accept=Bool())
     feedback = exercise.check("yes")
-    assert feedback.correct is True and "recorded by the source document" in feedback.message
+    assert feedback.correct is True
+    assert "recorded by the source document" in feedback.message
 
 
 def test_progress_records_what_the_learner_did(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ def _offline():
     raise ServerUnavailable("no MongoDB server is available. Hint: set LABKIT_MONGODB_URI")
 
 
-@pytest.fixture()
+@pytest.fixture
 def offline(monkeypatch, tmp_path):
     """A fresh kernel without servers, progress kept in a temporary file."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
@@ -63,7 +63,8 @@ def test_every_message_has_a_vietnamese_translation():
     fuzzy = [m for m in messages if m in catalogue and "fuzzy" in catalogue[m].flags]
     assert not missing, ("not in labkit.po (run `python -m labkit.lessons.translate messages`): "
                          f"{missing}")
-    assert not untranslated and not fuzzy, (untranslated, fuzzy)
+    assert not untranslated, (untranslated, fuzzy)
+    assert not fuzzy, (untranslated, fuzzy)
     assert not set(catalogue) - set(messages), "labkit.po keeps messages the code no longer has"
 
 
@@ -134,13 +135,16 @@ def test_not_run_card_is_in_the_lesson_language(offline, lang):
     assert card.verdict == "not-run"
     if lang == "vi":
         assert "D3: chưa chạy (ở đây không có MongoDB)" in text
-        assert "Cách có một server" in text and "make lab" in text
+        assert "Cách có một server" in text
+        assert "make lab" in text
         assert "kết quả tài liệu gốc “BSON & ObjectId, phần 2/3” ghi lại" in text
-        assert "mô hình của labkit dự đoán" in page and "labkit đã thử:" in page
+        assert "mô hình của labkit dự đoán" in page
+        assert "labkit đã thử:" in page
         assert list(card.table().columns) == ["kết quả tài liệu gốc ghi lại (server thật)",
                                               "mô hình của labkit dự đoán"]
     else:
-        assert "D3: not run (no MongoDB here)" in text and "How to get one" in text
+        assert "D3: not run (no MongoDB here)" in text
+        assert "How to get one" in text
         assert "chưa chạy" not in text + page
 
 
@@ -171,11 +175,14 @@ def test_report_summary_is_in_the_language_and_results_stay_english(lang, tmp_pa
         assert lines[0] == "Đã kiểm tra 2 nhận định: 1 nhận định đúng; 1 nhận định chưa chạy."
         assert "vì không có MongoDB: D3" in lines[1]
         assert run.summary().startswith("2 nhận định: 1 đúng, 0 không đúng")
-        assert "<h1>Báo cáo labkit</h1>" in page and "<html lang='vi'>" in page
-        assert "<th>kết luận</th>" in page and "<span class='v holds'>đúng</span>" in page
+        assert "<h1>Báo cáo labkit</h1>" in page
+        assert "<html lang='vi'>" in page
+        assert "<th>kết luận</th>" in page
+        assert "<span class='v holds'>đúng</span>" in page
     else:
         assert lines[0] == "2 claims were checked: 1 claim holds; 1 claim did not run."
-        assert "<h1>labkit report</h1>" in page and "<span class='v holds'>holds</span>" in page
+        assert "<h1>labkit report</h1>" in page
+        assert "<span class='v holds'>holds</span>" in page
     assert data["summary"] == "2 claims: 1 hold, 0 do not hold, 0 findings, 1 not run, 0 error"
     assert data["counts"]["hold"] == 1
     assert [c["verdict"] for c in data["claims"]] == ["holds", "not-run"]
@@ -188,14 +195,17 @@ def test_the_cli_writes_a_vietnamese_report_with_english_results(tmp_path):
     result = run_labkit("run", "--claims", "O3", "--out", str(out), "--quiet",
                         env={"LABKIT_LANG": "vi"})
     assert result.returncode == 0, result.stderr
-    assert "1 nhận định: 1 đúng" in result.stdout and "Báo cáo: " in result.stdout
+    assert "1 nhận định: 1 đúng" in result.stdout
+    assert "Báo cáo: " in result.stdout
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "<h1>Báo cáo labkit</h1>" in page and "Đã kiểm tra 1 nhận định" in page
+    assert "<h1>Báo cáo labkit</h1>" in page
+    assert "Đã kiểm tra 1 nhận định" in page
     assert "<span class='v holds'>đúng</span>" in page
     assert "- Kết luận: **đúng** (nhận định về hành vi)" in (out / "report.md").read_text(
         encoding="utf-8")
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert data["claims"][0]["verdict"] == "holds" and data["counts"]["hold"] == 1
+    assert data["claims"][0]["verdict"] == "holds"
+    assert data["counts"]["hold"] == 1
     assert data["summary"].startswith("1 claims: 1 hold")
 
 
@@ -205,7 +215,8 @@ def test_json_output_stays_english(tmp_path):
                         env={"LABKIT_LANG": "vi"})
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["claims"][0]["verdict"] == "holds" and "hold" in data["counts"]
+    assert data["claims"][0]["verdict"] == "holds"
+    assert "hold" in data["counts"]
 
 
 def test_plots_draw_vietnamese_without_missing_glyphs(lang):

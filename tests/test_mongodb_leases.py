@@ -13,7 +13,7 @@ from labkit import servers
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 
 
-@pytest.mark.parametrize("lease, state", [
+@pytest.mark.parametrize(("lease", "state"), [
     (None, "unmarked"),
     ({"_id": "lease"}, "unmarked"),
     ({"mark": "someone else's", "renewed": NOW}, "unmarked"),
@@ -52,8 +52,10 @@ def test_stale_databases_are_removed_and_others_kept(mongodb_server, monkeypatch
         live = user.fresh_database("live")
         found = user.cleaned
         names = client.list_database_names()
-        assert stale in found.removed and stale not in names
-        assert unmarked in names and unmarked not in found.removed
+        assert stale in found.removed
+        assert stale not in names
+        assert unmarked in names
+        assert unmarked not in found.removed
         assert live.name in names
     finally:
         user.stop()

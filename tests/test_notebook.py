@@ -15,7 +15,7 @@ def _offline():
     raise ServerUnavailable("no MongoDB server is available. Hint: set LABKIT_MONGODB_URI")
 
 
-@pytest.fixture()
+@pytest.fixture
 def offline(monkeypatch):
     """A fresh kernel-like state: no MongoDB, and the how-to not yet shown."""
     monkeypatch.setattr(notebook, "_notice_shown", False)
@@ -27,14 +27,17 @@ def offline(monkeypatch):
 def test_a_claim_that_needs_a_missing_server_is_not_run_and_raises_nothing(offline):
     """check() returns a not-run card (verdict "not run") instead of raising."""
     card = labkit.check("D3", offline)
-    assert isinstance(card, notebook.NotRun) and card.verdict == "not-run"
+    assert isinstance(card, notebook.NotRun)
+    assert card.verdict == "not-run"
 
 
 def test_the_how_to_is_shown_once_per_kernel(offline):
     """The first card carries the how-to-get-a-server note; later cards only point at it."""
     first, second = labkit.check("D3", offline), labkit.check("S2", offline)
-    assert "make lab" in first._repr_html_() and "make lab" in str(first)
-    assert "make lab" not in second._repr_html_() and "make lab" not in str(second)
+    assert "make lab" in first._repr_html_()
+    assert "make lab" in str(first)
+    assert "make lab" not in second._repr_html_()
+    assert "make lab" not in str(second)
     assert "see the first not-run note above" in second._repr_html_()
 
 
@@ -42,8 +45,10 @@ def test_stand_ins_are_labelled_recorded_and_predicted(offline):
     """D3 shows the chapter's recorded result and the model's prediction, each named."""
     card = labkit.check("D3", offline)
     text = str(card)
-    assert "recorded by the source document" in text and "mongosh" in text
-    assert "labkit's model predicts" in text and "neither is an observation" in text
+    assert "recorded by the source document" in text
+    assert "mongosh" in text
+    assert "labkit's model predicts" in text
+    assert "neither is an observation" in text
     table = card.table()
     assert list(table.columns) == ["recorded by the source (real server)",
                                    "labkit's model predicts"]
@@ -53,7 +58,8 @@ def test_stand_ins_are_labelled_recorded_and_predicted(offline):
 def test_a_stated_expectation_is_not_called_recorded(offline):
     """X2's expectation comes from the manual: it is labelled as stated, never as recorded."""
     text = str(labkit.check("X2", offline))
-    assert "stated by MongoDB's manual" in text and "recorded by" not in text
+    assert "stated by MongoDB's manual" in text
+    assert "recorded by" not in text
 
 
 def test_a_model_that_fails_is_shown_not_raised(offline, monkeypatch):
@@ -72,14 +78,16 @@ def test_on_server_without_a_server_shows_the_model_labelled(offline):
     card = notebook.on_server("collation", lambda db: 1 / 0, model=lambda: {"bytewise": [1]},
                               model_label="the model predicts", ctx=offline)
     assert isinstance(card, notebook.NotRun)
-    assert "the model predicts" in str(card) and "collation: not run" in str(card)
+    assert "the model predicts" in str(card)
+    assert "collation: not run" in str(card)
 
 
 def test_start_lesson_without_a_server_says_the_lesson_still_runs(offline, monkeypatch):
     """start_lesson() of a lesson that uses MongoDB explains what happens without one."""
     monkeypatch.setattr(notebook, "session", lambda: offline)
     status = labkit.start_lesson("01")
-    assert "not run" in str(status) and "still runs" in str(status)
+    assert "not run" in str(status)
+    assert "still runs" in str(status)
     assert "needs no MongoDB" in str(labkit.start_lesson("04"))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 import pytest
 from bson import ObjectId
@@ -71,7 +72,7 @@ def test_a_batch_shares_the_random_value_and_steps_the_counter():
     assert {p.random for p in parts} == {gen.random}
     assert len({p.timestamp for p in parts}) == 1
     assert all((b.counter - a.counter) % (objectid.MAX_COUNTER + 1) == 1
-               for a, b in zip(parts, parts[1:], strict=False))
+               for a, b in itertools.pairwise(parts))
 
 
 @given(timestamps, randoms, counters)
@@ -99,7 +100,7 @@ def test_malformed_hex_is_refused(bad):
         objectid.split(bad)
 
 
-@pytest.mark.parametrize("field, args", [
+@pytest.mark.parametrize(("field", "args"), [
     ("timestamp", (2**32, 0, 0)), ("timestamp", (-1, 0, 0)),
     ("random", (0, 2**40, 0)), ("counter", (0, 0, 2**24)),
 ])
@@ -116,7 +117,7 @@ def test_batch_size_must_be_1_to_100(count):
         objectid.Generator().batch(count)
 
 
-@pytest.mark.parametrize("text, seconds", [
+@pytest.mark.parametrize(("text", "seconds"), [
     ("1700000000", 1_700_000_000), ("2023-11-14T22:13:20Z", 1_700_000_000),
     ("2023-11-14T22:13:20", 1_700_000_000), ("2023-11-14T23:13:20+01:00", 1_700_000_000),
 ])
@@ -142,7 +143,7 @@ def test_inversion_example_rebuilds_the_chapters_sorted_output():
     assert table[0]["made_at_ms"] > table[-1]["made_at_ms"]
 
 
-@pytest.mark.parametrize("skew_s, b_first", [(-5, True), (-2, True), (-1, False), (0, False)])
+@pytest.mark.parametrize(("skew_s", "b_first"), [(-5, True), (-2, True), (-1, False), (0, False)])
 def test_clock_skew_reorders_across_seconds(skew_s, b_first):
     """B writes a second after A; a clock two or more seconds behind puts B's ID first.
 

@@ -35,7 +35,7 @@ def nested(depth: int, inner: str = "1") -> str:
 DOCS = '[{"_id": 1, "a": 1}, {"_id": 2, "a": "x"}]'
 
 
-@pytest.mark.parametrize("content, filter_text", [
+@pytest.mark.parametrize(("content", "filter_text"), [
     (b"\xff\xfe[{}]", "{}"),  # not UTF-8
     (b"", "{}"),  # an empty file
     (b'[{"_id": {"$oid": "12345"}}]', "{}"),
@@ -95,7 +95,8 @@ def test_parallel_arrays_are_an_error_line(tmp_path, capsys):
     path = tmp_path / "docs.json"
     path.write_text('[{"_id": 1, "a": [1], "b": [2]}]')
     status, _, err = predict(capsys, "sort", str(path), "--sort", "a:1,b:1")
-    assert one_error_line(status, err) and "parallel arrays" in err
+    assert one_error_line(status, err)
+    assert "parallel arrays" in err
 
 
 # Generated filters and documents ------------------------------------------------------------

@@ -148,7 +148,7 @@ def _run_of(verdicts: list[str]):
     return Run([ClaimResult(item, [row(v)]) for v in verdicts], now, now, [])
 
 
-@pytest.mark.parametrize("verdicts, words", [
+@pytest.mark.parametrize(("verdicts", "words"), [
     (["holds"], "1 claim was checked: 1 claim holds."),
     (["holds", "holds", "not-run"], "3 claims were checked: 2 claims hold; 1 claim did not run."),
 ])
@@ -160,11 +160,12 @@ def test_the_summary_counts_in_singular_or_plural(verdicts, words):
 def test_the_summary_says_what_to_do_about_a_missing_server_once():
     """Two claims missing MongoDB make one line naming both and the hint."""
     lines = report.summary_lines(_run_of(["not-run", "not-run"]))
-    assert len(lines) == 2 and lines[1].count("set LABKIT_MONGODB_URI") == 1
+    assert len(lines) == 2
+    assert lines[1].count("set LABKIT_MONGODB_URI") == 1
     assert "because MongoDB was not available" in lines[1]
 
 
-@pytest.mark.parametrize("expected, observed, note", [
+@pytest.mark.parametrize(("expected", "observed", "note"), [
     ({"random_larger_by": [0.25, 0.40]}, {"random_larger_by": 0.42},
      "random_larger_by +42.0% is larger than stated (+25.0% to +40.0%)"),
     ({"random_larger_by": [0.25, 0.40]}, {"random_larger_by": -0.03}, "smaller than stated"),
@@ -175,7 +176,8 @@ def test_the_summary_says_what_to_do_about_a_missing_server_once():
 def test_a_value_outside_its_stated_range_says_in_which_direction(expected, observed, note):
     """Out-of-range numbers name the direction; in-range ones add nothing."""
     notes = report.outside_range(expected, observed)
-    assert len(notes) == 1 and note in notes[0]
+    assert len(notes) == 1
+    assert note in notes[0]
 
 
 def test_a_value_inside_its_range_adds_no_note():
@@ -183,7 +185,7 @@ def test_a_value_inside_its_range_adds_no_note():
     assert report.outside_range({"sequential_fill": [0.9, 1.0]}, {"int_fill": 0.95}) == []
 
 
-@pytest.mark.parametrize("value, key, text", [
+@pytest.mark.parametrize(("value", "key", "text"), [
     (0.69314, "uuid4_fill", "69.3%"), (0.421, "random_larger_by", "+42.1%"),
     (1234567, "index_bytes", "1,234,567"), (0.123456, "insert_seconds", "0.123"),
     (True, "x", "yes"), (["a", "b"], "ids", "a, b"), ([], "ids", "(none)"),
@@ -197,7 +199,8 @@ def test_values_read_as_people_write_them(value, key, text):
 def test_claim_ids_never_wrap(offline_run, tmp_path):
     """The ID column is styled not to wrap, so "O10" never breaks over two lines."""
     page = report.write(offline_run, tmp_path)["html"].read_text()
-    assert "td.id,th.id" in page and "white-space:nowrap" in page
+    assert "td.id,th.id" in page
+    assert "white-space:nowrap" in page
     assert "<td class='id'><a href='#O10'>O10</a></td>" in page
 
 
@@ -214,7 +217,8 @@ def test_not_run_causes_come_from_the_rows_fields_not_their_wording():
         rows.append(ClaimResult(item, [Result(item, claims.NOT_RUN, cause,
                                                             f"reworded for {claim_id}")]))
     (cause,) = report.not_run_causes(Run(rows, now, now, []).claims)
-    assert cause["missing"] == "MongoDB" and cause["claims"] == ["D1", "D3"]
+    assert cause["missing"] == "MongoDB"
+    assert cause["claims"] == ["D1", "D3"]
     assert cause["what_failed"] == "No MongoDB server is available (tried Docker: off)."
     assert cause["todo"] == "start one"
 

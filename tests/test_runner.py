@@ -139,7 +139,7 @@ def test_server_search_happens_once_per_run(nothing_available, monkeypatch):
     assert len(searches) == 1
 
 
-@pytest.mark.parametrize("kind, verdicts, claim_verdict_", [
+@pytest.mark.parametrize(("kind", "verdicts", "claim_verdict_"), [
     ("behaviour", ["holds"], "holds"),
     ("behaviour", ["fails"], "fails"),
     ("behaviour", ["not-run"], "not-run"),
@@ -153,7 +153,7 @@ def test_a_claims_verdict_sums_up_its_rows(kind, verdicts, claim_verdict_):
     assert claim_verdict(kind, verdicts) == claim_verdict_
 
 
-@pytest.mark.parametrize("results, strict, status", [
+@pytest.mark.parametrize(("results", "strict", "status"), [
     ([("behaviour", "holds")], False, 0),
     ([("behaviour", "holds"), ("behaviour", "not-run")], False, 0),
     ([("behaviour", "holds"), ("behaviour", "not-run")], True, 1),
@@ -255,7 +255,8 @@ def test_btree_load_is_keyed_by_n_and_model_policy():
         again = ctx.btree("model", ["uuid7"], policy="half")
     assert half["results"][0] is again["results"][0]
     assert half["results"][0]["avg_leaf_fill"] != rightmost["results"][0]["avg_leaf_fill"]
-    assert bigger["results"][0]["n"] == 2_000 and half["results"][0]["n"] == 1_000
+    assert bigger["results"][0]["n"] == 2_000
+    assert half["results"][0]["n"] == 1_000
 
 
 def test_one_engine_failing_costs_that_engine_only(monkeypatch):

@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from helpers import sleeper
 
 from labkit import servers
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
@@ -163,10 +164,7 @@ def test_killed_owner_still_gets_its_server_stopped_and_removed(monkeypatch):
     assert Path(workdir, "data", "postmaster.pid").exists()
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    deadline = time.monotonic() + 30
-    while Path(workdir).exists() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not Path(workdir).exists()
+    assert _wait_until(lambda: not Path(workdir).exists())
     monkeypatch.setenv("LABKIT_POSTGRES_DSN", dsn)
     with pytest.raises(ServerUnavailable, match="did not answer"):
         servers.get_postgres("dsn")
@@ -183,7 +181,8 @@ def test_fresh_database_per_experiment(mongodb_server):
     second.t.insert_one({"x": 1})
     mongodb_server.drop(first.name)
     names = mongodb_server.client().list_database_names()
-    assert first.name not in names and second.name in names
+    assert first.name not in names
+    assert second.name in names
     mongodb_server.drop(second.name)
 
 
@@ -244,7 +243,8 @@ def test_a_mongod_that_will_not_start_is_reported_with_its_log_every_time(
         reports.append(caught.value)
     assert [e.log_tail for e in reports] == ["exception in initAndListen: disk on fire"] * 20
     message = str(reports[-1])
-    assert f"Started {broken} on port" in message and "did not answer" in message
+    assert f"Started {broken} on port" in message
+    assert "did not answer" in message
     assert "Last lines of its log:\nexception in initAndListen: disk on fire" in message
     assert message.splitlines()[-1].startswith("Hint:")
     assert reports[-1].hint.startswith("Hint: run the same mongod by hand")
@@ -393,20 +393,18 @@ watcher.watch_pid(int(sys.argv[1]))
 watcher.watch_path(sys.argv[2])
 if sys.argv[3] == "release":
     watcher.release()
-print("ready", flush=True)
+print("ready", watcher.pid, flush=True)
 time.sleep(600)
 """
 
 
-def _sleeper() -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-
-
-def _owner(child: subprocess.Popen, path: Path, how: str) -> subprocess.Popen:
+def _owner(child: subprocess.Popen, path: Path, how: str) -> tuple[subprocess.Popen, int]:
+    """An owner whose watcher watches ``child`` and ``path``, and its watcher's pid."""
     owner = subprocess.Popen([sys.executable, "-c", OWNER, str(child.pid), str(path), how],
                              stdout=subprocess.PIPE, text=True)
-    assert owner.stdout.readline().strip() == "ready"
-    return owner
+    word, pid = owner.stdout.readline().split()
+    assert word == "ready"
+    return owner, int(pid)
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -421,13 +419,28 @@ def _wait_until(condition, seconds: float = 30) -> bool:
     return condition()
 
 
+def _pidfds(pid: int) -> int | None:
+    """How many processes ``pid`` holds pinned (its pidfds), where Linux's /proc says."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    links = []
+    for fd in fds:
+        try:
+            links.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            continue
+    return sum(link == "anon_inode:[pidfd]" for link in links)
+
+
 def test_watcher_stops_the_server_and_removes_its_files_when_the_owner_is_killed(tmp_path):
     """Owner killed: the watched process is stopped and the watched folder removed."""
     folder = tmp_path / "server"
     folder.mkdir()
-    child = _sleeper()
+    child = sleeper()
     try:
-        _kill(_owner(child, folder, "keep"))
+        _kill(_owner(child, folder, "keep")[0])
         assert child.wait(timeout=30) != 0
         assert _wait_until(lambda: not folder.exists())
     finally:
@@ -438,10 +451,12 @@ def test_watcher_leaves_everything_alone_once_the_owner_releases_it(tmp_path):
     """Owner released the watcher, then died: the process runs on and the folder stays."""
     folder = tmp_path / "server"
     folder.mkdir()
-    child = _sleeper()
+    child = sleeper()
     try:
-        _kill(_owner(child, folder, "release"))
-        time.sleep(2.5)
+        owner, watcher = _owner(child, folder, "release")
+        # release() returns once the watcher has left: no one is left to act on the death.
+        assert not _reaper.alive(watcher)
+        _kill(owner)
         assert child.poll() is None
         assert folder.exists()
     finally:
@@ -452,11 +467,17 @@ def test_watcher_does_nothing_when_the_server_exits_on_its_own(tmp_path):
     """The server exiting is no signal: its files stay until the owner dies, then go."""
     folder = tmp_path / "server"
     folder.mkdir()
-    child = _sleeper()
-    owner = _owner(child, folder, "keep")
+    child = sleeper()
+    owner, watcher = _owner(child, folder, "keep")
     try:
-        _kill(child)
-        time.sleep(2.5)  # more than the watcher's one-second look at its processes
+        pinned = _pidfds(watcher) is not None and _wait_until(lambda: _pidfds(watcher) == 1, 10)
+        if pinned:
+            _kill(child)
+            # The watcher let go of the exited server at its next look, and acted on nothing.
+            assert _wait_until(lambda: _pidfds(watcher) == 0)
+        else:  # no pidfd to see the watcher's look by: outwait it (it looks each second)
+            _kill(child)
+            time.sleep(2.5)
         assert folder.exists()
     finally:
         _kill(owner)
@@ -465,13 +486,13 @@ def test_watcher_does_nothing_when_the_server_exits_on_its_own(tmp_path):
 
 def test_watcher_stops_the_process_named_in_a_pid_file(tmp_path):
     """A pid file is read when the owner dies: a server whose pid came late is still stopped."""
-    child = _sleeper()
+    child = sleeper()
     pidfile = tmp_path / "postmaster.pid"
     orders = _reaper._Orders()
     try:
         assert orders.take(f"pidfile {pidfile}\n")
         pidfile.write_text(f"{child.pid}\n/data\n")
-        acting = threading.Thread(target=orders.act)
+        acting = threading.Thread(target=orders.act, kwargs={"settle": 0})
         acting.start()
         assert child.wait(timeout=30) == -signal.SIGTERM  # reaped here, as init would
         acting.join(timeout=30)
@@ -484,13 +505,13 @@ def test_watcher_stops_the_process_named_in_a_pid_file(tmp_path):
 def test_a_pid_file_naming_a_process_that_started_later_is_ignored(tmp_path):
     """A pid file left by a killed server whose pid now belongs to another process (it started
     later than the file says) is not acted on: the watcher signals no stranger."""
-    stranger = _sleeper()
+    stranger = sleeper()
     pidfile = tmp_path / "postmaster.pid"
     pidfile.write_text(f"{stranger.pid}\n/data\n{int(time.time()) - 3600}\n")
     orders = _reaper._Orders()
     try:
         assert orders.take(f"pidfile {pidfile} INT\n")
-        orders.act()
+        orders.act(settle=0)
         assert stranger.poll() is None
     finally:
         stranger.kill()
@@ -500,7 +521,7 @@ def test_a_pid_file_naming_a_process_that_started_later_is_ignored(tmp_path):
 def test_a_pid_file_naming_its_own_process_is_acted_on_with_the_signal_asked(tmp_path):
     """The same pid file with the process's true start time: that process gets SIGINT, the
     signal the order named (PostgreSQL's fast shutdown)."""
-    child = _sleeper()
+    child = sleeper()
     pidfile = tmp_path / "postmaster.pid"
     started = _reaper._start_time(child.pid)
     if started is None:
@@ -510,7 +531,7 @@ def test_a_pid_file_naming_its_own_process_is_acted_on_with_the_signal_asked(tmp
     orders = _reaper._Orders()
     try:
         assert orders.take(f"pidfile {pidfile} INT\n")
-        orders.act()
+        orders.act(settle=0)
         assert child.wait(timeout=30) == -signal.SIGINT
     finally:
         child.kill()
@@ -518,7 +539,7 @@ def test_a_pid_file_naming_its_own_process_is_acted_on_with_the_signal_asked(tmp
 
 def test_a_process_that_exited_is_never_signalled_again(tmp_path):
     """Once a watched process has exited, the watcher forgets it: its pid may be reused."""
-    child = _sleeper()
+    child = sleeper()
     orders = _reaper._Orders()
     assert orders.take(f"pid {child.pid} TERM\n")
     pinned = orders.processes[child.pid]
@@ -548,7 +569,8 @@ class FakeKernel32:
         self.handle, self.exit_code, self.closed = handle, exit_code, []
 
     def OpenProcess(self, access, inherit, pid):  # noqa: N802 (the Windows API's name)
-        assert access & 0x1000 and inherit is False
+        assert access & 0x1000
+        assert inherit is False
         return self.handle
 
     def GetExitCodeProcess(self, handle, code_ref):  # noqa: N802
@@ -625,9 +647,9 @@ def test_an_owner_killed_while_postgres_starts_leaves_nothing_behind():
         assert (workdir / "data" / "postmaster.pid").exists()
         _kill(owner)
         assert _wait_until(lambda: not workdir.exists())
-        with pytest.raises(Exception, match="(?i)connection|refused|failed"):
-            import psycopg
+        import psycopg
 
+        with pytest.raises(Exception, match=r"(?i)connection|refused|failed"):
             psycopg.connect(dsn, connect_timeout=3).close()
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -719,7 +741,8 @@ def test_postgres_starts_under_a_tmpdir_with_spaces_and_a_long_path(tmp_path, mo
     monkeypatch.setattr(tempfile, "tempdir", str(base))
     try:
         with servers.get_postgres("local") as server:
-            assert " " in str(server.workdir) and len(str(server.workdir)) > 107
+            assert " " in str(server.workdir)
+            assert len(str(server.workdir)) > 107
             with server.connect() as conn:
                 assert conn.execute("SELECT 1").fetchone()[0] == 1
         assert list(base.iterdir()) == []
@@ -799,7 +822,9 @@ def test_databases_left_by_a_killed_run_are_removed_by_the_next_and_only_those(l
         assert live._created[0] in found.in_use
         with local_postgres.connect() as conn:
             names = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
-        assert left not in names and other in names and live._created[0] in names
+        assert left not in names
+        assert other in names
+        assert live._created[0] in names
     finally:
         owner.kill()
         live.stop()
