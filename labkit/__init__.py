@@ -18,13 +18,13 @@ from labkit.run.doctor import run as doctor
 from labkit.servers import mongodb
 
 __all__ = [
-    "__version__",
     "BadInput",
     "ClaimFailed",
     "Exercise",
     "LabkitError",
     "ServerStartError",
     "ServerUnavailable",
+    "__version__",
     "check",
     "doctor",
     "exercise",

@@ -94,7 +94,7 @@ def test_no_import_circle():
         seen[module] = 1
         for target in sorted(GRAPH[module]):
             if seen.get(target) == 1:
-                circles.append(path[path.index(target):] + [target])
+                circles.append([*path[path.index(target):], target])
             elif target not in seen:
                 visit(target, [*path, target])
         seen[module] = 2

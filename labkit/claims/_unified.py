@@ -182,7 +182,7 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
         expect = _unified_expect(op, name_, error, op_at)
         if expect is None and not op.get("ignoreResultAndError"):
             not_checked.append(f"{name_}: nothing to judge (no expectResult or expectError)")
-        database, collection = collections[target][1:]
+        _database, collection = collections[target][1:]
         steps.append(Step(name_, arguments, expect, file.node.line_of(*op_at), collection,
                           skip=f"it follows {wrote}, which a claim check does not perform"
                           if wrote else ""))

@@ -18,7 +18,7 @@ Progress = Callable[[int], None]
 
 
 class _Node:
-    __slots__ = ("keys", "children")
+    __slots__ = ("children", "keys")
 
     def __init__(self, keys: list, children: list | None = None) -> None:
         self.keys = keys

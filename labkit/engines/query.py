@@ -140,7 +140,7 @@ def _project(doc: dict, projection: dict) -> dict:
     including = any(bool(v) for v in fields.values()) or (not fields and "_id" in projection
                                                           and keep_id)
     if including:
-        out = {k: v for k, v in doc.items() if k in fields and fields[k]}
+        out = {k: v for k, v in doc.items() if fields.get(k)}
         if keep_id and "_id" in doc:
             out = {"_id": doc["_id"], **out}
         return out

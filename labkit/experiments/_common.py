@@ -5,6 +5,7 @@ claim files' questions (``claims/*.yaml``, by ID) through the one query driver
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 from labkit.claims.claim import Observation
@@ -129,5 +130,4 @@ def counter_steps(hex_ids: list[str]) -> set[int]:
     from labkit.model import objectid
 
     counters = [objectid.split(h).counter for h in hex_ids]
-    return {(b - a) % (objectid.MAX_COUNTER + 1) for a, b in zip(counters, counters[1:],
-                                                                  strict=False)}
+    return {(b - a) % (objectid.MAX_COUNTER + 1) for a, b in itertools.pairwise(counters)}

@@ -3,6 +3,7 @@ generator, then the page-split claims judged per engine on real loads (claims U1
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 
@@ -222,7 +223,7 @@ def v7_order(ctx) -> Observation:
     ms = {u: uuids.explain(u)["unix_ts_ms"] for _, u, _ in made}
     per_node = all([u for _, u, label in made if label == r["label"]]
                    == [u for _, u, label in by_bytes if label == r["label"]] for r in results)
-    later_after = all(ms[a[1]] <= ms[b[1]] for a, b in zip(by_bytes, by_bytes[1:], strict=False))
+    later_after = all(ms[a[1]] <= ms[b[1]] for a, b in itertools.pairwise(by_bytes))
     shared = shared_ms(results)
     in_time_order = all([u for _, u, _ in made if ms[u] == m]
                         == [u for _, u, _ in by_bytes if ms[u] == m] for m in shared)

@@ -12,7 +12,7 @@ import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
@@ -247,7 +247,7 @@ class _Decoder:
             raise BadInput("$undefined needs the value true")
         return UNDEFINED
 
-    _SINGLE: dict[str, Callable[[_Decoder, Any], Any]] = {
+    _SINGLE: ClassVar[dict[str, Callable[[_Decoder, Any], Any]]] = {
         "$oid": _oid, "$numberInt": _int, "$numberLong": _long, "$numberDouble": _double,
         "$numberDecimal": _decimal, "$uuid": _uuid, "$date": _date, "$timestamp": _timestamp,
         "$regularExpression": _regular_expression, "$symbol": _symbol, "$minKey": _min_key,

@@ -172,7 +172,7 @@ def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 3.4))
     for index, (kind, trace) in enumerate(traces.items()):
-        steps = [b - a for a, b in zip([0] + trace, trace, strict=False)]
+        steps = [b - a for a, b in zip([0, *trace], trace, strict=False)]
         axes.plot([every * (i + 1) for i in range(len(steps))],
                   [1000 * s / every for s in steps], label=kind,
                   color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
