@@ -402,25 +402,16 @@ class _Final:
 _State = tuple[Any, tuple[str, ...]] | _Final  # a path still to follow from a value, or settled
 
 
+_Waiting = list[tuple[int, tuple[str, ...]]]  # the paths that go on into one array: (i, rest)
+
+
 def _index_keys(states: Sequence[_State], doc_id: Any) -> list[SortKey]:
     """Every key tuple a compound index on the paths would hold for one document.
 
     ``states`` holds, per path, ``(value, remaining parts)`` or a ``_Final``. Paths that
     reach the same array pair up element by element; two different arrays are refused.
     """
-    finals: list[Any] = [None] * len(states)
-    arrays: dict[int, list[Any]] = {}
-    waiting: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
-    for i, state in enumerate(states):
-        if isinstance(state, _Final):
-            finals[i] = state.value
-            continue
-        status, found, rest = _advance(*state)
-        if status == _DONE:
-            finals[i] = found
-        else:
-            arrays[id(found)] = found
-            waiting.setdefault(id(found), []).append((i, rest))
+    finals, arrays, waiting = _follow_paths(states)
     if not arrays:
         return [tuple(finals)]
     if len(arrays) > 1:
@@ -434,16 +425,42 @@ def _index_keys(states: Sequence[_State], doc_id: Any) -> list[SortKey]:
         return [tuple(finals)]
     keys: list[SortKey] = []
     for element in array:
-        here: list[_State] = [_Final(value) for value in finals]
-        for i, rest in paths:
-            if not rest:
-                here[i] = _Final(element)  # an array nested in the array stays whole
-            elif isinstance(element, dict):
-                here[i] = (element, rest)
-            else:
-                here[i] = _Final(None)
-        keys.extend(_index_keys(here, doc_id))
+        keys.extend(_index_keys(_element_states(element, finals, paths), doc_id))
     return keys
+
+
+def _follow_paths(
+    states: Sequence[_State],
+) -> tuple[list[Any], dict[int, list[Any]], dict[int, _Waiting]]:
+    """Each path followed to its settled value or to the array it reaches: the settled values
+    by path, the arrays reached by id, and by array id the paths that go on into it."""
+    finals: list[Any] = [None] * len(states)
+    arrays: dict[int, list[Any]] = {}
+    waiting: dict[int, _Waiting] = {}
+    for i, state in enumerate(states):
+        if isinstance(state, _Final):
+            finals[i] = state.value
+            continue
+        status, found, rest = _advance(*state)
+        if status == _DONE:
+            finals[i] = found
+        else:
+            arrays[id(found)] = found
+            waiting.setdefault(id(found), []).append((i, rest))
+    return finals, arrays, waiting
+
+
+def _element_states(element: Any, finals: list[Any], paths: _Waiting) -> list[_State]:
+    """The paths' states for one element of the array they reach; the others stay settled."""
+    here: list[_State] = [_Final(value) for value in finals]
+    for i, rest in paths:
+        if not rest:
+            here[i] = _Final(element)  # an array nested in the array stays whole
+        elif isinstance(element, dict):
+            here[i] = (element, rest)
+        else:
+            here[i] = _Final(None)
+    return here
 
 
 def sort_key(doc: Document, path: str, descending: bool = False) -> Any:

@@ -126,37 +126,55 @@ def _comparison(op: str, args: Any, depth: int) -> Expression:
 
 
 def _expression_operator(op: str, args: Any, depth: int) -> Expression:
-    if op == "$literal":
-        return lambda doc: args
-    if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
-        return _comparison(op, args, depth)
-    if op in ("$and", "$or"):
-        items = _arguments(op, args, depth)
-        if op == "$and":
-            return lambda doc: all(truthy(item(doc)) for item in items)
-        return lambda doc: any(truthy(item(doc)) for item in items)
-    if op == "$not":
-        (item,) = _arguments(op, args, depth, count=1)
-        return lambda doc: not truthy(item(doc))
-    if op == "$in":
-        needle, haystack = _arguments(op, args, depth, count=2)
-        return lambda doc: _expression_in(needle(doc), haystack(doc))
-    if op == "$type":
-        (item,) = _arguments(op, args, depth, count=1)
-        return lambda doc: bson_type(item(doc))
-    if op == "$isNumber":
-        (item,) = _arguments(op, args, depth, count=1)
-        return lambda doc: bson_type(item(doc)) in NUMBER_TYPES
-    if op == "$ifNull":
-        items = _arguments(op, args, depth, at_least=2)
-        return lambda doc: _if_null(items, doc)
-    if op in CONVERSION_OPERATORS:
-        (item,) = _arguments(op, args, depth, count=1)
-        target = CONVERSION_OPERATORS[op]
-        return lambda doc: convert(item(doc), target)
-    if op == "$convert":
-        return _convert_expression(args, depth)
-    raise BadInput(f"the model does not know the expression operator {op}")
+    compile_operator = _OPERATORS.get(op)
+    if compile_operator is None:
+        raise BadInput(f"the model does not know the expression operator {op}")
+    return compile_operator(op, args, depth)
+
+
+def _literal(op: str, args: Any, depth: int) -> Expression:
+    return lambda doc: args
+
+
+def _and(op: str, args: Any, depth: int) -> Expression:
+    items = _arguments(op, args, depth)
+    return lambda doc: all(truthy(item(doc)) for item in items)
+
+
+def _or(op: str, args: Any, depth: int) -> Expression:
+    items = _arguments(op, args, depth)
+    return lambda doc: any(truthy(item(doc)) for item in items)
+
+
+def _not(op: str, args: Any, depth: int) -> Expression:
+    (item,) = _arguments(op, args, depth, count=1)
+    return lambda doc: not truthy(item(doc))
+
+
+def _in(op: str, args: Any, depth: int) -> Expression:
+    needle, haystack = _arguments(op, args, depth, count=2)
+    return lambda doc: _expression_in(needle(doc), haystack(doc))
+
+
+def _type(op: str, args: Any, depth: int) -> Expression:
+    (item,) = _arguments(op, args, depth, count=1)
+    return lambda doc: bson_type(item(doc))
+
+
+def _is_number(op: str, args: Any, depth: int) -> Expression:
+    (item,) = _arguments(op, args, depth, count=1)
+    return lambda doc: bson_type(item(doc)) in NUMBER_TYPES
+
+
+def _first_not_null(op: str, args: Any, depth: int) -> Expression:
+    items = _arguments(op, args, depth, at_least=2)
+    return lambda doc: _if_null(items, doc)
+
+
+def _conversion(op: str, args: Any, depth: int) -> Expression:
+    (item,) = _arguments(op, args, depth, count=1)
+    target = CONVERSION_OPERATORS[op]
+    return lambda doc: convert(item(doc), target)
 
 
 def _expression_in(needle: Any, haystack: Any) -> bool:
@@ -175,7 +193,7 @@ def _if_null(items: list[Expression], doc: dict[str, Any]) -> Any:
     return items[-1](doc)
 
 
-def _convert_expression(args: Any, depth: int) -> Expression:
+def _convert_expression(op: str, args: Any, depth: int) -> Expression:
     if not isinstance(args, dict) or "input" not in args or "to" not in args:
         raise BadInput("$convert needs a document with 'input' and 'to'")
     unknown = sorted(set(args) - {"input", "to", "onError", "onNull"})
@@ -198,3 +216,21 @@ def _convert_expression(args: Any, depth: int) -> Expression:
                 raise
             return on_error(doc)
     return run
+
+
+# What compiles each expression operator the model knows. Every compiler takes the same three
+# arguments so that one table names them all; the operator's name serves those that report it
+# in an error or pick by it (the comparisons, the conversions).
+_OPERATORS: dict[str, Callable[[str, Any, int], Expression]] = {
+    "$literal": _literal,
+    **dict.fromkeys(("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"), _comparison),
+    "$and": _and,
+    "$or": _or,
+    "$not": _not,
+    "$in": _in,
+    "$type": _type,
+    "$isNumber": _is_number,
+    "$ifNull": _first_not_null,
+    **dict.fromkeys(CONVERSION_OPERATORS, _conversion),
+    "$convert": _convert_expression,
+}

@@ -17,6 +17,7 @@ from labkit.model.bson_order import (
     NUMBER_TYPES,
     UNDEFINED,
     Document,
+    SortKey,
     bson_type,
     key,
     regex_flags,
@@ -149,22 +150,37 @@ def _comparison(op: str, operand: Any) -> ValuesTest:
     if operand is UNDEFINED:
         raise BadInput(f"{op}: cannot compare to undefined")
     if operand is None:
-        if op in ("$gt", "$lt"):
-            return lambda candidates: False
-        return lambda candidates: any(c is None or c is MISSING for c in candidates)
+        return _null_comparison(op)
     wanted = key(operand)
-    rank = wanted[0]
     test = SIGN_TESTS[op]
-    if rank in (0, 15):  # MinKey and MaxKey compare with every type
-        def across(candidates: Values) -> bool:
-            for c in candidates:
-                if c is not MISSING:
-                    k = key(c)
-                    if test((k > wanted) - (k < wanted)):
-                        return True
-            return False
-        return across
-    nan_ok = op in ("$eq", "$gte", "$lte")
+    if wanted[0] in (0, 15):  # MinKey and MaxKey compare with every type
+        return _across_brackets(test, wanted)
+    return _in_bracket(test, wanted, nan_ok=op in ("$eq", "$gte", "$lte"))
+
+
+def _null_comparison(op: str) -> ValuesTest:
+    """A comparison with null: null and a missing field are equal to it, nothing is above or
+    below it."""
+    if op in ("$gt", "$lt"):
+        return lambda candidates: False
+    return lambda candidates: any(c is None or c is MISSING for c in candidates)
+
+
+def _across_brackets(test: Callable[[int], bool], wanted: SortKey) -> ValuesTest:
+    """A comparison with MinKey or MaxKey: every present value, of any type, is compared."""
+    def across(candidates: Values) -> bool:
+        for c in candidates:
+            if c is not MISSING:
+                k = key(c)
+                if test((k > wanted) - (k < wanted)):
+                    return True
+        return False
+    return across
+
+
+def _in_bracket(test: Callable[[int], bool], wanted: SortKey, nan_ok: bool) -> ValuesTest:
+    """A comparison that only values of the operand's bracket (its key's rank) can pass."""
+    rank = wanted[0]
 
     def bracketed(candidates: Values) -> bool:
         for c in candidates:
@@ -188,6 +204,22 @@ _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE
 
 def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
     """A test of one value against a regular expression, as ``$regex`` applies it."""
+    source, flags = _regex_source(pattern, options)
+    compiled = _compiled_regex(source, flags)
+    as_value = key(Regex(source, "".join(sorted(flags))))
+
+    def test(value: Any) -> bool:
+        if type(value) is str:
+            return compiled.search(value) is not None
+        if isinstance(value, Regex | re.Pattern):
+            return key(value) == as_value
+        return False
+    return test
+
+
+def _regex_source(pattern: Any, options: Any) -> tuple[str, str]:
+    """The pattern's text and its flags, from a regex (flags inside or in ``$options``, not
+    both) or from a string (flags in ``$options``)."""
     if isinstance(pattern, Regex | re.Pattern):
         if options is not None and regex_flags(pattern):
             raise BadInput("$regex: options given both in the regex and in $options")
@@ -201,6 +233,11 @@ def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
         raise BadInput("$regex needs a string or a regular expression")
     if not isinstance(flags, str):
         raise BadInput("$options needs a string")
+    return source, flags
+
+
+def _compiled_regex(source: str, flags: str) -> re.Pattern[str]:
+    """The pattern compiled with its flags; BadInput where MongoDB would refuse either."""
     bad = sorted(set(flags) - set(_FLAGS))
     if bad:
         raise BadInput(f"$regex: invalid flag {bad[0]!r} in the options")
@@ -210,18 +247,9 @@ def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
     for flag in flags:
         bits |= _FLAGS[flag]
     try:
-        compiled = re.compile(source, bits)
+        return re.compile(source, bits)
     except (re.error, RecursionError, OverflowError) as exc:
         raise BadInput(f"$regex: invalid regular expression {source!r}: {exc}") from None
-    as_value = key(Regex(source, "".join(sorted(flags))))
-
-    def test(value: Any) -> bool:
-        if type(value) is str:
-            return compiled.search(value) is not None
-        if isinstance(value, Regex | re.Pattern):
-            return key(value) == as_value
-        return False
-    return test
 
 
 def _is_regex(value: Any) -> bool:
@@ -258,20 +286,7 @@ def _type_test(wanted: Any) -> Callable[[Any], bool]:
 
 
 def _mod_test(operand: Any) -> Callable[[Any], bool]:
-    if not isinstance(operand, list) or len(operand) != 2:
-        raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
-    numbers: list[Number] = []
-    for item in operand:
-        number = as_number(item)
-        if number is None:
-            raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
-        numbers.append(number)
-    if any(not math.isfinite(x) if not isinstance(x, decimal.Decimal) else not x.is_finite()
-           for x in numbers):
-        raise BadInput("$mod: the divisor and remainder must be finite numbers")
-    divisor, remainder = (int(x) for x in numbers)  # both truncated toward zero
-    if divisor == 0:
-        raise BadInput("$mod: the divisor cannot be 0")
+    divisor, remainder = _mod_operand(operand)
 
     def test(value: Any) -> bool:
         number = as_number(value) if type(value) is not bool else None
@@ -286,6 +301,26 @@ def _mod_test(operand: Any) -> Callable[[Any], bool]:
         left = abs(whole) % abs(divisor)  # C's remainder: the sign follows the dividend
         return (-left if whole < 0 else left) == remainder
     return test
+
+
+def _mod_operand(operand: Any) -> tuple[int, int]:
+    """``$mod``'s divisor and remainder, both truncated toward zero; BadInput unless they are
+    two finite numbers and the divisor is not 0."""
+    if not isinstance(operand, list) or len(operand) != 2:
+        raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
+    numbers: list[Number] = []
+    for item in operand:
+        number = as_number(item)
+        if number is None:
+            raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
+        numbers.append(number)
+    if any(not math.isfinite(x) if not isinstance(x, decimal.Decimal) else not x.is_finite()
+           for x in numbers):
+        raise BadInput("$mod: the divisor and remainder must be finite numbers")
+    divisor, remainder = (int(x) for x in numbers)
+    if divisor == 0:
+        raise BadInput("$mod: the divisor cannot be 0")
+    return divisor, remainder
 
 
 def _size_test(operand: Any) -> Callable[[list[Any]], bool]:
@@ -390,36 +425,54 @@ def _operators(condition: dict[str, Any], version: str, depth: int) -> list[Valu
 
 
 def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
-    if op in SIGN_TESTS:
-        comparison = _comparison(op, operand)
-        return lambda values: comparison(_expand(values))
-    if op == "$ne":
-        comparison = _comparison("$eq", operand)
-        return lambda values: not comparison(_expand(values))
-    if op in ("$in", "$nin"):
-        inside = _in_test(op, operand)
-        if op == "$in":
-            return lambda values: inside(_expand(values))
-        return lambda values: not inside(_expand(values))
-    if op == "$exists":
-        wanted = truthy(operand)
-        return lambda values: any(v is not MISSING for v in values) == wanted
-    if op == "$type":
-        return _any_expanded(_type_test(operand))
-    if op == "$not":
-        return _not(operand, version, depth)
-    if op == "$elemMatch":
-        element_test = _elem_match(operand, version, depth)
-        return lambda values: any(any(element_test(e) for e in array)
-                                  for array in _arrays(values))
-    if op == "$size":
-        size_test = _size_test(operand)
-        return lambda values: any(size_test(array) for array in _arrays(values))
-    if op == "$all":
-        return _all(operand, version, depth)
-    if op == "$mod":
-        return _any_expanded(_mod_test(operand))
-    raise BadInput(f"the model does not know the query operator {op}")
+    compile_operator = _QUERY_OPERATORS.get(op)
+    if compile_operator is None:
+        raise BadInput(f"the model does not know the query operator {op}")
+    return compile_operator(op, operand, version, depth)
+
+
+def _compare(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    comparison = _comparison(op, operand)
+    return lambda values: comparison(_expand(values))
+
+
+def _ne(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    comparison = _comparison("$eq", operand)
+    return lambda values: not comparison(_expand(values))
+
+
+def _in(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    inside = _in_test(op, operand)
+    return lambda values: inside(_expand(values))
+
+
+def _nin(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    inside = _in_test(op, operand)
+    return lambda values: not inside(_expand(values))
+
+
+def _exists(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    wanted = truthy(operand)
+    return lambda values: any(v is not MISSING for v in values) == wanted
+
+
+def _type(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    return _any_expanded(_type_test(operand))
+
+
+def _elem_match_values(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    element_test = _elem_match(operand, version, depth)
+    return lambda values: any(any(element_test(e) for e in array)
+                              for array in _arrays(values))
+
+
+def _size(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    size_test = _size_test(operand)
+    return lambda values: any(size_test(array) for array in _arrays(values))
+
+
+def _mod(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
+    return _any_expanded(_mod_test(operand))
 
 
 def _in_test(op: str, operand: Any) -> ValuesTest:
@@ -432,7 +485,7 @@ def _in_test(op: str, operand: Any) -> ValuesTest:
     return lambda candidates: any(test(candidates) for test in tests)
 
 
-def _not(operand: Any, version: str, depth: int) -> ValuesTest:
+def _not(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     if _is_regex(operand):
         test = _regex(operand)
         return lambda values: not any(test(c) for c in _expand(values))
@@ -467,7 +520,7 @@ def _elem_match(operand: Any, version: str, depth: int) -> Callable[[Any], bool]
     return on_document
 
 
-def _all(operand: Any, version: str, depth: int) -> ValuesTest:
+def _all(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput("$all needs an array")
     if not operand:
@@ -485,3 +538,20 @@ def _all(operand: Any, version: str, depth: int) -> ValuesTest:
             raise BadInput(f"$all: cannot nest an operator ({next(iter(item))}) inside $all")
     equalities = [_equality(item) for item in operand]
     return lambda values: all(test(_expand(values)) for test in equalities)
+
+
+# What compiles each query operator the model knows. Every compiler takes _operator's four
+# arguments so that one table names them all; each uses those it needs.
+_QUERY_OPERATORS: dict[str, Callable[[str, Any, str, int], ValuesTest]] = {
+    **dict.fromkeys(SIGN_TESTS, _compare),
+    "$ne": _ne,
+    "$in": _in,
+    "$nin": _nin,
+    "$exists": _exists,
+    "$type": _type,
+    "$not": _not,
+    "$elemMatch": _elem_match_values,
+    "$size": _size,
+    "$all": _all,
+    "$mod": _mod,
+}
