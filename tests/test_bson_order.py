@@ -651,3 +651,11 @@ def test_numeric_ordering_collation():
     with pytest.raises(BadInput):
         m.sort([*docs, {"_id": 9, "v": "1a"}], "v:1", collation={"locale": "en",
                                                                   "numericOrdering": True})
+
+
+@pytest.mark.parametrize("code", [math.inf, -math.inf, math.nan, Decimal128("Infinity")])
+def test_a_type_code_that_is_no_whole_number_is_refused(code):
+    """``{$type: [inf, 1]}`` is refused as MongoDB refuses a type code that is not a whole
+    number of a BSON type (the manual, "$type": "Available Types"), not a crash in ``int()``."""
+    with pytest.raises(BadInput, match="is not a BSON type number"):
+        reads.find([{"a": 1}], {"a": {"$type": [code, 1]}})

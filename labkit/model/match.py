@@ -274,7 +274,8 @@ def _type_test(wanted: Any) -> Callable[[Any], bool]:
             raise BadInput(f"$type: {name!r} is not a type name or number")
         if not isinstance(name, str):
             number = name.to_decimal() if isinstance(name, Decimal128) else name
-            if number != number or number != int(number) or int(number) not in TYPE_CODES:
+            finite = number == number and abs(number) != float("inf")  # int() refuses NaN, inf
+            if not finite or number != int(number) or int(number) not in TYPE_CODES:
                 raise BadInput(f"$type: {name!r} is not a BSON type number")
             name = TYPE_CODES[int(number)]
         elif name not in TYPE_NAMES:
