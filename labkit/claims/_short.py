@@ -102,32 +102,38 @@ def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Doc
             for i, doc in enumerate(docs)]
 
 
-def _short_query(where: _Where, kind: str, value: Any) -> tuple[str, dict[str, Any]]:
-    if kind == "find":
-        if not isinstance(value, dict):
-            raise where.error("find is a filter document, or {filter, sort, projection, "
-                              "skip, limit}", "find")
-        long_form = bool(value) and set(value) <= _FIND_OPTIONS
-        arguments = dict(value) if long_form else {"filter": value}
-        arguments.setdefault("filter", {})
-        for key in ("skip", "limit"):
-            if key in arguments and (not isinstance(arguments[key], int)
-                                     or isinstance(arguments[key], bool)):
-                raise where.error(f"find's {key} must be a whole number", "find", key)
-        for key in ("filter", "sort", "projection"):
-            if key in arguments and not isinstance(arguments[key], dict):
-                raise where.error(f"find's {key} must be a document", "find")
-        return "find", where.bson(arguments, "find", "find")
-    if kind == "aggregate":
-        if not isinstance(value, list) or not all(isinstance(s, dict) and len(s) == 1
-                                                  for s in value):
-            raise where.error("aggregate is a pipeline: a list of stages, each one "
-                              "{$stage: …}", "aggregate")
-        return "aggregate", {"pipeline": where.bson(value, "aggregate", "aggregate")}
-    if kind == "count":
-        if not isinstance(value, dict):
-            raise where.error("count is a filter document", "count")
-        return "countDocuments", {"filter": where.bson(value, "count", "count")}
+def _find(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(value, dict):
+        raise where.error("find is a filter document, or {filter, sort, projection, "
+                          "skip, limit}", "find")
+    long_form = bool(value) and set(value) <= _FIND_OPTIONS
+    arguments = dict(value) if long_form else {"filter": value}
+    arguments.setdefault("filter", {})
+    for key in ("skip", "limit"):
+        if key in arguments and (not isinstance(arguments[key], int)
+                                 or isinstance(arguments[key], bool)):
+            raise where.error(f"find's {key} must be a whole number", "find", key)
+    for key in ("filter", "sort", "projection"):
+        if key in arguments and not isinstance(arguments[key], dict):
+            raise where.error(f"find's {key} must be a document", "find")
+    return "find", where.bson(arguments, "find", "find")
+
+
+def _aggregate(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(s, dict) and len(s) == 1
+                                              for s in value):
+        raise where.error("aggregate is a pipeline: a list of stages, each one "
+                          "{$stage: …}", "aggregate")
+    return "aggregate", {"pipeline": where.bson(value, "aggregate", "aggregate")}
+
+
+def _count(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(value, dict):
+        raise where.error("count is a filter document", "count")
+    return "countDocuments", {"filter": where.bson(value, "count", "count")}
+
+
+def _distinct(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(value, dict) or not isinstance(value.get("field"), str) or (
             set(value) - {"field", "filter"}):
         raise where.error("distinct is {field: name, filter: {…}}", "distinct")
@@ -135,7 +141,26 @@ def _short_query(where: _Where, kind: str, value: Any) -> tuple[str, dict[str, A
                         "filter": where.bson(value.get("filter", {}), "distinct", "distinct")}
 
 
+# Each query a short claim may hold, read into the command's name and arguments.
+_QUERIES = {"find": _find, "aggregate": _aggregate, "count": _count, "distinct": _distinct}
+
+
+def _short_query(where: _Where, kind: str, value: Any) -> tuple[str, dict[str, Any]]:
+    return _QUERIES[kind](where, value)
+
+
 def _short_expect(where: _Where, value: Any) -> Expectation:
+    kind, ordered = _expect_kind(where, value)
+    given = value[kind]
+    if kind == "error":
+        return _expect_error(where, given)
+    if kind == "count":
+        return _expect_count(where, given)
+    return _expect_list(where, kind, given, ordered)
+
+
+def _expect_kind(where: _Where, value: Any) -> tuple[str, bool]:
+    """Which one expectation ``expect`` states, and whether its list is ordered."""
     if not isinstance(value, dict):
         raise where.error("expect is a mapping: {ids: […]}, {count: N}, {error: true}, "
                           "{documents: […]} or {values: […]}", "expect")
@@ -146,19 +171,25 @@ def _short_expect(where: _Where, value: Any) -> Expectation:
     if len(kinds) != 1:
         raise where.error("expect needs exactly one of ids, count, error, documents, values",
                           "expect")
-    kind = kinds[0]
     ordered = value.get("ordered", False)
     if not isinstance(ordered, bool):
         raise where.error("expect's ordered must be true or false", "expect", "ordered")
-    given = value[kind]
-    if kind == "error":
-        if given is not True:
-            raise where.error("expect's error must be true", "expect", "error")
-        return Expectation("error")
-    if kind == "count":
-        if not isinstance(given, int) or isinstance(given, bool) or given < 0:
-            raise where.error("expect's count must be a whole number", "expect", "count")
-        return Expectation("value", given)
+    return kinds[0], ordered
+
+
+def _expect_error(where: _Where, given: Any) -> Expectation:
+    if given is not True:
+        raise where.error("expect's error must be true", "expect", "error")
+    return Expectation("error")
+
+
+def _expect_count(where: _Where, given: Any) -> Expectation:
+    if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+        raise where.error("expect's count must be a whole number", "expect", "count")
+    return Expectation("value", given)
+
+
+def _expect_list(where: _Where, kind: str, given: Any, ordered: bool) -> Expectation:
     if not isinstance(given, list):
         raise where.error(f"expect's {kind} must be a list", "expect", kind)
     if kind == "documents" and not all(isinstance(d, dict) for d in given):

@@ -141,61 +141,16 @@ def _requirements(value: Any, error: ErrorAt, *at: str | int) -> tuple[Requireme
 
 def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
     at: tuple[str | int, ...] = ("tests", index)
-    error, collections = file.error, file.collections
     operations = test.get("operations")
     if not isinstance(operations, list):
-        raise error("a test needs operations, a list", *at, "operations")
+        raise file.error("a test needs operations, a list", *at, "operations")
     not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
-    steps: list[Step] = []
-    used: set[str] = set()
-    wrote = ""
-    for i, op in enumerate(operations):
-        op_at = (*at, "operations", i)
-        if not isinstance(op, dict) or not isinstance(op.get("name"), str):
-            raise error("each operation needs a name", *op_at)
-        name_, target = op["name"], op.get("object")
-        if name_ not in READS or target not in collections:
-            what = "write operation" if name_ in _WRITES else "operation"
-            not_checked.append(f"{what} {name_} on {target} (not performed)")
-            if name_ in _WRITES or target == "testRunner":
-                wrote = wrote or f"{name_} on {target}"
-            continue
-        used.add(target)
-        arguments = op.get("arguments") or {}
-        if not isinstance(arguments, dict):
-            raise error("an operation's arguments must be an object", *op_at, "arguments")
-        try:
-            arguments = extended_json(arguments)
-        except BadInput as exc:
-            raise error(f"the arguments are {exc}", *op_at, "arguments") from exc
-        if name_ == "aggregate" and not isinstance(arguments.get("pipeline"), list):
-            raise error("aggregate needs a pipeline", *op_at, "arguments")
-        if name_ == "distinct" and not isinstance(arguments.get("fieldName"), str):
-            raise error("distinct needs fieldName", *op_at, "arguments")
-        if "session" in arguments:
-            not_checked.append(f"the session argument of {name_} (not used)")
-            arguments.pop("session")
-        neutral = sorted(k for k in arguments if k in NEUTRAL_ARGUMENTS)
-        if neutral:
-            not_checked.append(f"{name_} argument {', '.join(neutral)}: sent to MongoDB only "
-                               "(it does not change a result)")
-        expect = _unified_expect(op, name_, error, op_at)
-        if expect is None and not op.get("ignoreResultAndError"):
-            not_checked.append(f"{name_}: nothing to judge (no expectResult or expectError)")
-        _database, collection = collections[target][1:]
-        steps.append(Step(name_, arguments, expect, file.node.line_of(*op_at), collection,
-                          skip=f"it follows {wrote}, which a claim check does not perform"
-                          if wrote else ""))
-    for target in sorted(used):
-        client = collections[target][0]
-        for options_of in (client, f"collection {target}"):
-            if file.client_options.get(options_of):
-                not_checked.append(f"{options_of if options_of != client else 'client ' + client}"
-                                   f" options {', '.join(file.client_options[options_of])}")
-    databases = {collections[t][1] for t in used}
+    steps, used = _unified_steps(file, operations, at, not_checked)
+    not_checked += _client_notes(file, used)
+    databases = {file.collections[t][1] for t in used}
     docs = {coll: items for (db, coll), items in file.fixture.items()
             if db in databases or not used}
-    own = _requirements(test.get("runOnRequirements"), error, *at, "runOnRequirements")
+    own = _requirements(test.get("runOnRequirements"), file.error, *at, "runOnRequirements")
     groups = tuple(g for g in (file.requirements, own) if g)
     skip = test.get("skipReason", "")
     return ClaimSpec(
@@ -203,6 +158,81 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
         source=f"Unified Test Format file {file.path.name} ({file.name})", path=file.path,
         line=file.node.line_of(*at), steps=tuple(steps), fixture=docs, requirements=groups,
         not_checked=tuple(dict.fromkeys(not_checked)), skip_reason=str(skip), form="unified")
+
+
+def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...],
+                   not_checked: list[str]) -> tuple[list[Step], set[str]]:
+    """The test's reads as steps and the collections they use; every operation not performed,
+    and what a step cannot judge, is added to ``not_checked`` in the order met."""
+    steps: list[Step] = []
+    used: set[str] = set()
+    wrote = ""
+    for i, op in enumerate(operations):
+        op_at = (*at, "operations", i)
+        if not isinstance(op, dict) or not isinstance(op.get("name"), str):
+            raise file.error("each operation needs a name", *op_at)
+        name, target = op["name"], op.get("object")
+        if name not in READS or target not in file.collections:
+            what = "write operation" if name in _WRITES else "operation"
+            not_checked.append(f"{what} {name} on {target} (not performed)")
+            if name in _WRITES or target == "testRunner":
+                wrote = wrote or f"{name} on {target}"
+            continue
+        used.add(target)
+        steps.append(_unified_step(file, op, op_at, wrote, not_checked))
+    return steps, used
+
+
+def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...], wrote: str,
+                  not_checked: list[str]) -> Step:
+    """One read on a collection entity; ``wrote`` names an earlier write it would follow."""
+    name = op["name"]
+    arguments = _unified_arguments(op, file.error, op_at, not_checked)
+    expect = _unified_expect(op, name, file.error, op_at)
+    if expect is None and not op.get("ignoreResultAndError"):
+        not_checked.append(f"{name}: nothing to judge (no expectResult or expectError)")
+    collection = file.collections[op["object"]][2]
+    return Step(name, arguments, expect, file.node.line_of(*op_at), collection,
+                skip=f"it follows {wrote}, which a claim check does not perform"
+                if wrote else "")
+
+
+def _unified_arguments(op: dict[str, Any], error: ErrorAt, op_at: tuple[str | int, ...],
+                       not_checked: list[str]) -> dict[str, Any]:
+    """A read's arguments as Extended JSON, without the session (noted as not used)."""
+    name = op["name"]
+    given = op.get("arguments") or {}
+    if not isinstance(given, dict):
+        raise error("an operation's arguments must be an object", *op_at, "arguments")
+    try:
+        arguments: dict[str, Any] = extended_json(given)
+    except BadInput as exc:
+        raise error(f"the arguments are {exc}", *op_at, "arguments") from exc
+    if name == "aggregate" and not isinstance(arguments.get("pipeline"), list):
+        raise error("aggregate needs a pipeline", *op_at, "arguments")
+    if name == "distinct" and not isinstance(arguments.get("fieldName"), str):
+        raise error("distinct needs fieldName", *op_at, "arguments")
+    if "session" in arguments:
+        not_checked.append(f"the session argument of {name} (not used)")
+        arguments.pop("session")
+    neutral = sorted(k for k in arguments if k in NEUTRAL_ARGUMENTS)
+    if neutral:
+        not_checked.append(f"{name} argument {', '.join(neutral)}: sent to MongoDB only "
+                           "(it does not change a result)")
+    return arguments
+
+
+def _client_notes(file: _File, used: set[str]) -> list[str]:
+    """The options of the clients and collection entities the reads used, which a claim check
+    does not apply."""
+    notes = []
+    for target in sorted(used):
+        client = file.collections[target][0]
+        for options_of in (client, f"collection {target}"):
+            if file.client_options.get(options_of):
+                notes.append(f"{options_of if options_of != client else 'client ' + client}"
+                             f" options {', '.join(file.client_options[options_of])}")
+    return notes
 
 
 def _unified_expect(op: dict[str, Any], name: str, error: ErrorAt, at: tuple[str | int, ...]

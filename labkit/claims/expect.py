@@ -122,36 +122,51 @@ def match(expected: Any, actual: Any, root: bool = False) -> str | None:
     if op:
         return _operator(op, expected[op], actual)
     if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return f"expected a document, got {short_json(actual, 60)}"
-        for key, value in expected.items():
-            inner = _special(value)
-            if inner == "$$exists":
-                if bool(value[inner]) != (key in actual):
-                    return f"{key}: " + ("missing" if key not in actual else "present")
-                continue
-            if inner == "$$unsetOrMatches" and key not in actual:
-                continue
-            if key not in actual:
-                return f"{key}: missing"
-            problem = match(value, actual[key])
-            if problem:
-                return f"{key}: {problem}"
-        extra = [k for k in actual if k not in expected]
-        if extra and not root:
-            return f"unexpected field {extra[0]}"
-        return None
+        return _match_document(expected, actual, root)
     if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return f"expected an array, got {short_json(actual, 60)}"
-        if len(actual) != len(expected):
-            return f"{len(actual)} elements, not {len(expected)}"
-        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            problem = match(want, got)
-            if problem:
-                return f"[{index}]: {problem}"
-        return None
+        return _match_array(expected, actual)
     return _scalar(expected, actual)
+
+
+def _match_document(expected: dict[str, Any], actual: Any, root: bool) -> str | None:
+    if not isinstance(actual, dict):
+        return f"expected a document, got {short_json(actual, 60)}"
+    for key, value in expected.items():
+        problem = _match_field(key, value, actual)
+        if problem:
+            return problem
+    extra = [k for k in actual if k not in expected]
+    if extra and not root:
+        return f"unexpected field {extra[0]}"
+    return None
+
+
+def _match_field(key: str, value: Any, actual: dict[str, Any]) -> str | None:
+    """One expected field against the document: ``$$exists`` and ``$$unsetOrMatches`` are the
+    operators that may accept a missing field."""
+    inner = _special(value)
+    if inner == "$$exists":
+        if bool(value[inner]) != (key in actual):
+            return f"{key}: " + ("missing" if key not in actual else "present")
+        return None
+    if inner == "$$unsetOrMatches" and key not in actual:
+        return None
+    if key not in actual:
+        return f"{key}: missing"
+    problem = match(value, actual[key])
+    return f"{key}: {problem}" if problem else None
+
+
+def _match_array(expected: list[Any], actual: Any) -> str | None:
+    if not isinstance(actual, list):
+        return f"expected an array, got {short_json(actual, 60)}"
+    if len(actual) != len(expected):
+        return f"{len(actual)} elements, not {len(expected)}"
+    for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        problem = match(want, got)
+        if problem:
+            return f"[{index}]: {problem}"
+    return None
 
 
 def _scalar(expected: Any, actual: Any) -> str | None:

@@ -211,39 +211,53 @@ def code_cells(notebook: dict) -> list[str]:
 def check(layout: Layout = Layout()) -> list[str]:
     """Every problem, one line each: a lesson without a catalogue, untranslated or stale text
     (its English changed), a Vietnamese lesson missing, out of date, or running other code."""
+    return [problem for lesson in layout.lessons()
+            for problem in _lesson_problems(lesson, layout)]
+
+
+def _lesson_problems(lesson: Path, layout: Layout) -> list[str]:
+    path = layout.catalogue(lesson)
+    if not path.exists():
+        return [f"{lesson.name}: no catalogue ({path.relative_to(layout.root)})"]
+    return _translation_problems(lesson, path) + _edition_problems(lesson, layout)
+
+
+def _translation_problems(lesson: Path, path: Path) -> list[str]:
+    """The lesson's English text that its catalogue lacks, leaves empty or marks stale."""
     problems = []
-    for lesson in layout.lessons():
-        path = layout.catalogue(lesson)
-        if not path.exists():
-            problems.append(f"{lesson.name}: no catalogue ({path.relative_to(layout.root)})")
-            continue
-        catalogue = _polib().pofile(str(path))
-        current = {e.msgid: e for e in catalogue if not e.obsolete}
-        for text in messages(_read(lesson)):
-            entry = current.get(text)
-            if entry is None:
-                problems.append(f"{lesson.name}: a cell is new or changed in English and has "
-                                f"no translation: {text[:60]!r}")
-            elif not entry.msgstr:
-                problems.append(f"{lesson.name}: not translated: {text[:60]!r}")
-            elif "fuzzy" in entry.flags:
-                problems.append(f"{lesson.name}: translation marked stale (fuzzy): "
-                                f"{text[:60]!r}")
-        target = layout.built / lesson.name
-        if not target.exists():
-            problems.append(f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is missing")
-            continue
-        built = _read(target)
-        if code_cells(built) != code_cells(_read(lesson)):
-            problems.append(f"{lesson.name}: the Vietnamese lesson's code differs from the "
-                            "English one's")
-        try:
-            expected = _dump(build_notebook(lesson, layout))
-        except BadInput:
-            continue  # already reported above
-        if target.read_text(encoding="utf-8") != expected:
-            problems.append(f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is out of date "
-                            "(python -m labkit.lessons.translate build)")
+    catalogue = _polib().pofile(str(path))
+    current = {e.msgid: e for e in catalogue if not e.obsolete}
+    for text in messages(_read(lesson)):
+        entry = current.get(text)
+        if entry is None:
+            problems.append(f"{lesson.name}: a cell is new or changed in English and has "
+                            f"no translation: {text[:60]!r}")
+        elif not entry.msgstr:
+            problems.append(f"{lesson.name}: not translated: {text[:60]!r}")
+        elif "fuzzy" in entry.flags:
+            problems.append(f"{lesson.name}: translation marked stale (fuzzy): "
+                            f"{text[:60]!r}")
+    return problems
+
+
+def _edition_problems(lesson: Path, layout: Layout) -> list[str]:
+    """How the built Vietnamese lesson differs from what the English one and the catalogue
+    give: missing, running other code, or out of date."""
+    target = layout.built / lesson.name
+    if not target.exists():
+        return [f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is missing"]
+    problems = []
+    built = _read(target)
+    if code_cells(built) != code_cells(_read(lesson)):
+        problems.append(f"{lesson.name}: the Vietnamese lesson's code differs from the "
+                        "English one's")
+    try:
+        expected = _dump(build_notebook(lesson, layout))
+    except BadInput:
+        return problems  # the untranslated text is among the translation problems
+    if target.read_text(encoding="utf-8") != expected:
+        problems.append(f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is out of date "
+                        "(python -m labkit.lessons.translate build)")
     return problems
 
 

@@ -178,25 +178,38 @@ def readable(value, key: str = "") -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        if _is_share(key):
-            return f"{value:+.1%}" if "larger" in key else f"{value:.1%}"
-        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+        return _readable_float(value, key)
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, list):
-        if len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                   for v in value) and _is_share(key):
-            return _("{low} to {high}").format(low=readable(float(value[0]), key),
-                                               high=readable(float(value[1]), key))
-        if all(not isinstance(v, dict | list) for v in value):
-            return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
-                or _("(none)")
-        return short_json(value, 200)
+        return _readable_list(value, key)
     if isinstance(value, dict):
-        if all(not isinstance(v, dict | list) for v in value.values()):
-            return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or _("(none)")
-        return short_json(value, 200)
+        return _readable_dict(value)
     return str(value)
+
+
+def _readable_float(value: float, key: str) -> str:
+    if _is_share(key):
+        return f"{value:+.1%}" if "larger" in key else f"{value:.1%}"
+    return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def _readable_list(value: list, key: str) -> str:
+    """A stated range of shares as "low to high", a flat list joined, a nested one as JSON."""
+    if len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                               for v in value) and _is_share(key):
+        return _("{low} to {high}").format(low=readable(float(value[0]), key),
+                                           high=readable(float(value[1]), key))
+    if all(not isinstance(v, dict | list) for v in value):
+        return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
+            or _("(none)")
+    return short_json(value, 200)
+
+
+def _readable_dict(value: dict) -> str:
+    if all(not isinstance(v, dict | list) for v in value.values()):
+        return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or _("(none)")
+    return short_json(value, 200)
 
 
 def _numbers(value) -> list[float] | None:

@@ -3,7 +3,9 @@ engine by key-kind pivot, evidence rows, and a run's ``results.json`` as a frame
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,16 @@ def _headings(frame):
 
 def shell(value: Any) -> str:
     """A value as mongosh would write it, so a fixture reads like the chapter's listing."""
+    for kinds, write in _shell_writers():
+        if isinstance(value, kinds):
+            return write(value)
+    return str(value)
+
+
+@functools.cache
+def _shell_writers() -> tuple[tuple[type | tuple[type, ...], Callable[[Any], str]], ...]:
+    """How mongosh writes each type; the first that fits wins, so bool and Int64 (both ints)
+    come before int. Built on first use: importing this module loads neither bson nor the model."""
     import datetime as dt
     import uuid
 
@@ -40,30 +52,25 @@ def shell(value: Any) -> str:
 
     from labkit.model.objectid import iso_z
 
-    if value is None or isinstance(value, bool):
-        return {None: "null", True: "true", False: "false"}[value]
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, Int64):
-        return f'NumberLong("{int(value)}")'
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, Decimal128):
-        return f'NumberDecimal("{value}")'
-    if isinstance(value, dt.datetime):
-        return f'ISODate("{iso_z(value)}")'
-    if isinstance(value, ObjectId):
-        return f'ObjectId("{value}")'
-    if isinstance(value, uuid.UUID):
-        return f'UUID("{value}")'
-    if isinstance(value, Binary):
-        return f'BinData({value.subtype}, "{value.hex()}")' if value.subtype != 4 else \
-            f'UUID("{value.as_uuid()}")'
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(shell(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {shell(v)}" for k, v in value.items()) + "}"
-    return str(value)
+    return (
+        ((type(None), bool), lambda v: {None: "null", True: "true", False: "false"}[v]),
+        (str, lambda v: json.dumps(v, ensure_ascii=False)),
+        (Int64, lambda v: f'NumberLong("{int(v)}")'),
+        ((int, float), repr),
+        (Decimal128, lambda v: f'NumberDecimal("{v}")'),
+        (dt.datetime, lambda v: f'ISODate("{iso_z(v)}")'),
+        (ObjectId, lambda v: f'ObjectId("{v}")'),
+        (uuid.UUID, lambda v: f'UUID("{v}")'),
+        (Binary, _shell_binary),
+        ((list, tuple), lambda v: "[" + ", ".join(shell(item) for item in v) + "]"),
+        (dict, lambda v: "{" + ", ".join(f"{k}: {shell(item)}" for k, item in v.items()) + "}"),
+    )
+
+
+def _shell_binary(value: Any) -> str:
+    # Subtype 4 is a standard UUID, which mongosh shows as UUID(…), not as bytes.
+    return f'BinData({value.subtype}, "{value.hex()}")' if value.subtype != 4 else \
+        f'UUID("{value.as_uuid()}")'
 
 
 def fixture(docs: str | list[dict], fields: list[str] | None = None):
