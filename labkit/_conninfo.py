@@ -57,7 +57,7 @@ class Parts:
     secrets: list[str] = field(default_factory=list)
 
     def check(self) -> Parts:
-        """These parts, if each holds only what its kind of name can; else ValueError (which display turns into HIDDEN)."""
+        """These parts, if each holds only what its kind of name can; else ValueError."""
         for host, port in self.hosts:
             if (host and not _HOST.fullmatch(host)) or (port and not _PORT.fullmatch(port)):
                 raise ValueError("a host or port holds what neither can")
