@@ -126,10 +126,11 @@ def _libpq(conninfo: str, scheme: str) -> Parts:
 def _mongodb(uri: str) -> Parts:
     from pymongo.uri_parser import parse_uri
 
+    uri, masked = _without_masked_options(uri)
     parsed = parse_uri(uri, validate=True, warn=False, normalize=False)
     return Parts(MONGODB_SCHEME, [(str(h), str(p)) for h, p in parsed["nodelist"]],
                  parsed["database"] or "", parsed["username"] or "",
-                 bool(parsed["password"]), _secret_options(parsed["options"]))
+                 bool(parsed["password"]), masked + _secret_options(parsed["options"]))
 
 
 def _mongodb_srv(uri: str) -> Parts:
@@ -137,6 +138,7 @@ def _mongodb_srv(uri: str) -> Parts:
     ``parse_uri`` makes for one: its public helpers read user, hosts and options."""
     from pymongo.uri_parser import parse_userinfo, split_hosts, split_options
 
+    uri, masked = _without_masked_options(uri)
     host_and_db, _, options = uri[len(MONGODB_SRV_SCHEME):].partition("?")
     host_part, _, database = host_and_db.partition("/")
     userinfo, at, hosts = host_part.rpartition("@")
@@ -148,7 +150,21 @@ def _mongodb_srv(uri: str) -> Parts:
         if options else {}
     return Parts(MONGODB_SRV_SCHEME, [(str(nodes[0][0]), "")],
                  unquote_plus(database).split(".", 1)[0], user, bool(password),
-                 _secret_options(parsed))
+                 masked + _secret_options(parsed))
+
+
+def _without_masked_options(uri: str) -> tuple[str, list[str]]:
+    """The URI without the options whose value is already the mask, and their names: a display
+    form reads back as itself (pymongo would refuse ``authMechanismProperties=***``)."""
+    base, _, query = uri.partition("?")
+    kept, masked = [], []
+    for item in re.split("[&;]", query) if query else []:
+        key, _, value = item.partition("=")
+        if value == MASK:
+            masked.append(key)
+        else:
+            kept.append(item)
+    return base + ("?" + "&".join(kept) if kept else ""), masked
 
 
 def _secret_options(options: Mapping[str, Any]) -> list[str]:
