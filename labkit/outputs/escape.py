@@ -51,6 +51,23 @@ def visible(text: str, keep: str = "") -> str:
                    for char in text)
 
 
+def json_visible(text: str) -> str:
+    """JSON text with every invisible character (a bidirectional override, U+2028, a lone
+    surrogate) written as a ``\\u`` escape: the same data, safe to print and to encode."""
+    if text.isprintable() or not any(_invisible(char) and char not in "\n" for char in text):
+        return text
+    return "".join(_json_escaped(char) if char != "\n" and _invisible(char) else char
+                   for char in text)
+
+
+def _json_escaped(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def shown(value: Any, keep: str = "") -> str:
     """A value as it may be shown anywhere: secrets hidden, invisible characters escaped."""
     return visible(redact(str(value)), keep)

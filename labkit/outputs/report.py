@@ -442,8 +442,8 @@ def write(run: Run, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "markdown": out / "report.md",
              "json": out / "results.json"}
-    paths["json"].write_text(json.dumps(_redacted(run.to_dict()), indent=2, ensure_ascii=False)
-                             + "\n", encoding="utf-8")
+    text = json.dumps(_redacted(run.to_dict()), indent=2, ensure_ascii=False)
+    paths["json"].write_text(escape.json_visible(text) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown(run) + "\n", encoding="utf-8")
     paths["html"].write_text(html_report(run), encoding="utf-8")
     return paths
