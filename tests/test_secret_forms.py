@@ -190,3 +190,15 @@ def test_doctor_json_check_stderr_and_junit_show_no_form(form, tmp_path, monkeyp
         _assert_hidden(shown, pieces)
     assert status in (0, 2)
     assert (status == 2) == check.err.startswith("Error:")
+
+
+def test_doctor_reports_a_uri_with_a_space_in_its_password_in_one_line(monkeypatch, capsys):
+    """A MongoDB password with a raw space (the issue's form) in LABKIT_MONGODB_URI: ``labkit
+    doctor --json`` says the way failed, with no traceback and no piece of the password."""
+    text, pieces = ISSUE_FORMS["mongodb user-info password with a space"]
+    monkeypatch.setenv("LABKIT_MONGODB_URI", text)
+    main(["doctor", "--json"])
+    printed = capsys.readouterr()
+    checks = {c["name"]: c for c in json.loads(printed.out)["checks"]}
+    assert checks["MongoDB via LABKIT_MONGODB_URI"]["ok"] is False
+    _assert_hidden(printed.out + printed.err, pieces)

@@ -92,7 +92,7 @@ def _mongodb_uri() -> Check:
         return Check("MongoDB via LABKIT_MONGODB_URI", False, "not set", required=False)
     try:
         server = servers.provide("mongodb", "uri")
-    except LabkitError as exc:
+    except (LabkitError, ValueError) as exc:  # pymongo's parser raises ValueError too
         return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
     with server:
         detail = f"MongoDB {server.version} at {display(uri)}; {server.cache}"
