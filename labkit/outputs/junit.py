@@ -6,40 +6,43 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json
+from labkit.outputs.escape import xml
 from labkit.run.check import CheckRun
 
 
 def junit_xml(result: CheckRun) -> str:
     """JUnit XML for CI: a test suite per engine column, a test case per claim; a claim that
-    does not hold is a failure, an error an error, not run a skip with the reason."""
+    does not hold is a failure, an error an error, not run a skip with the reason. Every
+    value passes through :func:`~labkit.outputs.escape.xml`: the file parses whatever a
+    claim's id says, and holds no secret."""
     suites = ET.Element("testsuites", name="labkit check")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for column in result.columns:
-        suite = ET.SubElement(suites, "testsuite", name=column.label)
+        suite = ET.SubElement(suites, "testsuite", name=xml(column.label))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for spec, row in zip(result.specs, column.rows, strict=True):
             counts["tests"] += 1
-            case = ET.SubElement(suite, "testcase", classname=str(spec.path),
-                                 name=f"{spec.id} [{column.label}]",
+            case = ET.SubElement(suite, "testcase", classname=xml(spec.path),
+                                 name=xml(f"{spec.id} [{column.label}]"),
                                  time=f"{row.seconds:.3f}")
-            case.set("file", str(spec.path))
+            case.set("file", xml(spec.path))
             case.set("line", str(spec.line))
             if row.verdict == FAILS:
                 counts["failures"] += 1
                 failure = ET.SubElement(case, "failure", message="does not hold",
                                         type="ClaimDoesNotHold")
-                failure.text = (f"expected: {short_json(spec.expected, 2000)}\nobserved: "
-                                f"{short_json(row.observed, 2000)}\n{row.reason}")
+                failure.text = xml(f"expected: {short_json(spec.expected, 2000)}\nobserved: "
+                                   f"{short_json(row.observed, 2000)}\n{row.reason}")
             elif row.verdict == ERROR:
                 counts["errors"] += 1
-                ET.SubElement(case, "error", message=row.reason, type="Error")
+                ET.SubElement(case, "error", message=xml(row.reason), type="Error")
             elif row.verdict == NOT_RUN:
                 counts["skipped"] += 1
-                ET.SubElement(case, "skipped", message=row.reason)
+                ET.SubElement(case, "skipped", message=xml(row.reason))
             if row.verdict != NOT_RUN:
                 out = ET.SubElement(case, "system-out")
-                out.text = (f"{row.engine} {row.engine_version or ''}".strip()
-                            + (f"\n{row.reason}" if row.reason else ""))
+                out.text = xml(f"{row.engine} {row.engine_version or ''}".strip()
+                               + (f"\n{row.reason}" if row.reason else ""))
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from labkit.claims.claim import ERROR, FAILS, NOT_RUN, VERDICT_TEXT, short_json
+from labkit.outputs.escape import terminal
 from labkit.run.check import CheckRun
 
 
 def matrix_table(result: CheckRun, width: int = 120) -> str:
     """The terminal matrix: claim × engine/version, then what was seen where a claim did not
     hold, why cells did not run, and which engine each column is."""
-    id_width = min(max([len(s.id) for s in result.specs] + [5]), 48)
-    widths = [max(len(c.label), 13) for c in result.columns]
+    ids = [terminal(spec.id) for spec in result.specs]
+    labels = [terminal(column.label) for column in result.columns]
+    id_width = min(max([len(i) for i in ids] + [5]), 48)
+    widths = [max(len(label), 13) for label in labels]
     lines = [f"{'claim':<{id_width}}  " + "  ".join(
-        f"{c.label:<{w}}" for c, w in zip(result.columns, widths, strict=True))]
-    for index, spec in enumerate(result.specs):
-        name = spec.id if len(spec.id) <= id_width else spec.id[: id_width - 1] + "…"
+        f"{label:<{w}}" for label, w in zip(labels, widths, strict=True))]
+    for index, shown in enumerate(ids):
+        name = shown if len(shown) <= id_width else shown[: id_width - 1] + "…"
         cells = [f"{VERDICT_TEXT[c.rows[index].verdict]:<{w}}"
                  for c, w in zip(result.columns, widths, strict=True)]
         lines.append(f"{name:<{id_width}}  " + "  ".join(cells))
@@ -37,6 +40,7 @@ def matrix_table(result: CheckRun, width: int = 120) -> str:
                                          else "")
         notes.append(f"Not run ({shown}): {reason}")
     if notes:
-        lines += ["", *notes]
-    lines += ["", "Engines:", *[f"  {c.label}: {c.description}" for c in result.columns]]
+        lines += ["", *(terminal(note) for note in notes)]
+    lines += ["", "Engines:", *[terminal(f"  {c.label}: {c.description}")
+                                for c in result.columns]]
     return "\n".join(lines)

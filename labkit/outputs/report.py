@@ -7,13 +7,13 @@ render from the run's objects (``run.results``); results.json is the run's one d
 from __future__ import annotations
 
 import base64
-import html
 import json
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from labkit._redact import redact
 from labkit.claims.claim import (
     ERROR,
     FAILS,
@@ -29,7 +29,7 @@ from labkit.claims.claim import (
 )
 from labkit.i18n import N_, _, language
 from labkit.names import engine_name
-from labkit.outputs import plots
+from labkit.outputs import escape, plots
 from labkit.run.results import ClaimResult, Result, Run
 
 _ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m", NOT_RUN: "\033[2m",
@@ -50,7 +50,7 @@ def _verdict_rows(claims: list[ClaimResult]) -> Iterator[tuple[ClaimResult, bool
 def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     """The verdict table printed at the end of ``labkit run``: a line per claim, then a line
     per engine under claims judged on several."""
-    engine_width = max([len(r.where) + 2 for r in run.rows] + [6])
+    engine_width = max([len(escape.terminal(r.where)) + 2 for r in run.rows] + [6])
     title_width = max(20, width - 6 - 15 - engine_width - 6)
 
     def paint(verdict: str) -> str:
@@ -60,15 +60,16 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     lines = [f"{'ID':<5} {_('verdict'):<14} {_('engine'):<{engine_width}}  {_('claim')}"]
     for result, sub, verdict, engine in _verdict_rows(run.claims):
         if sub:
-            lines.append(f"{'':<5} {paint(verdict)} └ {engine}")
+            lines.append(f"{'':<5} {paint(verdict)} └ {escape.terminal(engine)}")
         else:
-            title = textwrap.shorten(result.claim.title, title_width, placeholder="…")
-            lines.append(f"{result.claim.id:<5} {paint(verdict)} {engine:<{engine_width}}  "
-                         f"{title}")
+            title = textwrap.shorten(escape.terminal(result.claim.title), title_width,
+                                     placeholder="…")
+            lines.append(f"{escape.terminal(result.claim.id):<5} {paint(verdict)} "
+                         f"{escape.terminal(engine):<{engine_width}}  {title}")
     lines += ["", run.summary()]
     notes = _reasons(run.claims)
     if notes:
-        lines += ["", *notes]
+        lines += ["", *(escape.terminal(note) for note in notes)]
     return "\n".join(lines)
 
 
@@ -257,36 +258,39 @@ def _about(run: Run, sentence: str) -> str:
 
 
 def markdown(run: Run) -> str:
-    """report.md: the same table and details, for a pull request or a wiki page."""
+    """report.md: the same table and details, for a pull request or a wiki page. Every value
+    from a claim or a server is escaped, so Markdown shows it as text (no HTML, no links)."""
+    md, code = escape.markdown, escape.markdown_code
     out = [f"# {_('labkit report')}", "",
            _about(run, N_("Run {started} to {finished}, labkit {version}, Python {python}.")),
            ""]
-    out += [f"- {_('Server:')} {line}" for line in run.engines] or [
+    out += [f"- {_('Server:')} {md(line)}" for line in run.engines] or [
         f"- {_('Servers: none used')}"]
-    out += ["", f"**{run.summary()}**", ""]
-    out += [f"- {line}" for line in summary_lines(run)]
+    out += ["", f"**{md(run.summary())}**", ""]
+    out += [f"- {md(line)}" for line in summary_lines(run)]
     out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
     for result, sub, verdict, engine in _verdict_rows(run.claims):
-        cells = ["" if sub else result.claim.id, verdict_text(verdict), engine,
-                 "" if sub else result.claim.title.replace("|", "/")]
+        cells = ["" if sub else md(result.claim.id), verdict_text(verdict), md(engine),
+                 "" if sub else md(result.claim.title)]
         out.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     out.append("")
     for result in run.claims:
         item = result.claim
-        lesson = (" " + _("(lesson `{lesson}`)").format(lesson=result.lesson)
+        # A lesson is one of labkit's modules (a plain name): the catalogue's words keep it.
+        lesson = (" " + _("(lesson `{lesson}`)").format(lesson=escape.shown(result.lesson))
                   if result.lesson else "")
-        out += [f"## {item.id}: {item.title}", "",
+        out += [f"## {md(item.id)}: {md(item.title)}", "",
                 f"- {_('Verdict:')} **{verdict_text(result.verdict)}** "
                 f"({kind_text(item.kind)})",
-                f"- {_('Source:')} {_(result.source)}",
-                f"- {_('Experiment:')} `{item.experiment_name}`{lesson}",
-                f"- {_('Expected:')} `{short_json(item.expected, 400)}`"]
+                f"- {_('Source:')} {md(_(result.source))}",
+                f"- {_('Experiment:')} {code(item.experiment_name)}{lesson}",
+                f"- {_('Expected:')} {code(short_json(item.expected, 400))}"]
         for row in result.rows:
             seen = row.observed
-            observed = (_("observed {value}").format(value=f"`{short_json(seen, 400)}`")
+            observed = (_("observed {value}").format(value=code(short_json(seen, 400)))
                         if seen is not None else _("no observation"))
-            out.append(f"- {row.where}: **{verdict_text(row.verdict)}**, {observed}"
-                       + (f"; {row.reason}" if row.reason else ""))
+            out.append(f"- {md(row.where)}: **{verdict_text(row.verdict)}**, {observed}"
+                       + (f"; {md(row.reason)}" if row.reason else ""))
         out.append("")
     return "\n".join(out)
 
@@ -312,17 +316,17 @@ td.id,th.id,td.e,td.n{white-space:nowrap}td.n{text-align:right}
 
 def _img(png: bytes, alt: str) -> str:
     data = base64.b64encode(png).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{escape.html(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _evidence_table(rows: list[dict]) -> str:
     if not rows:
         return ""
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    head = "".join(f"<th>{html.escape(str(c).replace('_', ' '))}</th>" for c in columns)
+    head = "".join(f"<th>{escape.html(str(c).replace('_', ' '))}</th>" for c in columns)
 
     def cell(value, column) -> str:
-        return html.escape(value if isinstance(value, str) else readable(value, str(column)))
+        return escape.html(value if isinstance(value, str) else readable(value, str(column)))
 
     body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c), c)}</td>" for c in columns)
                    + "</tr>" for row in rows)
@@ -333,7 +337,7 @@ def _figure(figure: Figure, alt: str) -> str:
     try:
         return _img(plots.png_bytes(plots.draw(figure)), alt)
     except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
-        return ("<p class='error'>" + html.escape(_("The figure could not be drawn: {why}")
+        return ("<p class='error'>" + escape.html(_("The figure could not be drawn: {why}")
                                                   .format(why=one_line(exc))) + "</p>")
 
 
@@ -348,12 +352,12 @@ def _short_reason(row: Result) -> str:
 def _expected_html(expected: Any) -> str:
     if isinstance(expected, dict):
         return ""  # shown beside each engine's observation
-    return f"<p>{_('Expected:')} {html.escape(readable(expected))}</p>"
+    return f"<p>{_('Expected:')} {escape.html(readable(expected))}</p>"
 
 
 def _compare_html(expected, observed) -> str:
     """Expected and observed side by side, one row per quantity, in readable words."""
-    esc = html.escape
+    esc = escape.html
     if not isinstance(observed, dict):
         return f"<p>{_('Observed:')} {esc(readable(observed))}</p>"
     stated = expected if isinstance(expected, dict) else {}
@@ -375,7 +379,7 @@ def _verdict(verdict: str) -> str:
 
 def html_report(run: Run) -> str:
     """report.html: one self-contained page, plots embedded, readable offline."""
-    esc = html.escape
+    esc = escape.html
     about = run.about()
     parts = [f"<!doctype html><html lang='{language()}'><head><meta charset='utf-8'>"
              f"<title>{_('labkit report')} {esc(about['started'])}</title><style>{_CSS}</style>"
@@ -418,7 +422,7 @@ def html_report(run: Run) -> str:
 def _claim_section(result: ClaimResult) -> str:
     """One claim's section of report.html: its verdict, source and experiment, then each
     engine's row with what it observed beside the expectation, its evidence and figure."""
-    esc = html.escape
+    esc = escape.html
     item, expected = result.claim, result.expected
     lesson = (f" &middot; {_('lesson:')} <code>{esc(result.lesson)}</code>"
               if result.lesson else "")
@@ -451,8 +455,19 @@ def write(run: Run, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "markdown": out / "report.md",
              "json": out / "results.json"}
-    paths["json"].write_text(json.dumps(run.to_dict(), indent=2, ensure_ascii=False) + "\n",
-                             encoding="utf-8")
+    text = json.dumps(_redacted(run.to_dict()), indent=2, ensure_ascii=False)
+    paths["json"].write_text(escape.json_visible(text) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown(run) + "\n", encoding="utf-8")
     paths["html"].write_text(html_report(run), encoding="utf-8")
     return paths
+
+
+def _redacted(value: Any) -> Any:
+    """A run's dictionary with every string's connection strings in their display form."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item) for item in value]
+    return value

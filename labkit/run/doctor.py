@@ -9,6 +9,7 @@ import platform
 import sys
 from dataclasses import asdict, dataclass
 
+from labkit._redact import display
 from labkit.errors import one_line
 
 REQUIRED_PACKAGES = ("pymongo", "testcontainers", "psycopg", "uuid-utils", "matplotlib")
@@ -91,10 +92,10 @@ def _mongodb_uri() -> Check:
         return Check("MongoDB via LABKIT_MONGODB_URI", False, "not set", required=False)
     try:
         server = servers.provide("mongodb", "uri")
-    except LabkitError as exc:
+    except (LabkitError, ValueError) as exc:  # pymongo's parser raises ValueError too
         return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
     with server:
-        detail = f"MongoDB {server.version} at {servers.redact(uri)}; {server.cache}"
+        detail = f"MongoDB {server.version} at {display(uri)}; {server.cache}"
     return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
 
 
@@ -130,7 +131,7 @@ def _postgres() -> Check:
         except Exception as exc:  # any failure to connect is what this line reports
             return Check("PostgreSQL", False, one_line(exc), required=False)
         with server:
-            return Check("PostgreSQL", True, f"{server.version} at {servers.redact(dsn)}",
+            return Check("PostgreSQL", True, f"{server.version} at {display(dsn)}",
                          False)
     bindir = servers.find_postgres_bin()
     if bindir:

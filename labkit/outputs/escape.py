@@ -1,0 +1,110 @@
+"""Every output escaped for its format (the terminal, HTML, Markdown, XML 1.0), secrets hidden.
+
+Whatever a claim file says (an id holding ESC, BEL, NUL, U+202E or ``<script>``), an output
+stays well-formed and shows it as text: control, format (bidirectional) and unassigned
+characters become visible escapes (``\\x1b``, ``\\u202e``), as Python's ``repr`` writes them;
+Markdown's and HTML's own characters are escaped for each; every connection string is in its
+display form (``labkit._redact``).
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+import unicodedata
+from typing import Any
+
+from labkit._redact import MASK, redact
+
+# Unicode categories shown as escapes: controls, format characters (the bidirectional
+# overrides and isolates, zero-width spaces), surrogates, unassigned code points (U+FFFE),
+# line and paragraph separators. ZWNJ and ZWJ, which join letters and emoji, stay.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Cn", "Zl", "Zp"})
+_JOINERS = frozenset({"\u200c", "\u200d"})
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# CommonMark reads these anywhere in a line (emphasis, code, links, raw HTML, entities, tables,
+# strikethrough) and Jupyter reads "$" as mathematics; a backslash makes each a literal.
+_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>&|~$]")
+# At the start of a list item or paragraph, these open a block (heading, quote, list, rule).
+_ESCAPED_MASK = "".join(f"\\{char}" for char in MASK)
+_MARKDOWN_BLOCK = re.compile(r"^(?:[#>+=-]|\d+(?=[.)]))")
+
+
+def _invisible(char: str) -> bool:
+    return char not in _JOINERS and unicodedata.category(char) in _INVISIBLE
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000
+                                                  else f"\\U{code:08x}")
+
+
+def visible(text: str, keep: str = "") -> str:
+    """``text`` with every control, format, surrogate and unassigned character written as a
+    visible escape, except those in ``keep`` (a multi-line field keeps ``"\\n"``)."""
+    if text.isprintable() and not any(char in _JOINERS for char in text):
+        return text  # the usual case, at the cost of one scan
+    return "".join(_escaped(char) if char not in keep and _invisible(char) else char
+                   for char in text)
+
+
+def json_visible(text: str) -> str:
+    """JSON text with every invisible character (a bidirectional override, U+2028, a lone
+    surrogate) written as a ``\\u`` escape: the same data, safe to print and to encode."""
+    if text.isprintable() or not any(_invisible(char) and char not in "\n" for char in text):
+        return text
+    return "".join(_json_escaped(char) if char != "\n" and _invisible(char) else char
+                   for char in text)
+
+
+def _json_escaped(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def shown(value: Any, keep: str = "") -> str:
+    """A value as it may be shown anywhere: secrets hidden, invisible characters escaped."""
+    return visible(redact(str(value)), keep)
+
+
+def terminal(value: Any) -> str:
+    """A value for the terminal: nothing that moves the cursor, colours, rings or reorders."""
+    return shown(value)
+
+
+def html(value: Any) -> str:
+    """A value as HTML text or a quoted attribute's value."""
+    return _html.escape(shown(value))
+
+
+def markdown(value: Any) -> str:
+    """A value as Markdown text (a table cell, a heading, a list item): read as plain text by
+    GitHub, GitLab and Jupyter alike."""
+    text = _MARKDOWN_INLINE.sub(r"\\\g<0>", shown(value))
+    # A hidden secret's mask reads as a code span, not as emphasis markers.
+    text = text.replace(_ESCAPED_MASK, f"`{MASK}`")
+    return _MARKDOWN_BLOCK.sub(r"\\\g<0>", text)
+
+
+def markdown_code(value: Any) -> str:
+    """A value as a Markdown code span: fenced by more backticks than it holds in a row."""
+    text = shown(value)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def xml(value: Any) -> str:
+    """A value for an XML 1.0 text or attribute: every character XML forbids (NUL, ESC, BEL,
+    U+FFFE, a lone surrogate, …) and every invisible one as an escape; the serializer then
+    escapes markup."""
+    return shown(value, keep="\n\t")
+
+
