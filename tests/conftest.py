@@ -23,8 +23,11 @@ def skip_unless_required(kind: str, reason: str) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def labkit_config_dir(tmp_path_factory):
     """The suite's own configuration folder (``LABKIT_CONFIG_DIR``), so that its secret, the key
-    of labkit's mark, is made there and never in the user's; subprocesses inherit it."""
-    folder = tmp_path_factory.mktemp("labkit-config")
+    of labkit's mark, is made there and never in the user's; subprocesses inherit it. Every
+    xdist worker of one session shares it (their base folders' parent), as the processes of
+    one installation share theirs."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "labkit-config"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(servers.CONFIG_VARIABLE, str(folder))
         yield folder

@@ -108,7 +108,8 @@ def installation_key(create: bool = False) -> bytes | None:
 
 
 def _digest(key: bytes, name: str) -> str:
-    return hmac.new(key, _DOMAIN + name.encode("utf-8"), hashlib.sha256).hexdigest()
+    message = _DOMAIN + name.encode("utf-8", "surrogatepass")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def mark_for(name: str) -> str:
