@@ -7,6 +7,7 @@ not make")."""
 from __future__ import annotations
 
 import json
+import os
 
 import canary
 import pytest
@@ -187,3 +188,25 @@ def test_a_database_made_under_another_role_is_not_that_roles_to_clean(own_postg
         with own_postgres.connect() as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{killed}" WITH (FORCE)')
             conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_a_secret_others_may_read_stops_labkit_clean_before_any_drop(
+        own_postgres, tmp_path, monkeypatch, capsys):
+    """A secret others may read proves nothing: ``labkit clean`` says so in an ``Error:`` line
+    with a hint, exits 1, and drops nothing, not even a killed run's real database."""
+    monkeypatch.setenv(servers.CONFIG_VARIABLE, str(tmp_path / "config"))
+    monkeypatch.setenv("LABKIT_POSTGRES_DSN", own_postgres.dsn)
+    monkeypatch.delenv("LABKIT_MONGODB_URI", raising=False)
+    killed = _killed_run(own_postgres)
+    try:
+        servers.secret_path().chmod(0o644)
+        assert cli.main(["clean"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"Error: labkit's secret at {servers.secret_path()} may be read")
+        assert f"Hint: chmod 600 {servers.secret_path()}" in err
+        assert killed in _names(own_postgres)
+    finally:
+        with own_postgres.connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{killed}" WITH (FORCE)')
