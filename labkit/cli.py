@@ -238,6 +238,11 @@ def cmd_clean(args) -> int:
         if item["in_use"]:
             print(f"Kept {len(item['in_use'])} in use by a running labkit: "
                   f"{', '.join(item['in_use'])}")
+        if item["unproven"]:
+            print(f"Left {len(item['unproven'])} marked labkit: that labkit cannot prove it "
+                  f"made (its secret is {servers.secret_path()}):")
+            for name, why in item["unproven"].items():
+                print(f"  {name}: {why}")
     return 0
 
 

@@ -107,6 +107,24 @@ class UnsupportedConversion(BadInput):
 # --- servers -----------------------------------------------------------------------------------
 
 
+class SecretUnusable(LabkitError):
+    """This installation's secret (the key of labkit's mark on its databases) cannot be
+    trusted: others may read it, or it is not a secret labkit wrote.
+
+    ``path`` is where it lives; ``hint`` says what to do. Nothing is marked or dropped
+    until it is fixed: a mark anyone can make proves nothing.
+    """
+
+    def __init__(self, message: str, *, path: str, hint: str) -> None:
+        self.message = message
+        self.path = path
+        self.hint = _as_hint(hint)
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.hint}"
+
+
 # --- engines -----------------------------------------------------------------------------------
 
 

@@ -20,6 +20,19 @@ def skip_unless_required(kind: str, reason: str) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def labkit_config_dir(tmp_path_factory):
+    """The suite's own configuration folder (``LABKIT_CONFIG_DIR``), so that its secret, the key
+    of labkit's mark, is made there and never in the user's; subprocesses inherit it. Every
+    xdist worker of one session shares it (their base folders' parent), as the processes of
+    one installation share theirs."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "labkit-config"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(servers.CONFIG_VARIABLE, str(folder))
+        yield folder
+
+
 @pytest.fixture
 def nothing_available(monkeypatch, tmp_path):
     """A machine with no way to MongoDB or PostgreSQL, whatever this one has."""
@@ -85,7 +98,7 @@ def wiredtiger_binding():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def postgres_canary():
+def postgres_canary(labkit_config_dir):
     """On a user's PostgreSQL (``LABKIT_POSTGRES_DSN``), plant canaries before the suite and
     fail it if any database or table labkit did not create changed by its end."""
     if not os.environ.get("LABKIT_POSTGRES_DSN"):

@@ -1,5 +1,6 @@
 """The canary check on a user's PostgreSQL can fail: a changed row, a dropped database or a
-new unmarked one each change the fingerprint; labkit's own marked databases do not."""
+new unmarked one each change the fingerprint; labkit's own marked databases do not. Beside
+the canary stand issue 18's forgeries, which a clean-up must leave as they are."""
 
 from __future__ import annotations
 
@@ -35,3 +36,42 @@ def test_the_suite_planted_its_canary_on_a_dsn_server(postgres_canary, postgres_
     with postgres_server.connect() as conn:
         assert conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s",
                             (postgres_canary,)).fetchone()[0] == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("end", [canary.BARE, canary.COPY, canary.ROLE])
+def test_the_fingerprint_sees_a_forgery_dropped_or_changed(postgres_server, end):
+    """Each forgery is in the fingerprint (issue 18: the suite must not drop them): a row of it
+    changed, or it dropped, changes the fingerprint."""
+    name = canary.plant(postgres_server)
+    try:
+        forged = name + end
+        if forged not in canary.forgeries(postgres_server, name):
+            pytest.skip("the DSN's role may not create roles: no other role's database")
+        before = canary.fingerprint(postgres_server, name)
+        with postgres_server.connect(canary._in(postgres_server, forged)) as conn:
+            conn.execute("UPDATE precious SET note = 'changed' WHERE id = 7")
+        changed = canary.fingerprint(postgres_server, name)
+        assert changed != before
+        with postgres_server.connect() as conn:
+            conn.execute(f'DROP DATABASE "{forged}" WITH (FORCE)')
+        dropped = canary.fingerprint(postgres_server, name)
+        assert dropped != changed
+        assert forged not in [row[0] for row in dropped["databases"]]
+    finally:
+        canary.remove(postgres_server, name)
+
+
+@pytest.mark.postgres
+def test_a_clean_up_leaves_the_canary_and_its_forgeries_as_they_are(postgres_server):
+    """``clean_stale`` on the session's server changes nothing planted (issue 18: forgeries
+    were dropped by the suite's clean-ups)."""
+    name = canary.plant(postgres_server)
+    try:
+        before = canary.fingerprint(postgres_server, name)
+        found = servers.PostgresServer(dsn=postgres_server.dsn, how="dsn",
+                                       version="?").clean_stale()
+        assert not set(canary.forgeries(postgres_server, name)) & set(found.removed)
+        assert canary.fingerprint(postgres_server, name) == before
+    finally:
+        canary.remove(postgres_server, name)

@@ -9,7 +9,8 @@ cache churn; on a server labkit did not start, the cache is that server's own.
 
 Every caller gets its server through ``provide`` (``route``); ``Server`` (``base``) is the
 interface both vendors share; ``mongo`` and ``postgres`` hold what differs; ``process``
-owns the server processes labkit starts, and ``reaper`` stops them if labkit is killed.
+owns the server processes labkit starts, and ``reaper`` stops them if labkit is killed;
+``mark`` is labkit's mark on what it creates, keyed with this installation's secret.
 """
 
 from __future__ import annotations
@@ -17,13 +18,21 @@ from __future__ import annotations
 from labkit.errors import ServerStartError, ServerUnavailable
 from labkit.servers.base import (
     DB_PREFIX,
-    MARK,
     Server,
     ServerRequest,
     Stale,
     check_pinned_version,
     docker_status,
     redact,
+    why_unproven,
+)
+from labkit.servers.mark import (
+    CONFIG_VARIABLE,
+    MARK,
+    config_dir,
+    mark_for,
+    mark_verifies,
+    secret_path,
 )
 from labkit.servers.mongo import (
     DEFAULT_CACHE_GB,
@@ -58,6 +67,7 @@ from labkit.servers.process import free_port
 from labkit.servers.route import clean_user_servers, get_mongodb, get_postgres, mongodb, provide
 
 __all__ = [
+    "CONFIG_VARIABLE",
     "DB_PREFIX",
     "DEFAULT_CACHE_GB",
     "DEFAULT_MONGO_VERSION",
@@ -82,6 +92,7 @@ __all__ = [
     "check_cache_gb",
     "check_pinned_version",
     "clean_user_servers",
+    "config_dir",
     "docker_status",
     "find_mongod",
     "find_postgres_bin",
@@ -91,6 +102,8 @@ __all__ = [
     "get_mongodb",
     "get_postgres",
     "lease_state",
+    "mark_for",
+    "mark_verifies",
     "mongo_client",
     "mongod_missing_reason",
     "mongod_version",
@@ -99,4 +112,6 @@ __all__ = [
     "postgres_bin_version",
     "provide",
     "redact",
+    "secret_path",
+    "why_unproven",
 ]

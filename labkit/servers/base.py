@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
 
 from labkit import _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.servers.mark import MARK, mark_verifies, secret_path
 
 if TYPE_CHECKING:
     from types import TracebackType
 
 DB_PREFIX = "labkit_"
-# What labkit creates carries this mark (a lease document on MongoDB, a comment on PostgreSQL):
-# only a marked database is provably labkit's, and only those are ever cleaned up.
-MARK = "labkit:"
+# What labkit creates carries its mark (``mark.mark_for``: in a lease document on MongoDB, a
+# comment on PostgreSQL): only a database whose mark verifies is provably labkit's.
 START_TIMEOUT = 60.0
 
 _VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
@@ -134,11 +134,53 @@ def container_logs(container: _HasLogs) -> str:
 
 @dataclass
 class Stale:
-    """What a clean-up found: databases removed, and labkit's databases kept because a live
-    run holds them. (A plain result, not an error: a clean-up that finds nothing is fine.)"""
+    """What a clean-up found: databases removed, labkit's databases kept because a live run
+    holds them, and databases that look like labkit's but that it cannot prove it made, each
+    with why (left alone). (A plain result, not an error: a clean-up that finds nothing is
+    fine.)"""
 
     removed: list[str] = field(default_factory=list)
     in_use: list[str] = field(default_factory=list)
+    unproven: dict[str, str] = field(default_factory=dict)
+
+
+def why_unproven(name: str, mark: object, owner: str | None = None) -> str | None:
+    """None when ``mark`` proves labkit made database ``name`` (and, where the engine has
+    owners, ``owner`` is None: the database is the current role's); otherwise why not.
+
+    ``mark`` is what the database carries where labkit puts its mark (a comment, a lease
+    field); a database that carries none (not ``labkit:…``) is not asked about.
+    """
+    if owner is not None:
+        return f"owned by role {owner}, not by this one: another role's database is never dropped"
+    if mark_verifies(name, mark):
+        return None
+    path = secret_path()
+    if not path.exists():
+        return (f"there is no secret at {path} (deleted?), so no mark can be proven; "
+                "databases marked before it was made are left alone")
+    return (f"its mark was not made for this name with this installation's secret ({path}): "
+            "a copy, another installation's, or made before this secret")
+
+
+def sort_out(found: Stale, name: str, mark: object, *, stale: bool,
+             owner: str | None = None) -> bool:
+    """Record where database ``name`` goes in ``found``; True when it is labkit's beyond doubt
+    and ``stale``: then the caller drops it (and records it removed).
+
+    Unmarked databases are not recorded at all; marked ones that are not provably labkit's
+    (``why_unproven``) are left and said; provably labkit's ones held by a live run are kept.
+    """
+    if not (isinstance(mark, str) and mark.startswith(MARK)):
+        return False
+    why = why_unproven(name, mark, owner)
+    if why is not None:
+        found.unproven[name] = why
+        return False
+    if not stale:
+        found.in_use.append(name)
+        return False
+    return True
 
 
 H = TypeVar("H", covariant=True)  # what ``fresh_database`` hands back: a database handle, or a DSN
@@ -182,8 +224,8 @@ class Server(ABC, Generic[H]):
 
     @abstractmethod
     def clean_stale(self) -> Stale:
-        """Drop the databases labkit marked whose run is provably over (a killed run's).
-        Unmarked databases, even named ``labkit_…``, are never touched."""
+        """Drop the databases labkit provably made (``sort_out``) whose run is provably over
+        (a killed run's). Any other database, even named ``labkit_…``, is never touched."""
 
     @abstractmethod
     def _create(self, name: str) -> H:

@@ -2,7 +2,9 @@
 
 Every ``mongod`` labkit starts gets a small WiredTiger cache, so that B-tree work shows
 cache churn; on a server labkit did not start, the cache is that server's own. What labkit
-creates holds a lease document that the run renews while it lives.
+creates holds a lease document that the run renews while it lives. MongoDB has no owners and
+any client may write that document: only its ``mark`` proves, an HMAC of the database's name
+with this installation's secret (``mark.mark_for``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from labkit.names import engine_name
 from labkit.servers import base
 from labkit.servers.base import (
     DB_PREFIX,
-    MARK,
     START_TIMEOUT,
     Attempt,
     Server,
@@ -35,7 +36,9 @@ from labkit.servers.base import (
     Stale,
     redact,
     version_matches,
+    why_unproven,
 )
+from labkit.servers.mark import MARK, mark_for
 from labkit.servers.process import OwnedServer, Stopper
 
 if TYPE_CHECKING:
@@ -89,19 +92,35 @@ def check_cache_gb(cache_gb: object) -> float:
     return float(cache_gb)
 
 
-def lease_state(lease: object, now: dt.datetime) -> str:
-    """``"unmarked"`` (not provably labkit's: never touched), ``"in use"`` (renewed within
-    STALE_AFTER of the server's ``now``) or ``"stale"``."""
-    if not isinstance(lease, dict) or lease.get("mark") != MARK:
-        return "unmarked"
-    renewed = lease.get("renewed")
+def _lease_mark(lease: object) -> object:
+    return lease.get("mark") if isinstance(lease, dict) else None
+
+
+def _is_stale(lease: object, now: dt.datetime) -> bool | None:
+    """Whether the lease went STALE_AFTER without renewal by the server's ``now``; None when
+    its renewal time is not a date (then it cannot be judged: left alone)."""
+    renewed = lease.get("renewed") if isinstance(lease, dict) else None
     if not isinstance(renewed, dt.datetime):
-        return "unmarked"
+        return None
     if renewed.tzinfo is None:
         renewed = renewed.replace(tzinfo=dt.UTC)
     if now.tzinfo is None:
         now = now.replace(tzinfo=dt.UTC)
-    return "in use" if now - renewed < STALE_AFTER else "stale"
+    return now - renewed >= STALE_AFTER
+
+
+def lease_state(lease: object, now: dt.datetime, name: str) -> str:
+    """The lease of database ``name``: ``"unmarked"`` (no ``labkit:`` mark: never touched),
+    ``"unproven"`` (a mark that is not this installation's for this name, or a renewal time
+    that is not a date: left alone), ``"in use"`` (renewed within STALE_AFTER of the server's
+    ``now``) or ``"stale"``."""
+    mark = _lease_mark(lease)
+    if not (isinstance(mark, str) and mark.startswith(MARK)):
+        return "unmarked"
+    stale = _is_stale(lease, now)
+    if stale is None or why_unproven(name, mark) is not None:
+        return "unproven"
+    return "stale" if stale else "in use"
 
 
 class _Renewer:
@@ -156,11 +175,12 @@ class MongoServer(Server["Database[Document]"]):
         return self.how == "uri"
 
     def _create(self, name: str) -> Database[Document]:
+        mark = mark_for(name)  # before anything exists: a secret that cannot be had stops here
         database = self.client()[name]
         self._created.append(name)
         database[LEASE_COLLECTION].update_one(
             {"_id": "lease"},
-            [{"$set": {"mark": MARK, "host": socket.gethostname(), "pid": os.getpid(),
+            [{"$set": {"mark": mark, "host": socket.gethostname(), "pid": os.getpid(),
                        "created": "$$NOW", "renewed": "$$NOW"}}], upsert=True)
         if self._renewer is None:
             self._renewer = _Renewer(self)
@@ -170,9 +190,10 @@ class MongoServer(Server["Database[Document]"]):
         self.client().drop_database(name)
 
     def clean_stale(self) -> Stale:
-        """Drop the databases labkit marked whose lease a run stopped renewing long ago (a
-        killed run's). Databases without labkit's lease, even named ``labkit_…``, are never
-        touched."""
+        """Drop the databases labkit provably made (their lease's mark verifies for their
+        name) whose lease a run stopped renewing long ago (a killed run's). Databases without
+        labkit's lease, even named ``labkit_…``, are never touched; a lease whose mark does
+        not prove is left and said."""
         client = self.client()
         now = client.admin.command("hello")["localTime"]
         found = Stale()
@@ -180,12 +201,15 @@ class MongoServer(Server["Database[Document]"]):
             if not name.startswith(DB_PREFIX) or name in self._created:
                 continue
             lease = client[name][LEASE_COLLECTION].find_one({"_id": "lease"})
-            state = lease_state(lease, now)
+            state = lease_state(lease, now, name)
             if state == "stale":
                 client.drop_database(name)
                 found.removed.append(name)
             elif state == "in use":
                 found.in_use.append(name)
+            elif state == "unproven":
+                found.unproven[name] = (why_unproven(name, _lease_mark(lease))
+                                        or "its lease's renewal time is not a date")
         return found
 
     def renew(self) -> None:

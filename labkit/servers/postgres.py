@@ -1,10 +1,12 @@
 """PostgreSQL: the server at ``LABKIT_POSTGRES_DSN``, a cluster of labkit's own from local
 binaries, or Docker's postgres image.
 
-What labkit creates carries a comment that says so (``MARK``) and, while the run that created
-it lives, an advisory lock (``LEASE_CLASS``, a number from the name) held by that run's
-connection. A killed run's connection closes and its locks go with it: a database with
-labkit's comment and no lock is provably labkit's and provably stale.
+What labkit creates is owned by the role it connects as, carries labkit's mark in its comment
+(``mark.mark_for``: an HMAC of its name with this installation's secret) and, while the run
+that created it lives, an advisory lock (``LEASE_CLASS``, a number from the name) held by
+that run's connection. A killed run's connection closes and its locks go with it: a database
+of this role whose mark verifies and that no one locks is provably labkit's and provably
+stale. Anyone can write a comment or take no lock; only the mark and the owner prove.
 """
 
 from __future__ import annotations
@@ -28,15 +30,16 @@ from labkit.names import engine_name
 from labkit.servers import base
 from labkit.servers.base import (
     DB_PREFIX,
-    MARK,
     START_TIMEOUT,
     Attempt,
     Server,
     ServerRequest,
     Stale,
     redact,
+    sort_out,
     version_matches,
 )
+from labkit.servers.mark import MARK, mark_for
 from labkit.servers.process import OwnedServer, Stopper, log_tail
 from labkit.servers.reaper import detached
 
@@ -114,6 +117,7 @@ class PostgresServer(Server[str]):
     def _create(self, name: str) -> str:
         from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+        mark = mark_for(name)  # before anything exists: a secret that cannot be had stops here
         if self._lease is None:
             self._lease = self.connect()
         # The lock comes first: there is no moment at which the marked database has no lease.
@@ -123,7 +127,7 @@ class PostgresServer(Server[str]):
             self._created.append(name)
             stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             conn.execute(f'COMMENT ON DATABASE "{name}" IS '
-                         f"'{MARK} created by a labkit run on {stamp}; removed when it ends'")
+                         f"'{mark} created by a labkit run on {stamp}; removed when it ends'")
         params = conninfo_to_dict(self.dsn)
         params["dbname"] = name
         return make_conninfo("", **params)
@@ -137,26 +141,27 @@ class PostgresServer(Server[str]):
                                     (LEASE_CLASS, _lease_key(name)))
 
     def clean_stale(self) -> Stale:
-        """Drop the databases labkit marked whose run has ended (no lease held): killed runs'.
-
-        Unmarked databases, even named ``labkit_…``, are never touched.
-        """
+        """Drop the databases labkit provably made whose run has ended (no lease held): killed
+        runs'. Provably made: this role owns it and its comment holds this installation's
+        mark for its name. Any other database, even named ``labkit_…``, is never touched;
+        one with a ``labkit:`` comment that does not prove it is left and said."""
         found = Stale()
         with self.connect() as conn:
-            marked = [row[0] for row in conn.execute(
-                "SELECT datname FROM pg_database WHERE datname LIKE %s "
+            marked = conn.execute(
+                "SELECT datname, shobj_description(oid, 'pg_database'), "
+                "pg_get_userbyid(datdba), pg_get_userbyid(datdba) = current_user "
+                "FROM pg_database WHERE datname LIKE %s "
                 "AND shobj_description(oid, 'pg_database') LIKE %s ORDER BY datname",
-                (DB_PREFIX.replace("_", "\\_") + "%", MARK + "%"))]
+                (DB_PREFIX.replace("_", "\\_") + "%", MARK + "%")).fetchall()
             held = {row[0] for row in conn.execute(
                 "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s "
                 "AND objsubid = 2 AND granted", (LEASE_CLASS,))}
-            for name in marked:
+            for name, comment, owner, own in marked:
                 key = _lease_key(name) % 2**32  # pg_locks shows the key as an unsigned oid
-                if key in held or name in self._created:
-                    found.in_use.append(name)
-                    continue
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-                found.removed.append(name)
+                stale = key not in held and name not in self._created
+                if sort_out(found, name, comment, stale=stale, owner=None if own else owner):
+                    conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                    found.removed.append(name)
         return found
 
     def _close(self) -> None:

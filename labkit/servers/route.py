@@ -83,12 +83,14 @@ class Cleaned(TypedDict):
     server: str
     removed: list[str]
     in_use: list[str]
+    unproven: dict[str, str]
 
 
 def clean_user_servers() -> list[Cleaned]:
     """Remove what killed labkit runs left on the user's servers (LABKIT_POSTGRES_DSN's, then
-    LABKIT_MONGODB_URI's): per server, its engine, its description, the databases removed and
-    those a live run holds. Servers labkit starts itself leave nothing behind."""
+    LABKIT_MONGODB_URI's): per server, its engine, its description, the databases removed,
+    those a live run holds and those left because labkit cannot prove it made them (with why).
+    Servers labkit starts itself leave nothing behind."""
     report: list[Cleaned] = []
     for kind in (PostgresServer, MongoServer):
         if not os.environ.get(kind.user_variable):
@@ -99,5 +101,5 @@ def clean_user_servers() -> list[Cleaned]:
         finally:
             server.stop()
         report.append({"engine": server.engine, "server": where, "removed": found.removed,
-                       "in_use": found.in_use})
+                       "in_use": found.in_use, "unproven": found.unproven})
     return report
