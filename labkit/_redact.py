@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from labkit._conninfo import (
@@ -48,6 +49,18 @@ def redact(text: str) -> str:
     if not text:
         return text
     return _replace(text, (_uris, _mappings, _key_values))
+
+
+def redact_all(value: Any) -> Any:
+    """A JSON-like value (``results.json``, a command's ``--json``) with every string's
+    connection strings in their display form."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_all(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_all(item) for item in value]
+    return value
 
 
 def _replace(text: str, finders: tuple[Callable[[str], Iterator[Span]], ...]) -> str:

@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+from labkit._redact import redact_all
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable, Stopped
 from labkit.i18n import _
@@ -26,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _emit_json(value) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json.dumps(redact_all(value), indent=2, ensure_ascii=False))
 
 
 def _show_fields(info: dict, as_json: bool) -> int:

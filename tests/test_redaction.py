@@ -185,3 +185,20 @@ def test_report_dates_are_not_mistaken_for_secrets():
     """Redaction leaves an ordinary report line alone (nothing over-eager)."""
     line = f"{dt.date(2024, 1, 2)}: 31 claims: 14 hold; server at 127.0.0.1:5432"
     assert _redact.redact(line) == line
+
+
+@pytest.mark.parametrize(("connect", "given", "secret"), [
+    # psycopg's parser quotes the part it refuses: here, a password with a bare space.
+    ("from_dsn", "postgresql://u:se cret@127.0.0.1:1/db", "cret"),
+    # pymongo's parser: a password with an unescaped colon, then one read as a port.
+    ("from_uri", "mongodb://u:p:wd@127.0.0.1:1/?serverSelectionTimeoutMS=1", "p:wd"),
+    ("from_uri", "mongodb://u:pw@127.0.0.1:se-cret/", "se-cret"),
+])
+def test_a_connection_string_the_parser_refuses_is_not_quoted_back(connect, given, secret):
+    """A string the driver's parser refuses gives one BadInput that quotes none of it: the
+    parsers' own messages quote the part they refused, which can be a piece of the password
+    (issue "Trust": "where a string cannot be parsed show none of it")."""
+    with pytest.raises(BadInput) as caught:
+        getattr(servers, connect)(given)
+    assert secret not in str(caught.value)
+    assert "not shown" in str(caught.value)

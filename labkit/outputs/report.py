@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from labkit._redact import redact
+from labkit._redact import redact_all
 from labkit.claims.claim import (
     ERROR,
     FAILS,
@@ -455,19 +455,8 @@ def write(run: Run, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "markdown": out / "report.md",
              "json": out / "results.json"}
-    text = json.dumps(_redacted(run.to_dict()), indent=2, ensure_ascii=False)
+    text = json.dumps(redact_all(run.to_dict()), indent=2, ensure_ascii=False)
     paths["json"].write_text(escape.json_visible(text) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown(run) + "\n", encoding="utf-8")
     paths["html"].write_text(html_report(run), encoding="utf-8")
     return paths
-
-
-def _redacted(value: Any) -> Any:
-    """A run's dictionary with every string's connection strings in their display form."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redacted(item) for item in value]
-    return value

@@ -344,8 +344,9 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
         client = mongo_client(uri)
         client.admin.command("ping")
         actual = str(client.server_info()["version"])
-    except ConfigurationError as exc:
-        raise BadInput(f"LABKIT_MONGODB_URI is not a valid MongoDB URI: {exc}") from exc
+    except (ConfigurationError, ValueError) as exc:  # pymongo's parser raises both
+        raise BadInput("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's parser refused "
+                       "it; its text is not shown: it may hold a password)") from exc
     except PyMongoError as exc:
         raise ServerUnavailable(
             f"The MongoDB server at {redact(uri)} did not answer: {str(exc).splitlines()[0]}",

@@ -214,7 +214,8 @@ def from_dsn(dsn: str, version: str | None = None) -> PostgresServer:
                 "SELECT rolname, rolsuper, rolcreatedb FROM pg_roles "
                 "WHERE rolname = current_user").fetchone() or ("", False, False)
     except psycopg.ProgrammingError as exc:
-        raise BadInput(f"LABKIT_POSTGRES_DSN is not a valid connection string: {exc}") from exc
+        raise BadInput("LABKIT_POSTGRES_DSN is not a valid connection string (libpq's parser "
+                       "refused it; its text is not shown: it may hold a password)") from exc
     except psycopg.Error as exc:
         raise ServerUnavailable(
             f"The PostgreSQL server at {redact(dsn)} did not answer: "
