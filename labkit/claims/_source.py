@@ -8,22 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
+from labkit.model import fixtures
 
 if TYPE_CHECKING:
     import yaml
-
-
-def _loader_class() -> type[yaml.SafeLoader]:
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        """YAML as JSON sees it: ``2026-10-01`` stays a string, not a date."""
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers
-                if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-    return Loader
 
 
 class Node:
@@ -65,34 +53,42 @@ def parse(path: Path) -> tuple[Any, Node]:
     """A claim file's data, and the node that knows the line of each value in it."""
     import yaml
 
+    data = fixtures.read_bytes(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read it: {exc.strerror}") from exc
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadInput(f"{path}: not UTF-8 text") from exc
-    loader = _loader_class()(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            raise BadInput(f"{path}:1: the file is empty; write a list of claims")
-        data = loader.construct_document(node)
+        return _compose_and_construct(path, text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         raise BadInput(f"{path}:{line}: not valid YAML or JSON: {exc.problem or exc}") from exc
+    except yaml.reader.ReaderError as exc:  # a control character: the reader checks first
+        line = text.count("\n", 0, exc.position) + 1
+        raise BadInput(f"{path}:{line}: the control character #x{exc.character:02x} is not "
+                       "allowed in YAML or JSON text; write it as an escape such as "
+                       f"\"\\u{exc.character:04x}\"") from exc
     except yaml.YAMLError as exc:
         raise BadInput(f"{path}: not valid YAML or JSON: {exc}") from exc
+
+
+def _compose_and_construct(path: Path, text: str) -> tuple[Any, Node]:
+    from labkit.claims._bounded_yaml import Loader
+
+    loader = Loader(text, path)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise BadInput(f"{path}:1: the file is empty; write a list of claims")
+        return loader.construct_document(node), Node(node)
     finally:
         loader.dispose()
-    return data, Node(node)
 
 
 def extended_json(value: Any, where: str = "the value") -> Any:
     """A value as read from YAML or JSON, with Extended JSON (``$numberDecimal``, ``$date``, …)
     turned into BSON values, exactly as ``fixtures`` reads the data files."""
-    from labkit.model import fixtures
-
     try:
         text = json.dumps(value, allow_nan=True)
     except (TypeError, ValueError) as exc:
