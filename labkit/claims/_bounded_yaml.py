@@ -15,8 +15,6 @@ import yaml
 from labkit.errors import BadInput
 from labkit.model import fixtures
 
-# A claim file's own levels around its documents (a Unified Test Format filter sits 7 deep).
-CLAIM_FILE_DEPTH = fixtures.MAX_DEPTH + 10
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -52,8 +50,8 @@ class Loader(yaml.SafeLoader):
             self._count_alias(event)
             return super().compose_node(parent, index)
         self.depth += 1
-        if self.depth > CLAIM_FILE_DEPTH:
-            raise self.beyond(event.start_mark, f"nested more than {CLAIM_FILE_DEPTH} "
+        if self.depth > fixtures.MAX_FILE_DEPTH:
+            raise self.beyond(event.start_mark, f"nested more than {fixtures.MAX_FILE_DEPTH} "
                               f"levels ({fixtures.MAX_DEPTH} in a document, BSON's limit)")
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
@@ -81,9 +79,9 @@ class Loader(yaml.SafeLoader):
             if self.repeated > fixtures.MAX_ALIAS_VALUES:
                 raise self.beyond(event.start_mark, "aliases repeat more than "
                                   f"{fixtures.MAX_ALIAS_VALUES:,} values")
-            if depth > CLAIM_FILE_DEPTH:
+            if depth > fixtures.MAX_FILE_DEPTH:
                 raise self.beyond(event.start_mark, f"the alias *{event.anchor} nests "
-                                  f"values more than {CLAIM_FILE_DEPTH} levels deep")
+                                  f"values more than {fixtures.MAX_FILE_DEPTH} levels deep")
             if isinstance(node, yaml.SequenceNode):
                 stack += [(child, depth + 1) for child in node.value]
             elif isinstance(node, yaml.MappingNode):

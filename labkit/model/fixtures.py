@@ -39,6 +39,8 @@ DATA = _data_folder()
 # The bounds within which labkit reads what comes from outside (files, options): each is said in
 # ``labkit --help``, and each refusal is one BadInput naming the bound.
 MAX_DEPTH = 100  # the manual: MongoDB supports no more than 100 levels of nesting
+MAX_FILE_DEPTH = MAX_DEPTH + 10  # a claim file's levels around its documents (a Unified Test
+# Format filter starts 7 levels deep)
 MAX_FILE_BYTES = 16 * 1024 * 1024  # as large as BSON's largest document
 MAX_INTEGER_DIGITS = 20  # a 64-bit integer, BSON's widest, has at most 19
 MAX_ALIAS_VALUES = 100_000  # values YAML aliases may repeat in all ("billion laughs")
@@ -49,8 +51,9 @@ def limits_text() -> str:
     """The bounds in words, for ``--help``."""
     return (f"Files are read within bounds: at most {MAX_FILE_BYTES // 2**20} MiB, a regular "
             f"file or a pipe that ends; documents nested at most {MAX_DEPTH} levels (BSON's "
-            f"limit); integers of at most {MAX_INTEGER_DIGITS} digits; YAML aliases repeating "
-            f"at most {MAX_ALIAS_VALUES:,} values in all.")
+            f"limit), a claim file {MAX_FILE_DEPTH}; integers of at most "
+            f"{MAX_INTEGER_DIGITS} digits; YAML aliases repeating at most "
+            f"{MAX_ALIAS_VALUES:,} values in all.")
 
 
 def read_bytes(path: str | Path) -> bytes:
