@@ -55,12 +55,22 @@ def as_interrupts() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _unwind) for signum in SIGNALS}
+    previous = {signum: _take(signum, _unwind) for signum in SIGNALS}
     try:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            if handler is not None:  # None: a handler set outside Python, left as it is
+                signal.signal(signum, handler)
+
+
+def _take(signum: int, handler):
+    """Set ``handler`` for ``signum`` unless the signal is ignored (a shell's background job
+    ignores Ctrl-C, and so does Python then); the handler there was before."""
+    previous = signal.getsignal(signum)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signum, handler)
+    return previous
 
 
 def stopped(exc: KeyboardInterrupt) -> int:
@@ -74,4 +84,4 @@ def stopped(exc: KeyboardInterrupt) -> int:
 
 if _is_the_command():
     for _signum in SIGNALS:
-        signal.signal(_signum, _exit_quietly)
+        _take(_signum, _exit_quietly)
