@@ -325,3 +325,17 @@ def test_check_with_hostile_values_is_a_verdict_or_one_error_line(tmp_path, text
         assert status in (0, 1), err
         json.loads((report / "results.json").read_text("utf-8"))
         assert junit.stat().st_size > 0
+
+
+@pytest.mark.parametrize(("name", "content", "words"), CAUSES, ids=[c[0] for c in CAUSES])
+def test_the_python_events_hold_the_same_bounds(tmp_path, monkeypatch, name, content, words):
+    """Where PyYAML has no libyaml, the events read in Python meet the same bounds with the
+    same words (the loader labkit falls back to)."""
+    from labkit.claims import _bounded_yaml
+
+    monkeypatch.setattr(_bounded_yaml, "Loader", _bounded_yaml.PythonLoader)
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(BadInput) as refused:
+        claimfiles.read(path)
+    assert words in str(refused.value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
@@ -24,18 +24,36 @@ class _Mark(Protocol):
     line: int
 
 
-class Loader(yaml.SafeLoader):
+class _PythonEvents(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's events read in Python, as its ``SafeLoader`` reads them."""
+
+    def __init__(self, text: str) -> None:
+        yaml.reader.Reader.__init__(self, text)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
+               yaml.resolver.Resolver):
     """YAML as JSON sees it (``2026-10-01`` stays a string, a key is its text), read within
     labkit's bounds: nesting, values repeated by aliases, integer digits, UTF-8 strings.
-    The bounds are checked as the nodes are composed, before anything is expanded."""
+    The bounds are checked as the nodes are composed, before anything is expanded. The events
+    come from the class named after this one: the Python composition here comes first."""
 
     def __init__(self, text: str, path: Path) -> None:
-        super().__init__(text)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
         self.path = path
         self.depth = 0
         self.repeated = 0
         self.open_anchors: set[str] = set()
         self.escapes = "\\u" in text or "\\U" in text
+
+    if TYPE_CHECKING:  # given by the class of events each loader adds
+        def peek_event(self) -> yaml.Event | None: ...
+
+        def dispose(self) -> None: ...
 
     def refuse(self, mark: _Mark | None, problem: str) -> BadInput:
         line = mark.line + 1 if mark is not None else 1
@@ -45,13 +63,14 @@ class Loader(yaml.SafeLoader):
         return self.refuse(mark, f"{bound} (labkit's bounds: see labkit --help)")
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped in the stubs
+        event = self.peek_event()
         if isinstance(event, yaml.AliasEvent):
             self._count_alias(event)
             return super().compose_node(parent, index)
         self.depth += 1
         if self.depth > fixtures.MAX_FILE_DEPTH:
-            raise self.beyond(event.start_mark, f"nested more than {fixtures.MAX_FILE_DEPTH} "
+            raise self.beyond(getattr(event, "start_mark", None),
+                              f"nested more than {fixtures.MAX_FILE_DEPTH} "
                               f"levels ({fixtures.MAX_DEPTH} in a document, BSON's limit)")
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
@@ -117,8 +136,37 @@ class Loader(yaml.SafeLoader):
             raise self.beyond(node.start_mark, str(exc)) from None
         return super().construct_yaml_int(node)
 
-Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
-Loader.yaml_implicit_resolvers = {
+# The override above, where the safe loader's table names its own integer constructor.
+_Bounded.yaml_constructors = {**yaml.constructor.SafeConstructor.yaml_constructors,
+                              "tag:yaml.org,2002:int": _Bounded.construct_yaml_int}
+_Bounded.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers
             if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
+
+
+class PythonLoader(_Bounded, _PythonEvents):
+    """The bounded loader on events read in Python: slower, and it reads what JSON allows
+    and libyaml refuses, escaped surrogate pairs (``"\\ud83d\\ude00"``)."""
+
+    def __init__(self, text: str, path: Path) -> None:
+        _PythonEvents.__init__(self, text)
+        _Bounded.__init__(self, text, path)
+
+
+# The events come from libyaml where PyYAML was built with it (its wheels are), many times
+# faster than in Python; a reader error's position is then a byte offset of the UTF-8 text.
+Loader: type[_Bounded]
+try:
+    from yaml._yaml import CParser
+
+    class CLoader(_Bounded, CParser):
+        """The bounded loader on libyaml's events."""
+
+        def __init__(self, text: str, path: Path) -> None:
+            CParser.__init__(self, text)
+            _Bounded.__init__(self, text, path)
+
+    Loader, OFFSETS_IN_BYTES = CLoader, True
+except ImportError:  # PyYAML without libyaml: the same events, read in Python
+    Loader, OFFSETS_IN_BYTES = PythonLoader, False

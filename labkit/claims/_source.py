@@ -13,6 +13,8 @@ from labkit.model import fixtures
 if TYPE_CHECKING:
     import yaml
 
+    from labkit.claims._bounded_yaml import _Bounded
+
 
 class Node:
     """A parsed value with the line it starts on, and its children's nodes."""
@@ -63,9 +65,9 @@ def parse(path: Path) -> tuple[Any, Node]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        raise BadInput(f"{path}:{line}: not valid YAML or JSON: {exc.problem or exc}") from exc
+        raise BadInput(f"{path}:{line}: {_problem(exc)}") from exc
     except yaml.reader.ReaderError as exc:  # a control character: the reader checks first
-        line = text.count("\n", 0, exc.position) + 1
+        line = _line_at(text, exc.position)
         raise BadInput(f"{path}:{line}: the control character #x{exc.character:02x} is not "
                        "allowed in YAML or JSON text; write it as an escape such as "
                        f"\"\\u{exc.character:04x}\"") from exc
@@ -73,14 +75,42 @@ def parse(path: Path) -> tuple[Any, Node]:
         raise BadInput(f"{path}: not valid YAML or JSON: {exc}") from exc
 
 
-def _compose_and_construct(path: Path, text: str) -> tuple[Any, Node]:
-    from labkit.claims._bounded_yaml import Loader
+def _problem(exc: yaml.MarkedYAMLError) -> str:
+    problem = exc.problem or str(exc)
+    if problem == "exceeded maximum nesting depth":  # libyaml's own bound (1,000) came first
+        return (f"nested more than {fixtures.MAX_FILE_DEPTH} levels ({fixtures.MAX_DEPTH} in a "
+                "document, BSON's limit) (labkit's bounds: see labkit --help)")
+    return f"not valid YAML or JSON: {problem}"
 
-    loader = Loader(text, path)
+
+def _line_at(text: str, position: int) -> int:
+    from labkit.claims._bounded_yaml import OFFSETS_IN_BYTES
+
+    if OFFSETS_IN_BYTES:
+        return text.encode("utf-8", "surrogatepass").count(b"\n", 0, position) + 1
+    return text.count("\n", 0, position) + 1
+
+
+def _compose_and_construct(path: Path, text: str) -> tuple[Any, Node]:
+    import yaml
+
+    from labkit.claims._bounded_yaml import Loader, PythonLoader
+
+    try:
+        return _load(Loader(text, path))
+    except yaml.MarkedYAMLError as exc:
+        # libyaml refuses escaped surrogates, which JSON writes for a character beyond U+FFFF
+        # ("\\ud83d\\ude00"): such a file is read again with events read in Python.
+        if Loader is PythonLoader or "Unicode character escape" not in str(exc.problem):
+            raise
+        return _load(PythonLoader(text, path))
+
+
+def _load(loader: _Bounded) -> tuple[Any, Node]:
     try:
         node = loader.get_single_node()
         if node is None:
-            raise BadInput(f"{path}:1: the file is empty; write a list of claims")
+            raise BadInput(f"{loader.path}:1: the file is empty; write a list of claims")
         return loader.construct_document(node), Node(node)
     finally:
         loader.dispose()
