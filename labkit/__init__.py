@@ -1,5 +1,6 @@
 """labkit: lessons that check MongoDB behaviour claims against real servers."""
 
+from labkit import _signals  # noqa: F401  # first: the command's signals, while it imports
 from labkit._version import __version__
 from labkit.errors import (
     BadInput,

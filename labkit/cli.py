@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 
+from labkit import _signals
 from labkit._redact import redact_all
 from labkit._version import __version__
-from labkit.errors import BadInput, LabkitError, ServerUnavailable, Stopped
+from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import _
 from labkit.model import versions
 
@@ -102,14 +100,15 @@ def cmd_run(args) -> int:
     btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
-    _writable_folder(out, "--out")
-    progress = _Progress(not args.quiet)
-    with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
-        ctx.on_load = progress.load
-        run = runner.run(selected, ctx, progress)
-        for server in ctx.servers():
-            _say_cleaned(getattr(server, "cleaned", None), server)
-    paths = report.write(run, out)
+    with runner.undone_if_stopped(out):
+        _writable_folder(out, "--out")
+        progress = _Progress(not args.quiet)
+        with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
+            ctx.on_load = progress.load
+            run = runner.run(selected, ctx, progress)
+            for server in ctx.servers():
+                _say_cleaned(getattr(server, "cleaned", None), server)
+        paths = report.write(run, out)
     if args.json:
         _emit_json(run.to_dict())
     else:
@@ -124,6 +123,7 @@ def cmd_check(args) -> int:
     from labkit.claims import files as claimfiles
     from labkit.outputs import junit, matrix, report
     from labkit.run import check as claimcheck
+    from labkit.run import runner
 
     engines = claimcheck.parse_engines(args.engines)
     versions = claimcheck.parse_versions(args.mongodb_version)
@@ -134,14 +134,15 @@ def cmd_check(args) -> int:
         _output_file(args.junit, "--junit", "junit.xml")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "check-%Y%m%d-%H%M%S")
-    _writable_folder(out, "--out")
 
     def progress(column: str, done: int, total: int, spec) -> None:
         if not args.quiet and spec is not None and done == 0:
             print(f"Checking {total} claims on {column}…", file=sys.stderr)
 
-    result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
-    paths = report.write(result.run, out)
+    with runner.undone_if_stopped(out):
+        _writable_folder(out, "--out")
+        result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
+        paths = report.write(result.run, out)
     if args.junit:
         junit.write_junit(result, args.junit)
     if args.json:
@@ -423,10 +424,11 @@ def _int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser."""
     from labkit.engines.btree import DEFAULT_N
+    from labkit.model.fixtures import limits_text
     from labkit.servers import DEFAULT_CACHE_GB, MONGO_MODES
 
     parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
-                     "servers, and explore the values behind them.")
+                     "servers, and explore the values behind them.", epilog=limits_text())
     parser.add_argument("--version", action="version", version=f"labkit {__version__}")
     sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -446,7 +448,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.set_defaults(func=cmd_run)
 
-    check = sub.add_parser("check", help="judge claim files on engines and MongoDB versions")
+    check = sub.add_parser("check", help="judge claim files on engines and MongoDB versions",
+                           epilog=limits_text())
     check.add_argument("paths", nargs="+", metavar="FILE|DIR",
                        help="claim files (.yaml, .yml, .json) or folders of them")
     check.add_argument("--engines", default="model",
@@ -525,7 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        parser_class=_Parser)
     predict.required = True
     rules_help = f"whose rules to follow (default: the default server's, {versions.CURRENT_MAJOR})"
-    psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them")
+    psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them",
+                               epilog=limits_text())
     psort.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     psort.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
     psort.add_argument("--collation", metavar="JSON",
@@ -533,7 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
     psort.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     psort.add_argument("--json", action="store_true")
     psort.set_defaults(func=cmd_predict_sort)
-    pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order")
+    pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order",
+                               epilog=limits_text())
     pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
     pfind.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
@@ -550,43 +555,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stop_like_ctrl_c(signum, frame) -> None:
-    raise Stopped(signum)
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """While a command runs, SIGTERM unwinds it as Ctrl-C does (only the main thread can)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``labkit`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        with _sigterm_as_interrupt():
+    with _signals.as_interrupts():
+        try:
+            args = build_parser().parse_args(argv)
             return args.func(args)
-    except LabkitError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
-        return exc.exit_status
-    except KeyboardInterrupt as exc:
-        signum = getattr(exc, "signum", signal.SIGINT)
-        print("\nStopped." if signum == signal.SIGTERM else "\nInterrupted.", file=sys.stderr)
-        return 128 + signum
-    except BrokenPipeError:
-        return 1
-    except OSError as exc:  # a path the system refuses (too long, no permission, …)
-        where = f": {_short(exc.filename)}" if exc.filename else ""
-        print(f"Error: {exc.strerror or exc}{where}", file=sys.stderr)
-        return 1
+        except LabkitError as exc:
+            print(f"Error: {exc}", file=sys.stderr)
+            return exc.exit_status
+        except KeyboardInterrupt as exc:
+            signum = _signals.stopped(exc)
+            print(f"\n{_signals.said(signum)}", file=sys.stderr)
+            return 128 + signum
+        except BrokenPipeError:
+            return 1
+        except OSError as exc:  # a path the system refuses (too long, no permission, …)
+            where = f": {_short(exc.filename)}" if exc.filename else ""
+            print(f"Error: {exc.strerror or exc}{where}", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

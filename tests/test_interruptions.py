@@ -1,6 +1,7 @@
 """Killed at any point, labkit leaves nothing behind: SIGTERM and SIGKILL sent while a local
 PostgreSQL starts and while a load runs, from ``labkit btree``, ``labkit run`` and a plain
-Python owner; afterwards no process and no folder of that run remains (bounded waits)."""
+Python owner; afterwards no process and no folder of that run remains (bounded waits), and a
+SIGTERM ends in one "Stopped." line (moments during the imports: tests/test_signals.py)."""
 
 from __future__ import annotations
 
@@ -166,6 +167,11 @@ def test_a_killed_run_leaves_no_process_and_no_folder(owner, point, signum):
         if signum == signal.SIGTERM and owner.startswith("labkit"):
             assert status == 128 + signal.SIGTERM
             assert "Traceback" not in "".join(running.stderr)
+            assert "error ignored" not in "".join(running.stderr)  # psycopg's rollback warning
+            _wait(lambda: running.said("Stopped."), CLEANUP_DEADLINE, "its last line")
+            assert running.stderr[-1] == "Stopped.\n", running.stderr
+        if signum == signal.SIGTERM and owner == "labkit run":
+            assert not out.exists()  # the --out folder it made, empty until the report
     finally:
         running.process.kill()
         shutil.rmtree(out, ignore_errors=True)

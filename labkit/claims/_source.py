@@ -8,22 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
+from labkit.model import fixtures
 
 if TYPE_CHECKING:
     import yaml
 
-
-def _loader_class() -> type[yaml.SafeLoader]:
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        """YAML as JSON sees it: ``2026-10-01`` stays a string, not a date."""
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers
-                if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-    return Loader
+    from labkit.claims._bounded_yaml import _Bounded
 
 
 class Node:
@@ -65,34 +55,70 @@ def parse(path: Path) -> tuple[Any, Node]:
     """A claim file's data, and the node that knows the line of each value in it."""
     import yaml
 
+    data = fixtures.read_bytes(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read it: {exc.strerror}") from exc
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadInput(f"{path}: not UTF-8 text") from exc
-    loader = _loader_class()(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            raise BadInput(f"{path}:1: the file is empty; write a list of claims")
-        data = loader.construct_document(node)
+        return _compose_and_construct(path, text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        raise BadInput(f"{path}:{line}: not valid YAML or JSON: {exc.problem or exc}") from exc
+        raise BadInput(f"{path}:{line}: {_problem(exc)}") from exc
+    except yaml.reader.ReaderError as exc:  # a control character: the reader checks first
+        line = _line_at(text, exc.position)
+        raise BadInput(f"{path}:{line}: the control character #x{exc.character:02x} is not "
+                       "allowed in YAML or JSON text; write it as an escape such as "
+                       f"\"\\u{exc.character:04x}\"") from exc
     except yaml.YAMLError as exc:
         raise BadInput(f"{path}: not valid YAML or JSON: {exc}") from exc
+
+
+def _problem(exc: yaml.MarkedYAMLError) -> str:
+    problem = exc.problem or str(exc)
+    if problem == "exceeded maximum nesting depth":  # libyaml's own bound (1,000) came first
+        return (f"nested more than {fixtures.MAX_FILE_DEPTH} levels ({fixtures.MAX_DEPTH} in a "
+                "document, BSON's limit) (labkit's bounds: see labkit --help)")
+    return f"not valid YAML or JSON: {problem}"
+
+
+def _line_at(text: str, position: int) -> int:
+    from labkit.claims._bounded_yaml import OFFSETS_IN_BYTES
+
+    if OFFSETS_IN_BYTES:
+        return text.encode("utf-8", "surrogatepass").count(b"\n", 0, position) + 1
+    return text.count("\n", 0, position) + 1
+
+
+def _compose_and_construct(path: Path, text: str) -> tuple[Any, Node]:
+    import yaml
+
+    from labkit.claims._bounded_yaml import Loader, PythonLoader
+
+    try:
+        return _load(Loader(text, path))
+    except yaml.MarkedYAMLError as exc:
+        # libyaml refuses escaped surrogates, which JSON writes for a character beyond U+FFFF
+        # ("\\ud83d\\ude00"): such a file is read again with events read in Python.
+        if Loader is PythonLoader or "Unicode character escape" not in str(exc.problem):
+            raise
+        return _load(PythonLoader(text, path))
+
+
+def _load(loader: _Bounded) -> tuple[Any, Node]:
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise BadInput(f"{loader.path}:1: the file is empty; write a list of claims")
+        return loader.construct_document(node), Node(node)
     finally:
         loader.dispose()
-    return data, Node(node)
 
 
 def extended_json(value: Any, where: str = "the value") -> Any:
     """A value as read from YAML or JSON, with Extended JSON (``$numberDecimal``, ``$date``, …)
     turned into BSON values, exactly as ``fixtures`` reads the data files."""
-    from labkit.model import fixtures
-
     try:
         text = json.dumps(value, allow_nan=True)
     except (TypeError, ValueError) as exc:

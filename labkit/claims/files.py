@@ -40,7 +40,7 @@ def claim_files(paths: Iterable[str | Path]) -> list[Path]:
             if not inside:
                 raise BadInput(f"{path}: no claim files (.yaml, .yml, .json) in this folder")
             found += inside
-        elif path.is_file():
+        elif path.exists():  # a file, or a pipe or device that reading refuses or bounds
             if path.suffix not in SUFFIXES:
                 raise BadInput(f"{path}: a claim file ends in .yaml, .yml or .json")
             found.append(path)

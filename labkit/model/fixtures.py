@@ -7,8 +7,11 @@ One loader serves the server and the model alike, so both see the same BSON type
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
+import os
 import re
+import stat
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +36,79 @@ def _data_folder() -> Path:
 DATA = _data_folder()
 
 
+# The bounds within which labkit reads what comes from outside (files, options): each is said in
+# ``labkit --help``, and each refusal is one BadInput naming the bound.
 MAX_DEPTH = 100  # the manual: MongoDB supports no more than 100 levels of nesting
+MAX_FILE_DEPTH = MAX_DEPTH + 10  # a claim file's levels around its documents (a Unified Test
+# Format filter starts 7 levels deep)
+MAX_FILE_BYTES = 16 * 1024 * 1024  # as large as BSON's largest document
+MAX_INTEGER_DIGITS = 20  # a 64-bit integer, BSON's widest, has at most 19
+MAX_ALIAS_VALUES = 100_000  # values YAML aliases may repeat in all ("billion laughs")
+_READ_CHUNK = 1024 * 1024
+
+
+def limits_text() -> str:
+    """The bounds in words, for ``--help``."""
+    return (f"Files are read within bounds: at most {MAX_FILE_BYTES // 2**20} MiB, a regular "
+            f"file or a pipe that ends; documents nested at most {MAX_DEPTH} levels (BSON's "
+            f"limit), a claim file {MAX_FILE_DEPTH}; integers of at most "
+            f"{MAX_INTEGER_DIGITS} digits; YAML aliases repeating at most "
+            f"{MAX_ALIAS_VALUES:,} values in all.")
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes, within ``MAX_FILE_BYTES``: a regular file (its size is known before any
+    read) or a pipe that ends; a device (``/dev/zero``), a folder or a socket is BadInput."""
+    # O_NONBLOCK: opening a FIFO nobody writes to returns at once instead of waiting for ever
+    # (Windows has no FIFOs and no such flag: a plain open there).
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, os.O_RDONLY | nonblocking)
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        _check_kind_and_size(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    if nonblocking:  # a pipe's writer may be slower than labkit: wait for its data
+        os.set_blocking(fd, True)
+    with io.FileIO(fd, "rb") as stream:
+        return _read_within_bound(path, stream)
+
+
+def _check_kind_and_size(path: str | Path, status: os.stat_result) -> None:
+    if stat.S_ISREG(status.st_mode):
+        _check_size(path, status.st_size)
+    elif not stat.S_ISFIFO(status.st_mode):
+        raise BadInput(f"{path} is not a regular file or a pipe; give a file of documents")
+
+
+def _check_size(path: str | Path, size: int) -> None:
+    if size > MAX_FILE_BYTES:
+        raise BadInput(f"{path} is larger than {MAX_FILE_BYTES // 2**20} MiB, the most labkit "
+                       "reads (see labkit --help)")
+
+
+def _read_within_bound(path: str | Path, stream: io.FileIO) -> bytes:
+    """Read to the end, refusing as soon as more than ``MAX_FILE_BYTES`` came (a regular file
+    can grow while it is read; a pipe has no size)."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := stream.read(_READ_CHUNK):
+        total += len(chunk)
+        _check_size(path, total)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def check_integer_text(text: str, where: str) -> None:
+    """Refuse an integer literal of more than ``MAX_INTEGER_DIGITS`` digits before converting
+    it (Python refuses beyond 4,300, and a long conversion costs quadratic time)."""
+    digits = len(text) - (text[:1] in "+-")
+    if digits > MAX_INTEGER_DIGITS:
+        raise BadInput(f"{where} holds an integer of {digits:,} digits; labkit reads at most "
+                       f"{MAX_INTEGER_DIGITS} (a 64-bit integer has 19)")
 
 
 class _Decoder:
@@ -94,7 +169,8 @@ class _Decoder:
     def _integer(self, value: Any, what: str, bits: int) -> int:
         text = self._text(value, what)
         if not self._INT.fullmatch(text):
-            raise BadInput(f"{what} needs a decimal integer string, not {text!r}")
+            raise BadInput(f"{what} needs a decimal integer string, not {text[:40]!r}")
+        check_integer_text(text, what)
         number = int(text)
         if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
             raise BadInput(f"{what} {text} is out of range for a {bits}-bit integer")
@@ -260,6 +336,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
 
 
 def _json_int(text: str) -> int:
+    check_integer_text(text, "the input")
     number = int(text)
     if not -(2**63) <= number < 2**63:
         raise BadInput(f"the integer {text[:30]} does not fit in 64 bits")
@@ -358,10 +435,7 @@ def parse_value(text: str, where: str = "the filter") -> Any:
 
 def read(path: str | Path) -> list[Document]:
     """Read a fixture file (Extended JSON) into documents with their exact BSON types."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror}") from exc
+    data = read_bytes(path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -6,8 +6,10 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from labkit.claims.claim import Claim, Observation, needs
@@ -31,6 +33,27 @@ def btree_n_from_env() -> int:
         raise BadInput(f"LABKIT_BTREE_N must be a whole number of keys, not {text!r}") from exc
     check_n(n, "LABKIT_BTREE_N")
     return n
+
+
+@contextlib.contextmanager
+def undone_if_stopped(folder: Path) -> Iterator[None]:
+    """Whatever the block adds at ``folder`` (the folder and its missing parents, or the new
+    entries of a folder that was there) is removed when the block ends in an exception, Ctrl-C
+    and SIGTERM among them: a stopped run leaves no empty or half-written report."""
+    top = next((p for p in reversed((folder, *folder.parents)) if not p.exists()), None)
+    before = set(folder.iterdir()) if top is None and folder.is_dir() else set()
+    try:
+        yield
+    except BaseException:
+        if top is not None:
+            shutil.rmtree(top, ignore_errors=True)
+        elif folder.is_dir():
+            for entry in set(folder.iterdir()) - before:
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+        raise
 
 
 class Context:

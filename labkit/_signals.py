@@ -1,0 +1,87 @@
+"""How the ``labkit`` command takes Ctrl-C and SIGTERM: at any moment, the usual exit status
+(130, 143), one line, no traceback.
+
+Imported first by ``labkit/__init__.py``. While the command imports, nothing is started yet:
+a signal ends it at once. While a command runs, a signal unwinds it as Ctrl-C does, so every
+server is stopped and every folder it made removed.
+"""
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def said(signum: int) -> str:
+    """The line the command ends with when a signal stopped it."""
+    return "Stopped." if signum == signal.SIGTERM else "Interrupted."
+
+
+def _exit_quietly(signum, frame):
+    print(f"\n{said(signum)}", file=sys.stderr)
+    raise SystemExit(128 + signum)
+
+
+def _is_the_command() -> bool:
+    """``python -m labkit`` (argv[0] is "-m" while runpy imports the package, as the Python
+    manual says of -m) or the ``labkit`` script; never a notebook kernel or a test run."""
+    script = os.path.splitext(os.path.basename(sys.argv[0]))[0] if sys.argv else ""
+    return sys.argv[:1] == ["-m"] or script == "labkit"
+
+
+def _unwind(signum, frame) -> None:
+    import logging
+
+    # Imported here, so that nothing of labkit is imported before the handlers above are set.
+    from labkit.errors import Stopped
+
+    # A stop interrupts whatever psycopg was doing: its warning that the rollback of that
+    # command failed ("error ignored in rollback … another command is already in progress")
+    # is expected then, and not shown.
+    logging.getLogger("psycopg").setLevel(logging.ERROR)
+    if signum == signal.SIGTERM:
+        raise Stopped(signum)
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def as_interrupts() -> Iterator[None]:
+    """While a command runs, Ctrl-C and SIGTERM unwind it alike; only the main thread can
+    take signals (elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: _take(signum, _unwind) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler set outside Python, left as it is
+                signal.signal(signum, handler)
+
+
+def _take(signum: int, handler):
+    """Set ``handler`` for ``signum`` unless the signal is ignored (a shell's background job
+    ignores Ctrl-C, and so does Python then); the handler there was before."""
+    previous = signal.getsignal(signum)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signum, handler)
+    return previous
+
+
+def stopped(exc: KeyboardInterrupt) -> int:
+    """The signal that stopped the command; from now on signals are ignored, as a second one
+    while the command says so would only print a traceback."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+    return int(getattr(exc, "signum", signal.SIGINT))
+
+
+if _is_the_command():
+    for _signum in SIGNALS:
+        _take(_signum, _exit_quietly)

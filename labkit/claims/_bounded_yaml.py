@@ -1,0 +1,172 @@
+"""The YAML loader of claim files: YAML as JSON sees it, read within labkit's bounds.
+
+Imported only when a claim file is read (PyYAML costs an import the other commands skip).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import yaml
+
+from labkit.errors import BadInput
+from labkit.model import fixtures
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class _Mark(Protocol):
+    """Where a node or an event starts (PyYAML's Python and C marks alike)."""
+
+    line: int
+
+
+class _PythonEvents(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's events read in Python, as its ``SafeLoader`` reads them."""
+
+    def __init__(self, text: str) -> None:
+        yaml.reader.Reader.__init__(self, text)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
+               yaml.resolver.Resolver):
+    """YAML as JSON sees it (``2026-10-01`` stays a string, a key is its text), read within
+    labkit's bounds: nesting, values repeated by aliases, integer digits, UTF-8 strings.
+    The bounds are checked as the nodes are composed, before anything is expanded. The events
+    come from the class named after this one: the Python composition here comes first."""
+
+    def __init__(self, text: str, path: Path) -> None:
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self.path = path
+        self.depth = 0
+        self.repeated = 0
+        self.open_anchors: set[str] = set()
+        self.escapes = "\\u" in text or "\\U" in text
+
+    if TYPE_CHECKING:  # given by the class of events each loader adds
+        def peek_event(self) -> yaml.Event | None: ...
+
+        def dispose(self) -> None: ...
+
+    def refuse(self, mark: _Mark | None, problem: str) -> BadInput:
+        line = mark.line + 1 if mark is not None else 1
+        return BadInput(f"{self.path}:{line}: {problem}")
+
+    def beyond(self, mark: _Mark | None, bound: str) -> BadInput:
+        return self.refuse(mark, f"{bound} (labkit's bounds: see labkit --help)")
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            self._count_alias(event)
+            return super().compose_node(parent, index)
+        self.depth += 1
+        if self.depth > fixtures.MAX_FILE_DEPTH:
+            raise self.beyond(getattr(event, "start_mark", None),
+                              f"nested more than {fixtures.MAX_FILE_DEPTH} "
+                              f"levels ({fixtures.MAX_DEPTH} in a document, BSON's limit)")
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self.open_anchors.add(anchor)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+            self.open_anchors.discard(anchor or "")
+        if self.escapes and isinstance(node, yaml.ScalarNode):
+            node.value = self._utf8(node)
+        return node
+
+    def _count_alias(self, event: yaml.AliasEvent) -> None:
+        """Count the values the alias repeats (and how deep they reach), refusing as soon
+        as a bound is passed: a walk that never goes beyond the bound."""
+        if event.anchor in self.open_anchors:
+            raise self.refuse(event.start_mark, f"the alias *{event.anchor} is inside "
+                              "the value it names (a value that contains itself)")
+        target = self.anchors.get(event.anchor or "")
+        stack = [(target, self.depth + 1)] if target is not None else []
+        while stack:
+            node, depth = stack.pop()
+            self.repeated += 1
+            if self.repeated > fixtures.MAX_ALIAS_VALUES:
+                raise self.beyond(event.start_mark, "aliases repeat more than "
+                                  f"{fixtures.MAX_ALIAS_VALUES:,} values")
+            if depth > fixtures.MAX_FILE_DEPTH:
+                raise self.beyond(event.start_mark, f"the alias *{event.anchor} nests "
+                                  f"values more than {fixtures.MAX_FILE_DEPTH} levels deep")
+            if isinstance(node, yaml.SequenceNode):
+                stack += [(child, depth + 1) for child in node.value]
+            elif isinstance(node, yaml.MappingNode):
+                stack += [(child, depth + 1) for pair in node.value for child in pair]
+
+    def _utf8(self, node: yaml.ScalarNode) -> str:
+        """The text with escaped surrogate pairs joined; a lone surrogate is refused, as
+        no UTF-8 file (results.json, a BSON string) can hold it."""
+        text = str(node.value)
+        if not _SURROGATE.search(text):
+            return text
+        try:
+            return text.encode("utf-16", "surrogatepass").decode("utf-16")
+        except UnicodeDecodeError:
+            raise self.refuse(node.start_mark, "a string holds a lone surrogate "
+                              "(\\ud800 to \\udfff alone), which is not UTF-8 text") from None
+
+    def construct_mapping(self, node: yaml.MappingNode,
+                          deep: bool = False) -> dict[Hashable, Any]:
+        self.flatten_mapping(node)  # merge keys (<<), as the safe loader does
+        mapping: dict[Hashable, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise self.refuse(key_node.start_mark, "a key is a list or a mapping; "
+                                  "a key is text")
+            mapping[key_node.value] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            fixtures.check_integer_text(str(node.value).replace("_", ""), "the value")
+        except BadInput as exc:
+            raise self.beyond(node.start_mark, str(exc)) from None
+        return super().construct_yaml_int(node)
+
+# The override above, where the safe loader's table names its own integer constructor.
+_Bounded.yaml_constructors = {**yaml.constructor.SafeConstructor.yaml_constructors,
+                              "tag:yaml.org,2002:int": _Bounded.construct_yaml_int}
+_Bounded.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
+
+
+class PythonLoader(_Bounded, _PythonEvents):
+    """The bounded loader on events read in Python: slower, and it reads what JSON allows
+    and libyaml refuses, escaped surrogate pairs (``"\\ud83d\\ude00"``)."""
+
+    def __init__(self, text: str, path: Path) -> None:
+        _PythonEvents.__init__(self, text)
+        _Bounded.__init__(self, text, path)
+
+
+# The events come from libyaml where PyYAML was built with it (its wheels are), many times
+# faster than in Python; a reader error's position is then a byte offset of the UTF-8 text.
+Loader: type[_Bounded]
+try:
+    from yaml._yaml import CParser
+
+    class CLoader(_Bounded, CParser):
+        """The bounded loader on libyaml's events."""
+
+        def __init__(self, text: str, path: Path) -> None:
+            CParser.__init__(self, text)
+            _Bounded.__init__(self, text, path)
+
+    Loader, OFFSETS_IN_BYTES = CLoader, True
+except ImportError:  # PyYAML without libyaml: the same events, read in Python
+    Loader, OFFSETS_IN_BYTES = PythonLoader, False
