@@ -104,6 +104,24 @@ class UnsupportedConversion(BadInput):
     """A conversion whose exact result the model cannot say (it would guess, so it refuses)."""
 
 
+class CannotJudge(BadInput):
+    """The model cannot judge this: a library it needs to answer exactly (PCRE2 for regular
+    expressions) did not load here, or the library refuses a construct MongoDB's build accepts.
+    It says so rather than answer by other rules.
+
+    ``library`` names what is missing; ``hint`` says how to get it.
+    """
+
+    def __init__(self, message: str, *, library: str, hint: str) -> None:
+        self.message = message
+        self.library = library
+        self.hint = _as_hint(hint)
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.hint}"
+
+
 # --- servers -----------------------------------------------------------------------------------
 
 

@@ -20,10 +20,10 @@ from labkit.model.bson_order import (
     SortKey,
     bson_type,
     key,
-    regex_flags,
 )
 from labkit.model.convert import Number, as_number
 from labkit.model.expr import SIGN_TESTS, Expression, compile_expression, deeper, truthy
+from labkit.model.regex import compile_regex, regex_source
 
 Test = Callable[[Document], bool]  # whether a document matches
 Values = list[Any]  # the values a path reaches in one document
@@ -199,57 +199,20 @@ def _in_bracket(test: Callable[[int], bool], wanted: SortKey, nan_ok: bool) -> V
     return bracketed
 
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE, "u": 0}
-
-
 def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
-    """A test of one value against a regular expression, as ``$regex`` applies it."""
-    source, flags = _regex_source(pattern, options)
-    compiled = _compiled_regex(source, flags)
+    """A test of one value against a regular expression, as ``$regex`` applies it: PCRE2 on a
+    string, and on a stored regex the same pattern and flags."""
+    source, flags = regex_source(pattern, options)
+    search = compile_regex(source, flags)
     as_value = key(Regex(source, "".join(sorted(flags))))
 
     def test(value: Any) -> bool:
         if type(value) is str:
-            return compiled.search(value) is not None
+            return search(value)
         if isinstance(value, Regex | re.Pattern):
             return key(value) == as_value
         return False
     return test
-
-
-def _regex_source(pattern: Any, options: Any) -> tuple[str, str]:
-    """The pattern's text and its flags, from a regex (flags inside or in ``$options``, not
-    both) or from a string (flags in ``$options``)."""
-    if isinstance(pattern, Regex | re.Pattern):
-        if options is not None and regex_flags(pattern):
-            raise BadInput("$regex: options given both in the regex and in $options")
-        source = pattern.pattern
-        if not isinstance(source, str):
-            raise BadInput("$regex needs a text pattern")
-        flags = options if options is not None else regex_flags(pattern)
-    elif isinstance(pattern, str):
-        source, flags = pattern, options or ""
-    else:
-        raise BadInput("$regex needs a string or a regular expression")
-    if not isinstance(flags, str):
-        raise BadInput("$options needs a string")
-    return source, flags
-
-
-def _compiled_regex(source: str, flags: str) -> re.Pattern[str]:
-    """The pattern compiled with its flags; BadInput where MongoDB would refuse either."""
-    bad = sorted(set(flags) - set(_FLAGS))
-    if bad:
-        raise BadInput(f"$regex: invalid flag {bad[0]!r} in the options")
-    if "\x00" in source:
-        raise BadInput("$regex: a regular expression cannot contain a NUL character")
-    bits = 0
-    for flag in flags:
-        bits |= _FLAGS[flag]
-    try:
-        return re.compile(source, bits)
-    except (re.error, RecursionError, OverflowError) as exc:
-        raise BadInput(f"$regex: invalid regular expression {source!r}: {exc}") from None
 
 
 def _is_regex(value: Any) -> bool:
@@ -286,39 +249,52 @@ def _type_test(wanted: Any) -> Callable[[Any], bool]:
     return lambda value: value is not MISSING and bson_type(value) in kinds
 
 
+_INT64_LOW, _INT64_HIGH = -(2**63), 2**63
+
+
+def _as_int64(number: Number) -> int | None:
+    """A number truncated toward zero, if the result is a 64-bit integer; None if it is not
+    (NaN, an infinity, or past int64): ``representAs<long long>`` in expression_leaf.cpp."""
+    if isinstance(number, decimal.Decimal):
+        if not number.is_finite():
+            return None
+    elif isinstance(number, float) and not math.isfinite(number):
+        return None
+    whole = int(number)
+    return whole if _INT64_LOW <= whole < _INT64_HIGH else None
+
+
 def _mod_test(operand: Any) -> Callable[[Any], bool]:
+    """``$mod`` on one value: since 5.1 a dividend that is not a number, or whose truncation
+    is not a 64-bit integer, never matches."""
     divisor, remainder = _mod_operand(operand)
 
     def test(value: Any) -> bool:
         number = as_number(value) if type(value) is not bool else None
-        if number is None:
+        whole = _as_int64(number) if number is not None else None
+        if whole is None:
             return False
-        if isinstance(number, decimal.Decimal):
-            if not number.is_finite():
-                return False
-        elif isinstance(number, float) and not math.isfinite(number):
-            return False
-        whole = int(number)
         left = abs(whole) % abs(divisor)  # C's remainder: the sign follows the dividend
         return (-left if whole < 0 else left) == remainder
     return test
 
 
 def _mod_operand(operand: Any) -> tuple[int, int]:
-    """``$mod``'s divisor and remainder, both truncated toward zero; BadInput unless they are
-    two finite numbers and the divisor is not 0."""
+    """``$mod``'s divisor and remainder, both truncated toward zero; BadInput unless both are
+    numbers whose truncation is a 64-bit integer and the divisor is not 0 (since 5.1)."""
     if not isinstance(operand, list) or len(operand) != 2:
         raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
-    numbers: list[Number] = []
+    wholes: list[int] = []
     for item in operand:
         number = as_number(item)
         if number is None:
             raise BadInput("$mod needs an array of two numbers: [divisor, remainder]")
-        numbers.append(number)
-    if any(not math.isfinite(x) if not isinstance(x, decimal.Decimal) else not x.is_finite()
-           for x in numbers):
-        raise BadInput("$mod: the divisor and remainder must be finite numbers")
-    divisor, remainder = (int(x) for x in numbers)
+        whole = _as_int64(number)
+        if whole is None:
+            raise BadInput("$mod: the divisor and remainder must be finite numbers that fit "
+                           "in a 64-bit integer")
+        wholes.append(whole)
+    divisor, remainder = wholes
     if divisor == 0:
         raise BadInput("$mod: the divisor cannot be 0")
     return divisor, remainder

@@ -1,0 +1,124 @@
+"""Regular expressions as MongoDB compiles and applies them: PCRE2 (MongoDB's engine since 6.1),
+in UTF mode, with the options ``i m s x`` (and ``u``, accepted and ignored), without UCP unless
+the pattern asks for it with ``(*UCP)``.
+
+The server's recipe is ``pcre_util::flagsToOptions`` (UTF, plus CASELESS, MULTILINE, DOTALL,
+EXTENDED for ``i m s x``) and ``pcre::Regex`` (a compile context with a maximum pattern length
+of 32,764 bytes), both in ``src/mongo/util/``. The PyPI binding ``pcre2`` adds three options
+of its own to every pattern (UCP, ALT_BSUX, NEVER_BACKSLASH_C); they are taken off again here,
+so that a pattern compiles exactly as the server compiles it. PCRE2 is imported the first time
+a regex is compiled: a filter without one never loads it. Where it cannot load, compiling
+raises CannotJudge: the model does not answer a regex by Python's ``re``, whose rules differ.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from bson import Regex
+
+from labkit.errors import BadInput, CannotJudge
+from labkit.model.bson_order import regex_flags
+
+MAX_PATTERN_BYTES = 32764  # pcre.cpp's kMaxPatternLength, set in the compile context
+FLAGS = "imsux"  # pcre_util.cpp's flagsToOptions: any other letter is error 51108
+
+# PCRE2's option bits (pcre2.h); the binding's CompileOption enum names only some of them.
+_CASELESS, _DOTALL, _EXTENDED, _MULTILINE = 0x8, 0x20, 0x80, 0x400
+_UTF, _UCP = 0x00080000, 0x00020000
+_ALT_BSUX, _NEVER_BACKSLASH_C = 0x2, 0x00100000
+_OPTIONS = {"i": _CASELESS, "m": _MULTILINE, "s": _DOTALL, "x": _EXTENDED, "u": 0}
+# The binding's own additions, which MongoDB does not make: Unicode properties for \w, \d and
+# POSIX classes (UCP), ECMAScript's \u and \x (ALT_BSUX), and a ban on \C.
+_NOT_MONGODB = _UCP | _ALT_BSUX | _NEVER_BACKSLASH_C
+_BACKSLASH_C_LIBRARY_DISABLED = 185  # pcre2.h: PCRE2_ERROR_BACKSLASH_C_LIBRARY_DISABLED
+
+_HINT = "pip install pcre2 (wheels for Linux, macOS and Windows), or ask a server"
+
+Search = Callable[[str], bool]  # whether a pattern matches somewhere in a string
+
+
+@functools.cache
+def _library() -> Any:
+    """The PCRE2 binding, imported on first use; CannotJudge where it cannot load."""
+    try:
+        # Imported by name: the binding ships no type information, and a filter without a
+        # regex never pays for the import.
+        pcre2 = importlib.import_module("pcre2")
+        # The binding's compile step, below its public compile(), which forces UCP, ALT_BSUX
+        # and NEVER_BACKSLASH_C on and lets only UCP be taken off.
+        cy = importlib.import_module("pcre2._cy")
+    except ImportError as exc:
+        raise CannotJudge(f"the model cannot judge a regular expression: PCRE2 did not load "
+                          f"({exc})", library="pcre2", hint=_HINT) from None
+    return pcre2, cy
+
+
+def regex_source(pattern: Any, options: Any) -> tuple[str, str]:
+    """The pattern's text and its flags, from a regex (flags inside or in ``$options``, not
+    both) or from a string (flags in ``$options``)."""
+    if isinstance(pattern, Regex | re.Pattern):
+        if options is not None and regex_flags(pattern):
+            raise BadInput("$regex: options given both in the regex and in $options")
+        source = pattern.pattern
+        if not isinstance(source, str):
+            raise BadInput("$regex needs a text pattern")
+        flags = options if options is not None else regex_flags(pattern)
+    elif isinstance(pattern, str):
+        source, flags = pattern, options or ""
+    else:
+        raise BadInput("$regex needs a string or a regular expression")
+    if not isinstance(flags, str):
+        raise BadInput("$options needs a string")
+    return source, flags
+
+
+def compile_regex(source: str, flags: str, op: str = "$regex") -> Search:
+    """A test whether ``source`` (compiled as MongoDB compiles it, with ``flags``) matches
+    somewhere in a string; BadInput where MongoDB refuses the pattern or a flag, CannotJudge
+    where PCRE2 is not here."""
+    bad = sorted(set(flags) - set(FLAGS))
+    if bad:
+        raise BadInput(f"{op}: invalid flag {bad[0]!r} in the regex options")
+    if "\x00" in source or "\x00" in flags:
+        raise BadInput(f"{op}: a regular expression cannot contain a NUL character")
+    bits = _UTF
+    for flag in flags:
+        bits |= _OPTIONS[flag]
+    return _compiled(source, bits, op)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str, bits: int, op: str) -> Search:
+    pcre2, cy = _library()
+    try:
+        encoded = source.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{op}: the pattern {source!r} is not valid UTF-8") from None
+    if len(encoded) > MAX_PATTERN_BYTES:
+        raise BadInput(f"{op}: the regular expression is longer than MongoDB's limit of "
+                       f"{MAX_PATTERN_BYTES} bytes")
+    try:
+        code = cy.compile(encoded, bits, _NOT_MONGODB)
+    except pcre2.PatternError as exc:
+        if exc.code == _BACKSLASH_C_LIBRARY_DISABLED:
+            raise CannotJudge(f"the model cannot judge {source!r}: this PCRE2 build refuses \\C, "
+                              "which MongoDB's accepts", library="pcre2",
+                              hint="ask a server") from None
+        raise BadInput(f"{op}: invalid regular expression {source!r}: {exc.msg}") from None
+    pattern = pcre2.Pattern(code, encoded, 0, False, None)
+    pattern.jit_compile()
+    library_error = pcre2.LibraryError
+
+    def search(text: str) -> bool:
+        # A subject PCRE2 cannot take (invalid UTF-8) or a match that hits a limit is no
+        # match, as on the server, where matchView's error makes the match false.
+        try:
+            return pattern.search(text.encode("utf-8", "surrogatepass")) is not None
+        except library_error:
+            return False
+    return search
