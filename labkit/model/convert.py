@@ -37,6 +37,21 @@ def as_number(value: Any) -> Number | None:
     return None
 
 
+def truncated(number: Number) -> int | None:
+    """A finite number truncated toward zero; None for NaN and the infinities."""
+    if isinstance(number, decimal.Decimal):
+        return int(number) if number.is_finite() else None
+    if isinstance(number, float) and not math.isfinite(number):
+        return None
+    return int(number)
+
+
+def whole(number: Number) -> int | None:
+    """A number that is a whole number, as an int; None for a fraction, NaN, the infinities."""
+    integer = truncated(number)
+    return integer if integer is not None and integer == number else None
+
+
 def conversion_target(to: Any) -> str:
     """The target type that ``$convert``'s ``to`` names (an alias or a type number)."""
     if isinstance(to, str) and to in _TARGETS:

@@ -8,7 +8,14 @@ from typing import Any
 
 from labkit.errors import BadInput, ConversionFailure
 from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, compare, key
-from labkit.model.convert import CONVERSION_OPERATORS, as_number, conversion_target, convert
+from labkit.model.convert import (
+    CONVERSION_OPERATORS,
+    as_number,
+    conversion_target,
+    convert,
+    whole,
+)
+from labkit.model.regex import Search, compile_regex, regex_source
 
 MAX_DEPTH = 100  # MongoDB's limit on the nesting of a filter (and of a BSON document)
 
@@ -35,6 +42,9 @@ def field_path(doc: Any, path: str) -> Any:
 
 
 def _aggregate_get(value: Any, parts: tuple[str, ...], i: int) -> Any:
+    """The rest of a field path from ``value``. Through an array it keeps what each element
+    that is a document holds and drops every other element, nested arrays included:
+    ``"$x.a"`` on ``[[], [""], {}]`` is ``[]`` (ExpressionFieldPath::evaluatePath)."""
     while i < len(parts):
         if isinstance(value, dict):
             if parts[i] not in value:
@@ -44,7 +54,7 @@ def _aggregate_get(value: Any, parts: tuple[str, ...], i: int) -> Any:
         elif type(value) is list:
             out = []
             for element in value:
-                if isinstance(element, dict) or type(element) is list:
+                if isinstance(element, dict):
                     found = _aggregate_get(element, parts, i)
                     if found is not MISSING:
                         out.append(found)
@@ -218,6 +228,171 @@ def _convert_expression(op: str, args: Any, depth: int) -> Expression:
     return run
 
 
+def _nullish(value: Any) -> bool:
+    return value is None or value is MISSING or value is UNDEFINED
+
+
+def _cond(op: str, args: Any, depth: int) -> Expression:
+    """``{$cond: [if, then, else]}`` or ``{$cond: {if, then, else}}``: only the branch taken
+    is evaluated."""
+    if isinstance(args, dict):
+        unknown = sorted(set(args) - {"if", "then", "else"})
+        if unknown:
+            raise BadInput(f"$cond: unrecognized parameter {unknown[0]!r}")
+        missing = [name for name in ("if", "then", "else") if name not in args]
+        if missing:
+            raise BadInput(f"$cond: missing {missing[0]!r} parameter")
+        args = [args["if"], args["then"], args["else"]]
+    test, then, otherwise = _arguments(op, args, depth, count=3)
+    return lambda doc: then(doc) if truthy(test(doc)) else otherwise(doc)
+
+
+def _switch(op: str, args: Any, depth: int) -> Expression:
+    """``{$switch: {branches: [{case, then}, …], default}}``: the first branch whose case is
+    true; without a default, no true case fails the query."""
+    if not isinstance(args, dict):
+        raise BadInput("$switch requires an object as an argument")
+    unknown = sorted(set(args) - {"branches", "default"})
+    if unknown:
+        raise BadInput(f"$switch found an unknown argument: {unknown[0]}")
+    branches = args.get("branches")
+    if not isinstance(branches, list) or not branches:
+        raise BadInput("$switch requires at least one branch, in an array 'branches'")
+    cases = [_switch_branch(branch, depth) for branch in branches]
+    default = compile_expression(args["default"], depth) if "default" in args else None
+
+    def run(doc: dict[str, Any]) -> Any:
+        for case, then in cases:
+            if truthy(case(doc)):
+                return then(doc)
+        if default is None:
+            raise BadInput("$switch could not find a matching branch for an input, and no "
+                           "default was specified (MongoDB fails the whole query)")
+        return default(doc)
+    return run
+
+
+def _switch_branch(branch: Any, depth: int) -> tuple[Expression, Expression]:
+    if not isinstance(branch, dict):
+        raise BadInput("$switch expected each branch to be an object")
+    unknown = sorted(set(branch) - {"case", "then"})
+    if unknown:
+        raise BadInput(f"$switch found an unknown argument to a branch: {unknown[0]}")
+    for name in ("case", "then"):
+        if name not in branch:
+            raise BadInput(f"$switch requires each branch have a {name!r} expression")
+    return compile_expression(branch["case"], depth), compile_expression(branch["then"], depth)
+
+
+def _get_field(op: str, args: Any, depth: int) -> Expression:
+    """``{$getField: {field, input}}`` (``input`` defaults to ``$$CURRENT``) or
+    ``{$getField: field}``: a field by its whole name, dots and dollars included."""
+    named = isinstance(args, dict) and not any(str(name).startswith("$") for name in args)
+    spec = args if named else {"field": args}
+    unknown = sorted(set(spec) - {"field", "input"})
+    if unknown:
+        raise BadInput(f"$getField found an unknown argument: {unknown[0]}")
+    if "field" not in spec:
+        raise BadInput("$getField requires 'field' to be specified")
+    field = _constant_string(spec["field"])
+    source = compile_expression(spec.get("input", "$$CURRENT"), depth)
+
+    def run(doc: dict[str, Any]) -> Any:
+        value = source(doc)
+        if _nullish(value):
+            return None
+        if not isinstance(value, dict):
+            raise BadInput("$getField requires 'input' to evaluate to type Object, found "
+                           f"{bson_type(value)} (MongoDB fails the whole query)")
+        return value.get(field, MISSING)
+    return run
+
+
+def _constant_string(field: Any) -> str:
+    """``$getField``'s field: a string that is not a field path, or one in ``$literal``."""
+    if isinstance(field, dict) and list(field) == ["$literal"]:
+        field = field["$literal"]
+    elif isinstance(field, str) and field.startswith("$"):
+        raise BadInput("$getField requires 'field' to evaluate to a constant; a name that "
+                       "starts with '$' goes in {$literal: …}")
+    if not isinstance(field, str):
+        raise BadInput("$getField requires 'field' to evaluate to type String")
+    return field
+
+
+def _size(op: str, args: Any, depth: int) -> Expression:
+    (item,) = _arguments(op, args, depth, count=1)
+
+    def run(doc: dict[str, Any]) -> int:
+        value = item(doc)
+        if type(value) is not list:
+            raise BadInput("The argument to $size must be an array. Type of argument: "
+                           f"{bson_type(value)} (MongoDB fails the whole query)")
+        return len(value)
+    return run
+
+
+def _array_elem_at(op: str, args: Any, depth: int) -> Expression:
+    array, index = _arguments(op, args, depth, count=2)
+    return lambda doc: _element_at(array(doc), index(doc))
+
+
+def _element_at(array: Any, index: Any) -> Any:
+    """``$arrayElemAt``: null for a null array or index, nothing past either end."""
+    if _nullish(array) or _nullish(index):
+        return None
+    if type(array) is not list:
+        raise BadInput("$arrayElemAt's first argument must be an array, but is "
+                       f"{bson_type(array)} (MongoDB fails the whole query)")
+    number = as_number(index)
+    position = whole(number) if number is not None else None
+    if position is None or not -(2**31) <= position < 2**31:
+        raise BadInput("$arrayElemAt's second argument must be a number representable as a "
+                       f"32-bit integer, not {index!r} (MongoDB fails the whole query)")
+    if position < 0:
+        position += len(array)
+    return array[position] if 0 <= position < len(array) else MISSING
+
+
+def _regex_match(op: str, args: Any, depth: int) -> Expression:
+    """``{$regexMatch: {input, regex, options}}`` by PCRE2, as ``$regex`` in a filter: false
+    where the input or the regex is null."""
+    if not isinstance(args, dict):
+        raise BadInput("$regexMatch expects an object of named arguments")
+    unknown = sorted(set(args) - {"input", "regex", "options"})
+    if unknown:
+        raise BadInput(f"$regexMatch found an unknown argument: {unknown[0]}")
+    for name in ("input", "regex"):
+        if name not in args:
+            raise BadInput(f"$regexMatch requires {name!r} parameter")
+    source = compile_expression(args["input"], depth)
+    pattern = compile_expression(args["regex"], depth)
+    options = compile_expression(args["options"], depth) if "options" in args else None
+
+    def run(doc: dict[str, Any]) -> bool:
+        text = source(doc)
+        search = _regex_search(pattern(doc), options(doc) if options is not None else None)
+        if _nullish(text) or search is None:
+            return False
+        if not isinstance(text, str):
+            raise BadInput("$regexMatch needs 'input' to be of type string, found "
+                           f"{bson_type(text)} (MongoDB fails the whole query)")
+        return search(text)
+    return run
+
+
+def _regex_search(pattern: Any, options: Any) -> Search | None:
+    """The compiled test of ``$regexMatch``'s regex and options; None for a null regex."""
+    if _nullish(options):
+        options = None
+    if _nullish(pattern):
+        if options is not None and not isinstance(options, str):
+            raise BadInput("$regexMatch needs 'options' to be of type string")
+        return None
+    source, flags = regex_source(pattern, options, "$regexMatch")
+    return compile_regex(source, flags, "$regexMatch")
+
+
 # What compiles each expression operator the model knows. Every compiler takes the same three
 # arguments so that one table names them all; the operator's name serves those that report it
 # in an error or pick by it (the comparisons, the conversions).
@@ -233,4 +408,10 @@ _OPERATORS: dict[str, Callable[[str, Any, int], Expression]] = {
     "$ifNull": _first_not_null,
     **dict.fromkeys(CONVERSION_OPERATORS, _conversion),
     "$convert": _convert_expression,
+    "$cond": _cond,
+    "$switch": _switch,
+    "$getField": _get_field,
+    "$size": _size,
+    "$arrayElemAt": _array_elem_at,
+    "$regexMatch": _regex_match,
 }

@@ -3,8 +3,6 @@ to each document; a filter MongoDB would reject is rejected while compiling."""
 
 from __future__ import annotations
 
-import decimal
-import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +19,7 @@ from labkit.model.bson_order import (
     bson_type,
     key,
 )
-from labkit.model.convert import Number, as_number
+from labkit.model.convert import Number, as_number, truncated
 from labkit.model.expr import SIGN_TESTS, Expression, compile_expression, deeper, truthy
 from labkit.model.regex import compile_regex, regex_source
 
@@ -255,13 +253,8 @@ _INT64_LOW, _INT64_HIGH = -(2**63), 2**63
 def _as_int64(number: Number) -> int | None:
     """A number truncated toward zero, if the result is a 64-bit integer; None if it is not
     (NaN, an infinity, or past int64): ``representAs<long long>`` in expression_leaf.cpp."""
-    if isinstance(number, decimal.Decimal):
-        if not number.is_finite():
-            return None
-    elif isinstance(number, float) and not math.isfinite(number):
-        return None
-    whole = int(number)
-    return whole if _INT64_LOW <= whole < _INT64_HIGH else None
+    integer = truncated(number)
+    return integer if integer is not None and _INT64_LOW <= integer < _INT64_HIGH else None
 
 
 def _mod_test(operand: Any) -> Callable[[Any], bool]:

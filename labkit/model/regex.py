@@ -58,22 +58,22 @@ def _library() -> Any:
     return pcre2, cy
 
 
-def regex_source(pattern: Any, options: Any) -> tuple[str, str]:
-    """The pattern's text and its flags, from a regex (flags inside or in ``$options``, not
-    both) or from a string (flags in ``$options``)."""
+def regex_source(pattern: Any, options: Any, op: str = "$regex") -> tuple[str, str]:
+    """The pattern's text and its flags, from a regex (flags inside or in the options, not
+    both) or from a string (flags in the options)."""
     if isinstance(pattern, Regex | re.Pattern):
         if options is not None and regex_flags(pattern):
-            raise BadInput("$regex: options given both in the regex and in $options")
+            raise BadInput(f"{op}: options given both in the regex and beside it")
         source = pattern.pattern
         if not isinstance(source, str):
-            raise BadInput("$regex needs a text pattern")
+            raise BadInput(f"{op} needs a text pattern")
         flags = options if options is not None else regex_flags(pattern)
     elif isinstance(pattern, str):
         source, flags = pattern, options or ""
     else:
-        raise BadInput("$regex needs a string or a regular expression")
+        raise BadInput(f"{op} needs a string or a regular expression")
     if not isinstance(flags, str):
-        raise BadInput("$options needs a string")
+        raise BadInput(f"{op}: the options are a string")
     return source, flags
 
 
