@@ -10,9 +10,12 @@ regular expressions by PCRE2 (``regex``), conversions (``convert``), what a read
 streams, fixtures.
 """
 
-from labkit.model.bson_order import MISSING, UNDEFINED, bson_type, compare, sort
+from typing import Any
+
+from labkit.model import bson_order
+from labkit.model.bson_order import MISSING, UNDEFINED, bson_type, sort
 from labkit.model.reads import evaluate, find, matches
-from labkit.model.versions import CURRENT_MAJOR, VERSIONS
+from labkit.model.versions import CURRENT_MAJOR, VERSIONS, check_rules_version
 
 __all__ = [
     "CURRENT_MAJOR",
@@ -26,3 +29,10 @@ __all__ = [
     "matches",
     "sort",
 ]
+
+
+def compare(a: Any, b: Any, mongodb_version: str | None = None) -> int:
+    """-1, 0 or 1: how ``a`` compares with ``b`` in MongoDB's order of BSON values (the same
+    in every version the model knows; an unknown version is BadInput)."""
+    check_rules_version(mongodb_version)
+    return bson_order.compare(a, b)

@@ -1,0 +1,284 @@
+"""The model's remaining query rules: ``$mod`` past int64, aggregation field paths through
+nested arrays, and the ``$expr`` operators ``$getField``, ``$literal``, ``$cond``, ``$switch``,
+``$and``/``$or``/``$not``, ``$cmp``, ``$size``, ``$arrayElemAt``; and the public API.
+
+Sources: MongoDB's ``jstests/core/query/mod/mod_special_values.js`` (commit 05a9f6fe),
+``jstests/core/query/expr/expr_in_index_use.js`` (07c8efab),
+``jstests/aggregation/expressions/array_elem_at.js`` (1a8480a0),
+``src/mongo/db/matcher/expression_leaf.cpp`` (ModMatchExpression), and the manual's pages.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bson import Decimal128, Int64, Regex
+
+import labkit.model as model
+from labkit.errors import BadInput
+from labkit.model import evaluate, find
+
+
+def ids(docs, query):
+    """The ``_id``s ``find(query)`` returns on ``docs``, in order."""
+    return [doc["_id"] for doc in find(docs, query)]
+
+
+# $mod ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dividend", [
+    -1e19,  # mod_special_values.js:50-51, a double past int64
+    Decimal128("1e19"),  # mod_special_values.js:54-59, a decimal past int64
+    2.0**63,  # the first double past int64 (expression_leaf.cpp: representAs<long long>)
+    1 << 63,  # an integer past int64
+])
+def test_mod_dividend_past_int64_never_matches(dividend):
+    """mod_special_values.js:48-59 (since 5.1): a dividend whose truncation is not a 64-bit
+    integer never matches, even {$mod: [1, 0]}."""
+    assert ids([{"_id": 1, "attribute": dividend}], {"attribute": {"$mod": [1, 0]}}) == []
+
+
+def test_mod_dividend_at_the_edge_of_int64_matches():
+    """expression_leaf.cpp ModMatchExpression: -2**63 is a 64-bit integer and is divided."""
+    docs = [{"_id": 1, "a": -(2.0**63)}, {"_id": 2, "a": Int64(-(2**63))}]
+    assert ids(docs, {"a": {"$mod": [2, 0]}}) == [1, 2]
+    assert ids(docs, {"a": {"$mod": [-1, 0]}}) == [1, 2]  # safeMod: no overflow at -1
+
+
+def test_mod_truncates_the_dividend():
+    """mod_special_values.js:61-75: doubles and decimals are truncated toward zero."""
+    docs = [{"_id": 1, "attribute": 14.5}, {"_id": 2, "attribute": 14.50001},
+            {"_id": 3, "attribute": 15.01}, {"_id": 4, "attribute": Decimal128("14.5")},
+            {"_id": 5, "attribute": Decimal128("14.50001")},
+            {"_id": 6, "attribute": Decimal128("15.01")}, {"_id": 7, "attribute": 24},
+            {"_id": 8, "attribute": Int64(34)}]
+    assert ids(docs, {"attribute": {"$mod": [10, 4]}}) == [1, 2, 4, 5, 7, 8]
+
+
+def test_mod_nan_and_infinity_never_match():
+    """mod_special_values.js:77-91: NaN and the infinities, double or decimal, never match."""
+    values = [Decimal128("-NaN"), Decimal128("NaN"), Decimal128("-Inf"), Decimal128("Inf"),
+              float("nan"), float("inf"), float("-inf")]
+    docs = [{"_id": i, "attribute": v} for i, v in enumerate(values)]
+    assert ids(docs, {"attribute": {"$mod": [1, 0]}}) == []
+
+
+@pytest.mark.parametrize("bad", [
+    float("nan"), float("inf"), 1e19, Decimal128("NaN"), Decimal128("Infinity"),
+    Decimal128("1e19"),
+])
+@pytest.mark.parametrize("place", ["divisor", "remainder"])
+def test_mod_operands_must_fit_int64(bad, place):
+    """mod_special_values.js:31-46: a NaN, infinite or past-int64 divisor or remainder fails
+    the query with BadValue."""
+    operand = [bad, 1] if place == "divisor" else [1, bad]
+    with pytest.raises(BadInput, match="64-bit integer"):
+        find([], {"attribute": {"$mod": operand}})
+
+
+# Field paths through arrays ------------------------------------------------------------------
+
+CATEGORIES = [
+    {"_id": 6, "category": []}, {"_id": 7, "category": [[]]}, {"_id": 8, "category": [None]},
+    {"_id": 9, "category": [[], [""]]}, {"_id": 10, "category": ["clothing", "electronics"]},
+    {"_id": 12, "category": [["clothing"], ["electronics"]]}, {"_id": 15, "category": [{}]},
+    {"_id": 17, "category": [[["clothing", "materials", "electronics"]]]},
+    {"_id": 19, "category": [[[None]]]}, {"_id": 27, "category": {"a": "clothing"}},
+    {"_id": 29, "category": [{"a": "clothing"}, {"a": "electronics"}, {}]},
+]
+
+
+def test_expr_path_through_nested_arrays_keeps_only_documents_fields():
+    """expr_in_index_use.js:240-255: "$category.a" over an array keeps the a of elements that
+    are documents and drops every other element, nested arrays included ([[]] gives [])."""
+    query = {"$expr": {"$in": ["$category.a", [[]]]}}
+    assert ids(CATEGORIES, query) == [6, 7, 8, 9, 10, 12, 15, 17, 19]
+
+
+@pytest.mark.parametrize(("path", "doc", "value"), [
+    ("$x.a", {"x": [[], [""], {}, {"a": 1}, [{"a": 2}]]}, [1]),
+    ("$x.a.b", {"x": [{"a": [{"b": 1}, [{"b": 2}], 3]}]}, [[1]]),
+    ("$x.a", {"x": {"a": [[1]]}}, [[1]]),
+    ("$x.a", {"x": [{"a": [[1]]}]}, [[[1]]]),
+])
+def test_field_path_values(path, doc, value):
+    """The manual's "Field Paths" (ExpressionFieldPath): at each array only documents are
+    followed; an array reached at the end of the path is kept whole."""
+    assert evaluate(path, doc) == value
+
+
+def test_expr_in_on_dotted_path_and_get_field():
+    """expr_in_index_use.js:190 and 262: "$category.a" reads a subfield; {$getField:
+    "category.a"} reads the field whose name holds the dot."""
+    docs = [{"_id": 26, "category.a": "clothing"}, {"_id": 27, "category": {"a": "clothing"}}]
+    wanted = ["clothing", "electronics"]
+    assert ids(docs, {"$expr": {"$in": ["$category.a", wanted]}}) == [27]
+    assert ids(docs, {"$expr": {"$in": [{"$getField": "category.a"}, wanted]}}) == [26]
+
+
+def test_literal_keeps_an_operator_document_as_data():
+    """expr_in_index_use.js:216: {$literal: {$toDouble: 1}} is a document, not a conversion."""
+    docs = [{"_id": 21, "category": 1}, {"_id": 25, "category": {"$toDouble": 1}}]
+    query = {"$expr": {"$in": ["$category", [{"$literal": {"$toDouble": 1}}]]}}
+    assert ids(docs, query) == [25]
+    assert ids(docs, {"$expr": {"$in": ["$category", [{"$toDouble": 1}]]}}) == [21]
+
+
+# $getField ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("expression", "doc", "value"), [
+    ({"$getField": "a.b"}, {"a.b": 1, "a": {"b": 2}}, 1),
+    ({"$getField": {"field": "a.b", "input": "$$CURRENT"}}, {"a.b": 1}, 1),
+    ({"$getField": {"field": {"$literal": "$p"}, "input": "$o"}}, {"o": {"$p": 4}}, 4),
+    ({"$getField": {"$literal": "$p"}}, {"$p": 5}, 5),
+    ({"$getField": {"field": "x", "input": "$o"}}, {"o": {}}, model.MISSING),
+    ({"$getField": {"field": "x", "input": "$nothing"}}, {}, None),
+    ({"$getField": {"field": "x", "input": None}}, {}, None),
+])
+def test_get_field(expression, doc, value):
+    """The manual's $getField: a field by its whole name; a null or missing input gives null,
+    a missing field nothing."""
+    assert evaluate(expression, doc) == value
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ({"$getField": "$a"}, "constant"),
+    ({"$getField": {"field": 5}}, "type String"),
+    ({"$getField": {"input": {}}}, "requires 'field'"),
+    ({"$getField": {"field": "a", "other": 1}}, "unknown argument"),
+    ({"$getField": {"field": "a", "input": 5}}, "type Object"),
+])
+def test_get_field_refusals(expression, message):
+    """The manual's $getField: field is a constant string ($-names in $literal), input an
+    object; anything else fails the query."""
+    with pytest.raises(BadInput, match=message):
+        evaluate(expression, {})
+
+
+# $cond, $switch, $and/$or/$not, $cmp ----------------------------------------------------------
+
+@pytest.mark.parametrize(("expression", "value"), [
+    ({"$cond": [True, "yes", "no"]}, "yes"),
+    ({"$cond": [0, "yes", "no"]}, "no"),
+    ({"$cond": {"if": None, "then": "yes", "else": "no"}}, "no"),
+    ({"$cond": {"if": [], "then": "yes", "else": "no"}}, "yes"),  # an array is true
+    ({"$cond": [True, "yes", {"$size": 5}]}, "yes"),  # the branch not taken is not evaluated
+])
+def test_cond(expression, value):
+    """The manual's $cond: both forms; the if is read as $expr reads truth."""
+    assert evaluate(expression, {}) == value
+
+
+@pytest.mark.parametrize("expression", [
+    {"$cond": [True, 1]}, {"$cond": {"if": True, "then": 1}},
+    {"$cond": {"if": True, "then": 1, "else": 2, "other": 3}},
+])
+def test_cond_refusals(expression):
+    """The manual's $cond: three arguments, if/then/else and nothing else."""
+    with pytest.raises(BadInput):
+        evaluate(expression, {})
+
+
+def test_switch_takes_the_first_true_branch():
+    """The manual's $switch: branches in order, then the default."""
+    spec = {"branches": [{"case": {"$gt": ["$v", 10]}, "then": "big"},
+                         {"case": {"$gt": ["$v", 0]}, "then": "some"}], "default": "none"}
+    assert [evaluate({"$switch": spec}, {"v": v}) for v in (11, 5, 0)] == ["big", "some", "none"]
+
+
+@pytest.mark.parametrize("spec", [
+    {"branches": []}, {"branches": [{"case": True}]}, {"branches": [5]},
+    {"branches": [{"case": True, "then": 1, "x": 2}]}, {"branches": [], "other": 1},
+])
+def test_switch_refusals(spec):
+    """The manual's $switch: at least one branch, each an object with case and then."""
+    with pytest.raises(BadInput):
+        evaluate({"$switch": spec}, {})
+
+
+def test_switch_without_default_fails_when_no_case_is_true():
+    """The manual's $switch: no true case and no default fails the query."""
+    with pytest.raises(BadInput, match="no default"):
+        evaluate({"$switch": {"branches": [{"case": False, "then": 1}]}}, {})
+
+
+@pytest.mark.parametrize(("expression", "value"), [
+    ({"$and": []}, True), ({"$or": []}, False), ({"$and": [1, "a", [0]]}, True),
+    ({"$and": [1, 0]}, False), ({"$or": [None, "$missing", 0.0]}, False),
+    ({"$or": [None, Decimal128("0.1")]}, True), ({"$not": [0]}, True), ({"$not": [[]]}, False),
+    ({"$not": "$missing"}, True),
+])
+def test_and_or_not(expression, value):
+    """The manual's $and, $or, $not: null, missing, false and zero are false; all else true."""
+    assert evaluate(expression, {}) is value
+
+
+@pytest.mark.parametrize(("left", "right", "value"), [
+    (1, 1.0, 0), (1, "a", -1), ("b", "a", 1), (None, "$missing", 1), ([1], 5, 1),
+    (Regex("a"), {"a": 1}, 1), (Int64(2), Decimal128("2.5"), -1),
+])
+def test_cmp(left, right, value):
+    """The manual's $cmp and Comparison/Sort Order: -1, 0 or 1 in BSON order, across types."""
+    assert evaluate({"$cmp": [left, right]}, {}) == value
+
+
+# $size, $arrayElemAt --------------------------------------------------------------------------
+
+def test_size():
+    """The manual's $size: the length of an array; anything else fails the query."""
+    assert evaluate({"$size": "$a"}, {"a": [1, [2, 3]]}) == 2
+    assert evaluate({"$size": [[]]}, {}) == 0
+    for bad in ({"a": 5}, {}):
+        with pytest.raises(BadInput, match="must be an array"):
+            evaluate({"$size": "$a"}, bad)
+
+
+@pytest.mark.parametrize(("line", "index", "value"), [
+    (13, 2, 3), (17, 1.0, 2), (21, Decimal128("2.0"), 3), (25, -1, 5), (27, -5, 1),
+    (31, 5, model.MISSING), (33, 2**31 - 1, model.MISSING),
+    (35, Int64(2**31 - 1), model.MISSING), (39, -6, model.MISSING),
+    (41, -(2**31), model.MISSING), (43, Int64(-(2**31)), model.MISSING), (47, None, None),
+])
+def test_array_elem_at(line, index, value):
+    """array_elem_at.js (the line given): whole-number indexes, negative from the end, nothing
+    out of bounds, null for a null index."""
+    doc = {"a": [1, 2, 3, 4, 5]}
+    assert evaluate({"$arrayElemAt": ["$a", index]}, doc) == value, f"array_elem_at.js:{line}"
+
+
+def test_array_elem_at_null_array():
+    """array_elem_at.js:49: a null array gives null."""
+    assert evaluate({"$arrayElemAt": [None, 4]}, {}) is None
+
+
+@pytest.mark.parametrize(("line", "args"), [
+    (55, [["one", "arg"]]), (58, ["one", 2]), (61, [[1, 2], "2"]), (64, [[1, 2], 1.5]),
+    (65, [[1, 2], Decimal128("1.5")]), (66, [[1, 2], 2.0**32]), (67, [[1, 2], -(2.0**31) - 1]),
+])
+def test_array_elem_at_refusals(line, args):
+    """array_elem_at.js (the line given): two arguments, an array and a 32-bit whole number."""
+    with pytest.raises(BadInput):
+        evaluate({"$arrayElemAt": args}, {})
+
+
+# The public API -------------------------------------------------------------------------------
+
+def test_public_api_is_documented():
+    """Issue 20: labkit.model documents a public API; each name in __all__ has a docstring."""
+    assert {"find", "sort", "compare", "matches", "evaluate"} <= set(model.__all__)
+    for name in model.__all__:
+        item = getattr(model, name)
+        if callable(item):
+            assert (item.__doc__ or "").strip(), name
+
+
+def test_public_api_takes_a_server_version():
+    """Issue 20: find, sort and compare take a MongoDB version; 9.0 changed null through
+    arrays (the manual's 9.0 compatibility notes), and an unknown version is refused."""
+    docs = [{"_id": 1, "a": [1, {"b": 2}]}]
+    assert ids(docs, {"a.b": None}) == []
+    assert [d["_id"] for d in model.find(docs, {"a.b": None}, mongodb_version="9.0")] == [1]
+    assert model.sort([{"v": 2}, {"v": 1}], {"v": 1}, mongodb_version="9.0") == [{"v": 1},
+                                                                                  {"v": 2}]
+    assert model.compare(1, "a", mongodb_version="8.0") == -1
+    with pytest.raises(BadInput, match="knows MongoDB"):
+        model.compare(1, 2, mongodb_version="4.4")
