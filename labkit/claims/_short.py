@@ -186,7 +186,7 @@ def _expect_error(where: _Where, given: Any) -> Expectation:
 def _expect_count(where: _Where, given: Any) -> Expectation:
     if not isinstance(given, int) or isinstance(given, bool) or given < 0:
         raise where.error("expect's count must be a whole number", "expect", "count")
-    return Expectation("value", given)
+    return Expectation("count", given)
 
 
 def _expect_list(where: _Where, kind: str, given: Any, ordered: bool) -> Expectation:

@@ -29,6 +29,8 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
             return False, result, "the read did not return documents"
         ids = [doc.get("_id") for doc in result]
         return _same_ids(expect.value, ids, expect.ordered), ids, ""
+    if expect.kind == "count":
+        return _judge_count(expect.value, result)
     if expect.kind == "documents":
         problem = _match_list(expect.value, result, expect.ordered, root=True)
     elif expect.kind == "values":
@@ -36,6 +38,19 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
     else:
         problem = match(expect.value, result)
     return problem is None, result, problem or ""
+
+
+def _judge_count(expected: int, result: Any) -> tuple[bool, Any, str]:
+    """``{count: N}``: the number a ``count`` read gives, or how many documents (``find``,
+    ``aggregate``) or values (``distinct``) the read returns, is N."""
+    if isinstance(result, list):
+        counted = len(result)
+    elif isinstance(result, int) and not isinstance(result, bool):  # Int64 is an int
+        counted = int(result)
+    else:
+        return False, _shown(result), "the read gave neither a list nor a count"
+    note = "" if counted == expected else f"{counted}, not {expected}"
+    return counted == expected, {"count": counted}, note
 
 
 def _shown(result: Any) -> Any:
