@@ -236,6 +236,57 @@ def test_version_strings_compare_component_by_component():
     assert claimfiles.version_tuple("3.6") == claimfiles.version_tuple("3.6.0")
 
 
+@pytest.mark.parametrize(("bounds", "server", "admitted"), [
+    ('max_server_version: "7.0"', "7.0.14", True),
+    ('max_server_version: "7.0"', "7.0.0", True),
+    ('max_server_version: "7.0"', "7.1.0", False),
+    ("max_server_version: 7", "7.9.3", True),
+    ('max_server_version: "7.0.3"', "7.0.14", False),
+    ('min_server_version: "7.0"', "7.0.0", True),
+    ('min_server_version: "7.0"', "6.0.16", False),
+    ('min_server_version: "6.0", max_server_version: "7.0"', "7.0.14-rc1", True),
+], ids=["the issue's 7.0.14", "7.0.0", "7.1.0", "major only", "three parts given",
+        "min 7.0", "below min", "both, a pre-release"])
+def test_short_form_versions_compare_the_parts_given(tmp_path, bounds, server, admitted):
+    """A person writing max_server_version "7.0" means any 7.0.x: the short form compares only
+    the parts given (issue 19); a pre-release suffix is dropped, as the Unified Test Format
+    drops it ("Version String")."""
+    path = write(tmp_path, "- {id: v, title: t, fixture: [], find: {}, expect: {ids: []}, "
+                           f"{bounds}}}\n")
+    (spec,) = claimfiles.read(path)
+    ((requirement,),) = spec.requirements
+    assert requirement.given_parts_only
+    assert requirement.admits(server) is admitted
+
+
+def test_unified_format_versions_are_padded_with_zeros(tmp_path):
+    """The Unified Test Format keeps its own rule: "<major>.<minor> (<patch> is assumed to be
+    zero)" (unified-test-format.md, "Version String"), so its maxServerVersion "7.0" is 7.0.0
+    and excludes 7.0.14; its files write "4.4.99" to mean every 4.4."""
+    path = write(tmp_path, 'schemaVersion: "1.0"\nrunOnRequirements: [{maxServerVersion: "7.0"}]\n'
+                           "tests: [{description: d, operations: []}]\n", "u.yml")
+    (spec,) = claimfiles.read(path)
+    ((requirement,),) = spec.requirements
+    assert not requirement.given_parts_only
+    assert requirement.admits("7.0.0")
+    assert not requirement.admits("7.0.14")
+    assert claimfiles.Requirement(None, "7.0.99").admits("7.0.14")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(server=st.tuples(st.integers(0, 12), st.integers(0, 12), st.integers(0, 40)),
+       bound=st.lists(st.integers(0, 12), min_size=1, max_size=3))
+def test_short_form_bounds_admit_exactly_the_versions_that_begin_within_them(server, bound):
+    """Fixed-seed property: a short-form maximum admits a server exactly when the server's
+    first parts, as many as the bound writes, are at most the bound; a minimum, at least."""
+    text, version = ".".join(map(str, bound)), ".".join(map(str, server))
+    head = server[:len(bound)]
+    assert claimfiles.Requirement(None, text, given_parts_only=True).admits(version) is (
+        head <= tuple(bound))
+    assert claimfiles.Requirement(text, None, given_parts_only=True).admits(version) is (
+        head >= tuple(bound))
+
+
 def test_the_query_experiments_ask_the_kits_claim_files_and_nothing_else():
     """The kit's query claims have one source (issue "One house", item 1): every question the
     lessons' experiments ask names an entry of claims/*.yaml, and every entry is asked."""

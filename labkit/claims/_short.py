@@ -69,13 +69,15 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
         if value is not None and not is_version(value):
             raise where.error(f"{key} must be a version such as \"7.0\", not {value!r}", key)
     requirement = Requirement(version_text(versions["min_server_version"]),
-                              version_text(versions["max_server_version"]))
+                              version_text(versions["max_server_version"]),
+                              given_parts_only=True)
     return ClaimSpec(
         id=entry["id"].strip(), title=entry["title"].strip(),
         source=str(entry.get("source") or "not given"), path=path, line=node.line,
         steps=(Step(operation, arguments, expect, node.line_of(queries[0])),),
         fixture={"claim": _short_fixture(where, path, entry)},
-        requirements=((requirement,),) if requirement != Requirement() else ())
+        requirements=((requirement,),) if requirement.min_version or requirement.max_version
+        else ())
 
 
 def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Document]:
