@@ -100,11 +100,11 @@ def _special(value: Any) -> str | None:
     return None
 
 
-def _operator(op: str, argument: Any, actual: Any) -> str | None:
+def _operator(op: str, argument: Any, actual: Any, root: bool) -> str | None:
     from labkit.model import bson_order
 
-    if op == "$$unsetOrMatches":
-        return match(argument, actual)
+    if op == "$$unsetOrMatches":  # a root document stays one: extra fields are still allowed
+        return match(argument, actual, root=root)
     if op == "$$matchAsRoot":
         return match(argument, actual, root=True)
     if op == "$$type":
@@ -135,7 +135,7 @@ def match(expected: Any, actual: Any, root: bool = False) -> str | None:
     """
     op = _special(expected)
     if op:
-        return _operator(op, expected[op], actual)
+        return _operator(op, expected[op], actual, root)
     if isinstance(expected, dict):
         return _match_document(expected, actual, root)
     if isinstance(expected, list):
