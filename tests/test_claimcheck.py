@@ -172,10 +172,22 @@ class _Engine(engines.Engine):
      "it runs on sharded, not single"),
     (((Requirement(unknown=("auth: true",)),),), _Engine("model", "8.0"),
      "it requires auth: true, which a claim check cannot establish"),
-], ids=["met", "above max", "one of two met", "second group unmet", "topology", "auth"])
+    (((Requirement(None, "7.0"),),), _Engine("mongodb", "7.0.14"),
+     "it speaks for MongoDB 7.0 or older; this server is 7.0.14"),
+    (((Requirement(None, "7.0.99"),),), _Engine("mongodb", "7.0.14"), ""),
+    (((Requirement(None, "7.0", given_parts_only=True),),), _Engine("mongodb", "7.0.14"), ""),
+    (((Requirement(None, "7.0", given_parts_only=True),),), _Engine("mongodb", "7.1.0"),
+     "it speaks for MongoDB 7.0 or older; this server is 7.1.0"),
+    (((Requirement("7.0", given_parts_only=True),),), _Engine("mongodb", "6.0.16"),
+     "it speaks for MongoDB 7.0 or newer; this server is 6.0.16"),
+], ids=["met", "above max", "one of two met", "second group unmet", "topology", "auth",
+        "unified 7.0 is 7.0.0", "unified 7.0.99", "short 7.0 is any 7.0.x", "short above 7.0",
+        "short below min"])
 def test_run_on_requirements(requirements, engine, unmet):
     """runOnRequirements: one requirement of every group must be met (source:
-    unified-test-format.md, runOnRequirement); versions compare component by component."""
+    unified-test-format.md, runOnRequirement); versions compare component by component, a
+    Unified Test Format version padded with zeros ("Version String": "<patch> is assumed to be
+    zero"), a short-form version only in the parts written (issue 19)."""
     spec = claimfiles.ClaimSpec("c", "t", "s", Path("f.yaml"), 1, (), requirements=requirements)
     assert claimcheck._unmet(spec, engine) == unmet
 
@@ -190,11 +202,22 @@ def test_run_on_requirements(requirements, engine, unmet):
     ({"a": {"$$type": ["int", "long"]}}, {"a": 5}, False, None),
     ({"a": {"$$unsetOrMatches": 2}}, {}, False, None),
     ({"y": 1, "x": 1}, {"x": 1, "y": 1}, False, None),
+    ({"$$unsetOrMatches": {"x": 1}}, {"x": 1, "y": 1}, True, None),
+    ({"$$unsetOrMatches": {"x": 1}}, {"x": 1, "y": 1}, False, "unexpected field y"),
+    ({"d": {"$$unsetOrMatches": {"x": 1}}}, {"d": {"x": 1, "y": 1}}, True,
+     "d: unexpected field y"),
+    ({"d": {"$$unsetOrMatches": {"x": 1}}}, {"d": {"x": 2}}, True, "d: x: 2, not 1"),
 ], ids=["root extra field", "nested extra field", "int matches double", "1 is not 1.5",
-        "arrays same length", "$$exists false", "$$type", "$$unsetOrMatches", "key order"])
+        "arrays same length", "$$exists false", "$$type", "$$unsetOrMatches", "key order",
+        "$$unsetOrMatches keeps a root document root", "nor makes a nested one root",
+        "nested under $$unsetOrMatches stays nested", "$$unsetOrMatches still matches"])
 def test_matching_follows_the_unified_test_format(expected, actual, root, problem):
     """Expected values match as unified-test-format.md, Evaluating Matches, says: extra fields
-    only at the root, flexible numerics, same-length arrays, the $$ operators, any key order."""
+    only at the root, flexible numerics, same-length arrays, the $$ operators, any key order.
+    $$unsetOrMatches matches "using the standard rules" ("$$unsetOrMatches"), and "does not
+    influence whether or not an actual document value is considered a root-level document"
+    (the format's text as issue 19 quotes it): a root document under it keeps its extra fields,
+    a nested one does not gain them."""
     assert match(expected, actual, root=root) == problem
 
 

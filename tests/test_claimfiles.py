@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from bson import Decimal128
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from labkit.claims import files as claimfiles
 from labkit.errors import BadInput
@@ -69,6 +71,73 @@ def test_unified_format_reads_each_test_as_a_claim():
     count = specs["countDocuments with a filter"]
     assert count.requirements[0][0].min_version == "4.4.0"
     assert count.steps[0].expect.value == 3
+
+
+def test_an_anchor_name_given_again_names_the_most_recent_node():
+    """A reused anchor replaces the earlier one, as YAML 1.2.2 (3.2.2.2 "Anchors and Aliases":
+    "anchors need not be unique within a serialization"; 7.1 "Alias Nodes") and YAML 1.1
+    allow and 21 of the CRUD specification's unified files do (issue 19), where PyYAML's own
+    loader refuses the file (yaml/pyyaml#100)."""
+    import yaml
+
+    path = DATA / "unified" / "anchors.yml"
+    with pytest.raises(yaml.composer.ComposerError, match="found duplicate anchor"):
+        yaml.safe_load(path.read_text(encoding="utf-8"))
+    first, second = claimfiles.read(path)
+    assert first.steps[0].arguments["filter"] == {"x": {"$lt": 20}}
+    assert first.steps[1].arguments["filter"] == {"x": {"$lt": 20}}
+    assert first.steps[2].expect.value == [{"_id": 1, "x": 11}]
+    assert second.steps[0].arguments["filter"] == {"x": {"$gt": 20}}
+    assert second.steps[1].arguments["filter"] == {"x": {"$gt": 20}}
+    assert second.steps[2].arguments["pipeline"][0] == {"$match": {"x": {"$gt": 20}}}
+    assert second.steps[2].expect.value == [{"_id": 2, "x": 22}, {"_id": 3, "x": 33}]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- &a [1]\n- &b [2]\n- &a [3]\n- [*a, *b]\n", [[1], [2], [3], [[3], [2]]]),
+    ("- &a {k: [1, &a 2, *a]}\n- *a\n", [{"k": [1, 2, 2]}, 2]),
+], ids=["top level", "inside the first"])
+def test_reused_anchors_read_as_yaml_says(tmp_path, text, expected):
+    """Each alias takes the node most recently given its anchor, also when the new anchor sits
+    inside the node the old one named (YAML 1.2.2, 7.1: "the most recent preceding node")."""
+    from labkit.claims import _source
+
+    data, _node = _source.parse(write(tmp_path, text))
+    assert data == expected
+
+
+@st.composite
+def anchored_lists(draw) -> tuple[str, list[object]]:
+    """A YAML list whose items define anchors from a few names (``- &a 3``, again and again)
+    or alias one already defined (``- *a``), and the list YAML 1.2.2 (7.1) says it reads as:
+    each alias is the value most recently anchored with its name."""
+    lines: list[str] = []
+    expected: list[object] = []
+    latest: dict[str, object] = {}
+    for _ in range(draw(st.integers(1, 12))):
+        name = draw(st.sampled_from("abc"))
+        if name in latest and draw(st.booleans()):
+            lines.append(f"- *{name}")
+            expected.append(latest[name])
+            continue
+        value = draw(st.one_of(st.integers(-5, 5), st.lists(st.integers(0, 3), max_size=3)))
+        lines.append(f"- &{name} {value}")
+        latest[name] = value
+        expected.append(value)
+    return "\n".join(lines) + "\n", expected
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=anchored_lists())
+def test_reused_anchors_fuzz(tmp_path, case):
+    """Fixed-seed property: any mix of reused anchors and aliases reads as the most recent
+    anchor of each name says (YAML 1.2.2, 3.2.2.2 and 7.1; issue 19)."""
+    from labkit.claims import _source
+
+    text, expected = case
+    data, _node = _source.parse(write(tmp_path, text))
+    assert data == expected
 
 
 def test_unified_format_names_writes_and_skips_the_reads_after_them():
@@ -157,13 +226,65 @@ def test_plain_json_claim_files(tmp_path):
                            '{"$numberLong": "7"}}], "find": {"v": 7}, "expect": {"count": 1}}]',
                  "claims.json")
     (spec,) = claimfiles.read(path)
-    assert spec.steps[0].expect.kind == "value"
+    # {count: N} with find: is the count of documents (issue 19), no longer a value to match
+    assert (spec.steps[0].expect.kind, spec.steps[0].expect.value) == ("count", 1)
 
 
 def test_version_strings_compare_component_by_component():
     """'4.4.14' > '4.4.9' and '3.6' == '3.6.0', as the Unified Test Format compares versions."""
     assert claimfiles.version_tuple("4.4.14") > claimfiles.version_tuple("4.4.9")
     assert claimfiles.version_tuple("3.6") == claimfiles.version_tuple("3.6.0")
+
+
+@pytest.mark.parametrize(("bounds", "server", "admitted"), [
+    ('max_server_version: "7.0"', "7.0.14", True),
+    ('max_server_version: "7.0"', "7.0.0", True),
+    ('max_server_version: "7.0"', "7.1.0", False),
+    ("max_server_version: 7", "7.9.3", True),
+    ('max_server_version: "7.0.3"', "7.0.14", False),
+    ('min_server_version: "7.0"', "7.0.0", True),
+    ('min_server_version: "7.0"', "6.0.16", False),
+    ('min_server_version: "6.0", max_server_version: "7.0"', "7.0.14-rc1", True),
+], ids=["the issue's 7.0.14", "7.0.0", "7.1.0", "major only", "three parts given",
+        "min 7.0", "below min", "both, a pre-release"])
+def test_short_form_versions_compare_the_parts_given(tmp_path, bounds, server, admitted):
+    """A person writing max_server_version "7.0" means any 7.0.x: the short form compares only
+    the parts given (issue 19); a pre-release suffix is dropped, as the Unified Test Format
+    drops it ("Version String")."""
+    path = write(tmp_path, "- {id: v, title: t, fixture: [], find: {}, expect: {ids: []}, "
+                           f"{bounds}}}\n")
+    (spec,) = claimfiles.read(path)
+    ((requirement,),) = spec.requirements
+    assert requirement.given_parts_only
+    assert requirement.admits(server) is admitted
+
+
+def test_unified_format_versions_are_padded_with_zeros(tmp_path):
+    """The Unified Test Format keeps its own rule: "<major>.<minor> (<patch> is assumed to be
+    zero)" (unified-test-format.md, "Version String"), so its maxServerVersion "7.0" is 7.0.0
+    and excludes 7.0.14; its files write "4.4.99" to mean every 4.4."""
+    path = write(tmp_path, 'schemaVersion: "1.0"\nrunOnRequirements: [{maxServerVersion: "7.0"}]\n'
+                           "tests: [{description: d, operations: []}]\n", "u.yml")
+    (spec,) = claimfiles.read(path)
+    ((requirement,),) = spec.requirements
+    assert not requirement.given_parts_only
+    assert requirement.admits("7.0.0")
+    assert not requirement.admits("7.0.14")
+    assert claimfiles.Requirement(None, "7.0.99").admits("7.0.14")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(server=st.tuples(st.integers(0, 12), st.integers(0, 12), st.integers(0, 40)),
+       bound=st.lists(st.integers(0, 12), min_size=1, max_size=3))
+def test_short_form_bounds_admit_exactly_the_versions_that_begin_within_them(server, bound):
+    """Fixed-seed property: a short-form maximum admits a server exactly when the server's
+    first parts, as many as the bound writes, are at most the bound; a minimum, at least."""
+    text, version = ".".join(map(str, bound)), ".".join(map(str, server))
+    head = server[:len(bound)]
+    assert claimfiles.Requirement(None, text, given_parts_only=True).admits(version) is (
+        head <= tuple(bound))
+    assert claimfiles.Requirement(text, None, given_parts_only=True).admits(version) is (
+        head >= tuple(bound))
 
 
 def test_the_query_experiments_ask_the_kits_claim_files_and_nothing_else():

@@ -63,6 +63,17 @@ def laughs(levels: int = 9, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+def laughs_reusing(levels: int = 9, width: int = 9) -> str:
+    """The same "billion laughs" with two anchor names given again and again (``&a``, ``&b``,
+    ``&a``, …), which YAML allows (issue 19): each alias names the most recent node."""
+    names = ["a", "b"]
+    lines = ["- id: X.laughs", "  title: t", "  find: {}", "  expect: {ids: [1]}", "  fixture:",
+             "  - _id: 1", "    l0: &a [" + ", ".join(['"lol"'] * width) + "]"]
+    lines += [f"    l{i}: &{names[i % 2]} [" + ", ".join([f"*{names[(i - 1) % 2]}"] * width)
+              + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
 # The issue's causes and more of each kind: (file name, content, words the line must hold).
 CAUSES = [
     ("mixed.yaml", b"- {1: a, b: c}\n", "unknown key '1'"),  # the issue: claimfiles.py:290
@@ -96,7 +107,12 @@ CAUSES = [
     ("alias-deep.yaml", ("- &a " + "[" * 60 + "]" * 60 + "\n- &b " + "[" * 60 + "*a"
                          + "]" * 60 + "\n").encode(), "nests values more than 110 levels"),
     ("self.yaml", b"- &a [1, *a]\n", "inside the value it names"),
+    ("laughs-reused.yaml", laughs_reusing().encode(), "aliases repeat more than 100,000 values"),
+    ("self-reused.yaml", b"- &a [1]\n- &a [2, *a]\n", "inside the value it names"),
+    ("self-reused-deep.yaml", b"- &a [1]\n- &a {k: [&b 2, *a]}\n",
+     "inside the value it names"),
     ("undefined-alias.yaml", b"- *nowhere\n", "not valid YAML or JSON"),
+    ("unclosed.yaml", b"- {id: a, title: t\n", "while parsing a flow mapping; "),
     ("tagged.yaml", b"- !!python/object:os.system {}\n", "not valid YAML or JSON"),
     ("binary.yaml", GOOD.replace("{_id: 1}", "{_id: !!binary aGk=}").encode(),
      "not a JSON value"),
@@ -117,6 +133,21 @@ def test_a_hostile_claim_file_is_one_error_line(tmp_path, name, content, words):
     assert words in line
     assert out == ""
     assert not (tmp_path / "report").exists()
+
+
+def test_laughs_with_reused_anchor_names_within_the_bound_are_read(tmp_path):
+    """Below the alias bound, the laughs written with two reused anchor names read to the same
+    claim as with a name per level: reuse neither hides values from the count nor adds any."""
+    reused = claimfiles.read(write_bytes(tmp_path / "r.yaml", laughs_reusing(levels=4)))
+    distinct = claimfiles.read(write_bytes(tmp_path / "d.yaml", laughs(levels=4)))
+    assert reused[0].fixture == distinct[0].fixture
+    assert len(reused[0].fixture["claim"][0]["l3"][0][0]) == 9
+
+
+def write_bytes(path: Path, text: str) -> Path:
+    """``text`` written to ``path`` as UTF-8; the path."""
+    path.write_bytes(text.encode("utf-8"))
+    return path
 
 
 def test_the_issues_eight_causes_are_among_the_cases():

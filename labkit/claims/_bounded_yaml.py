@@ -38,7 +38,11 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
     """YAML as JSON sees it (``2026-10-01`` stays a string, a key is its text), read within
     labkit's bounds: nesting, values repeated by aliases, integer digits, UTF-8 strings.
     The bounds are checked as the nodes are composed, before anything is expanded. The events
-    come from the class named after this one: the Python composition here comes first."""
+    come from the class named after this one: the Python composition here comes first.
+
+    An anchor name may be given again: an alias then names the most recent node with that
+    anchor (YAML 1.2.2, 3.2.2.2 "Anchors and Aliases" and 7.1 "Alias Nodes"; YAML 1.1 says the
+    same), where PyYAML's composer refuses a "duplicate anchor" (yaml/pyyaml#100)."""
 
     def __init__(self, text: str, path: Path) -> None:
         yaml.composer.Composer.__init__(self)
@@ -47,7 +51,8 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         self.path = path
         self.depth = 0
         self.repeated = 0
-        self.open_anchors: set[str] = set()
+        self.definitions: dict[str, int] = {}  # how often each anchor name was given so far
+        self.open_anchors: set[tuple[str, int]] = set()  # (name, definition) being composed
         self.escapes = "\\u" in text or "\\U" in text
 
     if TYPE_CHECKING:  # given by the class of events each loader adds
@@ -72,25 +77,35 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
             raise self.beyond(getattr(event, "start_mark", None),
                               f"nested more than {fixtures.MAX_FILE_DEPTH} "
                               f"levels ({fixtures.MAX_DEPTH} in a document, BSON's limit)")
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None:
-            self.open_anchors.add(anchor)
+        opened = self._define(getattr(event, "anchor", None))
         try:
             node = super().compose_node(parent, index)
         finally:
             self.depth -= 1
-            self.open_anchors.discard(anchor or "")
+            self.open_anchors.discard(opened)
         if self.escapes and isinstance(node, yaml.ScalarNode):
             node.value = self._utf8(node)
         return node
 
+    def _define(self, anchor: str | None) -> tuple[str, int]:
+        """A node's anchor, counted as one more definition of its name: the earlier node of
+        that name leaves the composer's table, so the new one replaces it."""
+        if anchor is None:
+            return ("", 0)
+        self.anchors.pop(anchor, None)
+        self.definitions[anchor] = self.definitions.get(anchor, 0) + 1
+        opened = (anchor, self.definitions[anchor])
+        self.open_anchors.add(opened)
+        return opened
+
     def _count_alias(self, event: yaml.AliasEvent) -> None:
         """Count the values the alias repeats (and how deep they reach), refusing as soon
         as a bound is passed: a walk that never goes beyond the bound."""
-        if event.anchor in self.open_anchors:
+        name = event.anchor or ""
+        if (name, self.definitions.get(name, 0)) in self.open_anchors:
             raise self.refuse(event.start_mark, f"the alias *{event.anchor} is inside "
                               "the value it names (a value that contains itself)")
-        target = self.anchors.get(event.anchor or "")
+        target = self.anchors.get(name)
         stack = [(target, self.depth + 1)] if target is not None else []
         while stack:
             node, depth = stack.pop()

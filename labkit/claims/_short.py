@@ -69,13 +69,15 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
         if value is not None and not is_version(value):
             raise where.error(f"{key} must be a version such as \"7.0\", not {value!r}", key)
     requirement = Requirement(version_text(versions["min_server_version"]),
-                              version_text(versions["max_server_version"]))
+                              version_text(versions["max_server_version"]),
+                              given_parts_only=True)
     return ClaimSpec(
         id=entry["id"].strip(), title=entry["title"].strip(),
         source=str(entry.get("source") or "not given"), path=path, line=node.line,
         steps=(Step(operation, arguments, expect, node.line_of(queries[0])),),
         fixture={"claim": _short_fixture(where, path, entry)},
-        requirements=((requirement,),) if requirement != Requirement() else ())
+        requirements=((requirement,),) if requirement.min_version or requirement.max_version
+        else ())
 
 
 def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Document]:
@@ -186,7 +188,7 @@ def _expect_error(where: _Where, given: Any) -> Expectation:
 def _expect_count(where: _Where, given: Any) -> Expectation:
     if not isinstance(given, int) or isinstance(given, bool) or given < 0:
         raise where.error("expect's count must be a whole number", "expect", "count")
-    return Expectation("value", given)
+    return Expectation("count", given)
 
 
 def _expect_list(where: _Where, kind: str, given: Any, ordered: bool) -> Expectation:

@@ -76,10 +76,11 @@ def parse(path: Path) -> tuple[Any, Node]:
 
 
 def _problem(exc: yaml.MarkedYAMLError) -> str:
-    problem = exc.problem or str(exc)
-    if problem == "exceeded maximum nesting depth":  # libyaml's own bound (1,000) came first
+    """PyYAML's problem with its context ("while parsing a flow mapping"), never one alone."""
+    if exc.problem == "exceeded maximum nesting depth":  # libyaml's own bound (1,000) came first
         return (f"nested more than {fixtures.MAX_FILE_DEPTH} levels ({fixtures.MAX_DEPTH} in a "
                 "document, BSON's limit) (labkit's bounds: see labkit --help)")
+    problem = "; ".join(str(part) for part in (exc.context, exc.problem) if part) or str(exc)
     return f"not valid YAML or JSON: {problem}"
 
 

@@ -10,12 +10,36 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Requirement:
-    """One ``runOnRequirement``: a server version range, plus anything the check cannot test."""
+    """One ``runOnRequirement``: a server version range, plus anything the check cannot test.
+
+    ``given_parts_only`` is the short form's rule: a version compares in the parts written, so
+    ``max_server_version: "7.0"`` admits every 7.0.x. The Unified Test Format pads instead
+    (``version_tuple``): its ``maxServerVersion: "7.0"`` is 7.0.0, and its files write
+    ``"4.4.99"`` where they mean every 4.4.
+    """
 
     min_version: str | None = None
     max_version: str | None = None
     topologies: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
+    given_parts_only: bool = False
+
+    def admits(self, version: str) -> bool:
+        """Whether a server of ``version`` lies in the range (both ends included)."""
+        have = version_tuple(version)
+        if self.min_version and self._cut(have, self.min_version) < version_tuple(
+                self.min_version):
+            return False
+        return not self.max_version or self._cut(have, self.max_version) <= version_tuple(
+            self.max_version)
+
+    def _cut(self, have: tuple[int, ...], bound: str) -> tuple[int, ...]:
+        """The server's version as far as ``bound`` is written (short form), padded with
+        zeros like the bound; the whole version otherwise."""
+        if not self.given_parts_only:
+            return have
+        given = len(_parts(bound))
+        return have[:given] + (0,) * (len(have) - given)
 
     def text(self) -> str:
         """``MongoDB 4.4 to 7.0``, ``MongoDB 7.0 or newer``, ``any MongoDB``."""
@@ -41,6 +65,12 @@ def version_text(value: Any) -> str | None:
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
-    """``"4.4.14"`` -> ``(4, 4, 14)``; missing parts are 0, as the format compares them."""
-    parts = [int(p) for p in str(text).split("-")[0].split(".")[:3] if p.isdigit()]
+    """``"4.4.14"`` -> ``(4, 4, 14)``; missing parts are 0, as the format compares them
+    (unified-test-format.md, "Version String": "<patch> is assumed to be zero")."""
+    parts = _parts(text)
     return tuple(parts + [0] * (3 - len(parts)))
+
+
+def _parts(text: str) -> list[int]:
+    """The numeric parts written, at most three (``"7.0.14-rc1"`` -> ``[7, 0, 14]``)."""
+    return [int(p) for p in str(text).split("-")[0].split(".")[:3] if p.isdigit()]

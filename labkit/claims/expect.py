@@ -29,6 +29,8 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
             return False, result, "the read did not return documents"
         ids = [doc.get("_id") for doc in result]
         return _same_ids(expect.value, ids, expect.ordered), ids, ""
+    if expect.kind == "count":
+        return _judge_count(expect.value, result)
     if expect.kind == "documents":
         problem = _match_list(expect.value, result, expect.ordered, root=True)
     elif expect.kind == "values":
@@ -36,6 +38,19 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
     else:
         problem = match(expect.value, result)
     return problem is None, result, problem or ""
+
+
+def _judge_count(expected: int, result: Any) -> tuple[bool, Any, str]:
+    """``{count: N}``: the number a ``count`` read gives, or how many documents (``find``,
+    ``aggregate``) or values (``distinct``) the read returns, is N."""
+    if isinstance(result, list):
+        counted = len(result)
+    elif isinstance(result, int) and not isinstance(result, bool):  # Int64 is an int
+        counted = int(result)
+    else:
+        return False, _shown(result), "the read gave neither a list nor a count"
+    note = "" if counted == expected else f"{counted}, not {expected}"
+    return counted == expected, {"count": counted}, note
 
 
 def _shown(result: Any) -> Any:
@@ -85,11 +100,11 @@ def _special(value: Any) -> str | None:
     return None
 
 
-def _operator(op: str, argument: Any, actual: Any) -> str | None:
+def _operator(op: str, argument: Any, actual: Any, root: bool) -> str | None:
     from labkit.model import bson_order
 
-    if op == "$$unsetOrMatches":
-        return match(argument, actual)
+    if op == "$$unsetOrMatches":  # a root document stays one: extra fields are still allowed
+        return match(argument, actual, root=root)
     if op == "$$matchAsRoot":
         return match(argument, actual, root=True)
     if op == "$$type":
@@ -120,7 +135,7 @@ def match(expected: Any, actual: Any, root: bool = False) -> str | None:
     """
     op = _special(expected)
     if op:
-        return _operator(op, expected[op], actual)
+        return _operator(op, expected[op], actual, root)
     if isinstance(expected, dict):
         return _match_document(expected, actual, root)
     if isinstance(expected, list):

@@ -21,8 +21,10 @@ class Expectation:
 
     ``kind``: ``ids`` (the ``_id`` of each document returned), ``documents`` (each returned
     document matches, extra fields allowed, as the Unified Test Format matches root documents),
-    ``values`` (distinct values), ``value`` (a count), ``error`` (the read raises; ``value``
-    holds the Unified Test Format's ``expectError`` checks, if any).
+    ``values`` (distinct values), ``count`` (the short form's ``{count: N}``: how many documents
+    or values the read gives, whichever read it is), ``value`` (the Unified Test Format's
+    ``expectResult`` of ``countDocuments``, matched as written), ``error`` (the read raises;
+    ``value`` holds the Unified Test Format's ``expectError`` checks, if any).
     """
 
     kind: str

@@ -97,8 +97,6 @@ def parse_versions(text: str | None) -> list[str] | None:
 
 def _unmet(spec: ClaimSpec, engine: Engine) -> str:
     """Why the claim's runOnRequirements exclude this engine, or ``""``."""
-    from labkit.claims.files import version_tuple
-
     for group in spec.requirements:
         reasons = []
         for req in group:
@@ -114,10 +112,7 @@ def _unmet(spec: ClaimSpec, engine: Engine) -> str:
                     reasons.append(f"it speaks for {req.text()}; {engine.name} claims no "
                                    "server version")
                     continue
-                version = version_tuple(engine.speaks_for)
-                low = version_tuple(req.min_version) if req.min_version else (0, 0, 0)
-                high = version_tuple(req.max_version) if req.max_version else (99999,) * 3
-                if not low <= version <= high:
+                if not req.admits(engine.speaks_for):
                     reasons.append(f"it speaks for {req.text()}; "
                                    f"{_speaks_for_text(engine)}")
                     continue
