@@ -19,12 +19,14 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from labkit.engines import btree
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT_CLAIMS = sorted((ROOT / "claims").glob("*.yaml"))
 FIXTURES = sorted((ROOT / "data").glob("*.json"))
+FIXTURE_KEYS = {"fixture", "fixture_file", "title", "source"}
 
 
 def test_no_kit_fixture_holds_undefined():
@@ -38,12 +40,15 @@ def test_no_kit_fixture_holds_undefined():
 
 
 def test_no_kit_claim_matches_a_regular_expression():
-    """No kit claim filters with ``$regex`` or a regex value (6.0 matches with PCRE, 6.1 on with
-    PCRE2): the library change cannot move a lesson's verdict."""
+    """No kit claim's read uses ``$regex`` or a regex operand (6.0 matches with PCRE, 6.1 on
+    with PCRE2): the library change cannot move a lesson's verdict. (A regex stored in a
+    fixture, as S1's type ladder does, is only sorted by type, never matched.)"""
     assert KIT_CLAIMS
     for path in KIT_CLAIMS:
-        text = path.read_text(encoding="utf-8")
-        assert not re.search(r"\$regex|\$regularExpression", text), path
+        for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+            reads = {key: value for key, value in entry.items() if key not in FIXTURE_KEYS}
+            assert not re.search(r"\$regex|\$regularExpression", json.dumps(reads, default=str)), \
+                (path.name, entry.get("id"))
 
 
 def test_the_null_claims_fixture_has_no_arrays():
