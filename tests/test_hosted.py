@@ -472,3 +472,40 @@ def test_a_read_write_any_database_user_runs_and_cleans_up(mongodb_server):
             assert database.name not in mongodb_server.client().list_database_names()
     finally:
         admin.command("dropUser", user)
+
+
+# docs/hosted.md ------------------------------------------------------------------------------
+
+
+def _hosted_doc() -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "docs" / "hosted.md").read_text(
+        encoding="utf-8")
+
+
+def test_the_hosted_page_names_every_action_and_its_roles():
+    """docs/hosted.md lists every action labkit asks for, each with the roles ``NEEDS`` names
+    (one source: the code's table and the page cannot drift)."""
+    rows = {line.split("|")[1].strip(): line for line in _hosted_doc().splitlines()
+            if line.startswith("| `")}
+    for need in NEEDS:
+        (row,) = [line for cell, line in rows.items() if f"`{need.action}`" in cell]
+        for role in need.roles:
+            assert f"`{role}`" in row, (need.action, role)
+
+
+def test_the_hosted_page_s_custom_role_grants_what_labkit_needs():
+    """The page's ``db.createRole`` grants every database action labkit asks for on
+    ``{db: "", collection: ""}``, and ``serverStatus`` on the cluster (``fsync`` is offered
+    apart)."""
+    import re
+
+    text = _hosted_doc()
+    block = text[text.index("db.createRole({"):text.index("db.createUser(", text.index(
+        "db.createRole({"))]
+    database, cluster = re.findall(r"actions: \[([^\]]*)\]", block)
+    granted = set(re.findall(r'"(\w+)"', database))
+    assert {n.action for n in NEEDS if n.scope == "database"} <= granted
+    assert set(re.findall(r'"(\w+)"', cluster)) == {"serverStatus"}
+    assert 'Add `"fsync"`' in text
