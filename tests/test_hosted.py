@@ -509,3 +509,21 @@ def test_the_hosted_page_s_custom_role_grants_what_labkit_needs():
     assert {n.action for n in NEEDS if n.scope == "database"} <= granted
     assert set(re.findall(r'"(\w+)"', cluster)) == {"serverStatus"}
     assert 'Add `"fsync"`' in text
+
+
+def test_after_a_run_what_was_kept_and_left_is_said_on_stderr(capsys):
+    """After a run, the command says which stale databases this user may not drop and which of
+    this run's databases stayed, each with why, on stderr."""
+    from labkit import cli
+
+    server = _server(Refusing({}, set()), status("readWriteAnyDatabase"))
+    server.left["labkit_a_1"] = "labkit_a_1: left t (not authorized)"
+    found = base.Stale(skipped={"labkit_b_2": "left t: not authorized"})
+    cli._say_cleaned(found, server)
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"Stale labkit database(s) kept (this user may not drop them) on {server.describe()}:",
+        "  labkit_b_2: left t: not authorized",
+        f"This run's database(s) not removed wholly on {server.describe()}:",
+        "  labkit_a_1: labkit_a_1: left t (not authorized)",
+    ]
