@@ -214,10 +214,19 @@ def cmd_server(args) -> int:
 
 
 def _say_cleaned(found, server) -> None:
-    """One line on stderr for the stale databases a clean-up removed, if any."""
+    """Lines on stderr for the stale databases a clean-up removed or was not allowed to drop,
+    and for this run's databases it could not remove wholly (never a verdict)."""
     if found is not None and found.removed:
         print(f"Removed {len(found.removed)} stale labkit database(s) left by killed runs on "
               f"{server.describe()}: {', '.join(found.removed)}", file=sys.stderr)
+    skipped = getattr(found, "skipped", None) or {}
+    left = getattr(server, "left", None) or {}
+    for heading, items in (("Stale labkit database(s) kept (this user may not drop them)",
+                            skipped), ("This run's database(s) not removed wholly", left)):
+        if items:
+            print(f"{heading} on {server.describe()}:", file=sys.stderr)
+            for name, why in items.items():
+                print(f"  {name}: {why}", file=sys.stderr)
 
 
 def cmd_clean(args) -> int:
@@ -244,6 +253,11 @@ def cmd_clean(args) -> int:
             print(f"Left {len(item['unproven'])} marked labkit: that labkit cannot prove it "
                   f"made (its secret is {servers.secret_path()}):")
             for name, why in item["unproven"].items():
+                print(f"  {name}: {why}")
+        if item["skipped"]:
+            print(f"Kept {len(item['skipped'])} stale labkit database(s) this user may not drop "
+                  "(docs/hosted.md says which role may):")
+            for name, why in item["skipped"].items():
                 print(f"  {name}: {why}")
     return 0
 

@@ -81,6 +81,17 @@ class ServerStartError(ServerUnavailable):
         return body
 
 
+class CleanupIncomplete(LabkitError):
+    """A database labkit made could not be removed wholly: ``database`` is it, ``left`` the
+    collections that stay, ``why`` the server's refusal. Said after a run, never a verdict."""
+
+    def __init__(self, database: str, left: Iterable[str], why: str) -> None:
+        self.database = database
+        self.left = list(left)
+        self.why = redact(why)
+        super().__init__(f"{database}: left {', '.join(self.left) or 'nothing'} ({self.why})")
+
+
 class ClaimFailed(LabkitError, AssertionError):
     """A claim's live observation disagreed with its expectation."""
 

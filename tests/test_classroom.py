@@ -31,10 +31,11 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 CLASSROOM = ROOT / "docs" / "classroom.md"
 BIN = Path(sys.executable).parent
 
-# conda-forge publishes mongodb 4.2 to 7.0.x and no 8.x (FACTS.md, "Platforms and servers"), so
-# environment.yml, and with it Binder, gets 7.0 while every other route runs the default, 8.0.
-# When conda-forge publishes the default's series, raise this and the conda pin must follow.
-CONDA_FORGE_NEWEST_MONGODB = "7.0"
+# conda-forge's mongodb feedstock builds 6.0.16 on its main branch; 7.0 and 8.x are unmerged pull
+# requests (FACTS.md, "Platforms and servers", corrected: an earlier line said 7.0.34), so
+# environment.yml, and with it Binder, gets 6.0 while every other route runs the default, 8.0.
+# When conda-forge publishes a newer series, raise this and the conda pin must follow.
+CONDA_FORGE_NEWEST_MONGODB = "6.0"
 
 
 def _yaml(path: Path):
@@ -254,6 +255,21 @@ def test_compose_mongod_gets_labkits_small_cache():
     command = _compose()["services"]["mongodb"]["command"]
     size = command[command.index("--wiredTigerCacheSizeGB") + 1]
     assert float(size) == servers.DEFAULT_CACHE_GB
+
+
+def test_workflow_mongod_gets_labkits_small_cache():
+    """CI's MongoDB service gets the same 0.25 GB cache (issue 19, "CI's MongoDB as the lessons'
+    MongoDB"): a service container takes ``command`` (GitHub's workflow schema, which
+    check-jsonschema's vendored copy holds and the schema test above applies), and the image's
+    entrypoint prepends ``mongod`` to an argument list that starts with an option."""
+    services = [job["services"]["mongodb"] for path in WORKFLOWS
+                for job in _yaml(path)["jobs"].values() if "mongodb" in job.get("services", {})]
+    assert services
+    for service in services:
+        command = service["command"].split()
+        assert command[0].startswith("-")
+        size = command[command.index("--wiredTigerCacheSizeGB") + 1]
+        assert float(size) == servers.DEFAULT_CACHE_GB
 
 
 @pytest.mark.parametrize(("service", "variable"), [

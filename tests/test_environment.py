@@ -68,9 +68,10 @@ def _conda_dependencies() -> list[str]:
 
 
 def test_environment_pins_a_mongodb_conda_forge_has():
-    """environment.yml asks for mongodb 7.0, the newest series conda-forge has (no 8.x)."""
+    """environment.yml asks for mongodb 6.0, the series conda-forge's feedstock builds (6.0.16
+    on its main branch; 7.0 and 8.x are unmerged pull requests: FACTS.md, corrected)."""
     pins = [p for p in _conda_dependencies() if re.split(r"[=<>!]", p)[0] == "mongodb"]
-    assert pins == ["mongodb=7.0"]
+    assert pins == ["mongodb=6.0"]
 
 
 def test_environment_lists_what_make_wiredtiger_builds_with():
@@ -80,14 +81,15 @@ def test_environment_lists_what_make_wiredtiger_builds_with():
 
 
 def test_nothing_promises_mongodb_8_from_conda():
-    """Where the README and the hint speak of conda, no 8.x is promised."""
+    """Where the README and the hint speak of conda, 6.0 is named and no 7.0 or 8.x promised."""
     readme = (ROOT / "README.md").read_text()
     conda_item = re.search(r"\*\*conda\*\*.*?(?=\n\d+\. |\n\n)", readme, re.S)
     assert conda_item is not None
-    assert "7.0" in conda_item.group(0)
-    assert not re.search(r"\b8\.\d", conda_item.group(0))
+    assert "`mongodb` 6.0" in conda_item.group(0)
+    assert not re.search(r"`mongodb` [78]\.\d", conda_item.group(0))
     assert "environment.yml" in servers.MONGO_HINT
-    assert not re.search(r"\b8\.\d", servers.MONGO_HINT)
+    assert "MongoDB 6.0" in servers.MONGO_HINT
+    assert not re.search(r"\b[78]\.\d", servers.MONGO_HINT)
 
 
 def _make_lab(*args: str) -> str:

@@ -8,9 +8,13 @@ import os
 import platform
 import sys
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from labkit._redact import display
 from labkit.errors import one_line
+
+if TYPE_CHECKING:
+    from labkit.servers.privileges import Privileges
 
 REQUIRED_PACKAGES = ("pymongo", "testcontainers", "psycopg", "uuid-utils", "matplotlib")
 OPTIONAL_PACKAGES = (("jupyterlab", "the lessons (make lab)"), ("nbval", "the notebook tests"),
@@ -95,8 +99,18 @@ def _mongodb_uri() -> Check:
     except (LabkitError, ValueError) as exc:  # pymongo's parser raises ValueError too
         return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
     with server:
-        detail = f"MongoDB {server.version} at {display(uri)}; {server.cache}"
-    return Check("MongoDB via LABKIT_MONGODB_URI", True, detail, required=False)
+        detail = f"MongoDB {server.version} at {display(uri)}; {server.cache}; " \
+                 f"{privileges_line(server.privileges)}"
+        usable = server.privileges is None or server.privileges.usable
+    return Check("MongoDB via LABKIT_MONGODB_URI", usable, detail, required=False)
+
+
+def privileges_line(privileges: Privileges | None) -> str:
+    """What the URI's user may do, as the doctor says it (``ping`` and ``buildInfo`` need no
+    authentication, so only ``connectionStatus`` tells)."""
+    if privileges is None:
+        return "privileges: not readable (the server did not answer connectionStatus)"
+    return f"privileges: {privileges.report()}"
 
 
 def _mongodb_local() -> Check:

@@ -10,7 +10,8 @@ cache churn; on a server labkit did not start, the cache is that server's own.
 Every caller gets its server through ``provide`` (``route``); ``Server`` (``base``) is the
 interface both vendors share; ``mongo`` and ``postgres`` hold what differs; ``process``
 owns the server processes labkit starts, and ``reaper`` stops them if labkit is killed;
-``mark`` is labkit's mark on what it creates, keyed with this installation's secret.
+``mark`` is labkit's mark on what it creates, keyed with this installation's secret;
+``privileges`` reads what a MongoDB user may do (``connectionStatus``) and which roles give it.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from labkit.servers.postgres import (
     from_dsn,
     postgres_bin_version,
 )
+from labkit.servers.privileges import NEEDS, Need, Privileges, parse_connection_status
 from labkit.servers.process import free_port
 from labkit.servers.route import clean_user_servers, get_mongodb, get_postgres, mongodb, provide
 
@@ -78,12 +80,15 @@ __all__ = [
     "MIN_CACHE_GB",
     "MONGO_HINT",
     "MONGO_MODES",
+    "NEEDS",
     "POSTGRES_HINT",
     "POSTGRES_MODES",
     "RENEW_EVERY",
     "STALE_AFTER",
     "MongoServer",
+    "Need",
     "PostgresServer",
+    "Privileges",
     "Server",
     "ServerRequest",
     "ServerStartError",
@@ -109,6 +114,7 @@ __all__ = [
     "mongod_version",
     "mongodb",
     "mongodb_missing",
+    "parse_connection_status",
     "postgres_bin_version",
     "provide",
     "redact",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
 
 from labkit import _redact
-from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
 if TYPE_CHECKING:
@@ -136,12 +136,14 @@ def container_logs(container: _HasLogs) -> str:
 class Stale:
     """What a clean-up found: databases removed, labkit's databases kept because a live run
     holds them, and databases that look like labkit's but that it cannot prove it made, each
-    with why (left alone). (A plain result, not an error: a clean-up that finds nothing is
-    fine.)"""
+    with why (left alone); and labkit's stale databases it may not (or could not) drop, with
+    what the server said (``skipped``: a least-privilege user's, left for one who may). (A plain
+    result, not an error: a clean-up that finds nothing is fine.)"""
 
     removed: list[str] = field(default_factory=list)
     in_use: list[str] = field(default_factory=list)
     unproven: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 def why_unproven(name: str, mark: object, owner: str | None = None) -> str | None:
@@ -201,6 +203,8 @@ class Server(ABC, Generic[H]):
     _stopper: Callable[[], None] | None = None
     _created: list[str] = field(default_factory=list)
     _cleaned: Stale | None = None
+    # Databases this object created and could not remove wholly, with what was left and why.
+    left: dict[str, str] = field(default_factory=dict)
 
     engine: ClassVar[str]
     modes: ClassVar[tuple[str, ...]]
@@ -282,10 +286,14 @@ class Server(ABC, Generic[H]):
         return self._create(f"{DB_PREFIX}{self._safe_label(label)}_{uuid.uuid4().hex[:8]}")
 
     def drop(self, name: str) -> None:
-        """Drop one database, only if this object created it."""
+        """Drop one database, only if this object created it. A clean-up that fails is
+        recorded in ``left`` and never raised: a verdict already judged stays as judged."""
         if name in self._created and name.startswith(DB_PREFIX):
             self._created.remove(name)
-            self._drop(name)
+            try:
+                self._drop(name)
+            except Exception as exc:  # whatever the server refused, the run's verdicts stand
+                self.left[name] = one_line(exc)
 
     def drop_created(self) -> None:
         """Drop the databases this object created, and nothing else."""

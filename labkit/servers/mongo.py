@@ -23,7 +23,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.errors import (
+    BadInput,
+    CleanupIncomplete,
+    ServerStartError,
+    ServerUnavailable,
+    one_line,
+)
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
 from labkit.servers import base
@@ -39,6 +45,7 @@ from labkit.servers.base import (
     why_unproven,
 )
 from labkit.servers.mark import MARK, mark_for
+from labkit.servers.privileges import UNAUTHORIZED, Privileges, read_privileges
 from labkit.servers.process import OwnedServer, Stopper
 
 if TYPE_CHECKING:
@@ -57,7 +64,7 @@ _GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes
 
 MONGO_HINT = (
     "Hint: point labkit at a server with LABKIT_MONGODB_URI=mongodb://host:27017; "
-    "or put a mongod on PATH (conda env create -f environment.yml ships one) "
+    "or put a mongod on PATH (conda env create -f environment.yml ships one, MongoDB 6.0) "
     "or name it in LABKIT_MONGOD; or start Docker so labkit can run the mongo image."
 )
 
@@ -150,6 +157,8 @@ class MongoServer(Server["Database[Document]"]):
     uri: str
     cache_gb: float | None = None
     cache: str = ""
+    # What the URI's user may do (None: a server labkit started, or not readable).
+    privileges: Privileges | None = None
     _client: Client | None = None
     _renewer: _Renewer | None = None
 
@@ -186,24 +195,70 @@ class MongoServer(Server["Database[Document]"]):
             self._renewer = _Renewer(self)
         return database
 
+    def _before_create(self) -> None:
+        if self.privileges is not None and not self.privileges.usable:
+            raise ServerUnavailable(
+                # The report starts a line of its own: a URI's redaction runs to its line's end.
+                f"The MongoDB server at {redact(self.uri)} does not let this user run the "
+                f"experiments:\n{self.privileges.report()}.",
+                hint="grant the user readWriteAnyDatabase (and dbAdminAnyDatabase, so labkit "
+                     "can drop its databases), or use the role docs/hosted.md creates.")
+
     def _drop(self, name: str) -> None:
-        self.client().drop_database(name)
+        self._remove(name)
+
+    def _remove(self, name: str) -> None:
+        """Drop database ``name``; where the user may not (``readWrite`` and
+        ``readWriteAnyDatabase`` lack ``dropDatabase``), drop its collections, the lease last,
+        and raise ``CleanupIncomplete`` naming any that stay."""
+        from pymongo.errors import OperationFailure
+
+        client = self.client()
+        if self.privileges is None or self.privileges.allows("dropDatabase"):
+            try:
+                client.drop_database(name)
+                return
+            except OperationFailure as exc:
+                if exc.code != UNAUTHORIZED:
+                    raise
+        database = client[name]
+        # The lease goes last: a database left half-dropped stays provably labkit's.
+        names = sorted(database.list_collection_names(), key=lambda n: n == LEASE_COLLECTION)
+        left, why = [], ""
+        for collection in names:
+            try:
+                database.drop_collection(collection)
+            except OperationFailure as exc:
+                left.append(collection)
+                why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if left:
+            raise CleanupIncomplete(name, left, f"dropDatabase is not allowed and {why}")
 
     def clean_stale(self) -> Stale:
         """Drop the databases labkit provably made (their lease's mark verifies for their
         name) whose lease a run stopped renewing long ago (a killed run's). Databases without
         labkit's lease, even named ``labkit_…``, are never touched; a lease whose mark does
         not prove is left and said."""
+        from pymongo.errors import OperationFailure
+
         client = self.client()
         now = client.admin.command("hello")["localTime"]
         found = Stale()
         for name in sorted(client.list_database_names()):
             if not name.startswith(DB_PREFIX) or name in self._created:
                 continue
-            lease = client[name][LEASE_COLLECTION].find_one({"_id": "lease"})
+            try:
+                lease = client[name][LEASE_COLLECTION].find_one({"_id": "lease"})
+            except OperationFailure as exc:  # a database this user may not read
+                found.skipped[name] = _why_kept(exc)
+                continue
             state = lease_state(lease, now, name)
             if state == "stale":
-                client.drop_database(name)
+                try:
+                    self._remove(name)
+                except Exception as exc:  # a user who may not drop it: said, never raised
+                    found.skipped[name] = _why_kept(exc)
+                    continue
                 found.removed.append(name)
             elif state == "in use":
                 found.in_use.append(name)
@@ -263,6 +318,13 @@ class MongoServer(Server["Database[Document]"]):
 
         return {"uri": ("LABKIT_MONGODB_URI", by_uri), "local": ("local mongod", local),
                 "docker": ("Docker", docker)}
+
+
+def _why_kept(exc: Exception) -> str:
+    """Why a stale database of labkit's stays: what was left, or the server's refusal."""
+    if isinstance(exc, CleanupIncomplete):
+        return f"left {', '.join(exc.left)}: {exc.why}"
+    return f"could not drop it: {one_line(exc)}"
 
 
 # The cache a server reports ------------------------------------------------------------
@@ -361,8 +423,12 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
                  "--mongodb-version.",
         )
     cache_gb, cache = _cache_of(client, None)
+    try:
+        privileges: Privileges | None = read_privileges(client)
+    except PyMongoError:  # a proxy that does not answer connectionStatus: not known
+        privileges = None
     return MongoServer(uri=uri, how="uri", version=actual, cache_gb=cache_gb, cache=cache,
-                       _client=client)
+                       privileges=privileges, _client=client)
 
 
 def _among(uris: list[str], version: str | None) -> MongoServer:

@@ -84,12 +84,14 @@ class Cleaned(TypedDict):
     removed: list[str]
     in_use: list[str]
     unproven: dict[str, str]
+    skipped: dict[str, str]
 
 
 def clean_user_servers() -> list[Cleaned]:
     """Remove what killed labkit runs left on the user's servers (LABKIT_POSTGRES_DSN's, then
     LABKIT_MONGODB_URI's): per server, its engine, its description, the databases removed,
-    those a live run holds and those left because labkit cannot prove it made them (with why).
+    those a live run holds, those left because labkit cannot prove it made them (with why), and
+    labkit's stale ones this user may not drop (``skipped``, with what the server said).
     Servers labkit starts itself leave nothing behind."""
     report: list[Cleaned] = []
     for kind in (PostgresServer, MongoServer):
@@ -101,5 +103,6 @@ def clean_user_servers() -> list[Cleaned]:
         finally:
             server.stop()
         report.append({"engine": server.engine, "server": where, "removed": found.removed,
-                       "in_use": found.in_use, "unproven": found.unproven})
+                       "in_use": found.in_use, "unproven": found.unproven,
+                       "skipped": found.skipped})
     return report
