@@ -292,3 +292,12 @@ def test_sort_agrees_with_icu_compare(words, collation):
     order = [d["v"] for d in m.sort(docs, "v:1", collation=collation)]
     for first, second in itertools.pairwise(order):
         assert collator.compare(first, second) <= 0
+
+
+def test_the_public_compare_takes_a_collation():
+    """``labkit.model.compare`` passes a collation through (docs/model.md's API table;
+    collation.js:360-363's strength-2 equality)."""
+    from labkit import model
+
+    assert model.compare("foo", "FOO", collation=CASE_INSENSITIVE) == 0
+    assert model.compare("foo", "FOO") == 1
