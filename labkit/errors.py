@@ -117,8 +117,8 @@ class UnsupportedConversion(BadInput):
 
 class CannotJudge(BadInput):
     """The model cannot judge this: a library it needs to answer exactly (PCRE2 for regular
-    expressions) did not load here, or the library refuses a construct MongoDB's build accepts.
-    It says so rather than answer by other rules.
+    expressions, ICU for collations) did not load here, or the library refuses a construct
+    MongoDB's build accepts. It says so rather than answer by other rules.
 
     ``library`` names what is missing; ``hint`` says how to get it.
     """

@@ -31,8 +31,10 @@ __all__ = [
 ]
 
 
-def compare(a: Any, b: Any, mongodb_version: str | None = None) -> int:
+def compare(a: Any, b: Any, mongodb_version: str | None = None,
+            collation: dict[str, Any] | None = None) -> int:
     """-1, 0 or 1: how ``a`` compares with ``b`` in MongoDB's order of BSON values (the same
-    in every version the model knows; an unknown version is BadInput)."""
+    in every version the model knows; an unknown version is BadInput), strings by the
+    collation where one is given (ICU; CannotJudge where ICU cannot load)."""
     check_rules_version(mongodb_version)
-    return bson_order.compare(a, b)
+    return bson_order.compare(a, b, collation)

@@ -39,11 +39,11 @@ from bson import (
 )
 
 from labkit.errors import BadInput, ParallelArrays
+from labkit.model.collation import Strings, collation_strings
 from labkit.model.versions import check_rules_version
 
 Document = dict[str, Any]  # a BSON document as the model reads it
 SortKey = tuple[Any, ...]  # a value's place in MongoDB's order, as Python orders tuples
-Strings = Callable[[str], Any] | None  # how a collation orders strings (None: bytewise)
 SortSpec = str | Mapping[str, Any] | Sequence[tuple[str, Any]]
 
 
@@ -271,9 +271,11 @@ def _slow_key(value: Any, strings: Strings) -> SortKey:
     raise BadInput(f"no BSON type for {value!r}")
 
 
-def compare(a: Any, b: Any) -> int:
-    """Compare two BSON values in MongoDB's total order: -1, 0 or 1 (no collation)."""
-    x, y = key(a), key(b)
+def compare(a: Any, b: Any, collation: dict[str, Any] | None = None) -> int:
+    """Compare two BSON values in MongoDB's total order: -1, 0 or 1; strings (also inside
+    documents and arrays, never field names) by the collation where one is given."""
+    strings = collation_strings(collation)
+    x, y = key(a, strings), key(b, strings)
     return (x > y) - (x < y)
 
 
@@ -283,54 +285,6 @@ def is_nan(value: Any) -> bool:
 
 
 sort_cmp = functools.cmp_to_key(compare)
-
-
-# Collations ---------------------------------------------------------------------------------
-
-_COLLATION_FIELDS = {"locale", "numericOrdering", "strength", "caseLevel", "caseFirst",
-                     "alternate", "maxVariable", "normalization", "backwards"}
-
-
-def collation_strings(collation: dict[str, Any] | None) -> Strings:
-    """How a collation orders strings, where the model can say exactly; None for bytewise.
-
-    ``{locale: "simple"}`` is bytewise. With ``numericOrdering: true`` the model orders
-    strings of ASCII digits by their numeric value (ICU's numeric collation); other
-    strings under a collation need ICU, which the model does not carry.
-    """
-    if collation is None:
-        return None
-    if not isinstance(collation, dict) or not isinstance(collation.get("locale"), str):
-        raise BadInput("a collation is a document with a locale, such as "
-                       "{\"locale\": \"en\", \"numericOrdering\": true}")
-    unknown = sorted(set(collation) - _COLLATION_FIELDS)
-    if unknown:
-        raise BadInput(f"unknown collation field {unknown[0]!r}")
-    if collation["locale"] == "simple":
-        if len(collation) > 1:
-            raise BadInput("the simple locale takes no other collation fields")
-        return None
-    numeric = collation.get("numericOrdering", False)
-    if not isinstance(numeric, bool):
-        raise BadInput("numericOrdering is true or false")
-    return _numeric_digits if numeric else _plain_digits
-
-
-def _digits_only(text: str, numeric: bool) -> str:
-    if not text.isascii() or not text.isdigit() or (numeric and len(text) > 1
-                                                     and text[0] == "0"):
-        raise BadInput(f"the model can order the string {text!r} under a collation only if "
-                       "it is ASCII digits without leading zeros; other strings need ICU "
-                       "(ask a server)")
-    return text
-
-
-def _numeric_digits(text: str) -> tuple[int, str]:
-    return (len(_digits_only(text, numeric=True)), text)  # same length: digits compare as text
-
-
-def _plain_digits(text: str) -> str:
-    return _digits_only(text, numeric=False)
 
 
 # Sorting: each document's sort key is built the way a (compound) index key is built ---------
