@@ -879,3 +879,18 @@ def test_postgres_stopping_mid_run_costs_only_its_own_verdicts(local_postgres):
         assert "connection" in rows["PostgreSQL"].reason.lower()
         assert rows["SQLite"].verdict in ("holds", "finding")
         assert rows["model (50/50 splits)"].verdict in ("holds", "finding")
+
+
+@pytest.mark.parametrize(("uri", "seconds"), [
+    ("mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300", 0.3),
+    ("mongodb://127.0.0.1:1/?serverselectiontimeoutms=250", 0.25),  # option names: any case
+    ("mongodb://127.0.0.1:1/", 5.0),
+])
+def test_a_uri_timeout_is_kept_and_labkit_gives_one_where_it_sets_none(uri, seconds):
+    """The URI's own serverSelectionTimeoutMS wins (pymongo lets keyword options override the
+    URI's, so labkit adds its 5 s only where the URI sets none; pymongo's MongoClient docs)."""
+    client = servers.mongo_client(uri)
+    try:
+        assert client.options.server_selection_timeout == seconds
+    finally:
+        client.close()

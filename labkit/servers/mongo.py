@@ -78,9 +78,21 @@ def mongo_client(uri: str, **options: Any) -> Client:
     """Return a ``MongoClient`` configured the way every labkit experiment needs it."""
     from pymongo import MongoClient
 
-    options.setdefault("serverSelectionTimeoutMS", 5000)
+    if not _uri_sets(uri, "serverSelectionTimeoutMS"):  # keyword options beat the URI's
+        options.setdefault("serverSelectionTimeoutMS", 5000)
     client: Client = MongoClient(uri, uuidRepresentation="standard", tz_aware=True, **options)
     return client
+
+
+def _uri_sets(uri: str, option: str) -> bool:
+    """Whether the URI's own options (read by pymongo's option parser) set ``option``."""
+    from pymongo.uri_parser import split_options
+
+    query = uri.partition("?")[2]
+    try:
+        return bool(query) and option in split_options(query, validate=False)
+    except ValueError:  # pymongo's parser refuses it: MongoClient will say why
+        return False
 
 
 def check_cache_gb(cache_gb: object) -> float:
