@@ -411,7 +411,8 @@ def cmd_predict_find(args) -> int:
     query = fixtures.parse_value(args.filter, "--filter")
     if not isinstance(query, dict):
         raise BadInput("--filter must be a JSON document, such as '{\"v\": {\"$gt\": 0}}'")
-    found = reads.find(docs, query, mongodb_version=args.mongodb_version)
+    collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
+    found = reads.find(docs, query, collation=collation, mongodb_version=args.mongodb_version)
     return _print_ids(reads.ids(found), args.json)
 
 
@@ -555,6 +556,9 @@ def build_parser() -> argparse.ArgumentParser:
                                epilog=limits_text())
     pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
     pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
+    pfind.add_argument("--collation", metavar="JSON",
+                       help="how its comparisons order strings (not $regex), for example "
+                            "'{\"locale\": \"en\", \"strength\": 2}'")
     pfind.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     pfind.add_argument("--json", action="store_true")
     pfind.set_defaults(func=cmd_predict_find)

@@ -168,7 +168,7 @@ SUBCOMMANDS = {
     "objectid explain": ([], ["--json"]),
     "uuid explain": ([], ["--json"]),
     "predict sort": ([], ["--sort", "--collation", "--mongodb-version", "--json"]),
-    "predict find": ([], ["--filter", "--mongodb-version", "--json"]),
+    "predict find": ([], ["--filter", "--collation", "--mongodb-version", "--json"]),
 }
 FLAGS = {"--strict", "--json", "--quiet", "--optional"}
 MODES = st.sampled_from(["auto", "uri", "local", "docker", "dsn", ""])

@@ -99,14 +99,15 @@ def _unsupported(message: str) -> str:
 
 def model_read(docs: list[dict[str, Any]], operation: str, arguments: dict[str, Any]) -> Any:
     """What the model says a read returns on ``docs`` (documents in insertion order)."""
-    known = {"find": {"filter", "sort", "projection", "skip", "limit"},
-             "countDocuments": {"filter", "skip", "limit"},
-             "distinct": {"fieldName", "filter"}, "aggregate": {"pipeline"}}[operation]
+    known = {"find": {"filter", "sort", "projection", "skip", "limit", "collation"},
+             "countDocuments": {"filter", "skip", "limit", "collation"},
+             "distinct": {"fieldName", "filter"},
+             "aggregate": {"pipeline", "collation"}}[operation]
     unknown = sorted(set(arguments) - known - set(NEUTRAL_ARGUMENTS))
     if unknown:
         raise NotSupported(f"the model does not support the {operation} option {unknown[0]}")
     if operation == "aggregate":
-        return _pipeline(docs, arguments["pipeline"])
+        return _pipeline(docs, arguments["pipeline"], arguments.get("collation"))
     found = _find(docs, arguments)
     if operation == "find":
         return found
@@ -118,9 +119,10 @@ def model_read(docs: list[dict[str, Any]], operation: str, arguments: dict[str, 
 def _find(docs: list[dict], arguments: dict) -> list[dict]:
     from labkit.model import bson_order, reads
 
-    found = reads.find(docs, arguments.get("filter") or {})
+    collation = arguments.get("collation")
+    found = reads.find(docs, arguments.get("filter") or {}, collation)
     if arguments.get("sort"):
-        found = bson_order.sort(found, arguments["sort"])
+        found = bson_order.sort(found, arguments["sort"], collation)
     found = found[int(arguments.get("skip") or 0):]
     limit = abs(int(arguments.get("limit") or 0))
     if limit:
@@ -174,18 +176,20 @@ def _distinct(docs: list[dict], field: str) -> list[Any]:
     return out
 
 
-def _pipeline(docs: list[dict], pipeline: list[dict]) -> list[dict]:
+def _pipeline(docs: list[dict], pipeline: list[dict],
+              collation: dict[str, Any] | None = None) -> list[dict]:
     """``$match``, ``$sort``, ``$skip``, ``$limit``, ``$project`` (top-level), ``$count`` and a
-    ``$group`` by ``{$type: "$path"}`` that counts; any other stage is not supported."""
+    ``$group`` by ``{$type: "$path"}`` that counts; any other stage is not supported. The
+    aggregate's collation applies to ``$match`` and ``$sort``."""
     from labkit.model import bson_order, reads
 
     out = list(docs)
     for stage in pipeline:
         (name, spec), = stage.items()
         if name == "$match":
-            out = reads.find(out, spec)
+            out = reads.find(out, spec, collation)
         elif name == "$sort":
-            out = bson_order.sort(out, spec)
+            out = bson_order.sort(out, spec, collation)
         elif name == "$skip":
             out = out[int(spec):]
         elif name == "$limit":

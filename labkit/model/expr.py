@@ -3,11 +3,14 @@ document; an expression MongoDB would reject is rejected while compiling."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from labkit.errors import BadInput, ConversionFailure
-from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, compare, key
+from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, key
+from labkit.model.collation import Strings
 from labkit.model.convert import (
     CONVERSION_OPERATORS,
     as_number,
@@ -26,6 +29,36 @@ SIGN_TESTS: dict[str, Callable[[int], bool]] = {
     "$eq": lambda s: s == 0, "$gt": lambda s: s > 0, "$gte": lambda s: s >= 0,
     "$lt": lambda s: s < 0, "$lte": lambda s: s <= 0,
 }
+
+# The collation a query's comparisons compile under. The server's ExpressionContext carries one
+# collator for a whole query; here the compilers of every operator share one signature, so the
+# collation in force is set once around a compilation (``collating``) and each comparison
+# captures it while it compiles, never while it runs.
+_STRINGS: ContextVar[Strings] = ContextVar("labkit_model_collation", default=None)
+
+
+@contextmanager
+def collating(strings: Strings) -> Iterator[None]:
+    """Compile filters and expressions under a collation (``collation_strings``' result): the
+    comparisons compiled inside order strings by it."""
+    token = _STRINGS.set(strings)
+    try:
+        yield
+    finally:
+        _STRINGS.reset(token)
+
+
+def strings_in_force() -> Strings:
+    """How the comparisons compiled now order strings: None for bytewise."""
+    return _STRINGS.get()
+
+
+def _collated_compare(strings: Strings) -> Callable[[Any, Any], int]:
+    """-1, 0 or 1 between two values, strings (inside documents and arrays too) by ``strings``."""
+    def compare(a: Any, b: Any) -> int:
+        x, y = key(a, strings), key(b, strings)
+        return (x > y) - (x < y)
+    return compare
 
 
 def deeper(depth: int) -> int:
@@ -127,6 +160,7 @@ def _arguments(op: str, args: Any, depth: int, count: int | None = None,
 
 def _comparison(op: str, args: Any, depth: int) -> Expression:
     left, right = _arguments(op, args, depth, count=2)
+    compare = _collated_compare(strings_in_force())  # $expr comparisons use the collation
     if op == "$cmp":
         return lambda doc: compare(left(doc), right(doc))
     if op == "$ne":
@@ -163,7 +197,8 @@ def _not(op: str, args: Any, depth: int) -> Expression:
 
 def _in(op: str, args: Any, depth: int) -> Expression:
     needle, haystack = _arguments(op, args, depth, count=2)
-    return lambda doc: _expression_in(needle(doc), haystack(doc))
+    strings = strings_in_force()
+    return lambda doc: _expression_in(needle(doc), haystack(doc), strings)
 
 
 def _type(op: str, args: Any, depth: int) -> Expression:
@@ -187,12 +222,12 @@ def _conversion(op: str, args: Any, depth: int) -> Expression:
     return lambda doc: convert(item(doc), target)
 
 
-def _expression_in(needle: Any, haystack: Any) -> bool:
+def _expression_in(needle: Any, haystack: Any, strings: Strings) -> bool:
     if type(haystack) is not list:
         raise BadInput("$in needs an array as its second argument, found "
                        f"{bson_type(haystack)} (MongoDB fails the whole query)")
-    wanted = key(needle)
-    return any(key(item) == wanted for item in haystack)
+    wanted = key(needle, strings)
+    return any(key(item, strings) == wanted for item in haystack)
 
 
 def _if_null(items: list[Expression], doc: dict[str, Any]) -> Any:

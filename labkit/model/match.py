@@ -19,8 +19,17 @@ from labkit.model.bson_order import (
     bson_type,
     key,
 )
+from labkit.model.collation import Strings, collation_strings
 from labkit.model.convert import Number, as_number, truncated
-from labkit.model.expr import SIGN_TESTS, Expression, compile_expression, deeper, truthy
+from labkit.model.expr import (
+    SIGN_TESTS,
+    Expression,
+    collating,
+    compile_expression,
+    deeper,
+    strings_in_force,
+    truthy,
+)
 from labkit.model.regex import compile_regex, regex_source
 
 Test = Callable[[Document], bool]  # whether a document matches
@@ -144,16 +153,18 @@ def _arrays(values: Values) -> list[list[Any]]:
 # Comparisons with type bracketing ------------------------------------------------------------
 
 def _comparison(op: str, operand: Any) -> ValuesTest:
-    """``{$eq|$gt|…: operand}`` on the candidates: only values in the operand's bracket."""
+    """``{$eq|$gt|…: operand}`` on the candidates: only values in the operand's bracket;
+    strings, inside documents and arrays too, by the collation in force."""
     if operand is UNDEFINED:
         raise BadInput(f"{op}: cannot compare to undefined")
     if operand is None:
         return _null_comparison(op)
-    wanted = key(operand)
+    strings = strings_in_force()
+    wanted = key(operand, strings)
     test = SIGN_TESTS[op]
     if wanted[0] in (0, 15):  # MinKey and MaxKey compare with every type
-        return _across_brackets(test, wanted)
-    return _in_bracket(test, wanted, nan_ok=op in ("$eq", "$gte", "$lte"))
+        return _across_brackets(test, wanted, strings)
+    return _in_bracket(test, wanted, strings, nan_ok=op in ("$eq", "$gte", "$lte"))
 
 
 def _null_comparison(op: str) -> ValuesTest:
@@ -164,19 +175,21 @@ def _null_comparison(op: str) -> ValuesTest:
     return lambda candidates: any(c is None or c is MISSING for c in candidates)
 
 
-def _across_brackets(test: Callable[[int], bool], wanted: SortKey) -> ValuesTest:
+def _across_brackets(test: Callable[[int], bool], wanted: SortKey,
+                     strings: Strings) -> ValuesTest:
     """A comparison with MinKey or MaxKey: every present value, of any type, is compared."""
     def across(candidates: Values) -> bool:
         for c in candidates:
             if c is not MISSING:
-                k = key(c)
+                k = key(c, strings)
                 if test((k > wanted) - (k < wanted)):
                     return True
         return False
     return across
 
 
-def _in_bracket(test: Callable[[int], bool], wanted: SortKey, nan_ok: bool) -> ValuesTest:
+def _in_bracket(test: Callable[[int], bool], wanted: SortKey, strings: Strings,
+                nan_ok: bool) -> ValuesTest:
     """A comparison that only values of the operand's bracket (its key's rank) can pass."""
     rank = wanted[0]
 
@@ -184,7 +197,7 @@ def _in_bracket(test: Callable[[int], bool], wanted: SortKey, nan_ok: bool) -> V
         for c in candidates:
             if c is MISSING:
                 continue
-            k = key(c)
+            k = key(c, strings)
             if k[0] != rank:
                 continue
             if k == (3, 0) or wanted == (3, 0):  # NaN only meets NaN
@@ -308,9 +321,14 @@ def _size_test(operand: Any) -> Callable[[list[Any]], bool]:
 # Compiling a filter ---------------------------------------------------------------------------
 
 
-def compile_filter(query: Any, version: str, depth: int = 0) -> Test:
+def compile_filter(query: Any, version: str, depth: int = 0, *,
+                   collation: dict[str, Any] | None = None) -> Test:
     """A function telling whether a document matches ``query``; BadInput if MongoDB would
-    refuse the filter."""
+    refuse the filter. Under ``collation`` (a collation document) its comparisons order
+    strings by ICU; without one, by the collation in force (none: bytewise)."""
+    if collation is not None:
+        with collating(collation_strings(collation)):
+            return compile_filter(query, version, depth)
     depth = deeper(depth)
     if not isinstance(query, dict):
         raise BadInput("a filter is a document")

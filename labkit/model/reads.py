@@ -8,26 +8,35 @@ from collections.abc import Iterable
 from typing import Any
 
 from labkit.model.bson_order import Document, bson_type
-from labkit.model.expr import compile_expression, field_path
+from labkit.model.collation import collation_strings
+from labkit.model.expr import collating, compile_expression, field_path
 from labkit.model.match import compile_filter
 from labkit.model.versions import check_rules_version
 
 
-def matches(doc: Document, query: Document, mongodb_version: str | None = None) -> bool:
-    """Whether ``find(query)`` returns ``doc``, by the documented rules."""
-    return compile_filter(query, check_rules_version(mongodb_version))(doc)
+def matches(doc: Document, query: Document, collation: dict[str, Any] | None = None,
+            mongodb_version: str | None = None) -> bool:
+    """Whether ``find(query)`` returns ``doc``, by the documented rules (strings compared by
+    ``collation`` where one is given)."""
+    return compile_filter(query, check_rules_version(mongodb_version), collation=collation)(doc)
 
 
-def find(docs: Iterable[Document], query: Document,
+def find(docs: Iterable[Document], query: Document, collation: dict[str, Any] | None = None,
          mongodb_version: str | None = None) -> list[Document]:
-    """The documents ``find(query)`` returns, in their stored order."""
-    test = compile_filter(query, check_rules_version(mongodb_version))
+    """The documents ``find(query)`` returns, in their stored order. Under a ``collation``
+    (``{"locale": "en", "strength": 2}``) the comparisons (``$eq``, ``$ne``, ``$gt``, ``$gte``,
+    ``$lt``, ``$lte``, ``$in``, ``$nin``, ``$all``, ``$expr``'s) compare strings by ICU, as
+    ``find(query).collation(...)`` does; ``$regex`` never uses it."""
+    test = compile_filter(query, check_rules_version(mongodb_version), collation=collation)
     return [doc for doc in docs if test(doc)]
 
 
-def evaluate(expression: Any, doc: Document) -> Any:
-    """The value of an aggregation expression (as ``$expr`` sees it) for one document."""
-    return compile_expression(expression)(doc)
+def evaluate(expression: Any, doc: Document, collation: dict[str, Any] | None = None) -> Any:
+    """The value of an aggregation expression (as ``$expr`` sees it) for one document, its
+    string comparisons by ``collation`` where one is given."""
+    with collating(collation_strings(collation)):
+        compiled = compile_expression(expression)
+    return compiled(doc)
 
 
 def census(docs: Iterable[Document], path: str) -> dict[str, int]:
