@@ -233,3 +233,12 @@ def test_null_undefined_js_equality_per_version(version, expected):
                                              {"a": {"$type": "undefined"}}]},
                            mongodb_version=version)
     assert reads.ids(with_type) == [1, 2, 3, 5, 6, 7, 8]
+
+
+@pytest.mark.parametrize("version", versions.VERSIONS)
+def test_every_rule_set_compiles_regexes_as_pcre2(version):
+    """The model runs PCRE2 for 6.0 too: a class escape as a range end is refused on every rule
+    set, as PCRE2 refuses it (docs/model.md: a 6.0 server, on PCRE, may accept it)."""
+    with pytest.raises(BadInput, match="invalid range in character class"):
+        reads.find([{"_id": 1, "a": "x"}], {"a": {"$regex": r"[\w-.]"}},
+                   mongodb_version=version)
