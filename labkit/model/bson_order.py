@@ -509,7 +509,7 @@ def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | N
     Ties keep the input order, as a collection scan of the file would; a server may break
     them differently, so give ``_id`` as a last sort path to make an order exact.
     """
-    check_rules_version(mongodb_version)  # sorts follow the same rules in every version the model knows
+    check_rules_version(mongodb_version)  # sorts: the same rules in every version
     pairs = parse_sort(spec)
     strings = collation_strings(collation)
     docs = list(docs)
