@@ -4,6 +4,8 @@ hold offline, and on a real server)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -55,6 +57,20 @@ def sleeper(seconds: int = 60) -> subprocess.Popen:
     assert child.stdout.readline().strip() == "ready"
     child.stdout.close()
     return child
+
+
+def in_process(argv: list[str]) -> tuple[int, str, str]:
+    """``labkit`` run in this process: ``(status, stdout, stderr)``; any other exception goes
+    through (a traceback is a bug the caller sees)."""
+    from labkit import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli.main(argv)
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else 2
+    return status, out.getvalue(), err.getvalue()
 
 
 def assert_one_line_error(result, status: int = 2) -> None:

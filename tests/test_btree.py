@@ -169,3 +169,32 @@ def test_mongodb_random_id_index_is_larger(mongodb_server):
     assert v4["index_bytes"] > v7["index_bytes"]
     assert len(v4["inserts_per_second_by_batch"]) == 50
     assert measured["cache"]  # what cache the server had is said, whoever started it
+
+
+class _Refusing:
+    """A pymongo client's ``admin.command`` that raises what a server sends for ``fsync``: a
+    stand-in for labkit's choice, not for a server's answer."""
+
+    def __init__(self, code: int) -> None:
+        self.admin = self
+        self.code = code
+
+    def command(self, name: str) -> None:
+        from pymongo.errors import OperationFailure
+
+        raise OperationFailure(f"{name} refused", code=self.code)
+
+
+@pytest.mark.parametrize("code", [13, 8000])
+def test_a_refused_fsync_means_no_checkpoint_not_an_error(code):
+    """Unauthorized (13: no ``fsync`` action) and AtlasError (8000: Atlas refuses ``fsync``
+    to every user) leave the load without a checkpoint, so no size is reported (docs/hosted.md)."""
+    assert btree._checkpoint(_Refusing(code)) is False
+
+
+def test_any_other_fsync_failure_is_still_an_error():
+    """A failure that is not a refusal of the action stays an error of that engine's row."""
+    from pymongo.errors import OperationFailure
+
+    with pytest.raises(OperationFailure):
+        btree._checkpoint(_Refusing(11600))  # InterruptedAtShutdown

@@ -3,16 +3,13 @@ end in exit status 0, 1 or 2 (bounded Hypothesis runs, in-process)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import shutil
 import tempfile
 
 import pytest
+from helpers import in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from labkit import cli
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 WEIRD = st.one_of(
@@ -27,19 +24,8 @@ FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 
 
-def _call(argv: list[str]) -> tuple[int, str, str]:
-    """Run ``labkit`` in-process: ``(status, stdout, stderr)``; any other exception goes through."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = cli.main(argv)
-        except SystemExit as exc:
-            status = exc.code if isinstance(exc.code, int) else 2
-    return status, out.getvalue(), err.getvalue()
-
-
 def _status(argv: list[str]) -> int:
-    return _call(argv)[0]
+    return in_process(argv)[0]
 
 
 @FUZZ
@@ -89,7 +75,7 @@ def test_run_options_never_crash(topics, btree_n):
     or refuses in one line."""
     out = tempfile.mkdtemp(prefix="labkit-fuzz-")
     try:
-        status, _, err = _call(["run", "--claims", "D2", "--topics", topics, "--btree-n",
+        status, _, err = in_process(["run", "--claims", "D2", "--topics", topics, "--btree-n",
                                 btree_n, "--quiet", "--out", out])
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -107,11 +93,11 @@ def test_an_unwritable_report_folder_is_refused_before_any_claim_runs(tmp_path, 
     monkeypatch.setattr(runner, "run_claim", lambda *a: ran.append(a))
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    status, _, err = _call(["run", "--claims", "D2", "--quiet", "--out", str(blocker / "r")])
+    status, _, err = in_process(["run", "--claims", "D2", "--quiet", "--out", str(blocker / "r")])
     assert status == 2
     assert "--out" in err
     assert ran == []
-    status, _, err = _call(["run", "--claims", "D2", "--quiet", "--out", str(blocker)])
+    status, _, err = in_process(["run", "--claims", "D2", "--quiet", "--out", str(blocker)])
     assert status == 2
     assert "is a file, not a folder" in err
     assert ran == []
@@ -126,7 +112,7 @@ def test_an_unwritable_report_folder_is_refused_before_any_claim_runs(tmp_path, 
 ])
 def test_known_bad_inputs_are_one_line_refusals(argv):
     """Inputs that once crashed or ran everything are now refused with exit status 2."""
-    status, _, err = _call(argv)
+    status, _, err = in_process(argv)
     assert status == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -135,8 +121,8 @@ def test_known_bad_inputs_are_one_line_refusals(argv):
 
 def test_a_pasted_id_with_its_newline_is_explained_like_the_bare_id():
     """Surrounding whitespace (a pasted newline) does not change what an ObjectId is."""
-    pasted = _call(["objectid", "explain", "507f1f77bcf86cd799439011\n", "--json"])
-    bare = _call(["objectid", "explain", "507f1f77bcf86cd799439011", "--json"])
+    pasted = in_process(["objectid", "explain", "507f1f77bcf86cd799439011\n", "--json"])
+    bare = in_process(["objectid", "explain", "507f1f77bcf86cd799439011", "--json"])
     assert pasted == bare
     assert bare[0] == 0
 
@@ -223,7 +209,7 @@ def test_every_subcommand_ends_in_a_status_never_a_traceback(no_servers, argv):
     """Every subcommand with generated options exits 0, 1 or 2; a refusal is an ``Error:``
     message of at most a few lines, never a traceback."""
     TRIED.append(argv)
-    status, out, err = _call(argv)
+    status, out, err = in_process(argv)
     assert status in (0, 1, 2), (argv, err)
     assert "Traceback" not in err + out, (argv, err)
     if status == 2:
@@ -239,7 +225,7 @@ def test_a_path_the_system_refuses_is_one_error_line(argv, tmp_path, monkeypatch
     """A path longer than the system allows (found by the fuzz) is an ``Error:`` line, exit 1
     or 2, not a traceback."""
     monkeypatch.chdir(tmp_path)
-    status, _, err = _call(argv)
+    status, _, err = in_process(argv)
     assert status in (1, 2)
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -258,7 +244,7 @@ def test_an_unwritable_junit_file_is_refused_before_any_claim_is_checked(tmp_pat
     monkeypatch.setattr(claimcheck, "check", lambda *a, **k: asked.append(a))
     claims_dir = str(Path(__file__).resolve().parent.parent / "claims")
     for junit in (str(tmp_path / "missing" / "j.xml"), str(tmp_path)):
-        status, _, err = _call(["check", claims_dir, "--quiet", "--out", str(tmp_path / "r"),
+        status, _, err = in_process(["check", claims_dir, "--quiet", "--out", str(tmp_path / "r"),
                                 "--junit", junit])
         assert status == 2, err
         assert err.startswith("Error: --junit:"), err

@@ -4,8 +4,6 @@ fixed-seed fuzz of ``labkit check`` with hostile claim files."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -14,10 +12,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labkit import cli
 from labkit.claims import _source
 from labkit.claims import files as claimfiles
 from labkit.errors import BadInput
@@ -27,17 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 GOOD = "- {id: X.a, title: t, fixture: [{_id: 1}], find: {}, expect: {ids: [1]}}\n"
 # The shortest waits that cannot be mistaken for a hang; no test asserts a duration.
 SUBPROCESS_BOUND = 120
-
-
-def call(argv: list[str]) -> tuple[int, str, str]:
-    """``labkit`` in-process: ``(status, stdout, stderr)``; any other exception goes through."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = cli.main(argv)
-        except SystemExit as exc:
-            status = exc.code if isinstance(exc.code, int) else 2
-    return status, out.getvalue(), err.getvalue()
 
 
 def one_error_line(status: int, err: str) -> str:
@@ -51,7 +38,7 @@ def one_error_line(status: int, err: str) -> str:
 
 def check(tmp_path: Path, path: Path | str) -> tuple[int, str, str]:
     """``labkit check PATH`` on the model, its report under ``tmp_path``."""
-    return call(["check", str(path), "--quiet", "--out", str(tmp_path / "report")])
+    return in_process(["check", str(path), "--quiet", "--out", str(tmp_path / "report")])
 
 
 def laughs(levels: int = 9, width: int = 9) -> str:
@@ -204,7 +191,7 @@ def test_the_bounds_are_in_help():
     size, nesting depth (BSON's 100), integer digits and alias expansions."""
     for argv in (["--help"], ["check", "--help"], ["predict", "sort", "--help"],
                  ["predict", "find", "--help"]):
-        status, out, _ = call(argv)
+        status, out, _ = in_process(argv)
         assert status == 0
         text = " ".join(out.split())
         for bound in ("16 MiB", "a regular file or a pipe that ends", "100 levels (BSON's limit)",
@@ -225,7 +212,7 @@ def test_devices_and_fifos_are_refused_at_once(tmp_path, device, command):
         link = tmp_path / "device.yaml"
         link.symlink_to(device)
         argv[1] = str(link)
-    status, _, err = call(argv)
+    status, _, err = in_process(argv)
     line = one_error_line(status, err)
     assert "is not a regular file or a pipe" in line
 
@@ -295,7 +282,7 @@ def test_check_with_hostile_files_is_a_verdict_or_one_error_line(tmp_path, conte
     path = tmp_path / f"claims{suffix}"
     path.write_bytes(content)
     report = tmp_path / "report"
-    status, out, err = call(["check", str(path), "--quiet", "--out", str(report), "--json"])
+    status, out, err = in_process(["check", str(path), "--quiet", "--out", str(report), "--json"])
     assert "Traceback" not in err
     if status == 2:
         one_error_line(status, err)
@@ -348,7 +335,7 @@ def test_check_with_hostile_values_is_a_verdict_or_one_error_line(tmp_path, text
     path.write_text(text, encoding="utf-8")
     report, junit = tmp_path / "report", tmp_path / "junit.xml"
     junit.unlink(missing_ok=True)
-    status, _, err = call(["check", str(path), "--quiet", "--out", str(report),
+    status, _, err = in_process(["check", str(path), "--quiet", "--out", str(report),
                            "--junit", str(junit)])
     assert "Traceback" not in err
     if status == 2:

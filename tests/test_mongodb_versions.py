@@ -9,7 +9,11 @@ matches the deprecated ``undefined``), the 6.1 notes ($regex moved from PCRE to 
 ``src/mongo/db/stats/storage_stats.cpp`` and WiredTiger's ``dist/stat_data.py``. Found: two
 rule changes between 6.0 and 8.0, ``undefined`` against ``null`` and the regex library; no
 claim the kit checks touches either (pinned below). So the lessons' verdicts on conda's 6.0 are
-the same claims as on 8.0, and the model (8.0's rules, 9.0's on request) needs no 6.0 rule set.
+the same claims as on 8.0. The model carries the first change as rule sets of their own: 6.0
+and 7.0 (null matches undefined), 8.0 (the default) and 9.0 (null through arrays), pinned in
+``tests/test_model_versions.py``; for the second it runs PCRE2 on every rule set, and
+``docs/model.md`` ("Rule sets per version") says which PCRE/PCRE2 differences a 6.0 server can
+show.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """An executable model of MongoDB's comparison rules: the BSON type order, sort keys,
-collations and ``sort``, for MongoDB 8.0 and 9.0 (filters are :mod:`labkit.model.match`,
+collations and ``sort``, for MongoDB 6.0 to 9.0 (filters are :mod:`labkit.model.match`,
 what a read returns :mod:`labkit.model.reads`).
 
 Written from the manual's rules and the expectations in MongoDB's own test suite
@@ -509,7 +509,7 @@ def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | N
     Ties keep the input order, as a collection scan of the file would; a server may break
     them differently, so give ``_id`` as a last sort path to make an order exact.
     """
-    check_rules_version(mongodb_version)  # sorts follow the same rules in 8.0 and 9.0
+    check_rules_version(mongodb_version)  # sorts: the same rules in every version
     pairs = parse_sort(spec)
     strings = collation_strings(collation)
     docs = list(docs)

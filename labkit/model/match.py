@@ -31,6 +31,7 @@ from labkit.model.expr import (
     truthy,
 )
 from labkit.model.regex import compile_regex, regex_source
+from labkit.model.versions import null_matches_undefined
 
 Test = Callable[[Document], bool]  # whether a document matches
 Values = list[Any]  # the values a path reaches in one document
@@ -152,13 +153,13 @@ def _arrays(values: Values) -> list[list[Any]]:
 
 # Comparisons with type bracketing ------------------------------------------------------------
 
-def _comparison(op: str, operand: Any) -> ValuesTest:
+def _comparison(op: str, operand: Any, version: str) -> ValuesTest:
     """``{$eq|$gt|…: operand}`` on the candidates: only values in the operand's bracket;
     strings, inside documents and arrays too, by the collation in force."""
     if operand is UNDEFINED:
         raise BadInput(f"{op}: cannot compare to undefined")
     if operand is None:
-        return _null_comparison(op)
+        return _null_comparison(op, version)
     strings = strings_in_force()
     wanted = key(operand, strings)
     test = SIGN_TESTS[op]
@@ -167,11 +168,15 @@ def _comparison(op: str, operand: Any) -> ValuesTest:
     return _in_bracket(test, wanted, strings, nan_ok=op in ("$eq", "$gte", "$lte"))
 
 
-def _null_comparison(op: str) -> ValuesTest:
-    """A comparison with null: null and a missing field are equal to it, nothing is above or
-    below it."""
+def _null_comparison(op: str, version: str) -> ValuesTest:
+    """A comparison with null: null and a missing field are equal to it, and before 8.0 so is
+    undefined (expression_leaf.cpp: null's and undefined's canonical types add up to 5); nothing
+    is above or below it."""
     if op in ("$gt", "$lt"):
         return lambda candidates: False
+    if null_matches_undefined(version):
+        return lambda candidates: any(c is None or c is MISSING or c is UNDEFINED
+                                      for c in candidates)
     return lambda candidates: any(c is None or c is MISSING for c in candidates)
 
 
@@ -230,12 +235,12 @@ def _is_regex(value: Any) -> bool:
     return isinstance(value, Regex | re.Pattern)
 
 
-def _equality(item: Any) -> ValuesTest:
+def _equality(item: Any, version: str) -> ValuesTest:
     """What an element of ``$in``/``$all`` or an implicit equality tests."""
     if _is_regex(item):
         test = _regex(item)
         return lambda candidates: any(test(c) for c in candidates)
-    return _comparison("$eq", item)
+    return _comparison("$eq", item, version)
 
 
 def _type_test(wanted: Any) -> Callable[[Any], bool]:
@@ -388,7 +393,7 @@ def _condition(condition: Any, version: str, depth: int) -> ValuesTest:
     if _is_regex(condition):
         return _any_expanded(_regex(condition))
     if not _is_operator_object(condition):
-        eq = _comparison("$eq", condition)
+        eq = _comparison("$eq", condition, version)
         return lambda values: eq(_expand(values))
     tests = _operators(condition, version, depth)
     if len(tests) == 1:
@@ -420,22 +425,22 @@ def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
 
 
 def _compare(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
-    comparison = _comparison(op, operand)
+    comparison = _comparison(op, operand, version)
     return lambda values: comparison(_expand(values))
 
 
 def _ne(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
-    comparison = _comparison("$eq", operand)
+    comparison = _comparison("$eq", operand, version)
     return lambda values: not comparison(_expand(values))
 
 
 def _in(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
-    inside = _in_test(op, operand)
+    inside = _in_test(op, operand, version)
     return lambda values: inside(_expand(values))
 
 
 def _nin(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
-    inside = _in_test(op, operand)
+    inside = _in_test(op, operand, version)
     return lambda values: not inside(_expand(values))
 
 
@@ -463,13 +468,13 @@ def _mod(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     return _any_expanded(_mod_test(operand))
 
 
-def _in_test(op: str, operand: Any) -> ValuesTest:
+def _in_test(op: str, operand: Any, version: str) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput(f"{op} needs an array")
     for item in operand:
         if _is_operator_object(item):
             raise BadInput(f"{op}: cannot nest an operator ({next(iter(item))}) inside {op}")
-    tests = [_equality(item) for item in operand]
+    tests = [_equality(item, version) for item in operand]
     return lambda candidates: any(test(candidates) for test in tests)
 
 
@@ -524,7 +529,7 @@ def _all(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     for item in operand:
         if _is_operator_object(item):
             raise BadInput(f"$all: cannot nest an operator ({next(iter(item))}) inside $all")
-    equalities = [_equality(item) for item in operand]
+    equalities = [_equality(item, version) for item in operand]
     return lambda values: all(test(_expand(values)) for test in equalities)
 
 
