@@ -31,6 +31,18 @@ def _as_hint(text: str) -> str:
     return text if not text or text.startswith("Hint:") else f"Hint: {text}"
 
 
+class _Hinted(LabkitError):
+    """A message and a ``Hint:`` line, both kept as attributes and shown on two lines."""
+
+    def __init__(self, message: str, *, hint: str) -> None:
+        self.message = message
+        self.hint = _as_hint(hint)
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.hint}"
+
+
 class ServerUnavailable(LabkitError):
     """No server of the requested kind could be found or started.
 
@@ -115,7 +127,7 @@ class UnsupportedConversion(BadInput):
     """A conversion whose exact result the model cannot say (it would guess, so it refuses)."""
 
 
-class CannotJudge(BadInput):
+class CannotJudge(_Hinted, BadInput):
     """The model cannot judge this: a library it needs to answer exactly (PCRE2 for regular
     expressions, ICU for collations) did not load here, or the library refuses a construct
     MongoDB's build accepts. It says so rather than answer by other rules.
@@ -124,19 +136,14 @@ class CannotJudge(BadInput):
     """
 
     def __init__(self, message: str, *, library: str, hint: str) -> None:
-        self.message = message
         self.library = library
-        self.hint = _as_hint(hint)
-        super().__init__(message)
-
-    def __str__(self) -> str:
-        return f"{self.message}\n{self.hint}"
+        super().__init__(message, hint=hint)
 
 
 # --- servers -----------------------------------------------------------------------------------
 
 
-class SecretUnusable(LabkitError):
+class SecretUnusable(_Hinted):
     """This installation's secret (the key of labkit's mark on its databases) cannot be
     trusted: others may read it, or it is not a secret labkit wrote.
 
@@ -145,13 +152,8 @@ class SecretUnusable(LabkitError):
     """
 
     def __init__(self, message: str, *, path: str, hint: str) -> None:
-        self.message = message
         self.path = path
-        self.hint = _as_hint(hint)
-        super().__init__(message)
-
-    def __str__(self) -> str:
-        return f"{self.message}\n{self.hint}"
+        super().__init__(message, hint=hint)
 
 
 # --- engines -----------------------------------------------------------------------------------
