@@ -52,3 +52,31 @@ def _(message: str) -> str:
     if code == "en":
         return message
     return _catalogue(code).get(message, message)
+
+
+# Numbers and dates in the learner's language, with CLDR's rules through Babel: "1,700,000,000"
+# and "69.6%" in English, "1.700.000.000" and "69,6%" in Vietnamese.
+_BABEL_LOCALES = {"en": "en", "vi": "vi"}
+
+
+def _locale() -> str:
+    return _BABEL_LOCALES[language()]
+
+
+def number(value: float, digits: int | None = None) -> str:
+    """``value`` written in the language in use, grouped; with exactly ``digits`` decimals when
+    given, else as many as it has (up to three)."""
+    from babel.numbers import format_decimal
+
+    if digits is None:
+        return str(format_decimal(value, locale=_locale()))
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return str(format_decimal(value, format=pattern, locale=_locale(), decimal_quantization=True))
+
+
+def percent(ratio: float, digits: int = 1) -> str:
+    """``ratio`` (0.696) as a percentage in the language in use ("69.6%", "69,6%")."""
+    from babel.numbers import format_percent
+
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
+    return str(format_percent(ratio, format=pattern, locale=_locale(), decimal_quantization=True))

@@ -248,3 +248,16 @@ def test_tables_and_progress_headings_follow_the_language(lang, monkeypatch, tmp
     else:
         assert list(progress.columns) == ["lesson", "exercise", "state", "tries"]
         assert list(frame.columns)[:2] == ["topic", "kind"]
+
+
+@pytest.mark.parametrize(("lang", "expected"), [
+    ("en", ("1,700,000,000", "69.6%", "0.7", "16,777,215")),
+    ("vi", ("1.700.000.000", "69,6%", "0,7", "16.777.215")),
+])
+def test_numbers_follow_the_language(lang, expected, monkeypatch):
+    """Numbers and percentages are grouped and pointed as CLDR says for the language (a
+    Vietnamese reader takes "1,700" for 1.7: issue "The Vietnamese edition, complete")."""
+    monkeypatch.setattr(i18n, "_chosen", lang)
+    got = (i18n.number(1_700_000_000), i18n.percent(0.696), i18n.number(0.7),
+           i18n.number(16_777_215))
+    assert got == expected
