@@ -11,10 +11,10 @@ from labkit.errors import (
 )
 from labkit.experiments.catalogue import registered
 from labkit.i18n import language
+from labkit.lessons.attempts import exercise, reveal
 from labkit.lessons.course import progress
 from labkit.lessons.exercises import Exercise
-from labkit.lessons.notebook import check, on_server, session, start_lesson
-from labkit.lessons.questions import exercise
+from labkit.lessons.notebook import after, check, on_server, session, start_lesson, table
 from labkit.run.doctor import run as doctor
 from labkit.servers import mongodb
 
@@ -26,6 +26,7 @@ __all__ = [
     "ServerStartError",
     "ServerUnavailable",
     "__version__",
+    "after",
     "check",
     "doctor",
     "exercise",
@@ -34,6 +35,8 @@ __all__ = [
     "on_server",
     "progress",
     "registered",
+    "reveal",
     "session",
     "start_lesson",
+    "table",
 ]

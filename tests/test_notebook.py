@@ -1,4 +1,4 @@
-"""The notebook side without a server: a "not run" card, the how-to once per kernel, labelled
+"""The notebook side without a server: a "not run" card, the note once per lesson, labelled
 stand-ins, and no exception where a lesson needs a missing server."""
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ def test_a_claim_that_needs_a_missing_server_is_not_run_and_raises_nothing(offli
 
 
 def test_the_how_to_is_shown_once_per_kernel(offline):
-    """The first card carries the how-to-get-a-server note; later cards only point at it."""
+    """The first card carries the one-line note (how to get a server on request); later cards
+    say nothing more about the server."""
     first, second = labkit.check("D3", offline), labkit.check("S2", offline)
     assert "make lab" in first._repr_html_()
-    assert "make lab" in str(first)
-    assert "make lab" not in second._repr_html_()
-    assert "make lab" not in str(second)
-    assert "see the first not-run note above" in second._repr_html_()
+    assert "labkit.doctor()" in str(first)
+    assert "No MongoDB server here" not in second._repr_html_()
+    assert "labkit.doctor()" not in str(second)
 
 
 def test_stand_ins_are_labelled_recorded_and_predicted(offline):
@@ -87,7 +87,7 @@ def test_start_lesson_without_a_server_says_the_lesson_still_runs(offline, monke
     monkeypatch.setattr(notebook, "session", lambda: offline)
     status = labkit.start_lesson("01")
     assert "not run" in str(status)
-    assert "still runs" in str(status)
+    assert "No MongoDB server here" in str(status)
     assert "needs no MongoDB" in str(labkit.start_lesson("04"))
 
 

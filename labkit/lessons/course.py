@@ -37,6 +37,10 @@ LESSONS = [
 ]
 
 _current: str | None = None
+# Each exercise's furthest state in this kernel, by question (the file keeps every session's),
+# and the question of each exercise made in this kernel, by name ("01.string_range").
+_here: dict[str, str] = {}
+_made: dict[str, str] = {}
 
 
 def lesson(key: str | int) -> Lesson:
@@ -81,8 +85,21 @@ STATE_TEXT = {"seen": N_("seen"), "tried": N_("tried"), "right": N_("right"),
               "revealed": N_("revealed"), "not started": N_("not started")}
 
 
+def made(name: str, question: str) -> None:
+    """Note that exercise ``name`` (asking ``question``) was made in this kernel."""
+    _made[name] = question
+
+
+def tried(name: str) -> bool:
+    """Whether exercise ``name`` was tried in this kernel: answered (right or wrong) or its
+    answer revealed. A cell that shows the answer waits until then."""
+    return _here.get(_made.get(name, ""), "seen") in ("tried", "right", "revealed")
+
+
 def record(question: str, state: str, attempts: int, lesson_number: str | None = None) -> None:
     """Note an exercise's state for this learner. Never raises: progress is a convenience."""
+    old_here = _here.get(question, "seen")
+    _here[question] = max(old_here, state, key=STATES.index)
     number = lesson_number or current()
     data = _load()
     key = f"{number} {question}"

@@ -27,7 +27,7 @@ from labkit.run.results import ClaimResult
 from labkit.run.runner import Context, first_missing
 
 _session: Context | None = None
-_notice_shown = False  # the full "how to get a server" note is shown once per kernel
+_notice_shown = False  # the one-line note on a missing server is shown once per lesson
 
 # Stand-in labels are kept in English (the model's is compared below) and shown translated.
 MODEL_LABEL = N_("labkit's model predicts (computed here, no server asked)")
@@ -60,9 +60,21 @@ def _how_to_get_one() -> str:
              "start Docker. Lesson 00 explains the three ways.")
 
 
-def _how_to_get_one_text() -> str:
-    return _("How to get one: `make lab`, or set LABKIT_MONGODB_URI before starting Jupyter, "
-             "or start Docker (lesson 00 explains the three ways).")
+def _no_server_line() -> str:
+    return _("No MongoDB server here: each server cell shows the source's recorded result and "
+             "labkit's model's prediction, labelled; its verdict stays \u201cnot run\u201d.")
+
+
+def _server_note_html(missing: ServerUnavailable) -> str:
+    """The one line on a missing server, and how to get one (with what was tried) on request."""
+    return (f"{html.escape(_no_server_line())}<details><summary><small>"
+            f"{html.escape(_('How to get a server, and what labkit tried'))}</small></summary>"
+            f"<small>{_how_to_get_one()}<br><i>{html.escape(_('What labkit tried:'))}</i> "
+            f"{html.escape(missing.summary())}</small></details>")
+
+
+def _server_note_text() -> str:
+    return _no_server_line() + " " + _("How to get one: labkit.doctor().")
 
 
 def session() -> Context:
@@ -81,7 +93,7 @@ def session() -> Context:
 
 
 def _take_notice() -> bool:
-    """True the first time in this kernel: the caller shows the full note."""
+    """True the first time in this lesson: the caller shows the note on a missing server."""
     global _notice_shown
     first, _notice_shown = not _notice_shown, True
     return first
@@ -96,9 +108,19 @@ def _cell(value: Any) -> str:
     return value if isinstance(value, str) else short_json(value)
 
 
+def _rows_frame(value: Any):
+    """A list of flat dicts (rows, such as a table an experiment returns) as a DataFrame."""
+    import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+
+    if not (isinstance(value, list) and value and all(isinstance(row, dict) for row in value)):
+        return None
+    return pd.DataFrame([{key: _cell(item) for key, item in row.items()} for row in value])
+
+
 class NotRun:
-    """A cell whose server is missing: "not run" (the how-to once per kernel), then what can
-    honestly stand in, each labelled: the source's expectation and the model's prediction."""
+    """A cell whose server is missing: "not run" (one line on the missing server, once per
+    lesson), then what can honestly stand in, each labelled: the source's expectation and the
+    model's prediction."""
 
     verdict = NOT_RUN
 
@@ -106,6 +128,7 @@ class NotRun:
                  title: str = "", kind: str = "mongodb") -> None:
         self.what = what
         self.title = title
+        self.missing = missing
         self.reason = missing.summary()
         self.kind = kind
         self.stand_ins = stand_ins
@@ -113,7 +136,7 @@ class NotRun:
 
     def table(self):
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
-        import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+        import pandas as pd
 
         dicts = [value for _label, value in self.stand_ins if isinstance(value, dict)]
         if not self.stand_ins or len(dicts) != len(self.stand_ins):
@@ -130,7 +153,7 @@ class NotRun:
     def __str__(self) -> str:
         lines = [self._head() + (f" \u2014 {self.title}" if self.title else "")]
         if self.first:
-            lines.append(_how_to_get_one_text())
+            lines.append(_server_note_text())
         for label, value in self.stand_ins:
             lines.append(f"  {_(label)}: {short_json(value, 400)}")
         if self.stand_ins:
@@ -140,31 +163,37 @@ class NotRun:
 
     __repr__ = __str__
 
+    def _stand_ins_html(self) -> list[str]:
+        esc = html.escape
+        frame = self.table()
+        if frame is not None:
+            legend = "".join(f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
+                             for label, _value in self.stand_ins if _short(label) != _(label))
+            parts = [frame.to_html(escape=True, border=0)]
+            if legend:
+                parts.append(f"<details><summary><small>{esc(_('What the columns are'))}"
+                             f"</small></summary><ul style='margin:.2em 0'>{legend}</ul>"
+                             "</details>")
+            return parts
+        parts = []
+        for label, value in self.stand_ins:
+            rows = _rows_frame(value)
+            shown = (rows.to_html(escape=True, border=0, index=False) if rows is not None
+                     else f"<code>{esc(short_json(value, 400))}</code>")
+            parts.append(f"<div><i>{esc(_(label))}</i>:</div>{shown}")
+        return parts
+
     def _repr_html_(self) -> str:
         esc = html.escape
         parts = [f"<div style='border-left:4px solid {COLOURS[NOT_RUN]};padding:.3em .8em'>",
                  f"<b style='color:{COLOURS[NOT_RUN]}'>{esc(self._head())}</b>"
                  + (f" &mdash; {esc(self.title)}" if self.title else "")]
         if self.first:
-            parts.append(f"<br><small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
-                         f"{esc(self.reason)}</small>")
-        else:
-            parts.append(f"<br><small>{_('(how to get one: see the first not-run note above)')}"
-                         "</small>")
+            parts.append(f"<div><small>{_server_note_html(self.missing)}</small></div>")
         if self.stand_ins:
-            parts.append("<p style='margin:.4em 0'>" + _(
-                "What stands in, each for what it is (neither is an observation of your "
-                "server; the verdict stays <i>not run</i>):") + "</p>")
-            frame = self.table()
-            if frame is not None:
-                parts.append("<ul style='margin:.2em 0'>" + "".join(
-                    f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
-                    for label, _value in self.stand_ins if _short(label) != _(label)) + "</ul>")
-                parts.append(frame.to_html(escape=True, border=0))
-            else:
-                parts += [f"<div><i>{esc(_(label))}</i>: "
-                          f"<code>{esc(short_json(value, 400))}</code></div>"
-                          for label, value in self.stand_ins]
+            parts += self._stand_ins_html()
+            parts.append("<small>" + esc(_("Neither is an observation of your server; the "
+                                           "verdict stays \u201cnot run\u201d.")) + "</small>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -193,6 +222,87 @@ def stand_ins(item: Claim) -> list[tuple[str, Any]]:
     return out
 
 
+Names = str | tuple[str, ...] | list[str]
+
+
+def _untried(names: Names) -> str | None:
+    """The first of the exercises ``names`` not yet tried in this kernel, or None."""
+    from labkit.lessons.course import tried
+
+    return next((n for n in ([names] if isinstance(names, str) else names) if not tried(n)),
+                None)
+
+
+class Waiting:
+    """A cell that would show an exercise's answer, held back until the exercise is tried."""
+
+    verdict = None
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __str__(self) -> str:
+        return _("This cell shows the answer to exercise {name}: answer the exercise above "
+                 "first, then run this cell again (or run {command} to see the answer).").format(
+            name=self.name, command=f'labkit.reveal("{self.name}")')
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        text = html.escape(_(
+            "This cell shows the answer to exercise {name}: answer the exercise above first, "
+            "then run this cell again (or run {command} to see the answer)."))
+        command = f'labkit.reveal("{self.name}")'
+        text = text.format(name=f"<b>{html.escape(self.name)}</b>",
+                           command=f"<code>{html.escape(command)}</code>")
+        return f"<div style='color:{COLOURS[NOT_RUN]}'>&#x23F3; {text}</div>"
+
+
+def after(names: Names, show: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``show(*args, **kwargs)`` once the exercise ``names`` (one name or several) have been
+    tried; until then a ``Waiting`` note that says how to see the answer."""
+    waiting = _untried(names)
+    if waiting is not None:
+        return Waiting(waiting)
+    shown = show(*args, **kwargs)
+    return None if _on_pyplot(shown) else shown
+
+
+def _on_pyplot(value: Any) -> bool:
+    """True for a figure pyplot holds: Jupyter draws those itself, so returning one again
+    would draw it twice."""
+    import sys
+
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    number = getattr(value, "number", None)
+    return pyplot is not None and number is not None and pyplot.fignum_exists(number)
+
+
+def _words(value: Any) -> str:
+    """A table cell: text as it is, a list of plain values joined by commas, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and not any(isinstance(i, dict | list) for i in value):
+        return ", ".join(str(i) for i in value) or _("(none)")
+    return short_json(value, 120)
+
+
+# What a mapping's keys are, as ``table`` heads them.
+ROWS = {"question": N_("question"), "field": N_("field")}
+
+
+def table(value: dict | list, heading: str = MODEL_SHORT, rows: str = "question"):
+    """A DataFrame to read instead of a dictionary: a mapping as one row per key (a
+    ``question``, or a ``field``; its values under ``heading``, translated), a list of
+    mappings as one row each."""
+    import pandas as pd
+
+    if isinstance(value, dict):
+        return pd.DataFrame({_(heading): [_words(v) for v in value.values()]},
+                            index=pd.Index([str(k) for k in value], name=_(ROWS[rows])))
+    return pd.DataFrame([{key: _words(item) for key, item in row.items()} for row in value])
+
+
 class Checked(list):
     """The rows of one claim's check, shown as a verdict card in a notebook."""
 
@@ -216,15 +326,21 @@ class Checked(list):
     __repr__ = __str__
 
 
-def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
+def check(claim_id: str, ctx: Context | None = None, *,
+          after: Names | None = None) -> Checked | NotRun | Waiting:
     """Run one claim live (in a notebook: on the kernel's servers) and return its verdicts.
 
     Raises ``ClaimFailed`` when a behaviour claim does not hold or any engine errs. When
     the claim needs a server that cannot be had, returns a "not run" card instead, with the
     source's expectation and the model's prediction, each labelled. A survey claim that
-    does not hold on some engine is a finding, shown and not raised.
+    does not hold on some engine is a finding, shown and not raised. With ``after`` (an
+    exercise's name, or several), the card waits until they have been tried (``Waiting``).
     """
     from labkit.experiments.catalogue import get
+
+    waiting = _untried(after or ())
+    if waiting is not None:
+        return Waiting(waiting)
 
     item = get(claim_id)
     ctx = ctx or session()
@@ -241,10 +357,14 @@ def check(claim_id: str, ctx: Context | None = None) -> Checked | NotRun:
 
 def on_server(what: str, experiment: Callable[[Any], Any], *,
               model: Callable[[], Any] | None = None, model_label: str = MODEL_LABEL,
-              ctx: Context | None = None):
+              ctx: Context | None = None, after: Names | None = None):
     """Run ``experiment(database)`` on a fresh database of the kernel's MongoDB and return its
     result; without a server, a "not run" card with the model's answer (``model()``), labelled.
+    With ``after`` (an exercise's name, or several), it waits until they have been tried.
     """
+    waiting = _untried(after or ())
+    if waiting is not None:
+        return Waiting(waiting)
     ctx = ctx or session()
     missing = ctx.unavailable("mongodb")
     if missing is not None:
@@ -259,13 +379,17 @@ def on_server(what: str, experiment: Callable[[Any], Any], *,
 
 
 class ServerStatus:
-    """Which MongoDB this kernel uses, or why there is none and what the lesson does then."""
+    """Which MongoDB this kernel uses, or, in one line, that there is none and what the lesson
+    does then (how to get one on request)."""
 
     def __init__(self, lesson: str, needs_server: bool, server=None,
                  missing: ServerUnavailable | None = None) -> None:
         self.lesson, self.needs_server = lesson, needs_server
         self.server, self.missing = server, missing
         self.first = _take_notice() if missing is not None and needs_server else False
+
+    def _intro(self) -> str:
+        return _("Lesson {lesson}.").format(lesson=self.lesson)
 
     def lines(self) -> list[str]:
         """The status as plain sentences."""
@@ -275,26 +399,17 @@ class ServerStatus:
         if not self.needs_server:
             return [_("Lesson {lesson}. This lesson needs no MongoDB server.").format(
                 lesson=self.lesson)]
-        return [_("Lesson {lesson}. MongoDB: not run (no MongoDB here).").format(
-                    lesson=self.lesson),
-                _("This lesson still runs top to bottom: each server cell says 'not run' and "
-                  "shows, labelled, what the source document expects and what labkit's model "
-                  "predicts. Neither is an observation of your server.")]
+        return [f"{self._intro()} {_server_note_text()}"]
 
     def __str__(self) -> str:
-        lines = self.lines()
-        if self.first:
-            lines.append(_how_to_get_one_text())
-        return "\n".join(lines)
+        return "\n".join(self.lines())
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        lines = [html.escape(line) for line in self.lines()]
-        if self.first and self.missing is not None:
-            lines.append(f"<small>{_how_to_get_one()}<br><i>{_('What labkit tried:')}</i> "
-                         f"{html.escape(self.missing.summary())}</small>")
-        return "<div>" + "<br>".join(lines) + "</div>"
+        if self.missing is not None and self.needs_server and self.server is None:
+            return f"<div>{html.escape(self._intro())} {_server_note_html(self.missing)}</div>"
+        return "<div>" + "<br>".join(html.escape(line) for line in self.lines()) + "</div>"
 
 
 def start_lesson(lesson: str) -> ServerStatus:
@@ -304,8 +419,10 @@ def start_lesson(lesson: str) -> ServerStatus:
     """
     from labkit.lessons import course
 
+    global _notice_shown
     info = course.lesson(lesson)
     course.set_current(info.number)
+    _notice_shown = False  # the note on a missing server is shown once per lesson
     needs_server = "mongodb" in info.uses
     if not needs_server:
         return ServerStatus(info.number, False)

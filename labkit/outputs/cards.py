@@ -7,10 +7,35 @@ The notebook's ``Checked`` (``lessons.notebook``, above this room) shows it as i
 from __future__ import annotations
 
 import html
+from typing import Any
 
-from labkit.claims.claim import COLOURS, kind_text, short_json, verdict_text
+from labkit.claims.claim import COLOURS, jsonable, kind_text, short_json, verdict_text
 from labkit.i18n import _
 from labkit.run.results import ClaimResult, Result
+
+
+def _shown(value: Any) -> str:
+    """One cell: text as it is, anything else as compact JSON."""
+    return value if isinstance(value, str) else short_json(value, 200)
+
+
+def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
+    """Expected beside observed as an HTML table: one row per question where both are
+    mappings (a question only one side has is left blank on the other), else one row."""
+    expected, observed = jsonable(expected), jsonable(observed)
+    if isinstance(expected, dict) and isinstance(observed, dict):
+        keys = list(dict.fromkeys([*expected, *observed]))
+        rows = [(str(key), _shown(expected[key]) if key in expected else "",
+                 _shown(observed[key]) if key in observed else "") for key in keys]
+    else:
+        rows = [("", _shown(expected), _shown(observed))]
+    esc = html.escape
+    head = (f"<tr><th>{esc(_('question'))}</th><th>{esc(expected_heading)}</th>"
+            f"<th>{esc(_('observed'))}</th></tr>")
+    body = "".join(
+        f"<tr><th style='text-align:left'>{esc(key)}</th><td><code>{esc(left)}</code></td>"
+        f"<td><code>{esc(right)}</code></td></tr>" for key, left, right in rows)
+    return f"<table style='margin:.3em 0'>{head}{body}</table>"
 
 
 def row_card(row: Result) -> str:
@@ -21,13 +46,11 @@ def row_card(row: Result) -> str:
     if row.engine:
         rows.append(f"{_('engine:')} {html.escape(row.engine)} "
                     f"{html.escape(row.engine_version or '')}")
+    table = ""
     if row.shows_observation and row.observation is not None:
-        rows.append(f"{_('expected:')} <code>{html.escape(short_json(item.expected))}</code>")
-        rows.append(f"{_('observed:')} <code>"
-                    f"{html.escape(short_json(row.observation.observed))}</code>")
-    if row.reason:
-        rows.append(html.escape(row.reason))
-    return "<div>" + "<br>".join(rows) + "</div>"
+        table = side_by_side(item.expected, row.observation.observed, item.expected_short)
+    reason = f"<div>{html.escape(row.reason)}</div>" if row.reason else ""
+    return "<div>" + "<br>".join(rows) + table + reason + "</div>"
 
 
 def claim_card(result: ClaimResult) -> str:

@@ -232,22 +232,29 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON typ
     from labkit.model import bson_order
 
     plt = _pyplot()
-    rungs = ["MinKey", _("empty array"), "Null", "Numbers", "String", "Object", "Array", "BinData",
-             "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
+    rungs = ["MinKey", _("empty array"), "Null", _("Numbers"), "String", "Object", "Array",
+             "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
              "JavaScript with scope", "MaxKey"]
     figure, axes = plt.subplots(figsize=(9, 5))
     by_id = {doc.get("_id"): doc for doc in docs}
     placed = [by_id[i] for i in order] if order else bson_order.sort(docs, f"{path}:1,_id:1")
+    shown: set[int] = set()  # one legend entry per rung that holds a document
     for position, doc in enumerate(placed):
         rung = bson_order.rank(bson_order.sort_key(doc, path))  # ranks number the rungs
-        axes.scatter(position, rung, s=40, color=FIELD_COLOURS[rung % len(FIELD_COLOURS)])
+        axes.scatter(position, rung, s=40, color=FIELD_COLOURS[rung % len(FIELD_COLOURS)],
+                     label=None if rung in shown else rungs[rung])
+        shown.add(rung)
         axes.annotate(str(doc.get("_id")), (position, rung), textcoords="offset points",
                       xytext=(0, 6), ha="center", fontsize=8)
     axes.set_yticks(range(len(rungs)), rungs, fontsize=8)
+    if shown:
+        axes.legend(title=_("type (colour of each point)"), fontsize=7, title_fontsize=8,
+                    loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     axes.set_ylim(-0.5, len(rungs) - 0.5)
     axes.set_xlabel(_("position in {sort}").format(sort=f"sort({{{path}: 1, _id: 1}})"))
     axes.grid(axis="y", color="#eaeef2")
     axes.set_title(_(title), fontsize=10)
+    figure.tight_layout()  # room for the legend beside the rungs
     return figure
 
 

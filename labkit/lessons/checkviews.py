@@ -1,0 +1,148 @@
+"""Lesson 07's views of a claim check, in the learner's language: which engines ran, each
+engine's verdicts (the model's as what it predicts), the scorecard, the tally, and how the
+model fares, counted by where each expectation comes from."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from labkit.claims.claim import ERROR, FAILS, HOLDS, jsonable, short_json, verdict_text
+from labkit.errors import ClaimFailed
+from labkit.i18n import _, number
+from labkit.run.check import CheckRun, Column
+from labkit.run.results import Result
+
+
+def engines() -> list[str]:
+    """The engines lesson 07 asks: the model and both fakes, and MongoDB where one can be had."""
+    from labkit import servers
+
+    chosen = ["model", "mongomock", "montydb"]
+    if servers.mongodb_missing() is None:
+        chosen.append("mongodb")
+    return chosen
+
+
+def engines_note(chosen: list[str]) -> str:
+    """One line: the engines of this run, and whether MongoDB's column is real or absent."""
+    line = _("Engines in this run: {engines}.").format(engines=", ".join(chosen))
+    if "mongodb" in chosen:
+        return line + " " + _("A MongoDB server is available: its column is real.")
+    return line + " " + _("No MongoDB server here, so no column is a real server's.")
+
+
+def _is_model(column: Column) -> bool:
+    return column.engine == "model"
+
+
+def _word(column: Column, row: Result) -> str:
+    """A verdict cell: the real engines' word, or, in the model's column, what it predicts."""
+    if _is_model(column):
+        return _("predicts: {verdict}").format(verdict=verdict_text(row.verdict))
+    return verdict_text(row.verdict)
+
+
+def _source(result: CheckRun, index: int) -> str:
+    """Where entry ``index``'s expectation comes from, as a column heading says it."""
+    from labkit.errors import UnknownClaim
+    from labkit.experiments.catalogue import get
+
+    spec = result.specs[index]
+    try:
+        return get(spec.id.split(".")[0]).expected_short
+    except UnknownClaim:
+        return _("the claim file's own")
+
+
+def verdicts(result: CheckRun):
+    """pandas: one row per claim file entry, one column per engine, verdict words in the
+    learner's language (the model's column says what it predicts)."""
+    import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+
+    data = {c.label: [_word(c, row) for row in c.rows] for c in result.columns}
+    return pd.DataFrame(data, index=pd.Index([s.id for s in result.specs], name=_("claim")))
+
+
+def raised(result: CheckRun, fakes: list[str]):
+    """pandas: the entries on which any of ``fakes`` raised where an answer is expected, and
+    what each raised (``CheckRun.raised``), headed in the learner's language."""
+    return result.raised(fakes).rename_axis(_("claim"))
+
+
+def readable(value: Any) -> str:
+    """An expectation or an answer in words: ``_id`` lists, counts per group, else JSON."""
+    value = jsonable(value)
+    if isinstance(value, dict) and "ids" in value:
+        ids = ", ".join(str(i) for i in value["ids"])
+        if not ids:
+            return _("no document")
+        return (_("_id {ids}, in this order") if value.get("ordered")
+                else _("_id {ids}, any order")).format(ids=ids)
+    if isinstance(value, dict) and "documents" in value and all(
+            isinstance(d, dict) and set(d) == {"_id", "n"} for d in value["documents"]):
+        return "; ".join(f"{d['_id']}: {number(d['n'])}" for d in value["documents"])
+    return short_json(value, 80)
+
+
+def _answer(observed: Any) -> str:
+    """What an engine gave, in words: the exception it raised, an ``_id`` list, or JSON."""
+    if isinstance(observed, dict) and list(observed) == ["raised"]:
+        return _("raised {error}").format(error=str(observed["raised"])[:80])
+    if isinstance(observed, list) and not any(isinstance(i, dict | list) for i in observed):
+        return ", ".join(str(i) for i in observed) or _("no document")
+    return readable(observed)
+
+
+def _cell(row: Result) -> str:
+    """A scorecard cell: ✓ agrees, ✗ differs (with what it gave), ! error, – not run (why)."""
+    if row.verdict == HOLDS:
+        return "✓"
+    if row.verdict == FAILS:
+        return "✗ " + _answer(row.observed)
+    return ("! " if row.verdict == ERROR else "– ") + row.reason
+
+
+def scorecard(result: CheckRun):
+    """pandas: per entry, where its expectation comes from and what it is, in words; then each
+    engine's answer: ✓ agrees, ✗ differs (with what it gave), ! error, – not run (with why)."""
+    import pandas as pd
+
+    rows = []
+    for index, spec in enumerate(result.specs):
+        row = {_("claim"): spec.id, _("source"): _source(result, index),
+               _("expected"): readable(spec.expected)}
+        for column in result.columns:
+            row[column.label] = _cell(column.rows[index])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(_("claim"))
+
+
+def tally(result: CheckRun):
+    """pandas: per engine, how many entries it agrees with the source on, out of how many (the
+    model's row says how often it predicts the expectation)."""
+    import pandas as pd
+
+    total = len(result.specs)
+    rows = {column.label: _("{agree} of {total}").format(
+        agree=number(sum(row.verdict == HOLDS for row in column.rows)), total=number(total))
+        for column in result.columns}
+    return pd.DataFrame({_("agrees with the expected result"): rows}).rename_axis(_("engine"))
+
+
+def model_agreement(result: CheckRun) -> str:
+    """How many entries the model predicts as expected, counted by where each expectation comes
+    from (recorded by the source, stated by the source or the manual). Raises ``ClaimFailed``
+    when the model disagrees with any, naming them: the model is the kit's statement of the
+    rules."""
+    model = next(c for c in result.columns if _is_model(c))
+    wrong = [f"{spec.id}: {verdict_text(row.verdict)}"
+             for spec, row in zip(result.specs, model.rows, strict=True) if row.verdict != HOLDS]
+    if wrong:
+        raise ClaimFailed(_("The model disagrees with these entries: {entries}").format(
+            entries="; ".join(wrong)))
+    sources = Counter(_source(result, index) for index in range(len(result.specs)))
+    parts = [f"{source}: {number(count)}" for source, count in sources.items()]
+    return _("The model predicts the expected result for all {total} entries. Where the "
+             "expectations come from: {parts}.").format(total=number(len(result.specs)),
+                                                         parts="; ".join(parts))

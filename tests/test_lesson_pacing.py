@@ -1,0 +1,247 @@
+"""A lesson shows no answer before its question is tried, says in one line, once per lesson,
+that no server is here, and lesson 07 counts its claims from the run (issue 21)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import labkit
+from labkit import i18n
+from labkit.claims import files as claimfiles
+from labkit.claims.claim import FAILS
+from labkit.errors import ClaimFailed, ServerUnavailable
+from labkit.lessons import checkviews, course, notebook
+from labkit.outputs import cards
+from labkit.run import check as claimcheck
+from labkit.run import runner
+
+ROOT = Path(__file__).resolve().parent.parent
+# Lesson 06 paces its own cells; these are the lessons whose cells are pinned here.
+LESSONS = [p for p in sorted((ROOT / "notebooks").glob("0*.ipynb")) if not p.name.startswith("06")]
+EXERCISE = re.compile(r'labkit\.exercise\("([^"]+)"\)')
+
+
+def _offline():
+    raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
+                            hint="Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.fixture
+def kernel(monkeypatch, tmp_path):
+    """A fresh kernel: no MongoDB, no exercise made or tried, no note shown, English."""
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(course, "_here", {})
+    monkeypatch.setattr(course, "_made", {})
+    monkeypatch.setattr(i18n, "_chosen", None)
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    yield ctx
+    ctx.close()
+
+
+def _code_cells(path: Path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _shows_something(source: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("#") for line in source.splitlines())
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_the_cell_after_each_exercise_waits_for_it(path):
+    """The first cell after an exercise that shows anything (other than the next exercise)
+    names that exercise in an ``after`` (issue 21: "Run All" shows no answer early)."""
+    cells = _code_cells(path)
+    for index, source in enumerate(cells):
+        found = EXERCISE.search(source)
+        if not found:
+            continue
+        following = next((c for c in cells[index + 1:]
+                          if _shows_something(c) and not EXERCISE.search(c)), None)
+        assert following is not None
+        assert "after" in following, following
+        assert f'"{found.group(1)}"' in following, following
+
+
+def test_a_claim_card_waits_until_its_exercise_is_tried(kernel):
+    """check(..., after=) gives a Waiting note naming labkit.reveal until the learner answers;
+    a wrong answer is a try, and the card then shows (D2 needs no server)."""
+    string_bytes = labkit.exercise("01.string_bytes")
+    string_bytes.check(None)  # the lesson's cell as committed: not an answer
+    waiting = labkit.check("D2", kernel, after="01.string_bytes")
+    assert isinstance(waiting, notebook.Waiting)
+    assert 'labkit.reveal("01.string_bytes")' in str(waiting)
+    assert "29" not in str(waiting) + waiting._repr_html_()
+    assert not string_bytes.check(24)  # wrong, but tried
+    shown = labkit.check("D2", kernel, after="01.string_bytes")
+    assert isinstance(shown, notebook.Checked)
+    assert shown.verdict == "holds"
+
+
+def test_reveal_by_name_releases_the_waiting_cells(kernel):
+    """labkit.reveal(name) shows the answer and the cells that wait for that exercise show."""
+    labkit.exercise("04.uuid_bytes")
+    assert isinstance(labkit.after("04.uuid_bytes", lambda: "shown"), notebook.Waiting)
+    assert "16" in str(labkit.reveal("04.uuid_bytes"))
+    assert labkit.after("04.uuid_bytes", lambda: "shown") == "shown"
+
+
+def test_several_exercises_wait_for_the_first_untried(kernel):
+    """A cell that answers two exercises waits until both are tried, naming the one left."""
+    labkit.exercise("02.first").check("bool")
+    labkit.exercise("02.after_array")
+    waiting = labkit.after(["02.first", "02.after_array"], lambda: "shown")
+    assert isinstance(waiting, notebook.Waiting)
+    assert waiting.name == "02.after_array"
+
+
+def test_the_waiting_note_is_in_the_lesson_language(kernel):
+    """In the Vietnamese edition the note is Vietnamese; only the command stays as it is."""
+    labkit.language("vi")
+    text = str(notebook.Waiting("01.silent"))
+    assert "bài tập" in text
+    assert 'labkit.reveal("01.silent")' in text
+    assert "answer" not in text
+
+
+def _visible(html_text: str) -> str:
+    """The part of a card a learner sees without opening its <details>."""
+    return re.sub(r"<details>.*?</details>", "", html_text, flags=re.S)
+
+
+def test_a_lesson_without_a_server_says_so_in_one_line(kernel):
+    """start_lesson's note is one visible line; how to get a server and what was tried wait
+    in a <details> element; the text form points at labkit.doctor()."""
+    status = labkit.start_lesson("01")
+    shown = status._repr_html_()
+    assert "<details>" in shown
+    assert "make lab" in shown
+    assert "Docker: no daemon" in shown
+    visible = _visible(shown)
+    assert "<br>" not in visible
+    assert "make lab" not in visible
+    assert "No MongoDB server here" in visible
+    assert len(str(status).splitlines()) == 1
+    assert "labkit.doctor()" in str(status)
+
+
+def test_the_server_note_is_shown_once_per_lesson(kernel):
+    """After start_lesson, no not-run card repeats the note; the next lesson shows it again."""
+    labkit.start_lesson("01")
+    card = labkit.check("D3", kernel)
+    assert isinstance(card, notebook.NotRun)
+    assert "No MongoDB server here" not in card._repr_html_()
+    assert "make lab" not in card._repr_html_() + str(card)
+    assert "No MongoDB server here" in labkit.start_lesson("02")._repr_html_()
+
+
+def test_the_first_card_without_start_lesson_carries_the_one_line_note(kernel):
+    """A kernel that never called start_lesson gets the note on its first not-run card only."""
+    first, second = labkit.check("D3", kernel), labkit.check("S2", kernel)
+    assert "No MongoDB server here" in _visible(first._repr_html_())
+    assert "make lab" in first._repr_html_()
+    assert "make lab" not in _visible(first._repr_html_())
+    assert "No MongoDB server here" not in second._repr_html_()
+
+
+def test_the_server_note_is_in_the_lesson_language(kernel):
+    """The one line and its details' heading are Vietnamese in the Vietnamese edition."""
+    labkit.language("vi")
+    visible = _visible(labkit.start_lesson("03")._repr_html_())
+    assert "không có server MongoDB" in visible
+    assert "No MongoDB" not in visible
+
+
+def test_a_verdict_card_sets_expected_beside_observed_by_question():
+    """The card's table has one row per question, the expectation's label as its heading."""
+    shown = cards.side_by_side({"date_bytes": 8, "string_bytes": 29},
+                               {"date_bytes": 8, "string_bytes": 29, "extra": [1]},
+                               "recorded by the source (real server)")
+    assert shown.count("<tr>") == 4
+    assert "recorded by the source (real server)" in shown
+    assert "{&quot;" not in shown  # no JSON wall
+
+
+@pytest.fixture(scope="module")
+def model_run():
+    """The kit's claim files checked on the model alone, as lesson 07 checks them."""
+    return claimcheck.run_files([claimfiles.KIT_CLAIMS], ["model"])
+
+
+def test_lesson_07_counts_the_model_by_the_claims_sources(model_run):
+    """The sentence counts entries per source from the run, and the counts add up to the
+    number of entries (claims.md: D3, S2, B1 recorded; S1, B2 stated; X by the manual)."""
+    from labkit.experiments.catalogue import get
+
+    text = checkviews.model_agreement(model_run)
+    ids = [spec.id.split(".")[0] for spec in model_run.specs]
+    recorded = sum(get(i).recorded for i in ids)
+    manual = sum(get(i).source == "manual" for i in ids)
+    assert f"all {len(ids)} entries" in text
+    assert f"recorded by the source (real server): {recorded}" in text
+    assert f"stated by the manual: {manual}" in text
+    assert f"stated by the source: {len(ids) - recorded - manual}" in text
+
+
+def test_lesson_07_counts_follow_the_run_not_a_fixed_number(model_run):
+    """A run over fewer entries gives other counts: nothing in the sentence is fixed."""
+    half = claimcheck.CheckRun(model_run.run, [
+        claimcheck.Column(c.label, c.engine, c.description, c.rows[:4])
+        for c in model_run.columns], model_run.specs[:4])
+    assert "all 4 entries" in checkviews.model_agreement(half)
+    assert "recorded by the source (real server): 4" in checkviews.model_agreement(half)
+
+
+def test_lesson_07_fails_when_the_model_disagrees(model_run, monkeypatch):
+    """A model row that does not hold raises ClaimFailed naming the entry."""
+    column = model_run.columns[0]
+    monkeypatch.setattr(column.rows[0], "verdict", FAILS)
+    with pytest.raises(ClaimFailed, match=model_run.specs[0].id):
+        checkviews.model_agreement(model_run)
+
+
+def test_lesson_07_model_column_says_predicts(model_run, monkeypatch):
+    """The model's cells say what it predicts, never the real engines' word alone; in
+    Vietnamese too."""
+    monkeypatch.setattr(i18n, "_chosen", None)
+    frame = checkviews.verdicts(model_run)
+    assert set(frame.iloc[:, 0]) == {"predicts: holds"}
+    labkit.language("vi")
+    assert set(checkviews.verdicts(model_run).iloc[:, 0]) == {"dự đoán: đúng"}
+
+
+def test_lesson_07_scorecard_says_expectations_in_words(model_run):
+    """The expected column reads as words (``_id`` lists, order), with where it comes from."""
+    card = checkviews.scorecard(model_run)
+    assert card.loc["D3.sort_by_string_desc", "expected"] == "_id a, c, b, in this order"
+    assert card.loc["X2.gt", "expected"] == "no document"
+    assert card.loc["X2.gt", "source"] == "stated by the manual"
+    assert set(card.iloc[:, -1]) == {"✓"}
+
+
+def test_the_type_ladder_has_a_legend_in_the_lesson_language(monkeypatch):
+    """Each rung holding a point has one legend entry; the legend's title is translated."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from labkit.model import fixtures
+    from labkit.outputs import plots
+
+    monkeypatch.setattr(i18n, "_chosen", None)
+    labkit.language("vi")
+    figure = plots.type_ladder(fixtures.load("mixed"), "v")
+    legend = figure.axes[0].get_legend()
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert legend.get_title().get_text() == "kiểu (màu của mỗi điểm)"
+    assert "Số (Numbers)" in labels
+    assert "String" in labels
+    assert len(labels) == len(set(labels))
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
