@@ -236,12 +236,13 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON typ
              "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
              "JavaScript with scope", "MaxKey"]
     figure, axes = plt.subplots(figsize=(9, 5))
+    palette = plt.get_cmap("tab20")  # 20 colours for the 16 rungs
     by_id = {doc.get("_id"): doc for doc in docs}
     placed = [by_id[i] for i in order] if order else bson_order.sort(docs, f"{path}:1,_id:1")
     shown: set[int] = set()  # one legend entry per rung that holds a document
     for position, doc in enumerate(placed):
         rung = bson_order.rank(bson_order.sort_key(doc, path))  # ranks number the rungs
-        axes.scatter(position, rung, s=40, color=FIELD_COLOURS[rung % len(FIELD_COLOURS)],
+        axes.scatter(position, rung, s=40, color=palette(rung),  # one colour per rung
                      label=None if rung in shown else rungs[rung])
         shown.add(rung)
         axes.annotate(str(doc.get("_id")), (position, rung), textcoords="offset points",
