@@ -174,6 +174,16 @@ def validator(database) -> list[dict]:
     return rows
 
 
+def validator_as_stated() -> dict[str, str]:
+    """What MongoDB's manual says ``validator`` will see, with no server: the number and the
+    parsed string are accepted, the string is rejected with code 121 (DocumentValidationFailure,
+    manual: "Schema Validation"). A statement, not an observation."""
+    return {_("number 42"): _("accepted"),
+            _('string "42"'): _("rejected: code {code}").format(code=121)
+            + " (DocumentValidationFailure)",
+            _('string "42" through parse_user_id'): _("accepted")}
+
+
 def census_by_writer(shell_docs: list[dict], field: str = "userId") -> list[dict]:
     """The model's ``$type`` census of ``field`` in the fixture as the shell wrote it and as
     Python writes it (42.0 a double): one row per writer, a type absent from a census is 0."""
