@@ -13,7 +13,7 @@ from labkit import _signals
 from labkit._redact import redact_all
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
-from labkit.i18n import _
+from labkit.i18n import _, number
 from labkit.model import versions
 
 
@@ -60,7 +60,7 @@ class _Progress:
             sys.stderr.write(_("Ran {total} claims.").format(total=total) + "\n")
         else:
             self.current = f"[{done + 1}/{total}] {claim.id}"
-            text = f"{self.current} {claim.title}"[:100]
+            text = f"{self.current} {claim.shown_title}"[:100]
             sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
         sys.stderr.flush()
 
@@ -69,7 +69,7 @@ class _Progress:
         if not self.enabled:
             return
         text = f"{self.current} " + _("loading {n} {kind} keys into {engine}…").format(
-            n=f"{n:,}", kind=kind, engine=engine)
+            n=number(n), kind=kind, engine=engine)
         sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
         sys.stderr.flush()
 

@@ -173,7 +173,7 @@ def test_report_summary_is_in_the_language_and_results_stay_english(lang, tmp_pa
     data = json.loads(paths["json"].read_text(encoding="utf-8"))
     if lang == "vi":
         assert lines[0] == "Đã kiểm tra 2 nhận định: 1 nhận định đúng; 1 nhận định chưa chạy."
-        assert "vì không có MongoDB: D3" in lines[1]
+        assert lines[1] == "Không có MongoDB: 1 nhận định chưa chạy (D3)."
         assert run.summary().startswith("2 nhận định: 1 đúng, 0 không đúng")
         assert "<h1>Báo cáo labkit</h1>" in page
         assert "<html lang='vi'>" in page
@@ -261,3 +261,103 @@ def test_numbers_follow_the_language(lang, expected, monkeypatch):
     got = (i18n.number(1_700_000_000), i18n.percent(0.696), i18n.number(0.7),
            i18n.number(16_777_215))
     assert got == expected
+
+
+def test_claim_titles_are_shown_in_the_language_and_stored_in_english(offline, lang, tmp_path):
+    """Every claim (registered or a kit claim file's) has a Vietnamese title: the card, the
+    report's claim column and headings show it; results.json keeps the English title."""
+    from labkit.claims.files import kit_titles
+
+    catalogue = _catalogue()
+    titles = [c.title for c in claim_catalogue.registered()] + list(kit_titles())
+    assert len(titles) > 60
+    assert all(catalogue[t].msgstr and catalogue[t].msgstr != t for t in titles)
+    run = _run("O2")
+    page = report.write(run, tmp_path)["html"].read_text(encoding="utf-8")
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    english = "Worked example: 1,700,000,000 s, random 3f2a91c8d4, counter 12,345"
+    assert data["claims"][0]["title"] == english
+    shown = ("Ví dụ mẫu: 1.700.000.000 giây, giá trị ngẫu nhiên 3f2a91c8d4, bộ đếm 12.345"
+             if lang == "vi" else english)
+    assert f"<td>{shown}</td>" in page
+    assert shown in labkit.check("O2", offline)._repr_html_()
+
+
+def test_an_observations_note_is_shown_in_the_language_and_kept_in_english(lang):
+    """A note with values (O6's tries) is filled in English for results.json and shown
+    translated; a note the catalogue does not know is shown as written."""
+    from labkit.claims.claim import Observation
+    from labkit.run.results import Result
+
+    item = claim_catalogue.get("O6")
+    observation = Observation({}, "e", "1", note="{tries} tries to land all three in one second",
+                              note_values={"tries": 2})
+    row = Result(item, "holds", observation, "2 tries to land all three in one second; x")
+    assert row.to_dict()["reason"] == "2 tries to land all three in one second; x"
+    assert row.shown_reason == ("cần 2 lần thử để cả ba rơi vào cùng một giây; x" if lang == "vi"
+                                else row.reason)
+    unknown = Result(item, "holds", Observation({}, "e", "1", note="a user's note"),
+                     "a user's note")
+    assert unknown.shown_reason == "a user's note"
+
+
+def test_lesson_tables_speak_the_language(lang):
+    """01's Date/Timestamp table, 03's census and validator, 05's recorded tables and 00's
+    claims table: headings and words in the language, values (types, hex, IDs) as they are."""
+    from labkit.claims import recorded
+    from labkit.experiments import bracketing, dates
+    from labkit.model import fixtures
+    from labkit.outputs import tables
+
+    stamp = dates.date_and_timestamp()[1]
+    census = bracketing.census_by_writer(fixtures.load("orders"))
+    stated = bracketing.validator_as_stated()
+    made_by = recorded.server_vs_client()
+    claims = tables.claims()
+    if lang == "vi":
+        assert stamp["ý nghĩa"] == "số giây không dấu + một số tăng dần trong giây đó"
+        assert stamp["kiểu"] == "Timestamp"
+        assert census[0]["ghi bởi"] == "shell (dữ liệu mẫu)"
+        assert list(stated.values())[1] == "bị từ chối: mã 121 (DocumentValidationFailure)"
+        assert made_by["do ai tạo"].tolist() == ["do server tạo", "do client tạo"]
+        assert claims.loc["S1", "chủ đề"] == "thứ tự sắp xếp"
+        assert claims.loc["S1", "cần"] == "MongoDB"
+    else:
+        assert stamp["meaning"] == "unsigned seconds + an increment within the second"
+        assert census[0]["written by"] == "the shell (fixture)"
+        assert made_by["made by"].tolist() == ["server-generated", "client-generated"]
+        assert claims.loc["S1", "topic"] == "sort order"
+    assert census[1]["double"] == 1
+    assert census[0]["double"] == 0
+    assert made_by.iloc[0, 1] == "6ac711f6"
+
+
+@pytest.mark.parametrize(("lang", "expected"), [
+    ("en", ("1,234,567", "69.3%", "+42.1%", "0.123")),
+    ("vi", ("1.234.567", "69,3%", "+42,1%", "0,123")),
+])
+def test_the_reports_values_are_written_in_the_language(lang, expected, monkeypatch):
+    """report.readable groups and points numbers as the language does (issue 21: "Numbers in
+    English format inside Vietnamese text")."""
+    monkeypatch.setattr(i18n, "_chosen", lang)
+    got = (report.readable(1_234_567, "index_bytes"), report.readable(0.69314, "uuid4_fill"),
+           report.readable(0.421, "random_larger_by"), report.readable(0.123456, "seconds"))
+    assert got == expected
+
+
+def test_the_check_matrix_speaks_the_language(lang):
+    """``labkit check``'s terminal matrix: its heading, verdict words and engine list follow
+    the language."""
+    from labkit.outputs import matrix
+    from labkit.run import check
+
+    result = check.run_files([check.claimfiles.KIT_CLAIMS / "lesson01_dates.yaml"], ["model"])
+    text = matrix.matrix_table(result)
+    if lang == "vi":
+        assert text.startswith("nhận định")
+        assert "Các engine:" in text
+        assert " đúng " in text
+    else:
+        assert text.startswith("claim")
+        assert "Engines:" in text
+        assert " holds " in text

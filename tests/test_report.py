@@ -158,11 +158,44 @@ def test_the_summary_counts_in_singular_or_plural(verdicts, words):
 
 
 def test_the_summary_says_what_to_do_about_a_missing_server_once():
-    """Two claims missing MongoDB make one line naming both and the hint."""
+    """Claims missing MongoDB make one line naming them and one short line saying what to do;
+    the server's full hint is a detail shown on request."""
     lines = report.summary_lines(_run_of(["not-run", "not-run"]))
-    assert len(lines) == 2
-    assert lines[1].count("set LABKIT_MONGODB_URI") == 1
-    assert "because MongoDB was not available" in lines[1]
+    assert lines[1:] == [
+        "MongoDB was not available: 1 claim did not run (O3).",
+        "To run them: give labkit a MongoDB server (LABKIT_MONGODB_URI, a mongod on PATH, "
+        "or Docker), then run again."]
+    assert report.cause_details(_run_of(["not-run", "not-run"])) == ["set LABKIT_MONGODB_URI"]
+
+
+def test_the_summary_counts_not_run_claims_as_the_headline_does():
+    """A claim that ran on its other engines is not among those that "did not run": the
+    summary's count of not-run claims is the headline's (issue 21: 15 against 16)."""
+    now = dt.datetime.now(dt.UTC)
+    cause = needs("mongodb", ServerUnavailable("no server.", hint=HINT), "MongoDB")
+    d1, u5 = claims.get("D1"), claims.get("U5")
+    run = Run([ClaimResult(d1, [Result(d1, claims.NOT_RUN, cause, cause.not_run)]),
+               ClaimResult(u5, [Result(u5, claims.HOLDS, Observation({}, "SQLite", "3")),
+                                Result(u5, claims.NOT_RUN, cause, cause.not_run)])],
+              now, now, [])
+    assert run.counts[claims.NOT_RUN] == 1
+    assert report.summary_lines(run)[1] == ("MongoDB was not available: 1 claim did not run "
+                                            "(D1); 1 claim ran on its other engines only (U5).")
+
+
+def test_the_header_gives_each_engines_state():
+    """The header lists a missing server with why, a server used with its description, and an
+    embedded engine with its version, instead of one "Server:" line."""
+    now = dt.datetime.now(dt.UTC)
+    cause = needs("mongodb", ServerUnavailable("no server.", hint=HINT), "MongoDB")
+    u5 = claims.get("U5")
+    run = Run([ClaimResult(u5, [Result(u5, claims.HOLDS, Observation({}, "SQLite", "3.40.1")),
+                                Result(u5, claims.NOT_RUN, cause, cause.not_run)])],
+              now, now, ["PostgreSQL 15.18 (local)"])
+    assert report.engine_states(run) == [("MongoDB", "not available (no server)"),
+                                         ("PostgreSQL", "15.18 (local)"),
+                                         ("SQLite", "3.40.1")]
+    assert "- SQLite: " + report.escape.markdown("3.40.1") in report.markdown(run)
 
 
 @pytest.mark.parametrize(("expected", "observed", "note"), [
@@ -188,6 +221,7 @@ def test_a_value_inside_its_range_adds_no_note():
 @pytest.mark.parametrize(("value", "key", "text"), [
     (0.69314, "uuid4_fill", "69.3%"), (0.421, "random_larger_by", "+42.1%"),
     (1234567, "index_bytes", "1,234,567"), (0.123456, "insert_seconds", "0.123"),
+    (1234.7, "seconds", "1,235"),
     (True, "x", "yes"), (["a", "b"], "ids", "a, b"), ([], "ids", "(none)"),
     ({"int": 2, "long": 1}, "census", "int: 2, long: 1"),
 ])

@@ -37,6 +37,10 @@ KINDS = (BEHAVIOUR, SURVEY)
 KIND_TEXT = {BEHAVIOUR: N_("behaviour claim"), SURVEY: N_("survey claim")}
 
 TOPICS = ("dates", "sort-order", "bracketing", "objectid", "btree")
+# A topic's name as a learner reads it (charts, tables); the code above is what files keep.
+TOPIC_TEXT = {"dates": N_("dates"), "sort-order": N_("sort order"),
+              "bracketing": N_("type bracketing"), "objectid": N_("ObjectId"),
+              "btree": N_("B-tree keys")}
 SOURCES = {
     "000": N_("000_bdc55fbfedc17ec7.txt (ObjectId generator page)"),
     "002": N_("002_b087e3843ef37896.txt (BSON & ObjectId, part 2/3)"),
@@ -53,6 +57,11 @@ def verdict_text(verdict: str) -> str:
 def kind_text(kind: str) -> str:
     """A claim's kind as a learner reads it: ``behaviour claim`` or ``survey claim``."""
     return _(KIND_TEXT.get(kind, kind))
+
+
+def topic_text(topic: str) -> str:
+    """A topic code (``sort-order``) in the learner's words; a claim file's own topic as is."""
+    return _(TOPIC_TEXT[topic]) if topic in TOPIC_TEXT else topic
 
 
 def count_text(verdict: str) -> str:
@@ -80,13 +89,21 @@ class Observation:
     engine: str
     engine_version: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
-    note: str = ""
+    note: str = ""  # English; a template when ``note_values`` fills it
+    note_values: dict[str, Any] = field(default_factory=dict)
     figure: Figure | None = None
     not_run: str = ""
     error: str = ""
     missing: str = ""  # a server kind that could not be had ("mongodb", ...): the not-run cause
     missing_detail: str = ""  # what failed when it was sought, without the hint
     hint: str = ""  # what to do about it
+
+
+def note_text(observation: Observation, shown: bool = False) -> str:
+    """An observation's note filled in: English as results.json keeps it, or (``shown``) in
+    the learner's language, where labkit's catalogue has the note."""
+    template = _(observation.note) if shown and observation.note else observation.note
+    return template.format(**observation.note_values) if observation.note_values else template
 
 
 def not_run(engine: str, reason: str) -> Observation:
@@ -129,6 +146,12 @@ class Claim:
     predict: Callable[[], Any] | None = None
     # True when ``expected`` is an output the source document recorded on a real server.
     recorded: bool = False
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the learner's language (``title`` stays English for results.json and
+        JUnit); a title labkit's catalogue does not know, a user's own, is shown as written."""
+        return _(self.title)
 
     @property
     def experiment_name(self) -> str:

@@ -25,7 +25,7 @@ from labkit.errors import BadInput
 
 __all__ = ["KIT_CLAIMS", "NEUTRAL_ARGUMENTS", "READS", "SUFFIXES", "Answer", "ClaimSpec",
            "Expectation", "Requirement", "Step", "claim_files", "extended_json", "kit_claim",
-           "load", "read", "unjudged_checks", "version_tuple"]
+           "kit_titles", "load", "read", "unjudged_checks", "version_tuple"]
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -91,6 +91,12 @@ def kit_claim(claim_id: str) -> ClaimSpec:
     if claim_id not in specs:
         raise KeyError(f"{claim_id} is not among the kit's claim files in {KIT_CLAIMS}")
     return copy.deepcopy(specs[claim_id])  # a copy: a caller may insert its fixture
+
+
+def kit_titles() -> dict[str, str]:
+    """The kit's claim files' titles, each with the file it is in (``claims/lesson01_dates.yaml``):
+    labkit's catalogue translates them, since a lesson shows them."""
+    return {spec.title: f"claims/{spec.path.name}" for spec in _kit_claims().values()}
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from typing import Any
 from labkit.claims.claim import Observation
 from labkit.claims.files import Step, kit_claim
 from labkit.engines.query import model_read, pymongo_read
+from labkit.i18n import N_
 from labkit.model import fixtures, reads
 from labkit.names import engine_name
 
@@ -91,9 +92,11 @@ def compare_with_model(ctx, name: str, questions: Questions,
                      "model": model})
         if fixtures.relaxed(server) != fixtures.relaxed(model):
             disagreements.append(key)
-    note = ("the model agrees with the server on every question" if not disagreements else
-            f"the model disagrees with the server on: {', '.join(disagreements)}")
-    return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note)
+    note = (N_("the model agrees with the server on every question") if not disagreements else
+            N_("the model disagrees with the server on: {questions}"))
+    return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note,
+                       note_values={"questions": ", ".join(disagreements)} if disagreements
+                       else {})
 
 
 def model_answers(questions: Questions) -> dict:

@@ -12,6 +12,7 @@ from labkit.experiments._common import (
     model_answers,
     server_census,
 )
+from labkit.i18n import N_, _
 from labkit.model import fixtures
 from labkit.names import engine_name
 
@@ -79,7 +80,7 @@ def silent_misses(ctx) -> Observation:
          "string_hidden_from_number": 2 not in found,
          "date_hidden_from_string": dates.observed["string_operand"] == []},
         engine_name("mongodb"), ctx.mongodb().version, numbers.evidence + dates.evidence,
-        note="int, long, double and decimal 42 all match 42; no query raised an error")
+        note=N_("int, long, double and decimal 42 all match 42; no query raised an error"))
 
 
 @claim("X1", title="$expr compares across types (\"42\" > 0); $ne and $nin do not bracket",
@@ -158,15 +159,38 @@ def validator(database) -> list[dict]:
     from pymongo.errors import WriteError
 
     collection = database.create_collection("orders_validated", validator=USER_ID_SCHEMA)
-    attempts = [("number 42", 42), ('string "42"', "42"),
-                ('string "42" through parse_user_id', parse_user_id("42"))]
+    attempts = [(_("number 42"), 42), (_('string "42"'), "42"),
+                (_('string "42" through parse_user_id'), parse_user_id("42"))]
+    insert, result = _("insert"), _("result")
     rows = []
     for label, value in attempts:
         try:
             collection.insert_one({"userId": value})
-            rows.append({"insert": label, "result": "accepted"})
+            rows.append({insert: label, result: _("accepted")})
         except WriteError as exc:
-            rows.append({"insert": label,
-                         "result": f"rejected: code {exc.code} ({exc.details.get('codeName', '')})"
-                         if exc.details else f"rejected: code {exc.code}"})
+            name = (exc.details or {}).get("codeName", "")
+            rows.append({insert: label, result: _("rejected: code {code}").format(code=exc.code)
+                         + (f" ({name})" if name else "")})
     return rows
+
+
+def validator_as_stated() -> dict[str, str]:
+    """What MongoDB's manual says ``validator`` will see, with no server: the number and the
+    parsed string are accepted, the string is rejected with code 121 (DocumentValidationFailure,
+    manual: "Schema Validation"). A statement, not an observation."""
+    return {_("number 42"): _("accepted"),
+            _('string "42"'): _("rejected: code {code}").format(code=121)
+            + " (DocumentValidationFailure)",
+            _('string "42" through parse_user_id'): _("accepted")}
+
+
+def census_by_writer(shell_docs: list[dict], field: str = "userId") -> list[dict]:
+    """The model's ``$type`` census of ``field`` in the fixture as the shell wrote it and as
+    Python writes it (42.0 a double): one row per writer, a type absent from a census is 0."""
+    from labkit.model import reads
+
+    censuses = {_("the shell (fixture)"): reads.census(shell_docs, field),
+                "Python": reads.census(python_orders(), field)}
+    types = list(dict.fromkeys(t for census in censuses.values() for t in census))
+    return [{_("written by"): writer, **{t: census.get(t, 0) for t in types}}
+            for writer, census in censuses.items()]

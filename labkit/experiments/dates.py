@@ -14,6 +14,7 @@ from labkit.experiments._common import (
     model_answers,
     value_bytes,
 )
+from labkit.i18n import N_, _
 from labkit.names import engine_name
 
 ISO_TEXT = "2026-10-01T00:00:00.000Z"
@@ -53,7 +54,7 @@ def date_is_utc_millis(ctx) -> Observation:
                        engine_name("mongodb"), ctx.mongodb().version,
                        [{"stored": str(d["d"]), "millis": r["millis"], "read_back": iso_z(r["d"])}
                         for d, r in zip(docs, rows, strict=True)],
-                       note="microseconds are cut to milliseconds; +07:00 comes back as UTC")
+                       note=N_("microseconds are cut to milliseconds; +07:00 comes back as UTC"))
 
 
 # The questions are the kit's claim files' (claims/lesson01_dates.yaml), by ID.
@@ -75,7 +76,7 @@ def date_versus_string_size(ctx) -> Observation:
     ]
     return Observation({"date_bytes": len(date_raw), "string_bytes": len(text_raw)},
                        engine, version, evidence,
-                       note="the string is int32 length + 24 characters + NUL")
+                       note=N_("the string is int32 length + 24 characters + NUL"))
 
 
 @claim("D3", title="Dates stored as strings compare bytewise: wrong ranges, wrong sorts, "
@@ -92,17 +93,25 @@ def dates_as_strings(ctx) -> Observation:
 VIETNAM = "Asia/Ho_Chi_Minh"
 
 
+def _zone_columns(zone: str) -> tuple[str, str]:
+    """The two columns a time-zone table shows, in the learner's words."""
+    return _("stored (UTC)"), _("shown in {zone}").format(zone=zone)
+
+
 def local_times(database, zone: str = VIETNAM) -> list[dict]:
     """Show the events' Dates in a time zone on the server, with ``$dateToString``: the stored
     value stays UTC; only the text shown changes."""
     from labkit.model import fixtures
 
     collection = fixtures.insert(database, "events")
-    return list(collection.aggregate([
-        {"$sort": {"_id": 1}},
-        {"$project": {"stored (UTC)": {"$dateToString": {"date": "$atDate"}},
-                      "shown in " + zone: {"$dateToString": {
-                          "date": "$atDate", "format": "%Y-%m-%d %H:%M", "timezone": zone}}}}]))
+    stored, shown = _zone_columns(zone)
+    return [{"_id": row["_id"], stored: row["stored"], shown: row["shown"]}
+            for row in collection.aggregate([
+                {"$sort": {"_id": 1}},
+                {"$project": {"stored": {"$dateToString": {"date": "$atDate"}},
+                              "shown": {"$dateToString": {
+                                  "date": "$atDate", "format": "%Y-%m-%d %H:%M",
+                                  "timezone": zone}}}}])]
 
 
 def local_times_by_python(zone: str = VIETNAM) -> list[dict]:
@@ -112,21 +121,28 @@ def local_times_by_python(zone: str = VIETNAM) -> list[dict]:
     from labkit.model import fixtures
     from labkit.model.objectid import iso_z
 
-    return [{"_id": d["_id"], "stored (UTC)": iso_z(d["atDate"]),
-             "shown in " + zone: d["atDate"].astimezone(ZoneInfo(zone)).strftime(
-                 "%Y-%m-%d %H:%M")} for d in fixtures.load("events")]
+    stored, shown = _zone_columns(zone)
+    return [{"_id": d["_id"], stored: iso_z(d["atDate"]),
+             shown: d["atDate"].astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")}
+            for d in fixtures.load("events")]
 
 
 def date_and_timestamp() -> list[dict]:
-    """A Date and a Timestamp side by side: both 8 bytes, different meanings (with no server)."""
+    """A Date and a Timestamp side by side: both 8 bytes, different meanings (with no server),
+    in the learner's words."""
     from bson import Timestamp
 
     moment = dt.datetime(2026, 10, 8, 3, 45, 49, 477_000, tzinfo=dt.UTC)
     stamp = Timestamp(int(moment.timestamp()), 1)
-    return [{"type": "Date", "value": "2026-10-08T03:45:49.477Z",
+    rows = [{"type": "Date", "value": "2026-10-08T03:45:49.477Z",
              "bytes": len(value_bytes(moment)),
-             "holds": "signed milliseconds since 1970 UTC", "for": "your data"},
+             "meaning": _("signed milliseconds since 1970 UTC"), "used for": _("your data")},
             {"type": "Timestamp", "value": f"Timestamp({stamp.time}, {stamp.inc})",
              "bytes": len(value_bytes(stamp)),
-             "holds": "unsigned seconds + an increment within the second",
-             "for": "MongoDB's internal use (the oplog)"}]
+             "meaning": _("unsigned seconds + an increment within the second"),
+             "used for": _("MongoDB's internal use (the oplog)")}]
+    return [{_(key): value for key, value in row.items()} for row in rows]
+
+
+# The columns of ``date_and_timestamp``, translated where it builds its rows.
+_COLUMNS = (N_("type"), N_("value"), N_("bytes"), N_("meaning"), N_("used for"))

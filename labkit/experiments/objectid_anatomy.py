@@ -10,6 +10,7 @@ from labkit.claims.claim import Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps, value_bytes
+from labkit.i18n import N_
 from labkit.model import objectid
 
 
@@ -107,8 +108,8 @@ def wrap_rules(ctx) -> Observation:
         [{"step": "decode ffffffff…", "result": _decoded(last)["datetime"]},
          {"step": "generate at 2^32 s", "result": past},
          {"step": "pymongo counter at 0xffffff, two IDs", "result": counters}],
-        note="the counter wrap is pymongo's own generator; the timestamp wrap is labkit's "
-             "generator, since pymongo refuses times past 2106")
+        note=N_("the counter wrap is pymongo's own generator; the timestamp wrap is labkit's "
+                "generator, since pymongo refuses times past 2106"))
 
 
 @claim("O10", title="An ObjectId is 12 bytes; a UUID is 16", source="002", topic="objectid",
@@ -127,4 +128,4 @@ def id_sizes(ctx) -> Observation:
          "objectid_bson_value_bytes": len(value_bytes(oid)),
          "uuid_bson_value_bytes": len(value_bytes(uid, standard))},
         engine, version,
-        note="as a BSON value a UUID also carries an int32 length and a subtype byte")
+        note=N_("as a BSON value a UUID also carries an int32 length and a subtype byte"))

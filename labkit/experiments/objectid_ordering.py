@@ -45,7 +45,8 @@ def processes_in_one_second(ctx) -> Observation:
          "new_random_after_restart":
              objectid.split(restarted["ids"][0]).random != first_random,
          "tries": tries},
-        engine, version, table, note=f"{tries} tries to land all three in one second",
+        engine, version, table, note=N_("{tries} tries to land all three in one second"),
+        note_values={"tries": tries},
         figure=Figure("id_rank", (table, N_("Three processes, one second"))))
 
 
@@ -143,7 +144,8 @@ def range_boundaries(ctx) -> Observation:
         engine_name("mongodb"), ctx.mongodb().version,
         [{"boundary": "ObjectId.from_datetime", "hex": str(bound), "count": from_bound},
          {"boundary": "an ID made at that second", "hex": made_at, "count": from_made_at}],
-        note="25 documents were inserted in the second and the one after, 5 the second before")
+        note=N_("25 documents were inserted in the second and the one after, 5 the second "
+                "before"))
 
 
 @claim("O9", title="Within one second _id order follows the random value, not time: "
@@ -173,5 +175,6 @@ def order_across_processes(ctx) -> Observation:
         {"same_second": same, "later_process_sorts_first": same and docs[0]["process"] == "B",
          "tries": tries},
         engine_name("mongodb"), ctx.mongodb().version, table,
-        note=f"{tries} tries (each with two fresh processes) until B sorted first",
-        figure=Figure("id_rank", (table, "Insert time against _id rank")))
+        note=N_("{tries} tries (each with two fresh processes) until B sorted first"),
+        note_values={"tries": tries},
+        figure=Figure("id_rank", (table, N_("Insert time against _id rank"))))

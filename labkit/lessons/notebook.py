@@ -347,7 +347,7 @@ def check(claim_id: str, ctx: Context | None = None, *,
     missing = first_missing(ctx, item.needs)
     if missing is not None:
         kind, why = missing
-        return NotRun(item.id, why, stand_ins(item), title=item.title, kind=kind)
+        return NotRun(item.id, why, stand_ins(item), title=item.shown_title, kind=kind)
     checked = Checked(ctx.claim_result(item))
     bad = [row for row in checked if row.verdict in (FAILS, ERROR)]
     if bad:

@@ -324,7 +324,19 @@ def labkit_messages(layout: Layout = Layout(), package: Path = PACKAGE) -> dict[
     for lesson in layout.lessons():
         for text in _notebook_labels(lesson):
             found.setdefault(text, []).append(f"notebooks/{lesson.name}")
+    # The claims' titles are the package's own words, shown translated (``Claim.shown_title``).
+    for text, where in (_claim_titles() if package == PACKAGE else {}).items():
+        found.setdefault(text, []).append(where)
     return found
+
+
+def _claim_titles() -> dict[str, str]:
+    """Every claim's title, registered or in the kit's claim files, with where it is written."""
+    from labkit.claims.files import kit_titles
+    from labkit.experiments.catalogue import registered
+
+    titles = {c.title: c.experiment.__module__.replace(".", "/") + ".py" for c in registered()}
+    return {**titles, **{t: w for t, w in kit_titles().items() if t not in titles}}
 
 
 def update_messages(path: Path = LABKIT_CATALOGUE, layout: Layout = Layout(),

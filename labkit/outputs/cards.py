@@ -42,14 +42,14 @@ def row_card(row: Result) -> str:
     """One engine's verdict as HTML: the verdict, the engine, expected beside observed, why."""
     item = row.claim
     rows = [f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
-            f"{verdict_text(row.verdict)}</b> &mdash; {html.escape(item.title)}"]
+            f"{verdict_text(row.verdict)}</b> &mdash; {html.escape(item.shown_title)}"]
     if row.engine:
         rows.append(f"{_('engine:')} {html.escape(row.engine)} "
                     f"{html.escape(row.engine_version or '')}")
     table = ""
     if row.shows_observation and row.observation is not None:
         table = side_by_side(item.expected, row.observation.observed, item.expected_short)
-    reason = f"<div>{html.escape(row.reason)}</div>" if row.reason else ""
+    reason = f"<div>{html.escape(row.shown_reason)}</div>" if row.reason else ""
     return "<div>" + "<br>".join(rows) + table + reason + "</div>"
 
 
@@ -59,7 +59,7 @@ def claim_card(result: ClaimResult) -> str:
     item = result.claim
     head = (f"<p><b style='color:{COLOURS[result.verdict]}'>{item.id}: "
             f"{verdict_text(result.verdict)}</b> ({kind_text(item.kind)}) &mdash; "
-            f"{html.escape(item.title)}<br><small>{_('experiment:')} "
+            f"{html.escape(item.shown_title)}<br><small>{_('experiment:')} "
             f"<code>{html.escape(item.experiment_name)}</code></small></p>")
     if result.single:
         return head + row_card(result.rows[0])

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labkit.claims.claim import Figure
-from labkit.i18n import N_, _
+from labkit.i18n import N_, _, number
 
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
 # Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
@@ -160,7 +160,7 @@ def btree_summary(measurement: dict, title: str | None = None):
         rate_axis.set_title(_("insert rate over time"), fontsize=10)
     policy = _policy(measurement)
     figure.suptitle(_(title) if title else f"{measurement['engine']} "
-                    f"{measurement['engine_version']}, N = {measurement['n']:,}"
+                    f"{measurement['engine_version']}, N = {number(measurement['n'])}"
                     + (f", {policy}" if policy else ""), fontsize=10)
     figure.tight_layout()
     return figure

@@ -25,9 +25,10 @@ from labkit.claims.claim import (
     kind_text,
     one_line,
     short_json,
+    topic_text,
     verdict_text,
 )
-from labkit.i18n import N_, _, language
+from labkit.i18n import N_, _, language, number, percent
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
 from labkit.run.results import ClaimResult, Result, Run
@@ -62,7 +63,7 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
         if sub:
             lines.append(f"{'':<5} {paint(verdict)} └ {escape.terminal(engine)}")
         else:
-            title = textwrap.shorten(escape.terminal(result.claim.title), title_width,
+            title = textwrap.shorten(escape.terminal(result.claim.shown_title), title_width,
                                      placeholder="…")
             lines.append(f"{escape.terminal(result.claim.id):<5} {paint(verdict)} "
                          f"{escape.terminal(engine):<{engine_width}}  {title}")
@@ -95,7 +96,7 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
                              .format(where=where, verdict=verdict_text(row.verdict),
                                      expected=short_json(result.claim.expected),
                                      observed=short_json(row.observed))
-                             + (f" ({row.reason})" if row.reason else ""))
+                             + (f" ({row.shown_reason})" if row.reason else ""))
     for reason, places in not_run.items():
         lines.append(_("Not run ({where}): {reason}").format(where=", ".join(places),
                                                              reason=reason))
@@ -121,9 +122,10 @@ _COUNT_SENTENCE = {HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
 
 
 def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
-    """Why claims did not run, one entry per cause: what is missing, which claims (and
-    engines) it cost, and the one thing to do about it (the cause's hint, given once).
-    A row says what it is missing and the hint as fields; other not-run rows group by reason."""
+    """Why claims did not run, one entry per cause: what is missing, which claims it kept
+    from running (``claims``) and which ran only on their other engines (``partly``), the
+    rows it cost (``where``), and what to do (the cause's hint, given once). A row says what
+    it is missing and the hint as fields; other not-run rows group by reason."""
     causes: dict[str, dict[str, Any]] = {}
     for result in claims:
         for row in result.rows:
@@ -131,39 +133,82 @@ def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
                 continue
             kind = row.missing
             cause = causes.setdefault(kind or row.reason, {
-                "missing": engine_name(kind),
+                "kind": kind, "missing": engine_name(kind),
                 "what_failed": row.missing_detail if kind else row.reason,
                 "todo": row.hint.removeprefix("Hint:").strip(),
-                "claims": [], "where": []})
-            if result.claim.id not in cause["claims"]:
-                cause["claims"].append(result.claim.id)
+                "claims": [], "partly": [], "where": []})
+            group = cause["claims"] if result.verdict == NOT_RUN else cause["partly"]
+            if result.claim.id not in group:
+                group.append(result.claim.id)
             cause["where"].append(_row_where(result, row))
     return list(causes.values())
 
 
+# What to do when a server is missing, in one short line; the full hint is in the details.
+_TODO = {"mongodb": N_("give labkit a MongoDB server (LABKIT_MONGODB_URI, a mongod on PATH, "
+                       "or Docker), then run again."),
+         "postgres": N_("give labkit a PostgreSQL server (LABKIT_POSTGRES_DSN, PostgreSQL's "
+                        "binaries on PATH, or Docker), then run again.")}
+
+
 def summary_lines(run: Run) -> list[str]:
     """The report's opening in sentences: counts per claim (singular or plural as the number
-    says), then each cause of not-run claims once, with what to do about it."""
+    says), then each cause of not-run claims once, counted as the headline counts, and what
+    to do about it in one short line."""
     counted = "; ".join(_plural(run.counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
                         if run.counts[v])
     lines = [_plural(len(run.claims), N_("{n} claim was checked: {counts}."),
                      N_("{n} claims were checked: {counts}."), counts=counted)]
     for cause in not_run_causes(run.claims):
-        who = ", ".join(cause["where"])
-        if cause["missing"]:
-            line = _plural(len(cause["claims"]),
-                           N_("{n} claim did not run (or not on every engine) because "
-                              "{missing} was not available: {who}."),
-                           N_("{n} claims did not run (or not on every engine) because "
-                              "{missing} was not available: {who}."),
-                           missing=cause["missing"], who=who)
-            line += f" ({cause['what_failed'].rstrip('.')}.)"
-        else:
-            line = _("Not run: {who}: {what}.").format(who=who, what=cause["what_failed"])
-        if cause["todo"]:
-            line += " " + _("To run them: {todo}").format(todo=cause["todo"])
-        lines.append(line)
+        lines += _cause_lines(cause)
     return lines
+
+
+def _cause_lines(cause: dict[str, Any]) -> list[str]:
+    """One cause of not-run rows: what was missing and what it cost, then what to do."""
+    if not cause["missing"]:
+        return [_("Not run: {who}: {what}.").format(who=", ".join(cause["where"]),
+                                                   what=cause["what_failed"].rstrip("."))]
+    parts = []
+    if cause["claims"]:
+        parts.append(_plural(len(cause["claims"]), N_("{n} claim did not run ({ids})"),
+                             N_("{n} claims did not run ({ids})"),
+                             ids=", ".join(cause["claims"])))
+    if cause["partly"]:
+        parts.append(_plural(len(cause["partly"]),
+                             N_("{n} claim ran on its other engines only ({ids})"),
+                             N_("{n} claims ran on their other engines only ({ids})"),
+                             ids=", ".join(cause["partly"])))
+    lines = [_("{missing} was not available: {cost}.").format(missing=cause["missing"],
+                                                             cost="; ".join(parts))]
+    todo = _(_TODO[cause["kind"]]) if cause["kind"] in _TODO else cause["todo"]
+    if todo:
+        lines.append(_("To run them: {todo}").format(todo=todo))
+    return lines
+
+
+def cause_details(run: Run) -> list[str]:
+    """Each missing server's full hint, shown on request below the summary (the header says
+    what labkit tried; the summary's one line says what to do)."""
+    return [cause["todo"] for cause in not_run_causes(run.claims)
+            if cause["missing"] and cause["todo"]]
+
+
+def engine_states(run: Run) -> list[tuple[str, str]]:
+    """Each engine of the run and its state, as the report's header lists them: a missing
+    server and why, a server with its version and where it runs, an embedded engine's version."""
+    states: dict[str, str] = {}
+    for row in run.rows:
+        if row.missing:
+            states.setdefault(engine_name(row.missing), _("not available ({why})").format(
+                why=row.missing_detail.rstrip(".") or row.reason))
+    for line in run.engines:
+        name, _space, rest = line.partition(" ")
+        states[name] = rest
+    for row in run.rows:
+        if row.engine and row.engine_version:
+            states.setdefault(row.engine.split(" (", 1)[0], row.engine_version)
+    return list(states.items())
 
 
 def _is_share(key: str) -> bool:
@@ -171,8 +216,8 @@ def _is_share(key: str) -> bool:
 
 
 def readable(value, key: str = "") -> str:
-    """A value as a person reads it: shares as rounded percentages, numbers rounded with
-    thousands separators, short lists joined, yes/no for booleans, small objects as
+    """A value as a person reads it, in the learner's language: shares as rounded percentages,
+    numbers rounded and grouped, short lists joined, yes/no for booleans, small objects as
     ``key: value`` pairs."""
     if isinstance(value, bool):
         return _("yes") if value else _("no")
@@ -181,7 +226,7 @@ def readable(value, key: str = "") -> str:
     if isinstance(value, float):
         return _readable_float(value, key)
     if isinstance(value, int):
-        return f"{value:,}"
+        return number(value)
     if isinstance(value, list):
         return _readable_list(value, key)
     if isinstance(value, dict):
@@ -191,8 +236,12 @@ def readable(value, key: str = "") -> str:
 
 def _readable_float(value: float, key: str) -> str:
     if _is_share(key):
-        return f"{value:+.1%}" if "larger" in key else f"{value:.1%}"
-    return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+        shown = percent(value, 1)
+        return ("+" + shown if value >= 0 else shown) if "larger" in key else shown
+    if abs(value) >= 1000:
+        return number(value, 0)
+    # Three significant digits, as "%.3g" keeps them, written in the learner's language.
+    return number(float(f"{value:.3g}"))
 
 
 def _readable_list(value: list, key: str) -> str:
@@ -264,14 +313,15 @@ def markdown(run: Run) -> str:
     out = [f"# {_('labkit report')}", "",
            _about(run, N_("Run {started} to {finished}, labkit {version}, Python {python}.")),
            ""]
-    out += [f"- {_('Server:')} {md(line)}" for line in run.engines] or [
-        f"- {_('Servers: none used')}"]
+    out += [f"- {md(name)}: {md(state)}" for name, state in engine_states(run)] or [
+        f"- {_('No engine was used.')}"]
     out += ["", f"**{md(run.summary())}**", ""]
     out += [f"- {md(line)}" for line in summary_lines(run)]
+    out += [f"  - {md(line)}" for line in cause_details(run)]
     out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
     for result, sub, verdict, engine in _verdict_rows(run.claims):
         cells = ["" if sub else md(result.claim.id), verdict_text(verdict), md(engine),
-                 "" if sub else md(result.claim.title)]
+                 "" if sub else md(result.claim.shown_title)]
         out.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     out.append("")
     for result in run.claims:
@@ -279,7 +329,7 @@ def markdown(run: Run) -> str:
         # A lesson is one of labkit's modules (a plain name): the catalogue's words keep it.
         lesson = (" " + _("(lesson `{lesson}`)").format(lesson=escape.shown(result.lesson))
                   if result.lesson else "")
-        out += [f"## {md(item.id)}: {md(item.title)}", "",
+        out += [f"## {md(item.id)}: {md(item.shown_title)}", "",
                 f"- {_('Verdict:')} **{verdict_text(result.verdict)}** "
                 f"({kind_text(item.kind)})",
                 f"- {_('Source:')} {md(_(result.source))}",
@@ -290,7 +340,7 @@ def markdown(run: Run) -> str:
             observed = (_("observed {value}").format(value=code(short_json(seen, 400)))
                         if seen is not None else _("no observation"))
             out.append(f"- {md(row.where)}: **{verdict_text(row.verdict)}**, {observed}"
-                       + (f"; {md(row.reason)}" if row.reason else ""))
+                       + (f"; {md(row.shown_reason)}" if row.reason else ""))
         out.append("")
     return "\n".join(out)
 
@@ -344,7 +394,7 @@ def _figure(figure: Figure, alt: str) -> str:
 def _short_reason(row: Result) -> str:
     """A not-run row's reason without the how-to, which the summary gives once."""
     if row.verdict != NOT_RUN or not row.missing:
-        return row.reason
+        return row.shown_reason
     return _("{name} was not available here (how to get it: see the summary at the top)."
              ).format(name=engine_name(row.missing))
 
@@ -386,20 +436,21 @@ def html_report(run: Run) -> str:
              "</head><body>",
              f"<h1>{_('labkit report')}</h1>",
              "<p class='meta'>" + esc(_about(run, N_(
-                 "Run {started} to {finished}; labkit {version}; Python {python}."))) + "<br>"
-             + ("<br>".join(f"{_('Server:')} {esc(line)}" for line in run.engines)
-                or _("No database server was used.")) + "</p>",
+                 "Run {started} to {finished}; labkit {version}; Python {python}."))) + "</p>",
+             _engines_html(run),
              f"<div class='summary'><p><b>{esc(run.summary())}</b></p><ul>"
              + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(run))
-             + "</ul></div>",
+             + "</ul>" + "".join(f"<details><summary>{esc(_('More on how to get it'))}</summary>"
+                                 f"<p>{esc(line)}</p></details>" for line in cause_details(run))
+             + "</div>",
              "<p class='meta'>" + _(
                  "A <i>behaviour</i> claim says what a server does: if it does not hold, that "
                  "is a failure. A <i>survey</i> claim is judged on several engines: where it "
                  "does not hold, that is a <span class='finding'>finding</span>, not a fault.")
              + "</p>"]
     if run.claims:
-        chart = plots.verdict_summary([{"topic": result.claim.topic, "verdict": result.verdict}
-                                       for result in run.claims])
+        chart = plots.verdict_summary([{"topic": topic_text(result.claim.topic),
+                                        "verdict": result.verdict} for result in run.claims])
         parts.append(_img(plots.png_bytes(chart), _("verdicts by topic")))
     parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
                  f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
@@ -411,12 +462,23 @@ def html_report(run: Run) -> str:
         else:
             parts.append(f"<tr><td class='id'><a href='#{esc(item.id)}'>{esc(item.id)}"
                          f"</a></td><td>{_verdict(verdict)}</td><td class='e'>{esc(engine)}</td>"
-                         f"<td>{esc(item.title)}</td></tr>")
+                         f"<td>{esc(item.shown_title)}</td></tr>")
     parts.append("</table>")
     for result in run.claims:
         parts.append(_claim_section(result))
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _engines_html(run: Run) -> str:
+    """The header's engines, one line each with its state: which ran, which were missing."""
+    esc = escape.html
+    states = engine_states(run)
+    if not states:
+        return f"<p class='meta'>{esc(_('No engine was used.'))}</p>"
+    return (f"<p class='meta'><b>{esc(_('Engines:'))}</b></p><ul class='meta'>"
+            + "".join(f"<li><b>{esc(name)}</b>: {esc(state)}</li>" for name, state in states)
+            + "</ul>")
 
 
 def _claim_section(result: ClaimResult) -> str:
@@ -427,7 +489,7 @@ def _claim_section(result: ClaimResult) -> str:
     lesson = (f" &middot; {_('lesson:')} <code>{esc(result.lesson)}</code>"
               if result.lesson else "")
     parts = [f"<section id='{esc(item.id)}'>"
-             f"<h2>{esc(item.id)}: {esc(item.title)}</h2>"
+             f"<h2>{esc(item.id)}: {esc(item.shown_title)}</h2>"
              f"<p>{_verdict(result.verdict)} ({esc(kind_text(item.kind))}) "
              f"&middot; {_('source:')} {esc(_(result.source))}<br>{_('experiment:')} "
              f"<code>{esc(item.experiment_name)}</code>{lesson}</p>"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from labkit.i18n import N_, _
+from labkit.i18n import N_, _, number, percent
 
 # The headings a learner reads, built in English and shown translated (``_headings``).
 HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("avg leaf fill"),
@@ -93,8 +93,8 @@ def fixture(docs: str | list[dict], fields: list[str] | None = None):
     return _pd().DataFrame(rows).set_index("_id")
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
+def _percent(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else percent(value, digits)
 
 
 def btree_frame(measurements: dict | list[dict]):
@@ -120,7 +120,7 @@ def btree_frame(measurements: dict | list[dict]):
                          "keys": r["keys"], "index bytes": r.get("index_bytes"),
                          "leaf pages": r.get("leaf_pages"),
                          "avg leaf fill": _percent(r.get("avg_leaf_fill")),
-                         "insert s": round(r["insert_seconds"], 2), "note": ""})
+                         "insert s": number(r["insert_seconds"], 2), "note": ""})
     frame = _pd().DataFrame(rows)
     for column in ("index bytes", "leaf pages"):
         if column in frame:
@@ -151,7 +151,7 @@ def btree_pivot(measurements: dict | list[dict]):
                 relative = btree.size(r) / btree.size(base) if base else None
             except Exception:  # an engine without a size shows a dash
                 relative = None
-            sizes[(engine, kind)] = "-" if relative is None else f"{relative:.0%}"
+            sizes[(engine, kind)] = _percent(relative, 0)
     pd = _pd()
     frame = pd.DataFrame({"avg leaf fill": pd.Series(fills, dtype=object),
                           "size vs uuid7": pd.Series(sizes, dtype=object)})
@@ -205,12 +205,13 @@ def claims():
     """Every registered claim: ID, topic, kind, the lesson that teaches it, what it needs and
     its source. No titles or expectations: a lesson asks for a prediction before it shows
     them."""
-    from labkit.claims.claim import SOURCES
+    from labkit.claims.claim import SOURCES, kind_text, topic_text
     from labkit.experiments.catalogue import lesson_of, registered
+    from labkit.names import engine_name
 
-    rows = [{"id": c.id, "topic": c.topic, "kind": c.kind,
+    rows = [{"id": c.id, "topic": topic_text(c.topic), "kind": kind_text(c.kind),
              "lesson": lesson_of(c).removeprefix("notebooks/"),
-             "needs": ", ".join(c.needs) or _("no server"),
+             "needs": ", ".join(engine_name(n) for n in c.needs) or _("no server"),
              "source": _(SOURCES[c.source]).split(" (", 1)[-1].removesuffix(")")}
             for c in registered()]
     return _headings(_pd().DataFrame(rows).set_index("id"))

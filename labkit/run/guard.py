@@ -20,6 +20,7 @@ from labkit.claims.claim import (
     errored,
     needs,
     not_run,
+    note_text,
     one_line,
 )
 from labkit.errors import ServerUnavailable
@@ -63,6 +64,6 @@ def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Resul
         return Result(claim, NOT_RUN, observation, str(exc), seconds)
     except Exception as exc:  # a judge that crashes costs this engine's verdict, nothing more
         return Result(claim, ERROR, observation, f"judging failed: {one_line(exc)}", seconds)
-    reason = "; ".join(part for part in (observation.note, note) if part)
+    reason = "; ".join(part for part in (note_text(observation), note) if part)
     return Result(claim, verdict, observation, reason, seconds)
 

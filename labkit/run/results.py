@@ -27,6 +27,7 @@ from labkit.claims.claim import (
     claim_verdict,
     count_text,
     jsonable,
+    note_text,
     short_json,
     verdict_text,
 )
@@ -95,6 +96,15 @@ class Result:
         """What to do about the missing server (``Hint: …``)."""
         return self.observation.hint if self.observation else ""
 
+    @property
+    def shown_reason(self) -> str:
+        """``reason`` in the learner's language where it starts with the observation's note,
+        which labkit's catalogue translates; the rest (a judge's words, a server's) as is."""
+        obs = self.observation
+        if obs is None or not obs.note or not self.reason.startswith(note_text(obs)):
+            return self.reason
+        return note_text(obs, shown=True) + self.reason[len(note_text(obs)):]
+
     def to_dict(self) -> dict[str, Any]:
         """The row as ``results.json`` stores it, under its claim."""
         return {
@@ -112,12 +122,12 @@ class Result:
 
     def __str__(self) -> str:
         where = " " + _("on {engine}").format(engine=self.where) if self.engine else ""
-        line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.title}"
+        line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.shown_title}"
         if self.shows_observation and self.observation is not None:
             line += (f"\n  {_('expected:')} {short_json(self.claim.expected)}"
                      f"\n  {_('observed:')} {short_json(self.observation.observed)}")
         if self.reason:
-            line += f"\n  {self.reason}"
+            line += f"\n  {self.shown_reason}"
         return line
 
 
