@@ -109,11 +109,7 @@ def test_the_number_scan_finds_english_grouping_only(text, found):
 # labkit/experiments/btree_keys.py) and its own cell printing f"{N:,} keys per kind" are still
 # English: they belong to the B-tree lesson's work. When they are translated this passes, and
 # the strict xfail fails until the mark is removed.
-# Lesson 07 shows CheckRun.frame(), whose cells its next cell compares with "holds": the words
-# can be translated when that cell compares verdict codes (the lesson 07 work).
-PENDING = {"06_btree_keys": "lesson 06's B-tree notes and its N cell are not translated yet",
-           "07_trust_your_fake": "lesson 07's check frame keeps English verdict words, which "
-                                 "its next cell compares with \"holds\""}
+PENDING = {"06_btree_keys": "lesson 06's B-tree notes and its N cell are not translated yet"}
 
 
 @pytest.mark.slow
