@@ -135,6 +135,9 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
     share = text.endswith("%")
     text = text.removesuffix("%").strip()
     reading = _plain(text)
+    if reading is None and units and re.match(r"[\d.,]+\s*\S", text):
+        raise Unreadable(_("{value}: write the number alone, or followed by {units}").format(
+            value=repr(value), units=" / ".join(units)))
     if reading is None:
         raise Unreadable(_("{value} is not a number").format(value=repr(value)))
     return Reading(reading.value / 100, reading.note) if share else reading
@@ -157,7 +160,7 @@ def read_bool(value: Any) -> bool:
         text = " ".join(value.strip().strip("\"'.!").lower().split())
         if text in words:
             return words[text]
-    raise Unreadable(_("answer True or False"))
+    raise Unreadable(_("answer True or False, or yes or no"))
 
 
 def yes_no(value: bool) -> str:

@@ -194,7 +194,7 @@ class Time(Accept):
 class Hex(Accept):
     """The same hex digits: with or without ``0x``, any case, spaces ignored; an int counts."""
 
-    example = '"6553f100"'
+    example = '"00ff"'  # an example that is no exercise's answer
 
     def read(self, prediction, answer):
         """Lowercase digits, without ``0x``, spaces or ``ObjectId("…")``. An int is read as
@@ -229,7 +229,7 @@ class Number(Accept):
     (``"1,234"`` in English, ``"0,7"`` in Vietnamese), in words up to a hundred (``"three"``,
     ``"ba"``), in hex (``"0x000000"``), or followed by one of ``units`` (``"29 bytes"``)."""
 
-    example = "29"
+    example = "42"  # an example that is no exercise's answer
 
     def __init__(self, tolerance: float = 0.0, units: tuple[str, ...] = ()) -> None:
         self.tolerance = tolerance
@@ -275,7 +275,7 @@ class Fraction(Number):
     (Vietnamese), ``"ln 2"`` and ``69`` all read as about 0.69 (a number above 1 is taken as a
     percentage)."""
 
-    example = N_('0.69 or "69%"')
+    example = N_('0.25 or "25%"')  # no exercise's answer
 
     def __init__(self, tolerance: float = 0.02) -> None:
         super().__init__(tolerance)
@@ -348,8 +348,6 @@ class InOrder(Accept):
     ``choices`` (the fixture's _ids, or a function giving them) are the items there are: an
     item outside them is unreadable, not wrong, and "all" means all of them."""
 
-    example = '["a", "b"]'
-
     def __init__(self, item: Accept | None = None,
                  choices: Iterable[Any] | Callable[[], Iterable[Any]] | None = None) -> None:
         self.item = item or Same()
@@ -362,16 +360,16 @@ class InOrder(Accept):
             return None
         return list(self._choices() if callable(self._choices) else self._choices)
 
-    def _known(self, items: list[Any]) -> list[Any]:
-        """``items``, checked against the choices: "all" is every choice, an unknown item is
+    def _known(self, typed: list[Any], items: list[Any]) -> list[Any]:
+        """``items`` (read from ``typed``), checked against the choices: an unknown item is
         Unreadable (it names another thing than any the question is about)."""
         choices = self.choices
         if choices is None:
             return items
-        for value in items:
+        for raw, value in zip(typed, items, strict=True):
             if not any(self._same_item(value, c) for c in choices):
                 raise Unreadable(_("{value} is not one of {choices}").format(
-                    value=repr(value), choices=", ".join(self.item.show(c) for c in choices)))
+                    value=repr(raw), choices=", ".join(self.item.show(c) for c in choices)))
         return items
 
     def _same_item(self, value: Any, choice: Any) -> bool:
@@ -387,6 +385,14 @@ class InOrder(Accept):
             raise Unreadable(_("name the items one by one"))
         return self.choices
 
+    @property
+    def example(self) -> str:  # type: ignore[override]
+        """A list of numbers where the _ids are numbers, else of letters."""
+        choices = self.choices or []
+        numeric = choices and all(isinstance(c, int) and not isinstance(c, bool)
+                                  for c in choices)
+        return "[1, 2]" if numeric else '["a", "b"]'
+
     def read(self, prediction, answer):
         """The prediction as a list."""
         everything = self._everything(prediction)
@@ -394,7 +400,7 @@ class InOrder(Accept):
             return everything
         items = _items(prediction)
         like = list(answer) + [None] * len(items)
-        return self._known([_item(value, like[i]) for i, value in enumerate(items)])
+        return self._known(items, [_item(value, like[i]) for i, value in enumerate(items)])
 
     def equal(self, prediction, answer):
         """Item by item, in order."""
@@ -423,7 +429,7 @@ class AsSet(InOrder):
         like = next(iter(answer), None)
         if like is None and self.choices:
             like = self.choices[0]
-        return self._known([_item(value, like) for value in items])
+        return self._known(items, [_item(value, like) for value in items])
 
     def equal(self, prediction, answer):
         """Every answer item is predicted and every predicted item is in the answer."""
