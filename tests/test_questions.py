@@ -17,6 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
+@pytest.fixture(autouse=True)
+def _progress_elsewhere(monkeypatch, tmp_path):
+    """Exercises made here record progress in a temporary file, not the user's own."""
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+
+
 def _code(path: Path) -> str:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")

@@ -128,7 +128,7 @@ def progress():
     import pandas as pd
 
     data = _load()
-    rows = [{"lesson": v["lesson"], "exercise": _(v["exercise"]),
+    rows = [{"lesson": _(v["lesson"]), "exercise": _(v["exercise"]),
              "state": _(STATE_TEXT.get(v["state"], v["state"])), "tries": v["tries"]}
             for v in data.values()]
     met = {row["lesson"] for row in rows}

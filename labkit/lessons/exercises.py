@@ -8,329 +8,32 @@ result, and says which.
 
 from __future__ import annotations
 
-import datetime as dt
 import html
-import math
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from labkit.claims.claim import short_json
 from labkit.errors import NoAnswer, Unreadable
 from labkit.i18n import N_, _
-
-
-def _normal(value: Any) -> Any:
-    """Forgive what does not matter: case and spaces, int versus float, tuple versus list."""
-    if isinstance(value, str):
-        return " ".join(value.strip().lower().split())
-    if isinstance(value, bool):
-        return ("boolean", value)  # keep True apart from 1, which Python calls equal
-    if value is None:
-        return value
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, list | tuple):
-        return [_normal(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): _normal(item) for key, item in value.items()}
-    return value
-
-
-def same(prediction: Any, answer: Any) -> bool:
-    """The default comparison: equal after ``_normal``; floats within a relative 1e-9."""
-    left, right = _normal(prediction), _normal(answer)
-    if isinstance(left, float) and isinstance(right, float):
-        return math.isclose(left, right, rel_tol=1e-9)
-    return left == right
-
-
-class Accept:
-    """What counts as the right answer: ``read`` the prediction, then ``matches`` the answer.
-
-    ``show`` writes an answer for ``reveal``, rounded and readable.
-    """
-
-    example = ""
-
-    def read(self, prediction: Any, answer: Any) -> Any:
-        """The prediction as a value comparable with the answer (raises ``Unreadable``)."""
-        return prediction
-
-    def equal(self, prediction: Any, answer: Any) -> bool:
-        """Whether a read prediction equals the answer."""
-        return same(prediction, answer)
-
-    def matches(self, prediction: Any, answer: Any) -> bool:
-        """Read, then compare."""
-        return self.equal(self.read(prediction, answer), answer)
-
-    def show(self, answer: Any) -> str:
-        """The answer as a learner would write it."""
-        return answer if isinstance(answer, str) else short_json(answer)
-
-
-class Same(Accept):
-    """Equal after forgiving case, spaces, int versus float and tuple versus list; a list
-    may be typed as text (``"a, b, c"``), a yes/no as ``"yes"``, a number as ``"1,234"``."""
-
-    def _rule(self, answer: Any) -> Accept | None:
-        if isinstance(answer, bool):
-            return Bool()
-        if isinstance(answer, int | float):
-            return Number()
-        if isinstance(answer, list | tuple):
-            return InOrder()
-        return None
-
-    def read(self, prediction, answer):
-        """Through the rule the answer's type calls for, where there is one."""
-        rule = self._rule(answer)
-        return prediction if rule is None else rule.read(prediction, answer)
-
-    def equal(self, prediction, answer):
-        """Through the rule the answer's type calls for, else ``same``."""
-        rule = self._rule(answer)
-        return same(prediction, answer) if rule is None else rule.equal(prediction, answer)
-
-    def show(self, answer):
-        """As the answer's rule writes it."""
-        rule = self._rule(answer)
-        return super().show(answer) if rule is None else rule.show(answer)
-
-
-class Text(Accept):
-    """Text compared with its case kept (where case is the lesson: ``"Z" < "a"``); only
-    surrounding spaces and quotes are forgiven."""
-
-    example = '"Z"'
-
-    def read(self, prediction, answer):
-        """Strip spaces and one pair of quotes."""
-        if not isinstance(prediction, str):
-            raise Unreadable(_("write the text in quotes, like {example}").format(
-                example=self.example))
-        return prediction.strip().strip("\"'")
-
-    def equal(self, prediction, answer):
-        """Exact, case included."""
-        return prediction == answer
-
-
-def parse_time(value: Any) -> dt.datetime:
-    """A moment from a ``datetime`` (naive means UTC) or an ISO 8601 string (``Z``, ``+00:00``,
-    milliseconds, a space instead of ``T``)."""
-    if isinstance(value, dt.datetime):
-        moment = value
-    elif isinstance(value, str):
-        text = value.strip().strip("\"'").replace(" ", "T", 1)
-        if text[-1:] in "zZ":
-            text = text[:-1] + "+00:00"
-        try:
-            moment = dt.datetime.fromisoformat(text)
-        except ValueError as exc:
-            raise Unreadable(_("{value} is not a time").format(value=repr(value))) from exc
-    else:
-        raise Unreadable(_("{value} is not a time").format(value=repr(value)))
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
-
-
-class Time(Accept):
-    """The same moment: a ``datetime`` or any ISO 8601 spelling of it."""
-
-    example = '"2001-02-03T04:05:06Z"'
-
-    def read(self, prediction, answer):
-        """The prediction as an aware datetime."""
-        return parse_time(prediction)
-
-    def equal(self, prediction, answer):
-        """Same instant (to the microsecond)."""
-        return prediction == parse_time(answer)
-
-    def show(self, answer):
-        """ISO 8601 in UTC with ``Z``."""
-        from labkit.model.objectid import iso_z
-
-        return iso_z(parse_time(answer))
-
-
-class Hex(Accept):
-    """The same hex digits: with or without ``0x``, any case, spaces ignored; an int counts."""
-
-    example = '"6553f100"'
-
-    def read(self, prediction, answer):
-        """Lowercase digits, no prefix, no spaces; an int is written in hex at the answer's
-        width."""
-        if isinstance(prediction, bool):
-            raise Unreadable(_("write hex digits as a string"))
-        if isinstance(prediction, int):
-            return f"{prediction:0{len(str(answer))}x}"
-        if not isinstance(prediction, str):
-            raise Unreadable(_("write hex digits as a string"))
-        text = re.sub(r"[\s_|]", "", prediction.strip().strip("\"'")).lower()
-        text = text.removeprefix("0x")
-        if not re.fullmatch(r"[0-9a-f]+", text):
-            raise Unreadable(_("{value} is not hex digits (0-9, a-f)").format(
-                value=repr(prediction)))
-        return text
-
-    def equal(self, prediction, answer):
-        """Same digits, leading zeros included (the width is the lesson)."""
-        return prediction == str(answer).lower().removeprefix("0x")
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool):
-        raise Unreadable(_("write a number, not True or False"))
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip().replace(",", "").replace("_", "")
-        try:
-            return float(text.removesuffix("%")) / (100 if text.endswith("%") else 1)
-        except ValueError as exc:
-            raise Unreadable(_("{value} is not a number").format(value=repr(value))) from exc
-    raise Unreadable(_("{value} is not a number").format(value=repr(value)))
-
-
-class Number(Accept):
-    """A number within ``tolerance`` (absolute); ``"1,234"`` and ``"1_234"`` read as 1234."""
-
-    example = "29"
-
-    def __init__(self, tolerance: float = 0.0) -> None:
-        self.tolerance = tolerance
-
-    def read(self, prediction, answer):
-        """The prediction as a float."""
-        return _number(prediction)
-
-    def equal(self, prediction, answer):
-        """Within the tolerance (and a hair of float rounding)."""
-        return abs(prediction - float(answer)) <= self.tolerance + 1e-9 * max(1, abs(answer))
-
-    def show(self, answer):
-        """Whole numbers with thousands separators; others to three significant places."""
-        number = float(answer)
-        return f"{int(number):,}" if number.is_integer() else f"{number:,.3g}"
-
-
-class Fraction(Number):
-    """A fraction of a whole within ``tolerance``: ``0.69``, ``"69%"`` and ``69`` all read as
-    0.69 (a number above 1 is taken as a percentage)."""
-
-    example = N_('0.69 or "69%"')
-
-    def __init__(self, tolerance: float = 0.02) -> None:
-        super().__init__(tolerance)
-
-    def read(self, prediction, answer):
-        """The prediction as a fraction of 1."""
-        number = _number(prediction)
-        return number / 100 if 1 < number <= 100 else number
-
-    def show(self, answer):
-        """A rounded percentage."""
-        return f"{float(answer):.1%}"
-
-
-class Bool(Accept):
-    """True or False; ``"yes"``/``"no"`` and ``"true"``/``"false"`` in any case count."""
-
-    example = "True"
-
-    def read(self, prediction, answer):
-        """The prediction as a bool."""
-        if isinstance(prediction, bool):
-            return prediction
-        words = {"true": True, "yes": True, "false": False, "no": False}
-        if isinstance(prediction, str) and prediction.strip().lower() in words:
-            return words[prediction.strip().lower()]
-        raise Unreadable(_("answer True or False"))
-
-    def equal(self, prediction, answer):
-        """Identical truth values."""
-        return prediction is bool(answer)
-
-
-def _items(prediction: Any) -> list:
-    """A list from a list, tuple or set, or from text such as ``"a, b c"`` or ``'["a", "b"]'``."""
-    if isinstance(prediction, list | tuple | set | frozenset):
-        return list(prediction)
-    if isinstance(prediction, str):
-        text = prediction.strip().strip("[]()")
-        return [part.strip().strip("\"'") for part in re.split(r"[,\s]+", text) if part.strip()]
-    raise Unreadable(_("write a list, such as [1, 2]"))
-
-
-def _item(value: Any, like: Any) -> Any:
-    """A text item from a typed-in list, read as a number where the answer's item is one."""
-    if isinstance(value, str) and isinstance(like, int | float) and not isinstance(like, bool):
-        try:
-            return _number(value)
-        except Unreadable:
-            return value
-    return value
-
-
-class InOrder(Accept):
-    """A list where order is the point: same items, same order (items compared by ``item``)."""
-
-    example = '["a", "b"]'
-
-    def __init__(self, item: Accept | None = None) -> None:
-        self.item = item or Same()
-
-    def read(self, prediction, answer):
-        """The prediction as a list."""
-        items = _items(prediction)
-        like = list(answer) + [None] * len(items)
-        return [_item(value, like[i]) for i, value in enumerate(items)]
-
-    def equal(self, prediction, answer):
-        """Item by item, in order."""
-        answer = list(answer)
-        return len(prediction) == len(answer) and all(
-            self.item.matches(p, a) for p, a in zip(prediction, answer, strict=True))
-
-    def show(self, answer):
-        """The items in order."""
-        return ", ".join(self.item.show(a) for a in answer) or _("(none)")
-
-
-class AsSet(InOrder):
-    """A list where order does not matter: the same items, any order, no repeats needed."""
-
-    def read(self, prediction, answer):
-        """The prediction as a list (its order is ignored)."""
-        items = _items(prediction)
-        like = next(iter(answer), None)
-        return [_item(value, like) for value in items]
-
-    def equal(self, prediction, answer):
-        """Every answer item is predicted and every predicted item is in the answer."""
-        answer = list(answer)
-        return (all(any(self.item.matches(p, a) for p in prediction) for a in answer)
-                and all(any(self.item.matches(p, a) for a in answer) for p in prediction))
-
-    def show(self, answer):
-        """The items, sorted for reading."""
-        shown = sorted((self.item.show(a) for a in answer), key=lambda s: (len(s), s))
-        return ", ".join(shown) or _("(none)")
-
-
-class Custom(Accept):
-    """A comparison function ``compare(prediction, answer) -> bool`` as an ``Accept`` rule."""
-
-    def __init__(self, compare: Callable[[Any, Any], bool]) -> None:
-        self.compare = compare
-
-    def equal(self, prediction, answer):
-        """What the function says."""
-        return bool(self.compare(prediction, answer))
+from labkit.lessons.answers import parse_time
+from labkit.lessons.rules import (
+    Accept,
+    AsSet,
+    Bool,
+    Custom,
+    Fraction,
+    Hex,
+    InOrder,
+    Number,
+    Same,
+    Text,
+    Time,
+    same,
+)
+
+__all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
+           "Feedback", "Fraction", "Hex", "InOrder", "Number", "Same", "Text", "Time",
+           "parse_time", "same"]
 
 
 @dataclass
@@ -354,6 +57,8 @@ class Feedback:
 
 
 LIVE, MODEL, RECORDED = "live", "model", "recorded"
+# The progress table's group for exercises made outside any lesson (a learner's own).
+OWN = N_("own")
 
 
 class Exercise:
@@ -363,13 +68,15 @@ class Exercise:
     predictions count as right (an ``Accept`` rule, or a function of prediction and
     answer). ``hint`` is one hint or several, from gentle to plain; ``mistakes`` gives a
     common wrong answer its own hint (a dict, or ``(answer, hint)`` pairs). Every
-    exercise says why, once answered: ``explanation``.
+    exercise says why, once answered: ``explanation``. ``lesson`` files it in the learner's
+    progress (a lesson's number; else the lesson the kernel is in, else "own").
     """
 
     def __init__(self, question: str, observe: Callable[[], Any], hint: str | Iterable[str], *,
                  explanation: str, accept: Accept | Callable[[Any, Any], bool] | None = None,
                  mistakes: dict | Iterable[tuple[Any, str]] | None = None,
-                 compare: Callable[[Any, Any], bool] | None = None) -> None:
+                 compare: Callable[[Any, Any], bool] | None = None,
+                 lesson: str | None = None) -> None:
         if not explanation:
             raise ValueError("every exercise needs an explanation")
         self.question = question
@@ -387,7 +94,9 @@ class Exercise:
         self.attempts = 0
         self.solved = False
         self.engine: str | None = None  # what produced the answer, for reveal
+        self.engine_name: str | None = None  # the same without its version (answer sheet)
         self.source = LIVE  # live, model or recorded
+        self.lesson = lesson
         self._record("seen")
 
     @property
@@ -418,6 +127,7 @@ class Exercise:
                 if row.shows_observation:
                     obs = row.observation
                     exercise.engine = f"{obs.engine} {obs.engine_version}".strip()
+                    exercise.engine_name = obs.engine
                     return pick(obs.observed)
             predicted = model_prediction(item)
             if predicted is not None and predicted[0] == MODEL_LABEL:
@@ -437,7 +147,9 @@ class Exercise:
     def _record(self, state: str) -> None:
         from labkit.lessons import course
 
-        course.record(self.question, state, self.attempts)
+        here = course.current()
+        lesson = self.lesson or (here if here != "?" else OWN)
+        course.record(self.question, state, self.attempts, lesson)
 
     def answer(self) -> Any:
         """The observed answer (runs the experiment the first time)."""
@@ -472,6 +184,9 @@ class Exercise:
                 hit = False
             if hit and text not in self._given:
                 return text
+        text = self.accept.mistake(prediction, answer)
+        if text and text not in self._given:
+            return text
         return next((h for h in self.hints if h not in self._given), "")
 
     def check(self, prediction: Any) -> Feedback:
@@ -489,19 +204,28 @@ class Exercise:
                 why=exc))
         try:
             right = self.accept.matches(prediction, answer)
-        except Unreadable as exc:
-            example = (" " + _("Write it like {example}.").format(example=_(self.accept.example))
-                       if self.accept.example else "")
-            return Feedback(None, _("I could not read that: {why}.").format(why=exc) + example)
-        except Exception:  # any other input the rule cannot handle is read as a wrong answer
-            right = False
+        except Exception as exc:  # unreadable input is never an attempt, and never raises
+            return self._unreadable(exc)
         self.attempts += 1
+        note = self.accept.note(prediction, answer)
+        note = note + " " if note else ""
         if right:
             self.solved = True
             self._record("right")
-            return Feedback(True, _("Right. {agreement} Why: {explanation}").format(
+            return Feedback(True, note + _("Right. {agreement} Why: {explanation}").format(
                 agreement=self._agreement(), explanation=_(self.explanation)))
         self._record("tried")
+        return Feedback(False, note + self._wrong(prediction, answer))
+
+    def _unreadable(self, exc: Exception) -> Feedback:
+        example = (" " + _("Write it like {example}.").format(example=_(self.accept.example))
+                   if self.accept.example else "")
+        if isinstance(exc, Unreadable):
+            return Feedback(None, _("I could not read that: {why}.").format(why=exc) + example)
+        return Feedback(None, _("I could not read that as an answer to this question.")
+                        + example)
+
+    def _wrong(self, prediction: Any, answer: Any) -> str:
         text = self._next_hint(prediction, answer)
         if text:
             self._given.add(text)
@@ -511,7 +235,7 @@ class Exercise:
         else:
             message = _("Not quite, and that was the last hint. Call .reveal() to see the "
                         "answer with its explanation.")
-        return Feedback(False, message)
+        return message
 
     def reveal(self) -> Feedback:
         """Show the answer, readable, with where it came from and why."""

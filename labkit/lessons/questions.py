@@ -11,6 +11,34 @@ from labkit.errors import BadInput
 from labkit.i18n import N_
 from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Hex, Number, Text, Time
 
+# Units a learner may write after a number; any language, as typed (not shown, not translated).
+BYTES = ("bytes", "byte", "b")
+DOCUMENTS = ("documents", "document", "docs", "doc", "tài liệu", "bản ghi", "văn bản")
+VALUES = ("random values", "values", "value", "giá trị ngẫu nhiên", "giá trị")
+# Other ways of naming an _id of the mixed fixture.
+NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng"), "dbl9.5": ("double 9.5",)}
+
+
+def _expected(claim_id: str, *keys: str) -> list:
+    """The _ids a claim's fixture holds, from its expectation's lists (the choices an answer
+    may name)."""
+    from labkit.experiments.catalogue import get
+
+    expected = get(claim_id).expected
+    return sorted({item for key in keys for item in expected[key]}, key=str)
+
+
+def _events() -> list:
+    return _expected("D3", "string_range", "date_range")
+
+
+def _orders() -> list:
+    return _expected("X1", "expr_gt_0")
+
+
+def _ladder() -> list:
+    return _expected("S2", "v_then_id")
+
 
 def _session():
     from labkit.lessons.notebook import session
@@ -26,7 +54,7 @@ def _sqlite_larger_by() -> float:
     return btree.larger_by(measured, "uuid4", than="uuid7")
 
 
-def _00_when() -> Exercise:
+def _00_when(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O3",
         N_("When was ObjectId 507f1f77bcf86cd799439011 created (UTC)?"),
@@ -39,14 +67,15 @@ def _00_when() -> Exercise:
         explanation=N_("The first 4 bytes, 507f1f77, are 1,350,508,407 seconds after 1970-01-01 "
                        "UTC. The time has whole seconds only: an ObjectId does not store "
                        "milliseconds."),
+        lesson=lesson,
     )
 
 
-def _01_string_bytes() -> Exercise:
+def _01_string_bytes(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "D2", N_("Bytes of the 24-character ISO string as a BSON value?"),
         pick=lambda observed: observed["string_bytes"],
-        accept=Number(),
+        accept=Number(units=BYTES),
         hint=[N_("A BSON string is more than its characters: something comes before them and "
                  "something after."),
               N_("Before: an int32 length (4 bytes). After: a closing NUL (1 byte).")],
@@ -55,14 +84,15 @@ def _01_string_bytes() -> Exercise:
                   25: N_("You counted the closing NUL. What comes before the characters?")},
         explanation=N_("4 bytes of length + 24 characters + 1 NUL = 29 bytes, against 8 for a "
                        "Date."),
+        lesson=lesson,
     )
 
 
-def _01_string_range() -> Exercise:
+def _01_string_range(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "D3", N_("Which events does the string range at >= '2026-10-01' return?"),
         pick=lambda observed: observed["string_range"],
-        accept=AsSet(),
+        accept=AsSet(choices=_events),
         hint=[N_("Strings compare byte by byte, left to right. Compare the sixth character."),
               N_("The sixth character of '2026-9-30' is '9'; of '2026-10-01' it is '1'.")],
         mistakes=[(["b", "c"], N_("That is what real Dates would give. These are strings: compare "
@@ -70,55 +100,59 @@ def _01_string_range() -> Exercise:
         explanation=N_("'2026-9-30' is greater than '2026-10-01' because '9' > '1' at the first "
                        "character that differs, so the 30th of September falls inside the October "
                        "range."),
+        lesson=lesson,
     )
 
 
-def _01_silent() -> Exercise:
+def _01_silent(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "D3", N_("What does a Date field queried with a string operand return?"),
         pick=lambda observed: observed["date_field_string_operand"],
-        accept=AsSet(),
+        accept=AsSet(choices=_events),
         hint=[N_("Query comparisons only look at values of the operand's type (lesson 03)."),
               N_("The operand is a string. How many of the atDate values are strings?")],
         mistakes=[(["b", "c"], N_("The server does not convert the string to a Date for you."))],
         explanation=N_("A query comparison only matches values in the operand's type bracket. No "
                        "atDate value is a string, so nothing matches, and no error says so."),
+        lesson=lesson,
     )
 
 
-def _02_first() -> Exercise:
+def _02_first(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "S2", N_("Which _id sorts first?"),
         pick=lambda observed: observed["v_then_id"][0],
-        accept=Text(),
+        accept=Text(case=False, aliases=NAMES, choices=_ladder),
         hint=[N_("Something sorts below null. It is not MinKey, and it is not missing."),
               N_("Look at the arrays: which one has no element to represent it?")],
         mistakes={"null": N_("null is low, but one value sorts even lower."),
                   "missing": N_("A missing field sorts as null. One value sorts below null.")},
         explanation=N_("An empty array has no element to stand for it, so it sorts below null; "
                        "a missing field sorts as null and ties with it, and _id breaks the tie."),
+        lesson=lesson,
     )
 
 
-def _02_after_array() -> Exercise:
+def _02_after_array(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "S2", N_("Which _id comes right after 'array'?"),
         pick=lambda observed: observed["v_then_id"][observed["v_then_id"].index("array") + 1],
-        accept=Text(),
+        accept=Text(case=False, aliases=NAMES, choices=_ladder),
         hint=[N_("In an ascending sort an array is represented by its smallest element."),
               N_("The smallest element of [5, 'x'] is the number 5. Which number comes next?")],
         mistakes={"object": N_("An array is not sorted on the Array rung here: in a sort it stands "
                                "for one of its elements.")},
         explanation=N_("Ascending, [5, 'x'] sorts as its smallest element, 5 (numbers sort before "
                        "strings), so it sits among the numbers, just before the double 9.5."),
+        lesson=lesson,
     )
 
 
-def _03_gt_zero() -> Exercise:
+def _03_gt_zero(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "B1", N_("Which orders does {userId: {$gt: 0}} return?"),
         pick=lambda observed: observed["gt_0"],
-        accept=AsSet(),
+        accept=AsSet(choices=_orders),
         hint=[N_("Is the string '42' greater than 0? A query never asks."),
               N_("Which bracket is the operand 0 in, and which documents have a value in it?")],
         mistakes=[([1, 2, 3, 4, 5], N_("That is the sort order's answer (every string above every "
@@ -126,37 +160,43 @@ def _03_gt_zero() -> Exercise:
         explanation=N_("0 is a number, so $gt: 0 only looks at numbers: int, long, double and "
                        "decimal 42 all match; the string '42' is in another bracket and is never "
                        "compared."),
+        lesson=lesson,
     )
 
 
-def _03_expr() -> Exercise:
+def _03_expr(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "X1", N_("Which orders does $expr {$gt: ['$userId', 0]} return?"),
         pick=lambda observed: observed["expr_gt_0"],
-        accept=AsSet(),
+        accept=AsSet(choices=_orders),
         hint=[N_("Aggregation expressions compare with the full sort order of lesson 02."),
               N_("In the sort order, where does every string stand relative to every number?")],
         mistakes=[([1, 3, 4, 5], N_("That is the query operator's answer. $expr does not "
                                     "bracket."))],
         explanation=N_("$expr compares with the full BSON order, where every string sorts above "
                        "every number, so the string '42' is greater than 0 and matches too."),
+        lesson=lesson,
     )
 
 
-def _04_timestamp_hex() -> Exercise:
+def _04_timestamp_hex(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O2", N_("Timestamp field of an ID made at 1,700,000,000 s?"),
         pick=lambda observed: observed["timestamp_hex"],
         accept=Hex(),
         hint=[N_("Write 1,700,000,000 in base 16 and pad it to 8 digits: hex(1_700_000_000)."),
               N_("hex() gives '0x…'; the field is the 8 digits after the prefix.")],
-        mistakes={"1700000000": N_("That is the decimal number; the field holds it in base 16.")},
+        mistakes={"1700000000": N_("1700000000 is the number of seconds in decimal; the field "
+                                   "holds the same number in base 16 (hex digits). Typed "
+                                   "without quotes, 0x\u2026 becomes this decimal number in "
+                                   "Python: put hex digits in quotes.")},
         explanation=N_("1,700,000,000 = 0x6553f100: exactly 8 hex digits, the 4 timestamp bytes, "
                        "big-endian so that IDs sort by time first."),
+        lesson=lesson,
     )
 
 
-def _04_next_id() -> Exercise:
+def _04_next_id(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O2", N_("The ID after 6553f1003f2a91c8d4003039 in the same second?"),
         pick=lambda observed: observed["next"],
@@ -166,10 +206,11 @@ def _04_next_id() -> Exercise:
         mistakes={"6553f1003f2a91c8d4003040": N_("The counter is hex: after 9 comes a, not 10.")},
         explanation=N_("Same second and same process keep the timestamp and the random value; the "
                        "counter steps from 0x003039 to 0x00303a."),
+        lesson=lesson,
     )
 
 
-def _04_after_top() -> Exercise:
+def _04_after_top(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O4", N_("The counter after 16,777,215?"),
         pick=lambda observed: observed["counter_wrap"][1],
@@ -178,37 +219,40 @@ def _04_after_top() -> Exercise:
               N_("Like a car's odometer at 999999: what does it show one step later?")],
         mistakes={16_777_216: N_("That needs a 25th bit; the counter has 24.")},
         explanation=N_("16,777,215 is 0xffffff, the largest 3-byte value; one more wraps to 0."),
+        lesson=lesson,
     )
 
 
-def _04_uuid_bytes() -> Exercise:
+def _04_uuid_bytes(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O10", N_("Bytes of a UUID as a BSON value?"),
         pick=lambda observed: observed["uuid_bson_value_bytes"],
-        accept=Number(),
+        accept=Number(units=BYTES),
         hint=[N_("Binary data in BSON is an int32 length, then a subtype byte, then the bytes."),
               N_("4 + 1 + the UUID's own bytes.")],
         mistakes={16: N_("16 is the UUID alone. What does BSON put in front of binary data?")},
         explanation=N_("A BSON binary value is a 4-byte length, a 1-byte subtype (4 for UUID) and "
                        "the 16 bytes: 21 bytes, against 12 for an ObjectId, which needs neither."),
+        lesson=lesson,
     )
 
 
-def _05_randoms() -> Exercise:
+def _05_randoms(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O6", N_("Distinct random values among 15 IDs from 3 processes in one second?"),
         pick=lambda observed: observed["random_values"],
-        accept=Number(),
+        accept=Number(units=VALUES),
         hint=[N_("The random value is chosen once per process, not once per ID."),
               N_("Think of the ticket machines: how many machines printed these tickets?")],
         mistakes={15: N_("That would be a new random value per ID. How often is it drawn?"),
                   1: N_("One would mean all processes share it; each process draws its own.")},
         explanation=N_("Each process draws its random value once, when it starts: 3 processes, "
                        "3 values, each shared by that process's 5 IDs."),
+        lesson=lesson,
     )
 
 
-def _05_same_random() -> Exercise:
+def _05_same_random(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O7", N_("Does a server-generated _id carry the client's random value?"),
         pick=lambda observed: not observed["server_random_differs_from_client"],
@@ -217,24 +261,26 @@ def _05_same_random() -> Exercise:
               N_("The random value belongs to the process that makes the ID: here, mongod.")],
         explanation=N_("An upsert without _id lets mongod make the ID, with mongod's own random "
                        "value; the notebook's pymongo has a different one."),
+        lesson=lesson,
     )
 
 
-def _05_from_bound() -> Exercise:
+def _05_from_bound(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O8", N_("Documents counted from the from_datetime lower bound?"),
         pick=lambda observed: observed["count_from_lower_bound"],
-        accept=Number(),
+        accept=Number(units=DOCUMENTS),
         hint=[N_("The bound is the smallest possible ID of that second."),
               N_("Count every document made in that second and in the one after.")],
         mistakes={20: N_("Those are the documents of that second. What about the second after?"),
                   30: N_("The 5 from the second before have a smaller timestamp.")},
         explanation=N_("The bound has zeros after the timestamp, so every ID of that second is at "
                        "or above it, and so is every later one: 20 + 5 = 25."),
+        lesson=lesson,
     )
 
 
-def _05_inversion() -> Exercise:
+def _05_inversion(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O9", N_("Can the later process's documents sort first by _id?"),
         pick=lambda observed: observed["later_process_sorts_first"],
@@ -243,10 +289,11 @@ def _05_inversion() -> Exercise:
               N_("After the timestamp comes the random value. Who chose it, and how?")],
         explanation=N_("Within one second the random value decides, and it is random: a later "
                        "process sorts first whenever its random value is smaller."),
+        lesson=lesson,
     )
 
 
-def _06_random_fill() -> Exercise:
+def _06_random_fill(lesson: str) -> Exercise:
     return Exercise(
         N_("Average leaf fill of the model after random inserts with 50/50 splits?"),
         observe=lambda: _session().btree("model", ["uuid4"], policy="half")["results"][0][
@@ -261,10 +308,11 @@ def _06_random_fill() -> Exercise:
         explanation=N_("Random inserts into a B-tree fill pages to about ln 2 = 69% on average "
                        "(A. C.-C. Yao, 1978), not 50%: a half page keeps receiving keys until it "
                        "splits again."),
+        lesson=lesson,
     )
 
 
-def _06_sqlite_bigger() -> Exercise:
+def _06_sqlite_bigger(lesson: str) -> Exercise:
     return Exercise(
         N_("On SQLite, is the UUIDv4 index more than 25% larger than the UUIDv7 index?"),
         observe=lambda: _sqlite_larger_by() > 0.25,
@@ -275,6 +323,7 @@ def _06_sqlite_bigger() -> Exercise:
         explanation=N_("SQLite rebalances a full page with its neighbours, so random keys leave "
                        "its leaves about as full as sequential ones: the UUIDv4 index is hardly "
                        "larger."),
+        lesson=lesson,
     )
 
 
@@ -287,11 +336,11 @@ def _mongomock_eq_42():
     return claimcheck.check(specs, ["mongomock"]).observed("B1.eq_42", "mongomock")
 
 
-def _07_mongomock_42() -> Exercise:
+def _07_mongomock_42(lesson: str) -> Exercise:
     return Exercise(
         N_("Which _ids does mongomock return for find({userId: 42})?"),
         observe=_mongomock_eq_42,
-        accept=AsSet(),
+        accept=AsSet(choices=_orders),
         hint=[N_("The five values are int32 42, the string \"42\", Int64 42, the shell's 42.0 "
                  "(an int32) and Decimal128(\"42.00\"). Which of them is not a Python number?"),
               N_("Decimal128 is a class of its own in Python; a fake that compares with Python's "
@@ -301,10 +350,11 @@ def _07_mongomock_42() -> Exercise:
         explanation=N_("mongomock returns 1, 3 and 4: it misses the Decimal128 document, which "
                        "MongoDB matches because all numeric types share one bracket and compare "
                        "by value."),
+        lesson=lesson,
     )
 
 
-EXERCISES: dict[str, Callable[[], Exercise]] = {
+EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "00.when": _00_when,
     "01.string_bytes": _01_string_bytes,
     "01.string_range": _01_string_range,
@@ -331,4 +381,4 @@ def exercise(name: str) -> Exercise:
     """A fresh exercise of a lesson by name, such as ``"01.string_range"``."""
     if name not in EXERCISES:
         raise BadInput(f"no exercise {name!r}; known: {', '.join(EXERCISES)}")
-    return EXERCISES[name]()
+    return EXERCISES[name](name[:2])

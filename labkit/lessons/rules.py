@@ -1,0 +1,463 @@
+"""What counts as the right answer: one ``Accept`` rule per kind of answer (a moment, hex
+digits, a number, a fraction, yes or no, a list in order or as a set), each reading what a
+learner types (``labkit.lessons.answers``) and comparing it with the observed answer."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from labkit.claims.claim import short_json
+from labkit.errors import Unreadable
+from labkit.i18n import N_, _, number, percent
+from labkit.lessons.answers import (
+    parse_time,
+    read_bool,
+    read_hex,
+    read_number,
+    whole_or_none,
+    yes_no,
+)
+
+
+def _normal(value: Any) -> Any:
+    """Forgive what does not matter: case and spaces, int versus float, tuple versus list."""
+    if isinstance(value, str):
+        return " ".join(value.strip().lower().split())
+    if isinstance(value, bool):
+        return ("boolean", value)  # keep True apart from 1, which Python calls equal
+    if value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, list | tuple):
+        return [_normal(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _normal(item) for key, item in value.items()}
+    return value
+
+
+def same(prediction: Any, answer: Any) -> bool:
+    """The default comparison: equal after ``_normal``; floats within a relative 1e-9."""
+    left, right = _normal(prediction), _normal(answer)
+    if isinstance(left, float) and isinstance(right, float):
+        return math.isclose(left, right, rel_tol=1e-9)
+    return left == right
+
+
+class Accept:
+    """What counts as the right answer: ``read`` the prediction, then ``matches`` the answer.
+
+    ``show`` writes an answer for ``reveal``, rounded and readable.
+    """
+
+    example = ""
+
+    def read(self, prediction: Any, answer: Any) -> Any:
+        """The prediction as a value comparable with the answer (raises ``Unreadable``)."""
+        return prediction
+
+    def equal(self, prediction: Any, answer: Any) -> bool:
+        """Whether a read prediction equals the answer."""
+        return same(prediction, answer)
+
+    def matches(self, prediction: Any, answer: Any) -> bool:
+        """Read, then compare."""
+        return self.equal(self.read(prediction, answer), answer)
+
+    def note(self, prediction: Any, answer: Any) -> str:
+        """How the prediction was read, where it could have been read another way, else ""."""
+        return ""
+
+    def mistake(self, prediction: Any, answer: Any) -> str:
+        """A hint for a wrong answer this kind of answer invites (any exercise), else ""."""
+        return ""
+
+    def describe(self) -> str:
+        """What this rule accepts, in words, for the answer sheet."""
+        return _("the answer as shown, or a value equal to it")
+
+    def show(self, answer: Any) -> str:
+        """The answer as a learner would write it."""
+        return answer if isinstance(answer, str) else short_json(answer)
+
+
+class Same(Accept):
+    """Equal after forgiving case, spaces, int versus float and tuple versus list; a list
+    may be typed as text (``"a, b, c"``), a yes/no as ``"yes"``, a number as ``"1,234"``."""
+
+    def _rule(self, answer: Any) -> Accept | None:
+        if isinstance(answer, bool):
+            return Bool()
+        if isinstance(answer, int | float):
+            return Number()
+        if isinstance(answer, list | tuple):
+            return InOrder()
+        return None
+
+    def read(self, prediction, answer):
+        """Through the rule the answer's type calls for, where there is one."""
+        rule = self._rule(answer)
+        return prediction if rule is None else rule.read(prediction, answer)
+
+    def equal(self, prediction, answer):
+        """Through the rule the answer's type calls for, else ``same``."""
+        rule = self._rule(answer)
+        return same(prediction, answer) if rule is None else rule.equal(prediction, answer)
+
+    def show(self, answer):
+        """As the answer's rule writes it."""
+        rule = self._rule(answer)
+        return super().show(answer) if rule is None else rule.show(answer)
+
+    def note(self, prediction, answer):
+        """As the answer's rule reads it."""
+        rule = self._rule(answer)
+        return "" if rule is None else rule.note(prediction, answer)
+
+    def describe(self):
+        """What the rule for the answer's type accepts; the rule's words need the answer."""
+        return _("the answer, case and spaces aside")
+
+
+class Text(Accept):
+    """Text compared with its case kept (where case is the lesson: ``"Z" < "a"``); only
+    surrounding spaces and quotes are forgiven. With ``case=False`` (a name such as an _id,
+    where no two differ in case alone) case, spaces, ``_`` and ``-`` are forgiven too;
+    ``aliases`` maps an answer to other ways of saying it (``"empty array"``), and a text
+    outside ``choices`` (a function giving the names there are) is unreadable, not wrong."""
+
+    example = '"Z"'
+
+    def __init__(self, case: bool = True, aliases: dict[str, tuple[str, ...]] | None = None,
+                 choices: Callable[[], Iterable[str]] | None = None) -> None:
+        self.case = case
+        self.aliases = aliases or {}
+        self.choices = choices
+
+    def _key(self, text: str) -> str:
+        return text if self.case else "".join(c for c in text.lower() if c not in " _-")
+
+    def read(self, prediction, answer):
+        """Strip spaces and one pair of quotes."""
+        if not isinstance(prediction, str):
+            raise Unreadable(_("write the text in quotes, like {example}").format(
+                example=self.example))
+        text = prediction.strip().strip("\"'")
+        known = list(self.choices()) if self.choices else []
+        if known and not any(self.equal(text, choice) for choice in known):
+            raise Unreadable(_("{value} is not one of {choices}").format(
+                value=repr(text), choices=", ".join(known)))
+        return text
+
+    def equal(self, prediction, answer):
+        """Exact, case included (unless ``case=False``); or one of the answer's aliases."""
+        spellings = (answer, *self.aliases.get(answer, ()))
+        return any(self._key(prediction) == self._key(s) for s in spellings)
+
+    def describe(self):
+        """Case kept, or forgiven for names."""
+        if self.case:
+            return _("the same text, case included; quotes and surrounding spaces aside")
+        named = "; ".join(f"{key}: {', '.join(alias)}" for key, alias in self.aliases.items())
+        text = _("the _id in any case, with or without quotes, spaces, _ or -")
+        return text + (" " + _("(also: {aliases})").format(aliases=named) if named else "")
+
+
+class Time(Accept):
+    """The same moment: a ``datetime`` or any ISO 8601 spelling of it."""
+
+    example = '"2001-02-03T04:05:06Z"'
+
+    def read(self, prediction, answer):
+        """The prediction as an aware datetime."""
+        return parse_time(prediction)
+
+    def equal(self, prediction, answer):
+        """Same instant (to the microsecond)."""
+        return prediction == parse_time(answer)
+
+    def show(self, answer):
+        """ISO 8601 in UTC with ``Z``."""
+        from labkit.model.objectid import iso_z
+
+        return iso_z(parse_time(answer))
+
+    def describe(self):
+        """Any spelling of the same moment."""
+        return _("the same moment in any ISO 8601 spelling: with Z, +00:00, UTC or another "
+                 "offset, a space or T, with or without milliseconds")
+
+
+class Hex(Accept):
+    """The same hex digits: with or without ``0x``, any case, spaces ignored; an int counts."""
+
+    example = '"00ff"'  # an example that is no exercise's answer
+
+    def read(self, prediction, answer):
+        """Lowercase digits, without ``0x``, spaces or ``ObjectId("…")``. An int is read as
+        its decimal digits: Python keeps no base, and 1700000000 is not the hex digits of
+        1,700,000,000."""
+        return read_hex(prediction)
+
+    def equal(self, prediction, answer):
+        """Same digits, leading zeros included (the width is the lesson)."""
+        return prediction == str(answer).lower().removeprefix("0x")
+
+    def mistake(self, prediction, answer):
+        """The decimal value typed where its hex digits are asked for."""
+        try:
+            decimal = int(read_hex(prediction))
+        except (Unreadable, ValueError):
+            return ""
+        if decimal == int(str(answer), 16) and not self.equal(str(decimal), answer):
+            return N_("That is the value in decimal; the answer is its hex digits (base 16). "
+                      "Typed without quotes, 0x\u2026 is this same decimal number to Python: "
+                      "put hex digits in quotes.")
+        return ""
+
+    def describe(self):
+        """Hex digits, any spelling; never the decimal value."""
+        return _("the same hex digits, leading zeros included, with or without 0x or "
+                 "ObjectId(\"\u2026\"), in any case; not the number in decimal")
+
+
+class Number(Accept):
+    """A number within ``tolerance`` (absolute), written as the learner's language writes it
+    (``"1,234"`` in English, ``"0,7"`` in Vietnamese), in words up to a hundred (``"three"``,
+    ``"ba"``), in hex (``"0x000000"``), or followed by one of ``units`` (``"29 bytes"``)."""
+
+    example = "42"  # an example that is no exercise's answer
+
+    def __init__(self, tolerance: float = 0.0, units: tuple[str, ...] = ()) -> None:
+        self.tolerance = tolerance
+        self.units = units
+
+    def read(self, prediction, answer):
+        """The prediction as a float."""
+        return read_number(prediction, self.units).value
+
+    def note(self, prediction, answer):
+        """Which reading an ambiguous number got ("1,700": 1700 in English, 1.7 in
+        Vietnamese)."""
+        try:
+            return read_number(prediction, self.units).note
+        except Unreadable:
+            return ""
+
+    def equal(self, prediction, answer):
+        """Within the tolerance (and a hair of float rounding)."""
+        return abs(prediction - float(answer)) <= self.tolerance + 1e-9 * max(1, abs(answer))
+
+    def show(self, answer):
+        """Grouped as the learner's language groups digits; others to three significant
+        places."""
+        value = float(answer)
+        if value.is_integer():
+            return number(int(value))
+        return number(float(f"{value:.3g}"))
+
+    def describe(self):
+        """Any way of writing the number, with its unit."""
+        text = _("the number in digits (as the learner's language writes them), in words up to "
+                 "a hundred, or in hex with 0x")
+        if self.tolerance:
+            text += "; " + _("within {tolerance}").format(tolerance=number(self.tolerance))
+        if self.units:
+            text += "; " + _("followed by a unit: {units}").format(units=", ".join(self.units))
+        return text
+
+
+class Fraction(Number):
+    """A fraction of a whole within ``tolerance``: ``0.69``, ``"69%"``, ``"~69%"``, ``"69,6%"``
+    (Vietnamese), ``"ln 2"`` and ``69`` all read as about 0.69 (a number above 1 is taken as a
+    percentage)."""
+
+    example = N_('0.25 or "25%"')  # no exercise's answer
+
+    def __init__(self, tolerance: float = 0.02) -> None:
+        super().__init__(tolerance)
+
+    def read(self, prediction, answer):
+        """The prediction as a fraction of 1."""
+        value = read_number(prediction).value
+        return value / 100 if 1 < value <= 100 else value
+
+    def show(self, answer):
+        """A rounded percentage."""
+        return percent(float(answer))
+
+    def describe(self):
+        """A share or a percentage, within the tolerance."""
+        return _("within {points} percentage points, as a share (0.69), a percentage (69%, ~69%), "
+                 "a ratio (2/3) or ln 2; with a decimal comma in Vietnamese (69,6%)").format(
+            points=number(self.tolerance * 100))
+
+
+class Bool(Accept):
+    """True or False; "yes"/"no" and "true"/"false" in any case count, and in Vietnamese
+    "có"/"không" and "đúng"/"sai" (``labkit.language("vi")``)."""
+
+    example = "True"
+
+    def read(self, prediction, answer):
+        """The prediction as a bool."""
+        return read_bool(prediction)
+
+    def equal(self, prediction, answer):
+        """Identical truth values."""
+        return prediction is bool(answer)
+
+    def show(self, answer):
+        """Yes or no, in the learner's language."""
+        return yes_no(bool(answer))
+
+    def describe(self):
+        """The words that count as yes and no."""
+        return _("True or False, yes or no (in Vietnamese also có or không, đúng or sai)")
+
+
+def _items(prediction: Any) -> list:
+    """A list from a list, tuple or set, or from text such as ``"a, b c"`` or ``'["a", "b"]'``;
+    "none", "nothing" or "[]" is the empty list."""
+    if isinstance(prediction, list | tuple | set | frozenset):
+        return list(prediction)
+    if isinstance(prediction, str):
+        if whole_or_none(prediction) == "none":
+            return []
+        text = prediction.strip().strip("[]()")
+        return [part.strip().strip("\"'") for part in re.split(r"[,\s]+", text) if part.strip()]
+    raise Unreadable(_("write a list, such as [1, 2]"))
+
+
+def _item(value: Any, like: Any) -> Any:
+    """A text item from a typed-in list, read as a number where the answer's item is one."""
+    if isinstance(value, str) and isinstance(like, int | float) and not isinstance(like, bool):
+        try:
+            return read_number(value).value
+        except Unreadable:
+            return value
+    return value
+
+
+class InOrder(Accept):
+    """A list where order is the point: same items, same order (items compared by ``item``).
+
+    ``choices`` (the fixture's _ids, or a function giving them) are the items there are: an
+    item outside them is unreadable, not wrong, and "all" means all of them."""
+
+    def __init__(self, item: Accept | None = None,
+                 choices: Iterable[Any] | Callable[[], Iterable[Any]] | None = None) -> None:
+        self.item = item or Same()
+        self._choices = choices
+
+    @property
+    def choices(self) -> list[Any] | None:
+        """The items there are, where the exercise says."""
+        if self._choices is None:
+            return None
+        return list(self._choices() if callable(self._choices) else self._choices)
+
+    def _known(self, typed: list[Any], items: list[Any]) -> list[Any]:
+        """``items`` (read from ``typed``), checked against the choices: an unknown item is
+        Unreadable (it names another thing than any the question is about)."""
+        choices = self.choices
+        if choices is None:
+            return items
+        for raw, value in zip(typed, items, strict=True):
+            if not any(self._same_item(value, c) for c in choices):
+                raise Unreadable(_("{value} is not one of {choices}").format(
+                    value=repr(raw), choices=", ".join(self.item.show(c) for c in choices)))
+        return items
+
+    def _same_item(self, value: Any, choice: Any) -> bool:
+        try:
+            return self.item.matches(value, choice)
+        except Unreadable:
+            return False
+
+    def _everything(self, prediction: Any) -> list[Any] | None:
+        if whole_or_none(prediction) != "all":
+            return None
+        if self.choices is None:
+            raise Unreadable(_("name the items one by one"))
+        return self.choices
+
+    @property
+    def example(self) -> str:  # type: ignore[override]
+        """A list of numbers where the _ids are numbers, else of letters."""
+        choices = self.choices or []
+        numeric = choices and all(isinstance(c, int) and not isinstance(c, bool)
+                                  for c in choices)
+        return "[1, 2]" if numeric else '["a", "b"]'
+
+    def read(self, prediction, answer):
+        """The prediction as a list."""
+        everything = self._everything(prediction)
+        if everything is not None:
+            return everything
+        items = _items(prediction)
+        like = list(answer) + [None] * len(items)
+        return self._known(items, [_item(value, like[i]) for i, value in enumerate(items)])
+
+    def equal(self, prediction, answer):
+        """Item by item, in order."""
+        answer = list(answer)
+        return len(prediction) == len(answer) and all(
+            self.item.matches(p, a) for p, a in zip(prediction, answer, strict=True))
+
+    def show(self, answer):
+        """The items in order."""
+        return ", ".join(self.item.show(a) for a in answer) or _("(none)")
+
+    def describe(self):
+        """Same items, same order."""
+        return _("the same items in the same order, as a list or as text (\"a, b\")")
+
+
+class AsSet(InOrder):
+    """A list where order does not matter: the same items, any order, no repeats needed."""
+
+    def read(self, prediction, answer):
+        """The prediction as a list (its order is ignored)."""
+        everything = self._everything(prediction)
+        if everything is not None:
+            return everything
+        items = _items(prediction)
+        like = next(iter(answer), None)
+        if like is None and self.choices:
+            like = self.choices[0]
+        return self._known(items, [_item(value, like) for value in items])
+
+    def equal(self, prediction, answer):
+        """Every answer item is predicted and every predicted item is in the answer."""
+        answer = list(answer)
+        return (all(any(self.item.matches(p, a) for p in prediction) for a in answer)
+                and all(any(self.item.matches(p, a) for a in answer) for p in prediction))
+
+    def show(self, answer):
+        """The items, sorted for reading."""
+        shown = sorted((self.item.show(a) for a in answer), key=lambda s: (len(s), s))
+        return ", ".join(shown) or _("(none)")
+
+    def describe(self):
+        """Same items, any order, "all" and "none" in words."""
+        return _("the same _ids in any order, as a list or as text (\"1, 3\"); \"all\" or "
+                 "\"none\" (\"tất cả\", \"không có\") where that is what is meant")
+
+
+class Custom(Accept):
+    """A comparison function ``compare(prediction, answer) -> bool`` as an ``Accept`` rule."""
+
+    def __init__(self, compare: Callable[[Any, Any], bool]) -> None:
+        self.compare = compare
+
+    def equal(self, prediction, answer):
+        """What the function says."""
+        return bool(self.compare(prediction, answer))
+
+    def describe(self):
+        """Whatever the function accepts."""
+        return _("what the exercise's own comparison accepts")

@@ -1,0 +1,152 @@
+"""The instructors' answer sheet, in each language, generated from the exercises themselves.
+
+    python -m labkit.lessons.sheet          # write docs/answers.md and docs/answers.vi.md
+    python -m labkit.lessons.sheet check    # exit status 1 if either is out of step
+
+Each exercise's answer is had as a learner without a server has it (computed by a library,
+labkit's model's prediction, or the source's recorded result) and labelled so; an answer that
+each run measures anew is not printed as a figure.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from labkit import i18n
+from labkit._paths import CHECKOUT
+from labkit.i18n import N_, _
+from labkit.lessons import course, questions
+from labkit.lessons.exercises import LIVE, MODEL, Exercise
+from labkit.outputs.escape import markdown, markdown_code
+
+SHEETS = {"en": CHECKOUT / "docs" / "answers.md", "vi": CHECKOUT / "docs" / "answers.vi.md"}
+COMMAND = "python -m labkit.lessons.sheet"
+
+# Exercises whose answer each run measures anew (a B-tree load of random keys): the sheet says
+# what to expect in words (the explanation) and prints no figure for them.
+MEASURED = {
+    "06.random_fill": N_("the learner's run measures it on labkit's textbook B-tree (random "
+                         "keys: the figure varies a little from run to run)"),
+    "06.sqlite_bigger": N_("the learner's run measures it on SQLite (random keys: the sizes vary "
+                           "a little from run to run)"),
+}
+
+
+@contextmanager
+def _offline() -> Iterator[None]:
+    """A kernel session with no server at all, as on a laptop without MongoDB or PostgreSQL,
+    so that the sheet is the same wherever it is made; and a throw-away progress file, so that
+    making the sheet is not recorded as anyone's progress."""
+    from labkit.errors import ServerUnavailable
+    from labkit.lessons import notebook
+    from labkit.run import runner
+
+    def unavailable():
+        raise ServerUnavailable("the answer sheet is made without a server")
+
+    ctx = runner.Context(btree_n=2_000, mongodb_provider=unavailable,
+                         postgres_provider=unavailable)
+    session, progress = notebook._session, os.environ.get("LABKIT_PROGRESS")
+    with tempfile.TemporaryDirectory() as folder:
+        notebook._session = ctx
+        os.environ["LABKIT_PROGRESS"] = str(Path(folder) / "progress.json")
+        try:
+            yield
+        finally:
+            notebook._session = session
+            if progress is None:
+                os.environ.pop("LABKIT_PROGRESS", None)
+            else:
+                os.environ["LABKIT_PROGRESS"] = progress
+            ctx.close()
+
+
+def _where(exercise: Exercise) -> str:
+    if exercise.source == LIVE:
+        return _("computed by {engine} in the learner's run, with no server; the same "
+                 "everywhere").format(engine=exercise.engine_name or "labkit")
+    if exercise.source == MODEL:
+        return _("labkit's model's prediction, as this sheet is made without a server; with "
+                 "MongoDB, the server's own result judges the learner's answer")
+    return _("the result {label}").format(label=exercise.engine)
+
+
+def _entry(name: str, exercise: Exercise) -> list[str]:
+    out = [f"### {markdown_code(name)}: {markdown(_(exercise.question))}", ""]
+    if name in MEASURED:
+        out.append("- **" + _("Answer") + "**: " + markdown(_(MEASURED[name])) + ".")
+    else:
+        answer = exercise.accept.show(exercise.answer())
+        out.append("- **" + _("Answer") + f"**: {markdown_code(answer)}")
+        out.append("- **" + _("Where it comes from") + "**: " + markdown(_where(exercise)) + ".")
+    out.append("- **" + _("Accepted") + "**: " + markdown(exercise.accept.describe()) + ".")
+    for wrong, text in exercise.mistakes:
+        out.append("- **" + _("Common mistake") + f"** {markdown_code(exercise.accept.show(wrong))}"
+                   + ": " + markdown(_(text)))
+    for number, text in enumerate(exercise.hints, 1):
+        out.append("- **" + _("Hint {number}").format(number=number) + "**: " + markdown(_(text)))
+    out += ["- **" + _("Why") + "**: " + markdown(_(exercise.explanation)), ""]
+    return out
+
+
+def sheet(code: str) -> str:
+    """The answer sheet in language ``code``, as Markdown."""
+    previous = i18n._chosen
+    i18n.language(code)
+    try:
+        with _offline():
+            return _text()
+    finally:
+        i18n._chosen = previous
+
+
+def _text() -> str:
+    out = ["# " + _("Answer sheet"), "",
+           _("Every exercise of the lessons with its answer, what is accepted, its common "
+             "mistakes, hints and explanation. Generated from the exercises; "
+             "`tests/test_sheet.py` fails when this file and the exercises differ. Regenerate "
+             "both languages with:"), "",
+           "```sh", COMMAND, "```", "",
+           _("Where an answer comes from is said after it. Without a server the lessons judge "
+             "by the same answers; with MongoDB reachable, a server-backed exercise is judged "
+             "by what the server returns."), ""]
+    for lesson in course.LESSONS:
+        names = [n for n in questions.EXERCISES if n.startswith(lesson.number + ".")]
+        if not names:
+            continue
+        out += ["## " + f"{lesson.number} " + markdown(_(lesson.title)), ""]
+        for name in names:
+            out += _entry(name, questions.exercise(name))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def stale() -> list[Path]:
+    """The sheets whose text differs from what the exercises give now."""
+    return [path for code, path in SHEETS.items()
+            if not path.exists() or path.read_text(encoding="utf-8") != sheet(code)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write both sheets, or with ``check`` say which are out of step."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["check"]:
+        late = stale()
+        for path in late:
+            print(f"{path.relative_to(CHECKOUT)} is out of step: run {COMMAND}")
+        return 1 if late else 0
+    if argv:
+        print(f"Error: {COMMAND} takes nothing, or check", file=sys.stderr)
+        return 2
+    for code, path in SHEETS.items():
+        path.write_text(sheet(code), encoding="utf-8")
+        print(f"wrote {path.relative_to(CHECKOUT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

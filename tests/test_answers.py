@@ -1,0 +1,246 @@
+"""The lessons' exercises judge like a teacher (issue 21): what a person types meaning the right
+answer is right, what means another is wrong, unreadable input costs no attempt, in English and
+in Vietnamese."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from bson import ObjectId
+
+from labkit import i18n
+from labkit.errors import ServerUnavailable
+from labkit.lessons import course, notebook, questions
+from labkit.lessons.answers import read_number
+from labkit.lessons.exercises import OWN, Exercise, Number
+from labkit.run import runner
+
+
+def _offline():
+    raise ServerUnavailable("no server here. Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch, tmp_path):
+    """No server, English unless a test says otherwise, progress in a temporary file."""
+    ctx = runner.Context(btree_n=2_000, mongodb_provider=_offline, postgres_provider=_offline)
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.delenv("LABKIT_LANG", raising=False)
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(course, "_current", None)
+    yield
+    ctx.close()
+
+
+# (exercise, language, what the learner types): each means the right answer (issue 21, part 2
+# and part 3 of "Exercises that judge like a teacher").
+ACCEPTED = [
+    ("00.when", "en", "2012-10-17 21:13:27 UTC"),
+    ("00.when", "en", "2012-10-17T21:13:27 GMT"),
+    ("01.string_bytes", "en", "29 bytes"),
+    ("01.string_bytes", "vi", "29 byte"),
+    ("01.silent", "en", "none"),
+    ("01.silent", "en", "nothing"),
+    ("01.silent", "en", "Nothing."),
+    ("01.silent", "en", "[]"),
+    ("01.silent", "vi", "không có"),
+    ("02.first", "en", "emptyarr"),
+    ("02.first", "en", "EmptyArr"),
+    ("02.first", "en", "empty array"),
+    ("02.after_array", "en", "DBL9.5"),
+    ("03.expr", "en", "all"),
+    ("03.expr", "vi", "tất cả"),
+    ("03.gt_zero", "vi", "1, 3, 4, 5"),
+    ("04.timestamp_hex", "en", "0x6553f100"),
+    ("04.next_id", "en", 'ObjectId("6553f1003f2a91c8d400303a")'),
+    ("04.next_id", "en", ObjectId("6553f1003f2a91c8d400303a")),
+    ("04.after_top", "en", "0x000000"),
+    ("04.after_top", "en", "zero"),
+    ("04.uuid_bytes", "en", "21 bytes"),
+    ("05.randoms", "en", "three"),
+    ("05.randoms", "en", "3 random values"),
+    ("05.randoms", "vi", "ba"),
+    ("05.randoms", "vi", "3 giá trị"),
+    ("05.from_bound", "en", "25 documents"),
+    ("05.from_bound", "vi", "hai mươi lăm"),
+    ("05.same_random", "en", "no"),
+    ("05.same_random", "vi", "không"),
+    ("05.same_random", "vi", "Sai"),
+    ("05.inversion", "vi", "có"),
+    ("05.inversion", "vi", "đúng"),
+    ("05.inversion", "vi", "có thể"),
+    ("07.mongomock_42", "en", "1 3 4"),
+]
+
+# What means another answer: judged wrong, an attempt counted.
+REJECTED = [
+    ("00.when", "en", "2012-10-17 21:13:27 +07:00"),
+    ("01.string_bytes", "en", "24 bytes"),
+    ("01.silent", "en", "all"),
+    ("01.silent", "vi", "a, b, c"),
+    ("02.first", "en", "missing"),
+    ("02.first", "en", "null"),
+    ("03.expr", "en", "none"),
+    ("03.gt_zero", "en", "all"),
+    ("04.timestamp_hex", "en", 1_700_000_000),
+    ("04.timestamp_hex", "en", "1700000000"),
+    ("04.timestamp_hex", "en", "1,700,000,000"),
+    ("04.timestamp_hex", "vi", "1.700.000.000"),
+    ("04.next_id", "en", 'ObjectId("6553f1003f2a91c8d4003040")'),
+    ("04.after_top", "en", "0x1000000"),
+    ("04.after_top", "en", "0xffffff"),
+    ("04.uuid_bytes", "en", "16 bytes"),
+    ("05.randoms", "en", "fifteen"),
+    ("05.randoms", "vi", "mười lăm"),
+    ("05.from_bound", "en", "20 documents"),
+    ("05.same_random", "vi", "có"),
+    ("05.inversion", "en", "no"),
+    ("07.mongomock_42", "en", "all"),
+]
+
+# Neither right nor wrong: what cannot be read as an answer to the question costs no attempt.
+UNREADABLE = [
+    ("01.string_bytes", "en", "29 bits"),
+    ("01.string_bytes", "en", "lots"),
+    ("01.silent", "en", "x, y"),
+    ("02.first", "en", "emptyarray2"),
+    ("03.expr", "en", "1, 2, six"),
+    ("04.timestamp_hex", "en", "6553g100"),
+    ("05.randoms", "en", "ba"),  # a Vietnamese number word, in the English edition
+    ("05.inversion", "en", "có"),
+    ("05.inversion", "en", "maybe"),
+    ("06.random_fill", "en", "most of it"),
+]
+
+
+def _exercise(name: str, lang: str) -> Exercise:
+    i18n.language(lang)
+    return questions.exercise(name)
+
+
+@pytest.mark.parametrize(("name", "lang", "prediction"), ACCEPTED, ids=repr)
+def test_a_right_answer_as_a_person_types_it_is_right(name, lang, prediction):
+    """Issue 21: each spelling above means the exercise's answer and is judged right."""
+    exercise = _exercise(name, lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is True, feedback.message
+    assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize(("name", "lang", "prediction"), REJECTED, ids=repr)
+def test_an_answer_that_means_another_is_wrong(name, lang, prediction):
+    """Issue 21: each answer above means something else and is judged wrong, with a hint."""
+    exercise = _exercise(name, lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is False, feedback.message
+    assert exercise.attempts == 1
+    assert "Hint" in feedback.message or "Gợi ý" in feedback.message or "reveal" in \
+        feedback.message
+
+
+@pytest.mark.parametrize(("name", "lang", "prediction"), UNREADABLE, ids=repr)
+def test_unreadable_input_costs_no_attempt(name, lang, prediction):
+    """Issue 21: input that is no answer to the question says how to write one and leaves the
+    attempts as they were."""
+    exercise = _exercise(name, lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is None, feedback.message
+    assert exercise.attempts == 0
+    assert exercise.check(exercise.answer()).correct is True
+    assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize("prediction", [1_700_000_000, "1700000000", "1,700,000,000"])
+def test_the_decimal_timestamp_is_rejected_naming_the_mistake(prediction):
+    """Issue 21: 04.timestamp_hex no longer reads the int 1700000000 as hex; the feedback says
+    it is the decimal number of seconds, not its hex digits (docs/instructors.md lists it)."""
+    feedback = _exercise("04.timestamp_hex", "en").check(prediction)
+    assert feedback.correct is False
+    assert "decimal" in feedback.message
+    assert "base 16" in feedback.message
+
+
+@pytest.mark.parametrize("prediction", ["ln 2", "ln(2)", "~69%", "about 70%", "0.69", "69"])
+def test_the_random_fill_is_right_as_ln_2_or_a_rounded_percentage(prediction):
+    """Issue 21: 06.random_fill's rule takes "ln 2" and "~69%" for Yao's ln 2 (about 69.3%)."""
+    rule = _exercise("06.random_fill", "en").accept
+    assert rule.matches(prediction, math.log(2))
+
+
+@pytest.mark.parametrize(("prediction", "right"), [("69,6%", True), ("0,7", True), ("ln 2", True),
+                                                   ("50%", False), ("0,5", False)])
+def test_vietnamese_decimal_commas_are_read(prediction, right):
+    """Issue 21: after labkit.language("vi"), "69,6%" and "0,7" are read with a decimal comma
+    (Babel's parse_decimal in the vi locale)."""
+    rule = _exercise("06.random_fill", "vi").accept
+    assert rule.matches(prediction, math.log(2)) is right
+
+
+@pytest.mark.parametrize(("lang", "value", "mark", "meaning"), [
+    ("en", 1700.0, "\u201c,\u201d grouping thousands", "I read"),
+    ("vi", 1.7, "\u201c,\u201d là dấu thập phân", "labkit đọc"),
+])
+def test_an_ambiguous_number_is_read_as_the_language_writes_it_and_says_so(lang, value, mark,
+                                                                             meaning):
+    """Issue 21: "1,700" is 1700 in English and 1.7 in Vietnamese; the feedback says which
+    reading was taken."""
+    i18n.language(lang)
+    reading = read_number("1,700")
+    assert reading.value == value
+    assert mark in reading.note
+    assert reading.note.startswith(meaning)
+    exercise = Exercise("q?", lambda: value, hint="h", explanation="e", accept=Number())
+    assert reading.note in exercise.check("1,700").message
+
+
+def test_an_unambiguous_number_needs_no_note():
+    """A number that reads the same in both languages ("1,700,000,000" in English) gets no
+    note; one typed with the other language's marks is read and the note says how."""
+    i18n.language("en")
+    assert read_number("1,700,000,000").note == ""
+    assert read_number("0,7").value == pytest.approx(0.7)
+    assert "decimal mark" in read_number("0,7").note
+
+
+@pytest.mark.parametrize(("lang", "yes", "no"), [("en", "yes", "no"), ("vi", "có", "không")])
+def test_reveal_writes_a_truth_value_as_a_word(lang, yes, no):
+    """Issue 21: reveal() shows yes/no in the learner's language, never false/true."""
+    inversion = _exercise("05.inversion", lang).reveal().message
+    same_random = _exercise("05.same_random", lang).reveal().message
+    assert f": {yes} (" in inversion
+    assert f": {no} (" in same_random
+    for raw in ("true", "false", "True", "False"):
+        assert f": {raw} " not in inversion + same_random
+
+
+def test_reveal_writes_numbers_as_the_language_does():
+    """An answer of several thousands or a share is shown through Babel: 69,4% in Vietnamese."""
+    i18n.language("vi")
+    exercise = Exercise("q?", lambda: 0.694, hint="h", explanation="e",
+                        accept=questions.Fraction())
+    assert "69,4%" in exercise.reveal().message
+
+
+def test_progress_files_a_lesson_exercise_under_its_lesson_outside_the_lesson():
+    """Issue 21: an exercise asked for by name outside its notebook is filed under its lesson
+    (the name's first two digits), not under "?"."""
+    exercise = questions.exercise("04.after_top")
+    exercise.check(0)
+    frame = course.progress()
+    assert "?" not in set(frame.lesson)
+    row = frame[frame.exercise == exercise.question].iloc[0]
+    assert (row.lesson, row.state) == ("04", "right")
+
+
+@pytest.mark.parametrize(("lang", "group"), [("en", "own"), ("vi", "tự tạo")])
+def test_progress_files_a_learners_own_exercise_under_a_named_group(lang, group):
+    """Issue 21: an exercise a learner makes outside any lesson is filed under a named group,
+    in the learner's language."""
+    i18n.language(lang)
+    Exercise("my own?", lambda: 1, hint="h", explanation="e").check(1)
+    frame = course.progress()
+    frame.columns = ["lesson", "exercise", "state", "tries"]  # headings are in the language
+    assert OWN == "own"
+    assert list(frame[frame.exercise == "my own?"].lesson) == [group]
