@@ -5,9 +5,24 @@ Messages are shown and written into shareable reports: every password in them is
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from labkit._redact import redact
+
+# The learner's language reaches this module through a translator ``labkit.i18n`` installs when
+# it loads: this module is below every other and imports none of them.
+_translate: Callable[[str], str] = str
+
+
+def use_translator(translate: Callable[[str], str]) -> None:
+    """Have this module's own words (``Hint:``, ``Tried:``) shown through ``translate``."""
+    global _translate
+    _translate = translate
+
+
+def _(message: str) -> str:
+    """``message`` in the learner's language (English until ``labkit.i18n`` is loaded)."""
+    return _translate(message)
 
 
 class LabkitError(Exception):
@@ -28,7 +43,8 @@ class BadInput(LabkitError, ValueError):
 
 def _as_hint(text: str) -> str:
     text = text.strip()
-    return text if not text or text.startswith("Hint:") else f"Hint: {text}"
+    prefix = _("Hint:")
+    return text if not text or text.startswith(("Hint:", prefix)) else f"{prefix} {text}"
 
 
 class _Hinted(LabkitError):
@@ -61,7 +77,7 @@ class ServerUnavailable(LabkitError):
             return [self.message]
         # A tried way may carry several lines (a start failure's log): indent them under it.
         items = ["  - " + "\n    ".join(way.splitlines()) for way in self.tried]
-        return [f"{self.message} Tried:", *items]
+        return [f"{self.message} {_('Tried:')}", *items]
 
     def __str__(self) -> str:
         return "\n".join(self._body() + ([self.hint] if self.hint else []))
@@ -70,7 +86,8 @@ class ServerUnavailable(LabkitError):
         """What failed and what was tried, on one line, without the hint."""
         text = " ".join(line.strip() for line in self.message.splitlines()).rstrip(".")
         if self.tried:
-            text += f" (tried {'; '.join(way.splitlines()[0] for way in self.tried)})"
+            ways = "; ".join(way.splitlines()[0] for way in self.tried)
+            text += f" ({_('tried')} {ways})"
         return f"{text or type(self).__name__}."
 
     def summary(self) -> str:
@@ -89,7 +106,7 @@ class ServerStartError(ServerUnavailable):
     def _body(self) -> list[str]:
         body = super()._body()
         if self.log_tail:
-            body.append(f"Last lines of its log:\n{self.log_tail}")
+            body.append(f"{_('Last lines of its log:')}\n{self.log_tail}")
         return body
 
 

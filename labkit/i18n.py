@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 
+from labkit import errors
 from labkit._paths import PACKAGE
 from labkit.errors import BadInput
 
@@ -20,7 +21,8 @@ def language(code: str | None = None) -> str:
     if code is not None:
         code = code.strip().lower()
         if code not in LANGUAGES:
-            raise BadInput(f"unknown language {code!r}; choose {' or '.join(LANGUAGES)}")
+            raise BadInput(_("unknown language {code}; choose one of {choices}").format(
+                code=repr(code), choices=", ".join(LANGUAGES)))
         _chosen = code
     return _chosen or _from_environment()
 
@@ -52,6 +54,9 @@ def _(message: str) -> str:
     if code == "en":
         return message
     return _catalogue(code).get(message, message)
+
+
+errors.use_translator(_)
 
 
 # Numbers and dates in the learner's language, with CLDR's rules through Babel: "1,700,000,000"

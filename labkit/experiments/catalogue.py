@@ -27,6 +27,7 @@ from labkit.experiments import (  # noqa: F401  (importing the experiments regis
     objectid_ordering,
     sort_order,
 )
+from labkit.i18n import _
 
 LESSONS = {
     "dates": "01_dates_not_strings.ipynb",
@@ -57,7 +58,8 @@ def get(claim_id: str) -> Claim:
     """Return one registered claim, or raise ``UnknownClaim`` naming the known IDs."""
     key = claim_id.strip().upper()
     if key not in REGISTRY:
-        raise UnknownClaim(f"no claim {claim_id!r}; known: {', '.join(c.id for c in registered())}")
+        raise UnknownClaim(_("no claim {claim}; known: {known}").format(
+            claim=repr(claim_id), known=", ".join(c.id for c in registered())))
     return REGISTRY[key]
 
 

@@ -10,7 +10,7 @@ from labkit.claims.claim import Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps, value_bytes
-from labkit.i18n import N_
+from labkit.i18n import N_, _, number
 from labkit.model import objectid
 
 
@@ -129,3 +129,24 @@ def id_sizes(ctx) -> Observation:
          "uuid_bson_value_bytes": len(value_bytes(uid, standard))},
         engine, version,
         note=N_("as a BSON value a UUID also carries an int32 length and a subtype byte"))
+
+
+def below_in_second(second: int, others: int = 8) -> list[dict[str, str]]:
+    """The lesson's range-boundary demonstration, in the learner's words: the lower bound of
+    ``second`` (``ObjectId.from_datetime``) and an ID made at that second, each with how many
+    of ``others`` IDs made in the same second by other processes sort below it."""
+    import datetime as dt
+
+    from bson import ObjectId
+
+    bound = str(ObjectId.from_datetime(dt.datetime.fromtimestamp(second, dt.UTC)))
+    made_at = objectid.Generator().next(at=second)
+    made = [objectid.Generator().next(at=second) for _ in range(others)]
+    rows = []
+    for label, hex_id in ((N_("the lower bound (from_datetime)"), bound),
+                          (N_("an ID made at that second"), made_at)):
+        below = sum(h < hex_id for h in made)
+        rows.append({_("ID"): _(label), "hex": hex_id,
+                     _("IDs of that second below it"): _("{count} of {total}").format(
+                         count=number(below), total=number(others))})
+    return rows

@@ -9,7 +9,7 @@ from labkit.claims.claim import Figure, Observation, retry_until, subset_of_obse
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
-from labkit.i18n import N_
+from labkit.i18n import N_, _
 from labkit.model import objectid
 from labkit.names import engine_name
 
@@ -178,3 +178,14 @@ def order_across_processes(ctx) -> Observation:
         note=N_("{tries} tries (each with two fresh processes) until B sorted first"),
         note_values={"tries": tries},
         figure=Figure("id_rank", (table, N_("Insert time against _id rank"))))
+
+
+def clock_skew(skew_s: int = -2) -> list[dict[str, str]]:
+    """The lesson's clock-skew example in the learner's words, in ``_id`` order: A writes with
+    a true clock, B one second later with a clock ``skew_s`` seconds off
+    (``objectid.skew_example``)."""
+    return [{_("process"): row["process"],
+             _("wrote at (true clock)"): objectid.iso_z(
+                 dt.datetime.fromtimestamp(row["true_time"], dt.UTC)),
+             "_id": row["hex"], _("time in the _id"): row["datetime"]}
+            for row in objectid.skew_example(skew_s=skew_s)]

@@ -50,7 +50,8 @@ def lesson(key: str | int) -> Lesson:
         if text in (item.number, item.file, item.file.removesuffix(".ipynb")) or (
                 text.isdigit() and int(text) == int(item.number)):
             return item
-    raise BadInput(f"no lesson {key!r}; known: {', '.join(i.number for i in LESSONS)}")
+    raise BadInput(_("no lesson {key}; known: {known}").format(
+        key=repr(key), known=", ".join(i.number for i in LESSONS)))
 
 
 def set_current(number: str) -> None:

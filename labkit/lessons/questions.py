@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from labkit.errors import BadInput
-from labkit.i18n import N_
+from labkit.i18n import N_, _
 from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Hex, Number, Text, Time
 
 # Units a learner may write after a number; any language, as typed (not shown, not translated).
@@ -380,5 +380,6 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
 def exercise(name: str) -> Exercise:
     """A fresh exercise of a lesson by name, such as ``"01.string_range"``."""
     if name not in EXERCISES:
-        raise BadInput(f"no exercise {name!r}; known: {', '.join(EXERCISES)}")
+        raise BadInput(_("no exercise {name}; known: {known}").format(
+            name=repr(name), known=", ".join(EXERCISES)))
     return EXERCISES[name](name[:2])

@@ -12,18 +12,26 @@ from typing import TYPE_CHECKING
 
 from labkit._redact import display
 from labkit.errors import one_line
+from labkit.i18n import N_, _
 
 if TYPE_CHECKING:
     from labkit.servers.privileges import Privileges
 
 REQUIRED_PACKAGES = ("pymongo", "testcontainers", "psycopg", "uuid-utils", "matplotlib")
-OPTIONAL_PACKAGES = (("jupyterlab", "the lessons (make lab)"), ("nbval", "the notebook tests"),
-                     ("wiredtiger", "the embedded WiredTiger engine (make wiredtiger)"))
+OPTIONAL_PACKAGES = (("jupyterlab", N_("the lessons (make lab)")),
+                     ("nbval", N_("the notebook tests")),
+                     ("wiredtiger", N_("the embedded WiredTiger engine (make wiredtiger)")))
+# The checks' names, in the language in use where they are made: the MongoDB ways' names all
+# begin with "MongoDB" in every language (``Report.mongodb_ways`` counts them by it).
+URI_WAY = N_("MongoDB via LABKIT_MONGODB_URI")
+LOCAL_WAY = N_("MongoDB via a local mongod")
+DOCKER_WAY = N_("MongoDB via Docker")
 
 
 @dataclass
 class Check:
-    """One requirement: whether it is met, what was found, and whether labkit needs it."""
+    """One requirement: whether it is met, what was found, and whether labkit needs it (its
+    name and detail in the language in use when it was checked)."""
 
     name: str
     ok: bool
@@ -32,10 +40,11 @@ class Check:
 
     def line(self) -> str:
         """``[OK]   name: detail`` or ``[FAIL] name: detail``."""
-        mark = "[OK]  " if self.ok else "[FAIL]"
+        marks = ["[OK]", _("[FAIL]")]
+        mark = marks[0] if self.ok else marks[1]
         optional = "" if self.required or self.ok or self.name.startswith("MongoDB") \
-            else " (optional)"
-        return f"{mark} {self.name}: {self.detail}{optional}"
+            else " " + _("(optional)")
+        return f"{mark:<{max(map(len, marks))}} {self.name}: {self.detail}{optional}"
 
 
 @dataclass
@@ -59,13 +68,13 @@ class Report:
         """The closing line: ready, or what is missing."""
         missing = [c.name for c in self.checks if c.required and not c.ok]
         if missing:
-            return f"Not ready: {', '.join(missing)} missing. Run `make test` or `make run` " \
-                   "to install labkit's requirements."
+            return _("Not ready: {missing} missing. Run `make test` or `make run` to install "
+                     "labkit's requirements.").format(missing=", ".join(missing))
         if not any(c.ok for c in self.mongodb_ways):
-            return ("No way to a MongoDB server: offline claims run, MongoDB claims will be "
-                    "reported as not run. Set LABKIT_MONGODB_URI, put mongod on PATH, or start "
-                    "Docker.")
-        return "Ready."
+            return _("No way to a MongoDB server: offline claims run, MongoDB claims will be "
+                     "reported as not run. Set LABKIT_MONGODB_URI, put mongod on PATH, or start "
+                     "Docker.")
+        return _("Ready.")
 
     def __str__(self) -> str:
         return "\n".join([c.line() for c in self.checks] + [self.summary()])
@@ -82,9 +91,10 @@ def _package(name: str, required: bool, why: str = "") -> Check:
     try:
         version = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
-        detail = "not installed" + (f", needed for {why}" if why else "")
-        return Check(f"package {name}", False, detail, required)
-    return Check(f"package {name}", True, version, required)
+        detail = (_("not installed, needed for {why}").format(why=_(why)) if why
+                  else _("not installed"))
+        return Check(_("package {name}").format(name=name), False, detail, required)
+    return Check(_("package {name}").format(name=name), True, version, required)
 
 
 def _mongodb_uri() -> Check:
@@ -93,24 +103,25 @@ def _mongodb_uri() -> Check:
 
     uri = os.environ.get("LABKIT_MONGODB_URI")
     if not uri:
-        return Check("MongoDB via LABKIT_MONGODB_URI", False, "not set", required=False)
+        return Check(_(URI_WAY), False, _("not set"), required=False)
     try:
         server = servers.provide("mongodb", "uri")
     except (LabkitError, ValueError) as exc:  # pymongo's parser raises ValueError too
-        return Check("MongoDB via LABKIT_MONGODB_URI", False, one_line(exc), False)
+        return Check(_(URI_WAY), False, one_line(exc), False)
     with server:
-        detail = f"MongoDB {server.version} at {display(uri)}; {server.cache}; " \
-                 f"{privileges_line(server.privileges)}"
+        detail = _("MongoDB {version} at {uri}").format(
+            version=server.version, uri=display(uri)) + \
+            f"; {server.cache}; {privileges_line(server.privileges)}"
         usable = server.privileges is None or server.privileges.usable
-    return Check("MongoDB via LABKIT_MONGODB_URI", usable, detail, required=False)
+    return Check(_(URI_WAY), usable, detail, required=False)
 
 
 def privileges_line(privileges: Privileges | None) -> str:
     """What the URI's user may do, as the doctor says it (``ping`` and ``buildInfo`` need no
     authentication, so only ``connectionStatus`` tells)."""
     if privileges is None:
-        return "privileges: not readable (the server did not answer connectionStatus)"
-    return f"privileges: {privileges.report()}"
+        return _("privileges: not readable (the server did not answer connectionStatus)")
+    return _("privileges: {report}").format(report=privileges.report())
 
 
 def _mongodb_local() -> Check:
@@ -119,20 +130,21 @@ def _mongodb_local() -> Check:
 
     binary = servers.find_mongod()
     if binary is None:
-        return Check("MongoDB via a local mongod", False,
-                     servers.mongod_missing_reason() or "no mongod", required=False)
+        return Check(_(LOCAL_WAY), False,
+                     servers.mongod_missing_reason() or _("no mongod"), required=False)
     try:
         version = servers.mongod_version(binary)
     except LabkitError as exc:
-        return Check("MongoDB via a local mongod", False, one_line(exc), required=False)
-    return Check("MongoDB via a local mongod", True, f"{binary} (version {version})", False)
+        return Check(_(LOCAL_WAY), False, one_line(exc), required=False)
+    return Check(_(LOCAL_WAY), True,
+                 _("{binary} (version {version})").format(binary=binary, version=version), False)
 
 
 def _mongodb_docker() -> Check:
     from labkit import servers
 
     ok, detail = servers.docker_status()
-    return Check("MongoDB via Docker", ok, detail, required=False)
+    return Check(_(DOCKER_WAY), ok, detail, required=False)
 
 
 def _postgres() -> Check:
@@ -150,21 +162,22 @@ def _postgres() -> Check:
     bindir = servers.find_postgres_bin()
     if bindir:
         version = servers.postgres_bin_version(bindir)
-        return Check("PostgreSQL", True, f"local binaries {version} in {bindir}", False)
+        return Check("PostgreSQL", True, _("local binaries {version} in {folder}").format(
+            version=version, folder=bindir), False)
     ok, detail = servers.docker_status()
     if ok:
-        return Check("PostgreSQL", True, f"through {detail}", False)
+        return Check("PostgreSQL", True, _("through {docker}").format(docker=detail), False)
     return Check("PostgreSQL", False,
-                 "LABKIT_POSTGRES_DSN not set, no local binaries, no Docker", required=False)
+                 _("LABKIT_POSTGRES_DSN not set, no local binaries, no Docker"), required=False)
 
 
 def _wiredtiger() -> Check:
     try:
         importlib.import_module("wiredtiger")  # an optional binding, without type hints
     except ImportError:
-        return Check("WiredTiger binding", False, "not installed (make wiredtiger)", False)
+        return Check(_("WiredTiger binding"), False, _("not installed (make wiredtiger)"), False)
     version = importlib.metadata.version("wiredtiger")
-    return Check("WiredTiger binding", True, version, required=False)
+    return Check(_("WiredTiger binding"), True, version, required=False)
 
 
 def run() -> Report:

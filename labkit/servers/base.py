@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
 
 from labkit import _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
+from labkit.i18n import _
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
 if TYPE_CHECKING:
@@ -92,11 +93,12 @@ def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hi
         except ServerStartError as exc:
             if explicit:
                 raise
-            outcome = f"failed to start:\n{exc}"
+            outcome = _("failed to start:") + f"\n{exc}"
         if not isinstance(outcome, str):
             return outcome
-        tried.append(f"{name}: {outcome}")
-    raise ServerUnavailable(f"No {engine} server is available.", tried=tried, hint=hint)
+        tried.append(f"{_(name)}: {outcome}")
+    raise ServerUnavailable(_("No {engine} server is available.").format(engine=engine),
+                            tried=tried, hint=_(hint))
 
 
 # Docker, the last way to either vendor -------------------------------------------------
@@ -111,8 +113,8 @@ def docker_status() -> tuple[bool, str]:
         client.ping()
         return True, f"Docker {client.version().get('Version', '?')}"
     except Exception as exc:  # docker raises many kinds; all mean "not usable"
-        cause = "no Docker socket" if "FileNotFoundError" in str(exc) else type(exc).__name__
-        return False, f"no Docker daemon answered ({cause})"
+        cause = _("no Docker socket") if "FileNotFoundError" in str(exc) else type(exc).__name__
+        return False, _("no Docker daemon answered ({cause})").format(cause=cause)
 
 
 class _HasLogs(Protocol):

@@ -30,6 +30,7 @@ from labkit.errors import (
     ServerUnavailable,
     one_line,
 )
+from labkit.i18n import N_, _
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
 from labkit.servers import base
@@ -62,7 +63,7 @@ MIN_CACHE_GB = 0.25  # mongod refuses a smaller --wiredTigerCacheSizeGB (SERVER-
 MAX_CACHE_GB = 10000.0  # and a larger one (its option validator: gte 0.25, lte 10000)
 _GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes
 
-MONGO_HINT = (
+MONGO_HINT = N_(
     "Hint: point labkit at a server with LABKIT_MONGODB_URI=mongodb://host:27017; "
     "or put a mongod on PATH (conda env create -f environment.yml ships one, MongoDB 6.0) "
     "or name it in LABKIT_MONGOD; or start Docker so labkit can run the mongo image."
@@ -308,7 +309,7 @@ class MongoServer(Server["Database[Document]"]):
         def by_uri() -> MongoServer | str:
             uri = os.environ.get("LABKIT_MONGODB_URI")
             if not uri:
-                return "not set"
+                return _("not set")
             several = uri.split()
             return _among(several, version) if len(several) > 1 else from_uri(
                 uri, version)
@@ -316,10 +317,11 @@ class MongoServer(Server["Database[Document]"]):
         def local() -> MongoServer | str:
             binary = find_mongod()
             if binary is None:
-                return mongod_missing_reason() or "no mongod"
+                return mongod_missing_reason() or _("no mongod")
             actual = mongod_version(binary)
             if not version_matches(actual, version):
-                return f"{binary} is version {actual}, not {version}"
+                return _("{binary} is version {actual}, not {version}").format(
+                    binary=binary, actual=actual, version=version)
             return _start_local_mongod(binary, cache_gb)
 
         def docker() -> MongoServer | str:
@@ -328,7 +330,7 @@ class MongoServer(Server["Database[Document]"]):
                 return detail
             return _start_docker_mongo(version or DEFAULT_MONGO_VERSION, cache_gb)
 
-        return {"uri": ("LABKIT_MONGODB_URI", by_uri), "local": ("local mongod", local),
+        return {"uri": ("LABKIT_MONGODB_URI", by_uri), "local": (N_("local mongod"), local),
                 "docker": ("Docker", docker)}
 
 
@@ -419,20 +421,22 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
         client.admin.command("ping")
         actual = str(client.server_info()["version"])
     except (ConfigurationError, ValueError) as exc:  # pymongo's parser raises both
-        raise BadInput("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's parser refused "
-                       "it; its text is not shown: it may hold a password)") from exc
+        raise BadInput(_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's parser "
+                         "refused it; its text is not shown: it may hold a password)")) from exc
     except PyMongoError as exc:
         raise ServerUnavailable(
-            f"The MongoDB server at {redact(uri)} did not answer: {str(exc).splitlines()[0]}",
-            hint="check that it is running and reachable, or unset LABKIT_MONGODB_URI "
-                 "to let labkit start one.",
+            _("The MongoDB server at {uri} did not answer: {error}").format(
+                uri=redact(uri), error=str(exc).splitlines()[0]),
+            hint=_("check that it is running and reachable, or unset LABKIT_MONGODB_URI "
+                   "to let labkit start one."),
         ) from exc
     if not version_matches(actual, version):
         client.close()
         raise ServerUnavailable(
-            f"The MongoDB server at {redact(uri)} is version {actual}, not {version}.",
-            hint="unset LABKIT_MONGODB_URI to let labkit start that version, or drop "
-                 "--mongodb-version.",
+            _("The MongoDB server at {uri} is version {actual}, not {version}.").format(
+                uri=redact(uri), actual=actual, version=version),
+            hint=_("unset LABKIT_MONGODB_URI to let labkit start that version, or drop "
+                   "--mongodb-version."),
         )
     cache_gb, cache = _cache_of(client, None)
     try:
@@ -471,10 +475,11 @@ def mongod_missing_reason() -> str | None:
         return None
     named = os.environ.get("LABKIT_MONGOD")
     if not named:
-        return "LABKIT_MONGOD is not set and there is no mongod on PATH"
+        return _("LABKIT_MONGOD is not set and there is no mongod on PATH")
     if not os.path.exists(named):
-        return f"LABKIT_MONGOD is set to {named}, which does not exist"
-    return f"LABKIT_MONGOD is set to {named}, which is not an executable file"
+        return _("LABKIT_MONGOD is set to {path}, which does not exist").format(path=named)
+    return _("LABKIT_MONGOD is set to {path}, which is not an executable file").format(
+        path=named)
 
 
 def mongod_version(binary: str) -> str:

@@ -1,0 +1,103 @@
+"""labkit's own lines that a Vietnamese lesson shows outside its cards: the environment
+self-check, the message when no MongoDB server can be had, a wrong argument's error, and the
+ObjectId lessons' small demonstrations, in the learner's language; English everywhere else
+(issue 21, "The Vietnamese edition leaks English": lessons 00, 04 and 05)."""
+
+from __future__ import annotations
+
+import pytest
+
+import labkit
+from labkit import i18n, servers
+from labkit.errors import BadInput, ServerUnavailable
+from labkit.experiments import objectid_anatomy, objectid_ordering
+from labkit.run import doctor
+
+
+@pytest.fixture
+def vietnamese(monkeypatch):
+    """The learner's language is Vietnamese, as ``labkit.language("vi")`` sets it."""
+    monkeypatch.setattr(i18n, "_chosen", "vi")
+
+
+def test_the_self_check_speaks_vietnamese_and_still_counts_the_ways(vietnamese,
+                                                                       nothing_available):
+    """``labkit.doctor()`` in Vietnamese: each line marked ``[OK]`` or ``[CHƯA ĐẠT]``, the
+    three ways to MongoDB named in Vietnamese and still counted as ways, the closing line in
+    Vietnamese (lesson 00's first output)."""
+    report = doctor.run()
+    text = str(report)
+    lines = text.splitlines()
+    assert all(line.startswith(("[OK] ", "[CHƯA ĐẠT] ")) for line in lines[:-1])
+    assert "[CHƯA ĐẠT] MongoDB qua LABKIT_MONGODB_URI: chưa đặt" in lines
+    assert len(report.mongodb_ways) == 3
+    assert not report.ok
+    assert lines[-1].startswith("Chưa có cách nào tới một server MongoDB")
+    for english in ("MongoDB via", "not set", "package ", "No way to"):
+        assert english not in text
+
+
+def test_the_self_check_stays_english_by_default(monkeypatch, nothing_available):
+    """Without a language chosen (the command line, ``labkit doctor --json``) the lines and
+    the JSON keep their English words."""
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.delenv("LABKIT_LANG", raising=False)
+    report = doctor.run()
+    assert "[FAIL] MongoDB via LABKIT_MONGODB_URI: not set" in str(report).splitlines()
+    assert report.to_dict()["summary"].startswith("No way to a MongoDB server")
+
+
+def test_no_server_message_speaks_vietnamese(vietnamese, nothing_available):
+    """The server-discovery message a lesson shows (lesson 00 prints it, the not-run card's
+    details quote its one-line form): what was tried and the hint, in Vietnamese."""
+    with pytest.raises(ServerUnavailable) as caught:
+        servers.get_mongodb()
+    error = caught.value
+    message = str(error)
+    assert message.startswith("Không có server MongoDB nào dùng được. Đã thử:")
+    assert "  - LABKIT_MONGODB_URI: chưa đặt" in message.splitlines()
+    assert "mongod cục bộ: LABKIT_MONGOD trỏ tới " in message
+    assert error.hint.startswith("Gợi ý: chỉ cho labkit một server")
+    assert message.splitlines()[-1] == error.hint
+    assert "(đã thử LABKIT_MONGODB_URI: chưa đặt;" in error.summary()
+    for english in ("Tried", "Hint", "not set", "No MongoDB server"):
+        assert english not in message + error.summary()
+
+
+@pytest.mark.parametrize(("call", "english", "vietnamese_words"), [
+    (lambda: labkit.exercise("99.nothing"), "no exercise", "không có bài tập '99.nothing'"),
+    (lambda: labkit.check("Z9"), "no claim", "không có nhận định 'Z9'"),
+    (lambda: labkit.language("fr"), "unknown language", "không có ngôn ngữ 'fr'"),
+])
+def test_a_wrong_argument_is_refused_in_the_learner_s_language(vietnamese, call, english,
+                                                                vietnamese_words):
+    """A wrong exercise name, claim ID or language in a Vietnamese lesson: BadInput whose
+    message is Vietnamese and still names what is known."""
+    with pytest.raises(BadInput) as caught:
+        call()
+    assert vietnamese_words in str(caught.value)
+    assert english not in str(caught.value)
+
+
+def test_the_range_boundary_demonstration_counts_and_speaks_vietnamese(vietnamese):
+    """Lesson 04's boundary table: nothing of the second sorts below ``from_datetime``, the
+    ID made at the second is its own kind, and the headings are Vietnamese (CLAIMS.md O8;
+    pymongo's ``ObjectId.from_datetime``)."""
+    second = 1_791_417_600  # 2026-10-08T00:00:00Z
+    bound, made = objectid_anatomy.below_in_second(second, others=8)
+    heading = "số ID cùng giây đứng trước nó"
+    assert bound == {"ID": "cận dưới của giây đó (from_datetime)",
+                     "hex": "6ac6dd000000000000000000", heading: "0 trên 8"}
+    assert made["hex"][:8] == "6ac6dd00" and made["hex"] != bound["hex"]
+    count, total = made[heading].split(" trên ")
+    assert total == "8" and 0 <= int(count) <= 8
+
+
+def test_the_clock_skew_example_sorts_b_first_and_speaks_vietnamese(vietnamese):
+    """Lesson 05's clock skew: B writes a second after A with a clock two seconds behind, so
+    its ID carries an earlier time and sorts first (CLAIMS.md O9, its note on clock skew)."""
+    rows = objectid_ordering.clock_skew(skew_s=-2)
+    assert [row["tiến trình"] for row in rows] == ["B", "A"]
+    assert rows[0]["ghi lúc (đồng hồ đúng)"] == "2023-11-14T22:13:21Z"
+    assert rows[0]["thời điểm ghi trong _id"] == "2023-11-14T22:13:19Z"
+    assert rows[1]["_id"] == "6553f1001111111111000000"
