@@ -147,7 +147,7 @@ class NotRun:
         return pd.DataFrame(columns, index=pd.Index(keys, name=_("question")))
 
     def _head(self) -> str:
-        return _("{what}: not run (no {name} here)").format(what=self.what,
+        return _("{what}: not run (no {name} here)").format(what=_(self.what),
                                                             name=engine_name(self.kind))
 
     def __str__(self) -> str:

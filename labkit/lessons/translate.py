@@ -283,9 +283,10 @@ def _marked(tree: ast.AST, where: str) -> list[str]:
 
 
 def _notebook_labels(lesson: Path) -> list[str]:
-    """The words a lesson's code hands labkit to show: ``model_label="…"`` of
-    ``labkit.on_server`` (a not-run card's label) and the ``title`` of a ``plots`` figure.
-    labkit translates them where it shows them, so they are labkit's messages too."""
+    """The words a lesson's code hands labkit to show: what ``labkit.on_server`` runs (its
+    first argument, a not-run card's head) and its ``model_label="…"`` (the card's label), and
+    the ``title`` of a ``plots`` figure. labkit translates them where it shows them, so they
+    are labkit's messages too."""
     import inspect
 
     from labkit.outputs import plots
@@ -305,8 +306,11 @@ def _notebook_labels(lesson: Path) -> list[str]:
                     and func.value.id == "plots" and callable(getattr(plots, func.attr, None))):
                 names = list(inspect.signature(getattr(plots, func.attr)).parameters)
                 given.update(zip(names, node.args, strict=False))
+            if isinstance(func, ast.Attribute) and func.attr == "on_server" and node.args:
+                given["what"] = node.args[0]
             labels += [value.value for key, value in given.items()
-                       if key in ("model_label", "title") and isinstance(value, ast.Constant)
+                       if key in ("what", "model_label", "title")
+                       and isinstance(value, ast.Constant)
                        and isinstance(value.value, str)]
     return labels
 
