@@ -88,9 +88,11 @@ def test_the_range_boundary_demonstration_counts_and_speaks_vietnamese(vietnames
     heading = "số ID cùng giây đứng trước nó"
     assert bound == {"ID": "cận dưới của giây đó (from_datetime)",
                      "hex": "6ac6dd000000000000000000", heading: "0 trên 8"}
-    assert made["hex"][:8] == "6ac6dd00" and made["hex"] != bound["hex"]
+    assert made["hex"][:8] == "6ac6dd00"
+    assert made["hex"] != bound["hex"]
     count, total = made[heading].split(" trên ")
-    assert total == "8" and 0 <= int(count) <= 8
+    assert total == "8"
+    assert 0 <= int(count) <= 8
 
 
 def test_the_clock_skew_example_sorts_b_first_and_speaks_vietnamese(vietnamese):
