@@ -349,3 +349,109 @@ def _split_paths(by_kind: dict, engine: str) -> dict:
 def wiredtiger_split_paths(ctx) -> list[Observation]:
     """Split counters for UUIDv7 and UUIDv4 keys: embedded WiredTiger and mongod's _id index."""
     return per_engine(ctx, ["wiredtiger", "mongodb"], _split_paths)
+
+
+GROWTH_ENGINES = ("postgres", "wiredtiger", "sqlite")  # the first that runs shows U5 grow
+GROWTH_STEPS = 4  # loads at N/8, N/4, N/2 and N
+
+
+def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
+    """U5 as the index grows, on the first engine of ``GROWTH_ENGINES`` that runs: loads at
+    N/8 to N keys with a checkpoint every ``btree.CHECKPOINT_EVERY`` keys and with none
+    during the load, through the run's cache (the largest load with checkpoints is the one
+    U5 is judged on). ``{"engine", "engine_version", "cache", "writes": {setting: {kind:
+    [(n, bytes written)]}}, "cache_points": [{keys, n, index_to_cache, cache_reads}]}``;
+    ``{"not_run": why}`` when no engine runs."""
+    from labkit.errors import ServerUnavailable
+
+    ns = sorted({max(ctx.btree_n >> i, 1) for i in range(GROWTH_STEPS)})
+    why = []
+    for engine in GROWTH_ENGINES:
+        try:
+            loads = {setting: [ctx.btree(engine, list(kinds), n, checkpoint_every=every)
+                               for n in ns]
+                     for setting, every in ((N_("with checkpoints"), btree.CHECKPOINT_EVERY),
+                                            (N_("no checkpoint"), None))}
+        except ServerUnavailable as exc:
+            why.append(f"{engine_name(engine)}: {exc.summary()}")
+            continue
+        last = loads[N_("with checkpoints")][-1]
+        return {"engine": engine_name(engine), "engine_version": last["engine_version"],
+                "cache": last.get("cache", ""), "checkpoint_every": btree.CHECKPOINT_EVERY,
+                "writes": {setting: {k: [(m["n"], r["write_bytes"]) for m in runs
+                                         for r in m["results"] if r["keys"] == k]
+                                     for k in kinds}
+                           for setting, runs in loads.items()},
+                "cache_points": [{"keys": r["keys"], "n": r["n"], "index_bytes": r["index_bytes"],
+                                  "cache_bytes": r.get("cache_bytes"),
+                                  "index_to_cache": r.get("index_to_cache"),
+                                  "cache_reads": r.get("cache_reads")}
+                                 for m in loads[N_("with checkpoints")] for r in m["results"]]}
+    return {"not_run": "; ".join(why)}
+
+
+def growth_rows(grown: dict) -> list[dict]:
+    """``growth``'s loads as table rows: N, key kind, bytes written per key with and without
+    checkpoints, index and cache size, pages read into the cache."""
+    cache = {(p["keys"], p["n"]): p for p in grown["cache_points"]}
+    rows = []
+    for kind, points in grown["writes"][N_("with checkpoints")].items():
+        without = dict(grown["writes"][N_("no checkpoint")][kind])
+        for n, written in points:
+            point = cache[(kind, n)]
+            rows.append({"N": n, _("keys"): kind,
+                         _("bytes/key, with checkpoints"): round(written / n, 1),
+                         _("bytes/key, no checkpoint"): round(without[n] / n, 1),
+                         _("index bytes"): point["index_bytes"],
+                         _("cache bytes"): point["cache_bytes"],
+                         _("pages read into the cache"): point["cache_reads"]})
+    return rows
+
+
+def tried(exercise) -> bool:
+    """True once the learner has answered ``exercise``; until then, say what to do first (a
+    cell that would show the answer waits)."""
+    if exercise.attempts:
+        return True
+    print(_("Answer the question above first, then run this cell again."))
+    return False
+
+
+def key_points(ctx, grown: dict, writes_shown: bool = True) -> str:
+    """Lesson 06's key points, every figure from this run's loads (engines that did not run
+    are left out; the write figures only once their question was answered)."""
+    from labkit.i18n import number, percent
+
+    lines = []
+    engines = ctx.btree_compare(["sqlite", "postgres", "wiredtiger"], KINDS)
+    model = ctx.btree("model", KINDS, policy="half")["results"][0]["avg_leaf_fill"]
+    lines.append(_("Random keys fill leaves to about ln 2 \u2248 69%, not 50%: the model gave "
+                   "{fill}.").format(fill=percent(model)))
+    for measured in engines.values():
+        if "results" not in measured:
+            continue
+        by_kind = {r["keys"]: r for r in measured["results"]}
+        lines.append(_("{engine} {version}: the UUIDv4 index is {ratio} times the size of the "
+                       "UUIDv7 one; leaves {fill4} full with UUIDv4, {fill7} with UUIDv7.").format(
+            engine=engine_name(measured["engine"]), version=measured["engine_version"],
+            ratio=number(1 + btree.larger_by(measured, "uuid4", than="uuid7"), 2),
+            fill4=percent(by_kind["uuid4"]["avg_leaf_fill"] or 0),
+            fill7=percent(by_kind["uuid7"]["avg_leaf_fill"] or 0)))
+    if not writes_shown:
+        lines.append(_("The write and cache figures appear here once the write-volume question "
+                       "of section 5 is answered."))
+    elif "not_run" not in grown:
+        final = {k: p[-1] for k, p in grown["writes"][N_("with checkpoints")].items()}
+        reads = {p["keys"]: p for p in grown["cache_points"] if p["n"] == final["uuid4"][0]}
+        lines.append(_("{engine}, N = {n}, a checkpoint every {every} keys: UUIDv4 wrote {ratio} "
+                       "times the bytes UUIDv7 wrote, and read {r4} pages into the cache against "
+                       "{r7} (the UUIDv4 index is {size} times the cache).").format(
+            engine=grown["engine"], n=number(final["uuid4"][0]),
+            every=number(grown["checkpoint_every"]),
+            ratio=number(final["uuid4"][1] / final["uuid7"][1], 2),
+            r4=number(reads["uuid4"]["cache_reads"] or 0),
+            r7=number(reads["uuid7"]["cache_reads"] or 0),
+            size=number(reads["uuid4"]["index_to_cache"] or 0, 2)))
+    lines.append(_("A UUIDv7 exposes its creation time to the millisecond; use a generator that "
+                   "is monotonic within a millisecond."))
+    return "\n".join(f"- {line}" for line in lines)
