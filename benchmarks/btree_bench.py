@@ -1,6 +1,8 @@
-"""Benchmark labkit's B-tree loads: overhead against bare driver loops, key rates, peak memory.
+"""Benchmark labkit's B-tree loads: overhead against bare driver loops, key rates, peak memory,
+and what U5's write and cache measurement adds to a load.
 
     python benchmarks/btree_bench.py [--n 1000000] [--memory-n 10000000] [--json]
+    python benchmarks/btree_bench.py --u5-cost [--n 200000] [--repeat 3]
 
 PostgreSQL comes from LABKIT_POSTGRES_DSN or local binaries, as in labkit itself.
 Each load runs in a fresh process so that its peak memory (ru_maxrss) is its own.
@@ -65,6 +67,56 @@ elif mode in ("labkit-postgres", "bare-postgres"):
                             copy.write_row((uuid.UUID(bytes=k),))
             seconds = time.perf_counter() - start
         conn.execute("DROP TABLE t")
+elif mode == "u5-sqlite-before":  # the load as it was before U5's measurement: no WAL
+    conn = sqlite3.connect(target)
+    conn.execute("PRAGMA journal_mode=OFF"); conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("CREATE TABLE t (k BLOB NOT NULL PRIMARY KEY)")
+    start = time.perf_counter()
+    for batch in keys.batches(kind, n, 10_000):
+        with conn:
+            conn.executemany("INSERT INTO t (k) VALUES (?)", zip(batch))
+    seconds = time.perf_counter() - start
+    conn.close()
+elif mode == "u5-sqlite-after":
+    start = time.perf_counter()
+    btree.sqlite_load(target, kind, n, checkpoint_every=btree.CHECKPOINT_EVERY)
+    seconds = time.perf_counter() - start
+elif mode in ("u5-wiredtiger-before", "u5-wiredtiger-after"):
+    after = mode.endswith("after")
+    if after:
+        seconds = btree.run_wiredtiger(kind, n)["insert_seconds"]
+    else:  # no log, no checkpoint during the load, no statistics read
+        import struct, wiredtiger
+        conn = wiredtiger.wiredtiger_open(target, f"create,cache_size={btree.WT_CACHE_MB}MB,"
+                                                  "statistics=(fast)")
+        session = conn.open_session()
+        session.create("table:idx", btree.WT_TABLE_CONFIG)
+        cursor = session.open_cursor("table:idx")
+        pack, record, start = struct.Struct(">q").pack, 0, time.perf_counter()
+        for batch in keys.batches(kind, n, 1_000):
+            for key in batch:
+                record += 1
+                cursor[key] = pack(record)
+        seconds = time.perf_counter() - start
+        conn.close()
+elif mode in ("u5-postgres-before", "u5-postgres-after"):
+    import psycopg
+    from labkit.engines import btree_io
+    with psycopg.connect(target, autocommit=True) as conn:
+        btree.postgres_table(conn, kind)
+        start = time.perf_counter()
+        if mode.endswith("after"):
+            conn.execute("CHECKPOINT")
+            before = btree_io.pg_snapshot(conn)
+            points = btree_io.Checkpoints(btree.CHECKPOINT_EVERY,
+                                          lambda: conn.execute("CHECKPOINT"))
+            btree.postgres_load(conn, kind, n, checkpoints=points)
+            conn.execute("CHECKPOINT")
+            btree_io.pg_io(conn, before, btree_io.pg_snapshot(conn))
+        else:
+            btree.postgres_load(conn, kind, n)
+        seconds = time.perf_counter() - start
+        conn.execute("DROP TABLE t")
 elif mode == "rate":
     seconds = n / keys.rate(kind, n)
 print(json.dumps({"seconds": seconds,
@@ -96,6 +148,55 @@ def postgres_pair(kind: str, n: int, server) -> dict:
     result["overhead"] = (result["labkit-postgres"]["seconds"]
                           / result["bare-postgres"]["seconds"] - 1)
     return result
+
+
+U5_LIMIT = 0.10  # issue 22: the measurement adds at most 10% to a load at N = 200,000
+
+
+def u5_cost(n: int, repeat: int) -> dict:
+    """Each engine's load of UUIDv4 and UUIDv7 keys before U5's measurement (no WAL or log, no
+    checkpoint, no statistics) and with it, best of ``repeat`` runs each, in fresh processes."""
+    from labkit import servers
+
+    report: dict = {"n": n, "repeat": repeat, "limit": U5_LIMIT, "engines": {}}
+    server = None
+    try:
+        server = servers.get_postgres()
+    except servers.ServerUnavailable as exc:
+        report["engines"]["postgres"] = {"not_run": exc.summary()}
+    for engine in ("sqlite", "wiredtiger", "postgres"):
+        if engine == "postgres" and server is None:
+            continue
+        rows = report["engines"][engine] = {}
+        for kind in ("uuid4", "uuid7"):
+            best = {}
+            for side in ("before", "after"):
+                times = []
+                for _ in range(repeat):
+                    with tempfile.TemporaryDirectory() as tmp:
+                        target = (server.fresh_database("bench") if engine == "postgres"
+                                  else os.path.join(tmp, "b.db") if engine == "sqlite" else tmp)
+                        times.append(child(f"u5-{engine}-{side}", kind, n, target)["seconds"])
+                best[side] = min(times)
+            rows[kind] = dict(best, added=best["after"] / best["before"] - 1)
+    if server is not None:
+        report["postgres_version"] = server.version
+        server.stop()
+    return report
+
+
+def print_u5_cost(report: dict) -> None:
+    """Both sides of U5's measurement cost, per engine and key kind, against the 10% limit."""
+    print(f"U5's measurement, N = {report['n']:,} keys, best of {report['repeat']}:")
+    for engine, rows in report["engines"].items():
+        if "not_run" in rows:
+            print(f"  {engine}: not run ({rows['not_run']})")
+            continue
+        for kind, row in rows.items():
+            verdict = "within" if row["added"] <= report["limit"] else "OVER"
+            print(f"  {engine:<10} {kind:<6} before {row['before']:6.2f} s  after "
+                  f"{row['after']:6.2f} s  added {row['added']:+6.1%}  ({verdict} "
+                  f"{report['limit']:.0%})")
 
 
 def measure(n: int, memory_n: int) -> dict:
@@ -148,11 +249,22 @@ def print_table(report: dict) -> None:
 def main() -> int:
     """Run every benchmark and print a table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--n", type=int, help="keys per load (default 1,000,000; with "
+                        "--u5-cost 200,000)")
     parser.add_argument("--memory-n", type=int, default=10_000_000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--u5-cost", action="store_true",
+                        help="only what U5's measurement adds to a load (default N 200,000)")
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    report = measure(args.n, args.memory_n)
+    if args.u5_cost:
+        cost = u5_cost(args.n or 200_000, args.repeat)
+        if args.json:
+            print(json.dumps(cost, indent=2))
+        else:
+            print_u5_cost(cost)
+        return 0
+    report = measure(args.n or 1_000_000, args.memory_n)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

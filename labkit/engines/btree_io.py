@@ -64,10 +64,11 @@ def add_ratios(results: list[dict[str, Any]]) -> None:
     by_kind = {r["keys"]: r for r in results}
     for result in results:
         result["write_bytes_per_key"] = per_key(result)
-        if result.get("write_bytes") is not None:
-            result["write_vs"] = {kind: round(result["write_bytes"] / base["write_bytes"], 3)
-                                  for kind, base in by_kind.items()
-                                  if kind in SEQUENTIAL and base.get("write_bytes")}
+        if result.get("write_bytes") is not None:  # kept across calls: a run reuses its loads
+            result.setdefault("write_vs", {}).update(
+                {kind: round(result["write_bytes"] / base["write_bytes"], 3)
+                 for kind, base in by_kind.items()
+                 if kind in SEQUENTIAL and base.get("write_bytes")})
         index, cache = result.get("index_bytes"), result.get("cache_bytes")
         result["index_to_cache"] = round(index / cache, 3) if index and cache else None
 

@@ -225,8 +225,8 @@ class Context:
                 raise loaded
             results.append(loaded)
         first = results[0] if results else btree.measure(engine, [], n, server=server)
-        loads = [dict(r["results"][0]) for r in results]
-        btree_io.add_ratios(loads)  # ratios among the kinds asked for together
+        loads = [r["results"][0] for r in results]
+        btree_io.add_ratios(loads)  # ratios among the loads of this engine and settings
         return {**{k: v for k, v in first.items() if k != "results"}, "results": loads}
 
     def btree_compare(self, engines: list[str], kinds: list[str], n: int | None = None,
