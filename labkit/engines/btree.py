@@ -518,7 +518,7 @@ def cache_text(engine: str, cache_mb: int | None, server, results: list[dict]) -
         return getattr(server, "cache", "")
     sizes = [r["cache_bytes"] for r in results if r.get("cache_bytes")]
     names = {"postgres": N_("shared_buffers {mb} MB"), "sqlite": N_("SQLite page cache {mb} MB")}
-    return _(names[engine]).format(mb=number(max(sizes) / 2**20, 2)) \
+    return _(names[engine]).format(mb=number(round(max(sizes) / 2**20, 2))) \
         if sizes and engine in names else ""
 
 
@@ -535,7 +535,7 @@ def size(result: dict) -> int:
 
 def size_unit(result: dict) -> str:
     """What ``size`` counts for this result: bytes, or leaf pages."""
-    return "bytes" if result.get("index_bytes") is not None else "leaf pages"
+    return N_("bytes") if result.get("index_bytes") is not None else N_("leaf pages")
 
 
 def larger_by(measurement: dict, kind: str, than: str) -> float:

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from labkit.errors import BadInput
+from labkit.i18n import N_
 
 # Keys between two checkpoints, the same for every key kind (``--checkpoint-every``).
 CHECKPOINT_EVERY = 20_000
 SEQUENTIAL = ("uuid7", "objectid", "int")
 # A SQLite WAL frame is a 24-byte header followed by one page (sqlite.org/fileformat2.html).
 SQLITE_FRAME_HEADER = 24
-SQLITE_NO_CACHE_READS = ("Python's sqlite3 module does not expose sqlite3_db_status "
+SQLITE_NO_CACHE_READS = N_("Python's sqlite3 module does not expose sqlite3_db_status "
                          "(SQLITE_DBSTATUS_CACHE_MISS), so SQLite's cache reads are not counted")
 WT_IO_STATS = {"log_bytes": "log: log bytes written",
                "block_bytes": "block-manager: bytes written",

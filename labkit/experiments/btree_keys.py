@@ -19,7 +19,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.registry import claim
 from labkit.engines import btree, processes
-from labkit.i18n import N_, _
+from labkit.i18n import N_, _, number
 from labkit.model import uuids
 from labkit.names import engine_name
 
@@ -116,7 +116,7 @@ def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]
         label = ENGINE_NAMES[engine]
         measured = measurement(ctx, engine)
         observed = observe({r["keys"]: r for r in measured["results"]}, label)
-        note = f"N = {measured['n']:,} keys per kind"
+        note = _("N = {n} keys per kind").format(n=number(measured["n"]))
         if measured.get("cache"):
             note += f"; {measured['cache']}"
         return Observation(observed, label, measured["engine_version"],
@@ -160,17 +160,19 @@ def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
         low, high = expected["random_larger_by"]
         larger = observed["random_larger_by"]
         return (low <= larger <= high,
-                f"the UUIDv4 index is {larger:+.1%} the UUIDv7 one's ({observed['unit']})")
+                _("the UUIDv4 index is {ratio} times the UUIDv7 one's ({unit})").format(
+                    ratio=number(1 + larger, 3), unit=_(observed["unit"])))
     if part == "write amplification":
-        ratio = observed["uuid4_writes_vs_uuid7"]
         return (observed["random_writes_more"] == expected["random_writes_more"],
-                f"UUIDv4 wrote {ratio:.2f}x the bytes UUIDv7 wrote "
-                f"({observed['uuid4_bytes_per_key']:.0f} against "
-                f"{observed['uuid7_bytes_per_key']:.0f} bytes per key)")
-    ratio = observed["uuid4_index_to_cache"]
+                _("UUIDv4 wrote {ratio} times the bytes UUIDv7 wrote ({b4} against {b7} bytes "
+                  "per key)").format(ratio=number(observed["uuid4_writes_vs_uuid7"], 2),
+                                     b4=number(observed["uuid4_bytes_per_key"], 0),
+                                     b7=number(observed["uuid7_bytes_per_key"], 0)))
     return (observed["random_reads_more"] == expected["random_reads_more"],
-            f"UUIDv4 read {observed['uuid4_cache_reads']} pages into the cache, UUIDv7 "
-            f"{observed['uuid7_cache_reads']}; the UUIDv4 index is {ratio:.2f}x the cache")
+            _("UUIDv4 read {r4} pages into the cache, UUIDv7 {r7}; the UUIDv4 index is {ratio} "
+              "times the cache").format(r4=number(observed["uuid4_cache_reads"]),
+                                        r7=number(observed["uuid7_cache_reads"]),
+                                        ratio=number(observed["uuid4_index_to_cache"], 2)))
 
 
 U5_PARTS = ("size", "write amplification", "cache churn")
@@ -198,13 +200,15 @@ def _u5_writes(by_kind: dict, engine: str) -> dict:
 def _u5_churn(by_kind: dict, engine: str) -> dict:
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     if rnd.get("cache_reads") is None:
-        raise Unobservable(rnd.get("cache_reads_why") or f"{engine} does not count the pages "
-                           "it reads into its cache")
+        raise Unobservable(_(rnd["cache_reads_why"]) if rnd.get("cache_reads_why") else
+                           _("{engine} does not count the pages it reads into its cache"
+                             ).format(engine=engine))
     ratio = require(rnd.get("index_to_cache"), "the index's size against the cache's", engine)
     if ratio <= 1:
-        raise Unobservable(f"the UUIDv4 index ({rnd['index_bytes']:,} bytes) stayed smaller "
-                           f"than the cache ({rnd['cache_bytes']:,} bytes): it never outgrew "
-                           "memory here (a larger N or a smaller --cache-mb shows it)")
+        raise Unobservable(_("the UUIDv4 index ({index} bytes) stayed smaller than the cache "
+                             "({cache} bytes): it never outgrew memory here (a larger N or a "
+                             "smaller --cache-mb shows it)").format(
+            index=number(rnd["index_bytes"]), cache=number(rnd["cache_bytes"])))
     return {"part": "cache churn", "uuid4_cache_reads": rnd["cache_reads"],
             "uuid7_cache_reads": seq["cache_reads"], "uuid4_index_to_cache": ratio,
             "cache_bytes": rnd["cache_bytes"],
@@ -420,7 +424,7 @@ def tried(exercise) -> bool:
 def key_points(ctx, grown: dict, writes_shown: bool = True) -> str:
     """Lesson 06's key points, every figure from this run's loads (engines that did not run
     are left out; the write figures only once their question was answered)."""
-    from labkit.i18n import number, percent
+    from labkit.i18n import percent
 
     lines = []
     engines = ctx.btree_compare(["sqlite", "postgres", "wiredtiger"], KINDS)
