@@ -2,7 +2,7 @@
 and what U5's write and cache measurement adds to a load.
 
     python benchmarks/btree_bench.py [--n 1000000] [--memory-n 10000000] [--json]
-    python benchmarks/btree_bench.py --u5-cost [--n 200000] [--repeat 3]
+    python benchmarks/btree_bench.py --u5-cost [--n 200000] [--repeat 3] [--before COMMIT]
 
 PostgreSQL comes from LABKIT_POSTGRES_DSN or local binaries, as in labkit itself.
 Each load runs in a fresh process so that its peak memory (ru_maxrss) is its own.
@@ -67,56 +67,26 @@ elif mode in ("labkit-postgres", "bare-postgres"):
                             copy.write_row((uuid.UUID(bytes=k),))
             seconds = time.perf_counter() - start
         conn.execute("DROP TABLE t")
-elif mode == "u5-sqlite-before":  # the load as it was before U5's measurement: no WAL
-    conn = sqlite3.connect(target)
-    conn.execute("PRAGMA journal_mode=OFF"); conn.execute("PRAGMA synchronous=OFF")
-    conn.execute("CREATE TABLE t (k BLOB NOT NULL PRIMARY KEY)")
+elif mode in ("u5-before", "u5-after"):
+    # One whole load step of one engine: labkit's code before U5's measurement (loaded from
+    # the file --before names) or as it is now, each with its own settings.
+    import importlib.util
+    engine, source = os.environ["U5_ENGINE"], os.environ.get("U5_BEFORE_FILE", "")
+    module = btree
+    if mode == "u5-before":
+        spec = importlib.util.spec_from_file_location("btree_before", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    server = None
+    if engine == "postgres":
+        from labkit.servers.postgres import from_dsn
+        server = from_dsn(target)
     start = time.perf_counter()
-    for batch in keys.batches(kind, n, 10_000):
-        with conn:
-            conn.executemany("INSERT INTO t (k) VALUES (?)", zip(batch))
+    result = module.measure(engine, [kind], n, server=server)["results"][0]
     seconds = time.perf_counter() - start
-    conn.close()
-elif mode == "u5-sqlite-after":
-    start = time.perf_counter()
-    btree.sqlite_load(target, kind, n, checkpoint_every=btree.CHECKPOINT_EVERY)
-    seconds = time.perf_counter() - start
-elif mode in ("u5-wiredtiger-before", "u5-wiredtiger-after"):
-    after = mode.endswith("after")
-    if after:
-        seconds = btree.run_wiredtiger(kind, n)["insert_seconds"]
-    else:  # no log, no checkpoint during the load, no statistics read
-        import struct, wiredtiger
-        conn = wiredtiger.wiredtiger_open(target, f"create,cache_size={btree.WT_CACHE_MB}MB,"
-                                                  "statistics=(fast)")
-        session = conn.open_session()
-        session.create("table:idx", btree.WT_TABLE_CONFIG)
-        cursor = session.open_cursor("table:idx")
-        pack, record, start = struct.Struct(">q").pack, 0, time.perf_counter()
-        for batch in keys.batches(kind, n, 1_000):
-            for key in batch:
-                record += 1
-                cursor[key] = pack(record)
-        seconds = time.perf_counter() - start
-        conn.close()
-elif mode in ("u5-postgres-before", "u5-postgres-after"):
-    import psycopg
-    from labkit.engines import btree_io
-    with psycopg.connect(target, autocommit=True) as conn:
-        btree.postgres_table(conn, kind)
-        start = time.perf_counter()
-        if mode.endswith("after"):
-            conn.execute("CHECKPOINT")
-            before = btree_io.pg_snapshot(conn)
-            points = btree_io.Checkpoints(btree.CHECKPOINT_EVERY,
-                                          lambda: conn.execute("CHECKPOINT"))
-            btree.postgres_load(conn, kind, n, checkpoints=points)
-            conn.execute("CHECKPOINT")
-            btree_io.pg_io(conn, before, btree_io.pg_snapshot(conn))
-        else:
-            btree.postgres_load(conn, kind, n)
-        seconds = time.perf_counter() - start
-        conn.execute("DROP TABLE t")
+    print(json.dumps({"seconds": seconds, "insert_seconds": result["insert_seconds"],
+                      "peak_rss_mib": 0}))
+    sys.exit(0)
 elif mode == "rate":
     seconds = n / keys.rate(kind, n)
 print(json.dumps({"seconds": seconds,
@@ -153,32 +123,46 @@ def postgres_pair(kind: str, n: int, server) -> dict:
 U5_LIMIT = 0.10  # issue 22: the measurement adds at most 10% to a load at N = 200,000
 
 
-def u5_cost(n: int, repeat: int) -> dict:
-    """Each engine's load of UUIDv4 and UUIDv7 keys before U5's measurement (no WAL or log, no
-    checkpoint, no statistics) and with it, best of ``repeat`` runs each, in fresh processes."""
+BEFORE_U5 = "6d5bdd5"  # the last commit whose B-tree loads measured neither writes nor reads
+
+
+def u5_cost(n: int, repeat: int, before: str = BEFORE_U5) -> dict:
+    """One whole load step per engine and key kind, with labkit's B-tree code of commit
+    ``before`` (no write or cache measurement, no checkpoint during the load) and as it is now,
+    alternating, best of ``repeat``, each in a fresh process."""
     from labkit import servers
 
-    report: dict = {"n": n, "repeat": repeat, "limit": U5_LIMIT, "engines": {}}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = subprocess.run(["git", "-C", root, "show", f"{before}:labkit/engines/btree.py"],
+                         capture_output=True, text=True, check=True).stdout
+    report: dict = {"n": n, "repeat": repeat, "limit": U5_LIMIT, "before": before,
+                    "engines": {}}
     server = None
     try:
         server = servers.get_postgres()
     except servers.ServerUnavailable as exc:
         report["engines"]["postgres"] = {"not_run": exc.summary()}
-    for engine in ("sqlite", "wiredtiger", "postgres"):
-        if engine == "postgres" and server is None:
-            continue
-        rows = report["engines"][engine] = {}
-        for kind in ("uuid4", "uuid7"):
-            best = {}
-            for side in ("before", "after"):
-                times = []
-                for _ in range(repeat):
-                    with tempfile.TemporaryDirectory() as tmp:
-                        target = (server.fresh_database("bench") if engine == "postgres"
-                                  else os.path.join(tmp, "b.db") if engine == "sqlite" else tmp)
-                        times.append(child(f"u5-{engine}-{side}", kind, n, target)["seconds"])
-                best[side] = min(times)
-            rows[kind] = dict(best, added=best["after"] / best["before"] - 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        old_file = os.path.join(tmp, "btree_before.py")
+        with open(old_file, "w", encoding="utf-8") as handle:
+            handle.write(old)
+        for engine in ("sqlite", "wiredtiger", "postgres"):
+            if engine == "postgres" and server is None:
+                continue
+            os.environ.update(U5_ENGINE=engine, U5_BEFORE_FILE=old_file)
+            rows = report["engines"][engine] = {}
+            for kind in ("uuid4", "uuid7"):
+                runs: dict[str, list[dict]] = {"before": [], "after": []}
+                for _ in range(repeat):  # alternating: a busy moment hits both sides alike
+                    for side in runs:
+                        runs[side].append(child(f"u5-{side}", kind, n,
+                                                server.dsn if server else "-"))
+                best = {side: min(r["seconds"] for r in values) for side, values in runs.items()}
+                loop = {side: min(r["insert_seconds"] for r in values)
+                        for side, values in runs.items()}
+                rows[kind] = {"before": best["before"], "after": best["after"],
+                              "added": best["after"] / best["before"] - 1,
+                              "loop_before": loop["before"], "loop_after": loop["after"]}
     if server is not None:
         report["postgres_version"] = server.version
         server.stop()
@@ -186,17 +170,24 @@ def u5_cost(n: int, repeat: int) -> dict:
 
 
 def print_u5_cost(report: dict) -> None:
-    """Both sides of U5's measurement cost, per engine and key kind, against the 10% limit."""
-    print(f"U5's measurement, N = {report['n']:,} keys, best of {report['repeat']}:")
+    """Both sides of U5's measurement cost per engine and key kind: the whole load step (keys
+    in, index read) before and now, what it added against the 10% limit, and the insert loop
+    alone."""
+    from labkit.engines.btree import CHECKPOINT_EVERY
+
+    print(f"U5's measurement, N = {report['n']:,} keys, best of {report['repeat']}; before: "
+          f"commit {report['before']}, now: a checkpoint every {CHECKPOINT_EVERY:,} keys and "
+          "the write and cache counters:")
     for engine, rows in report["engines"].items():
         if "not_run" in rows:
             print(f"  {engine}: not run ({rows['not_run']})")
             continue
         for kind, row in rows.items():
-            verdict = "within" if row["added"] <= report["limit"] else "OVER"
-            print(f"  {engine:<10} {kind:<6} before {row['before']:6.2f} s  after "
-                  f"{row['after']:6.2f} s  added {row['added']:+6.1%}  ({verdict} "
-                  f"{report['limit']:.0%})")
+            mark = "within" if row["added"] <= report["limit"] else "OVER"
+            print(f"  {engine:<10} {kind:<6} load step before {row['before']:6.2f} s  now "
+                  f"{row['after']:6.2f} s  added {row['added']:+6.1%} ({mark} "
+                  f"{report['limit']:.0%});  insert loop {row['loop_before']:5.2f} s -> "
+                  f"{row['loop_after']:5.2f} s")
 
 
 def measure(n: int, memory_n: int) -> dict:
@@ -256,9 +247,11 @@ def main() -> int:
     parser.add_argument("--u5-cost", action="store_true",
                         help="only what U5's measurement adds to a load (default N 200,000)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", default=BEFORE_U5,
+                        help=f"the commit to compare with (default {BEFORE_U5})")
     args = parser.parse_args()
     if args.u5_cost:
-        cost = u5_cost(args.n or 200_000, args.repeat)
+        cost = u5_cost(args.n or 200_000, args.repeat, args.before)
         if args.json:
             print(json.dumps(cost, indent=2))
         else:

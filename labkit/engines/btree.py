@@ -47,6 +47,8 @@ def sqlite_load(path: str, kind: str, n: int, batch: int = 10_000,
     conn = sqlite3.connect(path)
     frames: list[int] = []
     try:
+        # The one connection: an exclusive lock keeps the WAL's index in the process's memory.
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=OFF")
         conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints at labkit's interval only
@@ -272,13 +274,14 @@ def _wt_walk(wt, home: str) -> dict[str, int]:
 def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
                    progress: Progress | None = None,
                    checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
-    """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index, with the
-    log on (as ``mongod``'s journal) and a checkpoint every ``checkpoint_every`` keys.
+    """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index in a replica
+    set (not logged: jstests/disk/wt_table_checks.js), with a checkpoint every
+    ``checkpoint_every`` keys.
 
     Reads page counts from a tree walk and the average on-disk page image from a
     cache walk, after a checkpoint, plus the eviction and reconciliation counters and the
-    bytes the log and the block manager wrote. The table lives in a scratch folder that a
-    killed owner does not leave behind.
+    bytes the block manager wrote. The table lives in a scratch folder that a killed owner
+    does not leave behind.
     """
     wt = wiredtiger_module()
     with scratch_folder("labkit-wiredtiger-") as home:
@@ -287,8 +290,7 @@ def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
 
 def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int,
                      progress: Progress | None, checkpoint_every: int | None) -> dict:
-    conn = wt.wiredtiger_open(home, f"create,cache_size={cache_mb}MB,statistics=(fast),"
-                                    "log=(enabled=true)")
+    conn = wt.wiredtiger_open(home, f"create,cache_size={cache_mb}MB,statistics=(fast)")
     try:
         session = conn.open_session()
         session.create("table:idx", WT_TABLE_CONFIG)
@@ -309,7 +311,7 @@ def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int
         seconds = time.perf_counter() - start
         cursor.close()
         session.checkpoint()
-        io = btree_io.wt_io(before, _wt_stats(session, ""))
+        io = btree_io.wt_io(before, _wt_stats(session, ""), logged=False)
         counters = _wt_stats(session, "table:idx")
         conn.close()
         conn = None

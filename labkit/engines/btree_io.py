@@ -16,7 +16,7 @@ from labkit.errors import BadInput
 from labkit.i18n import N_
 
 # Keys between two checkpoints, the same for every key kind (``--checkpoint-every``).
-CHECKPOINT_EVERY = 20_000
+CHECKPOINT_EVERY = 50_000
 SEQUENTIAL = ("uuid7", "objectid", "int")
 # A SQLite WAL frame is a 24-byte header followed by one page (sqlite.org/fileformat2.html).
 SQLITE_FRAME_HEADER = 24
@@ -155,19 +155,25 @@ def pg_io(conn: Any, before: dict[str, Any], after: dict[str, Any]) -> dict[str,
 # WiredTiger and mongod ------------------------------------------------------------------
 
 
-def wt_io(before: dict[str, int], after: dict[str, int]) -> dict[str, Any]:
+def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
+          ) -> dict[str, Any]:
     """Log and block-manager bytes written and pages read into the cache across a load, from
-    two readings of WiredTiger's connection statistics (``WT_IO_STATS``' descriptions)."""
+    two readings of WiredTiger's connection statistics (``WT_IO_STATS``' descriptions).
+    ``logged=False``: a table with no log, as a replica-set member's are (its log bytes are
+    None, not zero: a standalone ``mongod`` would log each insert, about the same bytes for
+    every key kind)."""
     def diff(key: str) -> int | None:
         name = WT_IO_STATS[key]
         if not isinstance(after.get(name), int) or not isinstance(before.get(name), int):
             return None
         return after[name] - before[name]
 
-    log, block = diff("log_bytes"), diff("block_bytes")
+    log, block = diff("log_bytes") if logged else None, diff("block_bytes")
     written = None if block is None else block + (log or 0)
     return {"write_bytes": written, "log_bytes": log, "block_bytes": block,
-            "write_meaning": "log bytes + block-manager bytes written",
+            "write_meaning": "log bytes + block-manager bytes written" if logged else
+                             "block-manager bytes written (the table is not logged, as in a "
+                             "replica set)",
             "cache_reads": diff("cache_reads"),
             "cache_bytes": after.get(WT_IO_STATS["cache_bytes"])}
 

@@ -279,7 +279,7 @@ def _06_random_fill() -> Exercise:
 
 def _06_write_volume() -> Exercise:
     return Exercise(
-        N_("With a checkpoint every 20,000 keys, do UUIDv4 keys make the engine write more "
+        N_("With a checkpoint every 50,000 keys, do UUIDv4 keys make the engine write more "
            "than twice the bytes UUIDv7 keys make it write?"),
         observe=lambda: _write_ratio() > 2,
         accept=Bool(),

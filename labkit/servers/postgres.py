@@ -310,7 +310,9 @@ def _settings(port: int, shared_buffers_mb: float = OWN_SHARED_BUFFERS_MB) -> st
             f"shared_buffers = {max(round(shared_buffers_mb * 1024), 128)}kB\n"
             "checkpoint_timeout = '1d'\n"
             "max_wal_size = '8GB'\n"
-            "full_page_writes = on\n")
+            "full_page_writes = on\n"
+            "fsync = off\n"
+            "synchronous_commit = off\n")
 
 
 def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> PostgresServer:
