@@ -91,6 +91,18 @@ def test_u5_is_judged_in_three_parts_per_real_engine(verdicts):
     assert not any(e.startswith("model") and not e.endswith("· size") for e in engines)
 
 
+def test_u5_observations_are_shown_not_hidden_as_secrets(verdicts):
+    """U5's observed values reach the report as they are: no field name reads as a secret to
+    the redaction every shown text goes through (a key named ``..._per_key`` once did)."""
+    from labkit._redact import redact
+    from labkit.claims.claim import short_json
+
+    for (claim_id, _engine), row in verdicts.items():
+        if claim_id == "U5" and row.observation.observed:
+            shown = short_json(row.observation.observed, 400)
+            assert redact(shown) == shown
+
+
 def test_u5_cache_churn_says_why_it_was_not_judged(verdicts):
     """SQLite cannot count its cache reads from Python, and WiredTiger's 64 MB cache holds a
     30,000-key index: both are not run, each saying why (issue 22, "otherwise said")."""

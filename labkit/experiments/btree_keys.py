@@ -166,8 +166,8 @@ def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
         return (observed["random_writes_more"] == expected["random_writes_more"],
                 _("UUIDv4 wrote {ratio} times the bytes UUIDv7 wrote ({b4} against {b7} bytes "
                   "per key)").format(ratio=number(observed["uuid4_writes_vs_uuid7"], 2),
-                                     b4=number(observed["uuid4_bytes_per_key"], 0),
-                                     b7=number(observed["uuid7_bytes_per_key"], 0)))
+                                     b4=number(observed["uuid4_bytes_per_insert"], 0),
+                                     b7=number(observed["uuid7_bytes_per_insert"], 0)))
     return (observed["random_reads_more"] == expected["random_reads_more"],
             _("UUIDv4 read {r4} pages into the cache, UUIDv7 {r7}; the UUIDv4 index is {ratio} "
               "times the cache").format(r4=number(observed["uuid4_cache_reads"]),
@@ -192,7 +192,8 @@ def _u5_writes(by_kind: dict, engine: str) -> dict:
                 for k in ("uuid4", "uuid7"))
     n = by_kind["uuid4"]["n"]
     return {"part": "write amplification", "uuid4_write_bytes": rnd, "uuid7_write_bytes": seq,
-            "uuid4_bytes_per_key": round(rnd / n, 1), "uuid7_bytes_per_key": round(seq / n, 1),
+            "uuid4_bytes_per_insert": round(rnd / n, 1),
+            "uuid7_bytes_per_insert": round(seq / n, 1),
             "uuid4_writes_vs_uuid7": round(rnd / seq, 3), "random_writes_more": rnd > seq,
             "checkpoint_every": by_kind["uuid4"].get("checkpoint_every")}
 
