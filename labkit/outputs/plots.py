@@ -195,12 +195,12 @@ def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]], title
     figure, axes = plt.subplots(figsize=(7, 3.6))
     for dash, (setting, by_kind) in zip(LINE_STYLES, growth.items(), strict=False):
         for index, (kind, points) in enumerate(by_kind.items()):
-            axes.plot([n for n, _w in points], [1000 * w / n for n, w in points],
+            axes.plot([n for n, _w in points], [w / n for n, w in points],  # kB per 1,000
                       label=f"{kind}, {_(setting)}", linestyle=dash,
                       color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                       marker=MARKERS[index % len(MARKERS)], markersize=4)
     axes.set_xlabel(_("keys loaded (N)"))
-    axes.set_ylabel(_("bytes written per 1,000 keys"))
+    axes.set_ylabel(_("kB written per 1,000 keys"))
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=7, ncol=2)
     axes.set_title(_(title) if title else _("Write volume as the index grows"), fontsize=10)
@@ -261,9 +261,9 @@ def engines_side_by_side(comparison: dict):
     fill_axis.set_ylabel(_("average leaf fill"))
     fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1,
                       label=_("ln 2 \u2248 69.3% (random keys, Yao 1978)"))
-    fill_axis.set_ylim(0, 1.05)
+    fill_axis.set_ylim(0, 1.2)
     size_axis.legend(fontsize=8)
-    fill_axis.legend(handles=fill_axis.get_lines(), fontsize=8, loc="lower right")
+    fill_axis.legend(handles=fill_axis.get_lines(), fontsize=8, loc="upper right")
     figure.suptitle(_("Index size and leaf fill per engine and key kind, N = {n}").format(
         n=number(next(iter(measured.values()))["n"])) if measured else "", fontsize=10)
     figure.tight_layout()
