@@ -196,12 +196,12 @@ def run_postgres(server, kind: str, n: int, batch: int = 10_000,
     try:
         with server.connect(dsn) as conn:
             postgres_table(conn, kind)
-            conn.execute("CHECKPOINT")
+            btree_io.pg_checkpoint(conn)
             before = btree_io.pg_snapshot(conn)
             checkpoints = btree_io.Checkpoints(checkpoint_every,
                                                lambda: conn.execute("CHECKPOINT"))
             seconds = postgres_load(conn, kind, n, batch, progress, checkpoints)
-            conn.execute("CHECKPOINT")
+            btree_io.pg_checkpoint(conn)
             io = btree_io.pg_io(conn, before, btree_io.pg_snapshot(conn))
             conn.execute("VACUUM ANALYZE t")
             stats = postgres_index_stats(conn)

@@ -9,6 +9,7 @@ cannot tell stays None, with the reason beside it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -106,6 +107,24 @@ def pg_major(conn: Any) -> int:
     return int(_one(conn, "SHOW server_version_num")) // 10000
 
 
+def _pg_checkpoints(conn: Any) -> int:
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    return int(_one(conn, (
+        "SELECT num_timed + num_requested FROM pg_stat_checkpointer" if pg_major(conn) >= 17
+        else "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")))
+
+
+def pg_checkpoint(conn: Any, settle_seconds: float = 5.0) -> None:
+    """``CHECKPOINT``, then wait (up to ``settle_seconds``) until the checkpointer has put it
+    in the cumulative statistics: it reports after the command returns, so a snapshot taken at
+    once could miss its writes and count them in the next load instead."""
+    before = _pg_checkpoints(conn)
+    conn.execute("CHECKPOINT")
+    deadline = time.monotonic() + settle_seconds
+    while _pg_checkpoints(conn) <= before and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def pg_snapshot(conn: Any) -> dict[str, Any]:
     """The cluster's write counters now: WAL position, full-page images, data pages written,
     checkpoints, and the pages of ``t_pkey`` read into shared buffers. Which view holds the
@@ -123,9 +142,7 @@ def pg_snapshot(conn: Any) -> dict[str, Any]:
     else:
         snap["data_pages"] = _one(conn, "SELECT buffers_checkpoint + buffers_clean + "
                                         "buffers_backend FROM pg_stat_bgwriter")
-    snap["checkpoints"] = _one(conn, (
-        "SELECT num_timed + num_requested FROM pg_stat_checkpointer" if major >= 17 else
-        "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"))
+    snap["checkpoints"] = _pg_checkpoints(conn)
     snap["cache_reads"] = _one(conn, "SELECT coalesce(sum(idx_blks_read), 0) "
                                      "FROM pg_statio_user_indexes WHERE indexrelname = 't_pkey'")
     return snap
