@@ -1,6 +1,8 @@
-"""Benchmark labkit's B-tree loads: overhead against bare driver loops, key rates, peak memory.
+"""Benchmark labkit's B-tree loads: overhead against bare driver loops, key rates, peak memory,
+and what U5's write and cache measurement adds to a load.
 
     python benchmarks/btree_bench.py [--n 1000000] [--memory-n 10000000] [--json]
+    python benchmarks/btree_bench.py --u5-cost [--n 200000] [--repeat 3] [--before COMMIT]
 
 PostgreSQL comes from LABKIT_POSTGRES_DSN or local binaries, as in labkit itself.
 Each load runs in a fresh process so that its peak memory (ru_maxrss) is its own.
@@ -65,6 +67,26 @@ elif mode in ("labkit-postgres", "bare-postgres"):
                             copy.write_row((uuid.UUID(bytes=k),))
             seconds = time.perf_counter() - start
         conn.execute("DROP TABLE t")
+elif mode in ("u5-before", "u5-after"):
+    # One whole load step of one engine: labkit's code before U5's measurement (loaded from
+    # the file --before names) or as it is now, each with its own settings.
+    import importlib.util
+    engine, source = os.environ["U5_ENGINE"], os.environ.get("U5_BEFORE_FILE", "")
+    module = btree
+    if mode == "u5-before":
+        spec = importlib.util.spec_from_file_location("btree_before", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    server = None
+    if engine == "postgres":
+        from labkit.servers.postgres import from_dsn
+        server = from_dsn(target)
+    start = time.perf_counter()
+    result = module.measure(engine, [kind], n, server=server)["results"][0]
+    seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "insert_seconds": result["insert_seconds"],
+                      "peak_rss_mib": 0}))
+    sys.exit(0)
 elif mode == "rate":
     seconds = n / keys.rate(kind, n)
 print(json.dumps({"seconds": seconds,
@@ -96,6 +118,76 @@ def postgres_pair(kind: str, n: int, server) -> dict:
     result["overhead"] = (result["labkit-postgres"]["seconds"]
                           / result["bare-postgres"]["seconds"] - 1)
     return result
+
+
+U5_LIMIT = 0.10  # issue 22: the measurement adds at most 10% to a load at N = 200,000
+
+
+BEFORE_U5 = "6d5bdd5"  # the last commit whose B-tree loads measured neither writes nor reads
+
+
+def u5_cost(n: int, repeat: int, before: str = BEFORE_U5) -> dict:
+    """One whole load step per engine and key kind, with labkit's B-tree code of commit
+    ``before`` (no write or cache measurement, no checkpoint during the load) and as it is now,
+    alternating, best of ``repeat``, each in a fresh process."""
+    from labkit import servers
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = subprocess.run(["git", "-C", root, "show", f"{before}:labkit/engines/btree.py"],
+                         capture_output=True, text=True, check=True).stdout
+    report: dict = {"n": n, "repeat": repeat, "limit": U5_LIMIT, "before": before,
+                    "engines": {}}
+    server = None
+    try:
+        server = servers.get_postgres()
+    except servers.ServerUnavailable as exc:
+        report["engines"]["postgres"] = {"not_run": exc.summary()}
+    with tempfile.TemporaryDirectory() as tmp:
+        old_file = os.path.join(tmp, "btree_before.py")
+        with open(old_file, "w", encoding="utf-8") as handle:
+            handle.write(old)
+        for engine in ("sqlite", "wiredtiger", "postgres"):
+            if engine == "postgres" and server is None:
+                continue
+            os.environ.update(U5_ENGINE=engine, U5_BEFORE_FILE=old_file)
+            rows = report["engines"][engine] = {}
+            for kind in ("uuid4", "uuid7"):
+                runs: dict[str, list[dict]] = {"before": [], "after": []}
+                for _ in range(repeat):  # alternating: a busy moment hits both sides alike
+                    for side in runs:
+                        runs[side].append(child(f"u5-{side}", kind, n,
+                                                server.dsn if server else "-"))
+                best = {side: min(r["seconds"] for r in values) for side, values in runs.items()}
+                loop = {side: min(r["insert_seconds"] for r in values)
+                        for side, values in runs.items()}
+                rows[kind] = {"before": best["before"], "after": best["after"],
+                              "added": best["after"] / best["before"] - 1,
+                              "loop_before": loop["before"], "loop_after": loop["after"]}
+    if server is not None:
+        report["postgres_version"] = server.version
+        server.stop()
+    return report
+
+
+def print_u5_cost(report: dict) -> None:
+    """Both sides of U5's measurement cost per engine and key kind: the whole load step (keys
+    in, index read) before and now, what it added against the 10% limit, and the insert loop
+    alone."""
+    from labkit.engines.btree import CHECKPOINT_EVERY
+
+    print(f"U5's measurement, N = {report['n']:,} keys, best of {report['repeat']}; before: "
+          f"commit {report['before']}, now: a checkpoint every {CHECKPOINT_EVERY:,} keys and "
+          "the write and cache counters:")
+    for engine, rows in report["engines"].items():
+        if "not_run" in rows:
+            print(f"  {engine}: not run ({rows['not_run']})")
+            continue
+        for kind, row in rows.items():
+            mark = "within" if row["added"] <= report["limit"] else "OVER"
+            print(f"  {engine:<10} {kind:<6} load step before {row['before']:6.2f} s  now "
+                  f"{row['after']:6.2f} s  added {row['added']:+6.1%} ({mark} "
+                  f"{report['limit']:.0%});  insert loop {row['loop_before']:5.2f} s -> "
+                  f"{row['loop_after']:5.2f} s")
 
 
 def measure(n: int, memory_n: int) -> dict:
@@ -148,11 +240,24 @@ def print_table(report: dict) -> None:
 def main() -> int:
     """Run every benchmark and print a table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--n", type=int, help="keys per load (default 1,000,000; with "
+                        "--u5-cost 200,000)")
     parser.add_argument("--memory-n", type=int, default=10_000_000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--u5-cost", action="store_true",
+                        help="only what U5's measurement adds to a load (default N 200,000)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", default=BEFORE_U5,
+                        help=f"the commit to compare with (default {BEFORE_U5})")
     args = parser.parse_args()
-    report = measure(args.n, args.memory_n)
+    if args.u5_cost:
+        cost = u5_cost(args.n or 200_000, args.repeat, args.before)
+        if args.json:
+            print(json.dumps(cost, indent=2))
+        else:
+            print_u5_cost(cost)
+        return 0
+    report = measure(args.n or 1_000_000, args.memory_n)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -359,21 +359,21 @@ def cmd_btree(args) -> int:
     from labkit.run.runner import btree_n_from_env
 
     kinds = keys.parse_kinds(args.keys)
-    if args.n is None:
-        args.n = btree_n_from_env()
-    btree.check_request(args.engine, args.n, args.cache_mb)
+    args.n = btree_n_from_env() if args.n is None else args.n
+    btree.check_request(args.engine, args.n, args.cache_mb, args.checkpoint_every)
     plot_format = _plot_format(args.plot) if args.plot else None
     server: servers.Server[object] | None = None
-    if args.engine == "postgres":
-        server = servers.provide("postgres")
+    cache_gb = args.cache_mb / 1024 if args.cache_mb else None  # None: the default cache
+    if args.engine == "postgres":  # shared_buffers on labkit's own; a user's keeps its own
+        server = servers.provide("postgres", cache_gb=cache_gb)
     elif args.engine == "mongodb":
-        cache_gb = args.cache_mb / 1024 if args.cache_mb else None  # None: the default cache
         server = servers.provide("mongodb", args.mongodb, args.mongodb_version, cache_gb)
     bar = _Bar(args.n * len(kinds))
     try:
         measurement = btree.measure(args.engine, kinds, args.n, cache_mb=args.cache_mb,
                                     capacity=args.capacity, policy=args.policy,
-                                    server=server, progress=None if args.quiet else bar)
+                                    server=server, checkpoint_every=args.checkpoint_every,
+                                    progress=None if args.quiet else bar)
     finally:
         bar.close()
         if server is not None:
@@ -386,9 +386,7 @@ def cmd_btree(args) -> int:
     if args.json:
         _emit_json(shown)
     else:
-        print(btree.table(measurement))
-        if args.plot:
-            print(f"Plot: {args.plot}")
+        print(btree.table(measurement) + (f"\nPlot: {args.plot}" if args.plot else ""))
     return 0
 
 
@@ -438,7 +436,7 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser."""
-    from labkit.engines.btree import DEFAULT_N
+    from labkit.engines.btree import CHECKPOINT_EVERY, DEFAULT_N
     from labkit.model.fixtures import limits_text
     from labkit.servers import DEFAULT_CACHE_GB, MONGO_MODES
 
@@ -525,9 +523,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)")
     tree.add_argument("--n", type=_int, help="keys per kind (default LABKIT_BTREE_N, else "
                       f"{DEFAULT_N})")
-    tree.add_argument("--cache-mb", type=_int, metavar="M",
-                      help="cache size: WiredTiger (default 64) or mongod (default "
-                           f"{round(DEFAULT_CACHE_GB * 1024)})")
+    tree.add_argument("--cache-mb", type=_int, metavar="M", help="cache: WiredTiger (default "
+                      f"64), mongod ({round(DEFAULT_CACHE_GB * 1024)}), labkit's own "
+                      "PostgreSQL's shared_buffers (4; yours keeps its own), SQLite's")
+    tree.add_argument("--checkpoint-every", metavar="K|none", default=CHECKPOINT_EVERY, help=f"a "
+                      f"checkpoint every K keys (default {CHECKPOINT_EVERY}); none: only at "
+                      "the ends", type=lambda text: None if text == "none" else _int(text))
     tree.add_argument("--capacity", type=_int, default=64, help="model: keys per page")
     tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
                       help="model: split policy")

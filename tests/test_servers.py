@@ -874,7 +874,7 @@ def test_postgres_stopping_mid_run_costs_only_its_own_verdicts(local_postgres):
         local_postgres.stop()
         results = runner.run(claims.select(ids=["U4", "U5", "U6"]), ctx).claims
     for result in results:
-        rows = {row.engine: row for row in result.rows}
+        rows = {row.engine.removesuffix(" · size"): row for row in result.rows}
         assert rows["PostgreSQL"].verdict == "error", str(rows["PostgreSQL"])
         assert "connection" in rows["PostgreSQL"].reason.lower()
         assert rows["SQLite"].verdict in ("holds", "finding")

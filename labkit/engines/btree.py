@@ -17,8 +17,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from labkit.engines import btree_io
 from labkit.engines.btree_model import Progress, model_version, run_model
 from labkit.errors import BadInput, ServerUnavailable
+from labkit.i18n import N_, _, number
 from labkit.model import keys as keymod
 from labkit.servers.reaper import scratch_folder
 
@@ -26,6 +28,7 @@ ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
 # Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
 DEFAULT_N = 200_000
 MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
+CHECKPOINT_EVERY = btree_io.CHECKPOINT_EVERY
 MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
 WT_CACHE_MB = 64  # the embedded WiredTiger's cache unless --cache-mb says otherwise
 # What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
@@ -36,20 +39,35 @@ SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
 
 
 def sqlite_load(path: str, kind: str, n: int, batch: int = 10_000,
-                progress: Progress | None = None) -> float:
-    """Load ``n`` keys into a fresh table keyed by them; return the seconds the inserts took."""
+                progress: Progress | None = None, checkpoint_every: int | None = None,
+                cache_mb: int | None = None) -> tuple[float, dict]:
+    """Load ``n`` keys into a fresh table keyed by them, in WAL mode with a checkpoint every
+    ``checkpoint_every`` keys (and one at the end); return the seconds the inserts took and
+    what the write-ahead log took (``btree_io.sqlite_io``)."""
     conn = sqlite3.connect(path)
+    frames: list[int] = []
     try:
-        conn.execute("PRAGMA journal_mode=OFF")
+        # The one connection: an exclusive lock keeps the WAL's index in the process's memory.
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints at labkit's interval only
+        if cache_mb is not None:
+            conn.execute(f"PRAGMA cache_size=-{int(cache_mb) * 1024}")  # negative: KiB
         conn.execute("CREATE TABLE t (k BLOB NOT NULL PRIMARY KEY)")
+        btree_io.sqlite_checkpoint(conn, [])
+        checkpoints = btree_io.Checkpoints(
+            checkpoint_every, lambda: btree_io.sqlite_checkpoint(conn, frames))
         start = time.perf_counter()
         for keys in keymod.batches(kind, n, batch):
             with conn:
                 conn.executemany("INSERT INTO t (k) VALUES (?)", zip(keys))
+            checkpoints.after(len(keys))
             if progress:
                 progress(len(keys))
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        btree_io.sqlite_checkpoint(conn, frames)
+        return seconds, btree_io.sqlite_io(conn, frames)
     finally:
         conn.close()
 
@@ -64,14 +82,17 @@ def sqlite_index_pages(path: str) -> list[tuple[str, int, int]]:
         conn.close()
 
 
-def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None) -> dict:
-    """Load a SQLite table keyed by ``kind``; read leaf fill and size from ``dbstat``.
+def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None,
+               checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY,
+               cache_mb: int | None = None) -> dict:
+    """Load a SQLite table keyed by ``kind``; read leaf fill and size from ``dbstat`` and the
+    bytes its write-ahead log took.
 
     The database file lives in a scratch folder that a killed owner does not leave behind.
     """
     with scratch_folder("labkit-sqlite-") as workdir:
         path = os.path.join(workdir, "btree.db")
-        seconds = sqlite_load(path, kind, n, batch, progress)
+        seconds, io = sqlite_load(path, kind, n, batch, progress, checkpoint_every, cache_mb)
         pages = sqlite_index_pages(path)
         file_bytes = os.path.getsize(path)
     leaves = [(size, unused) for kind_, size, unused in pages if kind_ == "leaf"]
@@ -80,7 +101,8 @@ def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None
             "leaf_pages": len(leaves),
             "avg_leaf_fill": sum(s - u for s, u in leaves) / sum(s for s, _ in leaves),
             "insert_seconds": seconds, "interior_pages": len(pages) - len(leaves),
-            "file_bytes": file_bytes, "leaf_fills": fills}
+            "file_bytes": file_bytes, "leaf_fills": fills,
+            "checkpoint_every": checkpoint_every, **io}
 
 
 def sqlite_version() -> str:
@@ -113,11 +135,11 @@ def pg_converter(kind: str) -> Callable[[bytes], object]:
 
 
 def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
-                  progress: Progress | None = None) -> float:
-    """COPY ``n`` keys into a fresh table ``t`` in batches; return the seconds it took."""
+                  progress: Progress | None = None,
+                  checkpoints: btree_io.Checkpoints | None = None) -> float:
+    """COPY ``n`` keys into table ``t`` (made by ``postgres_table``) in batches, with the
+    ``checkpoints`` given; return the seconds it took."""
     column, convert = PG_TYPES[kind], pg_converter(kind)
-    conn.execute("DROP TABLE IF EXISTS t")
-    conn.execute(f"CREATE TABLE t (id {column} PRIMARY KEY)")
     start = time.perf_counter()
     with conn.cursor() as cur:
         for keys in keymod.batches(kind, n, batch):
@@ -126,9 +148,17 @@ def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
                 write = copy.write_row
                 for row in zip(map(convert, keys)):
                     write(row)
+            if checkpoints:
+                checkpoints.after(len(keys))
             if progress:
                 progress(len(keys))
     return time.perf_counter() - start
+
+
+def postgres_table(conn, kind: str) -> None:
+    """A fresh table ``t`` whose primary key has the column type of ``kind``."""
+    conn.execute("DROP TABLE IF EXISTS t")
+    conn.execute(f"CREATE TABLE t (id {PG_TYPES[kind]} PRIMARY KEY)")
 
 
 def postgres_index_stats(conn) -> dict:
@@ -151,18 +181,28 @@ def postgres_index_stats(conn) -> dict:
 
 
 def run_postgres(server, kind: str, n: int, batch: int = 10_000,
-                 progress: Progress | None = None) -> dict:
-    """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics.
+                 progress: Progress | None = None,
+                 checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+    """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics
+    and what the load wrote and read (``btree_io.pg_io``).
 
-    Refused up front, as ``ServerUnavailable``, where the role is not a superuser: the
-    statistics come from the pgstattuple and pageinspect extensions, which only a superuser
-    may create.
+    A ``CHECKPOINT`` comes before the load, every ``checkpoint_every`` keys and at its end,
+    so every key kind meets checkpoints at the same interval. Refused up front, as
+    ``ServerUnavailable``, where the role is not a superuser: the statistics come from the
+    pgstattuple and pageinspect extensions, which only a superuser may create.
     """
     server.require("the B-tree load on PostgreSQL", superuser=True)
     dsn = server.fresh_database(f"btree_{kind}")
     try:
         with server.connect(dsn) as conn:
-            seconds = postgres_load(conn, kind, n, batch, progress)
+            postgres_table(conn, kind)
+            btree_io.pg_checkpoint(conn)
+            before = btree_io.pg_snapshot(conn)
+            checkpoints = btree_io.Checkpoints(checkpoint_every,
+                                               lambda: conn.execute("CHECKPOINT"))
+            seconds = postgres_load(conn, kind, n, batch, progress, checkpoints)
+            btree_io.pg_checkpoint(conn)
+            io = btree_io.pg_io(conn, before, btree_io.pg_snapshot(conn))
             conn.execute("VACUUM ANALYZE t")
             stats = postgres_index_stats(conn)
     finally:
@@ -170,6 +210,7 @@ def run_postgres(server, kind: str, n: int, batch: int = 10_000,
     return {"keys": kind, "n": n, "index_bytes": stats["index_size"],
             "leaf_pages": stats["leaf_pages"], "avg_leaf_fill": stats["avg_leaf_density"] / 100,
             "insert_seconds": seconds, "column_type": PG_TYPES[kind],
+            "checkpoint_every": checkpoint_every, **io,
             **{k: v for k, v in stats.items() if k not in ("index_size", "leaf_pages")}}
 
 
@@ -231,37 +272,46 @@ def _wt_walk(wt, home: str) -> dict[str, int]:
 
 
 def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
-                   progress: Progress | None = None) -> dict:
-    """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index.
+                   progress: Progress | None = None,
+                   checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+    """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index in a replica
+    set (not logged: jstests/disk/wt_table_checks.js), with a checkpoint every
+    ``checkpoint_every`` keys.
 
     Reads page counts from a tree walk and the average on-disk page image from a
-    cache walk, after a checkpoint, plus the eviction and reconciliation counters. The
-    table lives in a scratch folder that a killed owner does not leave behind.
+    cache walk, after a checkpoint, plus the eviction and reconciliation counters and the
+    bytes the block manager wrote. The table lives in a scratch folder that a killed owner
+    does not leave behind.
     """
     wt = wiredtiger_module()
     with scratch_folder("labkit-wiredtiger-") as home:
-        return _wiredtiger_load(wt, home, kind, n, cache_mb, batch, progress)
+        return _wiredtiger_load(wt, home, kind, n, cache_mb, batch, progress, checkpoint_every)
 
 
 def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int,
-                     progress: Progress | None) -> dict:
+                     progress: Progress | None, checkpoint_every: int | None) -> dict:
     conn = wt.wiredtiger_open(home, f"create,cache_size={cache_mb}MB,statistics=(fast)")
     try:
         session = conn.open_session()
         session.create("table:idx", WT_TABLE_CONFIG)
+        session.checkpoint()
         cursor = session.open_cursor("table:idx")
         pack = _INT.pack
+        before = _wt_stats(session, "")
+        checkpoints = btree_io.Checkpoints(checkpoint_every, session.checkpoint)
         start = time.perf_counter()
         record = 0
         for keys in keymod.batches(kind, n, batch):
             for key in keys:  # one auto-committed write each, as mongod commits each document
                 record += 1
                 cursor[key] = pack(record)
+            checkpoints.after(len(keys))
             if progress:
                 progress(len(keys))
         seconds = time.perf_counter() - start
         cursor.close()
         session.checkpoint()
+        io = btree_io.wt_io(before, _wt_stats(session, ""), logged=False)
         counters = _wt_stats(session, "table:idx")
         conn.close()
         conn = None
@@ -274,6 +324,7 @@ def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int
                 "file_bytes": file_bytes, "size_meaning": SIZE_MEANING,
                 "leaf_pages": leaf_pages, "avg_leaf_fill": image / 16384 if image else None,
                 "insert_seconds": seconds, "cache_mb": cache_mb,
+                "checkpoint_every": checkpoint_every, **io,
                 "internal_pages": walk.get("btree: row-store internal pages"),
                 "avg_page_image_bytes": image,
                 "reusable_bytes": reusable,
@@ -331,36 +382,47 @@ def _during(before: dict, after: dict) -> dict:
 
 
 def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
-                progress: Progress | None = None) -> dict:
-    """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters.
+                progress: Progress | None = None,
+                checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+    """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters,
+    and what the server wrote and read (``serverStatus().wiredTiger``, server-wide).
 
     After an ``fsync`` (a checkpoint, so the file holds the pages), ``index_bytes`` is
     the file size less the space free for reuse, as for the embedded WiredTiger;
-    ``file_bytes`` is ``indexSizes._id_``. Counters are differences across the load;
-    throughput is kept per batch.
+    ``file_bytes`` is ``indexSizes._id_``. An ``fsync`` every ``checkpoint_every`` keys
+    where the user may run it (otherwise said in ``checkpoints_refused``). Counters are
+    differences across the load; throughput is kept per batch.
     """
     database = server.fresh_database(f"btree_{kind}")
     try:
         collection = database.create_collection("t")
         client = server.client()
         _, before = _id_index_stats(collection)
+        io_before = btree_io.mongo_wt_stats(client)
+        refused: list[bool] = []
+        checkpoints = btree_io.Checkpoints(
+            checkpoint_every, lambda: refused.append(not _checkpoint(client)))
         rates = []
         start = time.perf_counter()
         for keys in keymod.batches(kind, n, batch):
             began = time.perf_counter()
             collection.insert_many([{"_id": mongo_value(kind, k)} for k in keys], ordered=False)
             rates.append(len(keys) / (time.perf_counter() - began))
+            checkpoints.after(len(keys))
             if progress:
                 progress(len(keys))
         seconds = time.perf_counter() - start
         checkpointed = _checkpoint(client)
+        io = btree_io.wt_io(io_before, btree_io.mongo_wt_stats(client))
         file_bytes, after = _id_index_stats(collection)
         counters = _during(before, after)
         reusable = counters["block-manager: file bytes available for reuse"]
         live = file_bytes - reusable if isinstance(reusable, int) and checkpointed else None
         return {"keys": kind, "n": n, "index_bytes": live, "file_bytes": file_bytes,
                 "size_meaning": SIZE_MEANING, "leaf_pages": None, "avg_leaf_fill": None,
-                "insert_seconds": seconds, "inserts_per_second_by_batch": rates, **counters}
+                "insert_seconds": seconds, "inserts_per_second_by_batch": rates,
+                "checkpoint_every": checkpoint_every, "checkpoints_refused": any(refused),
+                **io, **counters}
     finally:
         server.drop(database.name)
 
@@ -390,12 +452,16 @@ def check_n(n: int, name: str = "--n") -> None:
         raise BadInput(f"{name} must be between 1 and {MAX_N:,} keys, not {n:,}")
 
 
-def check_request(engine: str, n: int, cache_mb: int | None = None) -> None:
-    """Refuse an unknown engine, a key count or a cache size out of range, before any server
-    is started. A mongod's cache follows mongod's own range (``servers.check_cache_gb``)."""
+def check_request(engine: str, n: int, cache_mb: int | None = None,
+                  checkpoint_every: int | None = None) -> None:
+    """Refuse an unknown engine, a key count, a cache size or a checkpoint interval out of
+    range, before any server is started. A mongod's cache follows mongod's own range
+    (``servers.check_cache_gb``); PostgreSQL's ``shared_buffers``, WiredTiger's cache and
+    SQLite's page cache take 1 MB and more."""
     if engine not in ENGINES:
         raise BadInput(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     check_n(n)
+    btree_io.check_checkpoint_every(checkpoint_every)
     if cache_mb is None:
         return
     from labkit import servers
@@ -409,32 +475,53 @@ def check_request(engine: str, n: int, cache_mb: int | None = None) -> None:
 
 def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
             capacity: int = 64, policy: str = "half", trace_every: int = 0, server=None,
-            progress: Callable[[str, int], None] | None = None) -> dict:
+            progress: Callable[[str, int], None] | None = None,
+            checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
     """Run every key kind on one engine: ``{"engine", "engine_version", "n", "results"}``.
 
     ``server`` is a running PostgreSQL or MongoDB server for those engines;
-    ``capacity``, ``policy`` and ``trace_every`` configure the model.
+    ``capacity``, ``policy`` and ``trace_every`` configure the model; real engines meet a
+    checkpoint every ``checkpoint_every`` keys (None: only before and after the load).
+    Each result carries its bytes written per key and as a ratio to the sequential kinds
+    measured beside it (``btree_io.add_ratios``).
     """
-    check_request(engine, n, cache_mb)
+    check_request(engine, n, cache_mb, checkpoint_every)
+    every = checkpoint_every
 
     def tick(kind: str) -> Progress | None:
         return (lambda count: progress(kind, count)) if progress else None
 
     runners = {
         "model": lambda k: run_model(k, n, capacity, policy, tick(k), trace_every),
-        "sqlite": lambda k: run_sqlite(k, n, progress=tick(k)),
-        "postgres": lambda k: run_postgres(server, k, n, progress=tick(k)),
-        "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or WT_CACHE_MB, progress=tick(k)),
-        "mongodb": lambda k: run_mongodb(server, k, n, progress=tick(k)),
+        "sqlite": lambda k: run_sqlite(k, n, progress=tick(k), checkpoint_every=every,
+                                       cache_mb=cache_mb),
+        "postgres": lambda k: run_postgres(server, k, n, progress=tick(k),
+                                           checkpoint_every=every),
+        "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or WT_CACHE_MB, progress=tick(k),
+                                               checkpoint_every=every),
+        "mongodb": lambda k: run_mongodb(server, k, n, progress=tick(k), checkpoint_every=every),
     }
     versions = {"model": model_version, "sqlite": sqlite_version,
                 "wiredtiger": wiredtiger_version,
                 "postgres": lambda: server.version, "mongodb": lambda: server.version}
     version = versions[engine]()
-    cache = {"wiredtiger": lambda: f"WiredTiger cache {cache_mb or WT_CACHE_MB} MB",
-             "mongodb": lambda: getattr(server, "cache", "")}.get(engine, lambda: "")()
-    return {"engine": engine, "engine_version": version, "n": n, "cache": cache,
-            "results": [runners[engine](kind) for kind in kinds]}
+    results = [runners[engine](kind) for kind in kinds]
+    btree_io.add_ratios(results)
+    return {"engine": engine, "engine_version": version, "n": n,
+            "cache": cache_text(engine, cache_mb, server, results),
+            "checkpoint_every": every if engine != "model" else None, "results": results}
+
+
+def cache_text(engine: str, cache_mb: int | None, server, results: list[dict]) -> str:
+    """The cache a measurement loaded through, in words ("" for the model)."""
+    if engine == "wiredtiger":
+        return _("WiredTiger cache {mb} MB").format(mb=cache_mb or WT_CACHE_MB)
+    if engine == "mongodb":
+        return getattr(server, "cache", "")
+    sizes = [r["cache_bytes"] for r in results if r.get("cache_bytes")]
+    names = {"postgres": N_("shared_buffers {mb} MB"), "sqlite": N_("SQLite page cache {mb} MB")}
+    return _(names[engine]).format(mb=number(round(max(sizes) / 2**20, 2))) \
+        if sizes and engine in names else ""
 
 
 def size(result: dict) -> int:
@@ -450,7 +537,7 @@ def size(result: dict) -> int:
 
 def size_unit(result: dict) -> str:
     """What ``size`` counts for this result: bytes, or leaf pages."""
-    return "bytes" if result.get("index_bytes") is not None else "leaf pages"
+    return N_("bytes") if result.get("index_bytes") is not None else N_("leaf pages")
 
 
 def larger_by(measurement: dict, kind: str, than: str) -> float:
@@ -479,17 +566,23 @@ def table(measurement: dict) -> str:
     if measurement.get("cache"):
         head += f", {measurement['cache']}"
     lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
-                   f"{'insert s':>9}  other"]
+                   f"{'insert s':>9} {'written/key':>11} {'cache reads':>11}  other"]
     shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
-             "size_meaning"}
+             "size_meaning", "write_bytes_per_key", "cache_reads", "write_meaning",
+             "cache_reads_why"}
     for r in map(summary, measurement["results"]):
-        fill = f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"
-        size = f"{r['index_bytes']:,}" if r["index_bytes"] is not None else "-"
-        pages = f"{r['leaf_pages']:,}" if r["leaf_pages"] is not None else "-"
+        cells = [f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"]
+        cells += [f"{r[k]:,.0f}" if r.get(k) is not None else "-"
+                  for k in ("index_bytes", "leaf_pages", "write_bytes_per_key", "cache_reads")]
+        fill, size, pages, per_key, reads = cells
         other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                           for k, v in r.items() if k not in shown)
         lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
-                     f"{r['insert_seconds']:>9.2f}  {other}")
+                     f"{r['insert_seconds']:>9.2f} {per_key:>11} {reads:>11}  {other}")
+    for key in ("write_meaning", "cache_reads_why"):
+        said = next((r[key] for r in measurement["results"] if r.get(key)), "")
+        if said:
+            lines.append(f"{key.split('_')[0]}: {said}")
     meaning = next((r["size_meaning"] for r in measurement["results"] if "size_meaning" in r), "")
     if meaning:
         lines.append(f"index bytes: {meaning}")

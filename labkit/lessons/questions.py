@@ -54,6 +54,19 @@ def _sqlite_larger_by() -> float:
     return btree.larger_by(measured, "uuid4", than="uuid7")
 
 
+def _write_ratio() -> float:
+    """UUIDv4's bytes written over UUIDv7's on the engine lesson 06 grows (the kernel's loads)."""
+    from labkit.experiments import btree_keys
+
+    grown = btree_keys.growth(_session())
+    if "not_run" in grown:
+        from labkit.errors import Unobservable
+
+        raise Unobservable(grown["not_run"])
+    final = {kind: points[-1][1] for kind, points in grown["writes"]["with checkpoints"].items()}
+    return final["uuid4"] / final["uuid7"]
+
+
 def _00_when(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O3",
@@ -312,6 +325,22 @@ def _06_random_fill(lesson: str) -> Exercise:
     )
 
 
+def _06_write_volume(lesson: str) -> Exercise:
+    return Exercise(
+        N_("With a checkpoint every 50,000 keys, do UUIDv4 keys make the engine write more "
+           "than twice the bytes UUIDv7 keys make it write?"),
+        observe=lambda: _write_ratio() > 2,
+        accept=Bool(),
+        hint=[N_("After a checkpoint, the first change to a page writes the whole page again."),
+              N_("Between two checkpoints, how many different pages do sequential keys touch? "
+                 "And random ones?")],
+        explanation=N_("Sequential keys change one hot page, again and again; random keys "
+                       "change a different page almost every time, and each first change after "
+                       "a checkpoint costs a whole page. How much more is the engine's own."),
+        lesson=lesson,
+    )
+
+
 def _06_sqlite_bigger(lesson: str) -> Exercise:
     return Exercise(
         N_("On SQLite, is the UUIDv4 index more than 25% larger than the UUIDv7 index?"),
@@ -373,6 +402,7 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "05.inversion": _05_inversion,
     "06.random_fill": _06_random_fill,
     "06.sqlite_bigger": _06_sqlite_bigger,
+    "06.write_volume": _06_write_volume,
     "07.mongomock_42": _07_mongomock_42,
 }
 

@@ -183,7 +183,52 @@ def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
         axes.set_title(_(title), fontsize=10)
     axes.set_xlabel(_("keys inserted"))
     axes.set_ylabel(_("leaf splits per 1,000 inserts"))
+    axes.set_ylim(bottom=0)
     axes.legend(fontsize=8)
+    return figure
+
+
+def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]], title: str = ""):
+    """Bytes written per 1,000 keys as N grows, one line per key kind and checkpoint setting
+    (``{setting: {kind: [(n, write_bytes), ...]}}``; solid: with checkpoints)."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 3.6))
+    for dash, (setting, by_kind) in zip(LINE_STYLES, growth.items(), strict=False):
+        for index, (kind, points) in enumerate(by_kind.items()):
+            axes.plot([n for n, _w in points], [w / n for n, w in points],  # kB per 1,000
+                      label=f"{kind}, {_(setting)}", linestyle=dash,
+                      color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                      marker=MARKERS[index % len(MARKERS)], markersize=4)
+    axes.set_xlabel(_("keys loaded (N)"))
+    axes.set_ylabel(_("kB written per 1,000 keys"))
+    axes.set_ylim(bottom=0)
+    axes.legend(fontsize=7, ncol=2)
+    axes.set_title(_(title) if title else _("Write volume as the index grows"), fontsize=10)
+    return figure
+
+
+def cache_reads_vs_ratio(points: list[dict], title: str = ""):
+    """Pages read into the cache against index size / cache size, per key kind (rows with
+    ``keys``, ``index_to_cache`` and ``cache_reads``), the point where the index outgrows the
+    cache marked at 1."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 3.6))
+    kinds = list(dict.fromkeys(p["keys"] for p in points))
+    for index, kind in enumerate(kinds):
+        mine = sorted((p["index_to_cache"], p["cache_reads"]) for p in points
+                      if p["keys"] == kind and p.get("cache_reads") is not None)
+        axes.plot([x for x, _r in mine], [r for _x, r in mine], label=kind,
+                  color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                  linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                  marker=MARKERS[index % len(MARKERS)], markersize=4)
+    axes.axvline(1.0, color="#cf222e", linestyle=":", linewidth=1.2,
+                 label=_("the index outgrows the cache"))
+    axes.set_xlabel(_("index size / cache size"))
+    axes.set_ylabel(_("pages read into the cache"))
+    axes.set_ylim(bottom=0)
+    axes.legend(fontsize=8)
+    axes.set_title(_(title) if title else _("Cache reads as the index outgrows the cache"),
+                   fontsize=10)
     return figure
 
 
@@ -214,9 +259,13 @@ def engines_side_by_side(comparison: dict):
                         fontsize=8)
     size_axis.set_ylabel(_("index size relative to int keys"))
     fill_axis.set_ylabel(_("average leaf fill"))
-    fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1)
-    fill_axis.set_ylim(0, 1.05)
+    fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1,
+                      label=_("ln 2 \u2248 69.3% (random keys, Yao 1978)"))
+    fill_axis.set_ylim(0, 1.2)
     size_axis.legend(fontsize=8)
+    fill_axis.legend(handles=fill_axis.get_lines(), fontsize=8, loc="upper right")
+    figure.suptitle(_("Index size and leaf fill per engine and key kind, N = {n}").format(
+        n=number(next(iter(measured.values()))["n"])) if measured else "", fontsize=10)
     figure.tight_layout()
     return figure
 
@@ -261,7 +310,9 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON typ
 
 # The plots an observation may name (``claims.claim.Figure``): the report draws them by name.
 DRAWN: dict[str, Callable[..., Any]] = {"bit_layout": bit_layout, "btree_summary": btree_summary,
-                                        "id_rank": id_rank, "type_ladder": type_ladder}
+                                        "id_rank": id_rank, "type_ladder": type_ladder,
+                                        "writes_per_1000": writes_per_1000,
+                                        "cache_reads_vs_ratio": cache_reads_vs_ratio}
 
 
 def draw(figure: Figure) -> Any:

@@ -180,18 +180,23 @@ class Context:
 
     def btree(self, engine: str, kinds: list[str], n: int | None = None, *,
               policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
-              progress=None) -> dict:
+              progress=None, checkpoint_every: int | str | None = "default") -> dict:
         """``btree.measure`` through the run's cache: each (engine, key kind, N, cache size,
         model settings) is loaded once per run, and every later caller gets the same numbers.
         The model always records its split count ``btree.MODEL_TRACE_POINTS`` times.
 
+        Real engines meet a checkpoint every ``checkpoint_every`` keys (``"default"``:
+        ``btree_io.CHECKPOINT_EVERY``; None: only before and after the load).
+
         Raises ``ServerUnavailable`` when the engine cannot be had, and re-raises a load's
         failure to every caller without loading again.
         """
-        from labkit.engines import btree
+        from labkit.engines import btree, btree_io
 
         n = self.btree_n if n is None else n
-        btree.check_request(engine, n, cache_mb)
+        every = btree_io.CHECKPOINT_EVERY if checkpoint_every == "default" else checkpoint_every
+        assert every is None or isinstance(every, int)
+        btree.check_request(engine, n, cache_mb, every)
         server = None
         if engine in ("postgres", "mongodb"):
             server = getattr(self, engine)()
@@ -199,8 +204,9 @@ class Context:
             btree.wiredtiger_module()  # a missing binding: not run, before a "loading" line
         trace_every = max(n // btree.MODEL_TRACE_POINTS, 1) if engine == "model" else 0
         settings = {"model": (policy, capacity),
-                    "wiredtiger": (cache_mb or btree.WT_CACHE_MB,),
-                    "mongodb": (getattr(server, "cache_gb", None),)}.get(engine, ())
+                    "wiredtiger": (cache_mb or btree.WT_CACHE_MB, every),
+                    "sqlite": (cache_mb, every), "postgres": (every,),
+                    "mongodb": (getattr(server, "cache_gb", None), every)}.get(engine, ())
         results = []
         for kind in kinds:
             key = (engine, kind, n, *settings)
@@ -210,7 +216,8 @@ class Context:
                 try:
                     self._loads[key] = btree.measure(
                         engine, [kind], n, cache_mb=cache_mb, capacity=capacity, policy=policy,
-                        trace_every=trace_every, server=server, progress=progress)
+                        trace_every=trace_every, server=server, progress=progress,
+                        checkpoint_every=every)
                 except Exception as exc:
                     self._loads[key] = exc
             loaded = self._loads[key]
@@ -218,8 +225,9 @@ class Context:
                 raise loaded
             results.append(loaded)
         first = results[0] if results else btree.measure(engine, [], n, server=server)
-        return {**{k: v for k, v in first.items() if k != "results"},
-                "results": [r["results"][0] for r in results]}
+        loads = [r["results"][0] for r in results]
+        btree_io.add_ratios(loads)  # ratios among the loads of this engine and settings
+        return {**{k: v for k, v in first.items() if k != "results"}, "results": loads}
 
     def btree_compare(self, engines: list[str], kinds: list[str], n: int | None = None,
                       **options: Any) -> dict[str, dict[str, Any]]:

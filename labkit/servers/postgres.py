@@ -56,6 +56,9 @@ POSTGRES_HINT = (
     "or start Docker so labkit can run the postgres image."
 )
 LEASE_CLASS = 0x6C6B  # "lk": the advisory-lock class of labkit's leases
+# labkit's own server: shared buffers smaller than the B-tree lesson's index at its default N,
+# so that the index outgrows the cache there (claim U5); ``--cache-mb`` sets another size.
+OWN_SHARED_BUFFERS_MB = 4
 
 
 def _lease_key(name: str) -> int:
@@ -186,7 +189,7 @@ class PostgresServer(Server[str]):
             actual = postgres_bin_version(bindir)
             if not version_matches(actual, version):
                 return f"{bindir} holds version {actual}, not {version}"
-            return _start_local_postgres(bindir)
+            return _start_local_postgres(bindir, request.cache_gb)
 
         def docker() -> PostgresServer | str:
             ok, detail = base.docker_status()
@@ -294,18 +297,30 @@ PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: 
 _PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
 
 
-def _settings(port: int) -> str:
+def _settings(port: int, shared_buffers_mb: float = OWN_SHARED_BUFFERS_MB) -> str:
     """What labkit's own cluster listens on: 127.0.0.1 only, and no Unix socket at all (its
-    path would depend on TMPDIR: spaces, and a 107-byte limit)."""
+    path would depend on TMPDIR: spaces, and a 107-byte limit). Its checkpoints come when
+    labkit asks for them (a day's timeout and 8 GB of WAL are never reached by a lesson's
+    load), so every key kind meets them at the same interval; its shared buffers are the
+    cache the B-tree lesson measures."""
     return ("\n# labkit: its own server, for its own runs\n"
             "listen_addresses = '127.0.0.1'\n"
             f"port = {port}\n"
-            "unix_socket_directories = ''\n")
+            "unix_socket_directories = ''\n"
+            f"shared_buffers = {max(round(shared_buffers_mb * 1024), 128)}kB\n"
+            "checkpoint_timeout = '1d'\n"
+            "max_wal_size = '8GB'\n"
+            "full_page_writes = on\n"
+            "fsync = off\n"
+            "synchronous_commit = off\n")
 
 
-def _start_local_postgres(bindir: str) -> PostgresServer:
+def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> PostgresServer:
     """initdb and start a cluster of labkit's own: a generated password (SCRAM) for its one
-    role, on 127.0.0.1 only; a port taken meanwhile means another port, with the cause kept."""
+    role, on 127.0.0.1 only, with ``cache_gb`` of shared buffers (None:
+    ``OWN_SHARED_BUFFERS_MB``); a port taken meanwhile means another port, with the cause
+    kept."""
+    buffers_mb = OWN_SHARED_BUFFERS_MB if cache_gb is None else cache_gb * 1024
     as_user, user = run_as()
     owned = OwnedServer("postgres", "postgres.log")
     data = owned.workdir / "data"
@@ -349,7 +364,7 @@ def _start_local_postgres(bindir: str) -> PostgresServer:
             pwfile.unlink(missing_ok=True)
         for _ in range(PORT_ATTEMPTS):
             with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
-                conf.write(_settings(owned.port))  # a later line wins
+                conf.write(_settings(owned.port, buffers_mb))  # a later line wins
             try:
                 run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60", "start")
                 break

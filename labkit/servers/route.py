@@ -38,13 +38,14 @@ def provide(kind: str, mode: str = "auto", version: str | None = None,
     (Docker tags such as ``7.0``; a user's or local server must match it). A ``mongod``
     labkit starts gets a WiredTiger cache of ``cache_gb`` GB (default ``DEFAULT_CACHE_GB``,
     the smallest mongod accepts); a server found by URI keeps its own, which
-    ``MongoServer.cache`` reports. Bad values are refused before anything runs.
+    ``MongoServer.cache`` reports; a PostgreSQL labkit starts gets ``cache_gb`` of shared
+    buffers, one found by DSN keeps its own. Bad values are refused before anything runs.
     """
     server = SERVERS.get(kind)
     if server is None:
         raise BadInput(f"unknown server kind {kind!r}; choose one of {', '.join(SERVERS)}")
-    if cache_gb is not None and server is not MongoServer:
-        raise BadInput(f"a WiredTiger cache size applies to MongoDB, not to {server.engine}")
+    if cache_gb is not None and server not in (MongoServer, PostgresServer):
+        raise BadInput(f"a cache size applies to MongoDB and PostgreSQL, not to {server.engine}")
     return server.find_or_start(ServerRequest(mode, version, cache_gb))
 
 

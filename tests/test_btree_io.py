@@ -1,0 +1,170 @@
+"""Write volume and cache reads of B-tree loads, `labkit.engines.btree_io` (claim U5's write
+amplification and cache churn, issue 22): measured on real SQLite, WiredTiger and PostgreSQL
+loads, asserted loosely in the direction the physics says."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from labkit import cli
+from labkit.engines import btree, btree_io
+from labkit.errors import BadInput
+
+N = 30_000
+
+
+def test_checkpoints_come_every_interval_whatever_the_batch():
+    """A checkpoint each time the keys loaded pass a multiple of the interval (issue 22: the
+    same interval for every key kind), and none at all without one."""
+    taken = []
+    points = btree_io.Checkpoints(2_500, lambda: taken.append(points.loaded))
+    for _ in range(10):
+        points.after(1_000)
+    assert taken == [3_000, 5_000, 8_000, 10_000]
+    assert points.taken == 4
+    none = btree_io.Checkpoints(None, lambda: pytest.fail("no interval, no checkpoint"))
+    none.after(10**6)
+    assert none.taken == 0
+
+
+@pytest.mark.parametrize("every", [0, -5])
+def test_a_checkpoint_interval_below_one_key_is_refused(every):
+    """A checkpoint interval of 0 keys (or fewer) is bad input (issue 22, "Cost")."""
+    with pytest.raises(BadInput, match="positive number of keys"):
+        btree.check_request("sqlite", 1_000, None, every)
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["btree", "--engine", "sqlite", "--checkpoint-every", "0"], "--checkpoint-every"),
+    (["btree", "--engine", "postgres", "--cache-mb", "0"], "--cache-mb must be between 1"),
+    (["btree", "--engine", "wiredtiger", "--cache-mb", "0"], "--cache-mb must be between 1"),
+    (["btree", "--engine", "mongodb", "--cache-mb", "100"], "smallest cache mongod accepts"),
+])
+def test_bad_values_cost_one_error_line_and_exit_2_before_any_work(argv, words, capsys,
+                                                                   monkeypatch):
+    """`--cache-mb` below what the engine accepts and a checkpoint interval of 0 are one
+    `Error:` line and exit status 2, before a server is sought or a key loaded (issue 22)."""
+    from labkit import servers
+
+    monkeypatch.setattr(servers, "provide", lambda *a, **k: pytest.fail("a server was sought"))
+    monkeypatch.setattr(btree, "measure", lambda *a, **k: pytest.fail("a load was made"))
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("Error:")
+    assert words in err[0]
+
+
+def test_ratios_compare_each_kind_with_the_sequential_ones():
+    """Bytes per key, the ratio to each sequential kind loaded beside it, and index size over
+    cache size (issue 22: "per key and as a ratio to the sequential kinds")."""
+    results = [{"keys": "uuid4", "n": 1_000, "write_bytes": 600_000, "index_bytes": 300,
+                "cache_bytes": 100},
+               {"keys": "uuid7", "n": 1_000, "write_bytes": 200_000, "index_bytes": 200,
+                "cache_bytes": 100},
+               {"keys": "int", "n": 1_000, "write_bytes": 150_000, "index_bytes": 50,
+                "cache_bytes": None}]
+    btree_io.add_ratios(results)
+    assert results[0]["write_bytes_per_key"] == 600
+    assert results[0]["write_vs"] == {"uuid7": 3.0, "int": 4.0}
+    assert results[0]["index_to_cache"] == 3.0
+    assert results[2]["index_to_cache"] is None
+
+
+def test_sqlite_random_keys_write_more_wal_than_sequential_ones():
+    """SQLite: UUIDv4 keys put more WAL frames in the log than integer keys, with the same
+    checkpoint interval (claim U5, write amplification; sqlite.org/wal.html); its cache reads
+    are said to be uncountable rather than guessed."""
+    by_kind = {k: btree.run_sqlite(k, N, checkpoint_every=10_000) for k in ("uuid4", "int")}
+    page = 4096 + btree_io.SQLITE_FRAME_HEADER
+    for result in by_kind.values():
+        assert result["write_bytes"] == result["wal_frames"] * page
+        assert result["cache_reads"] is None
+        assert "SQLITE_DBSTATUS_CACHE_MISS" in result["cache_reads_why"]
+    assert by_kind["uuid4"]["write_bytes"] > 1.5 * by_kind["int"]["write_bytes"]
+
+
+def test_sqlite_cache_mb_sets_its_page_cache():
+    """`--cache-mb` on SQLite sets `PRAGMA cache_size` (negative: KiB), reported in bytes."""
+    result = btree.run_sqlite("int", 2_000, cache_mb=3)
+    assert result["cache_bytes"] == 3 * 2**20
+
+
+def test_wiredtiger_random_keys_write_more_blocks(wiredtiger_binding):
+    """WiredTiger, a checkpoint every 10,000 keys, the table not logged as in a replica set
+    (jstests/disk/wt_table_checks.js): UUIDv4 keys make the block manager write more than
+    UUIDv7 keys (claim U5, write amplification)."""
+    by_kind = {k: btree.run_wiredtiger(k, N, checkpoint_every=10_000)
+               for k in ("uuid4", "uuid7")}
+    rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
+    assert rnd["block_bytes"] > 1.2 * seq["block_bytes"]
+    assert rnd["log_bytes"] is None
+    assert rnd["write_bytes"] == rnd["block_bytes"]
+    assert rnd["cache_bytes"] == btree.WT_CACHE_MB * 2**20
+
+
+@pytest.mark.slow
+def test_wiredtiger_small_cache_reads_random_pages_back(wiredtiger_binding):
+    """With a 1 MB cache below the index, UUIDv4 keys read many more pages into the cache
+    than UUIDv7 keys (claim U5, cache churn once the index outgrows memory)."""
+    by_kind = {k: btree.run_wiredtiger(k, 60_000, cache_mb=1, checkpoint_every=None)
+               for k in ("uuid4", "uuid7")}
+    assert by_kind["uuid4"]["index_bytes"] > 2**20
+    assert by_kind["uuid4"]["cache_reads"] > 10 * max(by_kind["uuid7"]["cache_reads"], 1)
+
+
+@pytest.mark.postgres
+def test_postgres_random_keys_write_more_wal_and_full_page_images(postgres_server):
+    """PostgreSQL, a CHECKPOINT every 10,000 keys: UUIDv4 keys write more WAL bytes and more
+    full-page images than integer keys (claim U5; PostgreSQL manual, "WAL Configuration" and
+    `pg_stat_wal.wal_fpi`)."""
+    by_kind = {k: btree.run_postgres(postgres_server, k, N, checkpoint_every=10_000)
+               for k in ("uuid4", "int")}
+    rnd, seq = by_kind["uuid4"], by_kind["int"]
+    assert rnd["wal_bytes"] > seq["wal_bytes"]
+    assert rnd["wal_fpi"] > 3 * seq["wal_fpi"]
+    assert rnd["checkpoints"] >= 3  # the load's own, and any the server took besides
+    assert rnd["write_bytes"] == rnd["wal_bytes"] + rnd["data_pages_written"] * 8192
+
+
+@pytest.mark.postgres
+def test_postgres_cache_churn_once_the_index_outgrows_shared_buffers(postgres_server):
+    """Where the UUIDv4 index outgrows shared_buffers (labkit's own server: 4 MB), random keys
+    read many more index pages into them than sequential keys (claim U5, cache churn)."""
+    by_kind = {k: btree.run_postgres(postgres_server, k, 150_000, checkpoint_every=None)
+               for k in ("uuid4", "uuid7")}
+    rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
+    if rnd["index_bytes"] <= rnd["cache_bytes"]:
+        pytest.skip(f"this server's shared_buffers ({rnd['cache_bytes']:,} bytes) hold the "
+                    "whole index: no churn to see")
+    assert rnd["cache_reads"] > 5 * max(seq["cache_reads"], 1)
+
+
+def test_btree_json_carries_writes_and_cache_side_by_side(capsys):
+    """`labkit btree --json` gives each key kind its bytes written, per key and against the
+    sequential kinds, with the index's and the cache's sizes (issue 22)."""
+    assert cli.main(["btree", "--engine", "sqlite", "--keys", "uuid4,uuid7", "--n", "5000",
+                     "--checkpoint-every", "none", "--json", "--quiet"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["checkpoint_every"] is None
+    for result in shown["results"]:
+        assert result["write_bytes"] > 0
+        assert result["write_bytes_per_key"] == result["write_bytes"] / 5000
+        assert result["index_bytes"] > 0
+        assert result["cache_bytes"] > 0
+    assert set(shown["results"][0]["write_vs"]) == {"uuid7"}
+
+
+@pytest.mark.mongodb
+def test_mongodb_random_keys_write_more_blocks(mongodb_server):
+    """mongod: UUIDv4 `_id`s make WiredTiger's block manager write more than UUIDv7 ones, read
+    server-wide from `serverStatus().wiredTiger` ("block-manager": "bytes written", "log":
+    "log bytes written"; MongoDB manual, serverStatus, wiredTiger section; claim U5)."""
+    by_kind = {k: btree.run_mongodb(mongodb_server, k, N, checkpoint_every=10_000)
+               for k in ("uuid4", "uuid7")}
+    for result in by_kind.values():
+        assert result["cache_bytes"] > 0
+        assert result["checkpoints_refused"] is False
+    assert by_kind["uuid4"]["block_bytes"] > by_kind["uuid7"]["block_bytes"]
