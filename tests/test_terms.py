@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs" / "glossary.md"
 # A letter only Vietnamese writes: a line (or table cell) holding one is Vietnamese text.
 VIETNAMESE = re.compile("[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.I)
-CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+# Code and format placeholders ("{index}" is a name the program fills in, not a word).
+CODE = re.compile(r"```.*?```|`[^`\n]*`|\{\w+(?:[.:!][^}]*)?\}", re.S)
 
 
 def preferred_terms() -> list[tuple[str, str]]:
@@ -80,6 +81,7 @@ def test_the_glossary_names_the_preferred_terms_of_issue_21():
     ("một khóa mới", 1), ("Khóa ngẫu nhiên", 1), ("làm index lớn hơn", 1),
     ("chỉ mục (index) của MongoDB", 0), ("đọc `index_bytes` và `.index`", 0),
     ("kích thước chỉ mục", 0), ("cột index_bytes", 0), ("giữ được độ đầy bao nhiêu", 1),
+    ("chỉ mục ({index} byte)", 0), ("{index:,} index", 1),
 ])
 def test_the_scan_finds_variants_in_prose_and_leaves_code_alone(text, found):
     """A variant in prose is found; one in code, an identifier or a gloss is not."""
