@@ -37,24 +37,20 @@ _WRAPPERS = re.compile(
 _LONG_LITERAL = re.compile(r"[:,\[]\s*-?[0-9]{19}")
 
 
-def _canonical_wrappers_only(text: str) -> bool:
-    """Whether every ``"$`` in the text opens one of the whole canonical wrappers above (a
-    ``"$`` inside a string only sends the text to the Python reader)."""
+def _takes(text: str) -> bool:
+    """Whether every ``"$`` in the text opens one of the whole canonical wrappers above and no
+    number literal has 19 digits or more (libbson wraps one past 64 bits round). A ``"$`` or a
+    long run of digits inside a string only sends the text to the Python reader."""
     if "\\u0024" in text:  # a "$" written as an escape: libbson and json read it as "$"
         return False
-    return '"$' not in _WRAPPERS.sub("", text)
-
-
-def _no_long_integer(text: str) -> bool:
-    """Whether no number literal has 19 digits or more (libbson wraps one past 64 bits round);
-    a match inside a string only sends the text to the Python reader."""
-    return _LONG_LITERAL.search(text) is None
+    rest = _WRAPPERS.sub("", text)  # what is left holds every number literal, and no wrapper
+    return '"$' not in rest and _LONG_LITERAL.search(rest) is None
 
 
 def documents(array_text: str) -> list[Any] | None:
     """The values of a JSON array read in C, or None where only the Python reader may read it
     (libbson or its binding absent, a form the C path does not take, text libbson refuses)."""
-    if not (_canonical_wrappers_only(array_text) and _no_long_integer(array_text)):
+    if not _takes(array_text):
         return None
     try:
         import bsonjs  # type: ignore[import-not-found]  # no type stubs

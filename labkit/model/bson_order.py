@@ -231,6 +231,15 @@ _KEYS: dict[type, Callable[[Any], SortKey]] = {
 }
 
 
+# The rank (a key's first item) of each type whose rank does not depend on the value.
+TYPE_RANKS: dict[type, int] = {
+    type(None): 2, bool: 9, int: 3, Int64: 3, float: 3, Decimal128: 3, str: 4, dict: 5,
+    list: 6, Binary: 7, uuid.UUID: 7, bytes: 7, ObjectId: 8, dt.datetime: 10, DatetimeMS: 10,
+    Timestamp: 11, Regex: 12, re.Pattern: 12, MinKey: 0, MaxKey: 15, _Undefined: 1,
+    _Missing: 1,
+}
+
+
 def key(value: Any, strings: Strings = None) -> SortKey:
     """A tuple that Python orders exactly as MongoDB orders BSON values (no collation).
 

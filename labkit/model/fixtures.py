@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import itertools
 import json
 import os
 import re
@@ -438,12 +439,12 @@ def parse(text: str, where: str = "the input") -> list[Document]:
 
 
 def _one_array(text: str) -> str:
-    """Documents one per line as the text of one JSON array."""
-    return "[" + ",".join([line for line in text.splitlines() if line.strip()]) + "]"
+    """Documents one per line (blank lines left out) as the text of one JSON array."""
+    return "[" + ",".join(filter(str.strip, text.splitlines())) + "]"
 
 
 def _only_documents(docs: list[Any], where: str) -> list[Document]:
-    if not all(isinstance(doc, dict) for doc in docs):
+    if not all(map(isinstance, docs, itertools.repeat(dict))):
         raise BadInput(f"{where}: expected an array of documents, or one document per line")
     return docs
 

@@ -14,6 +14,7 @@ from labkit.errors import BadInput
 from labkit.model.bson_order import (
     MISSING,
     NUMBER_TYPES,
+    TYPE_RANKS,
     UNDEFINED,
     Document,
     SortKey,
@@ -180,9 +181,16 @@ def _one_in_bracket(op: str, wanted: SortKey, strings: Strings) -> Callable[[Any
     if wanted == nan:
         return lambda c: nan_ok and c is not MISSING and key(c, strings) == nan
 
+    ranks = TYPE_RANKS
+    # A number operand other than a decimal: Python compares int and float exactly, as keys do.
+    number = wanted[3] if rank == 3 and type(wanted[3]) in (int, float) else None
+
     def one(c: Any) -> bool:
-        if c is MISSING:
+        kind = type(c)
+        if ranks.get(kind, rank) != rank or c is MISSING:  # another bracket, or no value
             return False
+        if number is not None and (kind is int or kind is float or kind is Int64):
+            return c == c and holds(c, number)  # a NaN (c != c) meets no number
         k = key(c, strings)
         return k[0] == rank and k != nan and holds(k, wanted)
     return one
