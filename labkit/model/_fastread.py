@@ -33,8 +33,8 @@ _WRAPPERS = re.compile(
     rf'|date"\s*:\s*\{{\s*"\$numberLong"\s*:\s*{_INTEGER}\s*\}}'
     rf'|binary"\s*:\s*\{{\s*(?:{_BASE64}|{_UUID})\s*\}}'
     r')\s*\}')
-# A number literal of 19 digits or more: in JSON a value follows ``[``, ``,`` or ``:``.
-_LONG_LITERAL = re.compile(r"[:,\[]\s*-?[0-9]{19}")
+# Every ASCII digit as "0", every other byte as "x": a run of 19 digits is then b"0" * 19.
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x78 for byte in range(256))
 
 
 def _takes(text: str) -> bool:
@@ -44,7 +44,13 @@ def _takes(text: str) -> bool:
     if "\\u0024" in text:  # a "$" written as an escape: libbson and json read it as "$"
         return False
     rest = _WRAPPERS.sub("", text)  # what is left holds every number literal, and no wrapper
-    return '"$' not in rest and _LONG_LITERAL.search(rest) is None
+    return '"$' not in rest and _no_long_digits(rest)
+
+
+def _no_long_digits(text: str) -> bool:
+    """Whether no run of 19 ASCII digits or more is left (a number literal that long may be past
+    64 bits, which libbson wraps round; one inside a string only costs the C path)."""
+    return b"0" * 19 not in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZEROS)
 
 
 def documents(array_text: str) -> list[Any] | None:
