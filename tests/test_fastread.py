@@ -170,3 +170,29 @@ def test_without_the_binding_the_python_reader_answers(monkeypatch):
     text = '[{"_id": {"$numberInt": "1"}}]'
     assert _fastread.documents(text) is None
     assert fixtures.parse(text) == [{"_id": 1}]
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": {"$numberInt": "1"}}\n\n{"b": 2}\n  \n{"c": 3}',  # blank lines
+    '{"a": 1}\r\n{"b": 2}\r\n',  # Windows line ends
+    '{"a": "x\u2028y"}\n{"b": 2}',  # a line separator inside a string stays in it
+    '{"a": 1}\x0c{"b": 2}',  # a form feed ends no line (and is not JSON whitespace)
+    '{"a": 1}  \n\t{"b": 2}',
+])
+def test_documents_one_per_line_read_the_same_either_way(text, monkeypatch):
+    """Documents one per line give the same documents (or the same refusal) through the C path
+    and the Python reader, whatever ends their lines; only "\\n" ends a line (JSON Lines)."""
+    def outcome():
+        try:
+            return typed(fixtures.parse(text))
+        except BadInput as exc:
+            return str(exc)
+    fast = outcome()
+    monkeypatch.setattr(_fastread, "documents", lambda text: None)
+    assert fast == outcome()
+
+
+def test_a_line_separator_inside_a_string_is_kept():
+    """U+2028 inside a string is part of the string, not the end of a line (JSON Lines ends a
+    line at "\\n" only)."""
+    assert fixtures.parse('{"a": "x\u2028y"}\n{"b": 2}') == [{"a": "x\u2028y"}, {"b": 2}]
