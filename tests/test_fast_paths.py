@@ -37,7 +37,9 @@ DOCUMENTS = st.lists(st.fixed_dictionaries({}, optional={"v": VALUES, "w": VALUE
 UNIFORM = st.sampled_from([
     st.integers(-(2**63), 2**63 - 1), st.integers().map(lambda i: Int64(i % 2**63)),
     st.floats(), st.text(max_size=3), st.binary(min_size=12, max_size=12).map(ObjectId),
-    st.one_of(st.integers(-5, 5), st.integers(-5, 5).map(Int64)),
+    st.one_of(st.integers(-5, 5), st.integers(-5, 5).map(Int64)), st.booleans(),
+    st.builds(Binary, st.binary(max_size=3), st.sampled_from([0, 4, 128])),  # length first
+    st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.sampled_from([math.nan, Decimal128("1")])),
 ]).flatmap(lambda values: st.lists(values, max_size=12)).map(
     lambda values: [{"_id": i, "v": v} for i, v in enumerate(values)])
 OPERANDS = SCALARS.filter(lambda v: v is not None and v is not UNDEFINED
