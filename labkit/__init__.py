@@ -1,5 +1,10 @@
 """labkit: lessons that check MongoDB behaviour claims against real servers."""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from labkit import _signals  # noqa: F401  # first: the command's signals, while it imports
 from labkit._version import __version__
 from labkit.errors import (
@@ -9,14 +14,49 @@ from labkit.errors import (
     ServerStartError,
     ServerUnavailable,
 )
-from labkit.experiments.catalogue import registered
-from labkit.i18n import language
-from labkit.lessons.attempts import exercise, reveal
-from labkit.lessons.course import progress
-from labkit.lessons.exercises import Exercise
-from labkit.lessons.notebook import after, check, on_server, session, start_lesson, table
-from labkit.run.doctor import run as doctor
-from labkit.servers import mongodb
+
+if TYPE_CHECKING:
+    from labkit.experiments.catalogue import registered
+    from labkit.i18n import language
+    from labkit.lessons.attempts import exercise, reveal
+    from labkit.lessons.course import progress
+    from labkit.lessons.exercises import Exercise
+    from labkit.lessons.notebook import after, check, on_server, session, start_lesson, table
+    from labkit.run.doctor import run as doctor
+    from labkit.servers import mongodb
+
+# Imported on first use, so that a command (``labkit predict``) loads only what it needs.
+_LAZY = {
+    "registered": ("labkit.experiments.catalogue", "registered"),
+    "language": ("labkit.i18n", "language"),
+    "progress": ("labkit.lessons.course", "progress"),
+    "Exercise": ("labkit.lessons.exercises", "Exercise"),
+    "after": ("labkit.lessons.notebook", "after"),
+    "check": ("labkit.lessons.notebook", "check"),
+    "on_server": ("labkit.lessons.notebook", "on_server"),
+    "session": ("labkit.lessons.notebook", "session"),
+    "start_lesson": ("labkit.lessons.notebook", "start_lesson"),
+    "table": ("labkit.lessons.notebook", "table"),
+    "exercise": ("labkit.lessons.attempts", "exercise"),
+    "reveal": ("labkit.lessons.attempts", "reveal"),
+    "doctor": ("labkit.run.doctor", "run"),
+    "mongodb": ("labkit.servers", "mongodb"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of the notebooks' API, imported the first time it is asked for."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'labkit' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "BadInput",

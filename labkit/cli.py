@@ -419,8 +419,9 @@ def _print_ids(ids: list, as_json: bool) -> int:
 
     if as_json:
         _emit_json(fixtures.relaxed(ids))
-    else:
-        # Plain ints print as themselves; only other BSON values need Extended JSON.
+    elif set(map(type, ids)) <= {str, int}:  # plain ints and strings print as themselves
+        sys.stdout.write("".join(map("{}\n".format, ids)))
+    else:  # other BSON values need Extended JSON
         sys.stdout.write("".join(
             f"{value if type(value) in (str, int) else fixtures.dumps(value)}\n"
             for value in ids))

@@ -2,8 +2,9 @@
 comparisons under a collation, and a refusal (not a guess) where ICU cannot be loaded.
 
 Sources: MongoDB's jstests (mongodb/mongo, ``jstests/core/query/sort/
-sort_dotted_paths_collation.js`` and ``jstests/core/query/collation/collation.js``, cited by
-line), the server's ``src/mongo/db/query/collation/collator_factory_icu.cpp``, and the manual's
+sort_dotted_paths_collation.js`` at commit 05c2d8bb and ``jstests/core/query/collation/
+collation.js`` at commit 07c8efab, cited by line), the server's
+``src/mongo/db/query/collation/collator_factory_icu.cpp``, and the manual's
 "Collation" page (docs/manual/reference/collation).
 """
 
@@ -115,7 +116,7 @@ def test_parallel_arrays_are_refused_under_a_collation():
 
 def test_a_filter_comparison_under_strength_two_ignores_case():
     """``{str: "FOO"}`` equals ``"foo"`` under ``{locale: "en_US", strength: 2}`` and not
-    without a collation (jstests/core/query/collation/collation.js:360-363)."""
+    without a collation (jstests/core/query/collation/collation.js:726-728)."""
     assert m.compare("foo", "FOO", CASE_INSENSITIVE) == 0
     assert m.compare("foo", "FOO") == 1  # bytewise: "f" (0x66) after "F" (0x46)
     assert m.compare({"str": "foo"}, {"str": "FOO"}, CASE_INSENSITIVE) == 0
@@ -196,7 +197,7 @@ def test_backwards_compares_accents_from_the_end():
 
 def test_fr_ca_compares_accents_backwards_by_default():
     """A field left out keeps the locale's default: ``fr_CA`` has ``backwards: true``
-    (jstests/core/query/collation/collation.js:133)."""
+    (jstests/core/query/collation/collation.js:136-148)."""
     fr_ca = {"locale": "fr_CA"}
     assert m.compare("côte", "coté", fr_ca) == m.compare("côte", "coté",
                                                          {"locale": "en", "backwards": True})
@@ -226,7 +227,7 @@ def test_simple_locale_is_bytewise():
 
 
 @pytest.mark.parametrize(("collation", "message"), [
-    # collation.js:95-103: not an object, no locale, unknown fields, unknown locale, strength.
+    # collation.js:106-117: not an object, no locale, unknown fields, unknown locale, strength.
     ("not an object", "document with a locale"),
     ({}, "document with a locale"),
     ({"blah": 1}, "document with a locale"),
@@ -234,7 +235,7 @@ def test_simple_locale_is_bytewise():
     ({"locale": "xx"}, "not one ICU knows"),
     ({"locale": "en", "strength": 99}, "integer 1 through 5"),
     ({"locale": "en", "strength": 9.9}, "integer 1 through 5"),
-    ({"locale": "en", "version": "unknownVersion"}, "57.1"),  # collation.js:108
+    ({"locale": "en", "version": "unknownVersion"}, "57.1"),  # collation.js:119-124
     # collator_factory_icu.cpp, validateCollationSpec and the typed field extractors:
     ({"locale": "en", "strength": 1, "backwards": True}, "'backwards' is invalid"),
     ({"locale": "en", "strength": 2, "caseFirst": "upper"}, "'caseFirst' is invalid"),
@@ -246,14 +247,14 @@ def test_simple_locale_is_bytewise():
     ({"locale": "en_us"}, "did you mean 'en_US'"),
 ])
 def test_malformed_collations_are_refused_as_the_server_refuses_them(collation, message):
-    """A collation the server refuses is BadInput, not a guess (collation.js:95-108,
+    """A collation the server refuses is BadInput, not a guess (collation.js:106-124,
     collator_factory_icu.cpp)."""
     with pytest.raises(BadInput, match=message):
         m.sort([{"v": "a"}], "v:1", collation=collation)
 
 
 def test_server_version_is_accepted():
-    """``version: "57.1"``, the server's ICU, is accepted (collation.js:134)."""
+    """``version: "57.1"``, the server's ICU, is accepted (collation.js:149)."""
     assert m.compare("a", "A", {"locale": "en", "strength": 2, "version": "57.1"}) == 0
 
 
@@ -296,7 +297,7 @@ def test_sort_agrees_with_icu_compare(words, collation):
 
 def test_the_public_compare_takes_a_collation():
     """``labkit.model.compare`` passes a collation through (docs/model.md's API table;
-    collation.js:360-363's strength-2 equality)."""
+    collation.js:726-728's strength-2 equality)."""
     from labkit import model
 
     assert model.compare("foo", "FOO", collation=CASE_INSENSITIVE) == 0

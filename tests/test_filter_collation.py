@@ -2,10 +2,9 @@
 collation, inside documents and arrays too; ``$regex`` never uses it; the model engine and
 ``labkit predict find`` pass a collation on.
 
-Sources: MongoDB's jstests (mongodb/mongo ``jstests/core/query/collation/collation.js``, cited
-by the comment that opens each case: "Collation tests for find", "Collation tests for count",
-"Find should return correct results when collation specified and query contains $expr",
-"Queries that use a index with a non-matching collation should add a sort stage"), the manual's
+Sources: MongoDB's jstests (mongodb/mongo ``jstests/core/query/collation/collation.js`` at
+commit 07c8efab, cited by line: the find cases from line 705, count from 450, distinct from
+565), the manual's
 Collation page (docs/manual/reference/collation: strength 2 compares base characters and
 diacritics, not case) and its Case-Insensitive Indexes page
 (docs/manual/core/index-case-insensitive: "the $regex operator is not collation-aware").
@@ -28,9 +27,9 @@ from labkit.model import collation as c
 
 pytest.importorskip("icu", reason="ICU (pyicu-wheels) is a dependency; these pin its use")
 
-CASE_INSENSITIVE = {"locale": "en_US", "strength": 2}  # collation.js, "Collation tests for find"
+CASE_INSENSITIVE = {"locale": "en_US", "strength": 2}  # collation.js:722
 CASE_SENSITIVE = {"locale": "en_US"}
-FOO_BAR = [{"_id": 1, "str": "foo"}, {"_id": 2, "str": "bar"}]  # collation.js, collation_find2
+FOO_BAR = [{"_id": 1, "str": "foo"}, {"_id": 2, "str": "bar"}]  # collation.js:717-718
 CASES = [{"_id": 1, "a": "A"}, {"_id": 2, "a": "B"}, {"_id": 3, "a": "b"}, {"_id": 4, "a": "a"}]
 
 
@@ -48,14 +47,13 @@ def ids(docs, query, collation=CASE_INSENSITIVE):
 ])
 def test_find_compares_strings_by_the_collation(query, collation, expected):
     """``{str: "FOO"}`` finds "foo" under strength 2 only, and ``$ne`` its complement
-    (collation.js, "Find should return correct results when collation specified and no indexes
-    exist")."""
+    (collation.js:725-735)."""
     assert ids(FOO_BAR, query, collation) == expected
 
 
 def test_a_match_on_id_uses_the_collation():
     """``{_id: "FOO"}`` finds ``_id: "foo"`` under strength 2 and not under en_US's default
-    strength (collation.js, "filter is a match on _id")."""
+    strength (collation.js:714-722)."""
     docs = [*FOO_BAR, {"_id": "foo"}]
     assert ids(docs, {"_id": "FOO"}, None) == []
     assert ids(docs, {"_id": "FOO"}, CASE_SENSITIVE) == []
@@ -74,8 +72,7 @@ def test_a_match_on_id_uses_the_collation():
 ])
 def test_ranges_follow_the_collations_order(query, collation, expected):
     """Ranges order strings as the collation sorts them: en_US at strength 3 gives a < A < b < B
-    (collation.js, "Queries that use a index with a non-matching collation should add a sort
-    stage"), strength 2 makes a and A equal, no collation compares bytes."""
+    (collation.js:793-808), strength 2 makes a and A equal, no collation compares bytes."""
     assert ids(CASES, query, collation) == expected
 
 
@@ -108,7 +105,7 @@ def test_in_nin_all_and_logical_clauses_use_the_collation(query, expected):
 def test_strings_inside_documents_and_arrays_use_the_collation(docs, query, expected):
     """Array elements, whole arrays, embedded documents and dotted paths compare their strings
     by the collation, never their field names (manual, Collation; the same rule as sorts in
-    sort_dotted_paths_collation.js)."""
+    sort_dotted_paths_collation.js:91-99 at commit 05c2d8bb)."""
     assert ids(docs, query) == expected
 
 
@@ -134,8 +131,7 @@ def test_regex_ignores_the_collation(query):
 ])
 def test_expr_comparisons_use_the_collation(expression, expected):
     """``$expr``'s comparisons, ``$cmp`` and ``$in`` compare strings under the query's
-    collation (collation.js, "Find should return correct results when collation specified and
-    query contains $expr": ``{$eq: ["$a", "a"]}`` finds "A" at strength 2)."""
+    collation (collation.js:821-831: ``{$eq: ["$a", "a"]}`` finds "A" at strength 2)."""
     assert ids(CASES, {"$expr": expression}) == expected
     assert ids(CASES, {"$expr": expression}, None) != expected
 
@@ -211,8 +207,7 @@ def test_the_simple_collation_is_no_collation(values, operand):
 
 def test_the_model_engine_passes_a_claims_collation():
     """A claim file's ``collation`` reaches find (filter and sort), countDocuments and
-    aggregate's ``$match`` and ``$sort`` (collation.js, "Collation tests for count": strength 2
-    counts 1)."""
+    aggregate's ``$match`` and ``$sort`` (collation.js:459-468: strength 2 counts 1)."""
     docs = [dict(d) for d in CASES]
     found = model_read(docs, "find", {"filter": {"a": "a"}, "sort": {"a": 1, "_id": 1},
                                       "collation": CASE_INSENSITIVE})
@@ -229,15 +224,15 @@ def test_the_model_engine_passes_a_claims_collation():
 
 def test_distinct_under_a_collation_is_refused_not_guessed():
     """``distinct`` under a collation keeps one of the strings it makes equal, and the server
-    does not say which (collation.js, "Collation tests for distinct" checks only
-    ``toLowerCase()``): the model refuses it."""
+    does not say which (collation.js:574-581 checks only ``toLowerCase()``): the model refuses
+    it."""
     with pytest.raises(NotSupported, match="collation"):
         model_read(FOO_BAR, "distinct", {"fieldName": "str", "collation": CASE_INSENSITIVE})
 
 
 def test_predict_find_takes_a_collation(tmp_path):
-    """``labkit predict find --collation`` applies the collation to the filter (collation.js,
-    "Collation tests for find")."""
+    """``labkit predict find --collation`` applies the collation to the filter (collation.js:726
+    and 728)."""
     fixture = tmp_path / "foo.json"
     fixture.write_text(json.dumps(FOO_BAR))
     args = ["predict", "find", str(fixture), "--filter", '{"str": "FOO"}', "--json"]
@@ -255,7 +250,7 @@ def test_predict_find_takes_a_collation(tmp_path):
 @pytest.mark.parametrize("collation", [CASE_INSENSITIVE, CASE_SENSITIVE])
 def test_model_and_server_agree_under_a_collation(mongodb_server, query, collation):
     """The server's ``find(query).collation(...)``, asked through the engine's pymongo path,
-    matches the model's _ids (collation.js, "Collation tests for find")."""
+    matches the model's _ids (collation.js:725-735)."""
     from labkit.engines.query import pymongo_read
 
     database = mongodb_server.fresh_database("filter_collation")

@@ -231,6 +231,15 @@ _KEYS: dict[type, Callable[[Any], SortKey]] = {
 }
 
 
+# The rank (a key's first item) of each type whose rank does not depend on the value.
+TYPE_RANKS: dict[type, int] = {
+    type(None): 2, bool: 9, int: 3, Int64: 3, float: 3, Decimal128: 3, str: 4, dict: 5,
+    list: 6, Binary: 7, uuid.UUID: 7, bytes: 7, ObjectId: 8, dt.datetime: 10, DatetimeMS: 10,
+    Timestamp: 11, Regex: 12, re.Pattern: 12, MinKey: 0, MaxKey: 15, _Undefined: 1,
+    _Missing: 1,
+}
+
+
 def key(value: Any, strings: Strings = None) -> SortKey:
     """A tuple that Python orders exactly as MongoDB orders BSON values (no collation).
 
@@ -426,7 +435,6 @@ def sort_key(doc: Document, path: str, descending: bool = False) -> Any:
 
 
 Keyer = Callable[[Document], SortKey | None]
-Keyed = tuple[Sequence[SortKey], Document]  # a document and its per-path sort keys
 
 
 def _path_keyer(parts: tuple[str, ...], strings: Strings) -> Keyer:
@@ -470,36 +478,48 @@ def _sort_keys(doc: Document, keyers: list[Keyer], paths: list[tuple[str, ...]],
     return tuple(best)
 
 
-def _top_level_keys(docs: list[Document], paths: list[tuple[str, ...]], keyers: list[Keyer],
-                    directions: list[int]) -> list[Keyed]:
-    """The common case, kept tight: every sort path is a top-level field."""
-    heads = [parts[0] for parts in paths]
-    picks = [max if direction < 0 else min for direction in directions]
+# Column types whose Python order is MongoDB's order among them (ints exactly; strings by code
+# point, which is UTF-8's byte order; ObjectIds by their bytes): such a column sorts as it is.
+_NATURAL_ORDERS = ({int}, {Int64}, {int, Int64}, {str}, {ObjectId})
+
+
+def _leaf_key(pick: Callable[..., SortKey]) -> Callable[[Any], SortKey]:
+    """A top-level value's sort key: a leaf array's is its smallest (largest) element's."""
     keys = _KEYS
-    out: list[Keyed] = []
-    for doc in docs:
-        row: list[SortKey] = []
-        arrays = 0
-        for head, pick in zip(heads, picks, strict=True):
-            value = doc.get(head)
-            make = keys.get(type(value))
-            if make is not None:
-                row.append(make(value))
-            elif type(value) is list:  # a leaf array: its smallest (largest) element's key
-                arrays += 1
-                row.append(pick(map(key, value)) if value else (1,))
-            else:
-                row.append(key(value))
-        if arrays > 1:  # paths on two arrays: the general rules refuse parallel arrays
-            out.append((_sort_keys(doc, keyers, paths, directions, None), doc))
-        else:
-            out.append((row, doc))
-    return out
+
+    def leaf(value: Any) -> SortKey:
+        make = keys.get(type(value))
+        if make is not None:
+            return make(value)
+        if type(value) is list:
+            return pick(map(key, value)) if value else (1,)
+        return key(value)
+    return leaf
 
 
-def _at(position: int) -> Callable[[Keyed], SortKey]:
-    """The sort key on one path of a keyed document."""
-    return lambda pair: pair[0][position]
+def _top_level_columns(docs: list[Document], paths: list[tuple[str, ...]],
+                       keyers: list[Keyer], directions: list[int]) -> list[list[Any]]:
+    """The common case, kept tight: every sort path is a top-level field. One column of sort
+    keys per path (a column of plain ints, strings or ObjectIds is its own key)."""
+    columns: list[list[Any]] = []
+    arrays: dict[int, int] = {}  # document index -> how many paths reach a leaf array there
+    for (head,), direction in zip(paths, directions, strict=True):
+        values = [doc.get(head) for doc in docs]
+        kinds = set(map(type, values))
+        if kinds in _NATURAL_ORDERS:
+            columns.append(values)
+            continue
+        if list in kinds and len(paths) > 1:
+            for i in [i for i, value in enumerate(values) if type(value) is list]:
+                arrays[i] = arrays.get(i, 0) + 1
+        columns.append(list(map(_leaf_key(max if direction < 0 else min), values)))
+    for i, count in sorted(arrays.items()):  # the first such document is the one named
+        if count > 1:  # paths on two arrays: the general rules (parallel arrays are refused)
+            row = _sort_keys(docs[i], keyers, paths, directions, None)
+            for position, (head,) in enumerate(paths):
+                if type(docs[i].get(head)) is list:
+                    columns[position][i] = row[position]
+    return columns
 
 
 def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | None = None,
@@ -516,11 +536,14 @@ def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | N
     paths = [tuple(path.split(".")) for path, _ in pairs]
     directions = [direction for _, direction in pairs]
     keyers = [_path_keyer(parts, strings) for parts in paths]
-    keyed: list[Keyed]
+    columns: list[list[Any]]
     if strings is None and all(len(parts) == 1 for parts in paths):
-        keyed = _top_level_keys(docs, paths, keyers, directions)
+        columns = _top_level_columns(docs, paths, keyers, directions)
     else:
-        keyed = [(_sort_keys(doc, keyers, paths, directions, strings), doc) for doc in docs]
-    for position in range(len(pairs) - 1, -1, -1):  # stable sorts, least significant first
-        keyed.sort(key=_at(position), reverse=directions[position] < 0)
-    return [doc for _, doc in keyed]
+        rows = [_sort_keys(doc, keyers, paths, directions, strings) for doc in docs]
+        columns = [[row[position] for row in rows] for position in range(len(paths))]
+    order = list(range(len(docs)))
+    # Stable sorts, least significant path first (a reversed sort keeps ties in order too).
+    for column, direction in zip(reversed(columns), reversed(directions), strict=True):
+        order.sort(key=column.__getitem__, reverse=direction < 0)
+    return [docs[i] for i in order]

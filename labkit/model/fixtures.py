@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import itertools
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
+from labkit.model import _fastread
 
 if TYPE_CHECKING:
     from pymongo.collection import Collection
@@ -336,11 +338,17 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
 
 
 def _json_int(text: str) -> int:
+    """A JSON integer as Extended JSON's relaxed form reads it: an int32 where it fits, else
+    an ``Int64`` (as a server stores it, and as the C reader gives it)."""
     check_integer_text(text, "the input")
     number = int(text)
+    if -(2**31) <= number < 2**31:
+        return number
     if not -(2**63) <= number < 2**63:
         raise BadInput(f"the integer {text[:30]} does not fit in 64 bits")
-    return number
+    from bson import Int64
+
+    return Int64(number)
 
 
 def _check_depth_and_text(value: Any, where: str, strings: bool) -> None:
@@ -402,15 +410,21 @@ def _might_be_deep(text: str) -> bool:
 def parse(text: str, where: str = "the input") -> list[Document]:
     """Parse Extended JSON: an array of documents, or one document per line."""
     stripped = text.strip().lstrip("\ufeff")
+    del text  # a file's worth of memory, where stripping made a copy
     if not stripped:
         raise BadInput(f"{where} is empty: no documents")
     docs: list[Document]
     if stripped.startswith("["):
-        docs = _loads(stripped, where)
+        fast = _fastread.documents(stripped)
+        docs = _loads(stripped, where) if fast is None else fast
         if not isinstance(docs, list):
             raise BadInput(f"{where}: expected an array of documents")
     else:
-        lines = [line for line in stripped.splitlines() if line.strip()]
+        # The C path is handed the only copy of the array's text, which it frees while decoding.
+        fast = _fastread.documents(_one_array(stripped))
+        if fast is not None:
+            return _only_documents(fast, where)
+        lines = [line for line in stripped.split("\n") if line.strip()]
         try:
             docs = _loads("[" + ",".join(lines) + "]", where, depth=False)
             for doc, line in zip(docs, lines, strict=True):
@@ -418,10 +432,22 @@ def parse(text: str, where: str = "the input") -> list[Document]:
                     _check_depth_and_text(doc, where, strings=False)
         except BadInput:  # read again line by line, to say which line is wrong
             docs = [_loads(line, f"{where}, line {number}")
-                    for number, line in enumerate(stripped.splitlines(), start=1)
+                    for number, line in enumerate(stripped.split("\n"), start=1)
                     if line.strip()]
             raise
-    if not all(isinstance(doc, dict) for doc in docs):
+    return _only_documents(docs, where)
+
+
+def _one_array(text: str) -> str:
+    """Documents one per line as the text of one JSON array. A line ends at "\\n" only, as in
+    JSON Lines: a U+2028 inside a string is part of it. A blank line becomes ",," or ", ,",
+    which no JSON reader takes, so the Python reader reads such a file, leaving blank lines out.
+    """
+    return "[" + text.replace("\n", ",") + "]"
+
+
+def _only_documents(docs: list[Any], where: str) -> list[Document]:
+    if not all(map(isinstance, docs, itertools.repeat(dict))):
         raise BadInput(f"{where}: expected an array of documents, or one document per line")
     return docs
 
@@ -435,13 +461,15 @@ def parse_value(text: str, where: str = "the filter") -> Any:
 
 def read(path: str | Path) -> list[Document]:
     """Read a fixture file (Extended JSON) into documents with their exact BSON types."""
-    data = read_bytes(path)
+    return parse(_text(read_bytes(path), path), str(path))  # no copy of the file kept here
+
+
+def _text(data: bytes, path: str | Path) -> str:
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BadInput(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
                        f"{exc.start})") from None
-    return parse(text, str(path))
 
 
 def names() -> list[str]:

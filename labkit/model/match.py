@@ -3,6 +3,7 @@ to each document; a filter MongoDB would reject is rejected while compiling."""
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -13,6 +14,7 @@ from labkit.errors import BadInput
 from labkit.model.bson_order import (
     MISSING,
     NUMBER_TYPES,
+    TYPE_RANKS,
     UNDEFINED,
     Document,
     SortKey,
@@ -165,7 +167,40 @@ def _comparison(op: str, operand: Any, version: str) -> ValuesTest:
     test = SIGN_TESTS[op]
     if wanted[0] in (0, 15):  # MinKey and MaxKey compare with every type
         return _across_brackets(test, wanted, strings)
-    return _in_bracket(test, wanted, strings, nan_ok=op in ("$eq", "$gte", "$lte"))
+    one = _one_in_bracket(op, wanted, strings)
+    return lambda candidates: any(map(one, candidates))
+
+
+def _one_in_bracket(op: str, wanted: SortKey, strings: Strings) -> Callable[[Any], bool]:
+    """Whether one value passes a comparison that only the operand's bracket (its key's rank)
+    can pass; NaN only meets NaN, and only where the comparison admits equality."""
+    rank = wanted[0]
+    holds = _ORDER_TESTS[op]
+    nan_ok = op in ("$eq", "$gte", "$lte")
+    nan = (3, 0)
+    if wanted == nan:
+        return lambda c: nan_ok and c is not MISSING and key(c, strings) == nan
+
+    ranks = TYPE_RANKS
+    # A number operand other than a decimal: Python compares int and float exactly, as keys do.
+    number = wanted[3] if rank == 3 and type(wanted[3]) in (int, float) else None
+
+    def one(c: Any) -> bool:
+        kind = type(c)
+        if ranks.get(kind, rank) != rank or c is MISSING:  # another bracket, or no value
+            return False
+        if number is not None and (kind is int or kind is float or kind is Int64):
+            return c == c and holds(c, number)  # a NaN (c != c) meets no number
+        k = key(c, strings)
+        return k[0] == rank and k != nan and holds(k, wanted)
+    return one
+
+
+# Keys are tuples in MongoDB's total order: a comparison of keys is the comparison of values.
+_ORDER_TESTS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": operator.eq, "$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt,
+    "$lte": operator.le,
+}
 
 
 def _null_comparison(op: str, version: str) -> ValuesTest:
@@ -191,28 +226,6 @@ def _across_brackets(test: Callable[[int], bool], wanted: SortKey,
                     return True
         return False
     return across
-
-
-def _in_bracket(test: Callable[[int], bool], wanted: SortKey, strings: Strings,
-                nan_ok: bool) -> ValuesTest:
-    """A comparison that only values of the operand's bracket (its key's rank) can pass."""
-    rank = wanted[0]
-
-    def bracketed(candidates: Values) -> bool:
-        for c in candidates:
-            if c is MISSING:
-                continue
-            k = key(c, strings)
-            if k[0] != rank:
-                continue
-            if k == (3, 0) or wanted == (3, 0):  # NaN only meets NaN
-                if k == wanted and nan_ok:
-                    return True
-                continue
-            if test((k > wanted) - (k < wanted)):
-                return True
-        return False
-    return bracketed
 
 
 def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
@@ -385,7 +398,30 @@ def _is_operator_object(condition: Any) -> bool:
 def _field_test(path: str, condition: Any, version: str, depth: int) -> Test:
     read = _path_reader(path, version == "9.0")
     check = _condition(condition, version, depth)
-    return lambda doc: check(read(doc))
+    one = _top_level_comparison(path, condition)
+    if one is None:
+        return lambda doc: check(read(doc))
+
+    def top_level(doc: Document) -> bool:  # the common case, kept tight: one value, no array
+        value = doc.get(path, MISSING)
+        return check([value]) if type(value) is list else one(value)
+    return top_level
+
+
+def _top_level_comparison(path: str, condition: Any) -> Callable[[Any], bool] | None:
+    """For ``{field: value}``, ``{field: {$gt: value}}`` and the like (a top-level field, one
+    comparison with a value of one bracket), the test of one value that is not an array."""
+    op, operand = "$eq", condition
+    if _is_operator_object(condition):
+        if len(condition) != 1:
+            return None
+        (op, operand), = condition.items()
+    if "." in path or op not in _ORDER_TESTS or operand is None or operand is UNDEFINED \
+            or _is_regex(operand):
+        return None
+    strings = strings_in_force()
+    wanted = key(operand, strings)
+    return None if wanted[0] in (0, 15) else _one_in_bracket(op, wanted, strings)
 
 
 def _condition(condition: Any, version: str, depth: int) -> ValuesTest:

@@ -1,0 +1,198 @@
+"""The C path for reading Extended JSON (libbson through python-bsonjs, then pymongo's decoder)
+gives exactly the values and types the Python reader gives, and declines whatever it would read
+otherwise (issue 20: the model answers within a second; the Python reader stays the reference).
+
+Sources: the Extended JSON specification (mongodb/specifications, ``source/extended-json/
+extended-json.md``: the canonical wrappers, and a relaxed integer being an int32 where it fits,
+else an int64) and the libbson leniencies found here, each pinned below.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from bson import Int64
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from labkit.errors import BadInput
+from labkit.model import _fastread, bson_order, fixtures, reads
+
+pytest.importorskip("bsonjs", reason="python-bsonjs is a dependency; these pin the C path")
+
+
+def typed(value):
+    """A value with every type spelt out, NaN and -0.0 told apart: equal only if identical."""
+    if isinstance(value, dict):
+        return ("dict", [(name, typed(item)) for name, item in value.items()])
+    if isinstance(value, list):
+        return ("list", [typed(item) for item in value])
+    if isinstance(value, float):
+        return ("float", "nan" if math.isnan(value) else repr(value))
+    if hasattr(value, "tzinfo"):
+        return (type(value).__name__, value.isoformat(), value.utcoffset())
+    return (type(value).__name__, repr(value))
+
+
+def python_read(array_text):
+    """The Python reader's values for a JSON array, or the BadInput it raises."""
+    try:
+        return fixtures._loads(array_text, "the test")
+    except BadInput as exc:
+        return exc
+
+
+INTEGER_TEXT = st.one_of(st.integers(-(2**64), 2**64).map(str),
+                         st.sampled_from([" 5", "+5", "5 ", "05", "-0", "", "-", "1e2", "٣"]))
+NUMBER_TEXT = st.one_of(
+    st.floats(allow_nan=False).map(repr),
+    st.integers(-(10**40), 10**40).map(str),
+    st.builds(lambda m, e: f"{m}E{e}", st.integers(-(10**35), 10**35), st.integers(-6200, 6200)),
+    st.sampled_from(["NaN", "Infinity", "-Infinity", "-NaN", "inf", "nan", "", "-", " 1",
+                     "1 ", "0x10", "1_0", "1.", ".5", "-0", "-0.0", "1e400", "1E-400", "٣"]))
+HEX = st.text("0123456789abcdefABCDEF", min_size=22, max_size=26)
+BASE64 = st.sampled_from(["", "AA==", "AAE=", "AAEC", "AAECAwQFBgcICQoLDA0ODw==",
+                          "AAECAwQFBgcICQoLDA0ODwA=", "A", "AA=", "AB==", "AAECAwQFBgcICQoLDA0O"])
+WRAPPED = st.one_of(
+    st.builds(lambda t: {"$numberInt": t}, INTEGER_TEXT),
+    st.builds(lambda t: {"$numberLong": t}, INTEGER_TEXT),
+    st.builds(lambda t: {"$numberDouble": t}, NUMBER_TEXT),
+    st.builds(lambda t: {"$numberDecimal": t}, NUMBER_TEXT),
+    st.builds(lambda t: {"$oid": t}, HEX),
+    st.builds(lambda t: {"$date": {"$numberLong": t}},
+              st.one_of(INTEGER_TEXT, st.sampled_from(
+                  ["253402300799999", "253402300800000", "-62135596800000",
+                   "-62135596800001"]))),
+    st.builds(lambda d, s: {"$binary": {"base64": d, "subType": s}}, BASE64,
+              st.sampled_from(["00", "0", "4", "04", "03", "80", "ff", "100", "g"])),
+    st.sampled_from([{"$undefined": True}, {"$ref": "c", "$id": 1}, {"$minKey": 1},
+                     {"$maxKey": 1}, {"$symbol": "s"}, {"$code": "x"},
+                     {"$timestamp": {"t": 1, "i": 2}},
+                     {"$uuid": "0f8fad5b-d9cb-469f-a165-70867728950e"},
+                     {"$regularExpression": {"pattern": "a", "options": "xi"}},
+                     {"$regex": "a", "$options": "i"}, {"$gt": 1}, {"$numberInt": "1", "b": 1},
+                     {"b": 1, "$numberInt": "1"}, {"$binary": "AAAA", "$type": "00"}]),
+)
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70),
+                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+                    st.sampled_from(["$x", "a\"$numberInt\": \"1", "\\u0024numberInt"]))
+VALUES = st.recursive(st.one_of(SCALARS, WRAPPED),
+                      lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                              st.dictionaries(st.text(max_size=4), inner,
+                                                              max_size=3)),
+                      max_leaves=12)
+DOCUMENTS = st.lists(st.dictionaries(st.text(max_size=4), VALUES, max_size=4), max_size=5)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DOCUMENTS, st.booleans())
+def test_the_c_path_reads_as_the_python_reader_or_declines(docs, ascii_only):
+    """Generated Extended JSON, canonical and malformed: where the C path answers, the Python
+    reader gives the same values of the same types (it never accepts what Python refuses)."""
+    text = json.dumps(docs, ensure_ascii=ascii_only)
+    fast = _fastread.documents(text)
+    if fast is not None:
+        slow = python_read(text)
+        assert not isinstance(slow, BadInput), (text, fast)
+        assert typed(fast) == typed(slow)
+
+
+@pytest.mark.parametrize("text", [
+    '[{"a": 99999999999999999999999}]',  # libbson wraps it round to 200376420520689663
+    '[{"a": -9223372036854775809}]',
+    '[{"a": {"$numberDouble": ""}}]',  # libbson: 0.0
+    '[{"a": {"$numberDouble": "0x10"}}]',  # libbson: 16.0
+    '[{"a": {"$numberInt": " 5"}}]',  # libbson: 5
+    '[{"a": {"$numberLong": "+5"}}]',
+    '[{"a": {"$numberDecimal": "inf"}}]',
+    '[{"a": {"$undefined": true}}]',  # libbson: null
+    '[{"a": {"$ref": "c", "$id": 1}}]',  # libbson: a DBRef, the Python reader a document
+    '[{"a": {"$regularExpression": {"pattern": "a", "options": "xi"}}}]',  # flags as a number
+    '[{"a": {"$binary": {"base64": "AAEC", "subType": "04"}}}]',  # a UUID of 3 bytes
+    '[{"a": {"b": 1, "$numberInt": "5"}}]',  # libbson keeps the field
+    '[{"a": {"\\u0024numberInt": " 5"}}]',  # an escaped "$" is still a wrapper to both
+    '[{"a": 1}], "e": [{"b": 2}]',  # not one array
+    '[{"a": "\\ud800"}]',
+    '[{"a": "$5"}]',  # a "$" in a string only costs the C path
+    '[{"a": {"$binary": {"base64": "AAE=", "subType": "00"}}}]',  # pymongo: bytes
+])
+def test_what_libbson_reads_otherwise_goes_to_the_python_reader(text):
+    """Each leniency of libbson found here sends the text to the Python reader."""
+    assert _fastread.documents(text) is None
+
+
+def test_the_c_path_reads_the_canonical_forms():
+    """Every canonical wrapper the C path takes is read by it, typed as the Python reader types
+    it (int, Int64, float, Decimal128, ObjectId, aware UTC datetime, DatetimeMS, Binary)."""
+    text = json.dumps([{
+        "i": {"$numberInt": "-7"}, "l": {"$numberLong": "9223372036854775807"},
+        "big": 5_000_000_000, "d": {"$numberDouble": "-0.0"}, "n": {"$numberDouble": "NaN"},
+        "m": {"$numberDecimal": "1.50"}, "o": {"$oid": "6553f1003f2a91c8d400303a"},
+        "t": {"$date": {"$numberLong": "1700000000000"}},
+        "far": {"$date": {"$numberLong": "253402300800000"}},
+        "u": {"$binary": {"base64": "AAECAwQFBgcICQoLDA0ODw==", "subType": "04"}},
+        "b": {"$binary": {"base64": "AAE=", "subType": "80"}}, "s": "é", "x": [1, {"y": None}],
+    }])
+    fast = _fastread.documents(text)
+    assert fast is not None
+    assert typed(fast) == typed(python_read(text))
+    assert type(fast[0]["big"]) is Int64  # relaxed: past int32 it is an int64
+
+
+def test_a_file_reads_the_same_either_way(tmp_path, monkeypatch):
+    """``fixtures.read`` on a file of mixed documents, one per line, gives the same documents
+    and the same sort and find answers through the C path and through the Python reader."""
+    lines = [json.dumps({"_id": {"$numberInt": str(i)}, "v": value}) for i, value in enumerate([
+        {"$numberInt": "3"}, {"$numberLong": "-3000"}, {"$numberDouble": "2.5"},
+        {"$numberDecimal": "2.50"}, "text", None, {"a": 1}, [2, "b"], [], True,
+        {"$oid": "6553f1003f2a91c8d400303a"}, {"$date": {"$numberLong": "-86400000"}},
+        {"$binary": {"base64": "AAECAwQFBgcICQoLDA0ODw==", "subType": "04"}},
+        {"$numberDouble": "NaN"}] * 3)]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert _fastread.documents("[" + ",".join(lines) + "]") is not None  # the C path is taken
+    fast = fixtures.read(path)
+    monkeypatch.setattr(_fastread, "documents", lambda text: None)
+    slow = fixtures.read(path)
+    assert typed(fast) == typed(slow)
+    assert reads.ids(bson_order.sort(fast, "v:1,_id:1")) == reads.ids(
+        bson_order.sort(slow, "v:1,_id:1"))
+    query = {"v": {"$gt": 0}}
+    assert reads.ids(reads.find(fast, query)) == reads.ids(reads.find(slow, query))
+
+
+def test_without_the_binding_the_python_reader_answers(monkeypatch):
+    """Where python-bsonjs cannot be imported (a platform without its wheel), the C path
+    declines and the Python reader reads the file (ImportError is the only signal)."""
+    monkeypatch.setitem(__import__("sys").modules, "bsonjs", None)
+    text = '[{"_id": {"$numberInt": "1"}}]'
+    assert _fastread.documents(text) is None
+    assert fixtures.parse(text) == [{"_id": 1}]
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": {"$numberInt": "1"}}\n\n{"b": 2}\n  \n{"c": 3}',  # blank lines
+    '{"a": 1}\r\n{"b": 2}\r\n',  # Windows line ends
+    '{"a": "x\u2028y"}\n{"b": 2}',  # a line separator inside a string stays in it
+    '{"a": 1}\x0c{"b": 2}',  # a form feed ends no line (and is not JSON whitespace)
+    '{"a": 1}  \n\t{"b": 2}',
+])
+def test_documents_one_per_line_read_the_same_either_way(text, monkeypatch):
+    """Documents one per line give the same documents (or the same refusal) through the C path
+    and the Python reader, whatever ends their lines; only "\\n" ends a line (JSON Lines)."""
+    def outcome():
+        try:
+            return typed(fixtures.parse(text))
+        except BadInput as exc:
+            return str(exc)
+    fast = outcome()
+    monkeypatch.setattr(_fastread, "documents", lambda text: None)
+    assert fast == outcome()
+
+
+def test_a_line_separator_inside_a_string_is_kept():
+    """U+2028 inside a string is part of the string, not the end of a line (JSON Lines ends a
+    line at "\\n" only)."""
+    assert fixtures.parse('{"a": "x\u2028y"}\n{"b": 2}') == [{"a": "x\u2028y"}, {"b": 2}]
