@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+from collections.abc import Iterable
+from typing import Any
 
 from labkit import errors
 from labkit._paths import PACKAGE
@@ -85,3 +88,73 @@ def percent(ratio: float, digits: int = 1) -> str:
 
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
     return str(format_percent(ratio, format=pattern, locale=_locale(), decimal_quantization=True))
+
+
+# A message that stays English where files keep it (results.json) and is shown in the learner's
+# language: its template and values are kept as data, so nothing parses the English text back.
+_NUMBER_SPEC = re.compile(r",?(?:\.(?P<digits>\d+))?(?P<kind>[f%]?)")
+
+
+class _Shown:
+    """One value of a message as the learner reads it: a number by its format spec through
+    Babel ("{n:,}" as ``number``, "{x:.2f}" as ``number(x, 2)``, "{r:.1%}" as ``percent``), a
+    message in the learner's words, anything else as ``format`` writes it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        value = self.value
+        if isinstance(value, Message):
+            return value.shown()
+        found = _NUMBER_SPEC.fullmatch(spec)
+        if not isinstance(value, int | float) or isinstance(value, bool) or found is None:
+            return format(value, spec)
+        digits = int(found["digits"]) if found["digits"] else None
+        if found["kind"] == "%":
+            return percent(value, digits or 0)
+        return number(value, digits)
+
+
+class Message(str):
+    """English text filled in from ``template`` and ``values`` (what ``str`` and files see),
+    which keeps both, so that ``shown()`` gives it in the learner's language: the template
+    through the catalogue, each number in the language's own format (``{n:,}`` is
+    "2,000" here and "2.000" in Vietnamese)."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, template: str, /, **values: Any) -> Message:
+        text = super().__new__(cls, template.format(**values) if values else template)
+        text.template, text.values = template, values
+        return text
+
+    def shown(self) -> str:
+        """The message in the language in use."""
+        if not self.values:
+            return _(self.template)
+        return _(self.template).format(**{k: _Shown(v) for k, v in self.values.items()})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _message, (self.template, self.values)
+
+
+def _message(template: str, values: dict[str, Any]) -> Message:
+    return Message(template, **values)
+
+
+def shown(text: str) -> str:
+    """``text`` in the language in use: a ``Message`` shown, any other text as it is."""
+    return text.shown() if isinstance(text, Message) else text
+
+
+def joined(separator: str, parts: Iterable[str]) -> str:
+    """The non-empty ``parts`` joined as ``str.join`` joins them; a ``Message`` when one of
+    them is, so that the whole can still be shown in the learner's language."""
+    kept = [part for part in parts if part]
+    if not any(isinstance(part, Message) for part in kept):
+        return separator.join(kept)
+    names = [f"p{i}" for i in range(len(kept))]
+    template = separator.replace("{", "{{").replace("}", "}}").join(f"{{{n}}}" for n in names)
+    return Message(template, **dict(zip(names, kept, strict=True)))

@@ -48,7 +48,7 @@ def _catalogue() -> dict[str, polib.POEntry]:
 
 
 def _placeholders(text: str) -> set[str]:
-    return set(re.findall(r"\{(\w*)\}", text))
+    return set(re.findall(r"\{(\w*(?:[:!][^{}]*)?)\}", text))  # name and format spec
 
 
 def test_every_message_has_a_vietnamese_translation():

@@ -13,7 +13,8 @@ from labkit.errors import ServerUnavailable
 # Both are used here and imported from here by the runner, the cards and the experiments.
 from labkit.errors import Unobservable as Unobservable
 from labkit.errors import one_line as one_line
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message, _
+from labkit.i18n import shown as shown_text
 
 T = TypeVar("T")
 
@@ -102,8 +103,10 @@ class Observation:
 def note_text(observation: Observation, shown: bool = False) -> str:
     """An observation's note filled in: English as results.json keeps it, or (``shown``) in
     the learner's language, where labkit's catalogue has the note."""
-    template = _(observation.note) if shown and observation.note else observation.note
-    return template.format(**observation.note_values) if observation.note_values else template
+    note = observation.note
+    if observation.note_values:
+        note = Message(note, **observation.note_values)
+    return (shown_text(note) if isinstance(note, Message) else _(note)) if shown and note else note
 
 
 def not_run(engine: str, reason: str) -> Observation:
@@ -114,7 +117,8 @@ def not_run(engine: str, reason: str) -> Observation:
 def needs(kind: str, exc: ServerUnavailable, engine: str = "") -> Observation:
     """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
     ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
-    return Observation(None, engine, "", not_run=f"needs {kind}: {exc.summary()}",
+    return Observation(None, engine, "", not_run=Message(N_("needs {kind}: {summary}"),
+                                                         kind=kind, summary=exc.summary()),
                        missing=kind, missing_detail=exc.what_failed(), hint=exc.hint)
 
 
@@ -218,13 +222,14 @@ def retry_until(attempt: Callable[[], T], done: Callable[[T], bool], limit: int 
 def subset_of_observed(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
     """Judge: every expected key is observed with the same value (extra observations are fine)."""
     wrong = [key for key in expected if jsonable(observed.get(key)) != jsonable(expected[key])]
-    return not wrong, (f"differs in: {', '.join(wrong)}" if wrong else "")
+    return not wrong, (Message(N_("differs in: {keys}"), keys=", ".join(wrong)) if wrong else "")
 
 
 def require(value: Any, what: str, engine: str = "this engine") -> Any:
     """Return ``value``; when it is None, the engine cannot give ``what``: raise Unobservable."""
     if value is None:
-        raise Unobservable(f"{engine} does not report {what}")
+        raise Unobservable(Message(N_("{engine} does not report {what}"), engine=engine,
+                                   what=what if isinstance(what, Message) else Message(what)))
     return value
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from labkit.engines import btree_io
 from labkit.engines.btree_model import Progress, model_version, run_model
 from labkit.errors import BadInput, ServerUnavailable
-from labkit.i18n import N_, _, number
+from labkit.i18n import N_, Message
 from labkit.model import keys as keymod
 from labkit.servers.reaper import scratch_folder
 
@@ -515,12 +515,13 @@ def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = Non
 def cache_text(engine: str, cache_mb: int | None, server, results: list[dict]) -> str:
     """The cache a measurement loaded through, in words ("" for the model)."""
     if engine == "wiredtiger":
-        return _("WiredTiger cache {mb} MB").format(mb=cache_mb or WT_CACHE_MB)
+        return Message(N_("WiredTiger cache {mb:,} MB"), mb=cache_mb or WT_CACHE_MB)
     if engine == "mongodb":
         return getattr(server, "cache", "")
     sizes = [r["cache_bytes"] for r in results if r.get("cache_bytes")]
-    names = {"postgres": N_("shared_buffers {mb} MB"), "sqlite": N_("SQLite page cache {mb} MB")}
-    return _(names[engine]).format(mb=number(round(max(sizes) / 2**20, 2))) \
+    names = {"postgres": N_("shared_buffers {mb:,} MB"),
+             "sqlite": N_("SQLite page cache {mb:,} MB")}
+    return Message(names[engine], mb=round(max(sizes) / 2**20, 2)) \
         if sizes and engine in names else ""
 
 

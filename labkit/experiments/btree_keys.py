@@ -4,6 +4,7 @@ generator, then the page-split claims judged per engine on real loads (claims U1
 from __future__ import annotations
 
 import itertools
+import math
 import time
 import uuid
 
@@ -19,7 +20,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.registry import claim
 from labkit.engines import btree, processes
-from labkit.i18n import N_, _, number
+from labkit.i18n import N_, Message, _, number
 from labkit.model import uuids
 from labkit.names import engine_name
 
@@ -46,6 +47,25 @@ def layout_rows(u) -> list[dict]:
     return rows
 
 
+KEYS_PER_KIND = N_("N = {n:,} keys per kind")
+# The layout table's headings as a learner reads them (the rows above keep the field names).
+LAYOUT_HEADINGS = {"field": N_("field"), "bits": N_("bits"), "first_bit": N_("first bit"),
+                   "value": N_("value"), "binary": N_("binary")}
+
+
+def layout_table(u) -> list[dict]:
+    """``layout_rows`` with its headings in the learner's words, for the lesson's table."""
+    return [{_(LAYOUT_HEADINGS[key]): value for key, value in row.items()}
+            for row in layout_rows(u)]
+
+
+def keys_per_kind(n: int) -> str:
+    """How many keys of each kind the B-tree loads hold (``N = 2,000 keys per kind``), in the
+    learner's words."""
+    return Message(KEYS_PER_KIND, n=n).shown()
+
+
+
 @claim("U1", title="UUIDv7: 48-bit Unix ms, version 0111, 12-bit rand_a, variant 10, 62-bit rand_b",
        source="003", topic="btree",
        expected={"version_bits": ["0111"], "variant_bits": ["10"],
@@ -62,7 +82,8 @@ def v7_layout(ctx) -> Observation:
     return Observation({"version_bits": versions, "variant_bits": variants,
                         "unix_ts_ms_within_clock": within},
                        engine, version, layout_rows(samples[0]),
-                       note=f"{SAMPLES} UUIDs generated between {before} and {after} ms",
+                       note=N_("{samples:,} UUIDs generated between {before} and {after} ms"),
+                       note_values={"samples": SAMPLES, "before": str(before), "after": str(after)},
                        figure=Figure("bit_layout", (layout_rows(samples[0]),
                                                      f"UUIDv7 {samples[0]}")))
 
@@ -81,7 +102,9 @@ def v7_time_read_back(ctx) -> Observation:
                         "now_within_clock": before <= now_ms <= after},
                        engine, version,
                        [uuids.explain(chosen), uuids.explain(now)],
-                       note=f"now: clock window {before}..{after} ms, read back {now_ms} ms")
+                       note=N_("now: clock window {before}..{after} ms, read back {now_ms} ms"),
+                       note_values={"before": str(before), "after": str(after),
+                                    "now_ms": str(now_ms)})
 
 
 # Page splits, judged per engine ---------------------------------------------------------
@@ -93,8 +116,10 @@ FILL_TOLERANCE = 0.01  # fills are compared at whole-percent precision
 ENGINES = {"model-half": ("model", "half"), "model-rightmost": ("model", "rightmost"),
            "sqlite": ("sqlite", None), "postgres": ("postgres", None),
            "wiredtiger": ("wiredtiger", None), "mongodb": ("mongodb", None)}
-ENGINE_NAMES = {"model-half": f"{engine_name('model')} (50/50 splits)",
-                "model-rightmost": f"{engine_name('model')} (rightmost splits)",
+# Engine labels stay English where files keep them (results.json) and are shown translated.
+ENGINE_NAMES = {"model-half": Message(N_("{model} (50/50 splits)"), model=engine_name("model")),
+                "model-rightmost": Message(N_("{model} (rightmost splits)"),
+                                           model=engine_name("model")),
                 **{key: engine_name(key)
                    for key in ("sqlite", "postgres", "wiredtiger", "mongodb")}}
 
@@ -116,11 +141,11 @@ def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]
         label = ENGINE_NAMES[engine]
         measured = measurement(ctx, engine)
         observed = observe({r["keys"]: r for r in measured["results"]}, label)
-        note = _("N = {n} keys per kind").format(n=number(measured["n"]))
-        if measured.get("cache"):
-            note += f"; {measured['cache']}"
+        values = {"n": measured["n"], "cache": measured.get("cache") or ""}
+        note = N_("N = {n:,} keys per kind; {cache}") if values["cache"] else KEYS_PER_KIND
         return Observation(observed, label, measured["engine_version"],
                            [btree.summary(r) for r in measured["results"]], note=note,
+                           note_values=values,
                            figure=Figure("btree_summary", (measured,)) if figure else None)
 
     return [ctx.guard(ENGINE_NAMES[engine], lambda e=engine: attempt(e),
@@ -134,9 +159,10 @@ def _fill(result: dict) -> float | None:
 
 def _fills_within(expected: dict, observed: dict) -> tuple[bool, str]:
     low, high = expected["sequential_fill"]
-    fills = [require(observed["uuid7_fill"], "an average leaf fill"), observed["int_fill"]]
+    fills = [require(observed["uuid7_fill"], N_("an average leaf fill")), observed["int_fill"]]
     inside = all(low - FILL_TOLERANCE <= f <= high for f in fills)
-    return inside, f"uuid7 {fills[0]:.1%}, int {fills[1]:.1%} (range {low:.0%}-{high:.0%})"
+    return inside, Message(N_("uuid7 {uuid7:.1%}, int {int:.1%} (range {low:.0%}-{high:.0%})"),
+                           uuid7=fills[0], int=fills[1], low=low, high=high)
 
 
 @claim("U4", title="Sequential keys append to the rightmost leaf: pages end 90-100% full",
@@ -160,19 +186,20 @@ def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
         low, high = expected["random_larger_by"]
         larger = observed["random_larger_by"]
         return (low <= larger <= high,
-                _("the UUIDv4 index is {ratio} times the UUIDv7 one's ({unit})").format(
-                    ratio=number(1 + larger, 3), unit=_(observed["unit"])))
+                Message(N_("the UUIDv4 index is {ratio:.3f} times the UUIDv7 one's ({unit})"),
+                        ratio=1 + larger, unit=Message(observed["unit"])))
     if part == "write amplification":
         return (observed["random_writes_more"] == expected["random_writes_more"],
-                _("UUIDv4 wrote {ratio} times the bytes UUIDv7 wrote ({b4} against {b7} bytes "
-                  "per key)").format(ratio=number(observed["uuid4_writes_vs_uuid7"], 2),
-                                     b4=number(observed["uuid4_bytes_per_insert"], 0),
-                                     b7=number(observed["uuid7_bytes_per_insert"], 0)))
+                Message(N_("UUIDv4 wrote {ratio:.2f} times the bytes UUIDv7 wrote ({b4:,.0f} "
+                           "against {b7:,.0f} bytes per key)"),
+                        ratio=observed["uuid4_writes_vs_uuid7"],
+                        b4=observed["uuid4_bytes_per_insert"],
+                        b7=observed["uuid7_bytes_per_insert"]))
     return (observed["random_reads_more"] == expected["random_reads_more"],
-            _("UUIDv4 read {r4} pages into the cache, UUIDv7 {r7}; the UUIDv4 index is {ratio} "
-              "times the cache").format(r4=number(observed["uuid4_cache_reads"]),
-                                        r7=number(observed["uuid7_cache_reads"]),
-                                        ratio=number(observed["uuid4_index_to_cache"], 2)))
+            Message(N_("UUIDv4 read {r4:,} pages into the cache, UUIDv7 {r7:,}; the UUIDv4 index "
+                       "is {ratio:.2f} times the cache"),
+                    r4=observed["uuid4_cache_reads"], r7=observed["uuid7_cache_reads"],
+                    ratio=observed["uuid4_index_to_cache"]))
 
 
 U5_PARTS = ("size", "write amplification", "cache churn")
@@ -188,7 +215,7 @@ def _u5_size(by_kind: dict) -> dict:
 
 
 def _u5_writes(by_kind: dict, engine: str) -> dict:
-    rnd, seq = (require(by_kind[k].get("write_bytes"), "bytes written", engine)
+    rnd, seq = (require(by_kind[k].get("write_bytes"), N_("bytes written"), engine)
                 for k in ("uuid4", "uuid7"))
     n = by_kind["uuid4"]["n"]
     return {"part": "write amplification", "uuid4_write_bytes": rnd, "uuid7_write_bytes": seq,
@@ -201,15 +228,15 @@ def _u5_writes(by_kind: dict, engine: str) -> dict:
 def _u5_churn(by_kind: dict, engine: str) -> dict:
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     if rnd.get("cache_reads") is None:
-        raise Unobservable(_(rnd["cache_reads_why"]) if rnd.get("cache_reads_why") else
-                           _("{engine} does not count the pages it reads into its cache"
-                             ).format(engine=engine))
-    ratio = require(rnd.get("index_to_cache"), "the index's size against the cache's", engine)
+        raise Unobservable(Message(rnd["cache_reads_why"]) if rnd.get("cache_reads_why") else
+                           Message(N_("{engine} does not count the pages it reads into its "
+                                      "cache"), engine=engine))
+    ratio = require(rnd.get("index_to_cache"), N_("the index's size against the cache's"), engine)
     if ratio <= 1:
-        raise Unobservable(_("the UUIDv4 index ({index} bytes) stayed smaller than the cache "
-                             "({cache} bytes): it never outgrew memory here (a larger N or a "
-                             "smaller --cache-mb shows it)").format(
-            index=number(rnd["index_bytes"]), cache=number(rnd["cache_bytes"])))
+        raise Unobservable(Message(N_("the UUIDv4 index ({index:,} bytes) stayed smaller than the "
+                                      "cache ({cache:,} bytes): it never outgrew memory here (a "
+                                      "larger N or a smaller --cache-mb shows it)"),
+                                   index=rnd["index_bytes"], cache=rnd["cache_bytes"]))
     return {"part": "cache churn", "uuid4_cache_reads": rnd["cache_reads"],
             "uuid7_cache_reads": seq["cache_reads"], "uuid4_index_to_cache": ratio,
             "cache_bytes": rnd["cache_bytes"],
@@ -236,15 +263,18 @@ def random_index_size(ctx) -> list[Observation]:
         models = ["model-half", "model-rightmost"] if part == "size" else []
         for row in per_engine(ctx, [*models, "sqlite", "postgres", "wiredtiger", "mongodb"],
                               observe, figure=part == "size"):
-            row.engine = f"{row.engine} · {_(PART_TEXT[part])}"
+            row.engine = Message("{engine} · {part}", engine=row.engine,
+                                 part=Message(PART_TEXT[part]))
             rows.append(row)
     return rows
 
 
 def _half_full(expected: dict, observed: dict) -> tuple[bool, str]:
-    fill = require(observed["uuid4_fill"], "an average leaf fill")
+    fill = require(observed["uuid4_fill"], N_("an average leaf fill"))
     near = abs(fill - expected["uuid4_fill"]) <= 0.05
-    return near, f"random keys fill leaves to {fill:.1%}; ln 2 = 69.3%, the claim says 50%"
+    return near, Message(N_("random keys fill leaves to {fill:.1%}; ln 2 = {ln2:.1%}, the claim "
+                            "says {claimed:.0%}"),
+                         fill=fill, ln2=math.log(2), claimed=expected["uuid4_fill"])
 
 
 @claim("U6", title="50/50 page splits leave pages only half full on average", source="003",
@@ -266,8 +296,9 @@ def _judge_v7_order(expected: dict, observed: dict) -> tuple[bool, str]:
     anything about the order of IDs from two nodes; before that, there is nothing to judge."""
     shared = observed.get("milliseconds_shared_by_both_nodes") or 0
     if shared < MIN_SHARED_MS:
-        raise Unobservable(f"the two processes made IDs in the same millisecond {shared} "
-                           f"time(s), fewer than the {MIN_SHARED_MS} needed to judge their order")
+        raise Unobservable(Message(N_("the two processes made IDs in the same millisecond "
+                                      "{shared} time(s), fewer than the {needed} needed to judge "
+                                      "their order"), shared=shared, needed=MIN_SHARED_MS))
     return subset_of_observed(expected, observed)
 
 
@@ -301,8 +332,9 @@ def v7_order(ctx) -> Observation:
                         "two_nodes_same_ms_in_time_order": in_time_order if shared else None,
                         "milliseconds_shared_by_both_nodes": len(shared)},
                        engine, version,
-                       note=f"{len(made)} UUIDv7s from two processes; {len(shared)} "
-                            "milliseconds had IDs from both")
+                       note=N_("{made:,} UUIDv7s from two processes; {shared:,} milliseconds "
+                               "had IDs from both"),
+                       note_values={"made": len(made), "shared": len(shared)})
 
 
 @claim("U7", title="PostgreSQL 18 generates UUIDv7 in DDL: id uuid PRIMARY KEY DEFAULT uuidv7()",
@@ -313,8 +345,9 @@ def postgres_uuidv7(ctx) -> Observation:
     server = ctx.postgres()
     major = int(server.version.split(".")[0])
     if major < 18:
-        return not_run(server.engine, f"PostgreSQL {server.version} has no uuidv7(); it came in "
-                       "18 (set LABKIT_POSTGRES_DSN to a PostgreSQL 18 server, or use Docker)")
+        return not_run(server.engine, Message(N_(
+            "PostgreSQL {version} has no uuidv7(); it came in 18 (set LABKIT_POSTGRES_DSN to a "
+            "PostgreSQL 18 server, or use Docker)"), version=server.version))
     dsn = server.fresh_database("u7")
     try:
         with server.connect(dsn) as conn:
@@ -335,7 +368,8 @@ EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memo
 
 def _split_paths(by_kind: dict, engine: str) -> dict:
     seq, rnd = by_kind["uuid7"], by_kind["uuid4"]
-    counts = {name: {path: require(r.get(counter), f"the counter '{counter}'", engine)
+    counts = {name: {path: require(r.get(counter), Message(N_("the counter '{counter}'"),
+                                                           counter=counter), engine)
                      for path, counter in (("in_memory", IN_MEMORY), ("eviction", EVICTION))}
               for name, r in (("uuid7", seq), ("uuid4", rnd))}
     return {"random_index_larger": btree.size(rnd) > btree.size(seq),

@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 from labkit.claims.claim import COLOURS, jsonable, kind_text, short_json, verdict_text
-from labkit.i18n import _
+from labkit.i18n import _, shown
 from labkit.run.results import ClaimResult, Result
 
 
@@ -44,7 +44,7 @@ def row_card(row: Result) -> str:
     rows = [f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
             f"{verdict_text(row.verdict)}</b> &mdash; {html.escape(item.shown_title)}"]
     if row.engine:
-        rows.append(f"{_('engine:')} {html.escape(row.engine)} "
+        rows.append(f"{_('engine:')} {html.escape(shown(row.engine))} "
                     f"{html.escape(row.engine_version or '')}")
     table = ""
     if row.shows_observation and row.observation is not None:

@@ -28,7 +28,7 @@ from labkit.claims.claim import (
     topic_text,
     verdict_text,
 )
-from labkit.i18n import N_, _, language, number, percent
+from labkit.i18n import N_, _, language, number, percent, shown
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
 from labkit.run.results import ClaimResult, Result, Run
@@ -76,7 +76,9 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
 
 def _row_where(result: ClaimResult, row: Result) -> str:
     """The claim, and the engine where it was judged on several."""
-    return result.claim.id if result.single else _where(result.claim.id, row.engine)
+    if result.single:
+        return result.claim.id
+    return _where(result.claim.id, shown(row.engine) if row.engine else None)
 
 
 def _reasons(claims: list[ClaimResult]) -> list[str]:
@@ -88,9 +90,10 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
         for row in result.rows:
             where = _row_where(result, row)
             if row.verdict == NOT_RUN:
-                not_run.setdefault(row.reason, []).append(where)
+                not_run.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == ERROR:
-                lines.append(_("{where} error: {reason}").format(where=where, reason=row.reason))
+                lines.append(_("{where} error: {reason}").format(where=where,
+                                                                 reason=row.shown_reason))
             elif row.verdict in (FAILS, FINDING):
                 lines.append(_("{where} {verdict}: expected {expected}, observed {observed}")
                              .format(where=where, verdict=verdict_text(row.verdict),
@@ -132,9 +135,9 @@ def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
             if row.verdict != NOT_RUN:
                 continue
             kind = row.missing
-            cause = causes.setdefault(kind or row.reason, {
+            cause = causes.setdefault(kind or row.shown_reason, {
                 "kind": kind, "missing": engine_name(kind),
-                "what_failed": row.missing_detail if kind else row.reason,
+                "what_failed": row.missing_detail if kind else row.shown_reason,
                 "todo": row.hint.removeprefix("Hint:").strip(),
                 "claims": [], "partly": [], "where": []})
             group = cause["claims"] if result.verdict == NOT_RUN else cause["partly"]
@@ -201,7 +204,7 @@ def engine_states(run: Run) -> list[tuple[str, str]]:
     for row in run.rows:
         if row.missing:
             states.setdefault(engine_name(row.missing), _("not available ({why})").format(
-                why=row.missing_detail.rstrip(".") or row.reason))
+                why=row.missing_detail.rstrip(".") or row.shown_reason))
     for line in run.engines:
         name, _space, rest = line.partition(" ")
         states[name] = rest

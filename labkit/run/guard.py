@@ -24,6 +24,7 @@ from labkit.claims.claim import (
     one_line,
 )
 from labkit.errors import ServerUnavailable
+from labkit.i18n import Message, joined
 from labkit.run.results import Result
 
 T = TypeVar("T")
@@ -47,9 +48,15 @@ def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: s
             return errored(engine, exc, version)
         return needs(kind, exc, engine)
     except Unobservable as exc:
-        return not_run(engine, str(exc))
+        return not_run(engine, unobservable_reason(exc))
     except Exception as exc:  # one engine's failure is that engine's alone
         return errored(engine, exc, version)
+
+
+def unobservable_reason(exc: Unobservable) -> str:
+    """Why the engine gave nothing to judge: the exception's message, kept a ``Message`` (to be
+    shown in the learner's language) when it was raised with one."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
 
 
 def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Result:
@@ -61,9 +68,9 @@ def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Resul
     try:
         verdict, note = claim.verdict_for(observation)
     except Unobservable as exc:
-        return Result(claim, NOT_RUN, observation, str(exc), seconds)
+        return Result(claim, NOT_RUN, observation, unobservable_reason(exc), seconds)
     except Exception as exc:  # a judge that crashes costs this engine's verdict, nothing more
         return Result(claim, ERROR, observation, f"judging failed: {one_line(exc)}", seconds)
-    reason = "; ".join(part for part in (note_text(observation), note) if part)
+    reason = joined("; ", (note_text(observation), note))
     return Result(claim, verdict, observation, reason, seconds)
 

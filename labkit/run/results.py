@@ -32,7 +32,7 @@ from labkit.claims.claim import (
     verdict_text,
 )
 from labkit.experiments.catalogue import lesson_of
-from labkit.i18n import _
+from labkit.i18n import Message, _, shown
 
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
 SCHEMA = "labkit-results/1"
@@ -63,7 +63,7 @@ class Result:
         """The engine and its version as the tables show them (``-`` when none was reached)."""
         if not self.engine:
             return "-"
-        return f"{self.engine} {self.engine_version or ''}".strip()
+        return f"{shown(self.engine)} {self.engine_version or ''}".strip()
 
     @property
     def shows_observation(self) -> bool:
@@ -100,6 +100,8 @@ class Result:
     def shown_reason(self) -> str:
         """``reason`` in the learner's language where it starts with the observation's note,
         which labkit's catalogue translates; the rest (a judge's words, a server's) as is."""
+        if isinstance(self.reason, Message):
+            return self.reason.shown()
         obs = self.observation
         if obs is None or not obs.note or not self.reason.startswith(note_text(obs)):
             return self.reason
