@@ -521,8 +521,10 @@ def cache_text(engine: str, cache_mb: int | None, server, results: list[dict]) -
     sizes = [r["cache_bytes"] for r in results if r.get("cache_bytes")]
     names = {"postgres": N_("shared_buffers {mb:,} MB"),
              "sqlite": N_("SQLite page cache {mb:,} MB")}
-    return Message(names[engine], mb=round(max(sizes) / 2**20, 2)) \
-        if sizes and engine in names else ""
+    if not sizes or engine not in names:
+        return ""
+    mb = round(max(sizes) / 2**20, 2)
+    return Message(names[engine], mb=int(mb) if mb.is_integer() else mb)
 
 
 def size(result: dict) -> int:

@@ -20,7 +20,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.registry import claim
 from labkit.engines import btree, processes
-from labkit.i18n import N_, Message, _, number
+from labkit.i18n import N_, Message, _, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
 
@@ -186,7 +186,7 @@ def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
         low, high = expected["random_larger_by"]
         larger = observed["random_larger_by"]
         return (low <= larger <= high,
-                Message(N_("the UUIDv4 index is {ratio:.3f} times the UUIDv7 one's ({unit})"),
+                Message(N_("the UUIDv4 index is {ratio:.2f} times the UUIDv7 one's ({unit})"),
                         ratio=1 + larger, unit=Message(observed["unit"])))
     if part == "write amplification":
         return (observed["random_writes_more"] == expected["random_writes_more"],
@@ -438,13 +438,22 @@ def growth_rows(grown: dict) -> list[dict]:
         without = dict(grown["writes"][N_("no checkpoint")][kind])
         for n, written in points:
             point = cache[(kind, n)]
-            rows.append({"N": n, _("keys"): kind,
-                         _("bytes/key, with checkpoints"): round(written / n, 1),
-                         _("bytes/key, no checkpoint"): round(without[n] / n, 1),
-                         _("index bytes"): point["index_bytes"],
-                         _("cache bytes"): point["cache_bytes"],
-                         _("pages read into the cache"): point["cache_reads"]})
+            rows.append({"N": number(n), _("keys"): kind,
+                         _("bytes/key, with checkpoints"): number(written / n, 1),
+                         _("bytes/key, no checkpoint"): number(without[n] / n, 1),
+                         _("index bytes"): _shown_count(point["index_bytes"]),
+                         _("cache bytes"): _shown_count(point["cache_bytes"]),
+                         _("pages read into the cache"): _shown_count(point["cache_reads"])})
     return rows
+
+
+def _shown_count(value: int | None) -> str:
+    return "-" if value is None else number(value)
+
+
+def growth_head(grown: dict) -> str:
+    """The engine, its version and its cache above ``growth``'s table, in the learner's words."""
+    return f"{grown['engine']} {grown['engine_version']}, {shown(grown['cache'])}".rstrip(", ")
 
 
 def tried(exercise) -> bool:

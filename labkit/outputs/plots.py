@@ -114,6 +114,16 @@ def id_rank(table: list[dict], title: str):
     return figure
 
 
+def _local_ticks(*axes_list) -> None:
+    """Tick labels written as the learner's language writes numbers ("0,25", "12.500")."""
+    from matplotlib.ticker import FuncFormatter
+
+    ticks = FuncFormatter(lambda value, _pos: number(value))
+    for axes in axes_list:
+        axes.xaxis.set_major_formatter(ticks)
+        axes.yaxis.set_major_formatter(ticks)
+
+
 def btree_summary(measurement: dict, title: str | None = None):
     """Index size (or leaf pages), leaf-fill distribution and insert rate per key kind.
 
@@ -163,6 +173,7 @@ def btree_summary(measurement: dict, title: str | None = None):
                     f"{measurement['engine_version']}, N = {number(measurement['n'])}"
                     + (f", {policy}" if policy else ""), fontsize=10)
     figure.tight_layout()
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -185,6 +196,7 @@ def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
     axes.set_ylabel(_("leaf splits per 1,000 inserts"))
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=8)
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -204,6 +216,7 @@ def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]], title
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=7, ncol=2)
     axes.set_title(_(title) if title else _("Write volume as the index grows"), fontsize=10)
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -229,6 +242,7 @@ def cache_reads_vs_ratio(points: list[dict], title: str = ""):
     axes.legend(fontsize=8)
     axes.set_title(_(title) if title else _("Cache reads as the index outgrows the cache"),
                    fontsize=10)
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -267,6 +281,7 @@ def engines_side_by_side(comparison: dict):
     figure.suptitle(_("Index size and leaf fill per engine and key kind, N = {n}").format(
         n=number(next(iter(measured.values()))["n"])) if measured else "", fontsize=10)
     figure.tight_layout()
+    _local_ticks(*figure.axes)
     return figure
 
 
