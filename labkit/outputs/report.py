@@ -210,7 +210,9 @@ def engine_states(run: Run) -> list[tuple[str, str]]:
         states[name] = rest
     for row in run.rows:
         if row.engine and row.engine_version:
-            states.setdefault(row.engine.split(" (", 1)[0], row.engine_version)
+            # the engine alone: no split policy, no U5 part ("SQLite · size")
+            name = row.engine.split(" (", 1)[0].split(" \u00b7 ", 1)[0]
+            states.setdefault(name, row.engine_version)
     return list(states.items())
 
 

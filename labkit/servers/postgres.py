@@ -343,7 +343,7 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
                                   **detached())
         owned.watcher.watch_group(helper.pid)
         try:
-            output, _ = helper.communicate(timeout=120)
+            output, _errors = helper.communicate(timeout=120)
         except BaseException:
             helper.kill()
             helper.wait()
@@ -365,7 +365,7 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
                 f"--pwfile={pwfile}", "-U", "labkit", "-E", "UTF8")
         finally:
             pwfile.unlink(missing_ok=True)
-        for _ in range(PORT_ATTEMPTS):
+        for _attempt in range(PORT_ATTEMPTS):
             with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
                 conf.write(_settings(owned.port, buffers_mb))  # a later line wins
             try:
@@ -379,7 +379,7 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
                 owned.new_port()
         else:
             raise RuntimeError("; ".join(taken))
-        pid, _ = _postmaster(data)
+        pid, _folder = _postmaster(data)
         owned.watcher.watch_pid(pid, "INT")
         dsn = f"postgresql://labkit:{password}@127.0.0.1:{owned.port}/postgres"
         server = from_dsn(dsn, None)
