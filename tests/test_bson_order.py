@@ -34,7 +34,8 @@ def found(name, query):
     ("orders", {"userId": {"$gt": ""}}, [2]),
 ])
 def test_recorded_query_results(name, query, recorded):
-    """Each query the chapter recorded on a real server gives the same _ids in the model."""
+    """Each query the chapter recorded on a real server gives the same _ids in the model (the
+    kit's own recorded results: labkit's fixtures, not a jstest)."""
     assert found(name, query) == recorded
 
 
@@ -72,26 +73,37 @@ def test_recorded_census_and_the_python_difference():
     ({"$or": [{"userId": "42"}, {"_id": 1}]}, [1, 2]),
 ])
 def test_operators_on_orders(query, expected):
-    """$expr does not bracket, $ne and $nin do not bracket, $in and $type work as documented."""
+    """$expr does not bracket, $ne and $nin do not bracket, $in and $type work as documented
+    (https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/expr/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/ne/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/nin/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/in/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/type/)."""
     assert found("orders", query) == expected
 
 
 @pytest.mark.parametrize(("op", "expected"), [("$eq", [1, 2]), ("$gte", [1, 2]), ("$lte", [1, 2]),
                                               ("$gt", []), ("$lt", []), ("$ne", [3, 4])])
 def test_null_matches_null_and_missing(op, expected):
-    """null: $eq, $gte, $lte match null and missing; $gt and $lt nothing; $ne the rest."""
+    """null: $eq, $gte, $lte match null and missing; $gt and $lt nothing; $ne the rest
+    (jstests/core/query/null_query_semantics.js:46-77 at 1704949c for $eq and $ne,
+    https://www.mongodb.com/docs/manual/tutorial/query-for-null-fields/; the ranges follow
+    expression_leaf.cpp)."""
     assert found("nulls", {"a": {op: None}}) == expected
 
 
 @pytest.mark.parametrize(("op", "expected"), [("$eq", [1]), ("$gte", [1]), ("$lte", [1]),
                                               ("$gt", []), ("$lt", [])])
 def test_nan_matches_only_nan(op, expected):
-    """NaN: $gte and $lte NaN match only NaN; $gt and $lt match nothing."""
+    """NaN: $gte and $lte NaN match only NaN; $gt and $lt match nothing
+    (jstests/core/query/nan.js:30-55 at 4be00f9a)."""
     assert found("nans", {"a": {op: math.nan}}) == expected
 
 
 def test_nan_is_not_below_zero_in_a_query():
-    """In a query NaN is no number's neighbour: $lt 0 matches -inf but not NaN."""
+    """In a query NaN is no number's neighbour: $lt 0 matches -inf but not NaN
+    (jstests/core/query/nan.js:96-105 at 4be00f9a)."""
     assert found("nans", {"a": {"$lt": 0}}) == [3]
 
 
@@ -101,26 +113,31 @@ def test_nan_is_not_below_zero_in_a_query():
     ({"a": {"$exists": True}}, [1, 2, 3, 4]), ({"a": {"$type": "array"}}, [1, 3, 4]),
 ])
 def test_arrays_match_by_element_and_as_a_whole(query, expected):
-    """Any element can match a scalar; an array operand compares with the whole array."""
+    """Any element can match a scalar; an array operand compares with the whole array
+    (https://www.mongodb.com/docs/manual/tutorial/query-arrays/,
+    https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     assert found("arrays", query) == expected
 
 
 def test_sort_represents_arrays_by_min_ascending_and_max_descending():
-    """[1, 10] sorts by 1 ascending and by 10 descending."""
+    """[1, 10] sorts by 1 ascending and by 10 descending
+    (jstests/core/query/sort/sort_array.js:59-66, 72-79 at 6fdbf4c4)."""
     docs = fixtures.load("arrays")
     assert reads.ids(m.sort(docs, "a:1")) == [4, 1, 3, 2]
     assert reads.ids(m.sort(docs, "a:-1")) == [1, 3, 2, 4]
 
 
 def test_empty_array_sorts_below_null_both_ways():
-    """An empty array is below null ascending, and last descending."""
+    """An empty array is below null ascending, and last descending
+    (jstests/core/query/sort/sort_dotted_paths.js:29-34 at b6fcc56b)."""
     docs = [{"_id": 1, "v": None}, {"_id": 2, "v": []}, {"_id": 3}, {"_id": 4, "v": 0}]
     assert reads.ids(m.sort(docs, "v:1,_id:1")) == [2, 1, 3, 4]
     assert reads.ids(m.sort(docs, "v:-1,_id:1")) == [4, 1, 3, 2]
 
 
 def test_type_ladder():
-    """One value of each type sorts in the manual's order."""
+    """One value of each type sorts in the manual's order
+    (https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     from labkit.experiments.sort_order import S1_VALUES, _one_of_each_type
 
     docs = m.sort(_one_of_each_type(), "v:1")
@@ -144,7 +161,8 @@ def test_type_ladder():
     (Code("z", {}), MaxKey()),
 ])
 def test_order_pairs(lower, higher):
-    """Pairs from the manual's rules: the first sorts strictly before the second."""
+    """Pairs from the manual's rules: the first sorts strictly before the second
+    (https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     assert m.compare(lower, higher) == -1
     assert m.compare(higher, lower) == 1
 
@@ -153,12 +171,15 @@ def test_order_pairs(lower, higher):
                                       (math.nan, Decimal128("NaN")), (None, None), ("x", "x"),
                                       (MinKey(), MinKey())])
 def test_equal_pairs(a, b):
-    """Values equal across numeric types (and NaN with NaN) compare equal."""
+    """Values equal across numeric types (and NaN with NaN) compare equal
+    (https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/;
+    jstests/core/query/nan.js:60-82 at 4be00f9a for NaN)."""
     assert m.compare(a, b) == 0
 
 
 def test_bad_sort_and_operators_are_refused():
-    """Malformed sorts and operators the model does not know are bad input, not guesses."""
+    """Malformed sorts and operators the model does not know are bad input, not guesses
+    (labkit's own choice)."""
     for spec in ("v", "v:2", ":1", "v:up"):
         with pytest.raises(BadInput):
             m.parse_sort(spec)
@@ -200,7 +221,8 @@ def _sign(x: int) -> int:
 @settings(max_examples=300, deadline=None)
 @given(values, values)
 def test_compare_is_antisymmetric(a, b):
-    """compare(a, b) is the negation of compare(b, a), and a value equals itself."""
+    """compare(a, b) is the negation of compare(b, a), and a value equals itself (an order's
+    own law, labkit's check)."""
     assert m.compare(a, b) == -m.compare(b, a)
     assert m.compare(a, a) == 0
 
@@ -208,7 +230,7 @@ def test_compare_is_antisymmetric(a, b):
 @settings(max_examples=300, deadline=None)
 @given(values, values, values)
 def test_compare_is_transitive(a, b, c):
-    """If a <= b and b <= c then a <= c."""
+    """If a <= b and b <= c then a <= c (an order's own law, labkit's check)."""
     x, y, z = sorted([a, b, c], key=m.sort_cmp)
     assert m.compare(x, y) <= 0
     assert m.compare(y, z) <= 0
@@ -231,7 +253,8 @@ same_bracket = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(same_bracket)
 def test_query_comparison_agrees_with_sort_order_within_a_bracket(pair):
-    """For scalars of one bracket (NaN aside), $gt/$lt/$eq match exactly as the sort orders them."""
+    """For scalars of one bracket (NaN aside), $gt/$lt/$eq match exactly as the sort orders
+    them (https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     a, b = pair
     doc = {"v": a}
     step = m.compare(a, b)
@@ -244,7 +267,8 @@ def test_query_comparison_agrees_with_sort_order_within_a_bracket(pair):
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(scalars, scalars)
 def test_different_brackets_never_match(a, b):
-    """A comparison operator never matches a value from another bracket (null and MinKey aside)."""
+    """A comparison operator never matches a value from another bracket (null and MinKey
+    aside; https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     assume(m.rank(a) != m.rank(b) and b is not None)
     assume(m.rank(b) not in (m.RANKS["minKey"], m.RANKS["maxKey"]))
     for op in ("$eq", "$gt", "$gte", "$lt", "$lte"):
@@ -254,7 +278,7 @@ def test_different_brackets_never_match(a, b):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(values, max_size=8))
 def test_sort_output_is_ordered(items):
-    """Sorted documents have non-decreasing sort keys."""
+    """Sorted documents have non-decreasing sort keys (labkit's check of its own sort)."""
     docs = [{"_id": i, "v": v} for i, v in enumerate(items)]
     keys = [m.sort_key(d, "v") for d in m.sort(docs, "v:1")]
     assert all(m.compare(x, y) <= 0 for x, y in itertools.pairwise(keys))
@@ -557,10 +581,10 @@ def test_server_suite_null_semantics(docs, query, expected, version):
      ALL - DOTTED_NULL_90 - STRINGS),
 ])
 def test_dotted_null_changed_in_90(query, v80, v90):
-    """{"a.b": null} through arrays of scalars and empty arrays: no match in 8.0, a match in
-    9.0; an element without b is null in both (8.0:
-    jstests/core/query/null_query_semantics.js:552-731 at 1704949c, each row's lines in its
-    comment; 9.0: the manual's https://www.mongodb.com/docs/manual/release-notes/9.0-compatibility/)."""
+    """{"a.b": null} through arrays of scalars and empty arrays: no match in 8.0, a match in 9.0; an
+    element without b is null in both (8.0: jstests/core/query/null_query_semantics.js:552-731 at
+    1704949c, each row's lines in its comment; 9.0: the manual's
+    https://www.mongodb.com/docs/manual/release-notes/9.0-compatibility/)."""
     assert set(reads.ids(reads.find(NQS_ARRAYS, query, mongodb_version="8.0"))) == v80
     assert set(reads.ids(reads.find(NQS_ARRAYS, query, mongodb_version="9.0"))) == v90
 
@@ -617,8 +641,9 @@ def test_missing_equals_undefined_in_expr():
 
 
 def test_dbref_is_an_embedded_document():
-    """A DBRef read from Extended JSON compares as the document {$ref, $id} (manual: Database
-    References, "DBRefs" are embedded documents); it no longer aborts a query."""
+    """A DBRef read from Extended JSON compares as the document {$ref, $id}
+    (https://www.mongodb.com/docs/manual/reference/database-references/: DBRefs are embedded
+    documents); it no longer aborts a query."""
     docs = fixtures.parse('[{"_id": 1, "r": {"$ref": "c", "$id": 5}}, {"_id": 2, "r": 1}]')
     assert m.bson_type(docs[0]["r"]) == "object"
     assert reads.ids(m.sort(docs, "r:-1")) == [1, 2]
@@ -628,7 +653,8 @@ def test_dbref_is_an_embedded_document():
 
 def test_bindata_subtype_3_is_not_a_uuid():
     """A 16-byte subtype-3 BinData keeps its subtype and sorts below the same bytes as subtype 4
-    (BinData orders by length, then subtype, then bytes: manual, Comparison/Sort Order)."""
+    (BinData orders by length, then subtype, then bytes:
+    https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     data = "AAECAwQFBgcICQoLDA0ODw=="
     docs = fixtures.parse(
         f'[{{"_id": 4, "v": {{"$binary": {{"base64": "{data}", "subType": "04"}}}}}},'
@@ -656,7 +682,9 @@ def test_positional_and_dotted_paths(docs, query, expected):
 
 def test_expr_field_path_through_an_array_is_an_array():
     """In $expr, "$a.b" through an array of subdocuments is the array of the b's present
-    (manual: $expr uses aggregation expressions; field paths through arrays give arrays)."""
+    (https://www.mongodb.com/docs/manual/reference/operator/query/expr/ uses aggregation
+    expressions; https://www.mongodb.com/docs/manual/core/field-paths/: field paths through arrays
+    give arrays)."""
     doc = {"a": [{"b": 1}, {}]}
     assert reads.evaluate("$a.b", doc) == [1]
     assert reads.matches(doc, {"$expr": {"$eq": ["$a.b", [1]]}})
@@ -670,56 +698,70 @@ MIXED = [{"_id": 1, "v": [1, 2, 3]}, {"_id": 2, "v": ["1", 2]}, {"_id": 3, "v": 
 
 
 @pytest.mark.parametrize(("query", "expected"), [
-    # manual, $all: equivalent to an $and of equalities; an empty $all matches nothing
+    # https://www.mongodb.com/docs/manual/reference/operator/query/all/:
+    # equivalent to an $and of equalities; an empty $all matches nothing
     ({"v": {"$all": [1, 2]}}, [1]),
     ({"v": {"$all": [2, "1"]}}, [2]),
     ({"v": {"$all": []}}, []),
     ({"v": {"$all": [{"$elemMatch": {"$gt": 2}}]}}, [1]),
-    # manual, $size: arrays of exactly that length, no bracketing with other types
+    # https://www.mongodb.com/docs/manual/reference/operator/query/size/:
+    # arrays of exactly that length, no bracketing with other types
     ({"v": {"$size": 2}}, [2, 5]),
     ({"v": {"$size": 0}}, [9]),
-    # manual, $mod: numbers only, decimals and doubles truncated toward zero, remainder signed
+    # https://www.mongodb.com/docs/manual/reference/operator/query/mod/:
+    # numbers only, decimals and doubles truncated toward zero, remainder signed
     ({"v": {"$mod": [4, 3]}}, [1, 3, 7]),
     ({"v": {"$mod": [4, -3]}}, [8]),
-    # manual, $regex: strings (and array elements), with $options, beside other operators
+    # https://www.mongodb.com/docs/manual/reference/operator/query/regex/:
+    # strings (and array elements), with $options, beside other operators
     ({"v": {"$regex": "^a", "$options": "i"}}, [4, 5]),
     ({"v": {"$regex": "^a", "$options": "i", "$nin": ["Apple"]}}, [5]),
     ({"v": {"$not": re.compile("^a", re.I)}}, [1, 2, 3, 6, 7, 8, 9]),
     ({"v": {"$not": {"$regex": "^a"}}}, [1, 2, 3, 4, 6, 7, 8, 9]),
-    # manual, $elemMatch: one element meets every condition
+    # https://www.mongodb.com/docs/manual/reference/operator/query/elemMatch/:
+    # one element meets every condition
     ({"v": {"$elemMatch": {"$gt": 1, "$lt": 3}}}, [1, 2]),
     ({"v": {"$elemMatch": {"$type": "string"}}}, [2, 5]),
-    # manual, $type and $exists
+    # https://www.mongodb.com/docs/manual/reference/operator/query/type/ and
+    # https://www.mongodb.com/docs/manual/reference/operator/query/exists/
     ({"v": {"$type": "number"}}, [1, 2, 3, 7, 8]),
     ({"v": {"$exists": False}}, [6]),
     ({"v": {"$in": [re.compile("^p"), 7]}}, [3, 5]),
 ])
 def test_operators_with_mixed_types(query, expected):
     """$all, $size, $mod, $regex with $options and under $not, $elemMatch, $type, $exists and
-    $in on a field of mixed types, as the manual's operator pages state."""
+    $in on a field of mixed types, as the manual's operator pages state (each group's page in
+    its comment)."""
     assert reads.ids(reads.find(MIXED, query)) == expected
 
 
 @pytest.mark.parametrize(("expression", "expected"), [
-    # manual, $in (aggregation), $type (aggregation), $isNumber, $ifNull
+    # https://www.mongodb.com/docs/manual/reference/operator/aggregation/in/,
+    # https://www.mongodb.com/docs/manual/reference/operator/aggregation/type/,
+    # https://www.mongodb.com/docs/manual/reference/operator/aggregation/isNumber/,
+    # https://www.mongodb.com/docs/manual/reference/operator/aggregation/ifNull/
     ({"$in": ["$v", [7, "7"]]}, [3]),
     ({"$eq": [{"$type": "$v"}, "missing"]}, [6]),
     ({"$isNumber": "$v"}, [3, 7, 8]),
     ({"$eq": [{"$ifNull": ["$v", "none"]}, "none"]}, [6]),
-    # manual, $convert / $toDouble: strings that hold numbers become numbers; onError otherwise
+    # https://www.mongodb.com/docs/manual/reference/operator/aggregation/convert/:
+    # strings that hold numbers become numbers; onError otherwise
     ({"$gt": [{"$convert": {"input": "$v", "to": "double", "onError": -1, "onNull": -2}}, 5]},
      [3, 7]),
     ({"$eq": [{"$convert": {"input": "$v", "to": "decimal", "onError": 0}}, -7.5]}, [8]),
 ])
 def test_expression_operators_for_mixed_types(expression, expected):
-    """$in, $type, $isNumber, $ifNull, $convert, $toString and $toDecimal in $expr (manual,
-    aggregation operator pages)."""
+    """$in, $type, $isNumber, $ifNull, $convert, $toString and $toDecimal in $expr (the
+    aggregation operator pages, each in its comment)."""
     assert reads.ids(reads.find(MIXED, {"$expr": expression})) == expected
 
 
 def test_conversions():
-    """$toDouble parses numeric strings, $toDecimal keeps 15 digits of a double, $toString
-    writes numbers and dates as the manual's $toString/$toDecimal examples show."""
+    """$toDouble parses numeric strings, $toDecimal keeps 15 digits of a double, $toString writes
+    numbers and dates as the manual's examples show
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/toString/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/toDecimal/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/toDouble/)."""
     from labkit.model.convert import convert
 
     assert convert("42", "double") == 42.0
@@ -738,8 +780,9 @@ def test_conversions():
 
 def test_numeric_ordering_collation():
     """A collation with numericOrdering orders digit strings by value: "2" before "10"
-    (manual, Collation: numericOrdering); other strings are ordered by ICU as the server
-    orders them (issue 20), and refused where ICU cannot load (tests/test_collation.py)."""
+    (https://www.mongodb.com/docs/manual/reference/collation/: numericOrdering); other strings are
+    ordered by ICU as the server orders them (issue 20), and refused where ICU cannot load
+    (tests/test_collation.py)."""
     docs = [{"_id": i, "v": v} for i, v in enumerate(["10", "9", "100", "2"])]
     assert [d["v"] for d in m.sort(docs, "v:1")] == ["10", "100", "2", "9"]
     collated = m.sort(docs, "v:1", collation={"locale": "en", "numericOrdering": True})
@@ -751,7 +794,8 @@ def test_numeric_ordering_collation():
 
 @pytest.mark.parametrize("code", [math.inf, -math.inf, math.nan, Decimal128("Infinity")])
 def test_a_type_code_that_is_no_whole_number_is_refused(code):
-    """``{$type: [inf, 1]}`` is refused as MongoDB refuses a type code that is not a whole
-    number of a BSON type (the manual, "$type": "Available Types"), not a crash in ``int()``."""
+    """``{$type: [inf, 1]}`` is refused as MongoDB refuses a type code that is not a whole number of
+    a BSON type (https://www.mongodb.com/docs/manual/reference/operator/query/type/, "Available
+    Types"), not a crash in ``int()``."""
     with pytest.raises(BadInput, match="is not a BSON type number"):
         reads.find([{"a": 1}], {"a": {"$type": [code, 1]}})

@@ -198,8 +198,8 @@ def test_alternate_shifted_ignores_the_variable_characters(max_variable, hyphen,
 
 def test_backwards_compares_accents_from_the_end():
     """``backwards: true`` weighs the last accent difference first, the French rule
-    (https://www.mongodb.com/docs/manual/reference/collation/: backwards): "cote" < "côte" < "coté"
-    < "côté" becomes "cote" < "coté" < "côte" < "côté"."""
+    (https://www.mongodb.com/docs/manual/reference/collation/: backwards): "cote" < "côte" <
+    "coté" < "côté" becomes "cote" < "coté" < "côte" < "côté"."""
     words = ["côté", "coté", "côte", "cote"]
     docs = [{"_id": i, "v": v} for i, v in enumerate(words)]
     plain = m.sort(docs, "v:1", collation={"locale": "en"})

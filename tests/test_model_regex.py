@@ -148,8 +148,10 @@ def test_pattern_longer_than_the_limit_is_refused():
 
 
 def test_not_in_and_regex_match_use_the_same_engine():
-    """$not, $in and $regexMatch each take a regex, judged by PCRE2 (https://www.mongodb.com/docs/manual/reference/operator/query/not/,
-    https://www.mongodb.com/docs/manual/reference/operator/query/in/, https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
+    """$not, $in and $regexMatch each take a regex, judged by PCRE2
+    (https://www.mongodb.com/docs/manual/reference/operator/query/not/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/in/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
     assert ids(WORDS, {"text": {"$not": Regex(r"^\w+$")}}) == [1, 2]
     assert ids(WORDS, {"text": {"$in": [Regex(r"^\p{Hangul}+$"), "kyle"]}}) == [0, 1]
     assert ids(WORDS, {"text": {"$nin": [Regex(r"\p{Hangul}")]}}) == [0, 2]
