@@ -168,7 +168,7 @@ def test_not_in_and_regex_match_use_the_same_engine():
     ({"input": "ABC", "regex": Regex("b", "i")}, True),
 ])
 def test_regex_match_values(args, expected):
-    """A null or missing input or regex is false; options in either place
+    """$regexMatch: a null or missing input or regex is false; options in either place
     (https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
     assert evaluate({"$regexMatch": args}, {}) is expected
 
@@ -181,8 +181,8 @@ def test_regex_match_values(args, expected):
     ({"input": "a", "regex": "a", "extra": 1}, "unknown argument"),
 ])
 def test_regex_match_refusals(args, message):
-    """A non-string input, options twice, a bad flag, missing or unknown arguments fail the query
-    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
+    """$regexMatch: a non-string input, options twice, a bad flag, missing or unknown arguments fail
+    the query (https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
     with pytest.raises(BadInput, match=re.escape(message)):
         evaluate({"$regexMatch": args}, {})
 

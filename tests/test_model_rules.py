@@ -148,8 +148,8 @@ def test_literal_keeps_an_operator_document_as_data():
     ({"$getField": {"field": "x", "input": None}}, {}, None),
 ])
 def test_get_field(expression, doc, value):
-    """A field by its whole name; a null or missing input gives null, a missing field nothing
-    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/getField/)."""
+    """$getField: a field by its whole name; a null or missing input gives null, a missing field
+    nothing (https://www.mongodb.com/docs/manual/reference/operator/aggregation/getField/)."""
     assert evaluate(expression, doc) == value
 
 
@@ -161,8 +161,9 @@ def test_get_field(expression, doc, value):
     ({"$getField": {"field": "a", "input": 5}}, "type Object"),
 ])
 def test_get_field_refusals(expression, message):
-    """Field is a constant string ($-names in $literal), input an object; anything else fails
-    the query (https://www.mongodb.com/docs/manual/reference/operator/aggregation/getField/)."""
+    """$getField: field is a constant string ($-names in $literal), input an object; anything else
+    fails the query
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/getField/)."""
     with pytest.raises(BadInput, match=message):
         evaluate(expression, {})
 
@@ -177,7 +178,8 @@ def test_get_field_refusals(expression, message):
     ({"$cond": [True, "yes", {"$size": 5}]}, "yes"),  # the branch not taken is not evaluated
 ])
 def test_cond(expression, value):
-    """Both forms; the if is read as $expr reads truth (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cond/)."""
+    """$cond: both forms; the if is read as $expr reads truth
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cond/)."""
     assert evaluate(expression, {}) == value
 
 
@@ -186,13 +188,15 @@ def test_cond(expression, value):
     {"$cond": {"if": True, "then": 1, "else": 2, "other": 3}},
 ])
 def test_cond_refusals(expression):
-    """Three arguments, if/then/else and nothing else (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cond/)."""
+    """$cond: three arguments, if/then/else and nothing else
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cond/)."""
     with pytest.raises(BadInput):
         evaluate(expression, {})
 
 
 def test_switch_takes_the_first_true_branch():
-    """Branches in order, then the default (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
+    """$switch: branches in order, then the default
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
     spec = {"branches": [{"case": {"$gt": ["$v", 10]}, "then": "big"},
                          {"case": {"$gt": ["$v", 0]}, "then": "some"}], "default": "none"}
     assert [evaluate({"$switch": spec}, {"v": v}) for v in (11, 5, 0)] == ["big", "some", "none"]
@@ -203,13 +207,15 @@ def test_switch_takes_the_first_true_branch():
     {"branches": [{"case": True, "then": 1, "x": 2}]}, {"branches": [], "other": 1},
 ])
 def test_switch_refusals(spec):
-    """At least one branch, each an object with case and then (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
+    """$switch: at least one branch, each an object with case and then
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
     with pytest.raises(BadInput):
         evaluate({"$switch": spec}, {})
 
 
 def test_switch_without_default_fails_when_no_case_is_true():
-    """No true case and no default fails the query (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
+    """$switch: no true case and no default fails the query
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
     with pytest.raises(BadInput, match="no default"):
         evaluate({"$switch": {"branches": [{"case": False, "then": 1}]}}, {})
 
@@ -221,8 +227,10 @@ def test_switch_without_default_fails_when_no_case_is_true():
     ({"$not": "$missing"}, True),
 ])
 def test_and_or_not(expression, value):
-    """Null, missing, false and zero are false; all else true (https://www.mongodb.com/docs/manual/reference/operator/aggregation/and/,
-    https://www.mongodb.com/docs/manual/reference/operator/aggregation/or/, https://www.mongodb.com/docs/manual/reference/operator/aggregation/not/)."""
+    """$and, $or, $not: null, missing, false and zero are false; all else true
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/and/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/or/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/not/)."""
     assert evaluate(expression, {}) is value
 
 
@@ -231,7 +239,8 @@ def test_and_or_not(expression, value):
     (Regex("a"), {"a": 1}, 1), (Int64(2), Decimal128("2.5"), -1),
 ])
 def test_cmp(left, right, value):
-    """-1, 0 or 1 in BSON order, across types (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cmp/,
+    """$cmp: -1, 0 or 1 in BSON order, across types
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cmp/,
     https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     assert evaluate({"$cmp": [left, right]}, {}) == value
 
@@ -239,7 +248,8 @@ def test_cmp(left, right, value):
 # $size, $arrayElemAt --------------------------------------------------------------------------
 
 def test_size():
-    """The length of an array; anything else fails the query (https://www.mongodb.com/docs/manual/reference/operator/aggregation/size/)."""
+    """$size: the length of an array; anything else fails the query
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/size/)."""
     assert evaluate({"$size": "$a"}, {"a": [1, [2, 3]]}) == 2
     assert evaluate({"$size": [[]]}, {}) == 0
     for bad in ({"a": 5}, {}):
