@@ -2,12 +2,13 @@
 collation, inside documents and arrays too; ``$regex`` never uses it; the model engine and
 ``labkit predict find`` pass a collation on.
 
-Sources: MongoDB's jstests (mongodb/mongo ``jstests/core/query/collation/collation.js`` at
-commit 07c8efab, cited by line: the find cases from line 705, count from 450, distinct from
-565), the manual's
-Collation page (docs/manual/reference/collation: strength 2 compares base characters and
-diacritics, not case) and its Case-Insensitive Indexes page
-(docs/manual/core/index-case-insensitive: "the $regex operator is not collation-aware").
+Sources: MongoDB's jstests, each line read in the stored copy of mongodb/mongo at the commit
+given (``jstests/core/query/collation/collation.js:406-753 at 6fdbf4c4``: count from line 406,
+distinct from 518, find from 653), the manual's Collation page
+(https://www.mongodb.com/docs/manual/reference/collation/: strength 2 compares base characters
+and diacritics, not case) and its Case-Insensitive Indexes page
+(https://www.mongodb.com/docs/manual/core/index-case-insensitive/: "the $regex operator is not
+collation-aware").
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from labkit.model import collation as c
 
 pytest.importorskip("icu", reason="ICU (pyicu-wheels) is a dependency; these pin its use")
 
-CASE_INSENSITIVE = {"locale": "en_US", "strength": 2}  # collation.js:722
+# jstests/core/query/collation/collation.js:671, 677 at 6fdbf4c4
+CASE_INSENSITIVE = {"locale": "en_US", "strength": 2}
 CASE_SENSITIVE = {"locale": "en_US"}
-FOO_BAR = [{"_id": 1, "str": "foo"}, {"_id": 2, "str": "bar"}]  # collation.js:717-718
+# jstests/core/query/collation/collation.js:666-667 at 6fdbf4c4
+FOO_BAR = [{"_id": 1, "str": "foo"}, {"_id": 2, "str": "bar"}]
 CASES = [{"_id": 1, "a": "A"}, {"_id": 2, "a": "B"}, {"_id": 3, "a": "b"}, {"_id": 4, "a": "a"}]
 
 
@@ -47,13 +50,13 @@ def ids(docs, query, collation=CASE_INSENSITIVE):
 ])
 def test_find_compares_strings_by_the_collation(query, collation, expected):
     """``{str: "FOO"}`` finds "foo" under strength 2 only, and ``$ne`` its complement
-    (collation.js:725-735)."""
+    (jstests/core/query/collation/collation.js:674-678 at 6fdbf4c4)."""
     assert ids(FOO_BAR, query, collation) == expected
 
 
 def test_a_match_on_id_uses_the_collation():
     """``{_id: "FOO"}`` finds ``_id: "foo"`` under strength 2 and not under en_US's default
-    strength (collation.js:714-722)."""
+    strength (jstests/core/query/collation/collation.js:663-671 at 6fdbf4c4)."""
     docs = [*FOO_BAR, {"_id": "foo"}]
     assert ids(docs, {"_id": "FOO"}, None) == []
     assert ids(docs, {"_id": "FOO"}, CASE_SENSITIVE) == []
@@ -72,7 +75,8 @@ def test_a_match_on_id_uses_the_collation():
 ])
 def test_ranges_follow_the_collations_order(query, collation, expected):
     """Ranges order strings as the collation sorts them: en_US at strength 3 gives a < A < b < B
-    (collation.js:793-808), strength 2 makes a and A equal, no collation compares bytes."""
+    (jstests/core/query/collation/collation.js:724-736 at 6fdbf4c4), strength 2 makes a and A equal,
+    no collation compares bytes."""
     assert ids(CASES, query, collation) == expected
 
 
@@ -86,8 +90,9 @@ def test_ranges_follow_the_collations_order(query, collation, expected):
 ])
 def test_in_nin_all_and_logical_clauses_use_the_collation(query, expected):
     """``$in``, ``$nin`` and ``$all`` are equalities and ``$or``/``$not`` hold comparisons: all
-    compare strings under the query's collation (manual, Collation: a query's collation applies
-    to its string comparisons)."""
+    compare strings under the query's collation
+    (https://www.mongodb.com/docs/manual/reference/collation/: a query's collation applies to its
+    string comparisons)."""
     assert ids(FOO_BAR, query) == expected
 
 
@@ -103,9 +108,10 @@ def test_in_nin_all_and_logical_clauses_use_the_collation(query, expected):
     ([{"_id": 1, "t": ["a", "b"]}], {"t": {"$lte": ["A", "A"]}}, []),
 ])
 def test_strings_inside_documents_and_arrays_use_the_collation(docs, query, expected):
-    """Array elements, whole arrays, embedded documents and dotted paths compare their strings
-    by the collation, never their field names (manual, Collation; the same rule as sorts in
-    sort_dotted_paths_collation.js:91-99 at commit 05c2d8bb)."""
+    """Array elements, whole arrays, embedded documents and dotted paths compare their strings by
+    the collation, never their field names
+    (https://www.mongodb.com/docs/manual/reference/collation/; the same rule as sorts in
+    jstests/core/query/sort/sort_dotted_paths_collation.js:94-102 at 5e8b3e0a)."""
     assert ids(docs, query) == expected
 
 
@@ -116,8 +122,9 @@ def test_strings_inside_documents_and_arrays_use_the_collation(docs, query, expe
     {"str": {"$not": Regex("^foo$")}, "_id": 1},
 ])
 def test_regex_ignores_the_collation(query):
-    """``$regex`` is not collation-aware (manual, Case-Insensitive Indexes): a case-sensitive
-    pattern stays case-sensitive under strength 2."""
+    """``$regex`` is not collation-aware
+    (https://www.mongodb.com/docs/manual/core/index-case-insensitive/): a case-sensitive pattern
+    stays case-sensitive under strength 2."""
     assert ids(FOO_BAR, query) == []
 
 
@@ -130,15 +137,16 @@ def test_regex_ignores_the_collation(query):
     ({"$in": ["$a", ["B", "z"]]}, [2, 3]),
 ])
 def test_expr_comparisons_use_the_collation(expression, expected):
-    """``$expr``'s comparisons, ``$cmp`` and ``$in`` compare strings under the query's
-    collation (collation.js:821-831: ``{$eq: ["$a", "a"]}`` finds "A" at strength 2)."""
+    """``$expr``'s comparisons, ``$cmp`` and ``$in`` compare strings under the query's collation
+    (jstests/core/query/collation/collation.js:748-753 at 6fdbf4c4: ``{$eq: ["$a", "a"]}`` finds "A"
+    at strength 2)."""
     assert ids(CASES, {"$expr": expression}) == expected
     assert ids(CASES, {"$expr": expression}, None) != expected
 
 
 def test_evaluate_takes_a_collation():
     """An expression evaluated alone compares by the collation given, bytewise without one
-    (manual, Collation)."""
+    (https://www.mongodb.com/docs/manual/reference/collation/)."""
     assert reads.evaluate({"$eq": ["$a", "a"]}, {"a": "A"}, CASE_INSENSITIVE) is True
     assert reads.evaluate({"$eq": ["$a", "a"]}, {"a": "A"}) is False
     assert reads.matches({"a": "A"}, {"a": "a"}, CASE_INSENSITIVE) is True
@@ -180,8 +188,9 @@ def test_without_icu_a_filter_under_a_collation_cannot_be_judged(monkeypatch):
        st.sampled_from([CASE_INSENSITIVE, CASE_SENSITIVE, {"locale": "en", "strength": 1},
                         {"locale": "fr_CA"}]))
 def test_filter_comparisons_agree_with_the_collations_compare(values, operand, collation):
-    """For every comparison operator, a string field matches exactly when ``compare`` under the
-    same collation says so (manual, Collation: one order for sorts and comparisons)."""
+    """For every comparison operator, a string field matches exactly when ``compare`` under the same
+    collation says so (https://www.mongodb.com/docs/manual/reference/collation/: one order for sorts
+    and comparisons)."""
     docs = [{"_id": i, "v": v} for i, v in enumerate(values)]
     signs = {"$eq": {0}, "$ne": {-1, 1}, "$gt": {1}, "$gte": {0, 1}, "$lt": {-1},
              "$lte": {-1, 0}}
@@ -198,7 +207,8 @@ def test_filter_comparisons_agree_with_the_collations_compare(values, operand, c
        st.one_of(st.text(alphabet="aAb", max_size=2), st.integers(-2, 2)))
 def test_the_simple_collation_is_no_collation(values, operand):
     """``{locale: "simple"}`` compares bytewise, exactly as a query without a collation
-    (manual, Collation: "simple" specifies simple binary comparison)."""
+    (https://www.mongodb.com/docs/manual/reference/collation/: "simple" specifies simple binary
+    comparison)."""
     docs = [{"_id": i, "v": v} for i, v in enumerate(values)]
     for op in ("$eq", "$ne", "$gt", "$lte", "$in"):
         query = {"v": {op: [operand] if op == "$in" else operand}}
@@ -206,8 +216,10 @@ def test_the_simple_collation_is_no_collation(values, operand):
 
 
 def test_the_model_engine_passes_a_claims_collation():
-    """A claim file's ``collation`` reaches find (filter and sort), countDocuments and
-    aggregate's ``$match`` and ``$sort`` (collation.js:459-468: strength 2 counts 1)."""
+    """A claim file's ``collation`` reaches find (filter and sort), countDocuments and aggregate's
+    ``$match`` and ``$sort`` (jstests/core/query/collation/collation.js:415-425 at 6fdbf4c4:
+    strength 2 counts 1; jstests/core/query/collation/collation.js:355-363 at 6fdbf4c4: ``$match``
+    under strength 2 finds 1)."""
     docs = [dict(d) for d in CASES]
     found = model_read(docs, "find", {"filter": {"a": "a"}, "sort": {"a": 1, "_id": 1},
                                       "collation": CASE_INSENSITIVE})
@@ -224,15 +236,16 @@ def test_the_model_engine_passes_a_claims_collation():
 
 def test_distinct_under_a_collation_is_refused_not_guessed():
     """``distinct`` under a collation keeps one of the strings it makes equal, and the server
-    does not say which (collation.js:574-581 checks only ``toLowerCase()``): the model refuses
+    does not say which (jstests/core/query/collation/collation.js:528-535 at 6fdbf4c4 checks only
+    ``toLowerCase()``): the model refuses
     it."""
     with pytest.raises(NotSupported, match="collation"):
         model_read(FOO_BAR, "distinct", {"fieldName": "str", "collation": CASE_INSENSITIVE})
 
 
 def test_predict_find_takes_a_collation(tmp_path):
-    """``labkit predict find --collation`` applies the collation to the filter (collation.js:726
-    and 728)."""
+    """``labkit predict find --collation`` applies the collation to the filter
+    (jstests/core/query/collation/collation.js:675, 677 at 6fdbf4c4)."""
     fixture = tmp_path / "foo.json"
     fixture.write_text(json.dumps(FOO_BAR))
     args = ["predict", "find", str(fixture), "--filter", '{"str": "FOO"}', "--json"]
@@ -250,7 +263,7 @@ def test_predict_find_takes_a_collation(tmp_path):
 @pytest.mark.parametrize("collation", [CASE_INSENSITIVE, CASE_SENSITIVE])
 def test_model_and_server_agree_under_a_collation(mongodb_server, query, collation):
     """The server's ``find(query).collation(...)``, asked through the engine's pymongo path,
-    matches the model's _ids (collation.js:725-735)."""
+    matches the model's _ids (jstests/core/query/collation/collation.js:674-678 at 6fdbf4c4)."""
     from labkit.engines.query import pymongo_read
 
     database = mongodb_server.fresh_database("filter_collation")

@@ -1,9 +1,12 @@
 """Regular expressions in the model: PCRE2 compiled as MongoDB compiles it, in ``$regex``,
 under ``$not``, in ``$in`` and in ``$regexMatch``; and what the model says where PCRE2 is not.
 
-Sources: MongoDB's ``jstests/core/query/regex/regex_unicode.js`` (commit 591928c6),
-``regex_options.js`` (4be00f9a), ``src/mongo/util/pcre_util.cpp`` and ``pcre.cpp`` (1c287af4),
-and the manual's ``$regex`` and ``$regexMatch`` pages.
+Sources: MongoDB's jstests, each line read in the stored copy of mongodb/mongo at the commit
+given (``jstests/core/query/regex/regex_unicode.js:28-122 at 6fdbf4c4``,
+``jstests/core/query/regex/regex_options.js:11-29 at 4be00f9a``), the server's
+``src/mongo/util/pcre_util.cpp`` and ``pcre.cpp`` (1c287af4), and the manual's pages
+https://www.mongodb.com/docs/manual/reference/operator/query/regex/ and
+https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from labkit.errors import BadInput, CannotJudge
 from labkit.model import evaluate, find, matches
 from labkit.model import regex as rx
 
+UNICODE = "jstests/core/query/regex/regex_unicode.js:{} at 6fdbf4c4"
 WORDS = [{"_id": 0, "text": "kyle"}, {"_id": 1, "text": "박정수"}, {"_id": 2, "text": "suárez"}]
 DIGITS = [{"_id": 0, "text": "02191996"}, {"_id": 1, "text": "༢༣༤༥"},
           {"_id": 2, "text": "9୩୪୬୯6"}]
@@ -30,65 +34,77 @@ def ids(docs, query):
     return [doc["_id"] for doc in find(docs, query)]
 
 
-# regex_unicode.js, line by line: (line, pattern, the _ids the server returns).
+# jstests/core/query/regex/regex_unicode.js:28-122 at 6fdbf4c4, line by line:
+# (line, pattern, the _ids the server returns).
 UNICODE_WORDS = [
-    (30, "y", [0]), (31, "e", [0, 2]), (32, "á", [2]), (33, "정", [1]),
-    (36, "(*UTF)e", [0, 2]), (37, "(*UTF)á", [2]), (38, "(*UTF)정", [1]),
-    (39, "(*UTF8)e", [0, 2]), (40, "(*UTF8)á", [2]), (41, "(*UTF8)정", [1]),
-    (44, r"\p{Latin}", [0, 2]), (45, r"^\p{Latin}+$", [0, 2]), (46, r"\p{Hangul}", [1]),
-    (47, r"^\p{Hangul}+$", [1]), (48, r"^\p{L}+$", [0, 1, 2]), (49, r"^\p{Xan}+$", [0, 1, 2]),
-    (55, r"\w", [0, 2]), (60, r"^\w+$", [0]),
-    (64, r"(*UCP)\w", [0, 1, 2]), (65, r"(*UCP)^\w+$", [0, 1, 2]),
-    (68, "[[:alpha:]]", [0, 2]), (69, "^[[:alpha:]]+$", [0]),
-    (73, "(*UCP)[[:alpha:]]", [0, 1, 2]), (74, "(*UCP)^[[:alpha:]]+$", [0, 1, 2]),
+    (28, "y", [0]), (29, "e", [0, 2]), (30, "á", [2]), (31, "정", [1]),
+    (34, "(*UTF)e", [0, 2]), (35, "(*UTF)á", [2]), (36, "(*UTF)정", [1]),
+    (37, "(*UTF8)e", [0, 2]), (38, "(*UTF8)á", [2]), (39, "(*UTF8)정", [1]),
+    (42, r"\p{Latin}", [0, 2]), (43, r"^\p{Latin}+$", [0, 2]), (44, r"\p{Hangul}", [1]),
+    (45, r"^\p{Hangul}+$", [1]), (46, r"^\p{L}+$", [0, 1, 2]), (47, r"^\p{Xan}+$", [0, 1, 2]),
+    (53, r"\w", [0, 2]), (58, r"^\w+$", [0]),
+    (62, r"(*UCP)\w", [0, 1, 2]), (63, r"(*UCP)^\w+$", [0, 1, 2]),
+    (66, "[[:alpha:]]", [0, 2]), (67, "^[[:alpha:]]+$", [0]),
+    (71, "(*UCP)[[:alpha:]]", [0, 1, 2]), (72, "(*UCP)^[[:alpha:]]+$", [0, 1, 2]),
 ]
 UNICODE_DIGITS = [
-    (93, "1", [0]), (94, "9", [0, 2]), (95, "୪", [2]), (96, "༣", [1]),
-    (99, r"^\p{N}+$", [0, 1, 2]), (100, r"^\p{Xan}+$", [0, 1, 2]),
-    (105, r"\d", [0, 2]), (110, r"^\d+$", [0]),
-    (114, r"(*UCP)\d", [0, 1, 2]), (115, r"(*UCP)^\d+$", [0, 1, 2]),
-    (118, "[[:digit:]]", [0, 2]), (119, "^[[:digit:]]+$", [0]),
-    (123, "(*UCP)[[:digit:]]", [0, 1, 2]), (124, "(*UCP)^[[:digit:]]+$", [0, 1, 2]),
+    (91, "1", [0]), (92, "9", [0, 2]), (93, "୪", [2]), (94, "༣", [1]),
+    (97, r"^\p{N}+$", [0, 1, 2]), (98, r"^\p{Xan}+$", [0, 1, 2]),
+    (103, r"\d", [0, 2]), (108, r"^\d+$", [0]),
+    (112, r"(*UCP)\d", [0, 1, 2]), (113, r"(*UCP)^\d+$", [0, 1, 2]),
+    (116, "[[:digit:]]", [0, 2]), (117, "^[[:digit:]]+$", [0]),
+    (121, "(*UCP)[[:digit:]]", [0, 1, 2]), (122, "(*UCP)^[[:digit:]]+$", [0, 1, 2]),
 ]
 
 
 @pytest.mark.parametrize(("line", "pattern", "expected"), UNICODE_WORDS)
 def test_regex_unicode_words(line, pattern, expected):
-    """regex_unicode.js (the line given): UTF mode, Unicode properties, and \\w and [[:alpha:]]
-    ASCII-only unless the pattern starts with (*UCP)."""
-    assert ids(WORDS, {"text": {"$regex": pattern}}) == expected, f"regex_unicode.js:{line}"
+    """UTF mode, Unicode properties, and \\w and [[:alpha:]] ASCII-only unless the pattern starts
+    with (*UCP) (jstests/core/query/regex/regex_unicode.js:28-72 at 6fdbf4c4; each case's own
+    line is its first parameter)."""
+    assert ids(WORDS, {"text": {"$regex": pattern}}) == expected, UNICODE.format(line)
 
 
 @pytest.mark.parametrize(("line", "pattern", "expected"), UNICODE_DIGITS)
 def test_regex_unicode_digits(line, pattern, expected):
-    """regex_unicode.js (the line given): \\d and [[:digit:]] are ASCII digits unless (*UCP);
-    \\p{N} and \\p{Xan} take every script's digits."""
-    assert ids(DIGITS, {"text": {"$regex": pattern}}) == expected, f"regex_unicode.js:{line}"
+    """\\d and [[:digit:]] are ASCII digits unless (*UCP); \\p{N} and \\p{Xan} take every
+    script's digits (jstests/core/query/regex/regex_unicode.js:91-122 at 6fdbf4c4; each case's own
+    line is its first parameter)."""
+    assert ids(DIGITS, {"text": {"$regex": pattern}}) == expected, UNICODE.format(line)
 
 
 @pytest.mark.parametrize("query", [
-    {"a": {"$regex": Regex("O", "i")}},  # regex_options.js:11
-    {"a": Regex("O", "i")},  # regex_options.js:12
-    {"a": {"$regex": "O", "$options": "i"}},  # regex_options.js:13
+    # jstests/core/query/regex/regex_options.js:11 at 4be00f9a
+    {"a": {"$regex": Regex("O", "i")}},
+    # jstests/core/query/regex/regex_options.js:12 at 4be00f9a
+    {"a": Regex("O", "i")},
+    # jstests/core/query/regex/regex_options.js:13 at 4be00f9a
+    {"a": {"$regex": "O", "$options": "i"}},
 ])
 def test_case_insensitive_option_in_each_form(query):
-    """regex_options.js:11-13: the i option given in the regex, bare, or in $options."""
+    """The i option given in the regex, bare, or in $options
+    (jstests/core/query/regex/regex_options.js:11-13 at 4be00f9a)."""
     assert ids([{"_id": 0, "a": "foo"}], query) == [0]
 
 
 @pytest.mark.parametrize("query", [
-    {"txt": {"$regex": "^hello.*", "$options": "u"}},  # regex_options.js:21
-    {"txt": {"$regex": Regex("^hello.*", "u")}},  # regex_options.js:27
+    # jstests/core/query/regex/regex_options.js:22 at 4be00f9a
+    {"txt": {"$regex": "^hello.*", "$options": "u"}},
+    # jstests/core/query/regex/regex_options.js:28 at 4be00f9a
+    {"txt": {"$regex": Regex("^hello.*", "u")}},
 ])
 def test_u_option_is_accepted(query):
-    """regex_options.js:21,27: u is a valid option since SERVER-26991 (and changes nothing)."""
+    """u is a valid option since SERVER-26991 (and changes nothing)
+    (jstests/core/query/regex/regex_options.js:15-16, 22, 28 at 4be00f9a)."""
     assert ids([{"_id": 0, "txt": "hello_test"}], query) == [0]
 
 
 @pytest.mark.parametrize("options", ["g", "ig", "l"])
 def test_unknown_option_is_refused(options):
-    """regex_options.js:22-23: an option outside i m s x u fails the query (51108). (pymongo's
-    Regex drops letters it does not know, so /^hello.*/g of line 28 cannot be written here.)"""
+    """An option outside i m s x u fails the query with 51108
+    (jstests/core/query/regex/regex_options.js:23-24 at 4be00f9a). pymongo's Regex drops letters
+    it does not know, so the /^hello.*/g of jstests/core/query/regex/regex_options.js:29 at
+    4be00f9a cannot be written here."""
     with pytest.raises(BadInput, match="invalid flag"):
         find([], {"txt": {"$regex": "^hello.*", "$options": options}})
 
@@ -123,14 +139,19 @@ def test_patterns_pcre2_refuses_fail_the_query(pattern):
 
 
 def test_pattern_longer_than_the_limit_is_refused():
-    """pcre.cpp kMaxPatternLength (regex_max_pattern_length.js): 32,764 bytes at most."""
+    """32,764 bytes at most: pcre.cpp's kMaxPatternLength (1c287af4). The jstest pins the sides,
+    not the edge: patterns up to 26,384 bytes work and one of 32,767 fails with 51091
+    (jstests/core/query/regex/regex_max_pattern_length.js:16-21, 23-25 at 4bc844ad)."""
     assert matches({"t": "a"}, {"t": {"$regex": "a" * rx.MAX_PATTERN_BYTES}}) is False
     with pytest.raises(BadInput, match="longer than MongoDB's limit"):
         find([], {"t": {"$regex": "a" * (rx.MAX_PATTERN_BYTES + 1)}})
 
 
 def test_not_in_and_regex_match_use_the_same_engine():
-    """The manual's $not, $in and $regexMatch pages: each takes a regex, judged by PCRE2."""
+    """$not, $in and $regexMatch each take a regex, judged by PCRE2
+    (https://www.mongodb.com/docs/manual/reference/operator/query/not/,
+    https://www.mongodb.com/docs/manual/reference/operator/query/in/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
     assert ids(WORDS, {"text": {"$not": Regex(r"^\w+$")}}) == [1, 2]
     assert ids(WORDS, {"text": {"$in": [Regex(r"^\p{Hangul}+$"), "kyle"]}}) == [0, 1]
     assert ids(WORDS, {"text": {"$nin": [Regex(r"\p{Hangul}")]}}) == [0, 2]
@@ -147,8 +168,8 @@ def test_not_in_and_regex_match_use_the_same_engine():
     ({"input": "ABC", "regex": Regex("b", "i")}, True),
 ])
 def test_regex_match_values(args, expected):
-    """The manual's $regexMatch: null or missing input or regex is false; options in either
-    place."""
+    """$regexMatch: a null or missing input or regex is false; options in either place
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
     assert evaluate({"$regexMatch": args}, {}) is expected
 
 
@@ -160,8 +181,8 @@ def test_regex_match_values(args, expected):
     ({"input": "a", "regex": "a", "extra": 1}, "unknown argument"),
 ])
 def test_regex_match_refusals(args, message):
-    """The manual's $regexMatch errors: non-string input, options twice, a bad flag, missing or
-    unknown arguments fail the query."""
+    """$regexMatch: a non-string input, options twice, a bad flag, missing or unknown arguments fail
+    the query (https://www.mongodb.com/docs/manual/reference/operator/aggregation/regexMatch/)."""
     with pytest.raises(BadInput, match=re.escape(message)):
         evaluate({"$regexMatch": args}, {})
 

@@ -2,10 +2,12 @@
 nested arrays, and the ``$expr`` operators ``$getField``, ``$literal``, ``$cond``, ``$switch``,
 ``$and``/``$or``/``$not``, ``$cmp``, ``$size``, ``$arrayElemAt``; and the public API.
 
-Sources: MongoDB's ``jstests/core/query/mod/mod_special_values.js`` (commit 05a9f6fe),
-``jstests/core/query/expr/expr_in_index_use.js`` (07c8efab),
-``jstests/aggregation/expressions/array_elem_at.js`` (1a8480a0),
-``src/mongo/db/matcher/expression_leaf.cpp`` (ModMatchExpression), and the manual's pages.
+Sources: MongoDB's jstests, each line read in the stored copy of mongodb/mongo at the commit
+given (``jstests/core/query/mod/mod_special_values.js:34-96 at 6fdbf4c4``,
+``jstests/core/query/expr/expr_in_index_use.js:25-244 at f08f8682``,
+``jstests/aggregation/expressions/array_elem_at.js:13-67 at 1a8480a0``), the server's
+``src/mongo/db/matcher/expression_leaf.cpp`` (ModMatchExpression), and the manual's pages, each
+named by its address.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import labkit.model as model
 from labkit.errors import BadInput
 from labkit.model import evaluate, find
 
+ELEM_AT = "jstests/aggregation/expressions/array_elem_at.js:{} at 1a8480a0"
+
 
 def ids(docs, query):
     """The ``_id``s ``find(query)`` returns on ``docs``, in order."""
@@ -26,14 +30,15 @@ def ids(docs, query):
 # $mod ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dividend", [
-    -1e19,  # mod_special_values.js:50-51, a double past int64
-    Decimal128("1e19"),  # mod_special_values.js:54-59, a decimal past int64
+    -1e19,  # jstests/core/query/mod/mod_special_values.js:52-54 at 6fdbf4c4
+    Decimal128("1e19"),  # jstests/core/query/mod/mod_special_values.js:56-62 at 6fdbf4c4
     2.0**63,  # the first double past int64 (expression_leaf.cpp: representAs<long long>)
     1 << 63,  # an integer past int64
 ])
 def test_mod_dividend_past_int64_never_matches(dividend):
-    """mod_special_values.js:48-59 (since 5.1): a dividend whose truncation is not a 64-bit
-    integer never matches, even {$mod: [1, 0]}."""
+    """Since 5.1 a dividend whose truncation is not a 64-bit integer never matches, even
+    {$mod: [1, 0]} (jstests/core/query/mod/mod_special_values.js:51-62 at 6fdbf4c4: a double
+    and a decimal past int64; the two edges 2**63 are labkit's own cases of the same rule)."""
     assert ids([{"_id": 1, "attribute": dividend}], {"attribute": {"$mod": [1, 0]}}) == []
 
 
@@ -45,7 +50,8 @@ def test_mod_dividend_at_the_edge_of_int64_matches():
 
 
 def test_mod_truncates_the_dividend():
-    """mod_special_values.js:61-75: doubles and decimals are truncated toward zero."""
+    """Doubles and decimals are truncated toward zero
+    (jstests/core/query/mod/mod_special_values.js:64-79 at 6fdbf4c4)."""
     docs = [{"_id": 1, "attribute": 14.5}, {"_id": 2, "attribute": 14.50001},
             {"_id": 3, "attribute": 15.01}, {"_id": 4, "attribute": Decimal128("14.5")},
             {"_id": 5, "attribute": Decimal128("14.50001")},
@@ -55,7 +61,8 @@ def test_mod_truncates_the_dividend():
 
 
 def test_mod_nan_and_infinity_never_match():
-    """mod_special_values.js:77-91: NaN and the infinities, double or decimal, never match."""
+    """NaN and the infinities, double or decimal, never match
+    (jstests/core/query/mod/mod_special_values.js:81-96 at 6fdbf4c4)."""
     values = [Decimal128("-NaN"), Decimal128("NaN"), Decimal128("-Inf"), Decimal128("Inf"),
               float("nan"), float("inf"), float("-inf")]
     docs = [{"_id": i, "attribute": v} for i, v in enumerate(values)]
@@ -68,8 +75,8 @@ def test_mod_nan_and_infinity_never_match():
 ])
 @pytest.mark.parametrize("place", ["divisor", "remainder"])
 def test_mod_operands_must_fit_int64(bad, place):
-    """mod_special_values.js:31-46: a NaN, infinite or past-int64 divisor or remainder fails
-    the query with BadValue."""
+    """A NaN, infinite or past-int64 divisor or remainder fails the query with BadValue
+    (jstests/core/query/mod/mod_special_values.js:34-49 at 6fdbf4c4)."""
     operand = [bad, 1] if place == "divisor" else [1, bad]
     with pytest.raises(BadInput, match="64-bit integer"):
         find([], {"attribute": {"$mod": operand}})
@@ -88,8 +95,10 @@ CATEGORIES = [
 
 
 def test_expr_path_through_nested_arrays_keeps_only_documents_fields():
-    """expr_in_index_use.js:240-255: "$category.a" over an array keeps the a of elements that
-    are documents and drops every other element, nested arrays included ([[]] gives [])."""
+    """"$category.a" over an array keeps the a of elements that are documents and drops every
+    other element, nested arrays included ([[]] gives []): the documents are those of
+    jstests/core/query/expr/expr_in_index_use.js:25-56 at f08f8682 and the expected _ids those of
+    jstests/core/query/expr/expr_in_index_use.js:219-235 at f08f8682."""
     query = {"$expr": {"$in": ["$category.a", [[]]]}}
     assert ids(CATEGORIES, query) == [6, 7, 8, 9, 10, 12, 15, 17, 19]
 
@@ -101,14 +110,17 @@ def test_expr_path_through_nested_arrays_keeps_only_documents_fields():
     ("$x.a", {"x": [{"a": [[1]]}]}, [[[1]]]),
 ])
 def test_field_path_values(path, doc, value):
-    """The manual's "Field Paths" (ExpressionFieldPath): at each array only documents are
-    followed; an array reached at the end of the path is kept whole."""
+    """At each array only documents are followed; an array reached at the end of the path is
+    kept whole (https://www.mongodb.com/docs/manual/core/field-paths/, "Array of Nested
+    Arrays"; the server's ExpressionFieldPath)."""
     assert evaluate(path, doc) == value
 
 
 def test_expr_in_on_dotted_path_and_get_field():
-    """expr_in_index_use.js:190 and 262: "$category.a" reads a subfield; {$getField:
-    "category.a"} reads the field whose name holds the dot."""
+    """"$category.a" reads a subfield
+    (jstests/core/query/expr/expr_in_index_use.js:169-173 at f08f8682);
+    {$getField: "category.a"} reads the field whose name holds the dot
+    (jstests/core/query/expr/expr_in_index_use.js:240-244 at f08f8682)."""
     docs = [{"_id": 26, "category.a": "clothing"}, {"_id": 27, "category": {"a": "clothing"}}]
     wanted = ["clothing", "electronics"]
     assert ids(docs, {"$expr": {"$in": ["$category.a", wanted]}}) == [27]
@@ -116,7 +128,8 @@ def test_expr_in_on_dotted_path_and_get_field():
 
 
 def test_literal_keeps_an_operator_document_as_data():
-    """expr_in_index_use.js:216: {$literal: {$toDouble: 1}} is a document, not a conversion."""
+    """{$literal: {$toDouble: 1}} is a document, not a conversion
+    (jstests/core/query/expr/expr_in_index_use.js:185-199 at f08f8682)."""
     docs = [{"_id": 21, "category": 1}, {"_id": 25, "category": {"$toDouble": 1}}]
     query = {"$expr": {"$in": ["$category", [{"$literal": {"$toDouble": 1}}]]}}
     assert ids(docs, query) == [25]
@@ -135,8 +148,8 @@ def test_literal_keeps_an_operator_document_as_data():
     ({"$getField": {"field": "x", "input": None}}, {}, None),
 ])
 def test_get_field(expression, doc, value):
-    """The manual's $getField: a field by its whole name; a null or missing input gives null,
-    a missing field nothing."""
+    """$getField: a field by its whole name; a null or missing input gives null, a missing field
+    nothing (https://www.mongodb.com/docs/manual/reference/operator/aggregation/getField/)."""
     assert evaluate(expression, doc) == value
 
 
@@ -148,8 +161,9 @@ def test_get_field(expression, doc, value):
     ({"$getField": {"field": "a", "input": 5}}, "type Object"),
 ])
 def test_get_field_refusals(expression, message):
-    """The manual's $getField: field is a constant string ($-names in $literal), input an
-    object; anything else fails the query."""
+    """$getField: field is a constant string ($-names in $literal), input an object; anything else
+    fails the query
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/getField/)."""
     with pytest.raises(BadInput, match=message):
         evaluate(expression, {})
 
@@ -164,7 +178,8 @@ def test_get_field_refusals(expression, message):
     ({"$cond": [True, "yes", {"$size": 5}]}, "yes"),  # the branch not taken is not evaluated
 ])
 def test_cond(expression, value):
-    """The manual's $cond: both forms; the if is read as $expr reads truth."""
+    """$cond: both forms; the if is read as $expr reads truth
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cond/)."""
     assert evaluate(expression, {}) == value
 
 
@@ -173,13 +188,15 @@ def test_cond(expression, value):
     {"$cond": {"if": True, "then": 1, "else": 2, "other": 3}},
 ])
 def test_cond_refusals(expression):
-    """The manual's $cond: three arguments, if/then/else and nothing else."""
+    """$cond: three arguments, if/then/else and nothing else
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cond/)."""
     with pytest.raises(BadInput):
         evaluate(expression, {})
 
 
 def test_switch_takes_the_first_true_branch():
-    """The manual's $switch: branches in order, then the default."""
+    """$switch: branches in order, then the default
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
     spec = {"branches": [{"case": {"$gt": ["$v", 10]}, "then": "big"},
                          {"case": {"$gt": ["$v", 0]}, "then": "some"}], "default": "none"}
     assert [evaluate({"$switch": spec}, {"v": v}) for v in (11, 5, 0)] == ["big", "some", "none"]
@@ -190,13 +207,15 @@ def test_switch_takes_the_first_true_branch():
     {"branches": [{"case": True, "then": 1, "x": 2}]}, {"branches": [], "other": 1},
 ])
 def test_switch_refusals(spec):
-    """The manual's $switch: at least one branch, each an object with case and then."""
+    """$switch: at least one branch, each an object with case and then
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
     with pytest.raises(BadInput):
         evaluate({"$switch": spec}, {})
 
 
 def test_switch_without_default_fails_when_no_case_is_true():
-    """The manual's $switch: no true case and no default fails the query."""
+    """$switch: no true case and no default fails the query
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/switch/)."""
     with pytest.raises(BadInput, match="no default"):
         evaluate({"$switch": {"branches": [{"case": False, "then": 1}]}}, {})
 
@@ -208,7 +227,10 @@ def test_switch_without_default_fails_when_no_case_is_true():
     ({"$not": "$missing"}, True),
 ])
 def test_and_or_not(expression, value):
-    """The manual's $and, $or, $not: null, missing, false and zero are false; all else true."""
+    """$and, $or, $not: null, missing, false and zero are false; all else true
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/and/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/or/,
+    https://www.mongodb.com/docs/manual/reference/operator/aggregation/not/)."""
     assert evaluate(expression, {}) is value
 
 
@@ -217,14 +239,17 @@ def test_and_or_not(expression, value):
     (Regex("a"), {"a": 1}, 1), (Int64(2), Decimal128("2.5"), -1),
 ])
 def test_cmp(left, right, value):
-    """The manual's $cmp and Comparison/Sort Order: -1, 0 or 1 in BSON order, across types."""
+    """$cmp: -1, 0 or 1 in BSON order, across types
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/cmp/,
+    https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/)."""
     assert evaluate({"$cmp": [left, right]}, {}) == value
 
 
 # $size, $arrayElemAt --------------------------------------------------------------------------
 
 def test_size():
-    """The manual's $size: the length of an array; anything else fails the query."""
+    """$size: the length of an array; anything else fails the query
+    (https://www.mongodb.com/docs/manual/reference/operator/aggregation/size/)."""
     assert evaluate({"$size": "$a"}, {"a": [1, [2, 3]]}) == 2
     assert evaluate({"$size": [[]]}, {}) == 0
     for bad in ({"a": 5}, {}):
@@ -239,14 +264,15 @@ def test_size():
     (41, -(2**31), model.MISSING), (43, Int64(-(2**31)), model.MISSING), (47, None, None),
 ])
 def test_array_elem_at(line, index, value):
-    """array_elem_at.js (the line given): whole-number indexes, negative from the end, nothing
-    out of bounds, null for a null index."""
+    """Whole-number indexes, negative from the end, nothing out of bounds, null for a null index
+    (jstests/aggregation/expressions/array_elem_at.js:10-47 at 1a8480a0; each case's own line
+    is its first parameter)."""
     doc = {"a": [1, 2, 3, 4, 5]}
-    assert evaluate({"$arrayElemAt": ["$a", index]}, doc) == value, f"array_elem_at.js:{line}"
+    assert evaluate({"$arrayElemAt": ["$a", index]}, doc) == value, ELEM_AT.format(line)
 
 
 def test_array_elem_at_null_array():
-    """array_elem_at.js:49: a null array gives null."""
+    """A null array gives null (jstests/aggregation/expressions/array_elem_at.js:49 at 1a8480a0)."""
     assert evaluate({"$arrayElemAt": [None, 4]}, {}) is None
 
 
@@ -255,7 +281,9 @@ def test_array_elem_at_null_array():
     (65, [[1, 2], Decimal128("1.5")]), (66, [[1, 2], 2.0**32]), (67, [[1, 2], -(2.0**31) - 1]),
 ])
 def test_array_elem_at_refusals(line, args):
-    """array_elem_at.js (the line given): two arguments, an array and a 32-bit whole number."""
+    """Two arguments, an array and a 32-bit whole number
+    (jstests/aggregation/expressions/array_elem_at.js:54-67 at 1a8480a0; each case's own line
+    is its first parameter)."""
     with pytest.raises(BadInput):
         evaluate({"$arrayElemAt": args}, {})
 
@@ -273,7 +301,8 @@ def test_public_api_is_documented():
 
 def test_public_api_takes_a_server_version():
     """Issue 20: find, sort and compare take a MongoDB version; 9.0 changed null through
-    arrays (the manual's 9.0 compatibility notes), and an unknown version is refused."""
+    arrays (https://www.mongodb.com/docs/manual/release-notes/9.0-compatibility/, "Null
+    Comparisons on Dotted Paths That Traverse Arrays"), and an unknown version is refused."""
     docs = [{"_id": 1, "a": [1, {"b": 2}]}]
     assert ids(docs, {"a.b": None}) == []
     assert [d["_id"] for d in model.find(docs, {"a.b": None}, mongodb_version="9.0")] == [1]

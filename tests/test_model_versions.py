@@ -10,18 +10,24 @@ Sources, in mongodb/mongo:
   of the operand add up to 5 (undefined and missing are 0, null is 5) the match is
   ``EQ || LTE || GTE``; and ``InMatchExpression::matchesSingleElement`` ("When an $in has a
   null, it adopts the same semantics as {$eq:null} ... should match missing and undefined").
-- ``jstests/core/null_query_semantics.js`` at 1a18c8f8aec34b43553fe4d7961350d1a7a6ada4 (the
-  rule before 8.0, no FCV tag): ``{a: {$eq: null}}`` returns a_null, a_undefined and no_a
-  (lines 39-43); ``{a: {$ne: null}}`` leaves a_undefined out (lines 50-59); ``{"a.b": {$eq:
-  null}}`` returns a_subobject_b_undefined (lines 66-77); ``{"a.b": {$ne: null}}`` returns
-  only a_subobject_b_not_null (lines 87-90); with arrays, ``[1, "string", undefined, 4]``
-  matches ``{$eq: null}`` and ``{$elemMatch: {$eq: null}}``.
-- ``jstests/core/query/null_query_semantics.js`` at 1704949c0e126334813a811103e481e243291a9b,
-  tagged ``requires_fcv_80`` ("In 8.0, we changed behavior for equality to null", lines
-  10-11): ``{a: {$eq: null}}`` returns a_null and no_a only (lines 46-49); ``{a: {$ne:
-  null}}``, ``{a: {$nin: [null, 4]}}`` and ``{a: {$not: {$gte: null}}}`` return a_undefined.
-- The manual's 8.0 compatibility notes ("Queries for null don't match undefined fields":
-  ``$eq``, ``$in`` and ``$lookup`` named; the model has no ``$lookup``).
+- The rule before 8.0 (no FCV tag), in the stored copy at commit
+  1a18c8f8aec34b43553fe4d7961350d1a7a6ada4: ``{a: {$eq: null}}`` returns a_null, a_undefined
+  and no_a (jstests/core/null_query_semantics.js:39-43 at 1a18c8f8); ``{a: {$ne: null}}`` leaves
+  a_undefined out (jstests/core/null_query_semantics.js:50-59 at 1a18c8f8); ``{"a.b": {$eq: null}}``
+  returns a_subobject_b_undefined (jstests/core/null_query_semantics.js:66-77 at 1a18c8f8);
+  ``{"a.b": {$ne: null}}`` returns only a_subobject_b_not_null
+  (jstests/core/null_query_semantics.js:87-90 at 1a18c8f8); with arrays,
+  ``[1, "string", undefined, 4]`` matches ``{$eq: null}`` and ``{$elemMatch: {$eq: null}}``
+  (jstests/core/null_query_semantics.js:147-162, 189-196 at 1a18c8f8).
+- The rule from 8.0, in the stored copy at commit 1704949c0e126334813a811103e481e243291a9b,
+  tagged ``requires_fcv_80`` ("In 8.0, we changed behavior for equality to null",
+  jstests/core/query/null_query_semantics.js:10-11 at 1704949c): ``{a: {$eq: null}}`` returns
+  a_null and no_a only (jstests/core/query/null_query_semantics.js:46-49 at 1704949c);
+  ``{a: {$ne: null}}``, ``{a: {$nin: [null, 4]}}`` and ``{a: {$not: {$gte: null}}}`` return
+  a_undefined (jstests/core/query/null_query_semantics.js:59-77, 117-136, 336-362 at 1704949c).
+- The manual's 8.0 compatibility notes, "Queries for null don't match undefined fields"
+  (https://www.mongodb.com/docs/manual/release-notes/8.0-compatibility/: ``$eq``, ``$in`` and
+  ``$lookup`` named; the model has no ``$lookup``).
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ from labkit.model.bson_order import MISSING, UNDEFINED
 BEFORE_8 = ("6.0", "7.0")
 SINCE_8 = ("8.0", "9.0")
 
-# null_query_semantics.js's first fixture (no arrays), the same _ids.
+# The first fixture (no arrays), the same _ids:
+# jstests/core/query/null_query_semantics.js:29-38 at 1704949c.
 SCALARS = [
     {"_id": "a_empty_subobject", "a": {}},
     {"_id": "a_null", "a": None},
@@ -111,8 +118,11 @@ def test_a_version_without_a_rule_set_is_refused(version):
 def test_equality_with_null_and_undefined_per_version(query, since_8, before_8_besides,
                                                       version):
     """``$eq``/implicit equality, ``$gte``, ``$lte``, ``$in`` and ``$all`` with null match
-    undefined on 6.0 and 7.0 and not from 8.0 (expression_leaf.cpp, null_query_semantics.js);
-    ``$gt``/``$lt`` null match nothing on every version."""
+    undefined on 6.0 and 7.0 and not from 8.0; ``$gt``/``$lt`` null match nothing on every
+    version (expression_leaf.cpp; jstests/core/null_query_semantics.js:39-48 at 1a18c8f8
+    before 8.0, jstests/core/query/null_query_semantics.js:46-57, 79-115, 160-172 at 1704949c
+    from 8.0; ``$gte``, ``$lte`` and ``$all`` follow the source's branch, no jstest line pins
+    them with undefined)."""
     assert found(SCALARS, query, version) == expected_for(version, since_8, before_8_besides)
 
 
@@ -121,8 +131,10 @@ def test_equality_with_null_and_undefined_per_version(query, since_8, before_8_b
                          ids=[repr(case[0]) for case in NEGATIONS])
 def test_negations_of_null_are_complements_per_version(negation, positive, version):
     """``$ne``, ``$nin`` and ``$not`` return exactly what their positive form leaves, so on
-    6.0 and 7.0 they leave undefined out and from 8.0 they return it (null_query_semantics.js:
-    ``{a: {$ne: null}}`` and ``{"a.b": {$ne: null}}`` on both sides of 8.0)."""
+    6.0 and 7.0 they leave undefined out and from 8.0 they return it (``{a: {$ne: null}}``
+    and ``{"a.b": {$ne: null}}`` on both sides of 8.0:
+    jstests/core/null_query_semantics.js:50-64, 87-95 at 1a18c8f8 and
+    jstests/core/query/null_query_semantics.js:59-77, 195-210 at 1704949c)."""
     assert found(SCALARS, negation, version) == ALL - found(SCALARS, positive, version)
     undefined_returned = "a_undefined" in found(SCALARS, negation, version) \
         if negation.get("a") else "a_subobject_b_undefined" in found(SCALARS, negation, version)
@@ -130,8 +142,9 @@ def test_negations_of_null_are_complements_per_version(negation, positive, versi
 
 
 def test_the_jstest_dotted_not_equal_before_8_returns_one_document():
-    """null_query_semantics.js before 8.0 (lines 87-90): ``{"a.b": {$ne: null}}`` returns only
-    a_subobject_b_not_null; 8.0's file adds a_subobject_b_undefined."""
+    """Before 8.0 ``{"a.b": {$ne: null}}`` returns only a_subobject_b_not_null
+    (jstests/core/null_query_semantics.js:87-90 at 1a18c8f8); 8.0's file adds
+    a_subobject_b_undefined (jstests/core/query/null_query_semantics.js:195-201 at 1704949c)."""
     assert found(SCALARS, {"a.b": {"$ne": None}}, "6.0") == {"a_subobject_b_not_null"}
     assert found(SCALARS, {"a.b": {"$ne": None}}, "8.0") == {"a_subobject_b_not_null",
                                                              "a_subobject_b_undefined"}
@@ -156,14 +169,17 @@ ARRAYS = [
 ])
 def test_an_undefined_array_element_meets_null_before_8(query, version, expected):
     """An undefined element of an array, or an undefined field of a document in one, equals
-    null before 8.0 and not since (null_query_semantics.js's array half, both sides of 8.0)."""
+    null before 8.0 and not since (the arrays half on both sides of 8.0:
+    jstests/core/null_query_semantics.js:147-162, 189-196, 230-249 at 1a18c8f8 and
+    jstests/core/query/null_query_semantics.js:286-302, 512-519, 552-593 at 1704949c)."""
     assert found(ARRAYS, query, version) == expected
 
 
 @pytest.mark.parametrize("version", versions.VERSIONS)
 def test_undefined_is_still_no_operand(version):
     """Comparing with undefined, or ``$in`` holding it, is refused on every version
-    ("cannot compare to undefined", "InMatchExpression equality cannot be undefined")."""
+    ("cannot compare to undefined", "InMatchExpression equality cannot be undefined": the
+    server's uasserts in src/mongo/db/matcher/expression_leaf.cpp)."""
     with pytest.raises(BadInput, match="undefined"):
         reads.find(SCALARS, {"a": {"$eq": UNDEFINED}}, mongodb_version=version)
 
@@ -210,9 +226,9 @@ def test_predict_help_lists_the_rule_sets(capsys):
     assert "{6.0,7.0,8.0,9.0}" in out
 
 
-# jstests/core/query/type/null_undefined.js@1704949c, data at line 12: a = 1 (0), missing (1),
-# null (2), undefined (3), [1, 2, 3] (4), [1, null] (5), [null, undefined] (6), [1, undefined]
-# (7), [1, null, undefined] (8).
+# jstests/core/query/type/null_undefined.js:12-24 at 1704949c: a = 1 (0), missing (1), null (2),
+# undefined (3), [1, 2, 3] (4), [1, null] (5), [null, undefined] (6), [1, undefined] (7),
+# [1, null, undefined] (8).
 NU_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None},
            {"_id": 3, "a": UNDEFINED}, {"_id": 4, "a": [1, 2, 3]}, {"_id": 5, "a": [1, None]},
            {"_id": 6, "a": [None, UNDEFINED]}, {"_id": 7, "a": [1, UNDEFINED]},
@@ -224,9 +240,11 @@ NU_DOCS = [{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": None},
     ("8.0", [1, 2, 5, 6, 8]), ("9.0", [1, 2, 5, 6, 8]),
 ])
 def test_null_undefined_js_equality_per_version(version, expected):
-    """null_undefined.js's ``{a: {$eq: null}}`` (line 60, 8.0 on: 1, 2, 5, 6, 8); before 8.0
-    the undefined value (3) and the array holding only undefined besides 1 (7) join it, as
-    the ``$or`` with ``{$type: "undefined"}`` in that line returns on 8.0."""
+    """``{a: {$eq: null}}`` gives 1, 2, 5, 6, 8 from 8.0; before 8.0 the undefined value (3)
+    and the array holding only undefined besides 1 (7) join it, as the ``$or`` with
+    ``{$type: "undefined"}`` returns on 8.0
+    (jstests/core/query/type/null_undefined.js:60-68 at 1704949c; the ``$eq`` alone is that
+    line without its ``$type`` clause, labkit's derivation)."""
     docs = reads.find(NU_DOCS, {"a": {"$eq": None}}, mongodb_version=version)
     assert reads.ids(docs) == expected
     with_type = reads.find(NU_DOCS, {"$or": [{"a": {"$eq": None}},
@@ -238,7 +256,8 @@ def test_null_undefined_js_equality_per_version(version, expected):
 @pytest.mark.parametrize("version", versions.VERSIONS)
 def test_every_rule_set_compiles_regexes_as_pcre2(version):
     """The model runs PCRE2 for 6.0 too: a class escape as a range end is refused on every rule
-    set, as PCRE2 refuses it (docs/model.md: a 6.0 server, on PCRE, may accept it)."""
+    set, as PCRE2 refuses it (labkit's own choice, docs/model.md: a 6.0 server, on PCRE, may
+    accept it)."""
     with pytest.raises(BadInput, match="invalid range in character class"):
         reads.find([{"_id": 1, "a": "x"}], {"a": {"$regex": r"[\w-.]"}},
                    mongodb_version=version)

@@ -43,7 +43,8 @@ DOCS = '[{"_id": 1, "a": 1}, {"_id": 2, "a": "x"}]'
     (b'[{"_id": 1, "d": {"$numberDecimal": "1.2.3"}}]', "{}"),
     (b'[{"_id": 1, "d": {"$numberInt": "2147483648"}}]', "{}"),
     (("[" * 10_000 + "]" * 10_000).encode(), "{}"),
-    (f"[{nested(500)}]".encode(), "{}"),  # the manual: no more than 100 levels of nesting
+    # https://www.mongodb.com/docs/manual/reference/limits/: no more than 100 levels of nesting
+    (f"[{nested(500)}]".encode(), "{}"),
     (b'[{"_id": "\\ud800"}]', "{}"),  # a lone surrogate
     (DOCS.encode(), '{"$and": 5}'),
     (DOCS.encode(), '{"$nor": null}'),
@@ -80,7 +81,9 @@ def test_uuid_ids_are_answered(tmp_path, capsys):
 
 
 def test_version_option_switches_the_null_rule(tmp_path, capsys):
-    """``--mongodb-version 9.0`` finds {"a.b": null} in an array of scalars; 8.0 does not."""
+    """``--mongodb-version 9.0`` finds {"a.b": null} in an array of scalars; 8.0 does not
+    (https://www.mongodb.com/docs/manual/release-notes/9.0-compatibility/;
+    jstests/core/query/null_query_semantics.js:595-630 at 1704949c for 8.0)."""
     path = tmp_path / "docs.json"
     path.write_text('[{"_id": 1, "a": [1, 2]}, {"_id": 2, "a": [{"c": 1}]}]')
     for version, expected in (("8.0", [2]), ("9.0", [1, 2])):
@@ -91,7 +94,8 @@ def test_version_option_switches_the_null_rule(tmp_path, capsys):
 
 
 def test_parallel_arrays_are_an_error_line(tmp_path, capsys):
-    """A sort on two arrays of one document is one Error line, as the server refuses it."""
+    """A sort on two arrays of one document is one Error line, as the server refuses it
+    (jstests/core/query/sort/sort_dotted_paths_parallel_arrays.js:18-24 at b6fcc56b)."""
     path = tmp_path / "docs.json"
     path.write_text('[{"_id": 1, "a": [1], "b": [2]}]')
     status, _, err = predict(capsys, "sort", str(path), "--sort", "a:1,b:1")
