@@ -166,3 +166,19 @@ def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
     (row,) = runner.run_claim(dataclasses.replace(
         item, experiment=lambda ctx: enough), runner.Context()).rows
     assert row.verdict == "fails"  # in time order within 5 shared milliseconds: not random
+
+
+def test_the_engines_chart_names_its_engines_under_its_bars():
+    """The side-by-side chart's x ticks are the engines' names and versions, not numbers: the
+    learner's number format applies to numeric axes only (lesson 06, issue 21's plots)."""
+    from labkit.outputs import plots
+
+    result = {"keys": "int", "index_bytes": 8192, "leaf_pages": 1, "avg_leaf_fill": 0.9,
+              "n": 10}
+    comparison = {"sqlite": {"engine_version": "3.40.1", "n": 10, "results": [result]},
+                  "postgres": {"engine_version": "15.18", "n": 10, "results": [result]}}
+    figure = plots.engines_side_by_side(comparison)
+    figure.canvas.draw()
+    for axes in figure.axes:
+        shown = [tick.get_text() for tick in axes.get_xticklabels()]
+        assert shown == ["SQLite\n3.40.1", "PostgreSQL\n15.18"]

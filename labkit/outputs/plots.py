@@ -8,6 +8,7 @@ from typing import Any
 
 from labkit.claims.claim import Figure
 from labkit.i18n import N_, _, number
+from labkit.names import engine_name
 
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
 # Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
@@ -115,13 +116,15 @@ def id_rank(table: list[dict], title: str):
 
 
 def _local_ticks(*axes_list) -> None:
-    """Tick labels written as the learner's language writes numbers ("0,25", "12.500")."""
-    from matplotlib.ticker import FuncFormatter
+    """Tick labels written as the learner's language writes numbers ("0,25", "12.500"); an
+    axis whose ticks were placed by hand (``set_xticks``: engines' names, rungs) keeps them."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
 
     ticks = FuncFormatter(lambda value, _pos: number(value))
     for axes in axes_list:
-        axes.xaxis.set_major_formatter(ticks)
-        axes.yaxis.set_major_formatter(ticks)
+        for axis in (axes.xaxis, axes.yaxis):
+            if not isinstance(axis.get_major_locator(), FixedLocator):
+                axis.set_major_formatter(ticks)
 
 
 def btree_summary(measurement: dict, title: str | None = None):
@@ -267,7 +270,7 @@ def engines_side_by_side(comparison: dict):
         colour = FIELD_COLOURS[index % len(FIELD_COLOURS)]
         size_axis.bar(xs, sizes, width, label=kind, color=colour)
         fill_axis.bar(xs, fills, width, label=kind, color=colour)
-    labels = [f"{e}\n{m['engine_version']}" for e, m in measured.items()]
+    labels = [f"{engine_name(e)}\n{m['engine_version']}" for e, m in measured.items()]
     for axis in (size_axis, fill_axis):
         axis.set_xticks([i + width * (len(kinds) - 1) / 2 for i in range(len(measured))], labels,
                         fontsize=8)
