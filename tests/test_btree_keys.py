@@ -182,3 +182,15 @@ def test_the_engines_chart_names_its_engines_under_its_bars():
     for axes in figure.axes:
         shown = [tick.get_text() for tick in axes.get_xticklabels()]
         assert shown == ["SQLite\n3.40.1", "PostgreSQL\n15.18"]
+
+
+def test_the_models_size_bars_are_named_by_key_kind():
+    """The summary chart's size bars carry the key kinds' names (a categorical axis keeps its
+    names when numbers are written in the learner's format)."""
+    from labkit.engines import btree
+    from labkit.outputs import plots
+
+    measurement = btree.measure("model", ["uuid4", "int"], 500)
+    figure = plots.btree_summary(measurement)
+    figure.canvas.draw()
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["uuid4", "int"]

@@ -116,14 +116,14 @@ def id_rank(table: list[dict], title: str):
 
 
 def _local_ticks(*axes_list) -> None:
-    """Tick labels written as the learner's language writes numbers ("0,25", "12.500"); an
-    axis whose ticks were placed by hand (``set_xticks``: engines' names, rungs) keeps them."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter
+    """Tick labels written as the learner's language writes numbers ("0,25", "12.500"): only
+    matplotlib's numeric default is replaced, so names (engines, key kinds, rungs) stay."""
+    from matplotlib.ticker import FuncFormatter, ScalarFormatter
 
     ticks = FuncFormatter(lambda value, _pos: number(value))
     for axes in axes_list:
         for axis in (axes.xaxis, axes.yaxis):
-            if not isinstance(axis.get_major_locator(), FixedLocator):
+            if type(axis.get_major_formatter()) is ScalarFormatter:
                 axis.set_major_formatter(ticks)
 
 
