@@ -6,23 +6,98 @@ Messages are shown and written into shareable reports: every password in them is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from labkit._redact import redact
 
-# The learner's language reaches this module through a translator ``labkit.i18n`` installs when
-# it loads: this module is below every other and imports none of them.
+# The learner's language reaches this module through hooks ``labkit.i18n`` installs when it
+# loads: this module is below every other and imports none of them. ``_message`` keeps English
+# with the means to show it translated (``i18n.Message``); ``_show`` gives such a text in the
+# learner's language. Until then both are plain English.
+
+
+def _english(template: str, /, **values: Any) -> str:
+    return template.format(**values) if values else template
+
+
 _translate: Callable[[str], str] = str
+_message: Callable[..., str] = _english
+_show: Callable[[str], str] = str
 
 
-def use_translator(translate: Callable[[str], str]) -> None:
-    """Have this module's own words (``Hint:``, ``Tried:``) shown through ``translate``."""
-    global _translate
+def use_translator(translate: Callable[[str], str], *, message: Callable[..., str] | None = None,
+                   show: Callable[[str], str] | None = None) -> None:
+    """Have this module's own words (``Hint:``, ``Tried:``) kept English with the means to be
+    shown through ``translate``: ``message(template, **values)`` keeps a text as data and
+    ``show(text)`` gives it in the learner's language."""
+    global _translate, _message, _show
     _translate = translate
+    _message = message or _english
+    _show = show or str
+
+
+def N_(message: str) -> str:  # noqa: N802 - the name the message extractor looks for
+    """``message`` unchanged: this module's own words, shown translated (``labkit.i18n``)."""
+    return message
 
 
 def _(message: str) -> str:
     """``message`` in the learner's language (English until ``labkit.i18n`` is loaded)."""
     return _translate(message)
+
+
+class Shown(str):
+    """English text, as ``str`` and files see it, that gives the learner's form through
+    ``shown()`` (``labkit.i18n.Message`` is the one labkit builds its messages with)."""
+
+    def shown(self) -> str:
+        """The text in the learner's language."""
+        return str(self)
+
+
+class _OneLine(Shown):
+    """``text`` on one line as ``what_failed`` writes it, English and shown alike: its first
+    line only (``first``), or every line joined with its closing full stop dropped."""
+
+    text: str
+    first: bool
+
+    def __new__(cls, text: str, first: bool) -> _OneLine:
+        line = super().__new__(cls, cls._cut(str(text), first))
+        line.text, line.first = text, first
+        return line
+
+    @staticmethod
+    def _cut(text: str, first: bool) -> str:
+        if first:
+            return text.strip().splitlines()[0] if text.strip() else text
+        return " ".join(line.strip() for line in text.splitlines()).rstrip(".")
+
+    def shown(self) -> str:
+        """The line in the learner's language."""
+        return self._cut(_show(self.text), self.first)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _OneLine, (self.text, self.first)
+
+
+def shown(text: str) -> str:
+    """``text`` as the learner reads it, any password hidden: a message kept as data in the
+    learner's language, any other text as it is."""
+    return redact(_show(text))
+
+
+def _redacted(text: str) -> str:
+    """``text`` with every connection string hidden, still a message kept as data (its English
+    and the learner's form) where it was one and its values could be hidden one by one."""
+    template, values = getattr(text, "template", None), getattr(text, "values", None)
+    if not isinstance(template, str) or not isinstance(values, dict) \
+            or redact(template) != template:
+        return redact(text)
+    kept = type(text)(template, **{k: _redacted(v) if isinstance(v, str) else v
+                                   for k, v in values.items()})
+    # A secret may span a value and the words around it: then only the plain English is safe.
+    return kept if redact(kept) == str(kept) else redact(str(text))
 
 
 class LabkitError(Exception):
@@ -32,7 +107,14 @@ class LabkitError(Exception):
 
     def __init__(self, *args) -> None:
         # A message may quote what the user gave, a connection string among it: never its password.
-        super().__init__(*(redact(arg) if isinstance(arg, str) else arg for arg in args))
+        super().__init__(*(_redacted(arg) if isinstance(arg, str) else arg for arg in args))
+
+    def __str__(self) -> str:
+        # What a person reads (the command line's ``Error:`` line, a notebook's traceback) is
+        # in the learner's language; the parts that files keep stay English.
+        if len(self.args) == 1 and isinstance(self.args[0], str):
+            return shown(self.args[0])
+        return super().__str__()
 
 
 class BadInput(LabkitError, ValueError):
@@ -42,57 +124,75 @@ class BadInput(LabkitError, ValueError):
 
 
 def _as_hint(text: str) -> str:
-    text = text.strip()
-    prefix = _("Hint:")
-    return text if not text or text.startswith(("Hint:", prefix)) else f"{prefix} {text}"
+    text = _redacted(text)  # a message stays one: ``strip`` would make it plain English
+    if not text.strip():
+        return ""
+    if text.lstrip().startswith(("Hint:", _("Hint:"))):
+        return text
+    return _message("{label} {hint}", label=_message(N_("Hint:")), hint=text)
 
 
 class _Hinted(LabkitError):
     """A message and a ``Hint:`` line, both kept as attributes and shown on two lines."""
 
     def __init__(self, message: str, *, hint: str) -> None:
-        self.message = message
-        self.hint = _as_hint(hint)
         super().__init__(message)
+        self.message = self.args[0]
+        self.hint = _as_hint(hint)
 
     def __str__(self) -> str:
-        return f"{self.message}\n{self.hint}"
+        return f"{shown(self.message)}\n{shown(self.hint)}"
 
 
 class ServerUnavailable(LabkitError):
     """No server of the requested kind could be found or started.
 
     ``tried`` lists each way that was tried and why it gave nothing; ``hint`` says what
-    to do. Both stay attributes: the message is built from them, never read back.
+    to do. Both stay attributes: the message is built from them, never read back. Each is
+    English (``what_failed()`` and ``summary()`` too, as results.json keeps them), shown in the
+    learner's language through ``shown()``; ``str()`` is the learner's.
     """
 
     def __init__(self, message: str, *, tried: Iterable[str] = (), hint: str = "") -> None:
-        self.message = redact(message)
-        self.tried = [redact(way) for way in tried]
-        self.hint = _as_hint(redact(hint))
-        super().__init__(self.message)
+        super().__init__(message)
+        self.message: str = self.args[0]
+        self.tried = [_redacted(way) for way in tried]
+        self.hint = _as_hint(hint)
 
-    def _body(self) -> list[str]:
+    def _body(self, show: Callable[[str], str]) -> list[str]:
         if not self.tried:
-            return [self.message]
+            return [show(self.message)]
         # A tried way may carry several lines (a start failure's log): indent them under it.
-        items = ["  - " + "\n    ".join(way.splitlines()) for way in self.tried]
-        return [f"{self.message} {_('Tried:')}", *items]
+        items = ["  - " + "\n    ".join(show(way).splitlines()) for way in self.tried]
+        return [f"{show(self.message)} {show(_message(N_('Tried:')))}", *items]
+
+    def _text(self, show: Callable[[str], str]) -> str:
+        return "\n".join(self._body(show) + ([show(self.hint)] if self.hint else []))
 
     def __str__(self) -> str:
-        return "\n".join(self._body() + ([self.hint] if self.hint else []))
+        return self._text(shown)
+
+    def english(self) -> str:
+        """The whole message in English, as files keep it (``str()`` is the learner's)."""
+        return self._text(str)
 
     def what_failed(self) -> str:
-        """What failed and what was tried, on one line, without the hint."""
-        text = " ".join(line.strip() for line in self.message.splitlines()).rstrip(".")
-        if self.tried:
-            ways = "; ".join(way.splitlines()[0] for way in self.tried)
-            text += f" ({_('tried')} {ways})"
-        return f"{text or type(self).__name__}."
+        """What failed and what was tried, on one line, without the hint (English, shown in
+        the learner's language through ``labkit.i18n.shown``)."""
+        if not self.message.strip():
+            return f"{type(self).__name__}."
+        what = _OneLine(self.message, first=False)
+        if not self.tried:
+            return _message("{what}.", what=what)
+        ways = {f"w{i}": _OneLine(way, first=True) for i, way in enumerate(self.tried)}
+        listed = _message("; ".join(f"{{{name}}}" for name in ways), **ways)
+        return _message("{what} ({tried} {ways}).", what=what, tried=_message(N_("tried")),
+                        ways=listed)
 
     def summary(self) -> str:
         """The message on one line: what failed, what was tried, and the hint."""
-        return f"{self.what_failed()} {self.hint}".strip()
+        failed = self.what_failed()
+        return _message("{failed} {hint}", failed=failed, hint=self.hint) if self.hint else failed
 
 
 class ServerStartError(ServerUnavailable):
@@ -103,10 +203,10 @@ class ServerStartError(ServerUnavailable):
         self.log_tail = redact(log_tail)
         super().__init__(message, tried=tried, hint=hint)
 
-    def _body(self) -> list[str]:
-        body = super()._body()
+    def _body(self, show: Callable[[str], str]) -> list[str]:
+        body = super()._body(show)
         if self.log_tail:
-            body.append(f"{_('Last lines of its log:')}\n{self.log_tail}")
+            body.append(f"{show(_message(N_('Last lines of its log:')))}\n{self.log_tail}")
         return body
 
 
@@ -212,8 +312,12 @@ class Stopped(KeyboardInterrupt):
 
 def one_line(exc: BaseException) -> str:
     """An exception as one line: its type unless it is one of labkit's own, then its message,
-    with any password hidden (foreign exceptions can carry a connection string)."""
+    with any password hidden (foreign exceptions can carry a connection string). labkit's own
+    stay English, shown in the learner's language through ``labkit.i18n.shown``."""
     if isinstance(exc, ServerUnavailable):
         return exc.summary()
+    if isinstance(exc, LabkitError) and len(exc.args) == 1 and isinstance(exc.args[0], str) \
+            and exc.args[0].strip():
+        return _OneLine(exc.args[0], first=True)
     text = redact((str(exc).strip() or type(exc).__name__).splitlines()[0])
     return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"

@@ -11,7 +11,7 @@ from typing import Any
 
 from labkit import errors
 from labkit._paths import PACKAGE
-from labkit.errors import BadInput
+from labkit.errors import BadInput, Shown
 
 LANGUAGES = ("en", "vi")
 CATALOGUES = PACKAGE / "locale"
@@ -59,8 +59,6 @@ def _(message: str) -> str:
     return _catalogue(code).get(message, message)
 
 
-errors.use_translator(_)
-
 
 # Numbers and dates in the learner's language, with CLDR's rules through Babel: "1,700,000,000"
 # and "69.6%" in English, "1.700.000.000" and "69,6%" in Vietnamese.
@@ -105,7 +103,7 @@ class _Shown:
 
     def __format__(self, spec: str) -> str:
         value = self.value
-        if isinstance(value, Message):
+        if isinstance(value, Shown):
             return value.shown()
         found = _NUMBER_SPEC.fullmatch(spec)
         if not isinstance(value, int | float) or isinstance(value, bool) or found is None:
@@ -116,7 +114,7 @@ class _Shown:
         return number(value, digits)
 
 
-class Message(str):
+class Message(Shown):
     """English text filled in from ``template`` and ``values`` (what ``str`` and files see),
     which keeps both, so that ``shown()`` gives it in the learner's language: the template
     through the catalogue, each number in the language's own format (``{n:,}`` is
@@ -146,15 +144,19 @@ def _message(template: str, values: dict[str, Any]) -> Message:
 
 def shown(text: str) -> str:
     """``text`` in the language in use: a ``Message`` shown, any other text as it is."""
-    return text.shown() if isinstance(text, Message) else text
+    return text.shown() if isinstance(text, Shown) else text
 
 
 def joined(separator: str, parts: Iterable[str]) -> str:
     """The non-empty ``parts`` joined as ``str.join`` joins them; a ``Message`` when one of
     them is, so that the whole can still be shown in the learner's language."""
     kept = [part for part in parts if part]
-    if not any(isinstance(part, Message) for part in kept):
+    if not any(isinstance(part, Shown) for part in kept):
         return separator.join(kept)
     names = [f"p{i}" for i in range(len(kept))]
     template = separator.replace("{", "{{").replace("}", "}}").join(f"{{{n}}}" for n in names)
     return Message(template, **dict(zip(names, kept, strict=True)))
+
+
+# errors.py, below every module, keeps its own words and the servers' as messages through these.
+errors.use_translator(_, message=Message, show=shown)

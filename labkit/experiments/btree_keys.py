@@ -20,7 +20,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.registry import claim
 from labkit.engines import btree, processes
-from labkit.i18n import N_, Message, _, number, shown
+from labkit.i18n import N_, Message, _, joined, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
 
@@ -412,7 +412,7 @@ def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
                      for setting, every in ((N_("with checkpoints"), btree.CHECKPOINT_EVERY),
                                             (N_("no checkpoint"), None))}
         except ServerUnavailable as exc:
-            why.append(f"{engine_name(engine)}: {exc.summary()}")
+            why.append(Message("{engine}: {why}", engine=engine_name(engine), why=exc.summary()))
             continue
         last = loads[N_("with checkpoints")][-1]
         return {"engine": engine_name(engine), "engine_version": last["engine_version"],
@@ -426,7 +426,7 @@ def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
                                   "index_to_cache": r.get("index_to_cache"),
                                   "cache_reads": r.get("cache_reads")}
                                  for m in loads[N_("with checkpoints")] for r in m["results"]]}
-    return {"not_run": "; ".join(why)}
+    return {"not_run": joined("; ", why)}
 
 
 def growth_rows(grown: dict) -> list[dict]:

@@ -100,7 +100,7 @@ def _cell(row: Result) -> str:
         return "✓"
     if row.verdict == FAILS:
         return "✗ " + _answer(row.observed)
-    return ("! " if row.verdict == ERROR else "– ") + row.reason
+    return ("! " if row.verdict == ERROR else "– ") + row.shown_reason
 
 
 def scorecard(result: CheckRun):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.errors import NoAnswer, Unreadable
-from labkit.i18n import N_, _
+from labkit.i18n import N_, _, shown
 from labkit.lessons.answers import parse_time
 from labkit.lessons.rules import (
     Accept,
@@ -159,7 +159,7 @@ class Exercise:
             except Exception as exc:  # the learner's cell must never show a traceback
                 from labkit.claims.claim import one_line
 
-                self._failure = one_line(exc)
+                self._failure = shown(one_line(exc))
             self._observed = True
         if self._failure:
             raise NoAnswer(self._failure)

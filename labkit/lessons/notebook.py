@@ -21,6 +21,7 @@ from labkit.claims.claim import (
 )
 from labkit.errors import ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, _
+from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
 from labkit.outputs.cards import claim_card
 from labkit.run.results import ClaimResult
@@ -70,7 +71,7 @@ def _server_note_html(missing: ServerUnavailable) -> str:
     return (f"{html.escape(_no_server_line())}<details><summary><small>"
             f"{html.escape(_('How to get a server, and what labkit tried'))}</small></summary>"
             f"<small>{_how_to_get_one()}<br><i>{html.escape(_('What labkit tried:'))}</i> "
-            f"{html.escape(missing.summary())}</small></details>")
+            f"{html.escape(shown_text(missing.summary()))}</small></details>")
 
 
 def _server_note_text() -> str:

@@ -41,15 +41,16 @@ def _notes(result: CheckRun) -> list[str]:
         for spec, row in zip(result.specs, column.rows, strict=True):
             where = _("{id} on {engine}").format(id=spec.id, engine=column.label)
             if row.verdict == NOT_RUN:
-                not_run.setdefault(row.reason, []).append(where)
+                not_run.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == ERROR:
-                notes.append(_("{where} error: {reason}").format(where=where, reason=row.reason))
+                notes.append(_("{where} error: {reason}").format(where=where,
+                                                                 reason=row.shown_reason))
             elif row.verdict == FAILS:
                 notes.append(_("{where} {verdict}: expected {expected}, observed {observed}")
                              .format(where=where, verdict=verdict_text(FAILS),
                                      expected=short_json(spec.expected),
                                      observed=short_json(row.observed))
-                             + (f" ({row.reason})" if row.reason else ""))
+                             + (f" ({row.shown_reason})" if row.reason else ""))
     for reason, places in not_run.items():
         shown = ", ".join(places[:4]) + (" " + _("and {n} more").format(n=len(places) - 4)
                                          if len(places) > 4 else "")

@@ -137,14 +137,23 @@ def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
             kind = row.missing
             cause = causes.setdefault(kind or row.shown_reason, {
                 "kind": kind, "missing": engine_name(kind),
-                "what_failed": row.missing_detail if kind else row.shown_reason,
-                "todo": row.hint.removeprefix("Hint:").strip(),
+                "what_failed": shown(row.missing_detail) if kind else row.shown_reason,
+                "todo": _todo(row.hint),
                 "claims": [], "partly": [], "where": []})
             group = cause["claims"] if result.verdict == NOT_RUN else cause["partly"]
             if result.claim.id not in group:
                 group.append(result.claim.id)
             cause["where"].append(_row_where(result, row))
     return list(causes.values())
+
+
+def _todo(hint: str) -> str:
+    """A row's hint (English, as results.json keeps it) in the learner's words, without its
+    ``Hint:`` label."""
+    text = shown(hint).strip()
+    for label in ("Hint:", _("Hint:")):
+        text = text.removeprefix(label).strip()
+    return text
 
 
 # What to do when a server is missing, in one short line; the full hint is in the details.
@@ -204,7 +213,7 @@ def engine_states(run: Run) -> list[tuple[str, str]]:
     for row in run.rows:
         if row.missing:
             states.setdefault(engine_name(row.missing), _("not available ({why})").format(
-                why=row.missing_detail.rstrip(".") or row.shown_reason))
+                why=shown(row.missing_detail).rstrip(".") or row.shown_reason))
     for line in run.engines:
         name, _space, rest = line.partition(" ")
         states[name] = rest
@@ -393,7 +402,7 @@ def _figure(figure: Figure, alt: str) -> str:
         return _img(plots.png_bytes(plots.draw(figure)), alt)
     except Exception as exc:  # a figure that cannot be drawn must not cost the whole report
         return ("<p class='error'>" + escape.html(_("The figure could not be drawn: {why}")
-                                                  .format(why=one_line(exc))) + "</p>")
+                                                  .format(why=shown(one_line(exc)))) + "</p>")
 
 
 def _short_reason(row: Result) -> str:

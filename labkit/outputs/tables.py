@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from labkit.i18n import N_, _, number, percent
+from labkit.i18n import N_, _, number, percent, shown
 
 # The headings a learner reads, built in English and shown translated (``_headings``).
 HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("avg leaf fill"),
@@ -113,7 +113,7 @@ def btree_frame(measurements: dict | list[dict]):
         if "results" not in m:
             rows.append({"engine": m["engine"], "keys": "-",
                          "note": _("not run: {why}").format(
-                             why=m.get("not_run") or m.get("error"))})
+                             why=shown(m.get("not_run") or m.get("error") or ""))})
             continue
         for r in m["results"]:
             rows.append({"engine": f"{m['engine']} {m['engine_version']}".strip(),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from labkit._redact import display
 from labkit.errors import one_line
-from labkit.i18n import N_, _
+from labkit.i18n import N_, _, shown
 
 if TYPE_CHECKING:
     from labkit.servers.privileges import Privileges
@@ -44,7 +44,7 @@ class Check:
         mark = marks[0] if self.ok else marks[1]
         optional = "" if self.required or self.ok or self.name.startswith("MongoDB") \
             else " " + _("(optional)")
-        return f"{mark:<{max(map(len, marks))}} {self.name}: {self.detail}{optional}"
+        return f"{mark:<{max(map(len, marks))}} {self.name}: {shown(self.detail)}{optional}"
 
 
 @dataclass

@@ -23,8 +23,8 @@ from labkit.claims.claim import (
     note_text,
     one_line,
 )
-from labkit.errors import ServerUnavailable
-from labkit.i18n import Message, joined
+from labkit.errors import ServerUnavailable, Shown
+from labkit.i18n import joined
 from labkit.run.results import Result
 
 T = TypeVar("T")
@@ -56,7 +56,7 @@ def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: s
 def unobservable_reason(exc: Unobservable) -> str:
     """Why the engine gave nothing to judge: the exception's message, kept a ``Message`` (to be
     shown in the learner's language) when it was raised with one."""
-    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Shown) else str(exc)
 
 
 def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Result:

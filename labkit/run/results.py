@@ -31,8 +31,9 @@ from labkit.claims.claim import (
     short_json,
     verdict_text,
 )
+from labkit.errors import Shown
 from labkit.experiments.catalogue import lesson_of
-from labkit.i18n import Message, _, shown
+from labkit.i18n import _, shown
 
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
 SCHEMA = "labkit-results/1"
@@ -100,7 +101,7 @@ class Result:
     def shown_reason(self) -> str:
         """``reason`` in the learner's language where it starts with the observation's note,
         which labkit's catalogue translates; the rest (a judge's words, a server's) as is."""
-        if isinstance(self.reason, Message):
+        if isinstance(self.reason, Shown):
             return self.reason.shown()
         obs = self.observation
         if obs is None or not obs.note or not self.reason.startswith(note_text(obs)):

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from labkit.claims.claim import Claim, Observation, needs
 from labkit.errors import BadInput, ServerUnavailable
+from labkit.i18n import joined
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
 
@@ -243,8 +244,8 @@ class Context:
             elif measured.error:
                 out[engine] = {"engine": engine, "error": measured.error}
             else:  # what failed and the hint, as the server's error says them
-                out[engine] = {"engine": engine, "not_run": " ".join(
-                    part for part in (measured.missing_detail, measured.hint) if part)}
+                out[engine] = {"engine": engine, "not_run": joined(
+                    " ", (measured.missing_detail, measured.hint))}
         return out
 
 

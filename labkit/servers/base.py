@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
 
 from labkit import _redact
-from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
-from labkit.i18n import _
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable, Shown, one_line
+from labkit.i18n import N_, Message
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
 if TYPE_CHECKING:
@@ -93,12 +93,33 @@ def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hi
         except ServerStartError as exc:
             if explicit:
                 raise
-            outcome = _("failed to start:") + f"\n{exc}"
+            # Its start failure (message, log and hint) is kept whole, shown in the learner's
+            # language: the first line alone goes into the one-line summary.
+            outcome = Message("{failed}\n{error}", failed=Message(N_("failed to start:")),
+                              error=_StartFailure(exc))
         if not isinstance(outcome, str):
             return outcome
-        tried.append(f"{_(name)}: {outcome}")
-    raise ServerUnavailable(_("No {engine} server is available.").format(engine=engine),
-                            tried=tried, hint=_(hint))
+        tried.append(Message("{way}: {outcome}", way=Message(name), outcome=outcome))
+    raise ServerUnavailable(Message(N_("No {engine} server is available."), engine=engine),
+                            tried=tried, hint=Message(hint))
+
+
+class _StartFailure(Shown):
+    """A start failure's whole text: English as ``str``, its ``str()`` (the learner's) shown."""
+
+    error: ServerStartError
+
+    def __new__(cls, error: ServerStartError) -> _StartFailure:
+        text = super().__new__(cls, error.english())
+        text.error = error
+        return text
+
+    def shown(self) -> str:
+        """The failure as the learner reads it."""
+        return str(self.error)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _StartFailure, (self.error,)
 
 
 # Docker, the last way to either vendor -------------------------------------------------
@@ -113,8 +134,9 @@ def docker_status() -> tuple[bool, str]:
         client.ping()
         return True, f"Docker {client.version().get('Version', '?')}"
     except Exception as exc:  # docker raises many kinds; all mean "not usable"
-        cause = _("no Docker socket") if "FileNotFoundError" in str(exc) else type(exc).__name__
-        return False, _("no Docker daemon answered ({cause})").format(cause=cause)
+        cause = Message(N_("no Docker socket")) if "FileNotFoundError" in str(exc) \
+            else type(exc).__name__
+        return False, Message(N_("no Docker daemon answered ({cause})"), cause=cause)
 
 
 class _HasLogs(Protocol):

@@ -30,7 +30,7 @@ from labkit.errors import (
     ServerUnavailable,
     one_line,
 )
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message, _
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
 from labkit.servers import base
@@ -309,7 +309,7 @@ class MongoServer(Server["Database[Document]"]):
         def by_uri() -> MongoServer | str:
             uri = os.environ.get("LABKIT_MONGODB_URI")
             if not uri:
-                return _("not set")
+                return Message(N_("not set"))
             several = uri.split()
             return _among(several, version) if len(several) > 1 else from_uri(
                 uri, version)
@@ -317,11 +317,11 @@ class MongoServer(Server["Database[Document]"]):
         def local() -> MongoServer | str:
             binary = find_mongod()
             if binary is None:
-                return mongod_missing_reason() or _("no mongod")
+                return mongod_missing_reason() or Message(N_("no mongod"))
             actual = mongod_version(binary)
             if not version_matches(actual, version):
-                return _("{binary} is version {actual}, not {version}").format(
-                    binary=binary, actual=actual, version=version)
+                return Message(N_("{binary} is version {actual}, not {version}"),
+                               binary=binary, actual=actual, version=version)
             return _start_local_mongod(binary, cache_gb)
 
         def docker() -> MongoServer | str:
@@ -425,18 +425,18 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
                          "refused it; its text is not shown: it may hold a password)")) from exc
     except PyMongoError as exc:
         raise ServerUnavailable(
-            _("The MongoDB server at {uri} did not answer: {error}").format(
-                uri=redact(uri), error=str(exc).splitlines()[0]),
-            hint=_("check that it is running and reachable, or unset LABKIT_MONGODB_URI "
-                   "to let labkit start one."),
+            Message(N_("The MongoDB server at {uri} did not answer: {error}"),
+                    uri=redact(uri), error=str(exc).splitlines()[0]),
+            hint=Message(N_("check that it is running and reachable, or unset "
+                            "LABKIT_MONGODB_URI to let labkit start one.")),
         ) from exc
     if not version_matches(actual, version):
         client.close()
         raise ServerUnavailable(
-            _("The MongoDB server at {uri} is version {actual}, not {version}.").format(
-                uri=redact(uri), actual=actual, version=version),
-            hint=_("unset LABKIT_MONGODB_URI to let labkit start that version, or drop "
-                   "--mongodb-version."),
+            Message(N_("The MongoDB server at {uri} is version {actual}, not {version}."),
+                    uri=redact(uri), actual=actual, version=version),
+            hint=Message(N_("unset LABKIT_MONGODB_URI to let labkit start that version, or "
+                            "drop --mongodb-version.")),
         )
     cache_gb, cache = _cache_of(client, None)
     try:
@@ -475,11 +475,11 @@ def mongod_missing_reason() -> str | None:
         return None
     named = os.environ.get("LABKIT_MONGOD")
     if not named:
-        return _("LABKIT_MONGOD is not set and there is no mongod on PATH")
+        return Message(N_("LABKIT_MONGOD is not set and there is no mongod on PATH"))
     if not os.path.exists(named):
-        return _("LABKIT_MONGOD is set to {path}, which does not exist").format(path=named)
-    return _("LABKIT_MONGOD is set to {path}, which is not an executable file").format(
-        path=named)
+        return Message(N_("LABKIT_MONGOD is set to {path}, which does not exist"), path=named)
+    return Message(N_("LABKIT_MONGOD is set to {path}, which is not an executable file"),
+                   path=named)
 
 
 def mongod_version(binary: str) -> str:

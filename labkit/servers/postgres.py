@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message
 from labkit.names import engine_name
 from labkit.servers import base
 from labkit.servers.base import (
@@ -181,16 +181,16 @@ class PostgresServer(Server[str]):
 
         def by_dsn() -> PostgresServer | str:
             dsn = os.environ.get("LABKIT_POSTGRES_DSN")
-            return from_dsn(dsn, version) if dsn else _("not set")
+            return from_dsn(dsn, version) if dsn else Message(N_("not set"))
 
         def local() -> PostgresServer | str:
             bindir = find_postgres_bin()
             if bindir is None:
-                return _("no initdb/pg_ctl on PATH or in /usr/lib/postgresql")
+                return Message(N_("no initdb/pg_ctl on PATH or in /usr/lib/postgresql"))
             actual = postgres_bin_version(bindir)
             if not version_matches(actual, version):
-                return _("{bindir} holds version {actual}, not {version}").format(
-                    bindir=bindir, actual=actual, version=version)
+                return Message(N_("{bindir} holds version {actual}, not {version}"),
+                               bindir=bindir, actual=actual, version=version)
             return _start_local_postgres(bindir, request.cache_gb)
 
         def docker() -> PostgresServer | str:
@@ -223,16 +223,16 @@ def from_dsn(dsn: str, version: str | None = None) -> PostgresServer:
                        "refused it; its text is not shown: it may hold a password)") from exc
     except psycopg.Error as exc:
         raise ServerUnavailable(
-            _("The PostgreSQL server at {dsn} did not answer: {error}").format(
-                dsn=redact(dsn), error=str(exc).strip().splitlines()[0]),
-            hint=_("check that it is running and the DSN's user and password, or unset "
-                   "LABKIT_POSTGRES_DSN to let labkit start one."),
+            Message(N_("The PostgreSQL server at {dsn} did not answer: {error}"),
+                    dsn=redact(dsn), error=str(exc).strip().splitlines()[0]),
+            hint=Message(N_("check that it is running and the DSN's user and password, or "
+                            "unset LABKIT_POSTGRES_DSN to let labkit start one.")),
         ) from exc
     if not version_matches(actual, version):
         raise ServerUnavailable(
-            _("The PostgreSQL server at {dsn} is {actual}, not {version}.").format(
-                dsn=redact(dsn), actual=actual, version=version),
-            hint=_("unset LABKIT_POSTGRES_DSN to let labkit start that version."))
+            Message(N_("The PostgreSQL server at {dsn} is {actual}, not {version}."),
+                    dsn=redact(dsn), actual=actual, version=version),
+            hint=Message(N_("unset LABKIT_POSTGRES_DSN to let labkit start that version.")))
     return PostgresServer(dsn=dsn, how="dsn", version=actual, superuser=bool(superuser),
                           createdb=bool(createdb), role=str(role))
 
@@ -291,7 +291,7 @@ def run_as() -> tuple[list[str], _User | None]:
     except KeyError as exc:
         raise ServerStartError(
             "PostgreSQL will not run as root and there is no 'postgres' user to run it as.",
-            hint=_(POSTGRES_HINT),
+            hint=Message(POSTGRES_HINT),
         ) from exc
     return ["runuser", "-u", "postgres", "--"], _User(entry.pw_uid, entry.pw_gid)
 
@@ -386,7 +386,7 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
     except Exception as exc:
         before = f" (after {'; '.join(taken)})" if taken else ""
         raise owned.failed(f"Could not start PostgreSQL from {bindir} on port {owned.port}"
-                           f"{before}: {exc}", hint=_(POSTGRES_HINT)) from exc
+                           f"{before}: {exc}", hint=Message(POSTGRES_HINT)) from exc
     server.how, server.workdir, server._stopper = "local", owned.workdir, owned.stopper
     return server
 
