@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from labkit import _defaults
 from labkit.engines import btree_io
 from labkit.engines.btree_model import Progress, model_version, run_model
 from labkit.errors import BadInput, ServerUnavailable
@@ -26,7 +27,7 @@ from labkit.servers.reaper import scratch_folder
 
 ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
 # Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
-DEFAULT_N = 200_000
+DEFAULT_N = _defaults.BTREE_N
 MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
 CHECKPOINT_EVERY = btree_io.CHECKPOINT_EVERY
 MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
