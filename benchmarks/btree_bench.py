@@ -108,6 +108,25 @@ elif mode in ("u5-before", "u5-bare", "u5-steady", "u5-now"):
         btree_io.pg_snapshot = lambda conn: {}
         btree_io.pg_io = lambda conn, before, after: {}
         btree_io.pg_checkpoint = lambda conn, settle_seconds=0: conn.execute("CHECKPOINT")
+    spent = {"counters": 0.0, "checkpoints": 0.0}
+    if mode != "u5-before":  # time spent inside the counters' reads and the checkpoints
+        from labkit.engines import btree_io
+
+        def timed(function, part, when=lambda *args: True):
+            def wrapper(*args, **kwargs):
+                began = time.perf_counter()
+                try:
+                    return function(*args, **kwargs)
+                finally:
+                    if when(*args):
+                        spent[part] += time.perf_counter() - began
+            return wrapper
+        btree._wt_stats = timed(btree._wt_stats, "counters", lambda session, uri, *a: uri == "")
+        for name in ("wt_io", "sqlite_io", "pg_snapshot", "pg_io"):
+            setattr(btree_io, name, timed(getattr(btree_io, name), "counters"))
+        plain_init = btree_io.Checkpoints.__init__
+        btree_io.Checkpoints.__init__ = lambda self, every, checkpoint: plain_init(
+            self, every, timed(checkpoint, "checkpoints"))
     server = None
     if engine == "postgres":
         from labkit.servers.postgres import from_dsn
@@ -119,7 +138,7 @@ elif mode in ("u5-before", "u5-bare", "u5-steady", "u5-now"):
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu + server_cpu() - server_before
     print(json.dumps({"seconds": seconds, "insert_seconds": result["insert_seconds"],
-                      "cpu_seconds": cpu, "peak_rss_mib": 0}))
+                      "cpu_seconds": cpu, "spent": spent, "peak_rss_mib": 0}))
     sys.exit(0)
 elif mode == "rate":
     seconds = n / keys.rate(kind, n)
@@ -226,6 +245,9 @@ def u5_row(runs: dict[str, list[dict]]) -> dict:
                 for side, values in runs.items()})
     row.update({f"cpu_{side}": min(r["cpu_seconds"] for r in values)
                 for side, values in runs.items()})
+    for part in ("counters", "checkpoints"):  # timed inside the calls, the median of "now"
+        spent = sorted(r["spent"][part] for r in runs["now"])
+        row[f"in_{part}"] = spent[len(spent) // 2]
     shares = {"counters": ("now", "steady"), "steady_state": ("steady", "before"),
               "checkpoints": ("steady", "bare"), "other": ("bare", "before"),
               "added": ("now", "before")}
@@ -276,6 +298,10 @@ def print_u5_cost(report: dict) -> None:
             for part, meaning in U5_PARTS:
                 print(f"    {row[part]:+7.1%} wall {row['cpu_' + part]:+7.1%} CPU  {part} "
                       f"({meaning})")
+            print(f"    inside the calls (median of now): reading the counters "
+                  f"{row['in_counters'] * 1000:.1f} ms ({row['in_counters'] / row['now']:.1%} of "
+                  f"the step), the checkpoints during the load {row['in_checkpoints']:.2f} s "
+                  f"({row['in_checkpoints'] / row['now']:.1%})")
             mark = "within" if row["cpu_added"] <= limit else "OVER"
             print(f"    {mark} {limit:.0%} (CPU)")
             if row["cpu_added"] > limit:
