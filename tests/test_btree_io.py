@@ -9,7 +9,7 @@ import json
 import pytest
 
 from labkit import cli
-from labkit.engines import btree, btree_io
+from labkit.engines import btree, btree_io, wt_binding
 from labkit.errors import BadInput
 
 N = 30_000
@@ -114,7 +114,7 @@ def test_wiredtiger_raw_inserts_store_what_the_binding_would(wiredtiger_binding,
         for name, fast in (("table:raw", True), ("table:public", False)):
             session.create(name, btree.WT_TABLE_CONFIG)
             cursor = session.open_cursor(name)
-            insert = btree.wt_inserter(cursor) if fast else cursor.__setitem__
+            insert = wt_binding.wt_inserter(cursor) if fast else cursor.__setitem__
             for key, value in items:
                 insert(key, value)
             cursor.reset()

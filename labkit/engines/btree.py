@@ -20,7 +20,9 @@ from typing import Any
 from labkit import _defaults
 from labkit.engines import btree_io
 from labkit.engines.btree_model import Progress, model_version, run_model
-from labkit.errors import BadInput, ServerUnavailable
+from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_inserter
+from labkit.engines.wt_binding import wt_stats as _wt_stats
+from labkit.errors import BadInput
 from labkit.i18n import N_, _, number
 from labkit.model import keys as keymod
 from labkit.servers.reaper import scratch_folder
@@ -32,10 +34,8 @@ MAX_N = 100_000_000  # a bound on a single load; the model holds every key in me
 CHECKPOINT_EVERY = btree_io.CHECKPOINT_EVERY
 MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
 WT_CACHE_MB = 64  # the embedded WiredTiger's cache unless --cache-mb says otherwise
-# SQLite's page cache unless --cache-mb says otherwise: the same as WiredTiger's. Its reads
-# cannot be counted (btree_io.SQLITE_NO_CACHE_READS), so a cache that holds the default load
-# keeps the time on the inserts and the log instead of re-reading pages from the file; the
-# WAL frames counted are the same within 0.5% as with SQLite's own 2 MB default.
+# SQLite's page cache unless --cache-mb says otherwise, as WiredTiger's: its reads are not
+# counted (btree_io.SQLITE_NO_CACHE_READS); the WAL frames are the same as with its own 2 MB.
 SQLITE_CACHE_MB = WT_CACHE_MB
 # What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
 SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
@@ -232,63 +232,6 @@ WT_COUNTERS = (
     "cache: pages written from cache", "reconciliation: leaf page multi-block writes",
     "reconciliation: page reconciliation calls", "btree: maximum tree depth",
 )
-
-
-def wiredtiger_module():
-    """Import the WiredTiger binding, or say how to install it."""
-    try:
-        import wiredtiger  # type: ignore[import-not-found]  # optional: built by make wiredtiger
-    except ImportError as exc:
-        raise ServerUnavailable(
-            "The WiredTiger binding is not installed.\n"
-            "Hint: make wiredtiger (needs swig, cmake, ninja and a C/C++ compiler: "
-            "apt-get install swig cmake ninja-build g++, or the conda environment)."
-        ) from exc
-    return wiredtiger
-
-
-def wiredtiger_version() -> str:
-    """The version of the embedded WiredTiger library."""
-    wt = wiredtiger_module()
-    return wt.wiredtiger_version()[0].split(":")[0].replace("WiredTiger ", "")
-
-
-def wt_inserter(cursor) -> Callable[[bytes, bytes], None]:
-    """Insert one key and value through ``cursor``, each given as its bytes.
-
-    The binding's ``set_key`` and ``set_value`` run every item through a packer written in
-    Python, which took about 40% of a 200,000-key load; for a format of one ``u`` (a raw byte
-    array, the last item of its format, so stored without a length: WiredTiger's "Packing and
-    unpacking data") that packer returns the bytes unchanged, so they go to the cursor's own
-    setters directly. The key stays referenced by its batch and the value by the caller until
-    the insert returns, as the binding's setters keep theirs. Any other format, or a binding
-    without those setters, takes the public path.
-    """
-    set_key, set_value = getattr(cursor, "_set_key", None), getattr(cursor, "_set_value", None)
-    if (cursor.key_format, cursor.value_format) != ("u", "u") or not (set_key and set_value):
-        def insert_public(key: bytes, value: bytes) -> None:
-            cursor[key] = value
-        return insert_public
-    raw_insert = cursor.insert
-
-    def insert(key: bytes, value: bytes) -> None:
-        set_key(key)
-        set_value(value)
-        if raw_insert() != 0:
-            raise KeyError(key)
-    return insert
-
-
-def _wt_stats(session, uri: str, config: str | None = None) -> dict[str, int]:
-    cursor = session.open_cursor(f"statistics:{uri}", None, config)
-    stats = {}
-    try:
-        while cursor.next() == 0:
-            desc, _, value = cursor.get_value()
-            stats[desc] = value
-    finally:
-        cursor.close()
-    return stats
 
 
 def _wt_walk(wt, home: str) -> dict[str, int]:
