@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from labkit import _signals
+from labkit._defaults import BTREE_N, CHECKPOINT_EVERY, DEFAULT_CACHE_GB, MONGO_MODES
 from labkit._redact import redact_all
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
@@ -75,8 +76,6 @@ class _Progress:
 
 
 def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
-    from labkit.servers import MONGO_MODES
-
     parser.add_argument("--mongodb", choices=MONGO_MODES, default="auto",
                         help="how to get a MongoDB server (default: auto, in the order "
                              "URI, local mongod, Docker)")
@@ -437,9 +436,7 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser."""
-    from labkit.engines.btree import CHECKPOINT_EVERY, DEFAULT_N
     from labkit.model.fixtures import limits_text
-    from labkit.servers import DEFAULT_CACHE_GB, MONGO_MODES
 
     parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
                      "servers, and explore the values behind them.", epilog=limits_text())
@@ -454,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--claims", help="comma-separated claim IDs, e.g. O2,O3")
     run.add_argument("--btree-n", type=_int, metavar="N",
                      help="keys per kind for the B-tree claims (default LABKIT_BTREE_N, "
-                          f"else {DEFAULT_N})")
+                          f"else {BTREE_N})")
     run.add_argument("--out", metavar="DIR", help="report directory (default reports/<time>/)")
     run.add_argument("--strict", action="store_true",
                      help="also fail when a claim did not run (findings never fail)")
@@ -523,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("--keys", default="uuid4,uuid7,objectid,int",
                       help="comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)")
     tree.add_argument("--n", type=_int, help="keys per kind (default LABKIT_BTREE_N, else "
-                      f"{DEFAULT_N})")
+                      f"{BTREE_N})")
     tree.add_argument("--cache-mb", type=_int, metavar="M", help="cache: WiredTiger (default "
                       f"64), mongod ({round(DEFAULT_CACHE_GB * 1024)}), labkit's own "
                       "PostgreSQL's shared_buffers (4; yours keeps its own), SQLite's")

@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "labkit"
 
 # Top to bottom, as docs/architecture.md lists them; a room may import only itself and below.
 ROOMS = ["__init__", "__main__", "cli", "lessons", "outputs", "run", "experiments", "engines",
-         "claims", "servers", "model", "i18n", "names", "_signals", "errors", "_redact",
-         "_conninfo", "_version", "_paths"]
+         "claims", "servers", "model", "i18n", "names", "_defaults", "_signals", "errors",
+         "_redact", "_conninfo", "_version", "_paths"]
 MAX_LINES = 600
 # What the model may import of labkit: a library of MongoDB's rules needs its errors, and the
 # fixtures' folder (_paths), nothing else.

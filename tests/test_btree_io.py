@@ -9,7 +9,7 @@ import json
 import pytest
 
 from labkit import cli
-from labkit.engines import btree, btree_io
+from labkit.engines import btree, btree_io, wt_binding
 from labkit.errors import BadInput
 
 N = 30_000
@@ -90,6 +90,42 @@ def test_sqlite_cache_mb_sets_its_page_cache():
     """`--cache-mb` on SQLite sets `PRAGMA cache_size` (negative: KiB), reported in bytes."""
     result = btree.run_sqlite("int", 2_000, cache_mb=3)
     assert result["cache_bytes"] == 3 * 2**20
+
+
+def test_sqlite_loads_through_the_default_cache_unless_told():
+    """Without `--cache-mb`, SQLite loads through `SQLITE_CACHE_MB`, WiredTiger's default
+    too, and reports it (docs/write_amplification.md: its reads cannot be counted)."""
+    result = btree.run_sqlite("int", 2_000)
+    assert result["cache_bytes"] == btree.SQLITE_CACHE_MB * 2**20 == btree.WT_CACHE_MB * 2**20
+
+
+def test_wiredtiger_raw_inserts_store_what_the_binding_would(wiredtiger_binding, tmp_path):
+    """The raw inserter hands WiredTiger the bytes the binding's own packer makes for a `u`
+    format (WiredTiger's "Packing and unpacking data": a last `u` has no length), so a
+    table loaded either way holds the same keys and values."""
+    from wiredtiger.packing import pack
+
+    items = [(bytes([i % 7]) * (i % 5) + bytes([0, i]), bytes([i, 0, 255])) for i in range(50)]
+    assert all(pack("u", key) == key and pack("u", value) == value for key, value in items)
+    conn = wiredtiger_binding.wiredtiger_open(str(tmp_path), "create")
+    try:
+        session = conn.open_session()
+        tables = {}
+        for name, fast in (("table:raw", True), ("table:public", False)):
+            session.create(name, btree.WT_TABLE_CONFIG)
+            cursor = session.open_cursor(name)
+            insert = wt_binding.wt_inserter(cursor) if fast else cursor.__setitem__
+            for key, value in items:
+                insert(key, value)
+            cursor.reset()
+            rows = []
+            while cursor.next() == 0:
+                rows.append((cursor.get_key(), cursor.get_value()))
+            tables[name] = rows
+            cursor.close()
+    finally:
+        conn.close()
+    assert tables["table:raw"] == tables["table:public"] == sorted(items)
 
 
 def test_wiredtiger_random_keys_write_more_blocks(wiredtiger_binding):

@@ -17,20 +17,26 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from labkit import _defaults
 from labkit.engines import btree_io
 from labkit.engines.btree_model import Progress, model_version, run_model
-from labkit.errors import BadInput, ServerUnavailable
+from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_inserter
+from labkit.engines.wt_binding import wt_stats as _wt_stats
+from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 from labkit.model import keys as keymod
 from labkit.servers.reaper import scratch_folder
 
 ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
 # Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
-DEFAULT_N = 200_000
+DEFAULT_N = _defaults.BTREE_N
 MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
 CHECKPOINT_EVERY = btree_io.CHECKPOINT_EVERY
 MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
 WT_CACHE_MB = 64  # the embedded WiredTiger's cache unless --cache-mb says otherwise
+# SQLite's page cache unless --cache-mb says otherwise, as WiredTiger's: its reads are not
+# counted (btree_io.SQLITE_NO_CACHE_READS); the WAL frames are the same as with its own 2 MB.
+SQLITE_CACHE_MB = WT_CACHE_MB
 # What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
 SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
 
@@ -52,7 +58,7 @@ def sqlite_load(path: str, kind: str, n: int, batch: int = 10_000,
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=OFF")
         conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints at labkit's interval only
-        if cache_mb is not None:
+        if cache_mb is not None:  # None: SQLite's own default
             conn.execute(f"PRAGMA cache_size=-{int(cache_mb) * 1024}")  # negative: KiB
         conn.execute("CREATE TABLE t (k BLOB NOT NULL PRIMARY KEY)")
         btree_io.sqlite_checkpoint(conn, [])
@@ -85,14 +91,16 @@ def sqlite_index_pages(path: str) -> list[tuple[str, int, int]]:
 def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None,
                checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY,
                cache_mb: int | None = None) -> dict:
-    """Load a SQLite table keyed by ``kind``; read leaf fill and size from ``dbstat`` and the
-    bytes its write-ahead log took.
+    """Load a SQLite table keyed by ``kind`` through a page cache of ``cache_mb`` (None:
+    ``SQLITE_CACHE_MB``); read leaf fill and size from ``dbstat`` and the bytes its
+    write-ahead log took.
 
     The database file lives in a scratch folder that a killed owner does not leave behind.
     """
     with scratch_folder("labkit-sqlite-") as workdir:
         path = os.path.join(workdir, "btree.db")
-        seconds, io = sqlite_load(path, kind, n, batch, progress, checkpoint_every, cache_mb)
+        seconds, io = sqlite_load(path, kind, n, batch, progress, checkpoint_every,
+                                  cache_mb or SQLITE_CACHE_MB)
         pages = sqlite_index_pages(path)
         file_bytes = os.path.getsize(path)
     leaves = [(size, unused) for kind_, size, unused in pages if kind_ == "leaf"]
@@ -226,37 +234,6 @@ WT_COUNTERS = (
 )
 
 
-def wiredtiger_module():
-    """Import the WiredTiger binding, or say how to install it."""
-    try:
-        import wiredtiger  # type: ignore[import-not-found]  # optional: built by make wiredtiger
-    except ImportError as exc:
-        raise ServerUnavailable(
-            "The WiredTiger binding is not installed.\n"
-            "Hint: make wiredtiger (needs swig, cmake, ninja and a C/C++ compiler: "
-            "apt-get install swig cmake ninja-build g++, or the conda environment)."
-        ) from exc
-    return wiredtiger
-
-
-def wiredtiger_version() -> str:
-    """The version of the embedded WiredTiger library."""
-    wt = wiredtiger_module()
-    return wt.wiredtiger_version()[0].split(":")[0].replace("WiredTiger ", "")
-
-
-def _wt_stats(session, uri: str, config: str | None = None) -> dict[str, int]:
-    cursor = session.open_cursor(f"statistics:{uri}", None, config)
-    stats = {}
-    try:
-        while cursor.next() == 0:
-            desc, _, value = cursor.get_value()
-            stats[desc] = value
-    finally:
-        cursor.close()
-    return stats
-
-
 def _wt_walk(wt, home: str) -> dict[str, int]:
     """Reopen the table, read every page from disk, then walk the tree and the cache."""
     conn = wt.wiredtiger_open(home, "cache_size=1GB,statistics=(fast)")
@@ -296,6 +273,7 @@ def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int
         session.create("table:idx", WT_TABLE_CONFIG)
         session.checkpoint()
         cursor = session.open_cursor("table:idx")
+        insert = wt_inserter(cursor)
         pack = _INT.pack
         before = _wt_stats(session, "")
         checkpoints = btree_io.Checkpoints(checkpoint_every, session.checkpoint)
@@ -304,7 +282,7 @@ def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int
         for keys in keymod.batches(kind, n, batch):
             for key in keys:  # one auto-committed write each, as mongod commits each document
                 record += 1
-                cursor[key] = pack(record)
+                insert(key, pack(record))
             checkpoints.after(len(keys))
             if progress:
                 progress(len(keys))

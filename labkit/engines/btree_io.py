@@ -13,11 +13,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from labkit import _defaults
 from labkit.errors import BadInput
 from labkit.i18n import N_
 
 # Keys between two checkpoints, the same for every key kind (``--checkpoint-every``).
-CHECKPOINT_EVERY = 50_000
+CHECKPOINT_EVERY = _defaults.CHECKPOINT_EVERY
 SEQUENTIAL = ("uuid7", "objectid", "int")
 # A SQLite WAL frame is a 24-byte header followed by one page (sqlite.org/fileformat2.html).
 SQLITE_FRAME_HEADER = 24
@@ -103,8 +104,10 @@ def _one(conn: Any, sql: str) -> Any:
 
 
 def pg_major(conn: Any) -> int:
-    """The server's major version, from ``server_version_num``."""
-    return int(_one(conn, "SHOW server_version_num")) // 10000
+    """The server's major version, from the number the server sent when the connection was
+    made (psycopg's ``ConnectionInfo.server_version``, ``server_version_num``'s value): no
+    round trip, where the checkpoint's wait asks for it every few milliseconds."""
+    return int(conn.info.server_version) // 10000
 
 
 def _pg_checkpoints(conn: Any) -> int:

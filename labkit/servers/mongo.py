@@ -23,6 +23,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+# Spelled in _defaults, which the command line's help reads without importing servers.
+from labkit._defaults import DEFAULT_CACHE_GB as DEFAULT_CACHE_GB
+from labkit._defaults import MONGO_MODES as MONGO_MODES
 from labkit.errors import (
     BadInput,
     CleanupIncomplete,
@@ -57,8 +60,6 @@ if TYPE_CHECKING:
     Client = MongoClient[Document]
 
 DEFAULT_MONGO_VERSION = CURRENT_MAJOR  # the model's current rules and the image labkit starts
-MONGO_MODES = ("auto", "uri", "local", "docker")
-DEFAULT_CACHE_GB = 0.25
 MIN_CACHE_GB = 0.25  # mongod refuses a smaller --wiredTigerCacheSizeGB (SERVER-47774)
 MAX_CACHE_GB = 10000.0  # and a larger one (its option validator: gte 0.25, lte 10000)
 _GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes

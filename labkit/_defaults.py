@@ -1,0 +1,15 @@
+"""The defaults labkit's help shows, each spelled once, here: building the command line's
+parser then imports none of the modules that use them (the servers, the B-tree engines).
+"""
+
+from __future__ import annotations
+
+# Keys per kind for the B-tree claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
+BTREE_N = 200_000
+# Keys between two checkpoints of a B-tree load, the same for every key kind
+# (``--checkpoint-every``).
+CHECKPOINT_EVERY = 50_000
+# The ways to get a MongoDB server, ``auto`` trying the others in this order.
+MONGO_MODES = ("auto", "uri", "local", "docker")
+# The WiredTiger cache of a mongod labkit starts, in GB: the smallest mongod accepts.
+DEFAULT_CACHE_GB = 0.25
