@@ -69,14 +69,17 @@ def _locale() -> str:
     return _BABEL_LOCALES[language()]
 
 
-def number(value: float, digits: int | None = None) -> str:
+def number(value: float, digits: int | None = None, *, at_most: int | None = None) -> str:
     """``value`` written in the language in use, grouped; with exactly ``digits`` decimals when
-    given, else as many as it has (up to three)."""
+    given, else as many as it has, up to ``at_most`` (three when not given)."""
     from babel.numbers import format_decimal
 
-    if digits is None:
+    if digits is None and at_most is None:
         return str(format_decimal(value, locale=_locale()))
-    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    if digits is None:
+        pattern = "#,##0" + ("." + "#" * at_most if at_most else "")
+    else:
+        pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
     return str(format_decimal(value, format=pattern, locale=_locale(), decimal_quantization=True))
 
 

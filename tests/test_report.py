@@ -221,7 +221,8 @@ def test_a_value_inside_its_range_adds_no_note():
 @pytest.mark.parametrize(("value", "key", "text"), [
     (0.69314, "uuid4_fill", "69.3%"), (0.421, "random_larger_by", "+42.1%"),
     (1234567, "index_bytes", "1,234,567"), (0.123456, "insert_seconds", "0.123"),
-    (1234.7, "seconds", "1,235"),
+    (1234.7, "seconds", "1,235"), (0.000123, "seconds", "0.000123"), (1.5e-05, "x", "0.000015"),
+    (0.5, "x", "0.5"),
     (True, "x", "yes"), (["a", "b"], "ids", "a, b"), ([], "ids", "(none)"),
     ({"int": 2, "long": 1}, "census", "int: 2, long: 1"),
 ])

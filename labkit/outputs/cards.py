@@ -6,11 +6,11 @@ The notebook's ``Checked`` (``lessons.notebook``, above this room) shows it as i
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from labkit.claims.claim import COLOURS, jsonable, kind_text, short_json, verdict_text
 from labkit.i18n import _, shown
+from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
 
 
@@ -29,7 +29,7 @@ def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
                  _shown(observed[key]) if key in observed else "") for key in keys]
     else:
         rows = [("", _shown(expected), _shown(observed))]
-    esc = html.escape
+    esc = escape.html
     head = (f"<tr><th>{esc(_('question'))}</th><th>{esc(expected_heading)}</th>"
             f"<th>{esc(_('observed'))}</th></tr>")
     body = "".join(
@@ -42,14 +42,14 @@ def row_card(row: Result) -> str:
     """One engine's verdict as HTML: the verdict, the engine, expected beside observed, why."""
     item = row.claim
     rows = [f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
-            f"{verdict_text(row.verdict)}</b> &mdash; {html.escape(item.shown_title)}"]
+            f"{verdict_text(row.verdict)}</b> &mdash; {escape.html(item.shown_title)}"]
     if row.engine:
-        rows.append(f"{_('engine:')} {html.escape(shown(row.engine))} "
-                    f"{html.escape(row.engine_version or '')}")
+        rows.append(f"{_('engine:')} {escape.html(shown(row.engine))} "
+                    f"{escape.html(row.engine_version or '')}")
     table = ""
     if row.shows_observation and row.observation is not None:
         table = side_by_side(item.expected, row.observation.observed, item.expected_short)
-    reason = f"<div>{html.escape(row.shown_reason)}</div>" if row.reason else ""
+    reason = f"<div>{escape.html(row.shown_reason)}</div>" if row.reason else ""
     return "<div>" + "<br>".join(rows) + table + reason + "</div>"
 
 
@@ -59,8 +59,8 @@ def claim_card(result: ClaimResult) -> str:
     item = result.claim
     head = (f"<p><b style='color:{COLOURS[result.verdict]}'>{item.id}: "
             f"{verdict_text(result.verdict)}</b> ({kind_text(item.kind)}) &mdash; "
-            f"{html.escape(item.shown_title)}<br><small>{_('experiment:')} "
-            f"<code>{html.escape(item.experiment_name)}</code></small></p>")
+            f"{escape.html(item.shown_title)}<br><small>{_('experiment:')} "
+            f"<code>{escape.html(item.experiment_name)}</code></small></p>")
     if result.single:
         return head + row_card(result.rows[0])
     return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row)}</div>"

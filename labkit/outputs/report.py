@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,8 +255,12 @@ def _readable_float(value: float, key: str) -> str:
         return ("+" + shown if value >= 0 else shown) if "larger" in key else shown
     if abs(value) >= 1000:
         return number(value, 0)
-    # Three significant digits, as "%.3g" keeps them, written in the learner's language.
-    return number(float(f"{value:.3g}"))
+    # Three significant digits, as "%.3g" keeps them, written in the learner's language: as
+    # many decimals as the third significant digit needs (0.000123 keeps six).
+    rounded = float(f"{value:.3g}")
+    if rounded == 0 or not math.isfinite(rounded):
+        return number(rounded) if rounded == 0 else str(value)
+    return number(rounded, at_most=max(0, 2 - math.floor(math.log10(abs(rounded)))))
 
 
 def _readable_list(value: list, key: str) -> str:
