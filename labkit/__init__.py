@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from labkit.experiments.catalogue import registered
     from labkit.i18n import language
     from labkit.lessons.attempts import exercise, reveal
-    from labkit.lessons.course import progress
+    from labkit.lessons.course import progress, tried
     from labkit.lessons.exercises import Exercise
     from labkit.lessons.notebook import after, check, on_server, session, start_lesson, table
     from labkit.run.doctor import run as doctor
@@ -30,6 +30,7 @@ _LAZY = {
     "registered": ("labkit.experiments.catalogue", "registered"),
     "language": ("labkit.i18n", "language"),
     "progress": ("labkit.lessons.course", "progress"),
+    "tried": ("labkit.lessons.course", "tried"),
     "Exercise": ("labkit.lessons.exercises", "Exercise"),
     "after": ("labkit.lessons.notebook", "after"),
     "check": ("labkit.lessons.notebook", "check"),
@@ -79,4 +80,5 @@ __all__ = [
     "session",
     "start_lesson",
     "table",
+    "tried",
 ]

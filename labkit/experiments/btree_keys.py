@@ -456,15 +456,6 @@ def growth_head(grown: dict) -> str:
     return f"{grown['engine']} {grown['engine_version']}, {shown(grown['cache'])}".rstrip(", ")
 
 
-def tried(exercise) -> bool:
-    """True once the learner has answered ``exercise``; until then, say what to do first (a
-    cell that would show the answer waits)."""
-    if exercise.attempts:
-        return True
-    print(_("Answer the question above first, then run this cell again."))
-    return False
-
-
 def key_points(ctx, grown: dict, writes_shown: bool = True) -> str:
     """Lesson 06's key points, every figure from this run's loads (engines that did not run
     are left out; the write figures only once their question was answered)."""
