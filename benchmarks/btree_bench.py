@@ -278,7 +278,7 @@ def print_u5_cost(report: dict) -> None:
     checkpoints and the rest each added, and the whole against the 10% limit, judged on CPU
     time (the machine may be shared; PostgreSQL's CPU is the client's and the server's), with
     the reason where a case stays over it."""
-    from labkit.engines.btree import CHECKPOINT_EVERY
+    from labkit._defaults import CHECKPOINT_EVERY
 
     limit = report["limit"]
     print(f"U5's cost, N = {report['n']:,} keys, best of {report['repeat']}, whole load step.\n"

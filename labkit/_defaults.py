@@ -13,3 +13,8 @@ CHECKPOINT_EVERY = 50_000
 MONGO_MODES = ("auto", "uri", "local", "docker")
 # The WiredTiger cache of a mongod labkit starts, in GB: the smallest mongod accepts.
 DEFAULT_CACHE_GB = 0.25
+# The embedded WiredTiger's cache for a B-tree load, in MB, unless --cache-mb says otherwise.
+WT_CACHE_MB = 64
+# labkit's own PostgreSQL: shared buffers smaller than the B-tree lesson's index at its default
+# N, so that the index outgrows the cache there (claim U5); ``--cache-mb`` sets another size.
+OWN_SHARED_BUFFERS_MB = 4

@@ -9,8 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from labkit import _signals
-from labkit._defaults import BTREE_N, CHECKPOINT_EVERY, DEFAULT_CACHE_GB, MONGO_MODES
+from labkit import _defaults, _signals
 from labkit._redact import redact_all
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
@@ -76,7 +75,7 @@ class _Progress:
 
 
 def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mongodb", choices=MONGO_MODES, default="auto",
+    parser.add_argument("--mongodb", choices=_defaults.MONGO_MODES, default="auto",
                         help="how to get a MongoDB server (default: auto, in the order "
                              "URI, local mongod, Docker)")
     parser.add_argument("--mongodb-version", metavar="V",
@@ -451,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--claims", help="comma-separated claim IDs, e.g. O2,O3")
     run.add_argument("--btree-n", type=_int, metavar="N",
                      help="keys per kind for the B-tree claims (default LABKIT_BTREE_N, "
-                          f"else {BTREE_N})")
+                          f"else {_defaults.BTREE_N})")
     run.add_argument("--out", metavar="DIR", help="report directory (default reports/<time>/)")
     run.add_argument("--strict", action="store_true",
                      help="also fail when a claim did not run (findings never fail)")
@@ -466,7 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--engines", default="model",
                        help="comma-separated: model, mongodb, mongomock, montydb "
                             "(default: model)")
-    check.add_argument("--mongodb", choices=MONGO_MODES, default="auto",
+    check.add_argument("--mongodb", choices=_defaults.MONGO_MODES, default="auto",
                        help="how to get each MongoDB server (default: auto)")
     check.add_argument("--mongodb-version", metavar="V,…",
                        help="comma-separated versions, e.g. 6.0,7.0,8.0: one server at a time")
@@ -520,13 +519,16 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("--keys", default="uuid4,uuid7,objectid,int",
                       help="comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)")
     tree.add_argument("--n", type=_int, help="keys per kind (default LABKIT_BTREE_N, else "
-                      f"{BTREE_N})")
+                      f"{_defaults.BTREE_N})")
+    defaults = _defaults
+    mongod_mb, own_pg_mb = round(defaults.DEFAULT_CACHE_GB * 1024), defaults.OWN_SHARED_BUFFERS_MB
     tree.add_argument("--cache-mb", type=_int, metavar="M", help="cache: WiredTiger (default "
-                      f"64), mongod ({round(DEFAULT_CACHE_GB * 1024)}), labkit's own "
-                      "PostgreSQL's shared_buffers (4; yours keeps its own), SQLite's")
-    tree.add_argument("--checkpoint-every", metavar="K|none", default=CHECKPOINT_EVERY, help=f"a "
-                      f"checkpoint every K keys (default {CHECKPOINT_EVERY}); none: only at "
-                      "the ends", type=lambda text: None if text == "none" else _int(text))
+                      f"{defaults.WT_CACHE_MB}), mongod ({mongod_mb}), labkit's own PostgreSQL's "
+                      f"shared_buffers ({own_pg_mb}; yours keeps its own), SQLite's")
+    tree.add_argument("--checkpoint-every", metavar="K|none", default=defaults.CHECKPOINT_EVERY,
+                      help=f"a checkpoint every K keys (default {defaults.CHECKPOINT_EVERY}); "
+                      "none: only at the ends",
+                      type=lambda text: None if text == "none" else _int(text))
     tree.add_argument("--capacity", type=_int, default=64, help="model: keys per page")
     tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
                       help="model: split policy")

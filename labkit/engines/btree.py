@@ -31,9 +31,8 @@ ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
 # Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
 DEFAULT_N = _defaults.BTREE_N
 MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
-CHECKPOINT_EVERY = btree_io.CHECKPOINT_EVERY
 MODEL_TRACE_POINTS = 50  # the model records its split count this many times per load
-WT_CACHE_MB = 64  # the embedded WiredTiger's cache unless --cache-mb says otherwise
+WT_CACHE_MB = _defaults.WT_CACHE_MB
 # SQLite's page cache unless --cache-mb says otherwise, as WiredTiger's: its reads are not
 # counted (btree_io.SQLITE_NO_CACHE_READS); the WAL frames are the same as with its own 2 MB.
 SQLITE_CACHE_MB = WT_CACHE_MB
@@ -89,7 +88,7 @@ def sqlite_index_pages(path: str) -> list[tuple[str, int, int]]:
 
 
 def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None,
-               checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY,
+               checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY,
                cache_mb: int | None = None) -> dict:
     """Load a SQLite table keyed by ``kind`` through a page cache of ``cache_mb`` (None:
     ``SQLITE_CACHE_MB``); read leaf fill and size from ``dbstat`` and the bytes its
@@ -190,7 +189,7 @@ def postgres_index_stats(conn) -> dict:
 
 def run_postgres(server, kind: str, n: int, batch: int = 10_000,
                  progress: Progress | None = None,
-                 checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+                 checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
     """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics
     and what the load wrote and read (``btree_io.pg_io``).
 
@@ -250,7 +249,7 @@ def _wt_walk(wt, home: str) -> dict[str, int]:
 
 def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
                    progress: Progress | None = None,
-                   checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+                   checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
     """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index in a replica
     set (not logged: jstests/disk/wt_table_checks.js), with a checkpoint every
     ``checkpoint_every`` keys.
@@ -361,7 +360,7 @@ def _during(before: dict, after: dict) -> dict:
 
 def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
                 progress: Progress | None = None,
-                checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+                checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
     """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters,
     and what the server wrote and read (``serverStatus().wiredTiger``, server-wide).
 
@@ -454,7 +453,7 @@ def check_request(engine: str, n: int, cache_mb: int | None = None,
 def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
             capacity: int = 64, policy: str = "half", trace_every: int = 0, server=None,
             progress: Callable[[str, int], None] | None = None,
-            checkpoint_every: int | None = btree_io.CHECKPOINT_EVERY) -> dict:
+            checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
     """Run every key kind on one engine: ``{"engine", "engine_version", "n", "results"}``.
 
     ``server`` is a running PostgreSQL or MongoDB server for those engines;

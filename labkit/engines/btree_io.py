@@ -13,12 +13,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from labkit import _defaults
 from labkit.errors import BadInput
 from labkit.i18n import N_
 
 # Keys between two checkpoints, the same for every key kind (``--checkpoint-every``).
-CHECKPOINT_EVERY = _defaults.CHECKPOINT_EVERY
 SEQUENTIAL = ("uuid7", "objectid", "int")
 # A SQLite WAL frame is a 24-byte header followed by one page (sqlite.org/fileformat2.html).
 SQLITE_FRAME_HEADER = 24

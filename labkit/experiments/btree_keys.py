@@ -8,6 +8,7 @@ import math
 import time
 import uuid
 
+from labkit import _defaults
 from labkit.claims.claim import (
     SURVEY,
     Figure,
@@ -396,7 +397,7 @@ GROWTH_STEPS = 4  # loads at N/8, N/4, N/2 and N
 
 def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
     """U5 as the index grows, on the first engine of ``GROWTH_ENGINES`` that runs: loads at
-    N/8 to N keys with a checkpoint every ``btree.CHECKPOINT_EVERY`` keys and with none
+    N/8 to N keys with a checkpoint every ``_defaults.CHECKPOINT_EVERY`` keys and with none
     during the load, through the run's cache (the largest load with checkpoints is the one
     U5 is judged on). ``{"engine", "engine_version", "cache", "writes": {setting: {kind:
     [(n, bytes written)]}}, "cache_points": [{keys, n, index_to_cache, cache_reads}]}``;
@@ -409,14 +410,14 @@ def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
         try:
             loads = {setting: [ctx.btree(engine, list(kinds), n, checkpoint_every=every)
                                for n in ns]
-                     for setting, every in ((N_("with checkpoints"), btree.CHECKPOINT_EVERY),
+                     for setting, every in ((N_("with checkpoints"), _defaults.CHECKPOINT_EVERY),
                                             (N_("no checkpoint"), None))}
         except ServerUnavailable as exc:
             why.append(Message("{engine}: {why}", engine=engine_name(engine), why=exc.summary()))
             continue
         last = loads[N_("with checkpoints")][-1]
         return {"engine": engine_name(engine), "engine_version": last["engine_version"],
-                "cache": last.get("cache", ""), "checkpoint_every": btree.CHECKPOINT_EVERY,
+                "cache": last.get("cache", ""), "checkpoint_every": _defaults.CHECKPOINT_EVERY,
                 "writes": {setting: {k: [(m["n"], r["write_bytes"]) for m in runs
                                          for r in m["results"] if r["keys"] == k]
                                      for k in kinds}

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import Claim, Observation, needs
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.i18n import joined
@@ -181,13 +182,13 @@ class Context:
 
     def btree(self, engine: str, kinds: list[str], n: int | None = None, *,
               policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
-              progress=None, checkpoint_every: int | str | None = "default") -> dict:
+              progress=None, checkpoint_every: int | None = CHECKPOINT_EVERY) -> dict:
         """``btree.measure`` through the run's cache: each (engine, key kind, N, cache size,
         model settings) is loaded once per run, and every later caller gets the same numbers.
         The model always records its split count ``btree.MODEL_TRACE_POINTS`` times.
 
-        Real engines meet a checkpoint every ``checkpoint_every`` keys (``"default"``:
-        ``btree_io.CHECKPOINT_EVERY``; None: only before and after the load).
+        Real engines meet a checkpoint every ``checkpoint_every`` keys (None: only before and
+        after the load).
 
         Raises ``ServerUnavailable`` when the engine cannot be had, and re-raises a load's
         failure to every caller without loading again.
@@ -195,8 +196,7 @@ class Context:
         from labkit.engines import btree, btree_io
 
         n = self.btree_n if n is None else n
-        every = btree_io.CHECKPOINT_EVERY if checkpoint_every == "default" else checkpoint_every
-        assert every is None or isinstance(every, int)
+        every = checkpoint_every
         btree.check_request(engine, n, cache_mb, every)
         server = None
         if engine in ("postgres", "mongodb"):

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from labkit import _defaults
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
 from labkit.i18n import N_, Message
 from labkit.names import engine_name
@@ -57,9 +58,7 @@ POSTGRES_HINT = N_(
     "or start Docker so labkit can run the postgres image."
 )
 LEASE_CLASS = 0x6C6B  # "lk": the advisory-lock class of labkit's leases
-# labkit's own server: shared buffers smaller than the B-tree lesson's index at its default N,
-# so that the index outgrows the cache there (claim U5); ``--cache-mb`` sets another size.
-OWN_SHARED_BUFFERS_MB = 4
+OWN_SHARED_BUFFERS_MB = _defaults.OWN_SHARED_BUFFERS_MB
 
 
 def _lease_key(name: str) -> int:
