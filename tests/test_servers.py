@@ -894,3 +894,41 @@ def test_a_uri_timeout_is_kept_and_labkit_gives_one_where_it_sets_none(uri, seco
         assert client.options.server_selection_timeout == seconds
     finally:
         client.close()
+
+
+def test_a_docker_postgresql_of_labkits_own_gets_the_same_settings_as_a_local_one(monkeypatch):
+    """labkit's own PostgreSQL in Docker starts with the settings of its local one (shared
+    buffers from the cache asked for, checkpoints only when labkit asks), as ``-c name=value``
+    to the image's ``postgres`` (the official image's documented way). Docker is not run here:
+    the container's start is stopped where it would reach the daemon."""
+    import testcontainers.community.postgres as tc_postgres
+
+    from labkit.servers import postgres
+
+    seen = {}
+
+    class Container:  # stands in for testcontainers' class only up to the daemon
+        def __init__(self, image, driver=None):
+            seen["image"] = image
+
+        def with_command(self, command):
+            seen["command"] = command
+            return self
+
+        def start(self):
+            raise RuntimeError("no Docker in this test")
+
+        def stop(self):
+            pass
+
+    monkeypatch.setattr(tc_postgres, "PostgresContainer", Container)
+    monkeypatch.setattr(postgres.base, "container_logs", lambda container: "")
+    with pytest.raises(servers.ServerStartError):
+        postgres._start_docker_postgres("16", cache_gb=8 / 1024)
+    command = seen["command"]
+    assert command[0] == "postgres"
+    pairs = dict(arg.split("=", 1) for arg in command[2::2])
+    assert command[1::2] == ["-c"] * len(pairs)
+    assert pairs == postgres.own_settings(8)
+    assert pairs["shared_buffers"] == "8192kB"
+    assert pairs["checkpoint_timeout"] == "1d"

@@ -196,7 +196,7 @@ class PostgresServer(Server[str]):
             ok, detail = base.docker_status()
             if not ok:
                 return detail
-            return _start_docker_postgres(version or DEFAULT_POSTGRES_VERSION)
+            return _start_docker_postgres(version or DEFAULT_POSTGRES_VERSION, request.cache_gb)
 
         return {"dsn": ("LABKIT_POSTGRES_DSN", by_dsn), "local": (N_("local PostgreSQL"), local),
                 "docker": ("Docker", docker)}
@@ -299,22 +299,25 @@ PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: 
 _PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
 
 
+def own_settings(shared_buffers_mb: float = OWN_SHARED_BUFFERS_MB) -> dict[str, str]:
+    """The settings of a PostgreSQL of labkit's own, local or in Docker: its checkpoints come
+    when labkit asks for them (a day's timeout and 8 GB of WAL are never reached by a lesson's
+    load), so every key kind meets them at the same interval; its shared buffers are the cache
+    the B-tree lesson measures."""
+    return {"shared_buffers": f"{max(round(shared_buffers_mb * 1024), 128)}kB",
+            "checkpoint_timeout": "1d", "max_wal_size": "8GB", "full_page_writes": "on",
+            "fsync": "off", "synchronous_commit": "off"}
+
+
 def _settings(port: int, shared_buffers_mb: float = OWN_SHARED_BUFFERS_MB) -> str:
-    """What labkit's own cluster listens on: 127.0.0.1 only, and no Unix socket at all (its
-    path would depend on TMPDIR: spaces, and a 107-byte limit). Its checkpoints come when
-    labkit asks for them (a day's timeout and 8 GB of WAL are never reached by a lesson's
-    load), so every key kind meets them at the same interval; its shared buffers are the
-    cache the B-tree lesson measures."""
+    """What labkit's own local cluster adds to its postgresql.conf: 127.0.0.1 only, no Unix
+    socket at all (its path would depend on TMPDIR: spaces, and a 107-byte limit), and
+    ``own_settings``."""
+    lines = [f"{name} = '{value}'" for name, value in own_settings(shared_buffers_mb).items()]
     return ("\n# labkit: its own server, for its own runs\n"
             "listen_addresses = '127.0.0.1'\n"
             f"port = {port}\n"
-            "unix_socket_directories = ''\n"
-            f"shared_buffers = {max(round(shared_buffers_mb * 1024), 128)}kB\n"
-            "checkpoint_timeout = '1d'\n"
-            "max_wal_size = '8GB'\n"
-            "full_page_writes = on\n"
-            "fsync = off\n"
-            "synchronous_commit = off\n")
+            "unix_socket_directories = ''\n" + "\n".join(lines) + "\n")
 
 
 def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> PostgresServer:
@@ -396,11 +399,17 @@ def _postmaster(data: Path) -> tuple[int, str]:
     return int(lines[0]), lines[1]
 
 
-def _start_docker_postgres(version: str) -> PostgresServer:
+def _start_docker_postgres(version: str, cache_gb: float | None = None) -> PostgresServer:
+    """Start the official image with labkit's own settings (``own_settings``, given to the
+    image's ``postgres`` as ``-c name=value``), ``cache_gb`` of shared buffers (None:
+    ``OWN_SHARED_BUFFERS_MB``)."""
     from testcontainers.community.postgres import PostgresContainer
 
     image = f"postgres:{version}"
-    container = PostgresContainer(image, driver=None)
+    buffers_mb = OWN_SHARED_BUFFERS_MB if cache_gb is None else cache_gb * 1024
+    container = PostgresContainer(image, driver=None).with_command(
+        ["postgres", *(arg for name, value in own_settings(buffers_mb).items()
+                       for arg in ("-c", f"{name}={value}"))])
     try:
         container.start()
         dsn = container.get_connection_url(driver=None)
