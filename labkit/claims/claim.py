@@ -102,11 +102,15 @@ class Observation:
 
 def note_text(observation: Observation, shown: bool = False) -> str:
     """An observation's note filled in: English as results.json keeps it, or (``shown``) in
-    the learner's language, where labkit's catalogue has the note."""
+    the learner's language, where labkit's catalogue has the note. Either way a ``Message``
+    (a note is one of labkit's sentences), so that text built from it can still be shown."""
     note = observation.note
-    if observation.note_values:
-        note = Message(note, **observation.note_values)
-    return (shown_text(note) if isinstance(note, Message) else _(note)) if shown and note else note
+    if not note:
+        return note
+    if not isinstance(note, Message):
+        note = Message(note, **observation.note_values) if observation.note_values else \
+            Message(note)
+    return shown_text(note) if shown else note
 
 
 def not_run(engine: str, reason: str) -> Observation:
