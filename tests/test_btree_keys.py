@@ -51,9 +51,11 @@ def _none(kind: str):
     ("U5", "SQLite · write amplification", "holds"),  # random keys dirty more pages per commit
     ("U5", "WiredTiger · write amplification", "holds"),  # and per checkpoint
 ])
-def test_btree_claims_are_judged_per_engine(verdicts, claim_id, engine, verdict):
+def test_btree_claims_are_judged_per_engine(verdicts, claim_id, engine, verdict, request):
     """The same claim gets its own verdict on each engine, from that engine's measurement
     (FACTS.md "B-tree theory" and "SQLite"; CLAIMS.md U4-U6)."""
+    if engine.startswith("WiredTiger"):
+        request.getfixturevalue("wiredtiger_binding")  # a skip, unless LABKIT_REQUIRE says so
     row = verdicts[(claim_id, engine)]
     assert row.verdict == verdict, str(row)
     assert row.reason.startswith(f"N = {N:,} keys per kind")
@@ -103,12 +105,13 @@ def test_u5_observations_are_shown_not_hidden_as_secrets(verdicts):
             assert redact(shown) == shown
 
 
-def test_u5_cache_churn_says_why_it_was_not_judged(verdicts):
+def test_u5_cache_churn_says_why_it_was_not_judged(verdicts, request):
     """SQLite cannot count its cache reads from Python, and WiredTiger's 64 MB cache holds a
     30,000-key index: both are not run, each saying why (issue 22, "otherwise said")."""
     sqlite = verdicts[("U5", "SQLite · cache churn")]
     assert sqlite.verdict == "not-run"
     assert "SQLITE_DBSTATUS_CACHE_MISS" in sqlite.reason
+    request.getfixturevalue("wiredtiger_binding")  # a skip, unless LABKIT_REQUIRE says so
     wiredtiger = verdicts[("U5", "WiredTiger · cache churn")]
     assert wiredtiger.verdict == "not-run"
     assert "never outgrew memory" in wiredtiger.reason

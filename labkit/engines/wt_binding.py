@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from labkit.errors import ServerUnavailable
+from labkit.i18n import N_, Message
 
 
 def wiredtiger_module():
@@ -15,10 +16,10 @@ def wiredtiger_module():
         import wiredtiger  # type: ignore[import-not-found]  # optional: built by make wiredtiger
     except ImportError as exc:
         raise ServerUnavailable(
-            "The WiredTiger binding is not installed.\n"
-            "Hint: make wiredtiger (needs swig, cmake, ninja and a C/C++ compiler: "
-            "apt-get install swig cmake ninja-build g++, or the conda environment)."
-        ) from exc
+            Message(N_("The WiredTiger binding is not installed.")),
+            hint=Message(N_("make wiredtiger (needs swig, cmake, ninja and a C/C++ compiler: "
+                            "apt-get install swig cmake ninja-build g++, or the conda "
+                            "environment)."))) from exc
     return wiredtiger
 
 
