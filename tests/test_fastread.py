@@ -102,6 +102,9 @@ def test_the_c_path_reads_as_the_python_reader_or_declines(docs, ascii_only):
 @pytest.mark.parametrize("text", [
     '[{"a": 99999999999999999999999}]',  # libbson wraps it round to 200376420520689663
     '[{"a": -9223372036854775809}]',
+    '[{"a": [1, 99999999999999999999999]}]',  # a long literal after "[", "," or white space
+    '[{"a":-99999999999999999999999}]',
+    '[{"a": 1.5e99999999999999999999}]',  # an exponent that long, too
     '[{"a": {"$numberDouble": ""}}]',  # libbson: 0.0
     '[{"a": {"$numberDouble": "0x10"}}]',  # libbson: 16.0
     '[{"a": {"$numberInt": " 5"}}]',  # libbson: 5
@@ -139,6 +142,20 @@ def test_the_c_path_reads_the_canonical_forms():
     assert fast is not None
     assert typed(fast) == typed(python_read(text))
     assert type(fast[0]["big"]) is Int64  # relaxed: past int32 it is an int64
+
+
+@pytest.mark.parametrize("text", [
+    '[{"l": {"$numberLong": "-9223372036854775808"}}]',  # 19 digits in a wrapper's string
+    '[{"o": {"$oid": "8a1623532566627707648800"}}]',  # a run of 22 digits after a hex letter
+    '[{"s": "x12345678901234567890123"}]',
+    '[{"s": "-12345678901234567890123"}]',
+])
+def test_a_long_run_of_digits_inside_a_string_keeps_the_c_path(text):
+    """A run of 19 digits or more that only a string can hold (after a quote, a quote and a
+    minus, or a letter) is no number literal libbson could wrap round: the C path reads it."""
+    fast = _fastread.documents(text)
+    assert fast is not None
+    assert typed(fast) == typed(python_read(text))
 
 
 def test_a_file_reads_the_same_either_way(tmp_path, monkeypatch):

@@ -19,22 +19,32 @@ import struct
 from typing import Any
 
 # Each canonical wrapper, whole: ``{"$numberInt": "5"}``, with nothing else in its braces.
-_INTEGER = r'"-?[0-9]+"'
+_INTEGER = r'"-?[0-9]++"'
 _NUMBER = r'"(?:-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|-?Infinity|NaN)"'
 # pymongo decodes subtype 0 as ``bytes``, where the Python reader keeps a ``Binary``: not taken.
-_BASE64 = (r'"base64"\s*:\s*"[A-Za-z0-9+/]*={0,2}"\s*,'
-           r'\s*"subType"\s*:\s*"(?!0?[04]")[0-9a-fA-F]{1,2}"')
-_UUID = r'"base64"\s*:\s*"[A-Za-z0-9+/]{22}=="\s*,\s*"subType"\s*:\s*"0?4"'  # 16 bytes
-_WRAPPERS = re.compile(
-    r'\{"\$(?:'
-    rf'number(?:Int|Long)"\s*:\s*{_INTEGER}'
-    rf'|number(?:Double|Decimal)"\s*:\s*{_NUMBER}'
-    r'|oid"\s*:\s*"[0-9a-fA-F]{24}"'
-    rf'|date"\s*:\s*\{{\s*"\$numberLong"\s*:\s*{_INTEGER}\s*\}}'
-    rf'|binary"\s*:\s*\{{\s*(?:{_BASE64}|{_UUID})\s*\}}'
-    r')\s*\}')
-# Every ASCII digit as "0", every other byte as "x": a run of 19 digits is then b"0" * 19.
-_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x78 for byte in range(256))
+_BASE64 = (r'"base64"\s*+:\s*+"[A-Za-z0-9+/]*={0,2}"\s*+,'
+           r'\s*+"subType"\s*+:\s*+"(?!0?[04]")[0-9a-fA-F]{1,2}"')
+_UUID = r'"base64"\s*+:\s*+"[A-Za-z0-9+/]{22}=="\s*+,\s*+"subType"\s*+:\s*+"0?4"'  # 16 bytes
+# What may follow ``{"$`` in a canonical wrapper, to its closing brace: ``numberInt": "5"}``.
+_WRAPPER_REST = (
+    r'(?:'
+    rf'number(?:Int|Long)"\s*+:\s*+{_INTEGER}'
+    rf'|number(?:Double|Decimal)"\s*+:\s*+{_NUMBER}'
+    r'|oid"\s*+:\s*+"[0-9a-fA-F]{24}"'
+    rf'|date"\s*+:\s*+\{{\s*+"\$numberLong"\s*+:\s*+{_INTEGER}\s*+\}}'
+    rf'|binary"\s*+:\s*+\{{\s*+(?:{_BASE64}|{_UUID})\s*+\}}'
+    r')\s*+\}')
+# A ``"$`` that does not open one of those wrappers whole: not right after ``{``, or not
+# followed by a whole wrapper. Searching for it builds nothing where there is none, which is
+# faster than taking every wrapper out of the text and looking at what is left; the possessive
+# quantifiers (``*+``, Python 3.11) keep no places to go back to.
+_STRAY_DOLLAR = re.compile(rf'"\$(?:(?<!\{{"\$)|(?!{_WRAPPER_REST}))')
+# Every ASCII digit as "0"; '"' and "-" as themselves; "s" for the other bytes that may come
+# right before a number literal's digits in JSON (after a colon, a comma, "[", white space, a
+# decimal point, an exponent's "e" or "+"); "x" for every other byte, which only a string holds.
+_MARKS = bytes(0x30 if 0x30 <= byte <= 0x39 else byte if byte in b'"-'
+               else 0x73 if byte in b":,[ \t\r\n.eE+" else 0x78 for byte in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def _takes(text: str) -> bool:
@@ -43,14 +53,25 @@ def _takes(text: str) -> bool:
     long run of digits inside a string only sends the text to the Python reader."""
     if "\\u0024" in text:  # a "$" written as an escape: libbson and json read it as "$"
         return False
-    rest = _WRAPPERS.sub("", text)  # what is left holds every number literal, and no wrapper
-    return '"$' not in rest and _no_long_digits(rest)
+    return _STRAY_DOLLAR.search(text) is None and _no_long_digits(text)
 
 
 def _no_long_digits(text: str) -> bool:
-    """Whether no run of 19 ASCII digits or more is left (a number literal that long may be past
-    64 bits, which libbson wraps round; one inside a string only costs the C path)."""
-    return b"0" * 19 not in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZEROS)
+    """Whether no run of 19 ASCII digits or more may be a number literal (one that long may be
+    past 64 bits, which libbson wraps round). A run right after a byte no literal follows is
+    inside a string: after '"' or '"-' (a wrapper's ``"-9223372036854775808"``), or after a
+    letter (an ObjectId's hex). Any other long run only costs the C path."""
+    marks = text.encode("utf-8", "surrogatepass").translate(_MARKS)
+    start = marks.find(_LONG_RUN)
+    while start != -1:
+        before = marks[max(start - 2, 0):start]
+        if before[-1:] not in (b'"', b"x") and before != b'"-':
+            return False
+        end = start + len(_LONG_RUN)
+        while marks[end:end + 1] == b"0":  # to the end of this run
+            end += 1
+        start = marks.find(_LONG_RUN, end)
+    return True
 
 
 def documents(array_text: str) -> list[Any] | None:
