@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from labkit import _defaults, _signals
-from labkit._redact import redact_all
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import _, number
@@ -25,6 +24,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _emit_json(value) -> None:
+    from labkit._redact import redact_all
+
     print(json.dumps(redact_all(value), indent=2, ensure_ascii=False))
 
 

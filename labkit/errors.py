@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from labkit._redact import redact
-
 # The learner's language reaches this module through hooks ``labkit.i18n`` installs when it
 # loads: this module is below every other and imports none of them. ``_message`` keeps English
 # with the means to show it translated (``i18n.Message``); ``_show`` gives such a text in the
@@ -79,6 +77,14 @@ class _OneLine(Shown):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _OneLine, (self.text, self.first)
+
+
+def redact(text: str) -> str:
+    """``text`` with every password hidden. The URI and DSN parsers behind it load on first
+    use, so that a command which raises nothing (``labkit predict``) does not wait for them."""
+    from labkit._redact import redact as hide
+
+    return hide(text)
 
 
 def shown(text: str) -> str:

@@ -138,6 +138,26 @@ def test_predict_find_json_and_one_document_per_line(tmp_path):
     assert json.loads(result.stdout) == [1, 3]
 
 
+def test_predict_loads_the_model_and_nothing_else():
+    """Issue 20: ``labkit predict`` answers within a second, interpreter start included, so it
+    loads the model alone: no server, runner, lesson or report code, no URI parser (until an
+    error needs one), no pandas, no driver client, and PCRE2 or ICU only when asked for."""
+    import subprocess
+
+    code = ("import contextlib, io, sys; from labkit import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    cli.main(['predict', 'find', 'data/orders.json', '--filter', '{\"a\": 1}'])\n"
+            "    cli.main(['predict', 'sort', 'data/mixed.json', '--sort', 'v:1'])\n"
+            "print(' '.join(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    heavy = ("labkit.servers", "labkit.run", "labkit.lessons", "labkit.outputs",
+             "labkit.experiments", "labkit.engines", "labkit.claims", "labkit._redact",
+             "labkit._conninfo", "pandas", "pymongo", "pcre2", "icu", "babel")
+    assert [name for name in out if name.startswith(heavy)] == []
+    assert "labkit.model.match" in out  # the check sees the modules it means to
+
+
 @pytest.mark.parametrize("args", [
     ["predict", "find", "data/orders.json", "--filter", "{not json"],
     ["predict", "find", "data/orders.json", "--filter", "[1, 2]"],
