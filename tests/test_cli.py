@@ -141,7 +141,8 @@ def test_predict_find_json_and_one_document_per_line(tmp_path):
 def test_predict_loads_the_model_and_nothing_else():
     """Issue 20: ``labkit predict`` answers within a second, interpreter start included, so it
     loads the model alone: no server, runner, lesson or report code, no URI parser (until an
-    error needs one), no pandas, no driver client, and PCRE2 or ICU only when asked for."""
+    error needs one), no pandas, no driver client; and for small files and no $regex or
+    collation, neither PCRE2 nor ICU (a large file's check loads PCRE2, tests/test_fastread.py)."""
     import subprocess
 
     code = ("import contextlib, io, sys; from labkit import cli\n"

@@ -99,6 +99,64 @@ def test_the_c_path_reads_as_the_python_reader_or_declines(docs, ascii_only):
         assert typed(fast) == typed(slow)
 
 
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DOCUMENTS, st.booleans(), st.sampled_from(["", " ", "\n", "\t", "  "]))
+def test_pcre2_and_re_make_the_same_check(docs, ascii_only, space):
+    """On a large text the check runs in PCRE2, elsewhere in Python's re and bytes.translate:
+    both take and decline the same texts (generated with white space of each kind, and digit
+    runs before and inside strings)."""
+    text = json.dumps(docs, ensure_ascii=ascii_only, separators=("," + space, ":" + space))
+    searches = _fastread._pcre2_searches()
+    assert searches is not None  # the binding loads here: a dependency
+    by_pcre2 = all(search(text.encode("utf-8", "surrogatepass")) is None
+                   for search in searches) and "\\u0024" not in text
+    by_re = _fastread._STRAY_DOLLAR_RE.search(text) is None and _fastread._no_long_digits(
+        text) and "\\u0024" not in text
+    assert by_pcre2 == by_re, text
+
+
+LONG_RUNS = ['[{"a": 1234567890123456789}]', '[{"a":-1234567890123456789}]',
+             '[1234567890123456789]', '[-1234567890123456789]', '[1.5e1234567890123456789]',
+             '[{"a": [1,\t1234567890123456789]}]', '[{"a": "x1234567890123456789"}]',
+             '[{"a": "-1234567890123456789"}]', '[{"a": "1234567890123456789"}]',
+             '[{"o": {"$oid": "8a1623532566627707648800"}}]', '["a", "-", 12345678901234567890]']
+
+
+@pytest.mark.parametrize("text", LONG_RUNS)
+def test_both_checks_tell_a_literal_from_digits_in_a_string(text):
+    """The same runs of 19 digits are number literals to PCRE2's search and to the fallback."""
+    searches = _fastread._pcre2_searches()
+    assert searches is not None
+    assert (searches[1](text.encode()) is None) == _fastread._no_long_digits(text)
+
+
+def test_a_large_text_is_checked_by_pcre2_and_read_the_same(monkeypatch):
+    """A text past PCRE2_FROM is checked by PCRE2; a stray wrapper in it still declines."""
+    line = '{"_id": {"$numberInt": "1"}, "v": {"$oid": "8a1623532566627707648800"}}'
+    text = "[" + ",".join([line] * (_fastread.PCRE2_FROM // len(line) + 1)) + "]"
+    assert len(text) >= _fastread.PCRE2_FROM
+    calls = []
+    searches = _fastread._pcre2_searches()
+    monkeypatch.setattr(_fastread, "_pcre2_searches", lambda: calls.append(1) or searches)
+    assert _fastread.documents(text) is not None
+    assert calls
+    assert _fastread.documents(text[:-1] + ', {"v": {"$numberInt": " 5"}}]') is None
+
+
+def test_without_pcre2_re_checks_a_large_text(monkeypatch):
+    """Where PCRE2 does not load, the same large text is checked by re, with the same outcome."""
+    monkeypatch.setitem(__import__("sys").modules, "pcre2", None)
+    _fastread._pcre2_searches.cache_clear()
+    try:
+        assert _fastread._pcre2_searches() is None
+        line = '{"_id": {"$numberInt": "1"}}'
+        text = "[" + ",".join([line] * (_fastread.PCRE2_FROM // len(line) + 1)) + "]"
+        assert _fastread.documents(text) is not None
+        assert _fastread.documents(text[:-1] + ', {"v": 12345678901234567890}]') is None
+    finally:
+        _fastread._pcre2_searches.cache_clear()
+
+
 @pytest.mark.parametrize("text", [
     '[{"a": 99999999999999999999999}]',  # libbson wraps it round to 200376420520689663
     '[{"a": -9223372036854775809}]',

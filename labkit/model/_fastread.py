@@ -9,42 +9,61 @@ every ``$`` wrapper is one of the canonical forms below, written out in full, an
 integer literal of 19 digits or more; any other text (and any text libbson refuses) goes to the
 Python reader, which reads it or says what is wrong. ``tests/test_fastread.py`` checks that both
 readers give the same values of the same types.
+
+That check is a search over the whole text. On a large text it runs in PCRE2 (PyPI ``pcre2``,
+which the model's ``$regex`` uses too), whose compiled-to-machine-code search is several times
+faster than Python's ``re``; where PCRE2 does not load, ``re`` and ``bytes.translate`` make the
+same check.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import importlib
 import re
 import struct
 from typing import Any
 
-# Each canonical wrapper, whole: ``{"$numberInt": "5"}``, with nothing else in its braces.
+# Each canonical wrapper, whole: ``{"$numberInt": "5"}``, with nothing else in its braces. JSON's
+# white space is these four characters; the possessive quantifiers (``*+``) keep no places to
+# go back to, which makes a search that finds nothing faster.
+_WS = r"[ \t\n\r]*+"
 _INTEGER = r'"-?[0-9]++"'
 _NUMBER = r'"(?:-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|-?Infinity|NaN)"'
 # pymongo decodes subtype 0 as ``bytes``, where the Python reader keeps a ``Binary``: not taken.
-_BASE64 = (r'"base64"\s*+:\s*+"[A-Za-z0-9+/]*={0,2}"\s*+,'
-           r'\s*+"subType"\s*+:\s*+"(?!0?[04]")[0-9a-fA-F]{1,2}"')
-_UUID = r'"base64"\s*+:\s*+"[A-Za-z0-9+/]{22}=="\s*+,\s*+"subType"\s*+:\s*+"0?4"'  # 16 bytes
+_BASE64 = (rf'"base64"{_WS}:{_WS}"[A-Za-z0-9+/]*={{0,2}}"{_WS},'
+           rf'{_WS}"subType"{_WS}:{_WS}"(?!0?[04]")[0-9a-fA-F]{{1,2}}"')
+_UUID = (rf'"base64"{_WS}:{_WS}"[A-Za-z0-9+/]{{22}}=="{_WS},{_WS}"subType"{_WS}:{_WS}'
+         r'"0?4"')  # 16 bytes
 # What may follow ``{"$`` in a canonical wrapper, to its closing brace: ``numberInt": "5"}``.
 _WRAPPER_REST = (
     r'(?:'
-    rf'number(?:Int|Long)"\s*+:\s*+{_INTEGER}'
-    rf'|number(?:Double|Decimal)"\s*+:\s*+{_NUMBER}'
-    r'|oid"\s*+:\s*+"[0-9a-fA-F]{24}"'
-    rf'|date"\s*+:\s*+\{{\s*+"\$numberLong"\s*+:\s*+{_INTEGER}\s*+\}}'
-    rf'|binary"\s*+:\s*+\{{\s*+(?:{_BASE64}|{_UUID})\s*+\}}'
-    r')\s*+\}')
+    rf'number(?:Int|Long)"{_WS}:{_WS}{_INTEGER}'
+    rf'|number(?:Double|Decimal)"{_WS}:{_WS}{_NUMBER}'
+    rf'|oid"{_WS}:{_WS}"[0-9a-fA-F]{{24}}"'
+    rf'|date"{_WS}:{_WS}\{{{_WS}"\$numberLong"{_WS}:{_WS}{_INTEGER}{_WS}\}}'
+    rf'|binary"{_WS}:{_WS}\{{{_WS}(?:{_BASE64}|{_UUID}){_WS}\}}'
+    rf'){_WS}\}}')
 # A ``"$`` that does not open one of those wrappers whole: not right after ``{``, or not
-# followed by a whole wrapper. Searching for it builds nothing where there is none, which is
-# faster than taking every wrapper out of the text and looking at what is left; the possessive
-# quantifiers (``*+``, Python 3.11) keep no places to go back to.
-_STRAY_DOLLAR = re.compile(rf'"\$(?:(?<!\{{"\$)|(?!{_WRAPPER_REST}))')
-# Every ASCII digit as "0"; '"' and "-" as themselves; "s" for the other bytes that may come
-# right before a number literal's digits in JSON (after a colon, a comma, "[", white space, a
-# decimal point, an exponent's "e" or "+"); "x" for every other byte, which only a string holds.
+# followed by a whole wrapper. Searching for it builds nothing where there is none.
+_STRAY_DOLLAR = rf'"\$(?:(?<!\{{"\$)|(?!{_WRAPPER_REST}))'
+# A run of 19 digits that may be a number literal: right after a byte that may come before a
+# literal's digits in JSON (a colon, a comma, "[", white space, a decimal point, an exponent's
+# "e" or "+"), or after a minus that does not open a string. After '"', '"-' or any other
+# byte (an ObjectId's hex letter), the run is inside a string.
+# (Written digits first, the bytes before them looked back at: a search that starts at the
+# digits is faster than one that starts at every comma and space.)
+_LONG_LITERAL = (r'[0-9]{19}(?<=^[0-9]{19}|[:,\[ \t\r\n.eE+][0-9]{19}|^-[0-9]{19}'
+                 r'|[^"]-[0-9]{19})')
+_STRAY_DOLLAR_RE = re.compile(_STRAY_DOLLAR)
+# Every ASCII digit as "0"; '"' and "-" as themselves; "s" for the bytes before a literal's
+# digits (as in _LONG_LITERAL); "x" for every other byte, which only a string holds there.
 _MARKS = bytes(0x30 if 0x30 <= byte <= 0x39 else byte if byte in b'"-'
                else 0x73 if byte in b":,[ \t\r\n.eE+" else 0x78 for byte in range(256))
 _LONG_RUN = b"0" * 19
+# Below this many characters, loading PCRE2 costs more than its faster search saves.
+PCRE2_FROM = 256 * 1024
 
 
 def _takes(text: str) -> bool:
@@ -53,14 +72,28 @@ def _takes(text: str) -> bool:
     long run of digits inside a string only sends the text to the Python reader."""
     if "\\u0024" in text:  # a "$" written as an escape: libbson and json read it as "$"
         return False
-    return _STRAY_DOLLAR.search(text) is None and _no_long_digits(text)
+    searches = _pcre2_searches() if len(text) >= PCRE2_FROM else None
+    if searches is not None:
+        data = text.encode("utf-8", "surrogatepass")
+        return all(search(data) is None for search in searches)
+    return _STRAY_DOLLAR_RE.search(text) is None and _no_long_digits(text)
+
+
+@functools.cache
+def _pcre2_searches() -> tuple[Any, Any] | None:
+    """PCRE2's searches for a stray ``"$`` and for a long literal in UTF-8 bytes, or None where
+    the binding does not load (then ``re`` searches)."""
+    try:
+        pcre2 = importlib.import_module("pcre2")  # by name: the binding has no type information
+        return (pcre2.compile(_STRAY_DOLLAR.encode()).search,
+                pcre2.compile(_LONG_LITERAL.encode()).search)
+    except Exception:  # any failure to load or compile: re makes the check
+        return None
 
 
 def _no_long_digits(text: str) -> bool:
-    """Whether no run of 19 ASCII digits or more may be a number literal (one that long may be
-    past 64 bits, which libbson wraps round). A run right after a byte no literal follows is
-    inside a string: after '"' or '"-' (a wrapper's ``"-9223372036854775808"``), or after a
-    letter (an ObjectId's hex). Any other long run only costs the C path."""
+    """Whether no run of 19 ASCII digits or more may be a number literal, by the rule of
+    ``_LONG_LITERAL`` (one that long may be past 64 bits, which libbson wraps round)."""
     marks = text.encode("utf-8", "surrogatepass").translate(_MARKS)
     start = marks.find(_LONG_RUN)
     while start != -1:
