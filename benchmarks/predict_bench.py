@@ -280,7 +280,7 @@ def report(results: dict) -> None:
     """The medians, each beside its target."""
     print(f"{results['n']} mixed-type documents; medians of runs in fresh processes on "
           f"{results['cpus']} CPUs; load average before {results['load_before']}, after "
-          f"{results['load_after']} (above the CPU count, other work shared the machine)")
+          f"{results['load_after']}{_shared(results)}")
     if not results["mongomock"]:
         print("mongomock is not installed: only labkit is timed "
               "(pip install -e '.[bench]' to compare)")
@@ -318,6 +318,15 @@ def report(results: dict) -> None:
     _line("labkit", results["collated_sort"])
     print("\nlabkit peak memory for the sort (reading included): " + ", ".join(
         f"{n} docs {mb:.0f} MB" for n, mb in sorted(results["memory"].items()) if mb))
+
+
+def _shared(results: dict) -> str:
+    """A warning where a load average was above the CPU count: other work shared the machine."""
+    loads = [float(x) for key in ("load_before", "load_after")
+             for x in results[key].split(", ") if x[:1].isdigit()]
+    if results["cpus"] and any(load > results["cpus"] for load in loads):
+        return " (above the CPU count: other work shared the machine, and slowed both sides)"
+    return ""
 
 
 def _verdict(met: bool) -> str:
