@@ -143,6 +143,28 @@ def test_a_large_text_is_checked_by_pcre2_and_read_the_same(monkeypatch):
     assert _fastread.documents(text[:-1] + ', {"v": {"$numberInt": " 5"}}]') is None
 
 
+@pytest.mark.parametrize("number", [
+    "1" * 200_000 + "x", "1." + "1" * 100_000 + "e" + "2" * 99_999 + "x"])
+def test_a_long_run_of_digits_in_a_wrapper_is_checked_in_one_pass(number):
+    """A wrapper's number of 200,000 digits that never closes is declined by re's check, which
+    reads it once: before the check's quantifiers were possessive, re tried every split of the
+    run, and this text took hours (20,000 digits took 8 s). Below PCRE2_FROM, so re checks it."""
+    text = '[{"a": {"$numberDouble": "' + number + '"}}]'
+    assert len(text) < _fastread.PCRE2_FROM
+    assert _fastread.documents(text) is None
+
+
+def test_a_failing_pcre2_search_leaves_the_check_to_re(monkeypatch):
+    """Should PCRE2 stop on one of its limits, re makes the check instead of the read failing."""
+    def fails(data):
+        raise RuntimeError("match limit exceeded")
+    monkeypatch.setattr(_fastread, "_pcre2_searches", lambda: (fails, fails))
+    line = '{"_id": {"$numberInt": "1"}}'
+    text = "[" + ",".join([line] * (_fastread.PCRE2_FROM // len(line) + 1)) + "]"
+    assert _fastread.documents(text) is not None
+    assert _fastread.documents(text[:-1] + ', {"v": {"$numberInt": " 5"}}]') is None
+
+
 def test_without_pcre2_re_checks_a_large_text(monkeypatch):
     """Where PCRE2 does not load, the same large text is checked by re, with the same outcome."""
     monkeypatch.setitem(__import__("sys").modules, "pcre2", None)

@@ -30,7 +30,9 @@ from typing import Any
 # go back to, which makes a search that finds nothing faster.
 _WS = r"[ \t\n\r]*+"
 _INTEGER = r'"-?[0-9]++"'
-_NUMBER = r'"(?:-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|-?Infinity|NaN)"'
+# (Possessive too: with "[0-9]+\.?[0-9]*" a long run of digits that ends in no quote made re
+# try every split of the run, a time that grows with the square of its length.)
+_NUMBER = r'"(?:-?(?:[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)(?:[eE][+-]?[0-9]++)?|-?Infinity|NaN)"'
 # pymongo decodes subtype 0 as ``bytes``, where the Python reader keeps a ``Binary``: not taken.
 _BASE64 = (rf'"base64"{_WS}:{_WS}"[A-Za-z0-9+/]*={{0,2}}"{_WS},'
            rf'{_WS}"subType"{_WS}:{_WS}"(?!0?[04]")[0-9a-fA-F]{{1,2}}"')
@@ -75,7 +77,10 @@ def _takes(text: str) -> bool:
     searches = _pcre2_searches() if len(text) >= PCRE2_FROM else None
     if searches is not None:
         data = text.encode("utf-8", "surrogatepass")
-        return all(search(data) is None for search in searches)
+        try:
+            return all(search(data) is None for search in searches)
+        except Exception:  # a limit of PCRE2's (match or stack): re makes the same check
+            pass
     return _STRAY_DOLLAR_RE.search(text) is None and _no_long_digits(text)
 
 
