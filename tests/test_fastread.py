@@ -154,6 +154,19 @@ def test_a_long_run_of_digits_in_a_wrapper_is_checked_in_one_pass(number):
     assert _fastread.documents(text) is None
 
 
+def test_the_python_reader_and_convert_read_a_long_number_in_one_pass():
+    """The same text is refused by the Python reader with its message, and ``$convert`` of a
+    string of 200,000 digits and a letter fails as a conversion, each reading it once (their
+    number patterns were not possessive either)."""
+    from labkit.model.convert import ConversionFailure, _numeric_string
+
+    digits = 200_000
+    with pytest.raises(BadInput, match=r"\$numberDouble needs a number string"):
+        fixtures.parse('[{"a": {"$numberDouble": "' + "1" * digits + 'x"}}]')
+    with pytest.raises(ConversionFailure):
+        _numeric_string("1" * digits + "x", "double")
+
+
 def test_a_failing_pcre2_search_leaves_the_check_to_re(monkeypatch):
     """Should PCRE2 stop on one of its limits, re makes the check instead of the read failing."""
     def fails(data):

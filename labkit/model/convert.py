@@ -19,7 +19,8 @@ CONVERSION_OPERATORS = {"$toString": "string", "$toDouble": "double", "$toDecima
                         "$toInt": "int", "$toLong": "long", "$toBool": "bool"}
 _TARGETS = {"string", "double", "decimal", "int", "long", "bool"}
 _TARGET_CODES = {1: "double", 2: "string", 8: "bool", 16: "int", 18: "long", 19: "decimal"}
-_NUMERIC_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# Possessive, so that a long run of digits is read once (see _fastread._NUMBER).
+_NUMERIC_TEXT = re.compile(r"[+-]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][+-]?\d++)?")
 _INTEGER_TEXT = re.compile(r"[+-]?\d+")
 
 Number = int | float | decimal.Decimal

@@ -123,7 +123,8 @@ class _Decoder:
     """
 
     _INT = re.compile(r"-?\d+")
-    _DOUBLE = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|-?Infinity|NaN")
+    # Possessive, so that a long run of digits is read once (see _fastread._NUMBER).
+    _DOUBLE = re.compile(r"-?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][+-]?\d++)?|-?Infinity|NaN")
 
     def __init__(self, query: bool = False) -> None:
         self.query = query
