@@ -33,7 +33,9 @@ __all__ = ["HIDDEN", "MASK", "display", "redact"]
 _DRIVER_SCHEMES = (*LIBPQ_SCHEMES, MONGODB_SCHEME, MONGODB_SRV_SCHEME)
 _SCHEME = re.compile(r"(?<![\w+.-])[A-Za-z][A-Za-z0-9+.-]*://")
 _TOKEN_END = re.compile(r"[\s'\"<>`]")
-_TRAILING = re.compile(r"[.,;:!)\]}'\"]+$")
+# Starting only where a run of such characters starts: otherwise a long run not at the end is
+# scanned again from each of its characters, a time that grows with the square of its length.
+_TRAILING = re.compile(r"(?<![.,;:!)\]}'\"])[.,;:!)\]}'\"]+$")
 # libpq's key=value syntax: a value is quoted (backslash escapes) or runs to whitespace.
 _PAIR = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"
                    r"('(?:\\.|[^'\\])*'|'[^\n]*|[^\s'][^\s]*)")
