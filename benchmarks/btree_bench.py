@@ -34,7 +34,8 @@ def bare_keys():
 
 def postgres_cpu(dsn):
     """A reader of the CPU seconds every process of the server at ``dsn`` has used, those that
-    ended (reaped by the postmaster) included; psutil comes with the lab extra (IPython)."""
+    ended (reaped by the postmaster) included; psutil comes with the bench extra
+    (pip install -e '.[bench]')."""
     import psutil, psycopg
     with psycopg.connect(dsn) as conn:
         backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
@@ -369,6 +370,12 @@ def main() -> int:
                         help=f"the commit to compare with (default {BEFORE_U5})")
     args = parser.parse_args()
     if args.u5_cost:
+        try:
+            import psutil  # noqa: F401  # the server's CPU, in each step's child process
+        except ImportError:
+            print("--u5-cost counts PostgreSQL's server CPU with psutil: "
+                  "pip install -e '.[bench]'", file=sys.stderr)
+            return 2
         cost = u5_cost(args.n or 200_000, args.repeat, args.before)
         if args.json:
             print(json.dumps(cost, indent=2))
