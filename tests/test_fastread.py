@@ -213,6 +213,14 @@ def test_without_pcre2_re_checks_a_large_text(monkeypatch):
     '[{"a": "\\ud800"}]',
     '[{"a": "$5"}]',  # a "$" in a string only costs the C path
     '[{"a": {"$binary": {"base64": "AAE=", "subType": "00"}}}]',  # pymongo: bytes
+    # libbson's own grammar, looser than JSON's (each read by it, refused by the Python reader):
+    '["a" "b"]', '["a"\n"b"]', '[{"a": 1 "b": 2}]',  # a missing comma
+    '[{"_id": 1, "v": -01}]', '[-00.1]', '[1e1.5]', '[5e.3]', '[1.e1]', '[0e.0]',
+    '["a\x1fb"]', '["a\x14b"]',  # a raw control character in a string
+    '["\\ud800x\\udc00"]',  # a lone high surrogate, then a lone low one: libbson pairs them
+    # the same, beside a long run of digits in a string (which an earlier check declined):
+    '[{"s": "12345678901234567890123", "v": 1e1.5}]',
+    '[{"s": "12345678901234567890123", "v": "\\ud800x\\udc00"}]',
 ])
 def test_what_libbson_reads_otherwise_goes_to_the_python_reader(text):
     """Each leniency of libbson found here sends the text to the Python reader."""
@@ -235,6 +243,47 @@ def test_the_c_path_reads_the_canonical_forms():
     assert fast is not None
     assert typed(fast) == typed(python_read(text))
     assert type(fast[0]["big"]) is Int64  # relaxed: past int32 it is an int64
+
+
+PLAIN = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**6), 10**6),
+              st.floats(allow_nan=False, allow_infinity=False, width=32),
+              st.text("ab1 .-e", max_size=4)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text("abc", max_size=2), inner, max_size=3)),
+    max_leaves=8)
+EDITS = st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(
+    ["", ",", ":", "[", "]", "{", "}", '"', "-", "+", ".", "e", "E", "0", "1", " ", "\n", "\x1f",
+     "\\", "\\u", "\\ud800", "\\udc00", "$", "N", "00", "-0", ".e", "e."])),
+    min_size=1, max_size=3)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.dictionaries(st.text("abc", max_size=2), PLAIN, max_size=3), min_size=1,
+                max_size=3), EDITS)
+def test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined(docs, edits):
+    """Plain JSON documents with a few characters replaced: a comma, a quote, a digit, a minus,
+    an exponent, a backslash escape, a control character. Wherever the C path answers, the
+    Python reader reads the same values. libbson's grammar is looser than JSON's, so only a text
+    simdjson reads as strict JSON may reach it (without that step this finds a text libbson
+    reads and the Python reader refuses, such as '[-000, {}]', in most runs)."""
+    text = json.dumps(docs)
+    for at, piece in edits:
+        at %= len(text) + 1
+        text = text[:at] + piece + text[at + 1:]
+    fast = _fastread.documents(text)
+    if fast is not None:
+        slow = python_read(text)
+        assert not isinstance(slow, BadInput), (text, fast)
+        assert typed(fast) == typed(slow)
+
+
+def test_without_simdjson_the_c_path_declines(monkeypatch):
+    """Where simdjson does not load, nothing says libbson may read a text: the Python reader
+    reads every one."""
+    monkeypatch.setitem(__import__("sys").modules, "simdjson", None)
+    assert _fastread.documents('[{"_id": {"$numberInt": "1"}}]') is None
+    assert fixtures.parse('[{"_id": {"$numberInt": "1"}}]') == [{"_id": 1}]
 
 
 @pytest.mark.parametrize("text", [

@@ -2,18 +2,21 @@
 
 libbson (PyPI ``python-bsonjs``) turns the text into BSON and pymongo's C decoder turns the BSON
 into Python values, about four times faster than ``json.loads`` with the Python reader's hook.
-libbson is lenient where the Python reader is strict: it reads ``{"$numberDouble": ""}`` as 0.0,
-``{"$numberInt": " 5"}`` as 5, lets an integer literal past 64 bits wrap round, and reads
-``$undefined`` as null and ``{"$ref": …}`` as a DBRef. So the C path is taken only for text whose
-every ``$`` wrapper is one of the canonical forms below, written out in full, and which holds no
-integer literal of 19 digits or more; any other text (and any text libbson refuses) goes to the
-Python reader, which reads it or says what is wrong. ``tests/test_fastread.py`` checks that both
-readers give the same values of the same types.
+libbson is lenient where the Python reader is strict. Its JSON grammar lets through a missing
+comma (``["a" "b"]``), numbers such as ``-01``, ``1.e1`` and ``1e1.5``, and raw control
+characters in strings; it reads ``{"$numberDouble": ""}`` as 0.0 and ``{"$numberInt": " 5"}``
+as 5, lets an integer literal past 64 bits wrap round, and reads ``$undefined`` as null and
+``{"$ref": …}`` as a DBRef. So the C path is taken only for text that simdjson (PyPI
+``pysimdjson``), a strict JSON parser, reads; whose every ``$`` wrapper is one of the canonical
+forms below, written out in full; and which holds no integer literal of 19 digits or more. Any
+other text (and any text libbson refuses, and every text where simdjson does not load) goes to
+the Python reader, which reads it or says what is wrong. ``tests/test_fastread.py`` checks that
+both readers give the same values of the same types.
 
-That check is a search over the whole text. On a large text it runs in PCRE2 (PyPI ``pcre2``,
-which the model's ``$regex`` uses too), whose compiled-to-machine-code search is several times
-faster than Python's ``re``; where PCRE2 does not load, ``re`` and ``bytes.translate`` make the
-same check.
+The wrapper and literal checks are searches over the whole text. On a large text they run in
+PCRE2 (PyPI ``pcre2``, which the model's ``$regex`` uses too), whose compiled-to-machine-code
+search is several times faster than Python's ``re``; where PCRE2 does not load, ``re`` and
+``bytes.translate`` make the same checks.
 """
 
 from __future__ import annotations
@@ -74,14 +77,32 @@ def _takes(text: str) -> bool:
     long run of digits inside a string only sends the text to the Python reader."""
     if "\\u0024" in text:  # a "$" written as an escape: libbson and json read it as "$"
         return False
+    data = text.encode("utf-8", "surrogatepass")
+    if not _strict_json(data):
+        return False
     searches = _pcre2_searches() if len(text) >= PCRE2_FROM else None
     if searches is not None:
-        data = text.encode("utf-8", "surrogatepass")
         try:
             return all(search(data) is None for search in searches)
         except Exception:  # a limit of PCRE2's (match or stack): re makes the same check
             pass
     return _STRAY_DOLLAR_RE.search(text) is None and _no_long_digits(text)
+
+
+def _strict_json(data: bytes) -> bool:
+    """Whether simdjson reads the text as JSON by RFC 8259: every text it reads, Python's
+    ``json`` reads the same, and libbson's leniencies of grammar are out of the way. False where
+    simdjson does not load, or refuses the text (a lone surrogate, NaN, a number out of range
+    too: the Python reader reads those or says what is wrong)."""
+    try:
+        simdjson = importlib.import_module("simdjson")  # by name: no type information
+    except ImportError:
+        return False
+    try:
+        simdjson.Parser().parse(data)  # the whole document, validated; its tape freed here
+    except (ValueError, RuntimeError, MemoryError):
+        return False
+    return True
 
 
 @functools.cache
