@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from unittest import mock
 
 import pytest
 from bson import Int64
@@ -272,10 +273,36 @@ def test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined(docs, 
         at %= len(text) + 1
         text = text[:at] + piece + text[at + 1:]
     fast = _fastread.documents(text)
+    with mock.patch.object(_fastread, "STRICT_PIECE", 1):  # simdjson reads it in pieces
+        # A cut inside a string may only send a text to the Python reader, never the reverse.
+        assert fast is not None or _fastread.documents(text) is None, text
     if fast is not None:
         slow = python_read(text)
         assert not isinstance(slow, BadInput), (text, fast)
         assert typed(fast) == typed(slow)
+
+
+@pytest.mark.parametrize("piece", [1, 20, 10**6])
+def test_simdjson_reads_a_large_array_in_pieces_with_the_same_outcome(piece, monkeypatch):
+    """A large array is read by simdjson in pieces cut at commas between documents: a valid
+    one stays valid, and a flaw in any piece (a number libbson reads and JSON does not) is
+    found. A cut inside a string only sends the text to the Python reader."""
+    monkeypatch.setattr(_fastread, "STRICT_PIECE", piece)
+    docs = [f'{{"_id": {i}, "s": "a,b"}}' for i in range(30)]
+    assert _fastread._strict_json(("[" + ",".join(docs) + "]").encode())
+    for at in (0, 14, 29):
+        flawed = [*docs[:at], '{"v": -01}', *docs[at:]]
+        assert not _fastread._strict_json(("[" + ",".join(flawed) + "]").encode())
+    pieces = list(_fastread._pieces(("[" + ",".join(docs) + "]").encode()))
+    assert (len(pieces) > 1) == (piece < 10**6)
+    assert b",".join(p.removeprefix(b"[").removesuffix(b"]") for p in pieces) == (
+        ",".join(docs).encode())  # the pieces hold every byte, once
+    tricky = [f'{{"_id": {i}, "s": "}},{{"}}' for i in range(30)]  # "},{" inside strings
+    whole = _fastread._strict_json(("[" + ",".join(tricky) + "]").encode())
+    if piece == 1:  # the first cut falls inside the first string
+        assert not whole
+    elif piece == 10**6:  # read whole
+        assert whole
 
 
 def test_without_simdjson_the_c_path_declines(monkeypatch):
