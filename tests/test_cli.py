@@ -147,8 +147,9 @@ def test_predict_loads_the_model_and_nothing_else():
 
     code = ("import contextlib, io, sys; from labkit import cli\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    cli.main(['predict', 'find', 'data/orders.json', '--filter', '{\"a\": 1}'])\n"
-            "    cli.main(['predict', 'sort', 'data/mixed.json', '--sort', 'v:1'])\n"
+            "    assert cli.main(['predict', 'find', 'data/orders.json', '--filter', "
+            "'{\"a\": 1}']) == 0\n"
+            "    assert cli.main(['predict', 'sort', 'data/mixed.json', '--sort', 'v:1']) == 0\n"
             "print(' '.join(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
