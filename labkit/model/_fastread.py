@@ -26,7 +26,7 @@ import functools
 import importlib
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 # Each canonical wrapper, whole: ``{"$numberInt": "5"}``, with nothing else in its braces. JSON's
@@ -100,24 +100,31 @@ _BETWEEN_DOCUMENTS = re.compile(rb"\}[ \t\n\r]*+(,)[ \t\n\r]*+\{")
 
 def _strict_json(data: bytes) -> bool:
     """Whether simdjson reads the text as JSON by RFC 8259: every text it reads, Python's
-    ``json`` reads the same, and libbson's leniencies of grammar are out of the way. False where
-    simdjson does not load, or refuses the text (a lone surrogate, NaN, a number out of range
-    too: the Python reader reads those or says what is wrong).
+    ``json`` reads the same (but for a leading byte-order mark, which simdjson skips: ``parse``
+    strips it, and libbson refuses one), and libbson's leniencies of grammar are out of the way.
+    False where simdjson does not load, or refuses the text (a lone surrogate, NaN, a number out
+    of range too: the Python reader reads those or says what is wrong).
 
     An array is read in pieces: cut at commas, ``[a, b, c, d]`` is valid whenever ``[a, b]`` and
     ``[c, d]`` both are arrays of at least one value, since putting the comma back joins their
-    values into one array. A cut inside a string leaves two texts that are not both valid, which
-    only sends the text to the Python reader."""
+    values into one array. A cut can fall inside a string (documents holding ``"}, {"``): where
+    a piece is refused, the whole text is read once more in one piece before it is refused."""
     try:
         simdjson = importlib.import_module("simdjson")  # by name: no type information
     except ImportError:
         return False
     parser = simdjson.Parser()
+    if _reads(parser, _pieces(data)):
+        return True
+    return len(data) > 2 * STRICT_PIECE and _reads(simdjson.Parser(), [data])
+
+
+def _reads(parser: Any, pieces: Iterable[bytes]) -> bool:
     try:
-        for piece in _pieces(data):
-            if len(parser.parse(piece)) == 0:  # whole pieces are arrays of documents
+        for piece in pieces:
+            if len(parser.parse(piece)) == 0:  # a piece of several is an array of documents
                 return False
-    except (ValueError, TypeError, RuntimeError, MemoryError):  # TypeError: not an array
+    except (ValueError, TypeError, RuntimeError, MemoryError):
         return False
     return True
 

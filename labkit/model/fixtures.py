@@ -423,11 +423,16 @@ def parse(text: str, where: str = "the input") -> list[Document]:
     else:
         # The C path is handed the only copy of the array's text, which it frees while decoding.
         fast = _fastread.documents(_one_array(stripped))
-        if fast is not None:
+        if fast is not None and len(fast) == stripped.count("\n") + 1:  # one per line
             return _only_documents(fast, where)
+        del fast
         lines = [line for line in stripped.split("\n") if line.strip()]
         try:
-            docs = _loads("[" + ",".join(lines) + "]", where, depth=False)
+            docs = _loads("[" + "\n,".join(lines) + "]", where, depth=False)
+            if len(docs) != len(lines):  # a document ran over its line's end (as "[1" and
+                # "2]" do), or a line held two: only reading each line says which
+                raise BadInput(f"{where}: a document runs past the end of its line, or a line "
+                               "holds more than one")
             for doc, line in zip(docs, lines, strict=True):
                 if _might_be_deep(line):
                     _check_depth_and_text(doc, where, strings=False)
@@ -441,10 +446,12 @@ def parse(text: str, where: str = "the input") -> list[Document]:
 
 def _one_array(text: str) -> str:
     """Documents one per line as the text of one JSON array. A line ends at "\\n" only, as in
-    JSON Lines: a U+2028 inside a string is part of it. A blank line becomes ",," or ", ,",
-    which no JSON reader takes, so the Python reader reads such a file, leaving blank lines out.
-    """
-    return "[" + text.replace("\n", ",") + "]"
+    JSON Lines: a U+2028 inside a string is part of it. Each "\\n" stays, followed by a comma:
+    a string that runs over a line's end then holds a raw line break, which JSON refuses (with
+    a comma in its place, ``{"a": "x`` and ``y"}`` were read as ``{"a": "x,y"}``). A blank line
+    gives ",\\n," which no JSON reader takes, so the Python reader reads such a file, leaving
+    blank lines out."""
+    return "[" + text.replace("\n", "\n,") + "]"
 
 
 def _only_documents(docs: list[Any], where: str) -> list[Document]:
