@@ -94,6 +94,16 @@ def test_doctor_prints_one_line_per_requirement():
     assert result.returncode == (0 if json.loads(labkit("doctor", "--json").stdout)["ok"] else 1)
 
 
+def test_doctor_names_the_models_libraries_as_optional():
+    """``doctor`` lists the libraries the model degrades without (PCRE2, ICU, the fast
+    reader's two), each optional: without one the model refuses what it cannot judge, or reads
+    in Python (docs/model.md)."""
+    checks = {check["name"]: check for check in json.loads(labkit("doctor", "--json").stdout)[
+        "checks"]}
+    for name in ("pcre2", "pyicu-wheels", "python-bsonjs", "pysimdjson"):
+        assert checks[f"package {name}"]["required"] is False
+
+
 def test_no_mongodb_server_error_names_all_three_ways(tmp_path):
     """``labkit server`` with no way to MongoDB says what it tried and how to get a server."""
     result = labkit("server", "--mongodb", "local",

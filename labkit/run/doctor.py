@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 REQUIRED_PACKAGES = ("pymongo", "testcontainers", "psycopg", "uuid-utils", "matplotlib")
 OPTIONAL_PACKAGES = (("jupyterlab", N_("the lessons (make lab)")),
                      ("nbval", N_("the notebook tests")),
-                     ("wiredtiger", N_("the embedded WiredTiger engine (make wiredtiger)")))
+                     ("wiredtiger", N_("the embedded WiredTiger engine (make wiredtiger)")),
+                     # The model's: without them it says what it cannot judge, or reads slower.
+                     ("pcre2", N_("the model's regular expressions (MongoDB's PCRE2)")),
+                     ("pyicu-wheels", N_("the model's collations (ICU)")),
+                     ("python-bsonjs", N_("reading large files fast (labkit predict)")),
+                     ("pysimdjson", N_("reading large files fast (labkit predict)")))
 # The checks' names, in the language in use where they are made: the MongoDB ways' names all
 # begin with "MongoDB" in every language (``Report.mongodb_ways`` counts them by it).
 URI_WAY = N_("MongoDB via LABKIT_MONGODB_URI")
