@@ -290,22 +290,40 @@ def test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined(docs, 
 def test_simdjson_reads_a_large_array_in_pieces_with_the_same_outcome(piece, monkeypatch):
     """A large array is read by simdjson in pieces cut at commas between documents: a valid
     one stays valid, and a flaw in any piece (a number libbson reads and JSON does not) is
-    found. Where a cut falls inside a string, the text is read whole."""
+    found. Where a cut falls inside a string, the piece reaches on to the next cut."""
     monkeypatch.setattr(_fastread, "STRICT_PIECE", piece)
     docs = [f'{{"_id": {i}, "s": "a,b"}}' for i in range(30)]
-    assert _fastread._strict_json(("[" + ",".join(docs) + "]").encode())
+    text = ("[" + ",".join(docs) + "]").encode()
+    assert _fastread._strict_json(text)
     for at in (0, 14, 29):
         flawed = [*docs[:at], '{"v": -01}', *docs[at:]]
         assert not _fastread._strict_json(("[" + ",".join(flawed) + "]").encode())
-    pieces = list(_fastread._pieces(("[" + ",".join(docs) + "]").encode()))
-    assert (len(pieces) > 1) == (piece < 10**6)
-    assert b",".join(p.removeprefix(b"[").removesuffix(b"]") for p in pieces) == (
-        ",".join(docs).encode())  # the pieces hold every byte, once
+    cut = _fastread._next_cut(text, piece)
+    assert (cut is not None) == (piece < 10**6)
+    if cut is not None:  # the first piece and the rest hold every byte but the cut's comma
+        first, rest = _fastread._piece(text, 0, cut), _fastread._piece(text, cut + 1, None)
+        assert first[:-1] + b"," + rest[1:] == text
     tricky = [f'{{"_id": {i}, "s": "}},{{"}}' for i in range(30)]  # "},{" inside strings
-    # Cuts fall inside the strings; where a piece is refused, the whole is read in one piece.
     assert _fastread._strict_json(("[" + ",".join(tricky) + "]").encode())
     flawed = [*tricky[:14], '{"v": -01}', *tricky[14:]]
     assert not _fastread._strict_json(("[" + ",".join(flawed) + "]").encode())
+
+
+def test_a_piece_reaches_on_a_few_cuts_at_most(monkeypatch):
+    """A string holding many "}, {" makes every cut in it unsound: past STRICT_REACHES cuts the
+    piece stops growing and the Python reader reads the text (simdjson's memory stays small)."""
+    monkeypatch.setattr(_fastread, "STRICT_PIECE", 4)
+    inside = '"' + "}, {" * 20 + '"'
+    text = f'[{{"a": {inside}}}, {{"b": 1}}, {{"c": 2}}, {{"d": 3}}, {{"e": 4}}]'.encode()
+    assert json.loads(text)  # valid JSON
+    seen = []
+    real = _fastread._reads
+    monkeypatch.setattr(_fastread, "_reads", lambda parser, piece: seen.append(len(piece))
+                        or real(parser, piece))
+    assert not _fastread._strict_json(text)
+    assert len(seen) == _fastread.STRICT_REACHES + 1
+    monkeypatch.setattr(_fastread, "STRICT_REACHES", 25)
+    assert _fastread._strict_json(text)  # allowed to reach past the string, it reads it
 
 
 def test_without_simdjson_the_c_path_declines(monkeypatch):
@@ -395,6 +413,30 @@ def test_a_document_that_is_not_one_line_is_refused_with_its_line(text, says):
     without a word; where the C path declined, a mismatch of counts raised a ValueError."""
     with pytest.raises(BadInput, match=says):
         fixtures.parse(text)
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('\n\n{"a": 1}\n{"b": }', "line 4 is not Extended JSON"),  # blank lines before count
+    ('  \n{"a": 1}\n{"b": }', "line 3 is not Extended JSON"),
+    ('\ufeff\n{"a": 1}\n{"b": }', "line 3 is not Extended JSON"),
+    ('{"a": 1}\r\n\r\n{"b": }', "line 3 is not Extended JSON"),
+    ('{"a": 1}\n5', "line 2: expected a document .*, not a number"),
+    ('\n{"a": 1}\n[{"b": 2}]', "line 3: expected a document .*, not an array"),
+])
+def test_a_bad_line_is_named_by_its_line_in_the_file(text, says, monkeypatch):
+    """The line named is the file's own line: blank lines before the first document count
+    (the text was stripped first, and the count started after them); a line holding a value
+    that is no document is named too. The same through the C path and the Python reader."""
+    with pytest.raises(BadInput, match=says):
+        fixtures.parse(text)
+    monkeypatch.setattr(_fastread, "documents", lambda text: None)
+    with pytest.raises(BadInput, match=says):
+        fixtures.parse(text)
+
+
+def test_a_byte_order_mark_then_white_space_then_an_array_is_an_array():
+    """A byte-order mark, white space, then ``[``: an array of documents, not lines."""
+    assert fixtures.parse('\ufeff [{"a": 1}]') == [{"a": 1}]
 
 
 def test_a_line_separator_inside_a_string_is_kept():

@@ -26,7 +26,6 @@ import functools
 import importlib
 import re
 import struct
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 # Each canonical wrapper, whole: ``{"$numberInt": "5"}``, with nothing else in its braces. JSON's
@@ -95,6 +94,9 @@ def _takes(text: str) -> bool:
 # after it was freed the C library kept the next large blocks in its heap, where they stayed
 # (the peak of a sort of 100,000 documents rose from 80 to 97 MB).
 STRICT_PIECE = 512 * 1024
+# A refused piece reaches on to the next cut this many times at most (a cut inside a string),
+# so that no piece is longer than some 2.5 MB; past that the Python reader reads the text.
+STRICT_REACHES = 4
 _BETWEEN_DOCUMENTS = re.compile(rb"\}[ \t\n\r]*+(,)[ \t\n\r]*+\{")
 
 
@@ -107,41 +109,52 @@ def _strict_json(data: bytes) -> bool:
 
     An array is read in pieces: cut at commas, ``[a, b, c, d]`` is valid whenever ``[a, b]`` and
     ``[c, d]`` both are arrays of at least one value, since putting the comma back joins their
-    values into one array. A cut can fall inside a string (documents holding ``"}, {"``): where
-    a piece is refused, the whole text is read once more in one piece before it is refused."""
+    values into one array. A valid piece ends where a document ends, so each cut before a
+    refused piece is sound; the refused piece's own cut may fall inside a string (documents
+    holding ``"}, {"``), so it reaches on to the next cut, up to STRICT_REACHES times."""
     try:
         simdjson = importlib.import_module("simdjson")  # by name: no type information
     except ImportError:
         return False
     parser = simdjson.Parser()
-    if _reads(parser, _pieces(data)):
-        return True
-    return len(data) > 2 * STRICT_PIECE and _reads(simdjson.Parser(), [data])
-
-
-def _reads(parser: Any, pieces: Iterable[bytes]) -> bool:
-    try:
-        for piece in pieces:
-            if len(parser.parse(piece)) == 0:  # a piece of several is an array of documents
+    start = 0  # where the next piece's documents begin: 0, or just past a sound cut's comma
+    while True:
+        reach = start + STRICT_PIECE
+        for _attempt in range(STRICT_REACHES + 1):
+            cut = _next_cut(data, reach)
+            if _reads(parser, _piece(data, start, cut)):
+                break
+            if cut is None:
                 return False
+            reach = cut + 1
+        else:
+            return False
+        if cut is None:
+            return True
+        start = cut + 1
+
+
+def _next_cut(data: bytes, reach: int) -> int | None:
+    """The comma of the first ``}, {`` at or past ``reach``; None where less than a piece is left
+    after ``reach`` (the rest is read in one piece with what comes before)."""
+    if len(data) - reach <= STRICT_PIECE:
+        return None
+    found = _BETWEEN_DOCUMENTS.search(data, reach)
+    return None if found is None else found.start(1)
+
+
+def _piece(data: bytes, start: int, cut: int | None) -> bytes:
+    """The documents from ``start`` to the comma at ``cut`` (or to the end) as one array."""
+    if cut is None:
+        return data if start == 0 else b"[" + data[start:]  # its own "]" ends it
+    return data[:cut] + b"]" if start == 0 else b"[" + data[start:cut] + b"]"
+
+
+def _reads(parser: Any, piece: bytes) -> bool:
+    try:
+        return len(parser.parse(piece)) > 0  # a piece of several is an array of documents
     except (ValueError, TypeError, RuntimeError, MemoryError):
         return False
-    return True
-
-
-def _pieces(data: bytes) -> Iterator[bytes]:
-    """The text as arrays of about STRICT_PIECE bytes, cut at commas between documents; the
-    whole text where it has no such comma."""
-    start = 0
-    while True:
-        cut = _BETWEEN_DOCUMENTS.search(data, start + STRICT_PIECE) \
-            if len(data) - start > 2 * STRICT_PIECE else None
-        if cut is None:
-            yield data if start == 0 else b"[" + data[start:]
-            return
-        comma = cut.start(1)
-        yield data[:comma] + b"]" if start == 0 else b"[" + data[start:comma] + b"]"
-        start = comma + 1
 
 
 @functools.cache

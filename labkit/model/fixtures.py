@@ -410,7 +410,9 @@ def _might_be_deep(text: str) -> bool:
 
 def parse(text: str, where: str = "the input") -> list[Document]:
     """Parse Extended JSON: an array of documents, or one document per line."""
-    stripped = text.strip().lstrip("\ufeff")
+    stripped = text.strip().lstrip("\ufeff").strip()
+    # Lines are counted from the text's first line, blank lines before the documents included.
+    first_line = 1 + text[:text.find(stripped[:1]) if stripped else 0].count("\n")
     del text  # a file's worth of memory, where stripping made a copy
     if not stripped:
         raise BadInput(f"{where} is empty: no documents")
@@ -424,7 +426,7 @@ def parse(text: str, where: str = "the input") -> list[Document]:
         # The C path is handed the only copy of the array's text, which it frees while decoding.
         fast = _fastread.documents(_one_array(stripped))
         if fast is not None and len(fast) == stripped.count("\n") + 1:  # one per line
-            return _only_documents(fast, where)
+            return _only_documents(fast, where, stripped, first_line)
         del fast
         lines = [line for line in stripped.split("\n") if line.strip()]
         try:
@@ -438,9 +440,10 @@ def parse(text: str, where: str = "the input") -> list[Document]:
                     _check_depth_and_text(doc, where, strings=False)
         except BadInput:  # read again line by line, to say which line is wrong
             docs = [_loads(line, f"{where}, line {number}")
-                    for number, line in enumerate(stripped.split("\n"), start=1)
+                    for number, line in enumerate(stripped.split("\n"), start=first_line)
                     if line.strip()]
             raise
+        return _only_documents(docs, where, stripped, first_line)
     return _only_documents(docs, where)
 
 
@@ -454,10 +457,23 @@ def _one_array(text: str) -> str:
     return "[" + text.replace("\n", "\n,") + "]"
 
 
-def _only_documents(docs: list[Any], where: str) -> list[Document]:
-    if not all(map(isinstance, docs, itertools.repeat(dict))):
-        raise BadInput(f"{where}: expected an array of documents, or one document per line")
-    return docs
+def _only_documents(docs: list[Any], where: str, lines: str | None = None,
+                    first_line: int = 1) -> list[Document]:
+    """``docs`` where every one is a document; else BadInput, naming the line of the first
+    that is not where the documents came one per line (``lines``, from ``first_line``)."""
+    if all(map(isinstance, docs, itertools.repeat(dict))):
+        return docs
+    if lines is not None:
+        numbers = [n for n, line in enumerate(lines.split("\n"), start=first_line)
+                   if line.strip()]
+        at = next(i for i, doc in enumerate(docs) if not isinstance(doc, dict))
+        if len(numbers) == len(docs):
+            kind = ("an array" if isinstance(docs[at], list) else "a string"
+                    if isinstance(docs[at], str) else "null" if docs[at] is None
+                    else "true or false" if isinstance(docs[at], bool) else "a number")
+            raise BadInput(f"{where}, line {numbers[at]}: expected a document (an object in "
+                           f"braces), not {kind}")
+    raise BadInput(f"{where}: expected an array of documents, or one document per line")
 
 
 def parse_value(text: str, where: str = "the filter") -> Any:
