@@ -72,9 +72,10 @@ PCRE2_FROM = 256 * 1024
 
 
 def _takes(text: str) -> bool:
-    """Whether every ``"$`` in the text opens one of the whole canonical wrappers above and no
-    number literal has 19 digits or more (libbson wraps one past 64 bits round). A ``"$`` or a
-    long run of digits inside a string only sends the text to the Python reader."""
+    """Whether simdjson reads the text as strict JSON, every ``"$`` in it opens one of the whole
+    canonical wrappers above and no number literal has 19 digits or more (libbson wraps one
+    past 64 bits round). A ``"$`` or a long run of digits inside a string only sends the text
+    to the Python reader."""
     if "\\u0024" in text:  # a "$" written as an escape: libbson and json read it as "$"
         return False
     data = text.encode("utf-8", "surrogatepass")
