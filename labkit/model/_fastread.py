@@ -87,7 +87,7 @@ def _takes(text: str) -> bool:
             return all(search(data) is None for search in searches)
         except Exception:  # a limit of PCRE2's (match or stack): re makes the same check
             pass
-    return _STRAY_DOLLAR_RE.search(text) is None and _no_long_digits(text)
+    return _STRAY_DOLLAR_RE.search(text) is None and _no_long_digits(data)
 
 
 # simdjson reads a large array in pieces of about this many bytes, each cut at a comma between
@@ -170,10 +170,11 @@ def _pcre2_searches() -> tuple[Any, Any] | None:
         return None
 
 
-def _no_long_digits(text: str) -> bool:
-    """Whether no run of 19 ASCII digits or more may be a number literal, by the rule of
-    ``_LONG_LITERAL`` (one that long may be past 64 bits, which libbson wraps round)."""
-    marks = text.encode("utf-8", "surrogatepass").translate(_MARKS)
+def _no_long_digits(data: bytes) -> bool:
+    """Whether no run of 19 ASCII digits or more in the UTF-8 text may be a number literal, by
+    the rule of ``_LONG_LITERAL`` (one that long may be past 64 bits, which libbson wraps
+    round)."""
+    marks = data.translate(_MARKS)
     start = marks.find(_LONG_RUN)
     while start != -1:
         before = marks[max(start - 2, 0):start]

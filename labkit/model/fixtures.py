@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
 from labkit.model import _fastread
+from labkit.model.bson_order import bson_type
 
 if TYPE_CHECKING:
     from pymongo.collection import Collection
@@ -468,11 +469,8 @@ def _only_documents(docs: list[Any], where: str, lines: str | None = None,
                    if line.strip()]
         at = next(i for i, doc in enumerate(docs) if not isinstance(doc, dict))
         if len(numbers) == len(docs):
-            kind = ("an array" if isinstance(docs[at], list) else "a string"
-                    if isinstance(docs[at], str) else "null" if docs[at] is None
-                    else "true or false" if isinstance(docs[at], bool) else "a number")
             raise BadInput(f"{where}, line {numbers[at]}: expected a document (an object in "
-                           f"braces), not {kind}")
+                           f"braces), not a value of type {bson_type(docs[at])}")
     raise BadInput(f"{where}: expected an array of documents, or one document per line")
 
 
