@@ -47,6 +47,11 @@ def python_read(array_text):
         return exc
 
 
+def past_pcre2_from(document: str) -> str:
+    """An array of the same document, long enough that PCRE2 makes the reader's check."""
+    return "[" + ",".join([document] * (_fastread.PCRE2_FROM // len(document) + 1)) + "]"
+
+
 INTEGER_TEXT = st.one_of(st.integers(-(2**64), 2**64).map(str),
                          st.sampled_from([" 5", "+5", "5 ", "05", "-0", "", "-", "1e2", "٣"]))
 NUMBER_TEXT = st.one_of(
@@ -136,7 +141,7 @@ def test_both_checks_tell_a_literal_from_digits_in_a_string(text):
 def test_a_large_text_is_checked_by_pcre2_and_read_the_same(monkeypatch):
     """A text past PCRE2_FROM is checked by PCRE2; a stray wrapper in it still declines."""
     line = '{"_id": {"$numberInt": "1"}, "v": {"$oid": "8a1623532566627707648800"}}'
-    text = "[" + ",".join([line] * (_fastread.PCRE2_FROM // len(line) + 1)) + "]"
+    text = past_pcre2_from(line)
     assert len(text) >= _fastread.PCRE2_FROM
     calls = []
     searches = _fastread._pcre2_searches()
@@ -179,7 +184,7 @@ def test_a_failing_pcre2_search_leaves_the_check_to_re(monkeypatch):
         raise RuntimeError("match limit exceeded")
     monkeypatch.setattr(_fastread, "_pcre2_searches", lambda: (fails, fails))
     line = '{"_id": {"$numberInt": "1"}}'
-    text = "[" + ",".join([line] * (_fastread.PCRE2_FROM // len(line) + 1)) + "]"
+    text = past_pcre2_from(line)
     assert _fastread.documents(text) is not None
     assert _fastread.documents(text[:-1] + ', {"v": {"$numberInt": " 5"}}]') is None
 
@@ -191,7 +196,7 @@ def test_without_pcre2_re_checks_a_large_text(monkeypatch):
     try:
         assert _fastread._pcre2_searches() is None
         line = '{"_id": {"$numberInt": "1"}}'
-        text = "[" + ",".join([line] * (_fastread.PCRE2_FROM // len(line) + 1)) + "]"
+        text = past_pcre2_from(line)
         assert _fastread.documents(text) is not None
         assert _fastread.documents(text[:-1] + ', {"v": 12345678901234567890}]') is None
     finally:
