@@ -116,3 +116,18 @@ def postgres_canary(labkit_config_dir):
     finally:
         canary.remove(server, name)
         server.stop()
+
+
+@pytest.fixture
+def wire_server(request):
+    """A scripted MongoDB (``mongo_wire.WireServer``) answering ``ping`` and ``buildInfo``,
+    for the ``wire`` tests; its version is 7.0 unless the test is parametrized indirectly
+    (``@pytest.mark.parametrize("wire_server", ["6.0", "8.0"], indirect=True)``). The test
+    fails if labkit sent a command no rule answered."""
+    from mongo_wire import WireServer
+
+    server = WireServer(version=getattr(request, "param", "7.0")).start().standalone()
+    yield server
+    server.stop()
+    unscripted = [f"{s.name} on {s.db}" for s in server.unscripted]
+    assert not unscripted, f"labkit sent commands no rule answered: {unscripted}"
