@@ -4,62 +4,99 @@ answers labkit's unmodified MongoDB code speaking through real pymongo.
 A script is a list of rules, each a command name and the reply (or error) the server's
 documented reply shape gives; every command labkit's code sends is recorded, in order, with
 its document as pymongo encoded it (an int32 decodes as ``int``, an int64 as ``Int64``, a
-double as ``float``), so a test asserts what labkit sends and how it handles each reply. A
-command no rule answers is recorded as unscripted and refused with code 59
-(``CommandNotFound``), and the ``wire_server`` fixture fails the test on it: a script never
-lets a command pass unseen.
+double as ``float``, a UUID as ``Binary`` subtype 4, a date as a naive UTC ``datetime``), so a
+test asserts what labkit sends and how it handles each reply. A command no rule answers is
+recorded as unscripted and refused with code 59 (``CommandNotFound``), and the ``wire_server``
+fixture fails the test on it: a script never lets a command pass unseen.
 
 What the scripted server is not: an engine. It knows nothing of MongoDB's comparison rules,
 storage or privileges; each reply is written by the test from a cited source, and no verdict
-about MongoDB's behaviour comes from it. ``test_wire_live.py`` holds the same reply shapes
-against a real server wherever one runs.
+about MongoDB's behaviour comes from it. ``test_wire_live.py`` asks a real server the same
+commands and compares the replies' fields and types with ``same_shape``, wherever one runs.
 
 The shapes every test shares are here, each with where it comes from; a test file keeps the
-shapes only it uses beside its tests.
+shapes only it uses beside its tests (and their live check beside those, with ``same_shape``).
+
+Sources are named by file and commit in mongodb/mongo as the search index holds them: where the
+commit is not a release tag, the comment says what the file showed and what a live run on 6.0,
+7.0 and 8.0 (the workflow's matrix, through ``test_wire_live.py``) confirms.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bson import Int64
+from bson import Int64, ObjectId
 from mockupdb import MockupDB
 
-# The server versions the live workflow runs, each with its maxWireVersion: the wire version
-# table in src/mongo/db/wire_version.h (mongodb/mongo, r8.0.4): 17 = 6.0 (WIRE_VERSION_60),
-# 21 = 7.0 (WIRE_VERSION_70), 25 = 8.0 (WIRE_VERSION_80).
+# The server versions the live workflow runs, each with its maxWireVersion: 17 = 6.0, 21 = 7.0,
+# 25 = 8.0, from the table in mongodb/specifications source/wireversion-featurelist/
+# wireversion-featurelist.md (commit 175096a3) and mongodb/mongo-java-driver's
+# ServerVersionHelper.java (SIX/SEVEN/EIGHT_DOT_ZERO_WIRE_VERSION, commit 0fe5342b). Since 5.1 the
+# server derives the number from src/mongo/util/version/releases.yml (SERVER-58346, as the
+# specifications page says) rather than spelling each release in src/mongo/db/wire_version.h,
+# whose stored copies here predate 5.1; test_wire_live.py checks the numbers against each server.
 VERSIONS: dict[str, tuple[str, int]] = {"6.0": ("6.0.19", 17), "7.0": ("7.0.16", 21),
                                         "8.0": ("8.0.4", 25)}
 
-# Error codes, from src/mongo/base/error_codes.yml (mongodb/mongo, r8.0.4).
+# Error codes, from src/mongo/base/error_codes.yml (mongodb/mongo, read at commit 007ba934; the
+# file never renumbers a code, a retired one stays as OBSOLETE_<name>).
 UNAUTHORIZED = 13  # "Unauthorized"
 COMMAND_NOT_FOUND = 59  # "CommandNotFound"
-HOST_UNREACHABLE = 6  # "HostUnreachable"
-NETWORK_TIMEOUT = 89  # "NetworkTimeout"
-# Atlas's shared tiers (M0/Flex) answer a refused action with 8000, codeName "AtlasError",
-# "user is not allowed to do action [X] on [Y]" (the Atlas manual's "Unsupported commands in
-# M0/Flex clusters" page; not in error_codes.yml: the proxy in front of the server sends it).
+HOST_UNREACHABLE = 6  # "HostUnreachable" (categories NetworkError, RetriableError)
+NETWORK_TIMEOUT = 89  # "NetworkTimeout" (NetworkError, RetriableError, NetworkTimeoutError)
+# Atlas's shared tiers (M0/Flex) refuse some actions with 8000, codeName "AtlasError", and a
+# message such as "user is not allowed to do action [find] on [share.users]". No authoritative
+# source documents this: error_codes.yml (same commit) has no 8000 and says "Error codes
+# 4000-8999 are reserved"; the Atlas manual's "Unsupported Commands in Atlas" page gives only
+# the text "<$command> is not allowed or the syntax is incorrect, see the Atlas documentation
+# for more information." without a code. The shape here is what users report: {ok: 0, code:
+# 8000, codeName: "AtlasError"} in omarciovsena/abibliadigital issue 448, and the "user is not
+# allowed to do action [find] on [share.users]" text in adrianhajdin/
+# project_next_14_ai_prompt_sharing issue 23. Only an Atlas shared-tier cluster can confirm it.
 ATLAS_ERROR = 8000
 
 
-def hello_reply(version: str = "7.0") -> dict[str, Any]:
-    """A standalone mongod's ``hello`` reply: the fields of src/mongo/db/repl/hello.idl
-    (HelloCommandReply) a standalone sets, as the manual's "hello" page lists them."""
+def hello_reply(version: str = "7.0", *, legacy: bool = False,
+                hello_ok: bool = False) -> dict[str, Any]:
+    """A standalone mongod's reply to ``hello`` (or, ``legacy``, to ``isMaster``).
+
+    The fields are those src/mongo/db/repl/replication_info.cpp (CmdHello::run; mongodb/mongo
+    at commit 02ea85d3) appends for a standalone, with the types src/mongo/db/repl/hello.idl
+    (HelloCommandReply, commit 099ec26f) declares: ``isWritablePrimary`` to ``hello`` and
+    ``ismaster`` to ``isMaster``, never both; ``helloOk: true`` only when the request carried
+    ``helloOk``; ``topologyVersion`` {processId: ObjectId, counter: int64}; ``localTime`` a
+    date. The numbers are appended with appendNumber, which writes an int32 when the value fits
+    (src/mongo/bson/bsonobjbuilder.h, commit 7648ee6b), so they are Python ints here. Only
+    ``maxWireVersion`` differs between 6.0, 7.0 and 8.0."""
     _full, wire = VERSIONS[version]
-    return {"isWritablePrimary": True, "ismaster": True, "helloOk": True,
-            "topologyVersion": {"processId": _oid(0), "counter": Int64(0)},
-            "maxBsonObjectSize": 16 * 1024 * 1024, "maxMessageSizeBytes": 48_000_000,
-            "maxWriteBatchSize": 100_000, "logicalSessionTimeoutMinutes": 30,
-            "connectionId": 1, "minWireVersion": 0, "maxWireVersion": wire,
-            "readOnly": False, "ok": 1.0}
+    reply: dict[str, Any] = {"ismaster" if legacy else "isWritablePrimary": True}
+    if hello_ok:
+        reply["helloOk"] = True
+    reply.update({
+        "topologyVersion": {"processId": _oid(0), "counter": Int64(0)},
+        "maxBsonObjectSize": 16 * 1024 * 1024, "maxMessageSizeBytes": 48_000_000,
+        "maxWriteBatchSize": 100_000, "localTime": dt.datetime.now(dt.UTC),
+        "logicalSessionTimeoutMinutes": 30, "connectionId": 1, "minWireVersion": 0,
+        "maxWireVersion": wire, "readOnly": False, "ok": 1.0})
+    return reply
 
 
 def build_info_reply(version: str = "7.0") -> dict[str, Any]:
-    """``buildInfo``: ``version``, ``versionArray`` and the rest of the manual's "buildInfo"
-    page (src/mongo/db/commands/buildinfo_common.cpp fills them); labkit reads ``version``."""
+    """``buildInfo``: ``version`` "<major>.<minor>.<patch>", ``versionArray`` four int32s,
+    ``bits``, ``debug``, ``maxBsonObjectSize``, ``storageEngines`` (the manual's "buildInfo"
+    page, www.mongodb.com/docs/manual/reference/command/buildInfo/, lists these among its
+    stable fields; a real reply has more: gitVersion, allocator, openssl, buildEnvironment...).
+    Through 8.0 buildInfo needs no authentication (CmdBuildInfo's requiresAuth() returns
+    false); from 8.1 it does by default (the buildInfoAuthMode parameter in
+    src/mongo/db/commands/buildinfo_common.cpp, commit 1c287af4; SERVER-90284, SERVER-102881).
+    The storage engine list depends on the build; labkit reads ``version``."""
     full, _wire = VERSIONS.get(version, (version, 21))
     parts = [int(p) for p in full.split(".")]
     return {"version": full, "gitVersion": "0" * 40, "versionArray": [*parts, 0],
@@ -69,21 +106,26 @@ def build_info_reply(version: str = "7.0") -> dict[str, Any]:
 
 def cursor_reply(namespace: str, documents: list[Mapping[str, Any]],
                  batch: str = "firstBatch") -> dict[str, Any]:
-    """A ``find``/``aggregate``/``listCollections`` reply: one batch, cursor exhausted
-    (``id: 0``), as the manual's "find" page and src/mongo/db/query/cursor_response.cpp
-    (CursorResponse::toBSON) shape it."""
+    """A ``find``/``aggregate``/``listCollections`` reply: one batch, cursor exhausted.
+
+    ``cursor`` {``firstBatch`` (``nextBatch`` for getMore): array, ``id``: int64, ``ns``:
+    string}, ``ok`` 1.0, as src/mongo/db/query/cursor_response.cpp (CursorResponse::addToBSON
+    and the CursorResponseBuilder find uses; mongodb/mongo commit 0136f88d) builds it and
+    CursorResponse::parseFromBSON insists (``id`` must be a long). The same in 6.0, 7.0, 8.0."""
     return {"cursor": {"id": Int64(0), "ns": namespace, batch: list(documents)}, "ok": 1.0}
 
 
 def write_reply(n: int = 1, **extra: Any) -> dict[str, Any]:
-    """An ``insert``/``delete`` reply: ``{n, ok}`` (the manual's "insert" and "delete" pages)."""
+    """An ``insert``/``delete`` reply: ``{n: int32, ok: 1.0}`` (the manual's "insert" and
+    "delete" command pages, Output; write errors would add ``writeErrors``)."""
     return {"n": n, **extra, "ok": 1.0}
 
 
 def update_reply(n: int = 1, modified: int = 1,
                  upserted: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """An ``update`` reply: ``{n, nModified, upserted?, ok}`` (the manual's "update" page:
-    ``upserted`` lists ``{index, _id}`` for each document an upsert inserted)."""
+    """An ``update`` reply: ``{n, nModified, upserted?, ok}`` (the manual's "update" command
+    page, Output: ``upserted`` lists ``{index: int32, _id}`` for each statement whose upsert
+    inserted; such a statement counts in ``n`` and not in ``nModified``)."""
     reply: dict[str, Any] = {"n": n, "nModified": modified, "ok": 1.0}
     if upserted:
         reply["upserted"] = upserted
@@ -91,28 +133,81 @@ def update_reply(n: int = 1, modified: int = 1,
 
 
 def error_reply(code: int, errmsg: str, code_name: str) -> dict[str, Any]:
-    """A command's refusal: ``{ok: 0, errmsg, code, codeName}`` (src/mongo/rpc/reply_builder
-    _interface.cpp, ReplyBuilderInterface::setCommandReply for a non-OK Status)."""
+    """A command's refusal: ``{ok: 0.0, errmsg, code: int32, codeName}``, as
+    augmentReplyWithStatus in src/mongo/rpc/reply_builder_interface.cpp (mongodb/mongo commit
+    044d2f73) adds them to a reply for a non-OK Status. A replica set or mongos adds
+    ``$clusterTime`` and ``operationTime``; a standalone adds nothing."""
     return {"ok": 0.0, "errmsg": errmsg, "code": code, "codeName": code_name}
 
 
+def command_not_found(command: str) -> dict[str, Any]:
+    """What any server answers to a command it does not know: code 59, "no such command:
+    '<name>'" (the check in src/mongo/db/service_entry_point_common.cpp before a command runs)."""
+    return error_reply(COMMAND_NOT_FOUND, f"no such command: '{command}'", "CommandNotFound")
+
+
 def unauthorized(command: str, db: str = "admin") -> dict[str, Any]:
-    """What a user without the privilege gets: code 13, "not authorized on <db> to execute
-    command { <command>: … }" (src/mongo/db/service_entry_point_common.cpp, the check that
-    fails with ErrorCodes::Unauthorized before a command runs)."""
-    return error_reply(UNAUTHORIZED, f"not authorized on {db} to execute command "
-                                     f"{{ {command}: 1, $db: \"{db}\" }}", "Unauthorized")
+    """What an authenticated user without the privilege gets: code 13, "not authorized on <db>
+    to execute command <the command as sent>". The wording is CommandInvocation::
+    checkAuthorization's in src/mongo/db/commands.cpp (the same words in _checkAuthorizationImpl
+    at mongodb/mongo commit e5e0da93, 2.4 days); the command is printed as the server renders
+    BSON, with every field the driver sent (lsid, $db; $clusterTime on a replica set), so labkit
+    must read the code, never the text."""
+    sent = (f"{{ {command}: 1, lsid: {{ id: UUID(\"00000000-0000-4000-8000-000000000000\") }}, "
+            f"$db: \"{db}\" }}")
+    return error_reply(UNAUTHORIZED, f"not authorized on {db} to execute command {sent}",
+                       "Unauthorized")
+
+
+def unauthenticated(command: str) -> dict[str, Any]:
+    """What a connection that has not authenticated gets, with access control on, for a command
+    that needs a user: code 13, "Command <name> requires authentication"
+    (checkAuthorizationImplPreParse in src/mongo/db/commands.cpp). From localhost before the
+    first user exists (the localhost exception) the server lets such commands through."""
+    return error_reply(UNAUTHORIZED, f"Command {command} requires authentication",
+                       "Unauthorized")
 
 
 def atlas_refusal(action: str, resource: str) -> dict[str, Any]:
-    """Atlas's shared tiers' refusal: code 8000, ``AtlasError``."""
+    """Atlas's shared tiers' refusal: code 8000, ``AtlasError`` (see ``ATLAS_ERROR`` for what
+    is, and is not, known of it)."""
     return error_reply(ATLAS_ERROR, f"user is not allowed to do action [{action}] on "
                                     f"[{resource}]", "AtlasError")
 
 
-def _oid(n: int) -> Any:
-    from bson import ObjectId
+def same_shape(scripted: Any, real: Any, path: str = "") -> list[str]:
+    """Where a real reply differs in shape from the scripted one: each key of ``scripted`` must
+    be in ``real`` with a value of the same Python type (an int32 decodes as ``int``, an int64
+    as ``Int64``: they differ), documents compared key by key, lists by their first elements.
+    Returns the differences, each with its path; an empty list means the shape holds. A scripted
+    non-empty list against an empty real one is a difference: it proves nothing."""
+    where = path or "the reply"
+    if isinstance(scripted, Mapping):
+        if not isinstance(real, Mapping):
+            return [f"{where}: a document in the script, {type(real).__name__} on the server"]
+        problems = []
+        for key, value in scripted.items():
+            inner = f"{path}.{key}" if path else str(key)
+            if key not in real:
+                problems.append(f"{inner}: missing on the server")
+            else:
+                problems.extend(same_shape(value, real[key], inner))
+        return problems
+    if isinstance(scripted, list):
+        if not isinstance(real, list):
+            return [f"{where}: a list in the script, {type(real).__name__} on the server"]
+        if not scripted:
+            return []
+        if not real:
+            return [f"{where}: an empty list on the server, so its elements cannot be compared"]
+        return same_shape(scripted[0], real[0], f"{path}[0]")
+    if type(scripted) is not type(real):
+        return [f"{where}: {type(scripted).__name__} in the script, "
+                f"{type(real).__name__} on the server"]
+    return []
 
+
+def _oid(n: int) -> ObjectId:
     return ObjectId(n.to_bytes(12, "big"))
 
 
@@ -137,7 +232,9 @@ class Sent:
 
 @dataclass
 class Rule:
-    """Answer command ``name`` (when ``match`` says so) with ``reply``, at most ``times``."""
+    """Answer command ``name`` (when ``match`` says so) with ``reply``, at most ``times``;
+    ``hangup`` closes the connection instead, ``delay`` answers (or hangs up) that many
+    seconds later."""
 
     name: str
     reply: Reply | None
@@ -145,6 +242,7 @@ class Rule:
     times: int | None = None
     hangup: bool = False
     used: int = 0
+    delay: float | None = None
 
     def applies(self, sent: Sent) -> bool:
         if sent.name.lower() != self.name.lower():
@@ -154,10 +252,12 @@ class Rule:
         return self.match is None or self.match(sent)
 
 
-# Commands a driver sends on its own, answered without a script: the handshake and monitors
-# (hello, isMaster), and what a closing client sends (endSessions: the manual's "endSessions"
-# page, reply {ok: 1}).
-_DRIVER_OWN = {"hello", "ismaster", "endsessions"}
+# The handshake's and the monitors' commands, which pymongo sends on its own: hello and isMaster
+# without a session. A hello or isMaster carrying ``lsid`` is the application's (pymongo's
+# monitors never attach a session): it is recorded and answered by the rules, like any command.
+_HANDSHAKE = {"hello", "ismaster"}
+# What a closing client sends (endSessions: the manual's "endSessions" page, reply {ok: 1}).
+_CLOSING = {"endsessions"}
 
 
 @dataclass
@@ -170,6 +270,8 @@ class WireServer:
     rules: list[Rule] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _mockup: MockupDB | None = None
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _later: list[threading.Thread] = field(default_factory=list)
 
     def start(self) -> WireServer:
         self._mockup = MockupDB(request_timeout=30)
@@ -178,9 +280,19 @@ class WireServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._mockup is not None:
+            # MockupDB's accept loop waits up to a second in select() before it sees that it
+            # should stop; marking it stopped and connecting once wakes it at once (a second
+            # saved on every wire test).
+            self._mockup._stopped = True
+            with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=1):
+                pass
             self._mockup.stop()
             self._mockup = None
+        for thread in self._later:
+            thread.join(5)
 
     @property
     def port(self) -> int:
@@ -189,15 +301,17 @@ class WireServer:
 
     @property
     def uri(self) -> str:
-        """A URI for this server; pymongo connects directly and gives up after 2 s."""
+        """A URI for this server, connecting directly (labkit's client sets its own timeouts)."""
         return f"mongodb://127.0.0.1:{self.port}/?directConnection=true"
 
     def on(self, name: str, reply: Reply | None = None, *,
            match: Callable[[Sent], bool] | None = None, times: int | None = None,
-           hangup: bool = False) -> Rule:
-        """Answer ``name`` with ``reply`` (a document, or a function of what was sent).
-        Rules are tried newest first, so a test narrows the defaults it starts from."""
-        rule = Rule(name, reply, match, times, hangup)
+           hangup: bool = False, delay: float | None = None) -> Rule:
+        """Answer ``name`` with ``reply`` (a document, or a function of what was sent; None
+        answers ``{ok: 1}``), or close the connection (``hangup``), ``delay`` seconds later if
+        given (pymongo's socket timeout then fires as it would on a slow server). Rules are
+        tried newest first, so a test narrows the defaults it starts from."""
+        rule = Rule(name, reply, match, times, hangup, delay=delay)
         with self._lock:
             self.rules.insert(0, rule)
         return rule
@@ -213,31 +327,68 @@ class WireServer:
     def _answer(self, request: Any) -> bool:
         doc = dict(request.doc)
         name = str(next(iter(doc), ""))
-        if name.lower() in _DRIVER_OWN:
-            if name.lower() == "endsessions":
-                return request.replies({"ok": 1.0})
-            return request.replies(hello_reply(self.version))
+        if name.lower() in _CLOSING:
+            return request.replies({"ok": 1.0})
+        if name.lower() in _HANDSHAKE and "lsid" not in doc:
+            return self._handshake(request, name, doc)
         sent = Sent(name=name, db=str(doc.get("$db", "")), doc=doc)
         with self._lock:
             self.sent.append(sent)
             rule = next((r for r in self.rules if r.applies(sent)), None)
             if rule is not None:
                 rule.used += 1
+        if rule is None and name.lower() in _HANDSHAKE:
+            return request.replies(self._hello(name, doc))
         if rule is None:
             with self._lock:
                 self.unscripted.append(sent)
-            return request.replies(error_reply(COMMAND_NOT_FOUND,
-                                               f"no such command: '{name}' (unscripted)",
-                                               "CommandNotFound"))
+            refusal = command_not_found(name)
+            refusal["errmsg"] += " (no rule of the script answers it)"
+            return request.replies(refusal)
         if rule.hangup:
-            return request.hangup()
+            return self._send(request, rule.delay, request.hangup)
         reply = rule.reply(sent) if callable(rule.reply) else rule.reply
-        return request.replies(dict(reply or {"ok": 1.0}))
+        answer = dict(reply or {"ok": 1.0})
+        return self._send(request, rule.delay, lambda: request.replies(answer))
+
+    def _hello(self, name: str, doc: Mapping[str, Any]) -> dict[str, Any]:
+        return hello_reply(self.version, legacy=name.lower() == "ismaster",
+                           hello_ok="helloOk" in doc)
+
+    def _handshake(self, request: Any, name: str, doc: Mapping[str, Any]) -> bool:
+        """Answer the driver's own hello. The monitor's awaitable hello (``topologyVersion``
+        and ``maxAwaitTimeMS``) is answered when the wait ends, as a server whose topology did
+        not change answers it (the awaitable hello in CmdHello::run, replication_info.cpp):
+        answered at once, pymongo would ask again at once, thousands of times a second."""
+        reply = self._hello(name, doc)
+        wait = doc.get("maxAwaitTimeMS") if "topologyVersion" in doc else None
+        seconds = float(wait) / 1000 if wait is not None else None
+        return self._send(request, seconds, lambda: request.replies(reply))
+
+    def _send(self, request: Any, seconds: float | None, send: Callable[[], Any]) -> bool:
+        """Send now, or ``seconds`` later from a thread of its own: MockupDB holds its lock
+        while a responder runs, so a responder that waited would stall every connection."""
+        if not seconds:
+            send()
+            return True
+
+        def later() -> None:
+            if self._stopping.wait(seconds):
+                return
+            with contextlib.suppress(OSError):  # the client closed the connection meanwhile
+                send()
+
+        thread = threading.Thread(target=later, name=f"wire-reply-{request.request_id}",
+                                  daemon=True)
+        with self._lock:
+            self._later.append(thread)
+        thread.start()
+        return True
 
     def standalone(self) -> WireServer:
         """The replies every MongoDB answers the same way, whoever asks: ``ping`` ({ok: 1},
-        the manual's "ping" page) and ``buildInfo`` (no authentication needed for either,
-        src/mongo/db/commands/generic.cpp and buildinfo_common.cpp: requiresAuth false)."""
+        the manual's "ping" page) and ``buildInfo`` (neither needs authentication through 8.0:
+        their commands' requiresAuth() is false; see build_info_reply for 8.1 on)."""
         self.on("ping", {"ok": 1.0})
         self.on("buildInfo", build_info_reply(self.version))
         return self
