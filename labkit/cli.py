@@ -14,6 +14,7 @@ from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import _, number
 from labkit.model import versions
+from labkit.syllabus import TOPICS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -446,8 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run every claim live and write a report")
     _add_mongodb_options(run)
-    run.add_argument("--topics", help="comma-separated topics: dates, sort-order, "
-                     "bracketing, objectid, btree")
+    run.add_argument("--topics", help=f"comma-separated topics: {', '.join(TOPICS)}")
     run.add_argument("--claims", help="comma-separated claim IDs, e.g. O2,O3")
     run.add_argument("--btree-n", type=_int, metavar="N",
                      help="keys per kind for the B-tree claims (default LABKIT_BTREE_N, "
@@ -490,8 +490,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="after --: a command to run with LABKIT_MONGODB_URI set")
     server.set_defaults(func=cmd_server)
 
-    clean = sub.add_parser("clean", help="remove databases killed runs left on "
-                           "LABKIT_POSTGRES_DSN's server")
+    clean = sub.add_parser("clean", help="remove databases killed runs left on the servers of "
+                           "LABKIT_POSTGRES_DSN and LABKIT_MONGODB_URI", description="Remove "
+                           "the databases killed labkit runs left on the servers of "
+                           "LABKIT_POSTGRES_DSN (PostgreSQL) and LABKIT_MONGODB_URI (MongoDB); "
+                           "the servers labkit starts itself leave nothing behind.")
     clean.add_argument("--json", action="store_true")
     clean.set_defaults(func=cmd_clean)
 

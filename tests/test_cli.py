@@ -207,3 +207,16 @@ def test_btree_plot_with_an_svg_name_writes_svg(tmp_path):
                         "--quiet", "--plot", str(tmp_path / name))
         assert result.returncode == 0, result.stderr
         assert (tmp_path / name).read_bytes().startswith(start)
+
+
+def test_clean_help_names_both_servers_it_cleans():
+    """``labkit clean`` removes stale databases on LABKIT_POSTGRES_DSN's and LABKIT_MONGODB_URI's
+    servers (``servers.clean_user_servers``), and both its help and ``labkit --help`` say so
+    (they named PostgreSQL only)."""
+    own = labkit("clean", "--help")
+    assert own.returncode == 0
+    assert "LABKIT_POSTGRES_DSN (PostgreSQL)" in own.stdout
+    assert "LABKIT_MONGODB_URI (MongoDB)" in own.stdout
+    listed = " ".join(labkit("--help").stdout.split())
+    assert "clean remove databases killed runs left on the servers of LABKIT_POSTGRES_DSN and " \
+           "LABKIT_MONGODB_URI" in listed

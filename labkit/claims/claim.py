@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from labkit import syllabus
 from labkit.errors import ServerUnavailable
 
 # Both are used here and imported from here by the runner, the cards and the experiments.
@@ -37,11 +38,10 @@ BEHAVIOUR, SURVEY = "behaviour", "survey"
 KINDS = (BEHAVIOUR, SURVEY)
 KIND_TEXT = {BEHAVIOUR: N_("behaviour claim"), SURVEY: N_("survey claim")}
 
-TOPICS = ("dates", "sort-order", "bracketing", "objectid", "btree")
-# A topic's name as a learner reads it (charts, tables); the code above is what files keep.
-TOPIC_TEXT = {"dates": N_("dates"), "sort-order": N_("sort order"),
-              "bracketing": N_("type bracketing"), "objectid": N_("ObjectId"),
-              "btree": N_("B-tree keys")}
+# Topics, the lessons' own (labkit.syllabus): the code files keep ("sort-order"), and each as a
+# learner reads it (charts, tables), translated where it is shown.
+TOPICS = syllabus.TOPICS
+TOPIC_TEXT = syllabus.TOPIC_TEXT
 SOURCES = {
     "000": N_("000_bdc55fbfedc17ec7.txt (ObjectId generator page)"),
     "002": N_("002_b087e3843ef37896.txt (BSON & ObjectId, part 2/3)"),

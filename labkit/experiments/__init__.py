@@ -1,5 +1,5 @@
-"""The experiments behind the claims, one module per lesson; ``catalogue`` imports them all,
-which registers every claim.
+"""The experiments behind the claims, one module per lesson, named in its record in
+``labkit.syllabus``; ``catalogue`` imports each one named there, which registers every claim.
 
 Each module's docstring names its lesson; ``tests/test_<module>.py`` mirrors it.
 """

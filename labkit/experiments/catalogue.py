@@ -1,9 +1,13 @@
-"""Every claim the kit checks, by ID and topic, in the order of ``CLAIMS.md``."""
+"""Every claim the kit checks, by ID and topic: each lesson's module that ``labkit.syllabus``
+names is imported here, which registers its claims, and they are listed by their IDs' letters
+in lesson order (D, S, B, O, U, then X), then by number, as ``docs/claims.md`` lists them."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 
+from labkit import syllabus
 from labkit.claims.claim import (  # noqa: F401  (the vocabulary, for callers of this module)
     BEHAVIOUR,
     ERROR,
@@ -19,38 +23,40 @@ from labkit.claims.claim import (  # noqa: F401  (the vocabulary, for callers of
 )
 from labkit.claims.registry import REGISTRY
 from labkit.errors import BadInput, UnknownClaim
-from labkit.experiments import (  # noqa: F401  (importing the experiments registers their claims)
-    bracketing,
-    btree_keys,
-    dates,
-    objectid_anatomy,
-    objectid_ordering,
-    sort_order,
-)
 from labkit.i18n import _
 
-LESSONS = {
-    "dates": "01_dates_not_strings.ipynb",
-    "sort_order": "02_bson_sort_order.ipynb",
-    "bracketing": "03_type_bracketing.ipynb",
-    "objectid_anatomy": "04_objectid_anatomy.ipynb",
-    "objectid_ordering": "05_objectid_ordering.ipynb",
-    "btree_keys": "06_btree_keys.ipynb",
-}
+
+def _import_lessons() -> None:
+    """Import each lesson's module the record names: that registers its claims (``@claim``
+    checks each against the record as it does)."""
+    for lesson in syllabus.LESSONS:
+        if lesson.module:
+            importlib.import_module(f"labkit.experiments.{lesson.module}")
+
+
+_import_lessons()
+
+# Each lesson's module and its notebook, from the record (``syllabus.by_module`` is the lookup).
+LESSONS = {lesson.module: lesson.file for lesson in syllabus.LESSONS if lesson.module}
 
 
 def lesson_of(claim) -> str:
     """The notebook that teaches a claim: ``notebooks/<lesson>``, from its experiment's module."""
-    module = claim.experiment.__module__.rsplit(".", 1)[-1]
-    return f"notebooks/{LESSONS[module]}" if module in LESSONS else ""
+    lesson = syllabus.by_module(claim.experiment.__module__.rsplit(".", 1)[-1])
+    return f"notebooks/{lesson.file}" if lesson else ""
 
 
-def _order(claim_id: str) -> tuple[int, int]:
-    return ("DSBOUX".index(claim_id[0]), int(claim_id[1:]))
+def _order(claim_id: str) -> tuple[int, int, str]:
+    """Where a claim is listed: its letter's place in the lessons' letters, then its number.
+    An ID of no lesson's letter or form (one put in the table by hand) comes last, by text."""
+    found = syllabus.CLAIM_ID.fullmatch(claim_id)
+    if found is None or found["letter"] not in syllabus.LETTERS:
+        return (len(syllabus.LETTERS), 0, claim_id)
+    return (syllabus.LETTERS.index(found["letter"]), int(found["number"]), "")
 
 
 def registered() -> list[Claim]:
-    """Every registered claim, in the order of CLAIMS.md."""
+    """Every registered claim, by letter in lesson order (D, S, B, O, U, X), then number."""
     return [REGISTRY[key] for key in sorted(REGISTRY, key=_order)]
 
 

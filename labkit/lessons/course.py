@@ -1,40 +1,20 @@
-"""The course around the lessons: each lesson's place, time and servers, and a learner's
-progress through the exercises (kept in a small JSON file between sessions)."""
+"""The course around the lessons (each lesson's place, time and servers are its record in
+``labkit.syllabus``): a lesson by number, and a learner's progress through the exercises (kept
+in a small JSON file between sessions)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from labkit import syllabus
 from labkit.errors import BadInput
 from labkit.i18n import N_, _
 
-
-@dataclass(frozen=True)
-class Lesson:
-    """One notebook of the course: its number, file, title, minutes, and servers it uses."""
-
-    number: str
-    file: str
-    title: str
-    minutes: int
-    uses: tuple[str, ...] = ()
-
-
-LESSONS = [
-    Lesson("00", "00_start_here.ipynb", N_("Start here"), 15),
-    Lesson("01", "01_dates_not_strings.ipynb", N_("Dates are not strings"), 25, ("mongodb",)),
-    Lesson("02", "02_bson_sort_order.ipynb", N_("BSON sort order"), 30, ("mongodb",)),
-    Lesson("03", "03_type_bracketing.ipynb", N_("Type bracketing"), 30, ("mongodb",)),
-    Lesson("04", "04_objectid_anatomy.ipynb", N_("ObjectId anatomy"), 30),
-    Lesson("05", "05_objectid_ordering.ipynb", N_("ObjectId ordering"), 30, ("mongodb",)),
-    Lesson("06", "06_btree_keys.ipynb", N_("B-trees: UUIDv4 versus UUIDv7 as keys"), 45,
-           ("postgres", "wiredtiger", "mongodb")),
-    Lesson("07", "07_trust_your_fake.ipynb", N_("Can you trust your fake?"), 30),
-]
+# The lessons, one record each, are labkit.syllabus's; here for the notebooks and the sheet.
+LESSONS = syllabus.LESSONS
 
 _current: str | None = None
 # Each exercise's furthest state in this kernel, by question (the file keeps every session's),
@@ -43,7 +23,7 @@ _here: dict[str, str] = {}
 _made: dict[str, str] = {}
 
 
-def lesson(key: str | int) -> Lesson:
+def lesson(key: str | int) -> syllabus.Lesson:
     """A lesson by number (``"01"``, ``1``) or file name; ``BadInput`` names the known ones."""
     text = str(key).strip()
     for item in LESSONS:

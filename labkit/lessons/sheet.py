@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from labkit import i18n
+from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
 from labkit.i18n import N_, _
-from labkit.lessons import course, questions
+from labkit.lessons import questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise
 from labkit.outputs.escape import markdown, markdown_code
 
@@ -115,7 +115,7 @@ def _text() -> str:
            _("Where an answer comes from is said after it. Without a server the lessons judge "
              "by the same answers; with MongoDB reachable, a server-backed exercise is judged "
              "by what the server returns."), ""]
-    for lesson in course.LESSONS:
+    for lesson in syllabus.LESSONS:
         names = [n for n in questions.EXERCISES if n.startswith(lesson.number + ".")]
         if not names:
             continue
