@@ -19,7 +19,7 @@ from labkit.claims.claim import TOPIC_TEXT, TOPICS, Claim, Observation
 from labkit.claims.registry import REGISTRY, claim
 from labkit.errors import BadInput
 from labkit.experiments import catalogue
-from labkit.lessons import course, sheet
+from labkit.lessons import course, questions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -196,7 +196,14 @@ def test_the_course_the_sheet_and_the_catalogue_read_the_record():
         encoding="utf-8").splitlines() if line.startswith("## ")]
     assert headings == [f"## {lesson.number} {lesson.title}" for lesson in syllabus.LESSONS
                         if any(n.startswith(lesson.number + ".") for n in
-                               sheet.questions.EXERCISES)]
+                               questions.EXERCISES)]
+
+
+def test_every_exercise_is_named_after_a_lesson_of_the_record():
+    """An exercise's name starts with its lesson's number ("04.timestamp_hex"), a record's:
+    the sheet, the progress table and ``exercise()`` read the lesson from it."""
+    numbers = {lesson.number for lesson in syllabus.LESSONS}
+    assert {name.split(".", 1)[0] for name in questions.EXERCISES} <= numbers
 
 
 def test_the_topics_help_lists_the_records_topics():
