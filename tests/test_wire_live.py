@@ -5,12 +5,16 @@ the workflow runs it on 6.0, 7.0 and 8.0."""
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 import mongo_wire as w
 import pytest
+import yaml
 from bson import ObjectId
 from pymongo.errors import OperationFailure
 
-pytestmark = pytest.mark.mongodb
+WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "tests.yml"
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +26,7 @@ def series(mongodb_server):
     return found, found if found in w.VERSIONS else max(w.VERSIONS)
 
 
+@pytest.mark.mongodb
 def test_wire_version_table_matches_the_server(mongodb_server, series):
     """The server's maxWireVersion is the one VERSIONS gives for its series (17, 21, 25)."""
     found, _scripted = series
@@ -31,6 +36,7 @@ def test_wire_version_table_matches_the_server(mongodb_server, series):
     assert hello["maxWireVersion"] == w.VERSIONS[found][1]
 
 
+@pytest.mark.mongodb
 def test_hello_has_the_scripted_shape(mongodb_server, series):
     """A real ``hello`` has every field of hello_reply, with the same types, and isWritablePrimary
     without ismaster."""
@@ -39,6 +45,7 @@ def test_hello_has_the_scripted_shape(mongodb_server, series):
     assert "ismaster" not in real
 
 
+@pytest.mark.mongodb
 def test_is_master_has_the_scripted_shape(mongodb_server, series):
     """A real ``isMaster`` has every field of hello_reply(legacy=True): ismaster, not
     isWritablePrimary."""
@@ -47,6 +54,7 @@ def test_is_master_has_the_scripted_shape(mongodb_server, series):
     assert "isWritablePrimary" not in real
 
 
+@pytest.mark.mongodb
 def test_build_info_has_the_scripted_shape(mongodb_server, series):
     """A real ``buildInfo`` has every field of build_info_reply with the same types, and its
     versionArray starts with the version's numbers."""
@@ -56,6 +64,7 @@ def test_build_info_has_the_scripted_shape(mongodb_server, series):
     assert real["versionArray"][:2] == [major, minor]
 
 
+@pytest.mark.mongodb
 @pytest.mark.parametrize("command", ["find", "aggregate", "listCollections"])
 def test_cursor_replies_have_the_scripted_shape(fresh_db, command):
     """Real find, aggregate and listCollections replies have cursor_reply's shape: a first
@@ -72,6 +81,7 @@ def test_cursor_replies_have_the_scripted_shape(fresh_db, command):
     assert w.same_shape(scripted, real) == []
 
 
+@pytest.mark.mongodb
 def test_insert_and_delete_replies_have_the_scripted_shape(fresh_db):
     """Real insert and delete replies have write_reply's shape: n an int32, ok 1.0."""
     inserted = fresh_db.command("insert", "things", documents=[{"_id": 1}, {"_id": 2}])
@@ -81,6 +91,7 @@ def test_insert_and_delete_replies_have_the_scripted_shape(fresh_db):
     assert (inserted["n"], deleted["n"]) == (2, 2)
 
 
+@pytest.mark.mongodb
 def test_update_replies_have_the_scripted_shape(fresh_db):
     """A real upsert reply has update_reply's shape with ``upserted`` [{index: int32, _id}],
     counted in n and not in nModified; a plain update has no ``upserted``."""
@@ -94,6 +105,7 @@ def test_update_replies_have_the_scripted_shape(fresh_db):
     assert "upserted" not in plain
 
 
+@pytest.mark.mongodb
 def test_upserted_id_keeps_its_type(fresh_db):
     """An upsert that generates its _id reports an ObjectId in ``upserted``, as a script that
     writes ObjectId there assumes."""
@@ -102,6 +114,7 @@ def test_upserted_id_keeps_its_type(fresh_db):
     assert w.same_shape(w.update_reply(1, 0, [{"index": 0, "_id": ObjectId()}]), real) == []
 
 
+@pytest.mark.mongodb
 def test_an_unknown_command_is_refused_as_scripted(mongodb_server):
     """A command the server does not know is refused exactly as command_not_found scripts it:
     ok 0.0, code 59, codeName CommandNotFound, errmsg "no such command: '<name>'"."""
@@ -112,3 +125,21 @@ def test_an_unknown_command_is_refused_as_scripted(mongodb_server):
     assert caught.value.code == w.COMMAND_NOT_FOUND
     details = caught.value.details
     assert (details["codeName"], details["errmsg"]) == (scripted["codeName"], scripted["errmsg"])
+
+
+def test_workflow_runs_first_contact_on_each_version_once_mongod_answers():
+    """CI starts the tests only once its mongod answers (a mongosh ping health check on the
+    service), runs this file's live tests and the wire tests on 6.0, 7.0 and 8.0, and requires
+    MongoDB there, so a live test can never quietly skip."""
+    (job,) = [job for job in yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"].values()
+              if "mongodb" in job.get("services", {})]
+    options = shlex.split(job["services"]["mongodb"]["options"])
+    check = shlex.split(options[options.index("--health-cmd") + 1])
+    assert (check[0], "ping" in check[-1]) == ("mongosh", True)
+    assert {"--health-interval", "--health-retries"} <= set(options)
+    assert job["strategy"]["matrix"]["mongodb"] == sorted(w.VERSIONS)
+    assert "mongodb" in job["env"]["LABKIT_REQUIRE"].split(",")
+    runs = [shlex.split(step["run"]) for step in job["steps"] if "run" in step]
+    first_contact = [run for run in runs if "tests/test_wire_live.py" in run]
+    assert len(first_contact) == 1
+    assert {"mongodb or wire", "tests/test_wire_harness.py"} <= set(first_contact[0])
