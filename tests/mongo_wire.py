@@ -142,7 +142,9 @@ def error_reply(code: int, errmsg: str, code_name: str) -> dict[str, Any]:
 
 def command_not_found(command: str) -> dict[str, Any]:
     """What any server answers to a command it does not know: code 59, "no such command:
-    '<name>'" (the check in src/mongo/db/service_entry_point_common.cpp before a command runs)."""
+    '<name>'" (the check before a command runs in src/mongo/db/service_entry_point_common.cpp,
+    read in a stored copy whose commit the index does not record; test_wire_live.py checks the
+    exact text on each server)."""
     return error_reply(COMMAND_NOT_FOUND, f"no such command: '{command}'", "CommandNotFound")
 
 
