@@ -40,7 +40,7 @@ _import_lessons()
 LESSONS = {lesson.module: lesson.file for lesson in syllabus.LESSONS if lesson.module}
 
 
-def lesson_of(claim) -> str:
+def lesson_of(claim: Claim) -> str:
     """The notebook that teaches a claim: ``notebooks/<lesson>``, from its experiment's module."""
     lesson = syllabus.by_module(claim.experiment.__module__.rsplit(".", 1)[-1])
     return f"notebooks/{lesson.file}" if lesson else ""
