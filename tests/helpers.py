@@ -125,7 +125,8 @@ def server_claims_hold(module: str):
     @pytest.mark.mongodb
     @pytest.mark.parametrize("claim_id", ids)
     def test_server_claim_holds_on_a_real_server(claim_id, mongodb_server):
-        """Each claim that needs MongoDB agrees with CLAIMS.md on the session's real server."""
+        """Each claim that needs MongoDB agrees with its expectation (docs/claims.md) on the
+        session's real server."""
         for row in run_on(mongodb_server, claim_id).rows:
             assert row.verdict == claims.HOLDS, str(row)
             assert (row.engine, row.engine_version) == ("MongoDB", mongodb_server.version)

@@ -34,15 +34,15 @@ def on_the_model():
 
 def _expectation_as_recorded(spec) -> object:
     expect = spec.steps[0].expect
-    if expect.kind == "documents":  # B1's census, as CLAIMS.md writes it
+    if expect.kind == "documents":  # B1's census, as its expectation writes it
         return {doc["_id"]: doc["n"] for doc in expect.value}
     return expect.value if expect.ordered else sorted(expect.value)
 
 
 @pytest.mark.parametrize("claim_id", AS_FILES)
 def test_claim_files_restate_every_recorded_result(claim_id):
-    """Each recorded result of D3, S2, B1 and X1-X5 (CLAIMS.md, as the registry holds it) is a
-    claim file entry `<ID>.<question>` with the same expectation."""
+    """Each recorded result of D3, S2, B1 and X1-X5 (docs/claims.md, as the registry holds them)
+    is a claim file entry `<ID>.<question>` with the same expectation."""
     specs = {s.id: s for s in claimfiles.load([KIT_CLAIMS])}
     expected = claims.get(claim_id).expected
     for question, value in expected.items():
@@ -54,7 +54,7 @@ def test_claim_files_restate_every_recorded_result(claim_id):
 
 def test_claim_files_restate_b2():
     """B2's three statements are the two B2 entries: numbers (42.0 a double) and a Date field
-    queried with a string (CLAIMS.md B2)."""
+    queried with a string (claim B2)."""
     specs = {s.id: s for s in claimfiles.load([KIT_CLAIMS])}
     assert set(claims.get("B2").expected) == {"every_numeric_type_matches",
                                               "string_hidden_from_number",

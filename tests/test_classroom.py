@@ -31,8 +31,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 CLASSROOM = ROOT / "docs" / "classroom.md"
 BIN = Path(sys.executable).parent
 
-# conda-forge's mongodb feedstock builds 6.0.16 on its main branch; 7.0 and 8.x are unmerged pull
-# requests (FACTS.md, "Platforms and servers", corrected: an earlier line said 7.0.34), so
+# conda-forge's mongodb feedstock builds 6.0.16 on its main branch (conda-forge/mongodb-feedstock,
+# recipe/meta.yaml, whose test runs `mongod --version`); 7.0 and 8.x are unmerged pull requests, so
 # environment.yml, and with it Binder, gets 6.0 while every other route runs the default, 8.0.
 # When conda-forge publishes a newer series, raise this and the conda pin must follow.
 CONDA_FORGE_NEWEST_MONGODB = "6.0"

@@ -1,5 +1,5 @@
 """Lesson 01's experiments, `labkit.experiments.dates` (D1, D2, D3): each claim agrees with
-CLAIMS.md when run live, and names the engine and version it ran on."""
+its expectation (docs/claims.md) when run live, and names the engine and version it ran on."""
 
 from helpers import offline_claims_hold, server_claims_hold
 

@@ -1,11 +1,21 @@
-"""Docs are tested: every command and lesson is listed, every public function documented."""
+"""Docs are tested: every command and lesson is listed, the command line's reference is its
+``--help``, every path the docs name is in the repository, every public function documented.
+
+Run as a script from the checkout's root, it regenerates the ``--help`` blocks of docs/cli.md:
+
+    python tests/test_docs.py
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import inspect
 import json
+import os
 import pkgutil
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +26,8 @@ from labkit.cli import build_parser
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CLI_DOC = Path("docs") / "cli.md"  # relative: the generator writes under the folder it runs in
+REGENERATE = "python tests/test_docs.py"
 
 
 def _commands(parser, prefix="labkit"):
@@ -26,16 +38,241 @@ def _commands(parser, prefix="labkit"):
                 yield from nested or [f"{prefix} {name}"]
 
 
-def test_readme_opens_with_the_two_commands():
-    """The first lines a new user sees are ``make run`` and ``make test``."""
-    opening = README.split("\n## ")[0]
-    assert opening.index("make run") < opening.index("make test") < 300
+def test_readme_says_what_labkit_is_and_for_whom_then_the_two_commands():
+    """The README's first paragraph says what labkit is and who it is for (learners on their
+    own, instructors, engineers checking a claim on their version); ``make run`` and ``make
+    test`` follow within its first 20 lines."""
+    lines = README.splitlines()
+    first = "\n".join(lines[:lines.index("```sh")])
+    assert first.startswith("# labkit\n\nlabkit is a Jupyter lab kit")
+    for reader in ("learners", "instructors", "engineers checking a MongoDB behaviour claim"):
+        assert reader in first, reader
+    commands = [i for i, line in enumerate(lines) if line.startswith(("make run", "make test"))]
+    assert [lines[i].split()[1] for i in commands[:2]] == ["run", "test"]
+    assert commands[1] < 20
+
+
+def test_the_readme_is_read_in_a_minute():
+    """README.md stays within 200 lines; details go to docs/."""
+    assert len(README.splitlines()) <= 200
+
+
+def test_the_readme_shows_what_make_run_prints():
+    """The README carries a sample of ``make run``'s output, saying where and when it was
+    taken, with the summary line in the words every run prints."""
+    sample = README.split("**What `make run` prints", 1)[1].split("```text\n", 1)
+    assert re.search(r"Taken on \d{1,2} \w+ \d{4} on ", sample[0])
+    assert "no MongoDB" in sample[0]
+    assert re.search(r"^\d+ claims: \d+ hold, \d+ do not hold, \d+ findings, \d+ not run, "
+                     r"\d+ error$", sample[1].split("```", 1)[0], re.M)
 
 
 @pytest.mark.parametrize("command", sorted(_commands(build_parser())))
 def test_every_cli_command_is_in_the_readme(command):
-    """Each subcommand of ``labkit`` is documented in README.md."""
+    """Each subcommand of ``labkit`` is named in README.md (docs/cli.md has its ``--help``)."""
     assert f"`{command}" in README
+
+
+# The command line's reference: docs/cli.md's help blocks are --help ---------------------------
+
+HELP_BLOCK = re.compile(r"(<!-- help: (labkit[^>]*?) -->\n```text\n)(.*?)(```)", re.S)
+
+
+def _parsers(parser: argparse.ArgumentParser, prog: str = "labkit"):
+    yield prog, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, f"{prog} {name}")
+
+
+def help_texts() -> dict[str, str]:
+    """Each command's ``--help`` (the top level, every group and subcommand), as printed on a
+    terminal 80 columns wide, so the file does not depend on the writer's window."""
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        return {prog: parser.format_help() for prog, parser in _parsers(build_parser())}
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+def cli_markdown(text: str) -> str:
+    """docs/cli.md with each ``<!-- help: labkit … -->`` block set to that command's ``--help``
+    and a section appended for a command that has none; the prose stays as written."""
+    helps = help_texts()
+    named = [m.group(2) for m in HELP_BLOCK.finditer(text)]
+    unknown = sorted(set(named) - set(helps))
+    if unknown:
+        raise SystemExit(f"docs/cli.md has help blocks for commands labkit does not have: "
+                         f"{', '.join(unknown)}; remove their sections")
+    text = HELP_BLOCK.sub(lambda m: m.group(1) + helps[m.group(2)] + m.group(4), text)
+    for prog in helps:
+        if prog not in named:
+            text = text.rstrip("\n") + f"\n\n## {prog}\n\n<!-- help: {prog} -->\n```text\n" \
+                f"{helps[prog]}```\n"
+    return text
+
+
+def _words(text: str) -> list[str]:
+    """The text as words: argparse wraps help at the terminal's width, and its layout varies
+    a little between Python versions; the words are what must not drift."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text).split()
+
+
+def test_the_cli_reference_is_the_help():
+    """docs/cli.md holds every command's ``--help`` (top level, groups and subcommands), each
+    exactly as ``--help`` prints it word for word; a new option or a changed help string fails
+    here until the blocks are regenerated."""
+    text = (ROOT / CLI_DOC).read_text(encoding="utf-8")
+    blocks = {m.group(2): m.group(3) for m in HELP_BLOCK.finditer(text)}
+    helps = help_texts()
+    assert sorted(blocks) == sorted(helps), f"regenerate docs/cli.md: {REGENERATE}"
+    drifted = [prog for prog in helps if _words(blocks[prog]) != _words(helps[prog])]
+    assert drifted == [], f"docs/cli.md differs from --help for {drifted}: {REGENERATE}"
+
+
+def test_the_cli_reference_generator_keeps_the_prose():
+    """Regenerating rewrites only the help blocks: the prose around them is kept, and a block
+    already in step comes out as it went in."""
+    text = (ROOT / CLI_DOC).read_text(encoding="utf-8")
+    stale = HELP_BLOCK.sub(lambda m: m.group(1) + "stale\n" + m.group(4), text)
+    again = cli_markdown(stale)
+    assert HELP_BLOCK.sub("", again) == HELP_BLOCK.sub("", text)
+    assert cli_markdown(again) == again
+    assert "stale" not in again
+
+
+# Paths and links: what the docs name is in the repository ----------------------------------------
+
+DOCS = [ROOT / "README.md", ROOT / "notebooks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+CODE = re.compile(r"`([^`\n]+)`")
+# A code span names a file when it is a relative path: no spaces, no shell or URL characters,
+# and a folder in it or a file's extension at its end.
+PATHLIKE = re.compile(r"[\w.<>*…-][\w./<>*…-]*")
+EXTENSION = re.compile(r"\.(md|py|ipynb|ya?ml|json|po|toml|txt|cfg|html|png|svg|xml|sh|js)$")
+# Names the docs give that are not files of this repository, each with what it is instead.
+NOT_IN_REPOSITORY = {
+    "report.html": "a file each run writes under --out",
+    "report.md": "a file each run writes under --out",
+    "results.json": "a file each run writes under --out",
+    "reports/<time>/": "the folder a run writes by default",
+    "reports/check-<time>/": "the folder labkit check writes by default",
+    "wheels/": "the folder `pip wheel -w wheels` makes for an offline room",
+    "OWNER/REPO": "the Binder badge's placeholder for this repository's GitHub path",
+    "mongodb/specifications": "the drivers' specifications repository on GitHub",
+    "Asia/Ho_Chi_Minh": "a time zone's name",
+}
+# Folders of the MongoDB server's repository (mongodb/mongo), which the docs cite by path.
+SERVER_REPOSITORY = ("src/mongo/", "src/third_party/", "jstests/")
+SKIPPED_DIRS = {".git", ".venv", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis",
+                "__pycache__", "reports", "build", "dist", "node_modules"}
+
+
+def _repository_files() -> list[Path]:
+    found = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info")]
+        found += [Path(folder) / name for name in files]
+    return found
+
+
+FILES = _repository_files()
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to -."""
+    text = re.sub(r"`|\*|\[([^\]]*)\]\([^)]*\)", r"\1", heading.lstrip("#").strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    return {_slug(line) for line in text.splitlines() if line.startswith("#")}
+
+
+def _exists(name: str, doc: Path) -> bool:
+    pattern = re.sub(r"<[^>]*>|…", "*", name.rstrip("/"))
+    for base in (doc.parent, ROOT, ROOT / "labkit"):  # labkit/: architecture.md names rooms
+        if list(base.glob(pattern)) if pattern else base.exists():
+            return True
+    return "/" not in pattern and any(p.match(pattern) for p in FILES)
+
+
+def _named_paths(doc: Path):
+    text = FENCE.sub("", doc.read_text(encoding="utf-8"))
+    for target in LINK.findall(text):
+        if not re.match(r"[a-z]+:", target):
+            yield "link", target
+    for span in CODE.findall(text):
+        if PATHLIKE.fullmatch(span) and ("/" in span or EXTENSION.search(span)) \
+                and not span.startswith("/"):
+            yield "path", span
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_path_and_link_the_docs_name_exists(doc):
+    """Every relative link in the README, notebooks/README.md and docs/*.md leads to a file of
+    the repository (and to a heading there when it names one), and every path in a code span
+    is a file or folder of the repository (a pattern such as ``tests/test_<module>.py``
+    matches one), unless it is listed, with what it is, as not a file of the repository."""
+    missing = []
+    for kind, name in _named_paths(doc):
+        if name in NOT_IN_REPOSITORY or name.startswith(SERVER_REPOSITORY):
+            continue
+        if kind == "path":
+            if not _exists(name, doc):
+                missing.append(name)
+            continue
+        target, _, anchor = name.partition("#")
+        path = (doc.parent / target).resolve() if target else doc
+        if not path.exists() or (anchor and path.suffix == ".md" and anchor not in _anchors(path)):
+            missing.append(name)
+    assert missing == []
+
+
+def test_the_exceptions_are_still_named_somewhere():
+    """Each name kept out of the path check is still in the docs, so the list does not keep
+    names nothing uses."""
+    named = {name for doc in DOCS for _, name in _named_paths(doc)}
+    assert set(NOT_IN_REPOSITORY) <= named, set(NOT_IN_REPOSITORY) - named
+
+
+def test_the_path_check_sees_a_missing_file():
+    """A link, a path and a bare file name that are not in the repository are each reported,
+    and a pattern that matches a file is not."""
+    doc = ROOT / "docs" / "cli.md"
+    assert not _exists("docs/no-such-page.md", doc)
+    assert not _exists("CLAIM" + "S.md", doc)
+    assert _exists("tests/test_<module>.py", doc)
+    assert _exists("claims/claim.py", doc)  # a room's module, as architecture.md names it
+    assert _slug("## labkit's mark and its secret") == "labkits-mark-and-its-secret"
+
+
+# Documents outside the repository: the project carries its facts in its own files.
+OUTSIDE = re.compile(r"\b(?:CLAIMS|FACTS)\.md\b|\.\./shared\b")
+TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".toml", ".ipynb", ".po", ".txt",
+                 ".cfg", ".ini", ".sh", ".html"}
+
+
+def test_nothing_in_the_repository_names_a_document_outside_it():
+    """No file of the repository points at the design notes kept outside it (the claim list,
+    the fact sheet, a ../shared folder): a reader of the repository could not open them, so a
+    fact is carried in the repository's own words, a claim by its ID and docs/claims.md."""
+    here = Path(__file__).resolve()
+    found = []
+    for path in FILES:
+        if path.resolve() == here or not (path.suffix in TEXT_SUFFIXES
+                                          or path.name in {"Makefile", "start", "Dockerfile"}):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+    assert found == []
 
 
 def test_every_notebook_is_listed_in_both_readmes():
@@ -174,3 +411,10 @@ def test_the_lessons_readme_states_the_kits_default_n():
     from labkit.engines.btree import DEFAULT_N
 
     assert f"N = {DEFAULT_N:,} keys per kind" in (ROOT / "notebooks" / "README.md").read_text()
+
+
+if __name__ == "__main__":  # python tests/test_docs.py: regenerate docs/cli.md's help blocks
+    if not CLI_DOC.exists():
+        sys.exit(f"{CLI_DOC} not found: run this from the checkout's root")
+    CLI_DOC.write_text(cli_markdown(CLI_DOC.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {CLI_DOC}")

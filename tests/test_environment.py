@@ -69,7 +69,8 @@ def _conda_dependencies() -> list[str]:
 
 def test_environment_pins_a_mongodb_conda_forge_has():
     """environment.yml asks for mongodb 6.0, the series conda-forge's feedstock builds (6.0.16
-    on its main branch; 7.0 and 8.x are unmerged pull requests: FACTS.md, corrected)."""
+    on its main branch, conda-forge/mongodb-feedstock's recipe/meta.yaml; 7.0 and 8.x are unmerged
+    pull requests)."""
     pins = [p for p in _conda_dependencies() if re.split(r"[=<>!]", p)[0] == "mongodb"]
     assert pins == ["mongodb=6.0"]
 

@@ -67,8 +67,8 @@ def test_the_null_claims_fixture_has_no_arrays():
 # $collStats: the names the B-tree experiment reads, per version ------------------------------
 # storage_stats.cpp builds ``storageStats`` with ``indexDetails`` (each index's WiredTiger
 # statistics) and ``indexSizes`` (each index's file size), the same names on 6.0, 7.0 and 8.0
-# (FACTS.md: collStats the command is deprecated from 6.2; the $collStats stage is not). Each
-# WiredTiger statistic is "group: name" in dist/stat_data.py, which mongod exports as
+# (the manual's collStats page: the command is deprecated from 6.2; the $collStats stage is
+# not). Each WiredTiger statistic is "group: name" in dist/stat_data.py, which mongod exports as
 # {group: {name: value}}. The groups and names below are data-source statistics in
 # stat_data.py (CacheStat, RecStat, BlockStat); they were read in the stored revisions of that
 # file and of storage_stats.cpp, not release tag by release tag, so the table states the same

@@ -1,6 +1,6 @@
 """Lesson 04's experiments, `labkit.experiments.objectid_anatomy` (O1-O5, O10; none needs a
-server): each claim agrees with CLAIMS.md when run live, and names the engine and version it ran
-on."""
+server): each claim agrees with docs/claims.md when run live, and names the engine and version it
+ran on."""
 
 from helpers import offline_claims_hold
 

@@ -1,5 +1,5 @@
 """Lesson 05's experiments, `labkit.experiments.objectid_ordering` (O6-O9, X6): each claim agrees
-with CLAIMS.md when run live, and names the engine and version it ran on."""
+with its expectation (docs/claims.md) when run live, and names the engine and version it ran on."""
 
 from helpers import offline_claims_hold, server_claims_hold
 

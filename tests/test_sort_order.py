@@ -1,5 +1,5 @@
 """Lesson 02's experiments, `labkit.experiments.sort_order` (S1, S2, X5; all need MongoDB): each
-claim agrees with CLAIMS.md when run live, and names the engine and version it ran on."""
+claim agrees with docs/claims.md when run live, and names the engine and version it ran on."""
 
 from helpers import server_claims_hold
 

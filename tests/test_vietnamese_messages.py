@@ -83,7 +83,7 @@ def test_a_wrong_argument_is_refused_in_the_learner_s_language(vietnamese, call,
 
 def test_the_range_boundary_demonstration_counts_and_speaks_vietnamese(vietnamese):
     """Lesson 04's boundary table: nothing of the second sorts below ``from_datetime``, the
-    ID made at the second is its own kind, and the headings are Vietnamese (CLAIMS.md O8;
+    ID made at the second is its own kind, and the headings are Vietnamese (claim O8;
     pymongo's ``ObjectId.from_datetime``)."""
     second = 1_791_417_600  # 2026-10-08T00:00:00Z
     bound, made = objectid_anatomy.below_in_second(second, others=8)
@@ -99,7 +99,7 @@ def test_the_range_boundary_demonstration_counts_and_speaks_vietnamese(vietnames
 
 def test_the_clock_skew_example_sorts_b_first_and_speaks_vietnamese(vietnamese):
     """Lesson 05's clock skew: B writes a second after A with a clock two seconds behind, so
-    its ID carries an earlier time and sorts first (CLAIMS.md O9, its note on clock skew)."""
+    its ID carries an earlier time and sorts first (claim O9, on clock skew)."""
     rows = objectid_ordering.clock_skew(skew_s=-2)
     assert [row["tiến trình"] for row in rows] == ["B", "A"]
     assert rows[0]["ghi lúc (đồng hồ đúng)"] == "2023-11-14T22:13:21Z"
