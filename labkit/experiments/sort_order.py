@@ -3,7 +3,7 @@ arrays as sort keys, and collation for numeric strings (claims S1, S2, X5)."""
 
 from __future__ import annotations
 
-from labkit.claims.claim import Figure, Observation
+from labkit.claims.claim import Figure, Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -44,7 +44,8 @@ def predict_type_order() -> dict:
 @claim("S1", title="Ascending BSON order: MinKey < Null < Numbers < String < Object < Array < "
        "BinData < ObjectId < Boolean < Date < Timestamp < Regex < JavaScript < "
        "JavaScript with scope < MaxKey", source="002", topic="sort-order",
-       needs=("mongodb",), expected={"ascending": S1_VALUES}, predict=predict_type_order)
+       needs=("mongodb",), judge=subset_of_observed, expected={"ascending": S1_VALUES},
+       predict=predict_type_order)
 def type_order(ctx) -> Observation:
     """Store one value of each type (inserted in reverse) and sort ascending."""
     docs = _one_of_each_type()
@@ -58,7 +59,7 @@ def type_order(ctx) -> Observation:
 
 @claim("S2", title="The mixed fixture sorts emptyArr missing null dec2 array dbl9.5 int10 "
        "long100 str10 str9 object binData oid bool date", source="002", topic="sort-order",
-       needs=("mongodb",), recorded=True,
+       needs=("mongodb",), judge=subset_of_observed, recorded=True,
        predict=lambda: model_answers(MIXED_QUESTIONS), expected={"v_then_id": [
            "emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100",
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
@@ -74,7 +75,7 @@ def mixed_sort(ctx) -> Observation:
 
 @claim("X5", title="Ascending sort represents an array by its smallest element, descending by "
        "its largest", source="manual", topic="sort-order", needs=("mongodb",),
-       expected={"ascending": [4, 1, 3, 2], "descending": [1, 3, 2, 4]},
+       judge=subset_of_observed, expected={"ascending": [4, 1, 3, 2], "descending": [1, 3, 2, 4]},
        predict=lambda: model_answers(X5_QUESTIONS))
 def array_sort_keys(ctx) -> Observation:
     """Sort [1, 10], 5, [3, 7] and [-2, -1] both ways."""
