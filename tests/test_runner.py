@@ -4,11 +4,20 @@ and the run's one cache of B-tree loads."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
 from labkit import servers
-from labkit.claims.claim import Claim, Observation, Unobservable, claim_verdict, require
+from labkit.claims.claim import (
+    Claim,
+    Kind,
+    Observation,
+    Unobservable,
+    Verdict,
+    claim_verdict,
+    require,
+)
 from labkit.errors import ClaimFailed, UnknownClaim
 from labkit.experiments import catalogue as claims
 from labkit.lessons import notebook
@@ -319,3 +328,15 @@ def test_a_lessons_exercise_and_its_verdict_card_share_one_run_of_the_claim(monk
     assert exercise.answer() == 1
     assert notebook.check("O3").result.rows[0].observation.observed == {"seconds": 1}
     assert calls == [1]
+
+
+def test_verdicts_and_kinds_are_closed_sets_stored_as_their_old_strings():
+    """Verdicts and claim kinds are enums whose values are the strings results.json always
+    stored, so a results file reads the same and JSON writes them as plain strings."""
+    assert [v.value for v in Verdict] == ["holds", "fails", "finding", "not-run", "error"]
+    assert [k.value for k in Kind] == ["behaviour", "survey"]
+    assert json.dumps({"verdict": Verdict.NOT_RUN}) == '{"verdict": "not-run"}'
+    assert f"{Verdict.FAILS}" == "fails"
+    assert claim_verdict("behaviour", ["not-run", "holds"]) is Verdict.HOLDS
+    assert claim_verdict("behaviour", []) is Verdict.NOT_RUN
+    assert all(isinstance(c.kind, Kind) for c in claims.registered())

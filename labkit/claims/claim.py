@@ -6,6 +6,7 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from labkit import syllabus
@@ -19,24 +20,48 @@ from labkit.i18n import shown as shown_text
 
 T = TypeVar("T")
 
-# Verdicts. A row is one engine's verdict; a claim's verdict sums up its rows.
-HOLDS, FAILS, FINDING, NOT_RUN, ERROR = "holds", "fails", "finding", "not-run", "error"
-VERDICTS = (HOLDS, FAILS, FINDING, NOT_RUN, ERROR)
+
+
+class Verdict(StrEnum):
+    """A verdict. A row is one engine's verdict; a claim's verdict sums up its rows. The values
+    are what results.json, JUnit and the report store (a ``StrEnum`` is written as its value)."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    FINDING = "finding"
+    NOT_RUN = "not-run"
+    ERROR = "error"
+
+
+HOLDS, FAILS, FINDING, NOT_RUN, ERROR = (Verdict.HOLDS, Verdict.FAILS, Verdict.FINDING,
+                                         Verdict.NOT_RUN, Verdict.ERROR)
+VERDICTS = tuple(Verdict)
 # The words every output uses: the terminal table, the report, the chart legend, JSON counts.
 # English, as results.json stores them; shown translated: ``verdict_text(v)``, ``count_text(v)``.
-VERDICT_TEXT = {HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("finding"),
-                NOT_RUN: N_("not run"), ERROR: N_("error")}
-COUNT_TEXT = {HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
-              NOT_RUN: N_("not run"), ERROR: N_("error")}
+VERDICT_TEXT: dict[str, str] = {
+    HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("finding"),
+    NOT_RUN: N_("not run"), ERROR: N_("error")}
+COUNT_TEXT: dict[str, str] = {
+    HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
+    NOT_RUN: N_("not run"), ERROR: N_("error")}
 # The colour of each verdict wherever one is drawn: cards, the report's chart.
-COLOURS = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df", NOT_RUN: "#6e7781",
-           ERROR: "#bc4c00"}
+COLOURS: dict[str, str] = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df",
+                           NOT_RUN: "#6e7781", ERROR: "#bc4c00"}
 
-# Kinds. A behaviour claim says what a server does: not holding is a failure. A survey claim
-# asks on which engines a statement holds: not holding on one engine is a finding.
-BEHAVIOUR, SURVEY = "behaviour", "survey"
-KINDS = (BEHAVIOUR, SURVEY)
-KIND_TEXT = {BEHAVIOUR: N_("behaviour claim"), SURVEY: N_("survey claim")}
+
+
+class Kind(StrEnum):
+    """A claim's kind. A behaviour claim says what a server does: not holding is a failure. A
+    survey claim asks on which engines a statement holds: not holding on one engine is a
+    finding."""
+
+    BEHAVIOUR = "behaviour"
+    SURVEY = "survey"
+
+
+BEHAVIOUR, SURVEY = Kind.BEHAVIOUR, Kind.SURVEY
+KINDS = tuple(Kind)
+KIND_TEXT: dict[str, str] = {BEHAVIOUR: N_("behaviour claim"), SURVEY: N_("survey claim")}
 
 # Topics, the lessons' own (labkit.syllabus): the code files keep ("sort-order"), and each as a
 # learner reads it (charts, tables), translated where it is shown.
@@ -148,7 +173,7 @@ class Claim:
     experiment: Experiment
     needs: tuple[str, ...] = ()
     judge: Judge | None = None
-    kind: str = BEHAVIOUR
+    kind: Kind = BEHAVIOUR
     # What labkit's model says the experiment would observe, computed with no server; shown
     # beside ``expected`` where the claim cannot run, never as an observation.
     predict: Callable[[], Any] | None = None
@@ -187,7 +212,7 @@ class Claim:
             return _("recorded by the source (real server)")
         return _("stated by the source")
 
-    def verdict_for(self, observation: Observation) -> tuple[str, str]:
+    def verdict_for(self, observation: Observation) -> tuple[Verdict, str]:
         """Judge one observation: ``(verdict, note)``; a survey's disagreement is a finding."""
         outcome = (self.judge or _equal)(self.expected, observation.observed)
         agreed, note = outcome if isinstance(outcome, tuple) else (outcome, "")
@@ -200,7 +225,7 @@ def _equal(expected: Any, observed: Any) -> bool:
     return bool(expected == observed)
 
 
-def claim_verdict(kind: str, verdicts: list[str]) -> str:
+def claim_verdict(kind: str, verdicts: list[str]) -> Verdict:
     """One claim's verdict from its rows: error first, then a failure or finding, then holds."""
     ran = [v for v in verdicts if v != NOT_RUN]
     for worst in (ERROR, FAILS, FINDING):

@@ -6,7 +6,16 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from labkit import syllabus
-from labkit.claims.claim import BEHAVIOUR, KINDS, SOURCES, TOPICS, Claim, Experiment, Judge
+from labkit.claims.claim import (
+    BEHAVIOUR,
+    KINDS,
+    SOURCES,
+    TOPICS,
+    Claim,
+    Experiment,
+    Judge,
+    Kind,
+)
 from labkit.errors import BadInput
 
 E = TypeVar("E", bound=Experiment)
@@ -48,8 +57,8 @@ def claim(id: str, *, title: str, source: str, topic: str, expected: Any,
         if id in REGISTRY:
             raise BadInput(f"claim {id} is registered twice")
         REGISTRY[id] = Claim(id=id, title=title, source=source, topic=topic, expected=expected,
-                             experiment=experiment, needs=tuple(needs), judge=judge, kind=kind,
-                             predict=predict, recorded=recorded)
+                             experiment=experiment, needs=tuple(needs), judge=judge,
+                             kind=Kind(kind), predict=predict, recorded=recorded)
         return experiment
 
     return register

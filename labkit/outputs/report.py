@@ -34,8 +34,8 @@ from labkit.names import engine_name
 from labkit.outputs import escape, plots
 from labkit.run.results import ClaimResult, Result, Run
 
-_ANSI = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m", NOT_RUN: "\033[2m",
-         ERROR: "\033[33m"}
+_ANSI: dict[str, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
+                         NOT_RUN: "\033[2m", ERROR: "\033[33m"}
 _RESET = "\033[0m"
 
 
@@ -117,12 +117,12 @@ def _plural(n: int, one: str, many: str, **values: str) -> str:
 
 
 # How each verdict reads as a sentence about a number of claims.
-_COUNT_SENTENCE = {HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
-                   FAILS: (N_("{n} claim does not hold"), N_("{n} claims do not hold")),
-                   FINDING: (N_("{n} survey claim has a finding"),
-                             N_("{n} survey claims have findings")),
-                   NOT_RUN: (N_("{n} claim did not run"), N_("{n} claims did not run")),
-                   ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
+_COUNT_SENTENCE: dict[str, tuple[str, str]] = {
+    HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
+    FAILS: (N_("{n} claim does not hold"), N_("{n} claims do not hold")),
+    FINDING: (N_("{n} survey claim has a finding"), N_("{n} survey claims have findings")),
+    NOT_RUN: (N_("{n} claim did not run"), N_("{n} claims did not run")),
+    ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
 
 
 def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:

@@ -199,7 +199,7 @@ class Run:
     @functools.cached_property
     def counts(self) -> dict[str, int]:
         """How many claims got each verdict (claims, not rows), counted once per run."""
-        counts = dict.fromkeys(VERDICTS, 0)
+        counts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
         for result in self.claims:
             counts[result.verdict] += 1
         return counts
