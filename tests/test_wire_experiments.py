@@ -690,7 +690,7 @@ def validation_failure(sent: Sent) -> dict:
     "Schema Validation" page), so 6.0, 7.0 and 8.0 send it."""
     return {"n": 0, "writeErrors": [{
         "index": 0, "code": 121, "errmsg": "Document failed validation",
-        "errInfo": {"failingDocumentId": sent["documents"][0]["_id"],
+        "errInfo": {"failingDocumentId": sent["documents"][0].get("_id"),
                     "details": {"operatorName": "$jsonSchema", "schemaRulesNotSatisfied": [
                         {"operatorName": "properties", "propertiesNotSatisfied": [
                             {"propertyName": "userId", "details": [
@@ -720,3 +720,166 @@ def test_validator_cell_reads_the_refusal_as_the_manual_states_it(lab, lesson_db
     assert [type_codes(s["documents"], "userId") for s in inserts] == [[0x10], [0x02], [0x10]]
     assert rows == [dict(zip(rows[0], item, strict=True))
                     for item in bracketing.validator_as_stated().items()]
+
+
+# labkit check's MongoDB engine: a claim file's fixture and reads on a fresh database ---------
+
+
+def user_claim(claim_id: str):
+    """A claim of tests/data/claims/user.yaml, a user's claim file in the short form."""
+    from labkit.claims import files
+
+    (spec,) = [s for s in files.read("tests/data/claims/user.yaml") if s.id == claim_id]
+    return spec
+
+
+@wire
+def test_checks_engine_loads_a_claim_file_reads_it_and_drops_its_database(lab):
+    """``labkit check``'s MongoDB engine inserts a claim file's fixture with its types (a
+    Decimal128, an int32, a double), sends its find with the sort as written, answers with the
+    server's documents in the server's order, and drops the database; its column is the
+    server's version, its topology the driver's (a direct connection: single)."""
+    from labkit.engines.query import MongoDBEngine
+
+    stored = [{"_id": 1, "v": Decimal128("2.5")}, {"_id": 2, "v": 1}, {"_id": 3, "v": 3.0}]
+    lab.wire.on("find", _cursor_of(found(stored, 2, 1, 3)), match=lambda s: s["find"] == "claim")
+    engine = MongoDBEngine(lab.server)
+    spec = user_claim("decimal-sort")
+    (answer,) = engine.answer(spec, spec.steps)
+    assert (engine.label, engine.topology) == ("MongoDB 7.0.16", "single")
+    assert [doc["_id"] for doc in answer.result] == [2, 1, 3]
+    assert not answer.raised
+    lease, insert, read, drop = lab.on_database("check_decimal_sort")
+    assert (lease["update"], drop.name) == ("labkit_lease", "dropDatabase")
+    assert_fields(insert, {"insert": "claim", "ordered": True, "documents": stored})
+    assert_fields(read, {"find": "claim", "filter": {}, "sort": {"v": 1}})
+
+
+@wire
+def test_checks_engine_counts_with_pymongos_aggregate(lab):
+    """A claim file's ``count`` is ``count_documents``: pymongo sends an aggregate of
+    ``$match`` then ``$group`` ``{_id: 1, n: {$sum: 1}}`` (its count_documents; the manual's
+    "db.collection.countDocuments()" page), and the engine answers the group's ``n``."""
+    from labkit.engines.query import MongoDBEngine
+
+    lab.wire.on("aggregate", _cursor_of([{"_id": 1, "n": 3}]))
+    spec = user_claim("count-strings")
+    (answer,) = MongoDBEngine(lab.server).answer(spec, spec.steps)
+    assert answer.result == 3
+    (count,) = [s for s in lab.on_database("check_count_strings") if s.name == "aggregate"]
+    assert_fields(count, {"aggregate": "claim", "cursor": {}, "pipeline": [
+        {"$match": {"s": {"$type": "string"}}}, {"$group": {"_id": 1, "n": {"$sum": 1}}}]})
+
+
+@wire
+def test_checks_engine_keeps_a_servers_refusal_as_that_reads_answer(lab):
+    """A read the server refuses (``{ok: 0, code: 2, codeName: "BadValue"}``, the shape
+    src/mongo/rpc/reply_builder_interface.cpp gives a failed command) is that read's answer:
+    the error in one line, marked as the server's, with its code and name; the database is
+    still dropped."""
+    from mongo_wire import error_reply
+
+    from labkit.engines.query import MongoDBEngine
+
+    lab.wire.on("find", error_reply(2, "unknown operator: $bad", "BadValue"))
+    spec = user_claim("null-matches-missing")
+    (answer,) = MongoDBEngine(lab.server).answer(spec, spec.steps)
+    assert (answer.server_error, answer.code, answer.code_name) == (True, 2, "BadValue")
+    assert answer.raised.startswith("OperationFailure: unknown operator: $bad")
+    assert "\n" not in answer.raised
+    assert lab.on_database("check_null_matches_missing")[-1].name == "dropDatabase"
+
+
+@wire
+def test_checks_engine_lets_a_lost_connection_through_and_still_drops(lab):
+    """A connection reset is not an answer: it leaves the engine (``labkit check`` makes it
+    that engine's error) and the engine's database is dropped on the way out."""
+    from pymongo.errors import ConnectionFailure
+
+    from labkit.engines.query import MongoDBEngine
+
+    lab.wire.on("find", hangup=True)
+    spec = user_claim("null-matches-missing")
+    with pytest.raises(ConnectionFailure):
+        MongoDBEngine(lab.server).answer(spec, spec.steps)
+    assert lab.on_database("check_null_matches_missing")[-1].name == "dropDatabase"
+
+
+# First contact: a real server's replies have the fields and types scripted above -----------
+# (marked mongodb: they skip where no server runs; on the workflow's 6.0, 7.0 and 8.0 a
+# difference names the scripted field that was wrong.)
+
+
+def _shape_holds(scripted: dict, real: dict) -> None:
+    from mongo_wire import same_shape
+
+    assert same_shape(scripted, real) == [], real
+
+
+@pytest.mark.mongodb
+def test_live_insert_and_lease_upsert_replies_are_shaped_as_scripted(fresh_db):
+    """insert answers ``{n, ok}`` and the lease's pipeline upsert ``{n, nModified, upserted:
+    [{index, _id}], ok}``, as ``inserted`` and ``lease_upsert`` script them."""
+    real = fresh_db.command("insert", "orders", documents=ORDERS_AS_SHELL)
+    _shape_holds(write_reply(5), real)
+    real = fresh_db.command("update", "labkit_lease", updates=[
+        {"q": {"_id": "lease"}, "u": [{"$set": {"renewed": "$$NOW"}}], "upsert": True}])
+    _shape_holds(lease_upsert(None), real)
+
+
+@pytest.mark.mongodb
+def test_live_find_and_get_more_replies_are_shaped_as_scripted(fresh_db):
+    """find with a small batch answers ``{cursor: {id: int64 not 0, ns, firstBatch}, ok}`` and
+    getMore ``{cursor: {id: int64, ns, nextBatch}, ok}``, as the batch test scripts them."""
+    fresh_db.orders.insert_many([dict(doc) for doc in ORDERS_AS_SHELL])
+    namespace = f"{fresh_db.name}.orders"
+    real = fresh_db.command("find", "orders", filter={}, batchSize=2)
+    _shape_holds(first_batch_reply(namespace, found(ORDERS_AS_SHELL, 1), 1), real)
+    cursor_id = real["cursor"]["id"]
+    assert cursor_id != 0
+    real = fresh_db.command("getMore", cursor_id, collection="orders")
+    _shape_holds(next_batch_reply(namespace, found(ORDERS_AS_SHELL, 3), 1), real)
+
+
+@pytest.mark.mongodb
+def test_live_census_and_d1_aggregate_replies_are_shaped_as_scripted(fresh_db):
+    """The ``$type`` census answers ``{_id: alias, n: int32}`` and D1's projection ``{_id, d:
+    Date, millis: int64, type: alias}``, each in a cursor's first batch."""
+    fresh_db.orders.insert_many([dict(doc) for doc in ORDERS_AS_SHELL])
+    fresh_db.dates.insert_many([dict(doc) for doc in D1_STORED])
+    real = fresh_db.command("aggregate", "orders", pipeline=CENSUS, cursor={})
+    _shape_holds(cursor_reply(f"{fresh_db.name}.orders", census(int=2)), real)
+    real = fresh_db.command("aggregate", "dates", pipeline=D1_PIPELINE, cursor={})
+    _shape_holds(cursor_reply(f"{fresh_db.name}.dates", d1_rows()), real)
+
+
+@pytest.mark.mongodb
+def test_live_date_to_string_reads_as_the_stand_in(fresh_db):
+    """A real server's ``$dateToString`` (default format, and Asia/Ho_Chi_Minh) gives the
+    table lesson 01's stand-in shows without a server."""
+    assert dates.local_times(fresh_db) == dates.local_times_by_python()
+
+
+@pytest.mark.mongodb
+def test_live_validation_failure_is_shaped_as_scripted(fresh_db):
+    """A validator's refusal is ``{n: 0, writeErrors: [{index, code: 121, errmsg, errInfo}],
+    ok}`` with no codeName in the write error, and lesson 03's table reads as its stand-in."""
+    rows = bracketing.validator(fresh_db)
+    assert rows == [dict(zip(rows[0], item, strict=True))
+                    for item in bracketing.validator_as_stated().items()]
+    real = fresh_db.command("insert", "orders_validated", documents=[{"userId": "42"}])
+    scripted = {"n": 0, "writeErrors": [{"index": 0, "code": 121, "errmsg": "",
+                                         "errInfo": {}}], "ok": 1.0}
+    _shape_holds(scripted, real)
+    assert "codeName" not in real["writeErrors"][0]
+
+
+@pytest.mark.mongodb
+def test_live_drop_database_reply_is_shaped_as_scripted(mongodb_server):
+    """dropDatabase of a database that exists answers ``{dropped: <name>, ok}``."""
+    database = mongodb_server.fresh_database("shape")
+    try:
+        real = database.command("dropDatabase")
+    finally:
+        mongodb_server.drop(database.name)
+    _shape_holds({"dropped": database.name, "ok": 1.0}, real)
