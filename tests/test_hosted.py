@@ -1,13 +1,11 @@
 """Hosted and least-privilege MongoDB servers (issue 19, "Hosted and least-privilege servers").
 
 What the connected user may do is read from ``connectionStatus`` with ``showPrivileges: true``.
-The replies below are fixtures of the reply's documented shape (the manual's
-``connectionStatus`` page: ``authInfo.authenticatedUsers``, ``authenticatedUserRoles``,
-``authenticatedUserPrivileges`` of ``{resource, actions}``; resources as on its "Resource
-Document" page), with each role's actions copied from MongoDB's
-``src/mongo/db/auth/builtin_roles.yml``, where ``any_normal`` is the resource ``{db: "",
-collection: ""}``. They are not a fake server: what a server really answers is checked by the
-tests marked ``mongodb``, which skip where there is none.
+The replies are the wire tests' (``test_wire_privileges.status``): the reply's documented shape
+(the manual's ``connectionStatus`` page, the server's connection_status.cpp) with each role's
+actions from MongoDB's ``src/mongo/db/auth/builtin_roles.yml``. They are not a fake server:
+what a server really answers is checked by the tests marked ``mongodb``, which skip where
+there is none.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ import uuid
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_wire_privileges import ANY, UNAUTHENTICATED, status
 
 from labkit import servers
 from labkit._redact import redact
@@ -25,56 +24,6 @@ from labkit.errors import CleanupIncomplete
 from labkit.run import doctor
 from labkit.servers import base
 from labkit.servers.privileges import NEEDS, parse_connection_status
-
-# builtin_roles.yml, the actions each role grants on ordinary collections of every database
-# (any_normal) or on the cluster; a database-scoped role (readWrite, dbAdmin) grants the same
-# actions on its one database only.
-READ = ["changeStream", "collStats", "dbHash", "dbStats", "find", "killCursors",
-        "listCollections", "listIndexes", "listSearchIndexes", "planCacheRead"]
-READ_WRITE = [*READ, "cleanupStructuredEncryptionData", "compactStructuredEncryptionData",
-              "convertToCapped", "createCollection", "createIndex", "createSearchIndexes",
-              "dropCollection", "dropIndex", "dropSearchIndex", "insert", "remove",
-              "renameCollectionSameDB", "update", "updateSearchIndex"]
-DB_ADMIN = ["analyze", "bypassDocumentValidation", "collMod", "collStats", "compact",
-            "convertToCapped", "createCollection", "dbStats", "dropCollection", "dropDatabase",
-            "dropIndex", "dropSearchIndex", "createIndex", "createSearchIndexes",
-            "enableProfiler", "listCollections", "listIndexes", "listSearchIndexes",
-            "updateSearchIndex", "planCacheIndexFilter", "planCacheRead", "planCacheWrite",
-            "reIndex", "renameCollectionSameDB", "storageDetails", "validate"]
-ANY, CLUSTER = {"db": "", "collection": ""}, {"cluster": True}
-ROLE_PRIVILEGES = {
-    "readAnyDatabase": [(ANY, READ), (CLUSTER, ["listDatabases"])],
-    "readWriteAnyDatabase": [(ANY, READ_WRITE), (CLUSTER, ["listDatabases"])],
-    "dbAdminAnyDatabase": [(ANY, DB_ADMIN), (CLUSTER, ["listDatabases", "applyOps"])],
-    "clusterMonitor": [(CLUSTER, ["serverStatus", "listDatabases", "getCmdLineOpts"]),
-                       (ANY, ["collStats", "dbStats", "indexStats"])],
-    "hostManager": [(CLUSTER, ["fsync", "killop", "setParameter"]), (ANY, ["killCursors"])],
-    "clusterAdmin": [(ANY, ["dropDatabase"]), (CLUSTER, ["fsync", "serverStatus"]),
-                     (ANY, ["collStats", "dbStats", "indexStats"])],
-    # root's own entry lists readWriteAnyDatabase, dbAdminAnyDatabase, userAdminAnyDatabase,
-    # clusterAdmin and more: together they grant every action labkit uses.
-    "root": [(ANY, READ_WRITE), (ANY, DB_ADMIN), (CLUSTER, ["fsync", "serverStatus"])],
-}
-
-
-def status(*roles: str, user: str = "labkit", db_roles: dict[str, str] | None = None) -> dict:
-    """A ``connectionStatus`` reply (``showPrivileges: true``) for a user holding ``roles`` on
-    admin and ``db_roles`` (role: database) on single databases."""
-    privileges = [{"resource": dict(resource), "actions": list(actions)}
-                  for role in roles for resource, actions in ROLE_PRIVILEGES[role]]
-    for role, database in (db_roles or {}).items():
-        actions = {"readWrite": READ_WRITE, "read": READ, "dbAdmin": DB_ADMIN}[role]
-        privileges.append({"resource": {"db": database, "collection": ""},
-                           "actions": list(actions)})
-    names = [*({"role": r, "db": "admin"} for r in roles),
-             *({"role": r, "db": d} for r, d in (db_roles or {}).items())]
-    return {"authInfo": {"authenticatedUsers": [{"user": user, "db": "admin"}],
-                         "authenticatedUserRoles": names,
-                         "authenticatedUserPrivileges": privileges}, "ok": 1.0}
-
-
-UNAUTHENTICATED = {"authInfo": {"authenticatedUsers": [], "authenticatedUserRoles": [],
-                                "authenticatedUserPrivileges": []}, "ok": 1.0}
 
 
 def missing(reply: dict, **kwargs) -> set[str]:
@@ -98,11 +47,12 @@ def test_what_each_role_set_lacks(roles, lacks):
 
 
 def test_read_only_users_cannot_run_the_experiments():
-    """readAnyDatabase lacks insert, update and createCollection: the experiments cannot run."""
+    """readAnyDatabase lacks insert, update, remove and createCollection: the experiments
+    cannot run."""
     privileges = parse_connection_status(status("readAnyDatabase"))
     assert not privileges.usable
     assert {n.action for n in privileges.missing(required=True)} == {
-        "insert", "update", "createCollection"}
+        "insert", "update", "remove", "createCollection"}
 
 
 def test_a_role_on_one_database_does_not_cover_labkit_s_databases():
@@ -173,6 +123,69 @@ def test_every_role_named_for_a_need_grants_it(need):
     """Each role a need names grants that action where labkit needs it (builtin_roles.yml)."""
     for role in need.roles:
         assert need.action not in missing(status(role)), role
+
+
+# The action the server checks for each pymongo call (src/mongo/db/auth/authorization_checks.cpp
+# at 02fe612f: checkAuthForFind, ...Insert, ...Update with insert for an upsert, ...Delete
+# (remove), ...Create; the manual's "Privilege Actions" page for the others). A method that
+# reads a collection through aggregate (count_documents) needs find; $collStats needs collStats.
+CALL_ACTIONS = {
+    "find": {"find"}, "find_one": {"find"}, "count_documents": {"find"}, "distinct": {"find"},
+    "aggregate": {"find", "collStats"}, "insert_one": {"insert"}, "insert_many": {"insert"},
+    "update_one": {"update", "insert"}, "update_many": {"update", "insert"},
+    "replace_one": {"update", "insert"}, "delete_one": {"remove"}, "delete_many": {"remove"},
+    "create_collection": {"createCollection"}, "drop": {"dropCollection"},
+    "drop_collection": {"dropCollection"}, "drop_database": {"dropDatabase"},
+    "list_collection_names": {"listCollections"},
+    # listDatabases lists what the user has privileges on without an action of its own; the
+    # rest reach no collection (close, a cursor's next, buildInfo).
+    "list_database_names": set(), "close": set(), "next": set(), "server_info": set(),
+}
+COMMAND_ACTIONS = {"ping": set(), "hello": set(), "buildInfo": set(), "connectionStatus": set(),
+                   "listDatabases": set(), "listCollections": {"listCollections"},
+                   "fsync": {"fsync"}, "serverStatus": {"serverStatus"}}
+
+
+def _pymongo_calls() -> dict[str, set[str]]:
+    """Each pymongo method (``command`` by the command it names) called in labkit's MongoDB
+    code (experiments, engines, servers), with the files that call it."""
+    import ast
+    from pathlib import Path
+
+    from pymongo import MongoClient
+    from pymongo.collection import Collection
+    from pymongo.database import Database
+
+    methods = {name for kind in (Collection, Database, MongoClient) for name in dir(kind)
+               if not name.startswith("_") and callable(getattr(kind, name, None))}
+    package = Path(servers.__file__).resolve().parent.parent
+    calls: dict[str, set[str]] = {}
+    for room in ("experiments", "engines", "servers"):
+        for path in (package / room).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in methods):
+                    continue
+                name = node.func.attr
+                if name == "command" and node.args and isinstance(node.args[0], ast.Constant):
+                    name = f"command {node.args[0].value}"
+                calls.setdefault(name, set()).add(path.name)
+    return calls
+
+
+def test_every_pymongo_call_labkit_makes_needs_only_actions_the_table_names():
+    """Each pymongo call in labkit's MongoDB code needs actions that ``NEEDS`` (and so
+    docs/hosted.md's table) names, so a role built from the table runs every experiment (O9's
+    ``delete_many`` needs ``remove``); a call this test does not know fails it until its action
+    is written down here."""
+    names = {need.action for need in NEEDS}
+    calls = _pymongo_calls()
+    assert "delete_many" in calls
+    for call, files in calls.items():
+        command = call.removeprefix("command ")
+        table = COMMAND_ACTIONS if call.startswith("command ") else CALL_ACTIONS
+        assert command in table, f"{call} (in {', '.join(sorted(files))}): which action?"
+        assert table[command] <= names, (call, table[command] - names)
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)

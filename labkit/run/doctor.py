@@ -122,11 +122,11 @@ def _mongodb_uri() -> Check:
 
 
 def privileges_line(privileges: Privileges | None) -> str:
-    """What the URI's user may do, as the doctor says it (``ping`` and ``buildInfo`` need no
-    authentication, so only ``connectionStatus`` tells)."""
+    """What the URI's user may do, as the doctor says it, in the learner's language (``ping``
+    and ``buildInfo`` need no authentication, so only ``connectionStatus`` tells)."""
     if privileges is None:
         return _("privileges: not readable (the server did not answer connectionStatus)")
-    return _("privileges: {report}").format(report=privileges.report())
+    return _("privileges: {report}").format(report=shown(privileges.report()))
 
 
 def _mongodb_local() -> Check:

@@ -2,24 +2,37 @@
 
 ``ping`` and ``buildInfo`` need no authentication, so they prove nothing about privileges;
 ``connectionStatus`` with ``showPrivileges: true`` lists what the connected user may do, as
-``authInfo.authenticatedUserPrivileges``: documents ``{resource, actions}`` whose resource is
-``{db, collection}`` (an empty string means any), ``{cluster: true}`` or ``{anyResource:
-true}`` (the manual's "Resource Document" page). labkit names its databases ``labkit_<label>_
-<random>``, and MongoDB has no prefix resources, so only a privilege on every database
-(``db: ""``, what the ``…AnyDatabase`` roles grant) covers them.
+``authInfo.authenticatedUserPrivileges``: documents ``{resource, actions}``, one per resource
+(the server merges every role's actions on it), whose resource is ``{db, collection}`` (an
+empty string means any), ``{cluster: true}`` or ``{anyResource: true}`` (the manual's
+"Resource Document" page). labkit names its databases ``labkit_<label>_<random>``, and MongoDB
+has no prefix resources, so only a privilege on every database (``db: ""``, what the
+``…AnyDatabase`` roles grant) covers them.
+
+The action each command labkit sends needs is the server's (the manual's "Privilege Actions"
+page; ``src/mongo/db/auth/authorization_checks.cpp``): ``find`` for a find, a count, a
+distinct and an aggregation that reads a collection; ``insert``; ``update`` (an upsert needs
+``insert`` too); ``remove`` for a delete; ``createCollection`` for ``create``; ``collStats``
+for ``$collStats``; ``listCollections``; ``dropCollection`` for ``drop``; ``dropDatabase``;
+``fsync`` and ``serverStatus`` on the cluster. ``listDatabases`` needs no action of its own:
+without it the server lists only the databases the user has some privilege on, which for a
+privilege on every database is all of them but ``local`` and ``config``.
 
 The roles that give each action are MongoDB's own (``src/mongo/db/auth/builtin_roles.yml``):
-``readWrite``/``readWriteAnyDatabase`` give reading, writing and dropping collections but not
-``dropDatabase``, which comes with ``dbAdmin``/``dbAdminAnyDatabase``, ``dbOwner`` and
-``clusterAdmin``; ``fsync`` with ``hostManager``; ``serverStatus`` with ``clusterMonitor``;
-``root`` gives them all.
+``readWrite``/``readWriteAnyDatabase`` give reading, writing, deleting and dropping
+collections but not ``dropDatabase``, which comes with ``dbAdmin``/``dbAdminAnyDatabase``,
+``dbOwner`` and ``clusterAdmin``; ``fsync`` with ``hostManager``; ``serverStatus`` with
+``clusterMonitor`` and ``backup``; ``root`` gives them all.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+from labkit.i18n import N_, Message, joined
 
 if TYPE_CHECKING:
     from pymongo import MongoClient
@@ -27,6 +40,10 @@ if TYPE_CHECKING:
 Scope = Literal["database", "cluster"]
 SCOPES: tuple[Scope, ...] = ("database", "cluster")
 UNAUTHORIZED = 13  # the server's error code for an action the user may not do
+# Where an unauthenticated client asks whether the server enforces access control. The name
+# has no random part, so it is never one of labkit's databases; listing a database's
+# collections never creates it, so the question changes nothing.
+PROBE_DATABASE = "labkit_access_probe"
 
 _READ = ("readWriteAnyDatabase", "readAnyDatabase", "root")
 _WRITE = ("readWriteAnyDatabase", "root")
@@ -36,8 +53,8 @@ _DDL = ("readWriteAnyDatabase", "dbAdminAnyDatabase", "root")
 @dataclass(frozen=True)
 class Need:
     """One action labkit asks of a server: where (any ``labkit_`` database, or the cluster),
-    what for, the built-in roles that grant it there, and whether no experiment can run
-    without it (``required``) or one part of labkit works with less."""
+    what for, the built-in roles that grant it there, and whether a claim fails without it
+    (``required``) or labkit works around its absence and says what it could not report."""
 
     action: str
     scope: Scope
@@ -47,27 +64,37 @@ class Need:
 
 
 NEEDS: tuple[Need, ...] = (
-    Need("find", "database", "read the fixtures back", _READ, True),
-    Need("insert", "database", "load the fixtures and each run's lease", _WRITE, True),
-    Need("update", "database", "renew each run's lease", _WRITE, True),
-    Need("createCollection", "database", "create the collections the experiments load",
+    Need("find", "database", N_("read the fixtures back"), _READ, True),
+    Need("insert", "database", N_("load the fixtures and each run's lease"), _WRITE, True),
+    Need("update", "database",
+         N_("renew each run's lease, and the experiments' updates and upserts"), _WRITE, True),
+    Need("remove", "database",
+         N_("empty a collection between tries (O9's delete_many)"), _WRITE, True),
+    # The server would take insert for a plain collection's create as well
+    # (checkAuthForCreate); labkit asks for the action that names what it does.
+    Need("createCollection", "database", N_("create the collections the experiments load"),
          _DDL, True),
     Need("dropDatabase", "database",
-         "drop each run's database in one step (without it labkit drops its collections)",
+         N_("drop each run's database in one step (without it labkit drops its collections)"),
          ("dbAdminAnyDatabase", "clusterAdmin", "root"), False),
     Need("dropCollection", "database",
-         "drop a run's collections where its database may not be dropped", _DDL, False),
+         N_("drop a run's collections where its database may not be dropped"), _DDL, False),
     Need("listCollections", "database",
-         "find a run's collections to drop where its database may not be dropped",
+         N_("find a run's collections to drop where its database may not be dropped"),
          ("readWriteAnyDatabase", "readAnyDatabase", "dbAdminAnyDatabase", "root"), False),
-    Need("collStats", "database", "the B-tree experiment's $collStats",
+    Need("collStats", "database", N_("the B-tree experiment's $collStats"),
          ("readWriteAnyDatabase", "readAnyDatabase", "dbAdminAnyDatabase", "clusterMonitor",
           "root"), False),
     Need("fsync", "cluster",
-         "the B-tree experiment's checkpoint before it reads the index size",
+         N_("the B-tree experiment's checkpoint before it reads the index size (without it "
+            "its index sizes are not run)"),
          ("hostManager", "clusterAdmin", "root"), False),
-    Need("serverStatus", "cluster", "report the server's WiredTiger cache",
-         ("clusterMonitor", "clusterAdmin", "root"), False),
+    # serverStatus().wiredTiger holds the B-tree's MongoDB figures (engines/btree_io.py) and
+    # the configured cache that a server found by URI reports (servers/mongo.py).
+    Need("serverStatus", "cluster",
+         N_("the B-tree experiment's MongoDB write volume and cache reads, and the WiredTiger "
+            "cache labkit reports (without it those figures are not run)"),
+         ("clusterMonitor", "backup", "clusterAdmin", "root"), False),
 )
 NEED_BY_ACTION = {need.action: need for need in NEEDS}
 
@@ -101,12 +128,16 @@ class Privileges:
 
     ``access_control`` is False where the server runs without it (no user is authenticated
     and a command that needs authentication succeeded): then every action is allowed.
+    ``no_user_yet`` is True where access control is on but no user exists yet and the
+    connection comes from the server's own machine (MongoDB's localhost exception): such a
+    connection may create the first user and do nothing else.
     """
 
     users: tuple[str, ...] = ()
     roles: tuple[str, ...] = ()
     access_control: bool = True
     granted: frozenset[tuple[str, Scope]] = field(default_factory=frozenset)
+    no_user_yet: bool = False
 
     def allows(self, action: str) -> bool:
         """Whether the user may do ``action`` where labkit needs it (``NEEDS``)."""
@@ -129,25 +160,41 @@ class Privileges:
     def who(self) -> str:
         """The authenticated users and their roles, in words."""
         if not self.access_control:
-            return "the server runs without access control"
+            return Message(N_("the server runs without access control"))
+        if self.no_user_yet:
+            return Message(N_("access control is on and no user exists yet (MongoDB's "
+                              "localhost exception)"))
         if not self.users:
-            return "no user is authenticated (the URI has no credentials)"
-        roles = ", ".join(self.roles) or "no roles"
-        return f"user {', '.join(self.users)} with {roles}"
+            return Message(N_("no user is authenticated (the URI has no credentials)"))
+        roles = ", ".join(self.roles) or Message(N_("no roles"))
+        return Message(N_("user {users} with {roles}"), users=", ".join(self.users),
+                       roles=roles)
 
     def report(self) -> str:
         """One paragraph: who is connected, what is missing, what labkit does without it and
-        which built-in roles give it."""
+        which built-in roles give it (or, before any user exists, what to do first)."""
+        if self.no_user_yet:
+            return Message(N_(
+                "{who}: from this machine the server lets a connection without a user create "
+                "the first user and nothing else; create a user administrator in the admin "
+                "database, then labkit's user (docs/hosted.md, \"The user labkit needs\"), and "
+                "put that user's name and password in LABKIT_MONGODB_URI"), who=self.who())
         lacking = self.missing()
         if not lacking:
-            return f"{self.who()}: every privilege labkit uses"
-        parts = [f"{self.who()}; missing:"]
-        for need in lacking:
-            where = "on the cluster" if need.scope == "cluster" else "on every database"
-            must = "required" if need.required else "optional"
-            parts.append(f"{need.action} ({must}, {where}: {need.why}; given by "
-                         f"{', '.join(need.roles)})")
-        return " ".join(parts[:1]) + " " + "; ".join(parts[1:])
+            return Message(N_("{who}: every privilege labkit uses"), who=self.who())
+        return Message(N_("{who}; missing: {needs}"), who=self.who(),
+                       needs=joined("; ", [_lacking(need) for need in lacking]))
+
+
+def _lacking(need: Need) -> str:
+    """One missing need as the report names it: the action, whether labkit can do without it,
+    where, what for, and the built-in roles that give it."""
+    must = Message(N_("required")) if need.required else Message(N_("optional"))
+    where = (Message(N_("on the cluster")) if need.scope == "cluster"
+             else Message(N_("on every database")))
+    return Message(N_("{action} ({must}, {where}: {why}; given by {roles})"),
+                   action=need.action, must=must, where=where, why=Message(need.why),
+                   roles=", ".join(need.roles))
 
 
 def parse_connection_status(reply: Mapping[str, object], *,
@@ -182,8 +229,12 @@ def parse_connection_status(reply: Mapping[str, object], *,
 
 def read_privileges(client: MongoClient[dict[str, Any]]) -> Privileges:
     """Ask the server what the connected user may do (``connectionStatus`` with
-    ``showPrivileges``); where no user is authenticated, ``listDatabases`` (which needs
-    authentication wherever access control is on) tells whether the server enforces it."""
+    ``showPrivileges``). Where no user is authenticated, whether the server enforces access
+    control is asked of ``listCollections`` on ``PROBE_DATABASE``, which needs the
+    ``listCollections`` action there wherever access control is on, even from the server's
+    own machine; where it does and the probe was refused, ``listDatabases``, which any
+    connection without a user is refused unless the localhost exception is open, tells
+    whether a user exists yet."""
     from pymongo.errors import OperationFailure
 
     reply = client.admin.command("connectionStatus", showPrivileges=True)
@@ -191,7 +242,20 @@ def read_privileges(client: MongoClient[dict[str, Any]]) -> Privileges:
     if privileges.users:
         return privileges
     try:
+        client[PROBE_DATABASE].list_collection_names()
+    except OperationFailure:
+        return dataclasses.replace(privileges, no_user_yet=_localhost_exception(client))
+    return parse_connection_status(reply, access_control=False)
+
+
+def _localhost_exception(client: MongoClient[dict[str, Any]]) -> bool:
+    """Whether the server, enforcing access control, takes a command that needs
+    authentication from this connection without a user: only the localhost exception lets
+    it (a connection from the server's machine while no user exists yet)."""
+    from pymongo.errors import OperationFailure
+
+    try:
         client.admin.command("listDatabases", nameOnly=True)
     except OperationFailure:
-        return privileges
-    return parse_connection_status(reply, access_control=False)
+        return False
+    return True
