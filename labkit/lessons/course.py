@@ -140,7 +140,7 @@ def claims_markdown() -> str:
     out = ["# The claims labkit checks", "",
            "Generated from the claim registry; `tests/test_docs.py` fails when this file and the "
            "registry differ. Regenerate it with:", "",
-           "```sh", "python -c 'from labkit import course; print(course.claims_markdown(), "
+           "```sh", "python -c 'from labkit.lessons import course; print(course.claims_markdown(), "
            "end=\"\")' > docs/claims.md", "```", "",
            "The sources, by name:", ""]
     out += [f"- **{key}**: {name}" for key, name in SOURCE_NAMES.items()]
