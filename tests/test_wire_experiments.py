@@ -451,6 +451,24 @@ def test_a_disagreeing_reply_does_not_hold_and_names_what_differs(lab, case):
     assert f"differs in: {case.wrong[3]}" in row.reason
 
 
+@wire
+@pytest.mark.parametrize("claim_id", ["S1", "B1"])
+def test_a_notes_parts_are_shown_in_the_learners_language(lab, monkeypatch, claim_id):
+    """S1 and B1 add a remark of their own to the model's agreement; in Vietnamese the
+    agreement reads as labkit's catalogue translates it, while the reason results.json keeps
+    stays English."""
+    from labkit import i18n
+
+    script_case(lab, CASES[CASE_IDS.index(claim_id)])
+    (row,) = lab.run(claim_id).rows
+    english = "the model agrees with the server on every question"
+    monkeypatch.setattr(i18n, "_chosen", None)
+    i18n.language("vi")
+    assert i18n._(english) != english
+    assert row.shown_reason.startswith(i18n._(english))
+    assert str(row.reason).startswith(english)
+
+
 # The claims whose evidence is the model beside the server, one row per question (the key the
 # disagreeing reply changes is its question's label).
 MODEL_BESIDE_SERVER = ["D3", "S1", "X5", "B1", "X1", "X2", "X3", "X4"]

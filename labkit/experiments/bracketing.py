@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from labkit.claims.claim import Observation, subset_of_observed
+from labkit.claims.claim import Observation, note_text, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -12,7 +12,7 @@ from labkit.experiments._common import (
     model_answers,
     server_census,
 )
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message, _, joined
 from labkit.model import fixtures
 from labkit.names import engine_name
 
@@ -60,8 +60,11 @@ def type_bracketing(ctx) -> Observation:
     census = from_python.observed["census"]
     observation.observed["census_from_python"] = census
     observation.evidence.append(dict(from_python.evidence[0], question="census (from Python)"))
-    observation.note += ("; written from Python, 42.0 is a double: census "
-                         + ", ".join(f"{k} {v}" for k, v in census.items()))
+    # Joined as messages, so that each part is shown in the learner's language.
+    observation.note = joined("; ", (note_text(observation), Message(
+        N_("written from Python, 42.0 is a double: census {census}"),
+        census=", ".join(f"{k} {v}" for k, v in census.items()))))
+    observation.note_values = {}
     return observation
 
 

@@ -3,7 +3,7 @@ arrays as sort keys, and collation for numeric strings (claims S1, S2, X5)."""
 
 from __future__ import annotations
 
-from labkit.claims.claim import Figure, Observation, subset_of_observed
+from labkit.claims.claim import Figure, Observation, note_text, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -11,7 +11,7 @@ from labkit.experiments._common import (
     kit_questions,
     model_answers,
 )
-from labkit.i18n import N_
+from labkit.i18n import N_, Message, joined
 from labkit.model import bson_order, fixtures
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
@@ -51,9 +51,11 @@ def type_order(ctx) -> Observation:
     docs = _one_of_each_type()
     observation = compare_with_model(ctx, "types", S1_QUESTIONS)
     observation.observed = {"ascending": _ladder(docs, observation.observed["ascending"])}
-    observation.note += ("; Symbol is left out: pymongo cannot write that deprecated type; "
-                         "the array is [[1]] because a sort represents an array by its "
-                         "smallest element, here the array [1]")
+    # Joined as messages, so that each part is shown in the learner's language.
+    observation.note = joined("; ", (note_text(observation), Message(N_(
+        "Symbol is left out: pymongo cannot write that deprecated type; the array is [[1]] "
+        "because a sort represents an array by its smallest element, here the array [1]"))))
+    observation.note_values = {}
     return observation
 
 
