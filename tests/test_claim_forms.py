@@ -1,5 +1,5 @@
-"""Every expectation form the README documents for the short form (``ids``, ordered ``ids``,
-``count``, ``error``, ``documents``, ``values``) with every read (``find``, ``aggregate``,
+"""Every expectation form docs/claim_files.md documents for the short form (``ids``, ordered
+``ids``, ``count``, ``error``, ``documents``, ``values``) with every read (``find``, ``aggregate``,
 ``count``, ``distinct``): where it should hold it holds, where it should not it does not, on
 each in-process engine (the model, mongomock, montydb) and, marked ``mongodb``, on a real
 server (issue 19, "Claim files that mean what they say")."""
@@ -132,8 +132,8 @@ HOLDING = [c for c in CASES if c.holds is not None]
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", HOLDING, ids=[c.name for c in HOLDING])
 def test_each_form_holds_where_it_should(tmp_path, engine_named, case, engine):
-    """A documented expectation that states what the read gives holds on each engine (README,
-    "Checking your own claims"; issue 19), save what the engine says it cannot answer."""
+    """A documented expectation that states what the read gives holds on each engine
+    (docs/claim_files.md, "The short form"), save what the engine says it cannot answer."""
     assert case.holds is not None
     spec = claim(tmp_path, asked(case, holds=True), case.holds)
     observation, verdict = claimcheck.observe(spec, engine_named[engine])
@@ -152,7 +152,7 @@ def test_each_form_fails_where_it_should(tmp_path, engine_named, case, engine):
 
 
 def test_every_documented_form_meets_every_read():
-    """The table covers the README's six forms with each of its four reads, and each form
+    """The table covers docs/claim_files.md's six forms with each of its four reads, and each form
     holds somewhere for every read whose answer can have it."""
     pairs = {(c.form, c.read.split()[0]) for c in CASES}
     forms = ("ids", "ordered ids", "count", "error", "documents", "values")

@@ -92,8 +92,8 @@ def test_another_installations_mark_does_not_verify(config, tmp_path, monkeypatc
 
 def test_after_the_secret_is_deleted_nothing_made_before_verifies(config):
     """Deleting the secret: verifying makes no new one and nothing verifies; the next mark
-    makes a new secret, under which the old marks still do not verify (the README's "what
-    deleting it means")."""
+    makes a new secret, under which the old marks still do not verify (docs/servers.md,
+    "labkit's mark and its secret")."""
     old = servers.mark_for("labkit_a_1")
     servers.secret_path().unlink()
     assert not servers.mark_verifies("labkit_a_1", old)

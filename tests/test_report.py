@@ -278,7 +278,7 @@ def _validate(path: Path) -> dict:
 
 def test_labkit_run_writes_results_json_that_its_schema_describes(tmp_path):
     """``labkit run --claims D2,O1`` writes a results.json that validates against
-    docs/results.schema.json and names its layout in ``schema`` (README, "results.json")."""
+    docs/results.schema.json and names its layout in ``schema`` (docs/report.md, "results.json")."""
     result = labkit("run", "--claims", "D2,O1", "--out", str(tmp_path), "--quiet")
     assert result.returncode == 0, result.stderr
     data = _validate(tmp_path / "results.json")
@@ -288,7 +288,7 @@ def test_labkit_run_writes_results_json_that_its_schema_describes(tmp_path):
 
 def test_labkit_check_writes_results_json_that_its_schema_describes(tmp_path):
     """``labkit check`` of a claim file on the model writes a results.json that validates
-    against the same schema as ``labkit run``'s (README, "results.json")."""
+    against the same schema as ``labkit run``'s (docs/report.md, "results.json")."""
     claims_file = Path(__file__).parent.parent / "claims" / "lesson01_dates.yaml"
     result = labkit("check", str(claims_file), "--out", str(tmp_path), "--quiet")
     assert result.returncode in (0, 1), result.stderr

@@ -1,7 +1,7 @@
 """What files keep stays English when the learner reads Vietnamese: results.json, ``--json`` and
 JUnit XML carry the servers' English reasons, hints and what was tried, while the terminal, the
 report and a notebook's cards show them in Vietnamese (docs/instructors.md, "The Vietnamese
-edition"; README, "results.json stays English")."""
+edition"; docs/report.md, "results.json")."""
 
 from __future__ import annotations
 
