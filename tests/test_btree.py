@@ -188,8 +188,11 @@ class _Refusing:
 @pytest.mark.parametrize("code", [13, 8000])
 def test_a_refused_fsync_means_no_checkpoint_not_an_error(code):
     """Unauthorized (13: no ``fsync`` action) and AtlasError (8000: Atlas refuses ``fsync``
-    to every user) leave the load without a checkpoint, so no size is reported (docs/hosted.md)."""
-    assert btree._checkpoint(_Refusing(code)) is False
+    to every user) leave the load without a checkpoint, so no size is reported (docs/hosted.md);
+    the reason names the action and the built-in roles that grant it (builtin_roles.yml)."""
+    why = btree._checkpoint(_Refusing(code))
+    assert f"the server refused fsync (code {code})" in why
+    assert "hostManager" in why
 
 
 def test_any_other_fsync_failure_is_still_an_error():

@@ -1,6 +1,6 @@
 """Write volume and cache reads of B-tree loads, `labkit.engines.btree_io` (claim U5's write
-amplification and cache churn, issue 22): measured on real SQLite, WiredTiger and PostgreSQL
-loads, asserted loosely in the direction the physics says."""
+amplification and cache churn, docs/write_amplification.md): measured on real SQLite,
+WiredTiger and PostgreSQL loads, asserted loosely in the direction the physics says."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ N = 30_000
 
 
 def test_checkpoints_come_every_interval_whatever_the_batch():
-    """A checkpoint each time the keys loaded pass a multiple of the interval (issue 22: the
-    same interval for every key kind), and none at all without one."""
+    """A checkpoint each time the keys loaded pass a multiple of the interval (the same
+    interval for every key kind: docs/write_amplification.md), and none at all without one."""
     taken = []
     points = btree_io.Checkpoints(2_500, lambda: taken.append(points.loaded))
     for _ in range(10):
@@ -31,7 +31,7 @@ def test_checkpoints_come_every_interval_whatever_the_batch():
 
 @pytest.mark.parametrize("every", [0, -5])
 def test_a_checkpoint_interval_below_one_key_is_refused(every):
-    """A checkpoint interval of 0 keys (or fewer) is bad input (issue 22, "Cost")."""
+    """A checkpoint interval of 0 keys (or fewer) is bad input (docs/write_amplification.md)."""
     with pytest.raises(BadInput, match="positive number of keys"):
         btree.check_request("sqlite", 1_000, None, every)
 
@@ -45,7 +45,7 @@ def test_a_checkpoint_interval_below_one_key_is_refused(every):
 def test_bad_values_cost_one_error_line_and_exit_2_before_any_work(argv, words, capsys,
                                                                    monkeypatch):
     """`--cache-mb` below what the engine accepts and a checkpoint interval of 0 are one
-    `Error:` line and exit status 2, before a server is sought or a key loaded (issue 22)."""
+    `Error:` line and exit status 2, before a server is sought or a key loaded."""
     from labkit import servers
 
     monkeypatch.setattr(servers, "provide", lambda *a, **k: pytest.fail("a server was sought"))
@@ -59,7 +59,7 @@ def test_bad_values_cost_one_error_line_and_exit_2_before_any_work(argv, words, 
 
 def test_ratios_compare_each_kind_with_the_sequential_ones():
     """Bytes per key, the ratio to each sequential kind loaded beside it, and index size over
-    cache size (issue 22: "per key and as a ratio to the sequential kinds")."""
+    cache size (docs/write_amplification.md: per key and as a ratio to the sequential kinds)."""
     results = [{"keys": "uuid4", "n": 1_000, "write_bytes": 600_000, "index_bytes": 300,
                 "cache_bytes": 100},
                {"keys": "uuid7", "n": 1_000, "write_bytes": 200_000, "index_bytes": 200,
@@ -180,7 +180,7 @@ def test_postgres_cache_churn_once_the_index_outgrows_shared_buffers(postgres_se
 
 def test_btree_json_carries_writes_and_cache_side_by_side(capsys):
     """`labkit btree --json` gives each key kind its bytes written, per key and against the
-    sequential kinds, with the index's and the cache's sizes (issue 22)."""
+    sequential kinds, with the index's and the cache's sizes (docs/write_amplification.md)."""
     assert cli.main(["btree", "--engine", "sqlite", "--keys", "uuid4,uuid7", "--n", "5000",
                      "--checkpoint-every", "none", "--json", "--quiet"]) == 0
     shown = json.loads(capsys.readouterr().out)

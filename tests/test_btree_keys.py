@@ -53,7 +53,8 @@ def _none(kind: str):
 ])
 def test_btree_claims_are_judged_per_engine(verdicts, claim_id, engine, verdict, request):
     """The same claim gets its own verdict on each engine, from that engine's measurement
-    (FACTS.md "B-tree theory" and "SQLite"; CLAIMS.md U4-U6)."""
+    (Yao's ln 2 fill for random insertion; SQLite's sibling rebalancing;
+    docs/claims.md U4-U6)."""
     if engine.startswith("WiredTiger"):
         request.getfixturevalue("wiredtiger_binding")  # a skip, unless LABKIT_REQUIRE says so
     row = verdicts[(claim_id, engine)]
@@ -85,8 +86,9 @@ def test_u5_compares_uuid4_with_uuid7_and_shows_objectid_beside(verdicts):
 
 
 def test_u5_is_judged_in_three_parts_per_real_engine(verdicts):
-    """U5 (CLAIMS.md; issue 22) gets a size, a write-amplification and a cache-churn row on each
-    real engine; the model, which writes nothing and has no cache, gets the size row only."""
+    """U5 (docs/claims.md; docs/write_amplification.md) gets a size, a write-amplification and
+    a cache-churn row on each real engine; the model, which writes nothing and has no cache,
+    gets the size row only."""
     engines = {engine for (cid, engine) in verdicts if cid == "U5"}
     for name in ("SQLite", "PostgreSQL", "WiredTiger", "MongoDB"):
         assert {f"{name} · {part}" for part in btree_keys.U5_PARTS} <= engines
@@ -107,7 +109,7 @@ def test_u5_observations_are_shown_not_hidden_as_secrets(verdicts):
 
 def test_u5_cache_churn_says_why_it_was_not_judged(verdicts, request):
     """SQLite cannot count its cache reads from Python, and WiredTiger's 64 MB cache holds a
-    30,000-key index: both are not run, each saying why (issue 22, "otherwise said")."""
+    30,000-key index: both are not run, each saying why (docs/write_amplification.md)."""
     sqlite = verdicts[("U5", "SQLite · cache churn")]
     assert sqlite.verdict == "not-run"
     assert "SQLITE_DBSTATUS_CACHE_MISS" in sqlite.reason
@@ -173,7 +175,7 @@ def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
 
 def test_the_engines_chart_names_its_engines_under_its_bars():
     """The side-by-side chart's x ticks are the engines' names and versions, not numbers: the
-    learner's number format applies to numeric axes only (lesson 06, issue 21's plots)."""
+    learner's number format applies to numeric axes only (lesson 06's plots)."""
     from labkit.outputs import plots
 
     result = {"keys": "int", "index_bytes": 8192, "leaf_pages": 1, "avg_leaf_fill": 0.9,

@@ -24,7 +24,9 @@ from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_
 from labkit.engines.wt_binding import wt_stats as _wt_stats
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
+from labkit.i18n import shown as shown_text
 from labkit.model import keys as keymod
+from labkit.servers import MIN_CACHE_GB
 from labkit.servers.reaper import scratch_folder
 
 ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
@@ -313,6 +315,8 @@ def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int
 
 # MongoDB --------------------------------------------------------------------------------
 
+# mongod's smallest WiredTiger cache in bytes (``--wiredTigerCacheSizeGB`` counts 2**30 bytes).
+MONGO_SMALLEST_CACHE = round(MIN_CACHE_GB * 2**30)
 MONGO_COUNTERS = {
     "cache": ("leaf pages split during eviction", "internal pages split during eviction",
               "in-memory page splits", "pages read into cache", "pages written from cache"),
@@ -320,6 +324,8 @@ MONGO_COUNTERS = {
     "block-manager": ("file size in bytes", "file bytes available for reuse",
                       "checkpoint size"),
 }
+MONGO_COUNTER_NAMES = tuple(f"{group}: {name}" for group, names in MONGO_COUNTERS.items()
+                            for name in names)
 
 
 def mongo_value(kind: str, key: bytes):
@@ -339,12 +345,34 @@ MONGO_GAUGES = ("block-manager: file size in bytes",
                 "block-manager: checkpoint size")
 
 
-def _id_index_stats(collection) -> tuple[int, dict]:
-    stats = next(collection.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
+def _storage_stats(collection) -> dict:
+    """``$collStats``'s ``storageStats`` for the collection (the manual's "$collStats")."""
+    return next(collection.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
+
+
+def _index_figures(stats: dict) -> tuple[int, dict]:
+    """``indexSizes._id_`` and the ``_id`` index's counters (``MONGO_COUNTERS``) from
+    ``storageStats`` (src/mongo/db/stats/storage_stats.cpp: ``indexSizes`` and
+    ``indexDetails``, each index's WiredTiger statistics grouped by their prefix)."""
     details = stats.get("indexDetails", {}).get("_id_", {})
     counters = {f"{group}: {name}": details.get(group, {}).get(name)
                 for group, names in MONGO_COUNTERS.items() for name in names}
     return stats["indexSizes"]["_id_"], counters
+
+
+def _id_index_stats(collection) -> tuple[int, dict]:
+    """The ``_id`` index's file size and counters, read now."""
+    return _index_figures(_storage_stats(collection))
+
+
+def _read_stats(collection) -> tuple[dict | None, str | None]:
+    """``storageStats`` now, or None and why where the server refuses ``$collStats``."""
+    try:
+        return _storage_stats(collection), None
+    except Exception as exc:
+        if btree_io.refused(exc):
+            return None, btree_io.refusal("$collStats", exc)
+        raise
 
 
 def _during(before: dict, after: dict) -> dict:
@@ -362,23 +390,33 @@ def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
                 progress: Progress | None = None,
                 checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
     """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters,
-    and what the server wrote and read (``serverStatus().wiredTiger``, server-wide).
+    and what the server wrote and read (``btree_io.mongo_io``: ``serverStatus``, server-wide,
+    marked where other clients worked on the server during the load).
 
     After an ``fsync`` (a checkpoint, so the file holds the pages), ``index_bytes`` is
     the file size less the space free for reuse, as for the embedded WiredTiger;
     ``file_bytes`` is ``indexSizes._id_``. An ``fsync`` every ``checkpoint_every`` keys
     where the user may run it (otherwise said in ``checkpoints_refused``). Counters are
-    differences across the load; throughput is kept per batch.
+    differences across the load; throughput is kept per batch. What the server refuses this
+    user (``$collStats``, ``serverStatus``, ``fsync``) leaves its figures None, each with why
+    (``counters_why``, ``write_bytes_why`` and ``cache_reads_why``, ``index_bytes_why``), and
+    the rest is still measured.
     """
     database = server.fresh_database(f"btree_{kind}")
     try:
         collection = database.create_collection("t")
         client = server.client()
-        _, before = _id_index_stats(collection)
-        io_before = btree_io.mongo_wt_stats(client)
-        refused: list[bool] = []
-        checkpoints = btree_io.Checkpoints(
-            checkpoint_every, lambda: refused.append(not _checkpoint(client)))
+        stats, counters_why = _read_stats(collection)
+        logged = btree_io.mongo_logged(stats, client)
+        io_before = btree_io.mongo_status(client)
+        refusals: list[str] = []
+
+        def checkpoint() -> None:
+            why = _checkpoint(client)
+            if why:
+                refusals.append(why)
+
+        checkpoints = btree_io.Checkpoints(checkpoint_every, checkpoint)
         rates = []
         start = time.perf_counter()
         for keys in keymod.batches(kind, n, batch):
@@ -389,35 +427,43 @@ def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
             if progress:
                 progress(len(keys))
         seconds = time.perf_counter() - start
-        checkpointed = _checkpoint(client)
-        io = btree_io.wt_io(io_before, btree_io.mongo_wt_stats(client))
-        file_bytes, after = _id_index_stats(collection)
-        counters = _during(before, after)
-        reusable = counters["block-manager: file bytes available for reuse"]
-        live = file_bytes - reusable if isinstance(reusable, int) and checkpointed else None
-        return {"keys": kind, "n": n, "index_bytes": live, "file_bytes": file_bytes,
-                "size_meaning": SIZE_MEANING, "leaf_pages": None, "avg_leaf_fill": None,
-                "insert_seconds": seconds, "inserts_per_second_by_batch": rates,
-                "checkpoint_every": checkpoint_every, "checkpoints_refused": any(refused),
-                **io, **counters}
+        not_checkpointed = _checkpoint(client)
+        io = btree_io.mongo_io(io_before, btree_io.mongo_status(client), inserted=n,
+                               logged=logged)
+        after, counters_why = _read_stats(collection) if stats else (None, counters_why)
+        figures: dict = {"file_bytes": None, **dict.fromkeys(MONGO_COUNTER_NAMES)}
+        if stats is not None and after is not None:
+            file_bytes, counters_after = _index_figures(after)
+            figures = {"file_bytes": file_bytes,
+                       **_during(_index_figures(stats)[1], counters_after)}
+        reusable = figures["block-manager: file bytes available for reuse"]
+        why = counters_why or not_checkpointed
+        live = figures["file_bytes"] - reusable if isinstance(reusable, int) and not why else None
+        result = {"keys": kind, "n": n, "index_bytes": live, "size_meaning": SIZE_MEANING,
+                  "leaf_pages": None, "avg_leaf_fill": None, "insert_seconds": seconds,
+                  "inserts_per_second_by_batch": rates, "checkpoint_every": checkpoint_every,
+                  "checkpoints_refused": bool(refusals or not_checkpointed), "logged": logged,
+                  "smallest_cache_bytes": MONGO_SMALLEST_CACHE, **io, **figures}
+        # Why a figure is missing, only where one is.
+        result.update({key: value for key, value in (("index_bytes_why", why),
+                                                      ("counters_why", counters_why)) if value})
+        return result
     finally:
         server.drop(database.name)
 
 
-def _checkpoint(client: Any) -> bool:
-    """``fsync``: a checkpoint, so the index file holds its pages. False where the user may not
-    (no ``fsync`` action; MongoDB Atlas refuses it to every user): without a checkpoint the
-    file's size says nothing, so no index size is reported and the size claims are not run
-    there, rather than turned into an error (docs/hosted.md)."""
-    from pymongo.errors import OperationFailure
-
+def _checkpoint(client: Any) -> str | None:
+    """``fsync``: a checkpoint, so the index file holds its pages. None once taken; where the
+    user may not (no ``fsync`` action; MongoDB Atlas refuses it to every user), why: without a
+    checkpoint the file's size says nothing, so no index size is reported and the size claims
+    are not run there, rather than turned into an error (docs/hosted.md)."""
     try:
         client.admin.command("fsync")
-    except OperationFailure as exc:
-        if exc.code in (13, 8000):  # Unauthorized; AtlasError (Atlas's own refusal)
-            return False
+    except Exception as exc:
+        if btree_io.refused(exc):
+            return btree_io.refusal("fsync", exc)
         raise
-    return True
+    return None
 
 
 # One engine, several key kinds ----------------------------------------------------------
@@ -511,7 +557,10 @@ def size(result: dict) -> int:
     if result.get("leaf_pages") is None:
         from labkit.claims.claim import Unobservable
 
-        raise Unobservable(f"no index size was measured for {result['keys']} keys")
+        why = result.get("index_bytes_why")
+        raise Unobservable(Message(N_("no index size was measured for {kind} keys: {why}"),
+                                   kind=result["keys"], why=why) if why else
+                           f"no index size was measured for {result['keys']} keys")
     return result["leaf_pages"]
 
 
@@ -533,6 +582,14 @@ def summary(result: dict) -> dict:
                          "inserts_per_second_by_batch")}
 
 
+# What a table says below its rows, once for the key kinds it concerns: what the figures mean
+# and why one is missing or marked.
+SAID_BELOW = (("write_meaning", "write"), ("write_bytes_why", "write"),
+              ("write_disturbed", "write"), ("cache_reads_why", "cache"),
+              ("cache_reads_disturbed", "cache"), ("index_bytes_why", "index bytes"),
+              ("counters_why", "counters"))
+
+
 def table(measurement: dict) -> str:
     """A measurement as a plain-text table: size, leaf pages, fill, time, then other counters.
 
@@ -548,8 +605,7 @@ def table(measurement: dict) -> str:
     lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
                    f"{'insert s':>9} {'written/key':>11} {'cache reads':>11}  other"]
     shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
-             "size_meaning", "write_bytes_per_key", "cache_reads", "write_meaning",
-             "cache_reads_why"}
+             "size_meaning", "write_bytes_per_key", "cache_reads", *(k for k, _ in SAID_BELOW)}
     for r in map(summary, measurement["results"]):
         cells = [f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"]
         cells += [f"{r[k]:,.0f}" if r.get(k) is not None else "-"
@@ -559,10 +615,15 @@ def table(measurement: dict) -> str:
                           for k, v in r.items() if k not in shown)
         lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
                      f"{r['insert_seconds']:>9.2f} {per_key:>11} {reads:>11}  {other}")
-    for key in ("write_meaning", "cache_reads_why"):
-        said = next((r[key] for r in measurement["results"] if r.get(key)), "")
-        if said:
-            lines.append(f"{key.split('_')[0]}: {said}")
+    results = measurement["results"]
+    for key, label in SAID_BELOW:
+        said: dict[str, list[str]] = {}
+        for r in results:
+            if r.get(key):
+                said.setdefault(r[key], []).append(r["keys"])
+        for text, kinds in said.items():
+            scope = "" if len(kinds) == len(results) else f" ({', '.join(kinds)})"
+            lines.append(f"{label}{scope}: {shown_text(text)}")
     meaning = next((r["size_meaning"] for r in measurement["results"] if "size_meaning" in r), "")
     if meaning:
         lines.append(f"index bytes: {meaning}")

@@ -9,12 +9,13 @@ cannot tell stays None, with the reason beside it.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
 
 from labkit.errors import BadInput
-from labkit.i18n import N_
+from labkit.i18n import N_, Message
 
 # Keys between two checkpoints, the same for every key kind (``--checkpoint-every``).
 SEQUENTIAL = ("uuid7", "objectid", "int")
@@ -170,7 +171,7 @@ def pg_io(conn: Any, before: dict[str, Any], after: dict[str, Any]) -> dict[str,
             "cache_reads": diff("cache_reads"), "cache_bytes": int(shared)}
 
 
-# WiredTiger and mongod ------------------------------------------------------------------
+# WiredTiger -----------------------------------------------------------------------------
 
 
 def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
@@ -196,14 +197,154 @@ def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
             "cache_bytes": after.get(WT_IO_STATS["cache_bytes"])}
 
 
-def mongo_wt_stats(client: Any) -> dict[str, int]:
-    """``serverStatus().wiredTiger``'s figures named in ``WT_IO_STATS``, flattened to the
-    statistics cursor's ``"group: name"`` descriptions (the manual documents both)."""
-    status = client.admin.command("serverStatus").get("wiredTiger", {})
-    out = {}
+# mongod ---------------------------------------------------------------------------------
+
+# A command the server refused to this user: 13 ``Unauthorized`` (src/mongo/base/error_codes.yml)
+# or 8000 ``AtlasError``, the refusal Atlas's shared tiers send for an action they do not allow.
+REFUSED_CODES = (13, 8000)
+# The action each command the B-tree load sends needs (the manual's "Privilege Actions").
+ACTIONS = {"serverStatus": "serverStatus", "$collStats": "collStats", "fsync": "fsync"}
+# serverStatus's operation counters (the manual's "serverStatus", opcounters: 64-bit integers
+# since 4.2): what a load compares with its own work to tell whether others used the server.
+# Where an aggregation counts moved between releases: a command, then a query (SERVER-66495),
+# then an ``aggregate`` counter of its own (SERVER-123987), read where the server has it.
+OPCOUNTERS = ("insert", "query", "update", "delete", "getmore", "command")
+READS, WRITES = ("query", "getmore"), ("insert", "update", "delete")
+# What the server itself and labkit's own bookkeeping add to the write counters during a load,
+# besides its inserts: the lease each run's database renews once a minute (an update) and
+# mongod's logical session cache, which writes config.system.sessions every 5 minutes.
+HOUSEKEEPING_WRITES = 5
+WRITES_PER_MINUTE = 2
+SERVER_WIDE = ("server-wide (serverStatus): every client's work on the server counts, labkit "
+               "compares the server's operation counters with its own to tell")
+REFUSED = N_("the server refused {command} (code {code}): the user lacks the {action} action "
+             "{where}, which the built-in roles {roles} grant; labkit measures the rest")
+WHERE = {"cluster": N_("on the cluster"), "database": N_("on labkit's databases")}
+OTHERS_WROTE = N_("other clients wrote to the server during the load: its operation counters "
+                  "grew by {others:,} inserts, updates and deletes beyond labkit's own {own:,} "
+                  "inserts (labkit allows {allowed:,} for its lease and the server's "
+                  "housekeeping); the write counters are server-wide, so their bytes cannot be "
+                  "told from labkit's")
+OTHERS_READ = N_("other clients read from the server during the load ({others:,} queries and "
+                 "getMores, {allowed:,} allowed); the cache counters are server-wide, so their "
+                 "pages cannot be told from labkit's")
+COUNTERS_BACK = N_("the server's operation counters went back during the load (a restart?): "
+                   "its write and cache counters cannot be compared across it")
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the server refusing a command to this user (``REFUSED_CODES``)."""
+    from pymongo.errors import OperationFailure
+
+    return isinstance(exc, OperationFailure) and exc.code in REFUSED_CODES
+
+
+def refusal(command: str, exc: Any) -> Message:
+    """Why a figure is missing where the server refused ``command``: the action the user lacks
+    and the built-in roles that grant it (``servers.privileges``, the one table of them)."""
+    from labkit.servers.privileges import NEED_BY_ACTION
+
+    need = NEED_BY_ACTION[ACTIONS[command]]
+    return Message(REFUSED, command=command, code=exc.code, action=need.action,
+                   where=Message(WHERE[need.scope]), roles=", ".join(need.roles))
+
+
+def mongo_status(client: Any) -> dict[str, Any]:
+    """One reading of ``serverStatus``: the WiredTiger figures named in ``WT_IO_STATS``
+    (flattened to the statistics cursor's ``"group: name"`` descriptions), the operation
+    counters, with the time it was read; ``{"refused": why}`` where
+    the server refuses the command to this user."""
+    try:
+        status = client.admin.command("serverStatus")
+    except Exception as exc:
+        if refused(exc):
+            return {"refused": refusal("serverStatus", exc)}
+        raise
+    tiger, ops = status.get("wiredTiger") or {}, status.get("opcounters") or {}
+    wt = {}
     for name in WT_IO_STATS.values():
         group, field = name.split(": ", 1)
-        value = status.get(group, {}).get(field)
+        value = (tiger.get(group) or {}).get(field)
         if isinstance(value, int):
-            out[name] = value
-    return out
+            wt[name] = value
+    return {"wt": wt, "at": time.monotonic(),
+            "ops": {name: ops[name] for name in (*OPCOUNTERS, "aggregate")
+                    if isinstance(ops.get(name), int)}}
+
+
+def mongo_logged(storage_stats: dict[str, Any] | None, client: Any) -> bool:
+    """Whether mongod logs the load's collection in WiredTiger. A standalone logs every table;
+    a replica set's members log only the ``local`` database's (src/mongo/db/storage/wiredtiger/
+    wiredtiger_util.cpp, ``useTableLogging``, applied to each table with ``setTableLogging``
+    as ``log=(enabled=true|false)``). Read from the tables' own creation strings in
+    ``$collStats``; where those are not given, from ``hello`` (``setName`` or ``isreplicaset``:
+    a replica set)."""
+    stats = storage_stats or {}
+    configs = [(stats.get("wiredTiger") or {}).get("creationString"),
+               ((stats.get("indexDetails") or {}).get("_id_") or {}).get("creationString")]
+    for config in configs:
+        if isinstance(config, str) and "log=(enabled=false)" in config:
+            return False
+        if isinstance(config, str) and "log=(enabled=true)" in config:
+            return True
+    hello = client.admin.command("hello")
+    return not (hello.get("setName") or hello.get("isreplicaset"))
+
+
+def _grew(before: dict[str, int], after: dict[str, int], names: tuple[str, ...],
+          also: tuple[str, ...] = ()) -> int | None:
+    """How much the counters ``names`` (and ``also``, where the server has them) grew; None
+    where one of ``names`` is missing."""
+    if not all(name in before and name in after for name in names):
+        return None
+    return sum(after[name] - before[name] for name in (*names, *also)
+               if name in before and name in after)
+
+
+def mongo_io(before: dict[str, Any], after: dict[str, Any], *, inserted: int,
+             logged: bool) -> dict[str, Any]:
+    """What a load wrote and read on mongod, from two ``mongo_status`` readings around it: the
+    bytes as ``wt_io`` counts them (the log only where the collection is logged), said to be
+    server-wide, and marked where the server's operation counters show that others wrote
+    (``write_disturbed``) or read (``cache_reads_disturbed``) during the load.
+
+    The rule: labkit's own writes between the readings are its ``inserted`` documents, plus
+    ``HOUSEKEEPING_WRITES`` and ``WRITES_PER_MINUTE`` for each minute begun (its lease, the
+    server's session cache); any insert, update or delete beyond that is another client's,
+    and so is any query, getMore or aggregation counted apart (labkit sends none between the
+    readings). Commands are not counted: every driver's monitor and every monitoring agent
+    sends them all the time, and they write no index pages. A refused ``serverStatus`` leaves
+    each figure None, with why.
+    """
+    why = before.get("refused") or after.get("refused")
+    if why:
+        return {"write_bytes": None, "log_bytes": None, "block_bytes": None,
+                "write_bytes_why": why, "cache_reads": None, "cache_reads_why": why,
+                "cache_bytes": None, "write_meaning": SERVER_WIDE}
+    io = wt_io(before["wt"], after["wt"], logged)
+    io["write_meaning"] = f"{io['write_meaning']}, {SERVER_WIDE}"
+    minutes = math.ceil(max(after["at"] - before["at"], 0) / 60)
+    allowed = HOUSEKEEPING_WRITES + WRITES_PER_MINUTE * minutes
+    ops_before, ops_after = before["ops"], after["ops"]
+    if any(ops_after[k] < v for k, v in ops_before.items() if k in ops_after):
+        io["write_disturbed"] = io["cache_reads_disturbed"] = Message(COUNTERS_BACK)
+        return io
+    writes = _grew(ops_before, ops_after, WRITES)
+    reads = _grew(ops_before, ops_after, READS, also=("aggregate",))
+    io["others_writes"] = None if writes is None else writes - inserted
+    io["others_reads"] = reads
+    if writes is not None and writes - inserted > allowed:
+        io["write_disturbed"] = Message(OTHERS_WROTE, others=writes - inserted, own=inserted,
+                                        allowed=allowed)
+    if reads is not None and reads > allowed:
+        io["cache_reads_disturbed"] = Message(OTHERS_READ, others=reads, allowed=allowed)
+    return io
+
+
+def outgrows_from(result: dict[str, Any], cache_bytes: int) -> int | None:
+    """The N at which an index of this result's bytes per key outgrows ``cache_bytes``, or
+    None where its size was not measured."""
+    index = result.get("index_bytes")
+    if not index:
+        return None
+    return math.floor(cache_bytes * result["n"] / index) + 1

@@ -20,7 +20,8 @@ from labkit.claims.claim import (
     subset_of_observed,
 )
 from labkit.claims.registry import claim
-from labkit.engines import btree, processes
+from labkit.engines import btree, btree_io, processes
+from labkit.errors import Shown
 from labkit.i18n import N_, Message, _, joined, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
@@ -203,6 +204,38 @@ def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
                     ratio=observed["uuid4_index_to_cache"]))
 
 
+def _never_outgrew(rnd: dict) -> Message:
+    """Why cache churn could not show: the UUIDv4 index stayed inside the cache. With its bytes
+    per key, the N from which it would outgrow this cache; on mongod (``smallest_cache_bytes``,
+    the smallest cache it accepts, which at the defaults holds the index many times over), what
+    the server shows instead and the N from which the index outgrows that smallest cache."""
+    index, cache = rnd["index_bytes"], rnd["cache_bytes"]
+    values = {"index": index, "cache": cache, "per_key": round(index / rnd["n"], 1),
+              "here": btree_io.outgrows_from(rnd, cache)}
+    smallest = rnd.get("smallest_cache_bytes")
+    if not smallest:
+        return Message(N_("the UUIDv4 index ({index:,} bytes, {per_key:,.1f} bytes per key) stayed "
+                          "smaller than the cache ({cache:,} bytes): it never outgrew memory "
+                          "here (from N = {here:,} keys it would, or with a smaller --cache-mb)"),
+                       **values)
+    values.update(smallest=smallest, needed=btree_io.outgrows_from(rnd, smallest))
+    if cache <= smallest:
+        return Message(N_("the UUIDv4 index ({index:,} bytes, {per_key:,.1f} bytes per key) stayed "
+                          "smaller than the cache ({cache:,} bytes): it never outgrew memory "
+                          "here, so a mongod at the defaults shows the index's size, the bytes "
+                          "written and the split counters, not cache churn. At {per_key:,.1f} "
+                          "bytes per key the index outgrows mongod's smallest cache, 0.25 GB "
+                          "({smallest:,} bytes), from N = {needed:,} keys (LABKIT_BTREE_N)"),
+                       **values)
+    return Message(N_("the UUIDv4 index ({index:,} bytes, {per_key:,.1f} bytes per key) stayed "
+                      "smaller than the cache ({cache:,} bytes): it never outgrew memory here, "
+                      "so this mongod shows the index's size, the bytes written and the split "
+                      "counters, not cache churn. At {per_key:,.1f} bytes per key the index "
+                      "outgrows this cache from N = {here:,} keys (LABKIT_BTREE_N), and "
+                      "mongod's smallest, 0.25 GB ({smallest:,} bytes), from N = {needed:,}"),
+                   **values)
+
+
 U5_PARTS = ("size", "write amplification", "cache churn")
 PART_TEXT = {"size": N_("size"), "write amplification": N_("write amplification"),
              "cache churn": N_("cache churn")}
@@ -215,7 +248,23 @@ def _u5_size(by_kind: dict) -> dict:
             "random_larger_by": round(random / base - 1, 3)}
 
 
+def _why(text: str) -> str:
+    """A reason a result carries, as a message (kept as it is where it already is one)."""
+    return text if isinstance(text, Shown) else Message(text)
+
+
+def _unless_said(result: dict, *keys: str) -> None:
+    """Not run, with the result's own reason, where it says why a figure is missing or cannot
+    be trusted (a refused command, other clients at work on a shared server)."""
+    for key in keys:
+        if result.get(key):
+            raise Unobservable(Message(N_("{kind} keys: {why}"), kind=result["keys"],
+                                       why=_why(result[key])))
+
+
 def _u5_writes(by_kind: dict, engine: str) -> dict:
+    for kind in ("uuid4", "uuid7"):
+        _unless_said(by_kind[kind], "write_bytes_why", "write_disturbed")
     rnd, seq = (require(by_kind[k].get("write_bytes"), N_("bytes written"), engine)
                 for k in ("uuid4", "uuid7"))
     n = by_kind["uuid4"]["n"]
@@ -229,15 +278,14 @@ def _u5_writes(by_kind: dict, engine: str) -> dict:
 def _u5_churn(by_kind: dict, engine: str) -> dict:
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     if rnd.get("cache_reads") is None:
-        raise Unobservable(Message(rnd["cache_reads_why"]) if rnd.get("cache_reads_why") else
+        raise Unobservable(_why(rnd["cache_reads_why"]) if rnd.get("cache_reads_why") else
                            Message(N_("{engine} does not count the pages it reads into its "
                                       "cache"), engine=engine))
+    for result in (rnd, seq):
+        _unless_said(result, "cache_reads_disturbed")
     ratio = require(rnd.get("index_to_cache"), N_("the index's size against the cache's"), engine)
     if ratio <= 1:
-        raise Unobservable(Message(N_("the UUIDv4 index ({index:,} bytes) stayed smaller than the "
-                                      "cache ({cache:,} bytes): it never outgrew memory here (a "
-                                      "larger N or a smaller --cache-mb shows it)"),
-                                   index=rnd["index_bytes"], cache=rnd["cache_bytes"]))
+        raise Unobservable(_never_outgrew(rnd))
     return {"part": "cache churn", "uuid4_cache_reads": rnd["cache_reads"],
             "uuid7_cache_reads": seq["cache_reads"], "uuid4_index_to_cache": ratio,
             "cache_bytes": rnd["cache_bytes"],
@@ -369,6 +417,8 @@ EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memo
 
 def _split_paths(by_kind: dict, engine: str) -> dict:
     seq, rnd = by_kind["uuid7"], by_kind["uuid4"]
+    for result in (seq, rnd):
+        _unless_said(result, "counters_why")
     counts = {name: {path: require(r.get(counter), Message(N_("the counter '{counter}'"),
                                                            counter=counter), engine)
                      for path, counter in (("in_memory", IN_MEMORY), ("eviction", EVICTION))}
