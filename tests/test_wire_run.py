@@ -182,3 +182,22 @@ def test_a_reset_in_the_second_of_two_databases_drops_both(lab):
     assert row.verdict == ERROR
     assert names_on(lab.wire, "orders")[-1] == "dropDatabase"
     assert names_on(lab.wire, "orders_python") == ["update", "insert", "dropDatabase"]
+
+
+def test_a_read_the_server_refuses_mid_run_costs_that_claim_one_line(wire_server, run_dates):
+    """A server that refuses D3's reads with code 13 (a role without ``find`` on the run's
+    database: src/mongo/db/service_entry_point_common.cpp refuses before the command runs)
+    gives D3 ``error`` with the server's words on one line, D1 still holds, and D3's database
+    is dropped."""
+    from mongo_wire import unauthorized
+
+    script_case(Lab(wire_server, None), D1)
+    wire_server.on("find", lambda s: unauthorized("find", s.db),
+                   match=lambda s: in_database(s, "events"))
+    status, out, err, results = run_dates()
+    assert verdicts(results) == {"D1": HOLDS, "D2": HOLDS, "D3": ERROR}
+    assert reason_of(results, "D3").startswith("OperationFailure: not authorized on labkit_")
+    assert_one_line_each(out, {"D3": "OperationFailure: not authorized"})
+    assert "Traceback" not in out + err
+    assert status == 1
+    assert names_on(wire_server, "events") == ["update", "insert", "find", "dropDatabase"]
