@@ -2,7 +2,8 @@
 
 The ordering experiments start several of these so that each has its own
 process-level random value, exactly as separate application servers would.
-Prints one JSON object: label, pid, the IDs' hex and the clock (ns) at each.
+Prints one JSON object: the label, the IDs' hex and the clock (ns) at each; or, where the
+server refuses or cannot be reached, one line on stderr and exit status 1.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 WORKER_URI_VARIABLE = "LABKIT_WORKER_MONGODB_URI"
 
 
 def main(argv: list[str]) -> int:
     """Wait until ``--start-ns``, make ``--count`` IDs; insert each into MongoDB when the
-    environment names a server (a URI with a password never goes on a command line)."""
+    environment names a server (a URI with a password never goes on a command line). What
+    the server refuses, or a lost connection, ends the process with one line on stderr."""
     parser = argparse.ArgumentParser(prog="python -m labkit.engines.idworker")
     parser.add_argument("--label", required=True)
     parser.add_argument("--start-ns", type=int, required=True)
@@ -29,6 +32,22 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--kind", choices=("objectid", "uuid7"), default="objectid")
     args = parser.parse_args(argv)
 
+    from pymongo.errors import PyMongoError
+
+    try:
+        made = _make(args, os.environ.get(WORKER_URI_VARIABLE))
+    except PyMongoError as exc:  # the parent quotes this line as the process's failure
+        from labkit.errors import one_line
+
+        print(one_line(exc), file=sys.stderr)
+        return 1
+    json.dump(made, sys.stdout)
+    return 0
+
+
+def _make(args: argparse.Namespace, uri: str | None) -> dict[str, Any]:
+    """Make the IDs at the moment (inserting each where ``uri`` names a server): the label,
+    the IDs' hex and the clock (ns) at each."""
     from bson import ObjectId
 
     if args.kind == "uuid7":
@@ -40,7 +59,6 @@ def main(argv: list[str]) -> int:
         def make() -> str:
             return str(ObjectId())
     collection = None
-    uri = os.environ.get(WORKER_URI_VARIABLE)
     if uri:
         from labkit.servers import mongo_client
 
@@ -59,8 +77,7 @@ def main(argv: list[str]) -> int:
                                    "inserted_at": moment, "inserted_ns": now_ns})
         ids.append(made)
         clock.append(now_ns)
-    json.dump({"label": args.label, "ids": ids, "clock_ns": clock}, sys.stdout)
-    return 0
+    return {"label": args.label, "ids": ids, "clock_ns": clock}
 
 
 if __name__ == "__main__":

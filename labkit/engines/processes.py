@@ -13,7 +13,11 @@ from typing import Any
 
 from labkit.engines.idworker import WORKER_URI_VARIABLE
 from labkit.errors import BadInput, LabkitError
+from labkit.i18n import N_, Message
 from labkit.model.objectid import explain, iso_z
+
+# How long the processes get, together, to reach their moment and make their IDs.
+WAIT_S = 120.0
 
 
 def start_of_next_second_ns(lead_s: float = 1.5, offset_ms: int = 100) -> int:
@@ -31,29 +35,52 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
     Each process waits until ``start_ns`` plus its offset, then makes ``count``
     IDs (and, given ``uri``, inserts each one). Returns one dict per process:
     ``label``, ``ids`` (hex) and ``clock_ns`` (the process's clock at each ID).
+
+    When one process fails or the processes take longer than ``WAIT_S``, the others are
+    stopped before this raises: none lives on to write into a database its caller then drops.
     """
     start_ns = start_ns or start_of_next_second_ns()
     offsets_ms = offsets_ms or [0] * len(labels)
-    procs = []
-    for label, offset in zip(labels, offsets_ms, strict=True):
-        cmd = [sys.executable, "-m", "labkit.engines.idworker", "--label", label,
-               "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count),
-               "--kind", kind]
-        env = None
-        if uri:  # in the environment, not on the command line, which every local user can read
-            if not database:
-                raise BadInput("IDs inserted into a server need a database to go into")
-            cmd += ["--db", database, "--collection", collection]
-            env = {**os.environ, WORKER_URI_VARIABLE: uri}
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env=env))
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=120)
-        if proc.returncode != 0:
-            raise LabkitError(f"an ID-making process failed: {err.strip()[-500:]}")
-        results.append(json.loads(out))
-    return results
+    env = None
+    if uri:  # in the environment, not on the command line, which every local user can read
+        if not database:
+            raise BadInput("IDs inserted into a server need a database to go into")
+        env = {**os.environ, WORKER_URI_VARIABLE: uri}
+    procs: list[tuple[str, subprocess.Popen[str]]] = []
+    try:
+        for label, offset in zip(labels, offsets_ms, strict=True):
+            cmd = [sys.executable, "-m", "labkit.engines.idworker", "--label", label,
+                   "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count),
+                   "--kind", kind]
+            if uri:
+                cmd += ["--db", str(database), "--collection", collection]
+            procs.append((label, subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True, env=env)))
+        deadline = time.monotonic() + WAIT_S
+        return [_result(label, proc, deadline) for label, proc in procs]
+    finally:
+        for _label, proc in procs:  # what is still running when this ends early
+            if proc.returncode is None:
+                proc.kill()
+                proc.communicate()
+
+
+def _result(label: str, proc: subprocess.Popen[str], deadline: float) -> dict[str, Any]:
+    """What one process printed, once it ended; its failure in one line (its last)."""
+    try:
+        out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.0))
+    except subprocess.TimeoutExpired as exc:
+        raise LabkitError(Message(N_("the ID-making process {label} did not finish within "
+                                     "{seconds} s"), label=label, seconds=f"{WAIT_S:g}")) from exc
+    if proc.returncode != 0:
+        # idworker says why in its last line (a traceback's last line says it too)
+        lines = err.strip().splitlines()
+        why = lines[-1] if lines else Message(N_("exit status {status}"),
+                                              status=proc.returncode)
+        raise LabkitError(Message(N_("the ID-making process {label} failed: {error}"),
+                                  label=label, error=why))
+    result: dict[str, Any] = json.loads(out)
+    return result
 
 
 def rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,626 @@
+"""The ObjectId lessons' MongoDB paths over the wire (claims O7, O8, O9 of lesson 05): labkit's
+own experiment code, unmodified, speaks through real pymongo to MockupDB answering by script.
+
+Lesson 04 (``objectid_anatomy``: O1-O5, O10) has no MongoDB path: its claims and its batch of
+IDs made in a fresh process (O5) need no server, so nothing of it is here.
+
+Each test asserts what labkit sends (command names, options, documents with their BSON types)
+and how it judges a reply: the reply the source recorded on a real server (scripted, and labelled
+so in a comment) and a reply that disagrees. The verdicts here check labkit's judging of a reply,
+never MongoDB: the scripted server knows nothing of MongoDB's rules (it does not sort, count or
+generate IDs), and no verdict a user sees comes from it. O9's ID-making processes
+(``engines/processes.py``, each running ``engines/idworker.py``) connect to the scripted server
+themselves, with its URI, and their commands are recorded beside the parent's.
+
+The write replies' shapes (``update``, ``insert``, ``delete``) and the cursor replies (``find``,
+``aggregate``) are the same in 6.0, 7.0 and 8.0; the live tests at the end ask a real server the
+same commands and compare fields and types.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from bson import Int64, ObjectId
+from mongo_wire import (
+    Sent,
+    WireServer,
+    cursor_reply,
+    same_shape,
+    unauthorized,
+    update_reply,
+    write_reply,
+)
+
+from labkit.claims.claim import ERROR, FAILS, HOLDS
+from labkit.engines import processes
+from labkit.errors import LabkitError
+from labkit.experiments import catalogue, objectid_ordering
+from labkit.model import objectid
+from labkit.run import runner
+from labkit.servers import mongo
+
+wire = pytest.mark.wire
+
+# --- Reply shapes only these tests use -----------------------------------------------------
+
+# A user with readWriteAnyDatabase and dbAdminAnyDatabase (on admin): every action these
+# lessons use on labkit's databases, dropDatabase included, and no clusterMonitor. The actions
+# on every database's ordinary collections (the "any_normal" match type, shown as {db: "",
+# collection: ""}) are a selection of those the read, readWrite and dbAdmin roles list in
+# src/mongo/db/auth/builtin_roles.yml (mongodb/mongo, commit 00c97452), remove among them;
+# readAnyDatabase, which readWriteAnyDatabase holds, and dbAdminAnyDatabase give listDatabases
+# (and the latter applyOps) on the cluster. The reply's layout (authInfo with
+# authenticatedUsers, authenticatedUserRoles and, with showPrivileges,
+# authenticatedUserPrivileges as {resource, actions}) is the manual's "connectionStatus" page
+# (src/mongo/db/commands/connection_status.cpp); the same in 6.0, 7.0 and 8.0.
+_ANY_DATABASE_ACTIONS = sorted({
+    "changeStream", "collStats", "dbHash", "dbStats", "find", "killCursors", "listCollections",
+    "listIndexes", "listSearchIndexes", "planCacheRead",  # read
+    "convertToCapped", "createCollection", "createIndex", "dropCollection", "dropIndex",
+    "insert", "remove", "renameCollectionSameDB", "update",  # readWrite
+    "collMod", "compact", "dropDatabase", "enableProfiler", "reIndex", "validate",  # dbAdmin
+})
+CONNECTION_STATUS = {
+    "authInfo": {
+        "authenticatedUsers": [{"user": "learner", "db": "admin"}],
+        "authenticatedUserRoles": [{"role": "readWriteAnyDatabase", "db": "admin"},
+                                   {"role": "dbAdminAnyDatabase", "db": "admin"}],
+        "authenticatedUserPrivileges": [
+            {"resource": {"db": "", "collection": ""}, "actions": _ANY_DATABASE_ACTIONS},
+            {"resource": {"cluster": True}, "actions": ["applyOps", "listDatabases"]},
+        ],
+    },
+    "ok": 1.0,
+}
+
+# listDatabases with nameOnly: {databases: [{name}], ok} (src/mongo/db/commands/
+# list_databases.idl: nameOnly "Return just the database name without metadata"); a fresh
+# server's own three databases, none of them labkit's.
+LIST_DATABASES = {"databases": [{"name": "admin"}, {"name": "config"}, {"name": "local"}],
+                  "ok": 1.0}
+
+# dropDatabase: {ok: 1}. The manual's "dropDatabase" page (v7.0) documents no reply field, and
+# labkit reads none; the live test below checks ok's type.
+DROPPED = {"ok": 1.0}
+
+
+# The lease's upsert (an update pipeline on {_id: "lease"}): the manual's "update" reply with
+# the upserted document's _id, here the string labkit chose.
+LEASE_UPSERTED = update_reply(n=1, modified=0, upserted=[{"index": 0, "_id": "lease"}])
+
+
+def _upserted(_id: Any) -> dict[str, Any]:
+    """An update that upserted one document: {n: 1, nModified: 0, upserted: [{index: 0, _id}],
+    ok: 1} (the manual's "update" page, Output; src/mongo/db/query/write_ops/write_ops.idl at
+    mongodb/mongo commit 0b22cf9c, UpdateCommandReply and Upserted: n and nModified int32,
+    upserted an array of {index: int32, _id: any}; the same fields in 6.0, 7.0 and 8.0, where
+    the file was src/mongo/db/ops/write_ops.idl)."""
+    return update_reply(n=1, modified=0, upserted=[{"index": 0, "_id": _id}])
+
+
+def _count(n: int) -> Callable[[Sent], dict[str, Any]]:
+    """count_documents's aggregate answered with a count of ``n``: the cursor reply of the
+    manual's "aggregate" page, one batch holding $group's one document {_id: 1, n}."""
+    return lambda sent: cursor_reply(f"{sent.db}.{sent['aggregate']}", [{"_id": 1, "n": n}])
+
+
+# --- The source's recorded results, scripted ----------------------------------------------
+
+# O7: the chapter's upsert without _id on a real server gave 6ac711f6 1202b55ba5 d6ca57 (the
+# course chapter "BSON & ObjectId, part 2/3"); labkit upserts twice, so the second reply is the
+# next ID the same mongod makes (its counter one higher).
+RECORDED_SERVER_IDS = (ObjectId("6ac711f61202b55ba5d6ca57"), ObjectId("6ac711f61202b55ba5d6ca58"))
+RECORDED_CLIENT_ID = ObjectId("6ac711f6acb1910cc6ad711b")  # mongosh's, in the same second
+
+# O9: the chapter's run that landed both processes in one second, as sort({_id: 1}) returned
+# it: B (random a9fded4f0c) inserted about 250 ms after A (d1375a74bd) yet sorts first. The
+# clock of each insert is the one the chapter printed (03:46:09.591 ... .850 on 2026-10-08).
+_O9_SECOND = dt.datetime(2026, 10, 8, 3, 46, 9, tzinfo=dt.UTC)
+RECORDED_O9 = [(label, ObjectId(hex_id), ms) for label, hex_id, ms in (
+    ("B", "6ac71201a9fded4f0c2e7ec8", 844), ("B", "6ac71201a9fded4f0c2e7ec9", 849),
+    ("B", "6ac71201a9fded4f0c2e7eca", 850), ("A", "6ac71201d1375a74bd43981a", 591),
+    ("A", "6ac71201d1375a74bd43981b", 609), ("A", "6ac71201d1375a74bd43981c", 610))]
+
+
+def _o9_documents(rows=RECORDED_O9) -> list[dict[str, Any]]:
+    """The documents idworker inserts ({_id, process, inserted_at, inserted_ns}) for ``rows``."""
+    docs = []
+    for label, oid, ms in rows:
+        moment = _O9_SECOND + dt.timedelta(milliseconds=ms)
+        docs.append({"_id": oid, "process": label, "inserted_at": moment,
+                     "inserted_ns": Int64(int(moment.timestamp()) * 10**9 + ms * 10**6)})
+    return docs
+
+
+# --- The scripted server and a run on it ----------------------------------------------------
+
+
+@pytest.fixture
+def mongodb(wire_server: WireServer):
+    """labkit's MongoServer for the scripted server, found by URI as a user's server is: the
+    user of CONNECTION_STATUS, serverStatus refused (that user lacks clusterMonitor), nothing
+    of labkit's left on it, the lease and the database's drop answered. The server layer's
+    own commands are other tests' subject; these tests assert what the claim's database gets."""
+    wire_server.on("serverStatus", unauthorized("serverStatus"))
+    wire_server.on("connectionStatus", CONNECTION_STATUS)
+    wire_server.on("listDatabases", LIST_DATABASES)
+    wire_server.on("update", LEASE_UPSERTED, match=lambda s: s["update"] == mongo.LEASE_COLLECTION)
+    wire_server.on("dropDatabase", DROPPED)
+    server = mongo.from_uri(wire_server.uri)
+    yield server
+    server.stop()
+
+
+def run(server: mongo.MongoServer, claim_id: str) -> runner.ClaimResult:
+    """The claim run as ``labkit run`` runs it, on ``server``."""
+    with runner.Context(mongodb_provider=lambda: server) as ctx:
+        return runner.run_claim(catalogue.get(claim_id), ctx)
+
+
+def claim_database(wire_server: WireServer) -> str:
+    """The database the claim's run created: the one its lease went into."""
+    (lease,) = [s for s in wire_server.named("update") if s["update"] == mongo.LEASE_COLLECTION]
+    return lease.db
+
+
+def experiment_commands(wire_server: WireServer) -> list[Sent]:
+    """What the experiment itself sent to its database, in order: every command there after
+    the lease's upsert and before the database's drop, which must come last."""
+    name = claim_database(wire_server)
+    there = [s for s in wire_server.sent if s.db == name]
+    assert there[0].name == "update"
+    assert there[0]["update"] == mongo.LEASE_COLLECTION
+    assert there[-1].name == "dropDatabase", [s.name for s in there]
+    return there[1:-1]
+
+
+def _without_session(doc: dict[str, Any]) -> dict[str, Any]:
+    """A command as labkit's code wrote it: without what the driver adds to every command."""
+    return {k: v for k, v in doc.items() if k not in ("lsid", "$db", "$clusterTime",
+                                                       "$readPreference")}
+
+
+# --- O7: an _id the server generates ----------------------------------------------------------
+
+
+@wire
+@pytest.mark.parametrize("wire_server", ["6.0", "7.0", "8.0"], indirect=True)
+def test_o7_upserts_without_an_id_and_holds_on_the_recorded_reply(wire_server, mongodb):
+    """O7 sends two ``update`` commands on ``seq``, each one statement with upsert true, its
+    filter and ``$set`` holding no _id (so the server must generate it) and ``at`` a BSON date;
+    on the source's recorded server-made IDs in the documented upsert reply it holds, its
+    evidence quoting those IDs and the version buildInfo gave."""
+    replies = iter(RECORDED_SERVER_IDS)
+    wire_server.on("update", lambda s: _upserted(next(replies)),
+                   match=lambda s: s["update"] == "seq")
+    started = dt.datetime.now(dt.UTC)
+
+    (row,) = run(mongodb, "O7").rows
+
+    sent = experiment_commands(wire_server)
+    assert [s.name for s in sent] == ["update", "update"]
+    for i, command in enumerate(sent, start=1):
+        body = _without_session(command.doc)
+        (statement,) = body.pop("updates")
+        assert body == {"update": "seq", "ordered": True}
+        at = statement["u"]["$set"]["at"]
+        assert statement == {"q": {"proc": f"server{i}"}, "u": {"$set": {"at": at}},
+                             "multi": False, "upsert": True}
+        assert isinstance(at, dt.datetime)  # a BSON date (MockupDB decodes it naive, in UTC)
+        assert started - dt.timedelta(seconds=1) <= at.replace(tzinfo=dt.UTC) \
+            <= dt.datetime.now(dt.UTC)
+    assert row.verdict == HOLDS, row.reason
+    assert row.engine_version == mongo_wire_version(wire_server)
+    servers_rows = [r for r in row.observation.evidence if r["made_by"] == "server"]
+    assert [r["hex"] for r in servers_rows] == [str(i) for i in RECORDED_SERVER_IDS]
+
+
+def mongo_wire_version(wire_server: WireServer) -> str:
+    """The full version the scripted buildInfo reports."""
+    import mongo_wire
+
+    return mongo_wire.VERSIONS[wire_server.version][0]
+
+
+@wire
+@pytest.mark.parametrize(("reply_ids", "differs"), [
+    pytest.param("this process", {"server_random_differs_from_client"},
+                 id="IDs carrying the client's random value"),
+    pytest.param((RECORDED_SERVER_IDS[0], RECORDED_CLIENT_ID), {"server_ids_share_random"},
+                 id="two IDs with different random values"),
+    pytest.param((None, None), {"server_generated", "server_random_differs_from_client",
+                                "server_ids_share_random"}, id="no upserted entry"),
+    pytest.param(("lease", "lease"), {"server_generated", "server_random_differs_from_client",
+                                      "server_ids_share_random"}, id="an _id that is a string"),
+])
+def test_o7_fails_on_a_reply_that_disagrees(wire_server, mongodb, reply_ids, differs):
+    """O7 fails, naming what differs, where the upsert reply's IDs carry this client's random
+    value, carry two random values, are missing (no ``upserted``: ``{n: 1, nModified: 1}``) or
+    are no ObjectId: a verdict on what the server said, never an error."""
+    def reply(_sent: Sent) -> dict[str, Any]:
+        _id = next(ids)
+        return update_reply(n=1, modified=1) if _id is None else _upserted(_id)
+
+    ids = iter([ObjectId(), ObjectId()] if reply_ids == "this process" else reply_ids)
+    wire_server.on("update", reply, match=lambda s: s["update"] == "seq")
+
+    (row,) = run(mongodb, "O7").rows
+
+    assert row.verdict == FAILS, row.reason
+    assert set(row.reason.split("; ")[-1].removeprefix("differs in: ").split(", ")) == differs
+    named_none = "the update reply named no ObjectId as the upserted _id of 2 of the 2 upserts"
+    assert (named_none in row.reason) is ("server_generated" in differs), row.reason
+    assert [s.name for s in experiment_commands(wire_server)] == ["update", "update"]
+
+
+# --- O8: range boundaries ------------------------------------------------------------------------
+
+
+def _gte(sent: Sent) -> Any:
+    """The ``$gte`` bound of count_documents's ``$match`` on _id."""
+    return sent["pipeline"][0]["$match"]["_id"]["$gte"]
+
+
+def _script_o8(wire_server: WireServer, from_bound: int, from_made_at: int) -> None:
+    bound = ObjectId("6ac6dd000000000000000000")
+    wire_server.on("insert", lambda s: write_reply(len(s["documents"])),
+                   match=lambda s: s["insert"] == "seq")
+    wire_server.on("aggregate", _count(from_made_at), match=lambda s: _gte(s) != bound)
+    wire_server.on("aggregate", _count(from_bound), match=lambda s: _gte(s) == bound)
+
+
+@wire
+def test_o8_inserts_the_ids_and_counts_from_both_boundaries(wire_server, mongodb):
+    """O8 inserts 30 ObjectIds (5 of the second before 2026-10-08T00:00:00Z, 20 of it, 5 of the
+    next) in one ordered ``insert``, then counts with two ``aggregate`` commands matching
+    ``{_id: {$gte: …}}`` whose bounds are BSON ObjectIds: from_datetime's
+    6ac6dd000000000000000000, then an ID this process made at that second after five others;
+    on the counts a server gives (25 from the bound; scripted, 20 from the made-at ID, which
+    the five earlier IDs of its own process sort below) it holds."""
+    _script_o8(wire_server, from_bound=25, from_made_at=20)
+
+    (row,) = run(mongodb, "O8").rows
+
+    insert, count_bound, count_made_at = experiment_commands(wire_server)
+    body = _without_session(insert.doc)
+    documents = body.pop("documents")
+    assert body == {"insert": "seq", "ordered": True}
+    assert all(set(d) == {"_id"} and type(d["_id"]) is ObjectId for d in documents)
+    second = objectid_ordering.O8_SECOND
+    stamps = [objectid.split(d["_id"]).timestamp for d in documents]
+    assert stamps == [second - 1] * 5 + [second] * 20 + [second + 1] * 5
+    for command, bound in ((count_bound, ObjectId("6ac6dd000000000000000000")),
+                           (count_made_at, _gte(count_made_at))):
+        body = _without_session(command.doc)
+        assert body == {"aggregate": "seq", "cursor": {},
+                        "pipeline": [{"$match": {"_id": {"$gte": bound}}},
+                                     {"$group": {"_id": 1, "n": {"$sum": 1}}}]}
+        assert type(bound) is ObjectId
+    made_at = objectid.split(_gte(count_made_at))
+    own = [objectid.split(d["_id"]) for d in documents[5:10]]  # this process's, earlier
+    assert made_at.timestamp == second
+    assert {p.random for p in own} == {made_at.random}
+    assert made_at.counter == (own[-1].counter + 1) % (objectid.MAX_COUNTER + 1)
+    assert row.verdict == HOLDS, row.reason
+    assert row.observation.observed["lower_bound"] == "6ac6dd000000000000000000"
+    assert (row.observation.observed["count_from_lower_bound"],
+            row.observation.observed["count_from_made_at"]) == (25, 20)
+
+
+@wire
+@pytest.mark.parametrize(("from_bound", "from_made_at", "differs"), [
+    pytest.param(25, 25, {"made_at_misses_documents"}, id="the made-at ID misses nothing"),
+    pytest.param(24, 20, {"count_from_lower_bound"}, id="the bound misses a document"),
+])
+def test_o8_fails_on_counts_that_disagree(wire_server, mongodb, from_bound, from_made_at,
+                                          differs):
+    """O8 fails, naming what differs, where the server's counts say the made-at ID misses no
+    document or the from_datetime bound misses one."""
+    _script_o8(wire_server, from_bound, from_made_at)
+
+    (row,) = run(mongodb, "O8").rows
+
+    assert row.verdict == FAILS, row.reason
+    assert set(row.reason.split("; ")[-1].removeprefix("differs in: ").split(", ")) == differs
+
+
+@wire
+def test_o8_a_connection_reset_during_the_count_is_one_error_line_and_nothing_left(
+        wire_server, mongodb):
+    """A connection reset during O8's count (pymongo retries the read once, and the second
+    connection is reset too) is O8's error row in one line, and the database is still dropped."""
+    wire_server.on("insert", lambda s: write_reply(len(s["documents"])),
+                   match=lambda s: s["insert"] == "seq")
+    wire_server.on("aggregate", hangup=True)
+
+    (row,) = run(mongodb, "O8").rows
+
+    assert row.verdict == ERROR
+    assert "\n" not in row.reason
+    assert "Traceback" not in row.reason
+    assert row.reason.startswith(f"AutoReconnect: 127.0.0.1:{wire_server.port}: connection "
+                                 "closed"), row.reason
+    names = [s.name for s in experiment_commands(wire_server)]  # the drop came last
+    assert names == ["insert", "aggregate", "aggregate"]  # the retryable read, tried twice
+
+
+# --- O9: order across processes ------------------------------------------------------------------
+
+
+def _script_o9_writes(wire_server: WireServer) -> None:
+    wire_server.on("delete", lambda s: write_reply(0), match=lambda s: s["delete"] == "seq")
+    wire_server.on("insert", lambda s: write_reply(len(s["documents"])),
+                   match=lambda s: s["insert"] == "seq")
+
+
+@wire
+def test_o9_processes_insert_then_a_sorted_find_holds_on_the_recorded_order(wire_server,
+                                                                            mongodb,
+                                                                            monkeypatch):
+    """O9 empties ``seq`` (``delete`` of ``{q: {}, limit: 0}``), starts processes A and B that
+    connect to the server themselves (a ``ping`` each) and insert three documents each, one
+    ``insert`` per document ({_id: ObjectId, process, inserted_at: date, inserted_ns: int64}),
+    B's 250 ms after A's, then sends ``find`` on ``seq`` with filter {} and sort {_id: 1}; on
+    the source's recorded sorted reply (B's lower random value first) it holds in one try."""
+    _script_o9_writes(wire_server)
+    wire_server.on("find", lambda s: cursor_reply(f"{s.db}.seq", _o9_documents()),
+                   match=lambda s: s["find"] == "seq")
+    moments: list[int] = []
+    chosen = processes.start_of_next_second_ns
+    monkeypatch.setattr(processes, "start_of_next_second_ns",
+                        lambda: moments.append(chosen()) or moments[-1])
+
+    (row,) = run(mongodb, "O9").rows
+
+    sent = experiment_commands(wire_server)
+    assert sent[0].name == "delete"
+    assert sent[-1].name == "find"
+    delete = _without_session(sent[0].doc)
+    assert delete == {"delete": "seq", "ordered": True, "deletes": [{"q": {}, "limit": 0}]}
+    find = _without_session(sent[-1].doc)
+    assert find == {"find": "seq", "filter": {}, "sort": {"_id": 1}}
+    children = sent[1:-1]
+    assert sorted(s.name for s in children) == ["insert"] * 6 + ["ping"] * 2
+    inserted: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
+    for command in (s for s in children if s.name == "insert"):
+        body = _without_session(command.doc)
+        (document,) = body.pop("documents")
+        assert body == {"insert": "seq", "ordered": True}
+        assert set(document) == {"_id", "process", "inserted_at", "inserted_ns"}
+        assert (type(document["_id"]), type(document["inserted_at"]),
+                type(document["inserted_ns"])) == (ObjectId, dt.datetime, Int64)
+        inserted[document["process"]].append(document)
+    for documents in inserted.values():  # one process's IDs: one random value, counter + 1
+        parts = [objectid.split(d["_id"]) for d in documents]
+        assert len({p.random for p in parts}) == 1
+        assert [p.counter - parts[0].counter for p in parts] == [0, 1, 2]
+        assert [d["inserted_ns"] for d in documents] == sorted(d["inserted_ns"]
+                                                               for d in documents)
+    randoms = {p: objectid.split(docs[0]["_id"]).random for p, docs in inserted.items()}
+    assert randoms["A"] != randoms["B"]
+    (start,) = moments  # no process writes before its moment: A's, then B's 250 ms later
+    assert inserted["A"][0]["inserted_ns"] >= start
+    assert inserted["B"][0]["inserted_ns"] >= start + 250 * 10**6
+    assert row.verdict == HOLDS, row.reason
+    observed = row.observation.observed
+    assert (observed["same_second"], observed["later_process_sorts_first"], observed["tries"]) \
+        == (True, True, 1)
+    assert [r["hex"] for r in row.observation.evidence] == [str(oid) for _l, oid, _m
+                                                            in RECORDED_O9]
+    assert next(r["clock"] for r in row.observation.evidence) == "2026-10-08T03:46:09.844Z"
+
+
+@wire
+@pytest.mark.parametrize(("rows", "differs"), [
+    pytest.param(RECORDED_O9[3:] + RECORDED_O9[:3], {"later_process_sorts_first"},
+                 id="A sorts first"),
+    pytest.param([(label, ObjectId(f"6ac71202{str(oid)[8:]}") if label == "A" else oid, ms)
+                  for label, oid, ms in RECORDED_O9],
+                 {"same_second", "later_process_sorts_first"}, id="two seconds"),
+])
+def test_o9_tries_twelve_times_then_fails_on_a_reply_that_disagrees(wire_server, mongodb,
+                                                                   monkeypatch, rows, differs):
+    """Where every sorted find puts A first, or the documents span two seconds, O9 tries twelve
+    times (each emptying ``seq`` and starting the processes again before its find) and fails,
+    naming what differs. The processes are recorded here, not started: the test above runs
+    them, and twelve rounds of them would take half a minute."""
+    started: list[dict[str, Any]] = []
+    monkeypatch.setattr(processes, "in_processes", lambda labels, **options: started.append(
+        {"labels": labels, **options}) or [])
+    _script_o9_writes(wire_server)
+    wire_server.on("find", lambda s: cursor_reply(f"{s.db}.seq", _o9_documents(rows)),
+                   match=lambda s: s["find"] == "seq")
+
+    (row,) = run(mongodb, "O9").rows
+
+    assert [s.name for s in experiment_commands(wire_server)] == ["delete", "find"] * 12
+    name = claim_database(wire_server)
+    assert started == [{"labels": ["A", "B"], "count": 3, "offsets_ms": [0, 250],
+                        "uri": wire_server.uri, "database": name, "collection": "seq"}] * 12
+    assert row.verdict == FAILS, row.reason
+    assert set(row.reason.split("; ")[-1].removeprefix("differs in: ").split(", ")) == differs
+    assert row.observation.observed["tries"] == 12
+
+
+@wire
+def test_o9_a_process_whose_insert_is_refused_is_one_error_line(wire_server, mongodb):
+    """Where the server refuses process A's inserts (code 13, as for a user who may not
+    insert), O9 is an error whose one line names process A and the server's refusal, not the
+    process's traceback, and the database's drop is the last command it gets."""
+    wire_server.on("delete", lambda s: write_reply(0), match=lambda s: s["delete"] == "seq")
+    wire_server.on("insert", lambda s: write_reply(1), match=lambda s: s["insert"] == "seq")
+    wire_server.on("insert", lambda s: unauthorized("insert", s.db),
+                   match=lambda s: s["documents"][0]["process"] == "A")
+
+    (row,) = run(mongodb, "O9").rows
+
+    assert row.verdict == ERROR
+    assert "\n" not in row.reason
+    assert "Traceback" not in row.reason
+    assert row.reason.startswith("the ID-making process A failed: OperationFailure: not "
+                                 f"authorized on {claim_database(wire_server)} to execute "
+                                 "command"), row.reason
+    experiment_commands(wire_server)  # asserts the drop is the database's last command
+
+
+@wire
+def test_when_one_process_fails_the_others_are_stopped_before_their_moment(wire_server,
+                                                                          monkeypatch):
+    """When one ID-making process fails (its first insert refused), ``in_processes`` stops the
+    others before it raises: B, whose moment is five seconds after A's, never writes, so no
+    process outlives the call to write into a database its caller has dropped meanwhile."""
+    popened = _recording_popen(monkeypatch)
+    wire_server.on("insert", lambda s: write_reply(1))
+    wire_server.on("insert", lambda s: unauthorized("insert", s.db), times=1)
+
+    with pytest.raises(LabkitError):
+        processes.in_processes(["A", "B"], offsets_ms=[0, 5000], uri=wire_server.uri,
+                               database="labkit_stop", collection="seq")
+    alive = [p for p in popened if p.poll() is None]
+    for process in alive:  # had one lived on: let it make its moment's inserts, then end
+        process.communicate(timeout=30)
+
+    assert alive == []
+    assert [s["documents"][0]["process"] for s in wire_server.named("insert")] == ["A"]
+
+
+@wire
+def test_o9_delete_refused_is_an_error_and_starts_no_process(wire_server, mongodb,
+                                                             monkeypatch):
+    """Where the user may not remove documents (a role without the ``remove`` action: code 13
+    on ``delete``), O9 is an error row naming the refusal, and no ID-making process starts."""
+    started: list[list[str]] = []
+    monkeypatch.setattr(processes, "in_processes",
+                        lambda labels, **options: started.append(labels) or [])
+    wire_server.on("delete", lambda s: unauthorized("delete", s.db),
+                   match=lambda s: s["delete"] == "seq")
+
+    (row,) = run(mongodb, "O9").rows
+
+    assert row.verdict == ERROR
+    assert "\n" not in row.reason
+    assert row.reason.startswith("OperationFailure: not authorized on "
+                                 f"{claim_database(wire_server)} to execute command"), row.reason
+    assert [s.name for s in experiment_commands(wire_server)] == ["delete"]
+    assert started == []
+
+
+def _recording_popen(monkeypatch) -> list[subprocess.Popen]:
+    """Every process ``in_processes`` starts, kept to ask afterwards whether it ended."""
+    popened: list[subprocess.Popen] = []
+    real = subprocess.Popen
+
+    def recording(*args, **kwargs):
+        popened.append(real(*args, **kwargs))
+        return popened[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", recording)
+    return popened
+
+
+@wire
+def test_processes_that_do_not_finish_in_time_are_stopped_with_one_error(wire_server,
+                                                                         monkeypatch):
+    """ID-making processes still waiting when ``in_processes`` stops waiting are killed before
+    it raises one LabkitError naming the process and the time allowed: none lives on to write
+    into a database the run has dropped."""
+    wire_server.on("insert", lambda s: write_reply(1))
+    popened = _recording_popen(monkeypatch)
+    monkeypatch.setattr(processes, "WAIT_S", 1.0)
+    start = time.time_ns() + 60 * 10**9  # a moment they would wait a minute for
+
+    with pytest.raises(LabkitError, match=r"did not finish within 1 s") as raised:
+        processes.in_processes(["A", "B"], start_ns=start, uri=wire_server.uri,
+                               database="labkit_wait", collection="seq")
+
+    assert "\n" not in str(raised.value)
+    assert len(popened) == 2
+    assert all(p.poll() is not None for p in popened)  # both ended, none left waiting
+    assert wire_server.named("insert") == []
+
+
+@wire
+def test_a_process_that_cannot_reach_the_server_is_one_error_line(wire_server):
+    """A process whose server hangs up on its ``ping`` ends with one line naming what pymongo
+    raised, which ``in_processes`` quotes: the learner reads no traceback."""
+    wire_server.on("ping", hangup=True)
+
+    with pytest.raises(LabkitError) as raised:
+        processes.in_processes(["A"], uri=wire_server.uri, database="labkit_wait",
+                               collection="seq", start_ns=time.time_ns())
+
+    text = str(raised.value)
+    assert "\n" not in text
+    assert "Traceback" not in text
+    assert text.startswith("the ID-making process A failed: AutoReconnect: "
+                           f"127.0.0.1:{wire_server.port}: connection closed"), text
+
+
+# --- Live: the same commands on a real server -------------------------------------------------
+
+
+@pytest.mark.mongodb
+def test_live_upsert_reply_has_the_scripted_fields_and_types(fresh_db):
+    """A real server answers O7's upsert without _id as the script does: n and nModified
+    int32, upserted a list of {index: int32, _id: ObjectId}, ok a double."""
+    reply = fresh_db.command("update", "seq", updates=[
+        {"q": {"proc": "server1"}, "u": {"$set": {"at": dt.datetime.now(dt.UTC)}},
+         "upsert": True}])
+    assert same_shape(_upserted(RECORDED_SERVER_IDS[0]), reply) == []
+
+
+@pytest.mark.mongodb
+def test_live_insert_count_delete_and_lease_replies_have_the_scripted_shapes(fresh_db):
+    """A real server's replies to O8's insert and count_documents's aggregate, O9's delete,
+    the lease's pipeline upsert on a string _id and the database's drop have the scripted
+    fields and types."""
+    inserted = fresh_db.command("insert", "seq", documents=[{"_id": ObjectId()}])
+    assert same_shape(write_reply(1), inserted) == []
+    counted = fresh_db.command("aggregate", "seq", cursor={}, pipeline=[
+        {"$match": {"_id": {"$gte": ObjectId("000000000000000000000000")}}},
+        {"$group": {"_id": 1, "n": {"$sum": 1}}}])
+    assert same_shape(_count(1)(Sent("aggregate", fresh_db.name, {"aggregate": "seq"})),
+                      counted) == []
+    deleted = fresh_db.command("delete", "seq", deletes=[{"q": {}, "limit": 0}])
+    assert same_shape(write_reply(1), deleted) == []
+    lease = fresh_db.command("update", "other", updates=[
+        {"q": {"_id": "lease"}, "u": [{"$set": {"renewed": "$$NOW"}}], "upsert": True}])
+    assert same_shape(LEASE_UPSERTED, lease) == []
+    assert same_shape(DROPPED, fresh_db.command("dropDatabase")) == []
+
+
+@pytest.mark.mongodb
+def test_live_workers_documents_come_back_with_the_scripted_types(fresh_db, mongodb_server):
+    """The documents O9's processes insert into a real server come back from a sorted find as
+    the scripted reply holds them: _id ObjectId, process string, inserted_at date, inserted_ns
+    int64, in a cursor reply of the scripted shape."""
+    processes.in_processes(["A", "B"], count=3, offsets_ms=[0, 250], uri=mongodb_server.uri,
+                           database=fresh_db.name, collection="seq")
+    found = fresh_db.command("find", "seq", filter={}, sort={"_id": 1})
+    assert same_shape(cursor_reply(f"{fresh_db.name}.seq", _o9_documents()), found) == []
+    assert len(found["cursor"]["firstBatch"]) == 6
+    for document in found["cursor"]["firstBatch"]:
+        assert same_shape(_o9_documents()[0], document) == []
+
+
+@pytest.mark.mongodb
+def test_live_connection_status_and_list_databases_have_the_scripted_shapes(mongodb_server):
+    """A real server's connectionStatus (showPrivileges) and listDatabases (nameOnly) replies
+    have the fields and types of the scripted ones; where the server runs without access
+    control its lists are empty, so only their being lists is compared."""
+    admin = mongodb_server.client().admin
+    status = admin.command("connectionStatus", showPrivileges=True)
+    if status["authInfo"]["authenticatedUsers"]:
+        assert same_shape(CONNECTION_STATUS, status) == []
+    else:
+        assert same_shape({"authInfo": {k: [] for k in CONNECTION_STATUS["authInfo"]},
+                           "ok": 1.0}, status) == []
+    listed = admin.command("listDatabases", nameOnly=True)
+    assert same_shape(LIST_DATABASES, listed) == []
+    assert all(set(d) == {"name"} for d in listed["databases"])
