@@ -10,8 +10,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
+from typing import NoReturn
+
+# What ``signal.signal`` takes and ``signal.getsignal`` gives: a Python handler, SIG_DFL or
+# SIG_IGN, or None for a handler set outside Python.
+Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -21,7 +27,7 @@ def said(signum: int) -> str:
     return "Stopped." if signum == signal.SIGTERM else "Interrupted."
 
 
-def _exit_quietly(signum, frame):
+def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
     print(f"\n{said(signum)}", file=sys.stderr)
     raise SystemExit(128 + signum)
 
@@ -33,7 +39,7 @@ def _is_the_command() -> bool:
     return sys.argv[:1] == ["-m"] or script == "labkit"
 
 
-def _unwind(signum, frame) -> None:
+def _unwind(signum: int, frame: FrameType | None) -> NoReturn:
     import logging
 
     # Imported here, so that nothing of labkit is imported before the handlers above are set.
@@ -64,7 +70,7 @@ def as_interrupts() -> Iterator[None]:
                 signal.signal(signum, handler)
 
 
-def _take(signum: int, handler):
+def _take(signum: int, handler: Callable[[int, FrameType | None], object]) -> Handler:
     """Set ``handler`` for ``signum`` unless the signal is ignored (a shell's background job
     ignores Ctrl-C, and so does Python then); the handler there was before."""
     previous = signal.getsignal(signum)

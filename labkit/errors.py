@@ -111,7 +111,7 @@ class LabkitError(Exception):
 
     exit_status = 1
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: object) -> None:
         # A message may quote what the user gave, a connection string among it: never its password.
         super().__init__(*(_redacted(arg) if isinstance(arg, str) else arg for arg in args))
 
