@@ -90,6 +90,8 @@ CONNECTION_STATUS = {
 # a server with only its own databases, so the first fresh database finds nothing stale.
 LIST_DATABASES = {"databases": [{"name": "admin"}, {"name": "config"}, {"name": "local"}],
                   "ok": 1.0}
+
+
 def lease_upsert(sent: Sent) -> dict[str, Any]:
     """The lease's upsert, answered as an update that inserted it: ``{n: 1, nModified: 0,
     upserted: [{index: 0, _id}]}`` (the manual's "update" page, Output)."""
@@ -374,7 +376,7 @@ CASES = [
 CASE_IDS = [case.claim for case in CASES]
 
 
-def script_case(lab: Lab, case: Case, wrong: bool = False) -> None:
+def script_case(wire_server: WireServer, case: Case, wrong: bool = False) -> None:
     """Answer each of the case's reads, on its own database, with its scripted reply (the
     disagreeing one for the question ``case.wrong`` names, if asked)."""
     for at, load in enumerate(case.loads):
@@ -382,8 +384,8 @@ def script_case(lab: Lab, case: Case, wrong: bool = False) -> None:
             documents = question.reply
             if wrong and (at, index) == case.wrong[:2]:
                 documents = case.wrong[2]
-            lab.wire.on(question.command, _cursor_of(documents),
-                        match=_asks(load, question))
+            wire_server.on(question.command, _cursor_of(documents),
+                           match=_asks(load, question))
 
 
 def _cursor_of(documents: list[dict]) -> Callable[[Sent], dict]:
@@ -407,8 +409,8 @@ def test_a_claim_sends_its_fixture_and_questions_exactly(lab, case):
     """Each claim of lessons 01-03 makes one fresh database per fixture, takes its lease,
     inserts the fixture with its BSON types (the shell's 42.0 an int32, Int64, Decimal128,
     Dates), sends the claim file's reads with exactly their filters, sorts and pipelines, then
-    drops the database (claims/lesson0[1-3]_*.yaml; CLAIMS' D1, D3, S1, B1, B2, X1-X5)."""
-    script_case(lab, case)
+    drops the database (claims/lesson0[1-3]_*.yaml; docs/claims.md: D1, D3, S1, B1, B2, X1-X5)."""
+    script_case(lab.wire, case)
     lab.run(case.claim)
     for load in case.loads:
         sent = lab.on_database(load.label)
@@ -432,7 +434,7 @@ def test_a_claim_holds_on_the_recorded_reply(lab, case):
     """On the reply the source recorded (or the manual states), scripted, labkit's judging
     says *holds* and observes exactly the claim's findings, with the server's engine and
     version: a check of labkit's verdict logic, never of MongoDB."""
-    script_case(lab, case)
+    script_case(lab.wire, case)
     (row,) = lab.run(case.claim).rows
     assert row.verdict == HOLDS, row.reason
     assert jsonable(row.observation.observed) == case.observed
@@ -445,7 +447,7 @@ def test_a_claim_holds_on_the_recorded_reply(lab, case):
 def test_a_disagreeing_reply_does_not_hold_and_names_what_differs(lab, case):
     """A reply other than the recorded one gives *does not hold*, and the reason names the
     finding that differs (the judge's "differs in: …")."""
-    script_case(lab, case, wrong=True)
+    script_case(lab.wire, case, wrong=True)
     (row,) = lab.run(case.claim).rows
     assert row.verdict == FAILS, row.reason
     assert f"differs in: {case.wrong[3]}" in row.reason
@@ -459,7 +461,7 @@ def test_a_notes_parts_are_shown_in_the_learners_language(lab, monkeypatch, clai
     stays English."""
     from labkit import i18n
 
-    script_case(lab, CASES[CASE_IDS.index(claim_id)])
+    script_case(lab.wire, CASES[CASE_IDS.index(claim_id)])
     (row,) = lab.run(claim_id).rows
     english = "the model agrees with the server on every question"
     monkeypatch.setattr(i18n, "_chosen", None)
@@ -480,7 +482,7 @@ MODEL_BESIDE_SERVER = ["D3", "S1", "X5", "B1", "X1", "X2", "X3", "X4"]
 def test_the_evidence_shows_the_server_beside_the_model(lab, case):
     """Evidence has one row per question, what was asked, the server's answer and the model's;
     on a disagreeing reply the note names that question and only its row differs."""
-    script_case(lab, case, wrong=True)
+    script_case(lab.wire, case, wrong=True)
     (row,) = lab.run(case.claim).rows
     differing = [r["question"] for r in row.evidence if r["server"] != r["model"]]
     assert differing == [case.wrong[3]]
@@ -493,7 +495,7 @@ def test_the_verdict_names_the_version_the_server_reports(lab, wire_server):
     """D3's row carries the exact version buildInfo gave (src/mongo/db/commands/
     buildinfo_common.cpp): 6.0.19, 7.0.16 or 8.0.4, as the workflow's servers are."""
     case = CASES[0]
-    script_case(lab, case)
+    script_case(lab.wire, case)
     (row,) = lab.run("D3").rows
     assert row.verdict == HOLDS
     assert row.engine_version == mongo_wire.VERSIONS[wire_server.version][0]
@@ -530,7 +532,7 @@ def test_the_mixed_fixture_goes_out_with_its_15_types_and_comes_back_in_two_batc
     """S2 inserts the chapter's 15 documents with their types (an int32, an int64, a double, a
     Decimal128, a UUID as BinData subtype 4, a missing field...), asks ``find({}, {_id: 1})
     .sort({v: 1, _id: 1})`` with the sort's keys in that order, follows the cursor with
-    ``getMore`` until its id is 0, and holds on the recorded order (CLAIMS' S2)."""
+    ``getMore`` until its id is 0, and holds on the recorded order (docs/claims.md, S2)."""
     cursor_id = 7_340_032
     first, rest = MIXED_ORDER[:10], MIXED_ORDER[10:]
     lab.wire.on("find", lambda s: first_batch_reply(f"{s.db}.mixed",
@@ -575,7 +577,7 @@ def test_one_value_of_each_type_goes_out_with_its_bson_type(lab):
     """S1's fixture reaches the server as 15 BSON types, MaxKey first (inserted in reverse):
     MaxKey, JavaScript with scope, JavaScript, regex, Timestamp, Date, bool, ObjectId,
     BinData, array, object, string, int32, null, MinKey (claims/lesson02_sort_order.yaml)."""
-    script_case(lab, CASES[CASE_IDS.index("S1")])
+    script_case(lab.wire, CASES[CASE_IDS.index("S1")])
     lab.run("S1")
     (insert,) = [s for s in lab.on_database("types") if s.name == "insert"]
     assert type_codes(insert["documents"], "v") == [
@@ -586,9 +588,9 @@ def test_one_value_of_each_type_goes_out_with_its_bson_type(lab):
 @wire
 def test_d1_sends_whole_milliseconds_in_utc(lab):
     """D1's three dates leave as BSON Dates: 1969-12-31 before the epoch, 1,234 microseconds
-    cut to 1 ms by the encoder, and 07:00 at +07:00 as 00:00 UTC (CLAIMS' D1: a Date is
+    cut to 1 ms by the encoder, and 07:00 at +07:00 as 00:00 UTC (docs/claims.md, D1: a Date is
     milliseconds since 1970 UTC, with no time zone)."""
-    script_case(lab, CASES[CASE_IDS.index("D1")])
+    script_case(lab.wire, CASES[CASE_IDS.index("D1")])
     lab.run("D1")
     (insert,) = [s for s in lab.on_database("d1") if s.name == "insert"]
     sent = [doc["d"] for doc in insert["documents"]]

@@ -18,7 +18,6 @@ import pytest
 from test_wire_experiments import (
     CASE_IDS,
     CASES,
-    Lab,
     connected,
     in_database,
     script_case,
@@ -93,7 +92,7 @@ def test_a_reset_mid_run_costs_one_claim_one_line_and_its_database_is_dropped(
     """The connection reset where D1's aggregate answer was due: D1 is ``error`` with the
     driver's one line, D2 and D3 still run and hold, no traceback reaches the user, and the
     database D1 made is dropped after the failure (dropDatabase sent after the last read)."""
-    script_case(Lab(wire_server, None), D3)
+    script_case(wire_server, D3)
     wire_server.on("aggregate", hangup=True, match=lambda s: s["aggregate"] == "dates")
     status, out, err, results = run_dates()
     assert verdicts(results) == {"D1": ERROR, "D2": HOLDS, "D3": HOLDS}
@@ -113,8 +112,8 @@ def test_a_timeout_mid_run_costs_one_claim_one_line_and_its_database_is_dropped(
     """D3's first find answered after the client's socketTimeoutMS (300 ms, set in the URI):
     D3 is ``error`` with pymongo's NetworkTimeout line, D1 before it holds, and D3's database
     is dropped once the read has failed."""
-    script_case(Lab(wire_server, None), D1)
-    script_case(Lab(wire_server, None), D3)
+    script_case(wire_server, D1)
+    script_case(wire_server, D3)
     wire_server.on("find", {"ok": 1.0}, delay=1.0,
                    match=lambda s: s["find"] == "events" and "at" in s["filter"])
     status, out, err, results = run_dates("&socketTimeoutMS=300")
@@ -131,8 +130,8 @@ def test_a_timeout_mid_run_costs_one_claim_one_line_and_its_database_is_dropped(
 def test_a_drop_the_connection_loses_is_named_not_left_silently(wire_server, run_dates):
     """Where the reset hits D3's dropDatabase, the verdicts stand (both hold) and stderr names
     the database the run could not remove, with why, for the user to drop."""
-    script_case(Lab(wire_server, None), D1)
-    script_case(Lab(wire_server, None), D3)
+    script_case(wire_server, D1)
+    script_case(wire_server, D3)
     wire_server.on("dropDatabase", hangup=True, match=lambda s: in_database(s, "events"))
     status, _out, err, results = run_dates()
     assert verdicts(results) == {"D1": HOLDS, "D2": HOLDS, "D3": HOLDS}
@@ -176,7 +175,7 @@ def test_a_reset_on_the_lease_write_still_drops_that_database_with_the_claim(lab
 def test_a_reset_in_the_second_of_two_databases_drops_both(lab):
     """B1 fills two databases (the shell's orders, then Python's); a reset on the second's
     insert costs B1 an ``error`` and both databases are dropped after it."""
-    script_case(lab, CASES[CASE_IDS.index("B1")])
+    script_case(lab.wire, CASES[CASE_IDS.index("B1")])
     lab.wire.on("insert", hangup=True, match=lambda s: in_database(s, "orders_python"))
     (row,) = lab.run("B1").rows
     assert row.verdict == ERROR
@@ -191,7 +190,7 @@ def test_a_read_the_server_refuses_mid_run_costs_that_claim_one_line(wire_server
     is dropped."""
     from mongo_wire import unauthorized
 
-    script_case(Lab(wire_server, None), D1)
+    script_case(wire_server, D1)
     wire_server.on("find", lambda s: unauthorized("find", s.db),
                    match=lambda s: in_database(s, "events"))
     status, out, err, results = run_dates()
