@@ -687,8 +687,11 @@ def test_the_table_says_once_why_a_figure_is_missing(wire_server, connect):
 
 
 def _shape(value, path: str = "") -> dict[str, str]:
-    """Every field under ``value`` by its dotted path, with its type as labkit reads it (any
-    integer, int32 or int64, is an ``integer``: both are read alike)."""
+    """Every field under ``value`` by its dotted path, with its type as labkit reads it. Any
+    integer, int32 or int64, is an ``integer``: mongod picks the width by the value's size
+    (appendNumber), so a figure the script gives as an int64 is an int32 on a fresh server,
+    and labkit reads both alike; ``mongo_wire.same_shape``, which tells them apart, would fail
+    on that and on nothing labkit depends on."""
     if isinstance(value, dict):
         found: dict[str, str] = {}
         for key, inner in value.items():
