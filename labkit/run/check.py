@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import (
@@ -38,6 +38,11 @@ from labkit.names import engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from labkit.servers.mongo import MongoServer
+
 DEFAULT_ENGINES = ("model",)
 
 
@@ -56,7 +61,7 @@ class FileClaim(Claim):
 def as_claim(spec: ClaimSpec) -> FileClaim:
     """The claim of a claim file, as the runner and the report know claims."""
 
-    def on_the_model(ctx=None) -> Observation:
+    def on_the_model(ctx: object = None) -> Observation:
         return observe(spec, ModelEngine())[0]
 
     return FileClaim(id=spec.id, title=spec.title, source=spec.source, topic=spec.path.stem,
@@ -206,14 +211,14 @@ class CheckRun:
         row = column.rows[index]
         return row.observation.observed if row.shows_observation and row.observation else None
 
-    def frame(self):
+    def frame(self) -> pd.DataFrame:
         """pandas: one row per claim, one column per engine, the verdict words in the cells."""
-        import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+        import pandas as pd
 
         data = {c.label: [VERDICT_TEXT[r.verdict] for r in c.rows] for c in self.columns}
         return pd.DataFrame(data, index=pd.Index([s.id for s in self.specs], name="claim"))
 
-    def scorecard(self):
+    def scorecard(self) -> pd.DataFrame:
         """pandas: per claim, what the claim file expects, then each engine's answer, marked
         ✓ (holds), ✗ (does not hold, with what it gave), ! (error) or – (not run, with why)."""
         import pandas as pd
@@ -226,7 +231,7 @@ class CheckRun:
             rows.append(row)
         return pd.DataFrame(rows).set_index("claim")
 
-    def raised(self, engines: Iterable[str]):
+    def raised(self, engines: Iterable[str]) -> pd.DataFrame:
         """pandas: the claims on which any of ``engines`` raised an exception where the claim
         expects an answer, and what each raised (empty cells where it did not)."""
         import pandas as pd
@@ -263,7 +268,7 @@ def cell(row: Result) -> str:
 
 
 @contextlib.contextmanager
-def _one_server(version: str | None, mode: str) -> Iterator[Any]:
+def _one_server(version: str | None, mode: str) -> Iterator[MongoServer]:
     """One MongoDB server of ``version``, stopped (or let go) when the block ends. (Among
     several URIs in ``LABKIT_MONGODB_URI``, the servers route picks the one of that version.)"""
     from labkit import servers
