@@ -208,8 +208,8 @@ ACTIONS = {"serverStatus": "serverStatus", "$collStats": "collStats", "fsync": "
 # since 4.2): what a load compares with its own work to tell whether others used the server.
 # Where an aggregation counts moved between releases: a command, then a query (SERVER-66495),
 # then an ``aggregate`` counter of its own (SERVER-123987), read where the server has it.
-OPCOUNTERS = ("insert", "query", "update", "delete", "getmore", "command")
 READS, WRITES = ("query", "getmore"), ("insert", "update", "delete")
+OPCOUNTERS = (*WRITES, *READS)
 # What the server itself and labkit's own bookkeeping add to the write counters during a load,
 # besides its inserts: the lease each run's database renews once a minute (an update) and
 # mongod's logical session cache, which writes config.system.sessions every 5 minutes.
@@ -251,9 +251,9 @@ def refusal(command: str, exc: Any) -> Message:
 
 def mongo_status(client: Any) -> dict[str, Any]:
     """One reading of ``serverStatus``: the WiredTiger figures named in ``WT_IO_STATS``
-    (flattened to the statistics cursor's ``"group: name"`` descriptions), the operation
-    counters, with the time it was read; ``{"refused": why}`` where
-    the server refuses the command to this user."""
+    (flattened to the statistics cursor's ``"group: name"`` descriptions) and the operation
+    counters, with the time it was read; ``{"refused": why}`` where the server refuses the
+    command to this user."""
     try:
         status = client.admin.command("serverStatus")
     except Exception as exc:
