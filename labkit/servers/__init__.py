@@ -3,9 +3,10 @@
 MongoDB comes from, in order: ``LABKIT_MONGODB_URI``, a local ``mongod``
 (``LABKIT_MONGOD`` or ``PATH``), Docker through testcontainers. PostgreSQL the
 same way: ``LABKIT_POSTGRES_DSN``, local binaries, Docker. On a server the user
-owns, labkit only touches databases whose names start with ``labkit_``. Every
-``mongod`` labkit starts gets a small WiredTiger cache, so that B-tree work shows
-cache churn; on a server labkit did not start, the cache is that server's own.
+owns, labkit only touches databases whose names start with ``labkit_``. A ``mongod``
+labkit starts gets the WiredTiger cache asked for, by default the smallest mongod accepts
+(0.25 GB, more than the B-tree lesson's index needs at its default size); on a server labkit
+did not start, the cache is that server's own.
 
 Every caller gets its server through ``provide`` (``route``); ``Server`` (``base``) is the
 interface both vendors share; ``mongo`` and ``postgres`` hold what differs; ``process``
@@ -43,6 +44,7 @@ from labkit.servers.mongo import (
     MIN_CACHE_GB,
     MONGO_HINT,
     MONGO_MODES,
+    REFUSED,
     RENEW_EVERY,
     STALE_AFTER,
     MongoServer,
@@ -54,6 +56,7 @@ from labkit.servers.mongo import (
     mongod_missing_reason,
     mongod_version,
     mongodb_missing,
+    refused,
 )
 from labkit.servers.postgres import (
     DEFAULT_POSTGRES_VERSION,
@@ -83,6 +86,7 @@ __all__ = [
     "NEEDS",
     "POSTGRES_HINT",
     "POSTGRES_MODES",
+    "REFUSED",
     "RENEW_EVERY",
     "STALE_AFTER",
     "MongoServer",
@@ -118,6 +122,7 @@ __all__ = [
     "postgres_bin_version",
     "provide",
     "redact",
+    "refused",
     "secret_path",
     "why_unproven",
 ]

@@ -1,8 +1,10 @@
 """MongoDB: the server at ``LABKIT_MONGODB_URI``, a local ``mongod``, or Docker's mongo image.
 
-Every ``mongod`` labkit starts gets a small WiredTiger cache, so that B-tree work shows
-cache churn; on a server labkit did not start, the cache is that server's own. What labkit
-creates holds a lease document that the run renews while it lives. MongoDB has no owners and
+Every ``mongod`` labkit starts gets the WiredTiger cache asked for, by default the smallest
+``mongod`` accepts (0.25 GB): that still holds the whole ``_id`` index of the B-tree lesson's
+default load (a few MB), so at the defaults the index never outgrows the cache. On a server
+labkit did not start, the cache is that server's own. What labkit creates holds a lease
+document that the run renews while it lives. MongoDB has no owners and
 any client may write that document: only its ``mark`` proves, an HMAC of the database's name
 with this installation's secret (``mark.mark_for``).
 """
@@ -19,7 +21,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +76,47 @@ MONGO_HINT = N_(
 LEASE_COLLECTION = "labkit_lease"
 RENEW_EVERY = dt.timedelta(minutes=1)
 STALE_AFTER = dt.timedelta(minutes=30)
+
+# The codes of an action refused to this user, whatever refuses it: the server's Unauthorized
+# (src/mongo/base/error_codes.yml), or 8000, "AtlasError", which Atlas's shared tiers answer
+# instead (their proxy's own code, so not in that file).
+ATLAS_ERROR = 8000
+REFUSED = (UNAUTHORIZED, ATLAS_ERROR)
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the server refusing this user an action (``REFUSED``)."""
+    from pymongo.errors import OperationFailure
+
+    return isinstance(exc, OperationFailure) and exc.code in REFUSED
+
+
+def _said(exc: BaseException) -> str:
+    """What the server or the driver said, on one line: a refusal's own ``errmsg`` and code
+    (pymongo's text appends the whole reply to it), or the error's first line."""
+    from pymongo.errors import OperationFailure
+
+    details = exc.details if isinstance(exc, OperationFailure) else None
+    if isinstance(details, Mapping) and isinstance(details.get("errmsg"), str):
+        return f"{details['errmsg']} (code {details.get('code')})"
+    return (str(exc).splitlines() or [""])[0] or type(exc).__name__
+
+
+@contextlib.contextmanager
+def _speaking(uri: str, doing: str) -> Iterator[None]:
+    """The driver's failure while labkit is ``doing`` something on the server at ``uri`` (a
+    connection reset, a timeout, a refusal) as one ``ServerUnavailable`` saying so."""
+    from pymongo.errors import PyMongoError
+
+    try:
+        yield
+    except PyMongoError as exc:
+        raise ServerUnavailable(
+            Message(N_("The MongoDB server at {uri} failed while labkit {doing}: {error}"),
+                    uri=redact(uri), doing=Message(doing), error=_said(exc)),
+            hint=Message(N_("check that it is running and reachable, then run labkit again "
+                            "(`labkit clean` removes what a run left there).")),
+        ) from exc
 
 
 def mongo_client(uri: str, **options: Any) -> Client:
@@ -200,11 +243,12 @@ class MongoServer(Server["Database[Document]"]):
     def _create(self, name: str) -> Database[Document]:
         mark = mark_for(name)  # before anything exists: a secret that cannot be had stops here
         database = self.client()[name]
-        self._created.append(name)
-        database[LEASE_COLLECTION].update_one(
-            {"_id": "lease"},
-            [{"$set": {"mark": mark, "host": socket.gethostname(), "pid": os.getpid(),
-                       "created": "$$NOW", "renewed": "$$NOW"}}], upsert=True)
+        self._created.append(name)  # before the write: whatever it did, stop() drops it
+        with _speaking(self.uri, N_("wrote a new database's lease")):
+            database[LEASE_COLLECTION].update_one(
+                {"_id": "lease"},
+                [{"$set": {"mark": mark, "host": socket.gethostname(), "pid": os.getpid(),
+                           "created": "$$NOW", "renewed": "$$NOW"}}], upsert=True)
         if self._renewer is None:
             self._renewer = _Renewer(self)
         return database
@@ -233,7 +277,7 @@ class MongoServer(Server["Database[Document]"]):
                 client.drop_database(name)
                 return
             except OperationFailure as exc:
-                if exc.code != UNAUTHORIZED:
+                if not refused(exc):
                     raise
         database = client[name]
         # The lease goes last: a database left half-dropped stays provably labkit's.
@@ -244,7 +288,7 @@ class MongoServer(Server["Database[Document]"]):
                 database.drop_collection(collection)
             except OperationFailure as exc:
                 left.append(collection)
-                why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                why = _said(exc)
         if left:
             raise CleanupIncomplete(name, left, f"dropDatabase is not allowed and {why}")
 
@@ -253,6 +297,10 @@ class MongoServer(Server["Database[Document]"]):
         name) whose lease a run stopped renewing long ago (a killed run's). Databases without
         labkit's lease, even named ``labkit_…``, are never touched; a lease whose mark does
         not prove is left and said."""
+        with _speaking(self.uri, N_("looked for what killed runs left")):
+            return self._clean_stale()
+
+    def _clean_stale(self) -> Stale:
         from pymongo.errors import OperationFailure
 
         client = self.client()
@@ -356,7 +404,7 @@ def _configured_cache(status: Mapping[str, Any] | Exception) -> tuple[float | No
     ``serverStatus`` privilege, a hosted tier that refuses it).
     """
     if isinstance(status, Exception):
-        return None, (str(status).splitlines() or [type(status).__name__])[0]
+        return None, _said(status)
     cache = (status.get("wiredTiger") or {}).get("cache") or {}
     configured = cache.get("maximum bytes configured")
     if configured is None:
@@ -396,18 +444,25 @@ def _cache_of(client: Client, asked_gb: float | None) -> tuple[float | None, str
 # The ways to a server --------------------------------------------------------------------
 
 
-def _ping_until(client: Client, deadline: float,
-                alive: Callable[[], bool] = lambda: True) -> None:
+def _ping_until(uri: str, alive: Callable[[], bool] = lambda: True) -> None:
+    """Ping the server at ``uri`` until it answers (within START_TIMEOUT), through a client of
+    its own whose one-second server selection lets each try fail fast; the client labkit keeps
+    afterwards has the normal timeout, which a loaded machine needs."""
     from pymongo.errors import PyMongoError
 
     last: Exception | None = None
-    while time.monotonic() < deadline and alive():
-        try:
-            client.admin.command("ping")
-            return
-        except PyMongoError as exc:
-            last = exc
-            time.sleep(0.3)
+    probe = mongo_client(uri, serverSelectionTimeoutMS=1000)
+    deadline = time.monotonic() + START_TIMEOUT
+    try:
+        while time.monotonic() < deadline and alive():
+            try:
+                probe.admin.command("ping")
+                return
+            except PyMongoError as exc:
+                last = exc
+                time.sleep(0.3)
+    finally:
+        probe.close()
     if not alive():
         raise TimeoutError("the server exited before it answered")
     raise TimeoutError(str(last) if last else "no answer before the deadline")
@@ -503,29 +558,46 @@ def mongod_version(binary: str) -> str:
     return match.group(1)
 
 
+# mongod exits with ExitCode::netError (48, src/mongo/util/exit_code.h) when it cannot set up its
+# listener (src/mongo/db/mongod_main.cpp, "Error setting up listener"): that happens before it
+# opens its data files, so the same dbpath serves the next port. The reason it logs is the
+# system's own words, "Address already in use" on Linux and macOS.
+_NET_ERROR = 48
+_PORT_TAKEN = "Address already in use"
+
+
 def _start_local_mongod(binary: str, cache_gb: float) -> MongoServer:
+    """Start ``binary`` on a port of its own (another where that one was taken meanwhile)."""
     owned = OwnedServer("mongod", "mongod.log")
     dbpath = owned.workdir / "db"
     dbpath.mkdir()
-    command = [binary, "--dbpath", str(dbpath), "--port", str(owned.port),
-               "--bind_ip", "127.0.0.1", "--logpath", str(owned.log),
-               "--setParameter", "diagnosticDataCollectionEnabled=false",
-               "--wiredTigerCacheSizeGB", str(cache_gb)]
-    if os.name != "nt":  # Windows builds have no Unix socket option
-        command.append("--nounixsocket")
-    uri = f"mongodb://127.0.0.1:{owned.port}/?directConnection=true"
+
+    def start() -> str:
+        command = [binary, "--dbpath", str(dbpath), "--port", str(owned.port),
+                   "--bind_ip", "127.0.0.1", "--logpath", str(owned.log),
+                   "--setParameter", "diagnosticDataCollectionEnabled=false",
+                   "--wiredTigerCacheSizeGB", str(cache_gb)]
+        if os.name != "nt":  # Windows builds have no Unix socket option
+            command.append("--nounixsocket")
+        owned.popen(command)
+        uri = f"mongodb://127.0.0.1:{owned.port}/?directConnection=true"
+        _ping_until(uri, owned.running)
+        return uri
+
     client = None
     try:
-        owned.popen(command)
-        client = mongo_client(uri, serverSelectionTimeoutMS=1000)
-        _ping_until(client, time.monotonic() + START_TIMEOUT, owned.running)
+        uri = owned.on_a_free_port(
+            start, lambda: owned.exited_over_its_port(_NET_ERROR, _PORT_TAKEN))
+        client = mongo_client(uri)
         version = str(client.server_info()["version"])
         actual_gb, cache = _cache_of(client, cache_gb)
     except Exception as exc:
         if client is not None:
             client.close()
+        taken = (f" (after port(s) {', '.join(map(str, owned.taken))}, taken before it bound "
+                 "them)") if owned.taken else ""
         raise owned.failed(
-            f"Started {binary} on port {owned.port}, but it did not answer ({exc}).",
+            f"Started {binary} on port {owned.port}{taken}, but it did not answer ({exc}).",
             hint="run the same mongod by hand to see why, or point LABKIT_MONGOD at "
                  "another binary.",
         ) from exc
@@ -541,15 +613,18 @@ def _start_docker_mongo(version: str, cache_gb: float) -> MongoServer:
     container = MongoDbContainer(image)
     # The image's entrypoint runs `mongod ARGS…` when the first argument is an option.
     container.with_command(["--wiredTigerCacheSizeGB", str(cache_gb)])
+    client = None
     try:
         container.start()
         uri = container.get_connection_url()
-        client = mongo_client(uri, serverSelectionTimeoutMS=1000)
         # The image restarts mongod after its init scripts; ready logs can come early.
-        _ping_until(client, time.monotonic() + START_TIMEOUT)
+        _ping_until(uri)
+        client = mongo_client(uri)
         actual = str(client.server_info()["version"])
         actual_gb, cache = _cache_of(client, cache_gb)
     except Exception as exc:
+        if client is not None:
+            client.close()
         logs = base.container_logs(container)
         with contextlib.suppress(Exception):
             container.stop()

@@ -10,9 +10,13 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from labkit.errors import ServerStartError
 from labkit.servers.reaper import STOP_GRACE, Watcher, detached, remove
+
+PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: pick again
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -67,13 +71,39 @@ class OwnedServer:
         self.watcher.watch_path(self.workdir)
         self.log = self.workdir / log_name
         self.port = free_port()
+        self.taken: list[int] = []  # the ports found taken when the server came to bind them
         self.process: subprocess.Popen[bytes] | None = None
         self.shutdown: Callable[[], None] | None = None
         self.stopper = Stopper(self._stop)
 
     def new_port(self) -> None:
         """Pick another free port (the one picked was taken before the server bound it)."""
+        self.taken.append(self.port)
         self.port = free_port()
+
+    def on_a_free_port(self, start: Callable[[], T], taken: Callable[[], bool]) -> T:
+        """``start()`` the server on ``self.port``; where it fails and ``taken()`` then says the
+        port was taken before the server bound it, again on another, PORT_ATTEMPTS in all."""
+        for _attempt in range(PORT_ATTEMPTS - 1):
+            try:
+                return start()
+            except Exception:
+                if not taken():
+                    raise
+                self.new_port()
+        return start()
+
+    def exited_over_its_port(self, exit_code: int, sign: str) -> bool:
+        """Whether the process has exited with ``exit_code``, or with ``sign`` in its log: the
+        server's own signs that another process holds its port."""
+        code = self.process.poll() if self.process is not None else None
+        if code is None:
+            return False
+        try:
+            return code == exit_code or sign.lower() in self.log.read_text(
+                errors="replace").lower()
+        except OSError:  # no log was written
+            return False
 
     def popen(self, command: list[str]) -> subprocess.Popen[bytes]:
         """Start the server process, out of reach of the terminal's Ctrl-C, and watch it."""

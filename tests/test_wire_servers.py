@@ -1,0 +1,495 @@
+"""labkit's MongoDB server layer through real pymongo against the scripted server: discovery by
+URI, versions, the cache a server reports, the fresh database with its mark and lease, the
+drop and its fallbacks, and the clean-up of what killed runs left.
+
+Each reply below has the shape of the server's own (its source file is named beside it, read at
+mongodb/mongo's master, whose shape 6.0, 7.0 and 8.0 share unless a note says otherwise);
+``test_wire_server_live.py`` asks a real server the same commands and compares the fields and
+their BSON types, so the first run on a real server says whether a script was wrong. What
+these tests pin is what labkit sends and what it does with each documented reply; no verdict
+about MongoDB's behaviour comes from them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import time
+from typing import Any
+
+import pytest
+from bson import Int64
+from mongo_wire import (
+    VERSIONS,
+    WireServer,
+    atlas_refusal,
+    cursor_reply,
+    error_reply,
+    hello_reply,
+    unauthorized,
+    update_reply,
+)
+
+from labkit import servers
+from labkit.errors import BadInput, ServerUnavailable
+from labkit.servers import mongo
+from labkit.servers.privileges import parse_connection_status
+
+pytestmark = pytest.mark.wire
+
+GB = 1024**3
+# The scripted server's clock: two hours ahead of this machine's, so that a lease renewed a
+# moment ago by this machine's clock is stale by the server's (labkit judges by the server's).
+AHEAD = dt.timedelta(hours=2)
+
+
+# The scripted replies of this file ------------------------------------------------------
+
+
+def server_status(cache_bytes: int | None = 256 * 1024**2, version: str = "7.0") -> dict:
+    """``serverStatus``: the fields every server sets first (src/mongo/db/commands/
+    server_status.cpp, CmdServerStatus::run: host, version, process, ``pid`` as a long,
+    ``uptime`` as a double, ``localTime`` as a date) and the WiredTiger section, whose
+    ``cache`` group holds WiredTiger's "cache: maximum bytes configured" statistic
+    (src/mongo/db/storage/wiredtiger/wiredtiger_util.cpp, exportTableToBSON: a statistic's
+    description split at its colon, the value by appendNumber: an int32 where it fits, so
+    0.25 GB is an int32 and 8 GB an int64). ``cache_bytes`` None: no WiredTiger section (a
+    server on another storage engine)."""
+    reply: dict[str, Any] = {"host": "wire-test:27017", "version": VERSIONS[version][0],
+                             "process": "mongod", "pid": Int64(4242), "uptime": 12.0,
+                             "localTime": dt.datetime.now(dt.UTC), "ok": 1.0}
+    if cache_bytes is not None:
+        reply["wiredTiger"] = {"cache": {"maximum bytes configured": cache_bytes}}
+    return reply
+
+
+def databases(*names: str) -> dict:
+    """``listDatabases`` with ``nameOnly: true`` (what pymongo's list_database_names sends):
+    one ``{name}`` per database (src/mongo/db/commands/list_databases.idl and the manual's
+    "listDatabases" page: nameOnly leaves out sizeOnDisk, empty and totalSize)."""
+    return {"databases": [{"name": name} for name in names], "ok": 1.0}
+
+
+def collections(db: str, *names: str) -> dict:
+    """``listCollections`` with ``nameOnly: true``: a cursor of ``{name, type}``
+    (src/mongo/db/list_collections.idl, ListCollectionsReplyItem)."""
+    return cursor_reply(f"{db}.$cmd.listCollections",
+                        [{"name": name, "type": "collection"} for name in names])
+
+
+OK = {"ok": 1.0}  # dropDatabase (src/mongo/db/drop_database.idl: reply_type OkReply)
+DROPPED = {"nIndexesWas": 1, "ns": "", "ok": 1.0}  # drop (src/mongo/db/drop.idl, DropReply)
+UPSERTED = update_reply(1, 0, [{"index": 0, "_id": "lease"}])  # the lease's first write
+RENEWED = update_reply(1, 1)
+
+
+def connection_status(*roles: str) -> dict:
+    """``connectionStatus`` with showPrivileges for a user holding ``roles``, as test_hosted.py
+    builds it from builtin_roles.yml (imported when needed: the stand-in mongod of
+    test_wire_server_start.py reads this file's shapes without it)."""
+    from test_hosted import status
+
+    return status(*roles)
+
+
+def clock(wire_server: WireServer, now: dt.datetime) -> None:
+    """Answer the ``hello`` labkit's own code sends with the server's clock at ``now``
+    (``localTime``, a date: src/mongo/db/repl/hello.idl, HelloCommandReply)."""
+    wire_server.on("hello", lambda _sent: {**hello_reply(wire_server.version), "localTime": now})
+
+
+def user_server(wire_server: WireServer) -> None:
+    """Script what ``from_uri`` asks of a server by URI whose user is root (``connectionStatus``
+    with showPrivileges, as test_hosted.py builds it from builtin_roles.yml)."""
+    wire_server.on("serverStatus", server_status(version=wire_server.version))
+    wire_server.on("connectionStatus", connection_status("root"))
+
+
+def started(wire_server: WireServer, privileges=None) -> servers.MongoServer:
+    """A MongoServer on the scripted server as labkit keeps one it started (no privileges read),
+    or with the ``privileges`` a connectionStatus reply gives."""
+    return servers.MongoServer(
+        uri=wire_server.uri, how="local", version=VERSIONS[wire_server.version][0],
+        privileges=parse_connection_status(privileges) if privileges else None)
+
+
+# Discovery --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wire_server", ["6.0", "7.0", "8.0"], indirect=True)
+def test_from_uri_reads_the_version_from_build_info(wire_server):
+    """``from_uri`` pings, reads the version from ``buildInfo`` (the manual's "buildInfo"
+    page; 6.0.19, 7.0.16 and 8.0.4 as each line reports it), the cache from serverStatus and
+    the privileges from connectionStatus, in that order, and keeps that client."""
+    user_server(wire_server)
+    server = mongo.from_uri(wire_server.uri)
+    try:
+        assert server.version == VERSIONS[wire_server.version][0]
+        assert (server.how, server.uri) == ("uri", wire_server.uri)
+        assert wire_server.commands() == ["ping", "buildinfo", "serverStatus",
+                                          "connectionStatus"]
+        assert wire_server.named("connectionStatus")[0]["showPrivileges"] is True
+        assert server.privileges is not None
+        assert server.privileges.usable
+    finally:
+        server.stop()
+
+
+def test_a_single_uri_in_the_environment_is_the_server(wire_server, monkeypatch):
+    """``LABKIT_MONGODB_URI`` holding one URI gives that server in ``uri`` mode."""
+    monkeypatch.setenv("LABKIT_MONGODB_URI", wire_server.uri)
+    user_server(wire_server)
+    with servers.get_mongodb("uri", "7.0") as server:
+        assert (server.how, server.version) == ("uri", "7.0.16")
+        assert server.describe().startswith("MongoDB 7.0.16 (uri: mongodb://127.0.0.1:")
+
+
+@pytest.fixture
+def second_wire():
+    """A second scripted server, of version 8.0, for a LABKIT_MONGODB_URI listing several."""
+    server = WireServer(version="8.0").start().standalone()
+    yield server
+    server.stop()
+    assert not server.unscripted, [s.name for s in server.unscripted]
+
+
+@pytest.mark.parametrize(("wanted", "found"), [("8.0", "8.0.4"), ("7.0", "7.0.16"),
+                                               (None, "7.0.16")])
+def test_several_uris_give_the_first_of_the_version_asked(wire_server, second_wire, monkeypatch,
+                                                          wanted, found):
+    """A LABKIT_MONGODB_URI of several URIs (one per version a matrix needs, white space
+    between them) gives the first server whose buildInfo version is the one asked for; the
+    one passed over gets no database command."""
+    monkeypatch.setenv("LABKIT_MONGODB_URI", f"{wire_server.uri}  {second_wire.uri}")
+    user_server(wire_server)
+    user_server(second_wire)
+    with servers.get_mongodb("uri", wanted) as server:
+        assert server.version == found
+    assert set(wire_server.commands()) <= {"ping", "buildinfo", "serverStatus", "connectionStatus"}
+
+
+def test_several_uris_none_of_the_version_asked(wire_server, second_wire, monkeypatch):
+    """Where none of the listed servers is the version asked for, the error names the versions
+    found."""
+    monkeypatch.setenv("LABKIT_MONGODB_URI", f"{wire_server.uri} {second_wire.uri}")
+    user_server(wire_server)
+    user_server(second_wire)
+    with pytest.raises(ServerUnavailable) as caught:
+        servers.get_mongodb("uri", "6.0")
+    assert "None of the 2 servers in LABKIT_MONGODB_URI is version 6.0 (found 7.0.16, " \
+           "8.0.4)" in str(caught.value)
+
+
+def test_a_version_mismatch_is_refused_with_what_to_do(wire_server):
+    """A server by URI whose version is not the one pinned is refused, naming both versions and
+    how to go on, before any privilege or database is asked about."""
+    with pytest.raises(ServerUnavailable) as caught:
+        mongo.from_uri(wire_server.uri, "8.0")
+    assert "is version 7.0.16, not 8.0." in caught.value.message
+    assert "unset LABKIT_MONGODB_URI" in caught.value.hint
+    assert wire_server.commands() == ["ping", "buildinfo"]
+
+
+def test_a_uri_pymongo_refuses_is_bad_input_without_its_text():
+    """A URI pymongo's parser refuses is a BadInput that does not repeat the URI (it may hold a
+    password)."""
+    with pytest.raises(BadInput) as caught:
+        mongo.from_uri("mongodb://user:s3cret@127.0.0.1:notaport/")
+    assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("uri_options", "kept"), [("", 5.0),
+                                                   ("&serverSelectionTimeoutMS=2500", 2.5)])
+def test_the_client_kept_for_a_uri_has_its_own_or_the_normal_timeout(wire_server, uri_options,
+                                                                      kept):
+    """The client labkit keeps for a server by URI selects with the URI's own
+    serverSelectionTimeoutMS, or 5 s where it sets none (never discovery's one second)."""
+    user_server(wire_server)
+    with mongo.from_uri(wire_server.uri + uri_options) as server:
+        assert server.client().options.server_selection_timeout == kept
+
+
+# The cache a server reports ----------------------------------------------------------------
+
+
+OWN = "the server's own setting"
+UNREADABLE = "WiredTiger cache: the server's own setting (not readable: {why}); labkit did not " \
+             "start this server"
+
+
+@pytest.mark.parametrize(("reply", "gb", "words"), [
+    (server_status(256 * 1024**2), 0.25,
+     f"WiredTiger cache 0.25 GB ({OWN}; labkit did not start this server)"),
+    (server_status(Int64(8 * GB)), 8.0,
+     f"WiredTiger cache 8 GB ({OWN}; labkit did not start this server)"),
+    (unauthorized("serverStatus"), None, None),
+    (atlas_refusal("serverStatus", "cluster"), None, None),
+    (server_status(None), None,
+     UNREADABLE.format(why="serverStatus has no wiredTiger.cache section")),
+])
+def test_the_cache_report_from_server_status(wire_server, reply, gb, words):
+    """The cache a server by URI reports is read from serverStatus's
+    ``wiredTiger.cache["maximum bytes configured"]`` (int32 or int64 as its size needs); a
+    refusal (13, or Atlas's 8000) is said with the server's own message and code, and a
+    missing section is said, never an error."""
+    wire_server.on("serverStatus", reply)
+    wire_server.on("connectionStatus", connection_status("root"))
+    if words is None:
+        words = UNREADABLE.format(why=f"{reply['errmsg']} (code {reply['code']})")
+    with mongo.from_uri(wire_server.uri) as server:
+        assert server.cache_gb == gb
+        assert server.cache == words
+        assert server.describe().endswith(f"; {words})")
+
+
+# The fresh database: its mark and lease ------------------------------------------------------
+
+
+def test_the_fresh_database_gets_its_mark_and_lease_in_one_upsert(wire_server):
+    """A new database's first write is one ``update`` of ``labkit_lease``: ``_id: "lease"``,
+    upsert, and a pipeline ``$set`` of the mark, host, pid (an int32) and the server's
+    ``$$NOW`` for both times, so the lease's clock is the server's."""
+    wire_server.on("update", UPSERTED)
+    wire_server.on("dropDatabase", OK)
+    server = started(wire_server)
+    database = server.fresh_database("wire")
+    try:
+        assert database.name.startswith("labkit_wire_")
+        [update] = wire_server.named("update")
+        assert (update.db, update["update"], update["ordered"]) == (
+            database.name, "labkit_lease", True)
+        [statement] = update["updates"]
+        assert statement["q"] == {"_id": "lease"}
+        assert (statement["upsert"], statement["multi"]) == (True, False)
+        assert statement["u"] == [{"$set": {
+            "mark": servers.mark_for(database.name), "host": socket.gethostname(),
+            "pid": os.getpid(), "created": "$$NOW", "renewed": "$$NOW"}}]
+        assert type(statement["u"][0]["$set"]["pid"]) is int  # int32, not int64
+    finally:
+        server.stop()
+    assert wire_server.commands() == ["update", "dropDatabase"]
+    assert wire_server.named("dropDatabase")[0].db == database.name
+
+
+def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server, monkeypatch):
+    """The renewer's write is an ``update`` of the lease only (no upsert: a dropped database is
+    not made again) setting ``renewed`` to ``$$NOW``; it stops with the server."""
+    monkeypatch.setattr(mongo, "RENEW_EVERY", dt.timedelta(milliseconds=20))
+    wire_server.on("update", UPSERTED, times=1)
+    wire_server.on("update", RENEWED, match=lambda sent: not sent["updates"][0]["upsert"])
+    wire_server.on("dropDatabase", OK)
+    server = started(wire_server)
+    database = server.fresh_database("wire")
+    deadline = time.monotonic() + 2
+    while len(wire_server.named("update")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    server.stop()
+    renewal = wire_server.named("update")[1]
+    assert renewal.db == database.name
+    assert renewal["updates"] == [{"q": {"_id": "lease"}, "u": [{"$set": {"renewed": "$$NOW"}}],
+                                   "multi": False, "upsert": False}]
+    after = len(wire_server.named("update"))
+    time.sleep(0.1)
+    assert len(wire_server.named("update")) == after  # stopped
+
+
+# Drop and its fallbacks ------------------------------------------------------------------------
+
+
+def test_drop_is_one_drop_database(wire_server):
+    """Dropping a database this run made is one ``dropDatabase`` on it, nothing else."""
+    wire_server.on("update", UPSERTED)
+    wire_server.on("dropDatabase", OK)
+    server = started(wire_server)
+    name = server.fresh_database("wire").name
+    server.drop(name)
+    assert wire_server.commands()[1:] == ["dropDatabase"]
+    assert wire_server.named("dropDatabase")[0].db == name
+    assert server.left == {}
+    server.stop()
+
+
+REFUSALS = {13: lambda db: unauthorized("dropDatabase", db),
+            8000: lambda db: atlas_refusal("dropDatabase", f"{db}.")}
+
+
+@pytest.mark.parametrize("code", [13, 8000])
+def test_a_refused_drop_database_falls_back_to_its_collections(wire_server, code):
+    """Where dropDatabase is refused, with 13 (Unauthorized) or Atlas's 8000 (AtlasError), the
+    database's collections are listed and dropped one by one, the lease last, and nothing is
+    left (before, 8000 left the whole database behind)."""
+    wire_server.on("update", UPSERTED)
+    wire_server.on("dropDatabase", lambda sent: REFUSALS[code](sent.db))
+    wire_server.on("listCollections", lambda sent: collections(sent.db, "labkit_lease", "t", "a"))
+    wire_server.on("drop", DROPPED)
+    server = started(wire_server)
+    name = server.fresh_database("wire").name
+    server.drop(name)
+    assert wire_server.commands()[1:] == ["dropDatabase", "listCollections", "drop", "drop", "drop"]
+    assert [s["drop"] for s in wire_server.named("drop")] == ["t", "a", "labkit_lease"]
+    assert {s.db for s in wire_server.sent[1:]} == {name}
+    assert server.left == {}
+    server.stop()
+
+
+def test_a_drop_database_failing_otherwise_is_no_refusal(wire_server):
+    """A dropDatabase failing with a code that is not a refusal (11600, InterruptedAtShutdown,
+    src/mongo/base/error_codes.yml) is not taken for one: no collection is dropped one by one,
+    and the failure is recorded in ``left``, never raised."""
+    wire_server.on("update", UPSERTED)
+    wire_server.on("dropDatabase", error_reply(11600, "interrupted at shutdown",
+                                               "InterruptedAtShutdown"))
+    server = started(wire_server)
+    name = server.fresh_database("wire").name
+    server.drop(name)
+    assert wire_server.commands()[1:] == ["dropDatabase"]
+    assert "interrupted at shutdown" in server.left[name]
+    server.stop()
+
+
+def test_refused_codes_have_one_home():
+    """The codes that mean "this user may not" are 13 and 8000, in one place labkit reads."""
+    from pymongo.errors import OperationFailure
+
+    assert servers.REFUSED == (13, 8000)
+    assert servers.refused(OperationFailure("x", 8000))
+    assert servers.refused(OperationFailure("x", 13))
+    assert not servers.refused(OperationFailure("x", 11600))  # InterruptedAtShutdown
+    assert not servers.refused(ValueError())
+
+
+def test_a_user_without_drop_database_drops_the_collections_directly(wire_server):
+    """A user whose privileges lack dropDatabase (readWriteAnyDatabase, builtin_roles.yml) is
+    not made to be refused first: the collections are dropped, the lease last."""
+    wire_server.on("update", UPSERTED)
+    wire_server.on("listCollections", lambda sent: collections(sent.db, "labkit_lease", "t"))
+    wire_server.on("drop", DROPPED)
+    server = started(wire_server, connection_status("readWriteAnyDatabase"))
+    name = server.fresh_database("wire").name
+    server.drop(name)
+    assert wire_server.commands()[1:] == ["listCollections", "drop", "drop"]
+    assert [s["drop"] for s in wire_server.named("drop")] == ["t", "labkit_lease"]
+    server.stop()
+
+
+@pytest.mark.parametrize("code", [13, 8000])
+def test_a_refused_collection_drop_is_said_not_raised(wire_server, code):
+    """A collection whose drop is refused too stays, and the run says which and why
+    (``CleanupIncomplete``, kept in ``left``); the lease is still dropped last, never first."""
+    wire_server.on("update", UPSERTED)
+    wire_server.on("dropDatabase", lambda sent: REFUSALS[code](sent.db))
+    wire_server.on("listCollections", lambda sent: collections(sent.db, "labkit_lease", "t"))
+    wire_server.on("drop", DROPPED)
+    wire_server.on("drop", lambda sent: (unauthorized("drop", sent.db) if code == 13
+                                  else atlas_refusal("dropCollection", f"{sent.db}.t")),
+            match=lambda sent: sent["drop"] == "t")
+    server = started(wire_server)
+    name = server.fresh_database("wire").name
+    server.drop(name)
+    assert [s["drop"] for s in wire_server.named("drop")] == ["t", "labkit_lease"]
+    assert server.left[name].startswith(f"{name}: left t (dropDatabase is not allowed and ")
+    server.stop()
+
+
+# What killed runs left ----------------------------------------------------------------------
+
+
+def leases(now: dt.datetime) -> dict[str, dict | None]:
+    """The lease each scripted database holds (None: none), renewed by this machine's clock."""
+    forged = "labkit:v1:" + "0" * 64
+    return {"labkit_stale_0001": {"_id": "lease", "mark": servers.mark_for("labkit_stale_0001"),
+                                  "renewed": now},
+            "labkit_inuse_0002": {"_id": "lease", "mark": servers.mark_for("labkit_inuse_0002"),
+                                  "renewed": now + AHEAD - dt.timedelta(minutes=1)},
+            "labkit_unmarked_0003": None,
+            "labkit_forged_0004": {"_id": "lease", "mark": forged, "renewed": now - AHEAD},
+            "labkit_undated_0005": {"_id": "lease",
+                                    "mark": servers.mark_for("labkit_undated_0005"),
+                                    "renewed": "yesterday"}}
+
+
+def script_leftovers(wire_server: WireServer) -> None:
+    """A server whose clock is AHEAD of this machine's, holding the databases of ``leases``, one
+    labkit_ database this user may not read, and one that is not labkit's at all."""
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    clock(wire_server, now + AHEAD)
+    found = leases(now)
+    wire_server.on("listDatabases", databases("admin", "shop", *found, "labkit_unreadable_0006"))
+
+    def lease(sent):
+        if sent.db == "labkit_unreadable_0006":
+            return unauthorized("find", sent.db)
+        document = found[sent.db]
+        return cursor_reply(f"{sent.db}.labkit_lease", [document] if document else [])
+
+    wire_server.on("find", lease)
+    wire_server.on("dropDatabase", OK)
+
+
+def test_clean_stale_sorts_what_killed_runs_left_by_the_servers_clock(wire_server):
+    """``clean_stale`` reads the server's clock (hello's localTime), lists the databases, reads
+    the lease of each ``labkit_`` one only, and drops only the stale one whose mark proves;
+    the one in use is kept, the unmarked untouched, the forged and the undated left and said,
+    the unreadable skipped with the server's refusal."""
+    script_leftovers(wire_server)
+    server = started(wire_server)
+    found = server.clean_stale()
+    assert found.removed == ["labkit_stale_0001"]
+    assert found.in_use == ["labkit_inuse_0002"]
+    assert set(found.unproven) == {"labkit_forged_0004", "labkit_undated_0005"}
+    assert found.unproven["labkit_undated_0005"] == "its lease's renewal time is not a date"
+    assert found.skipped["labkit_unreadable_0006"].startswith(
+        "could not drop it: OperationFailure: not authorized on labkit_unreadable_0006 to "
+        "execute command { find: 1")
+    assert wire_server.commands()[:2] == ["hello", "listDatabases"]
+    assert {s.db for s in wire_server.named("find")} == {*leases(dt.datetime.now(dt.UTC)),
+                                                 "labkit_unreadable_0006"}
+    for sent in wire_server.named("find"):
+        assert (sent["filter"], sent["limit"]) == ({"_id": "lease"}, 1)
+    assert [s.db for s in wire_server.named("dropDatabase")] == ["labkit_stale_0001"]
+    server.stop()
+
+
+def test_a_stale_database_this_user_may_not_drop_is_skipped_with_why(wire_server):
+    """A stale database of labkit's whose drop and collection drops are refused is kept and
+    listed in ``skipped`` with what stayed and the server's refusal, not raised."""
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    clock(wire_server, now + AHEAD)
+    name = "labkit_stale_0007"
+    wire_server.on("listDatabases", databases(name))
+    wire_server.on("find", cursor_reply(f"{name}.labkit_lease", [
+        {"_id": "lease", "mark": servers.mark_for(name), "renewed": now}]))
+    wire_server.on("dropDatabase", atlas_refusal("dropDatabase", f"{name}."))
+    wire_server.on("listCollections", collections(name, "labkit_lease"))
+    wire_server.on("drop", atlas_refusal("dropCollection", f"{name}.labkit_lease"))
+    found = started(wire_server).clean_stale()
+    assert found.removed == []
+    assert found.skipped[name].startswith("left labkit_lease: dropDatabase is not allowed and "
+                                          "user is not allowed to do action [dropCollection]")
+
+
+def test_the_first_fresh_database_on_a_users_server_cleans_first(wire_server):
+    """On a server by URI, the first fresh database runs the clean-up before its own lease is
+    written, and the database it creates is never taken for a leftover."""
+    user_server(wire_server)
+    clock(wire_server, dt.datetime.now(dt.UTC))
+    wire_server.on("listDatabases", databases())
+    wire_server.on("update", UPSERTED)
+    wire_server.on("dropDatabase", OK)
+    with mongo.from_uri(wire_server.uri) as server:
+        server.fresh_database("wire")
+        server.fresh_database("wire")
+    assert wire_server.commands()[4:] == ["hello", "listDatabases", "update", "update",
+                                   "dropDatabase", "dropDatabase"]
+
+
+def test_the_servers_docs_promise_no_cache_churn_at_the_defaults():
+    """The server layer's docs say what a mongod labkit starts gets, the smallest cache mongod
+    accepts (0.25 GB), and no longer that it "shows cache churn": a 200,000-key UUID _id index
+    is a few MB, far inside that cache. (A check of prose, beside the wire tests.)"""
+    for doc in (servers.__doc__, mongo.__doc__):
+        assert doc is not None
+        assert "shows cache churn" not in " ".join(doc.split())
+        assert "0.25 GB" in doc
+    assert servers.DEFAULT_CACHE_GB == servers.MIN_CACHE_GB == 0.25
