@@ -630,3 +630,18 @@ def test_the_scripted_roles_grant_what_builtin_roles_yml_says():
     assert entries[_key(ANY)] == set(READ_WRITE)
     assert entries[_key(CLUSTER)] == {"listDatabases"}
     assert all(action in NEED_BY_ACTION for action in ("remove", "serverStatus"))
+
+
+@wire
+def test_a_custom_role_with_any_action_on_any_resource_may_do_everything(wire_server):
+    """A custom role granting ``anyAction`` on ``{anyResource: true}`` is listed by
+    ``connectionStatus`` as that one action (src/mongo/db/auth/action_set.cpp at 07b11864,
+    ``ActionSet::getActionsAsStrings``): labkit reads it as every action, on every database and
+    the cluster, instead of refusing the user."""
+    wire_server.on("connectionStatus", status(custom=[({"anyResource": True}, ["anyAction"])]))
+    with _client(wire_server) as client:
+        privileges = read_privileges(client)
+    assert privileges.missing() == []
+    assert privileges.usable
+    assert privileges.allows("serverStatus")
+    assert privileges.allows("dropDatabase")

@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 Scope = Literal["database", "cluster"]
 SCOPES: tuple[Scope, ...] = ("database", "cluster")
 UNAUTHORIZED = 13  # the server's error code for an action the user may not do
+# A privilege whose actions include every action is listed with this one name alone
+# (src/mongo/db/auth/action_set.cpp: addAction(anyAction) sets them all, and
+# getActionsAsStrings then returns just "anyAction").
+ANY_ACTION = "anyAction"
 # Where an unauthenticated client asks whether the server enforces access control. The name
 # has no random part, so it is never one of labkit's databases; listing a database's
 # collections never creates it, so the question changes nothing.
@@ -145,7 +149,7 @@ class Privileges:
             return True
         need = NEED_BY_ACTION.get(action)
         scope: Scope = need.scope if need is not None else "database"
-        return (action, scope) in self.granted
+        return (action, scope) in self.granted or (ANY_ACTION, scope) in self.granted
 
     def missing(self, required: bool | None = None) -> list[Need]:
         """The needs the user lacks (only the required ones, or only the others, if asked)."""
