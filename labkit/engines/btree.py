@@ -26,7 +26,7 @@ from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 from labkit.i18n import shown as shown_text
 from labkit.model import keys as keymod
-from labkit.servers import MIN_CACHE_GB
+from labkit.servers import MIN_CACHE_GB, refused
 from labkit.servers.reaper import scratch_folder
 
 ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
@@ -370,7 +370,7 @@ def _read_stats(collection) -> tuple[dict | None, str | None]:
     try:
         return _storage_stats(collection), None
     except Exception as exc:
-        if btree_io.refused(exc):
+        if refused(exc):  # 13 Unauthorized, or Atlas's 8000
             return None, btree_io.refusal("$collStats", exc)
         raise
 
@@ -460,7 +460,7 @@ def _checkpoint(client: Any) -> str | None:
     try:
         client.admin.command("fsync")
     except Exception as exc:
-        if btree_io.refused(exc):
+        if refused(exc):  # 13 Unauthorized, or Atlas's 8000
             return btree_io.refusal("fsync", exc)
         raise
     return None

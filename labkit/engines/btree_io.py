@@ -199,9 +199,6 @@ def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
 
 # mongod ---------------------------------------------------------------------------------
 
-# A command the server refused to this user: 13 ``Unauthorized`` (src/mongo/base/error_codes.yml)
-# or 8000 ``AtlasError``, the refusal Atlas's shared tiers send for an action they do not allow.
-REFUSED_CODES = (13, 8000)
 # The action each command the B-tree load sends needs (the manual's "Privilege Actions").
 ACTIONS = {"serverStatus": "serverStatus", "$collStats": "collStats", "fsync": "fsync"}
 # serverStatus's operation counters (the manual's "serverStatus", opcounters: 64-bit integers
@@ -232,13 +229,6 @@ COUNTERS_BACK = N_("the server's operation counters went back during the load (a
                    "its write and cache counters cannot be compared across it")
 
 
-def refused(exc: BaseException) -> bool:
-    """Whether ``exc`` is the server refusing a command to this user (``REFUSED_CODES``)."""
-    from pymongo.errors import OperationFailure
-
-    return isinstance(exc, OperationFailure) and exc.code in REFUSED_CODES
-
-
 def refusal(command: str, exc: Any) -> Message:
     """Why a figure is missing where the server refused ``command``: the action the user lacks
     and the built-in roles that grant it (``servers.privileges``, the one table of them)."""
@@ -254,6 +244,8 @@ def mongo_status(client: Any) -> dict[str, Any]:
     (flattened to the statistics cursor's ``"group: name"`` descriptions) and the operation
     counters, with the time it was read; ``{"refused": why}`` where the server refuses the
     command to this user."""
+    from labkit.servers import refused  # 13 Unauthorized, or Atlas's 8000
+
     try:
         status = client.admin.command("serverStatus")
     except Exception as exc:
