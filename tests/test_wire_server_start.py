@@ -5,13 +5,17 @@ bound it is started again on another port, and the client labkit keeps for a mon
 There is no mongod and no Docker here. The local ``mongod`` is a small Python program (written
 by ``fake_mongod``) that does what mongod's start-up does at the port: it binds it, and where
 the bind fails it logs mongod's "Error setting up listener" entry and exits with mongod's code
-48 (src/mongo/db/mongod_main.cpp, ``LOGV2_ERROR(20568, "Error setting up listener")`` then
-``return ExitCode::netError``; src/mongo/util/exit_code.h, ``netError = 48``; both at
-mongodb/mongo master, the same in 6.0, 7.0 and 8.0, and before the data files are opened, so
-a second start uses the same dbpath); where it binds, it answers on that port as MockupDB with
-the harness's replies. Docker's container is a stand-in for testcontainers' MongoDbContainer
-that hands out the scripted server's URI. Neither gives any verdict about MongoDB: they show
-what labkit's start-up code does with what a mongod and testcontainers give it.
+48. That is _initAndListen in src/mongo/db/mongod_main.cpp (mongodb/mongo at 6b0141d1, a
+7.0-era version, and in a newer one the index holds): ``LOGV2_ERROR(20568, "Error setting up
+listener", ...)`` then ``return ExitCode::netError``, before the storage engine is initialized,
+so a second start may use the same dbpath; the bind's error is the system's (the transport
+layer's errorCodeToStatus, src/mongo/transport/asio/asio_utils.cpp: a SocketException with
+the system's message, "Address already in use" for EADDRINUSE); and src/mongo/util/
+exit_code.h gives netError (EXIT_NET_ERROR at 09388643) the value 48. Where it binds, it
+answers on that port as MockupDB with the harness's replies. Docker's container is a stand-in
+for testcontainers' MongoDbContainer that hands out the scripted server's URI. Neither gives
+any verdict about MongoDB: they show what labkit's start-up code does with what a mongod and
+testcontainers give it.
 """
 
 from __future__ import annotations
@@ -204,6 +208,19 @@ def test_every_port_taken_is_said(fake_mongod, monkeypatch):
         f"Started {fake_mongod.binary} on port {ports[1]} (after port(s) {ports[0]}, taken "
         "before it bound them), but it did not answer (the server exited before it answered).")
     assert "Address already in use" in caught.value.log_tail
+
+
+def test_a_local_mongod_of_another_version_is_passed_over_and_said(fake_mongod, monkeypatch):
+    """In auto mode a local mongod whose ``--version`` is not the version asked for is not
+    started; the error lists each way and why it gave nothing."""
+    monkeypatch.setattr(base, "docker_status", lambda: (False, "Docker switched off"))
+    with pytest.raises(servers.ServerUnavailable) as caught:
+        servers.get_mongodb("auto", "8.0")
+    assert fake_mongod() == []
+    assert caught.value.tried == [
+        "LABKIT_MONGODB_URI: not set",
+        f"local mongod: {fake_mongod.binary} is version 7.0.16, not 8.0",
+        "Docker: Docker switched off"]
 
 
 # Docker, through a stand-in container -------------------------------------------------------

@@ -2,12 +2,13 @@
 URI, versions, the cache a server reports, the fresh database with its mark and lease, the
 drop and its fallbacks, and the clean-up of what killed runs left.
 
-Each reply below has the shape of the server's own (its source file is named beside it, read at
-mongodb/mongo's master, whose shape 6.0, 7.0 and 8.0 share unless a note says otherwise);
+Each reply below has the shape of the server's own: its source file in mongodb/mongo is named
+beside it with the commit the search index holds (not a release tag: where a shape could differ
+between 6.0, 7.0 and 8.0 the note says so, and none of these does in the fields labkit reads);
 ``test_wire_server_live.py`` asks a real server the same commands and compares the fields and
-their BSON types, so the first run on a real server says whether a script was wrong. What
-these tests pin is what labkit sends and what it does with each documented reply; no verdict
-about MongoDB's behaviour comes from them.
+their BSON types (``mongo_wire.same_shape``), so the first run on a real server says whether a
+script was wrong. What these tests pin is what labkit sends and what it does with each
+documented reply; no verdict about MongoDB's behaviour comes from them.
 """
 
 from __future__ import annotations
@@ -50,12 +51,14 @@ AHEAD = dt.timedelta(hours=2)
 def server_status(cache_bytes: int | None = 256 * 1024**2, version: str = "7.0") -> dict:
     """``serverStatus``: the fields every server sets first (src/mongo/db/commands/
     server_status.cpp, CmdServerStatus::run: host, version, process, ``pid`` as a long,
-    ``uptime`` as a double, ``localTime`` as a date) and the WiredTiger section, whose
-    ``cache`` group holds WiredTiger's "cache: maximum bytes configured" statistic
-    (src/mongo/db/storage/wiredtiger/wiredtiger_util.cpp, exportTableToBSON: a statistic's
-    description split at its colon, the value by appendNumber: an int32 where it fits, so
-    0.25 GB is an int32 and 8 GB an int64). ``cache_bytes`` None: no WiredTiger section (a
-    server on another storage engine)."""
+    ``uptime`` as a double, ``localTime`` as a date; the same lines in every version the index
+    holds, from c263ce1f, a 3.x one, to the newest, which adds ``service``) and the WiredTiger
+    section, whose ``cache`` group holds WiredTiger's "cache: maximum bytes configured"
+    statistic (src/mongo/db/storage/wiredtiger/wiredtiger_util.cpp at 00a9e47d,
+    exportTableToBSON: a statistic's description split at its colon, the value written by
+    appendNumber, an int32 where it fits (src/mongo/bson/bsonobjbuilder.h), so 0.25 GB is an
+    int32 and 8 GB an int64). ``cache_bytes`` None: no WiredTiger section (a server on another
+    storage engine)."""
     reply: dict[str, Any] = {"host": "wire-test:27017", "version": VERSIONS[version][0],
                              "process": "mongod", "pid": Int64(4242), "uptime": 12.0,
                              "localTime": dt.datetime.now(dt.UTC), "ok": 1.0}
@@ -66,20 +69,24 @@ def server_status(cache_bytes: int | None = 256 * 1024**2, version: str = "7.0")
 
 def databases(*names: str) -> dict:
     """``listDatabases`` with ``nameOnly: true`` (what pymongo's list_database_names sends):
-    one ``{name}`` per database (src/mongo/db/commands/list_databases.idl and the manual's
-    "listDatabases" page: nameOnly leaves out sizeOnDisk, empty and totalSize)."""
+    one ``{name}`` per database (src/mongo/db/commands/list_databases.idl at 011c843a, and the
+    manual's "listDatabases" page: nameOnly leaves out sizeOnDisk, empty and totalSize)."""
     return {"databases": [{"name": name} for name in names], "ok": 1.0}
 
 
 def collections(db: str, *names: str) -> dict:
     """``listCollections`` with ``nameOnly: true``: a cursor of ``{name, type}``
-    (src/mongo/db/list_collections.idl, ListCollectionsReplyItem)."""
+    (src/mongo/db/list_collections.idl at 160e9ba2, ListCollectionsReplyItem: name and type
+    are its required fields)."""
     return cursor_reply(f"{db}.$cmd.listCollections",
                         [{"name": name, "type": "collection"} for name in names])
 
 
-OK = {"ok": 1.0}  # dropDatabase (src/mongo/db/drop_database.idl: reply_type OkReply)
-DROPPED = {"nIndexesWas": 1, "ns": "", "ok": 1.0}  # drop (src/mongo/db/drop.idl, DropReply)
+# dropDatabase: src/mongo/db/drop_database.idl at 0c95addd, reply_type OkReply (4.x's replies
+# also named the database, "dropped"; labkit reads nothing of it but ok).
+OK = {"ok": 1.0}
+# drop: src/mongo/db/drop.idl at 160e9ba2, DropReply {nIndexesWas: int, ns, ok}.
+DROPPED = {"nIndexesWas": 1, "ns": "", "ok": 1.0}
 UPSERTED = update_reply(1, 0, [{"index": 0, "_id": "lease"}])  # the lease's first write
 RENEWED = update_reply(1, 1)
 
@@ -95,7 +102,7 @@ def connection_status(*roles: str) -> dict:
 
 def clock(wire_server: WireServer, now: dt.datetime) -> None:
     """Answer the ``hello`` labkit's own code sends with the server's clock at ``now``
-    (``localTime``, a date: src/mongo/db/repl/hello.idl, HelloCommandReply)."""
+    (``localTime``, a date: src/mongo/db/repl/hello.idl at 099ec26f, HelloCommandReply)."""
     wire_server.on("hello", lambda _sent: {**hello_reply(wire_server.version), "localTime": now})
 
 

@@ -560,8 +560,8 @@ def mongod_version(binary: str) -> str:
 
 # mongod exits with ExitCode::netError (48, src/mongo/util/exit_code.h) when it cannot set up its
 # listener (src/mongo/db/mongod_main.cpp, "Error setting up listener"): that happens before it
-# opens its data files, so the same dbpath serves the next port. The reason it logs is the
-# system's own words, "Address already in use" on Linux and macOS.
+# initializes its storage engine, so the same dbpath serves the next port. The reason it logs
+# is the system's own words, "Address already in use" on Linux and macOS.
 _NET_ERROR = 48
 _PORT_TAKEN = "Address already in use"
 
