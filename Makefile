@@ -18,9 +18,9 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(ARGS)
 
-# `labkit server` starts its mongod with a 0.25 GB WiredTiger cache (the smallest mongod
-# accepts), which the B-tree lesson needs; ARGS go to JupyterLab, e.g. ARGS="--no-browser
-# --ip 0.0.0.0". JupyterLab refuses to run as root without --allow-root (containers, VMs).
+# `labkit server` starts its mongod with a 0.25 GB WiredTiger cache, the smallest mongod
+# accepts (the B-tree lesson's index still fits in it at the default N: docs/write_amplification.md);
+# ARGS go to JupyterLab, e.g. ARGS="--no-browser --ip 0.0.0.0". JupyterLab refuses to run as root without --allow-root (containers, VMs).
 LAB_AS_ROOT = $(shell $(PYTHON) -c 'import os; print("--allow-root" if hasattr(os, "geteuid") and os.geteuid() == 0 else "")')
 
 lab: $(STAMP)
