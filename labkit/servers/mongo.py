@@ -103,17 +103,17 @@ def _said(exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _speaking(uri: str, doing: str) -> Iterator[None]:
-    """The driver's failure while labkit is ``doing`` something on the server at ``uri`` (a
-    connection reset, a timeout, a refusal) as one ``ServerUnavailable`` saying so."""
+def _speaking(uri: str, failed: str) -> Iterator[None]:
+    """The driver's failure on the server at ``uri`` (a connection reset, a timeout, a refusal)
+    as one ``ServerUnavailable``: ``failed`` says what labkit was doing (a whole sentence, so
+    that a translation orders it as its language needs), with ``{uri}`` and ``{error}``."""
     from pymongo.errors import PyMongoError
 
     try:
         yield
     except PyMongoError as exc:
         raise ServerUnavailable(
-            Message(N_("The MongoDB server at {uri} failed while labkit {doing}: {error}"),
-                    uri=redact(uri), doing=Message(doing), error=_said(exc)),
+            Message(failed, uri=redact(uri), error=_said(exc)),
             hint=Message(N_("check that it is running and reachable, then run labkit again "
                             "(`labkit clean` removes what a run left there).")),
         ) from exc
@@ -244,7 +244,8 @@ class MongoServer(Server["Database[Document]"]):
         mark = mark_for(name)  # before anything exists: a secret that cannot be had stops here
         database = self.client()[name]
         self._created.append(name)  # before the write: whatever it did, stop() drops it
-        with _speaking(self.uri, N_("wrote a new database's lease")):
+        with _speaking(self.uri, N_("The MongoDB server at {uri} failed while labkit wrote a "
+                                    "new database's lease: {error}")):
             database[LEASE_COLLECTION].update_one(
                 {"_id": "lease"},
                 [{"$set": {"mark": mark, "host": socket.gethostname(), "pid": os.getpid(),
@@ -297,7 +298,8 @@ class MongoServer(Server["Database[Document]"]):
         name) whose lease a run stopped renewing long ago (a killed run's). Databases without
         labkit's lease, even named ``labkit_…``, are never touched; a lease whose mark does
         not prove is left and said."""
-        with _speaking(self.uri, N_("looked for what killed runs left")):
+        with _speaking(self.uri, N_("The MongoDB server at {uri} failed while labkit looked "
+                                    "for what killed runs left: {error}")):
             return self._clean_stale()
 
     def _clean_stale(self) -> Stale:
