@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from labkit.claims.claim import Figure
 from labkit.i18n import N_, _, number
 from labkit.names import engine_name
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
+    from matplotlib.figure import Figure as MplFigure
+
+    from labkit.model.bson_order import Document
+    from labkit.outputs.tables import Measurement
 
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
 # Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
@@ -17,36 +25,68 @@ MARKERS = ["o", "s", "^", "D", "v", "x"]
 POLICY_TEXT = {"half": N_("50/50 splits"), "rightmost": N_("rightmost splits")}
 
 
-def _policy(measurement: dict) -> str:
+class BitField(TypedDict):
+    """One field of an ID's layout (``bit_layout``): its name and how many bits it takes."""
+
+    field: str
+    bits: int
+
+
+class TopicVerdict(TypedDict):
+    """One claim in ``verdict_summary``: its topic's words and its verdict code."""
+
+    topic: str
+    verdict: str
+
+
+class IdPoint(TypedDict):
+    """One ID in ``id_rank``: its hex, the process that made it, and when (the process's
+    clock in nanoseconds, or milliseconds since the epoch)."""
+
+    hex: str
+    process: str
+    clock_ns: NotRequired[int]
+    made_at_ms: NotRequired[float]
+
+
+class CachePoint(TypedDict):
+    """One load in ``cache_reads_vs_ratio``: its key kind, its index size against the cache
+    size, and the pages it read into the cache (None where the engine could not tell)."""
+
+    keys: str
+    index_to_cache: float
+    cache_reads: NotRequired[int | None]
+
+
+def _policy(measurement: Measurement) -> str:
     """Which split policy a model measurement shows, for its title ("" for real engines)."""
     policies = {r.get("split_policy") for r in measurement.get("results", [])} - {None}
     return ", ".join(_(POLICY_TEXT.get(p, p)) for p in sorted(policies))
 
 
-def _pyplot():
-    # matplotlib picks a non-interactive backend by itself where there is no display.
+# pyplot is imported where a figure is drawn, not when this module loads; matplotlib picks a
+# non-interactive backend by itself where there is no display.
+
+
+def figure_bytes(figure: MplFigure, fmt: str = "png") -> bytes:
+    """Render a figure to PNG or SVG bytes and close it."""
     import matplotlib.pyplot as plt
 
-    return plt
-
-
-def figure_bytes(figure, fmt: str = "png") -> bytes:
-    """Render a figure to PNG or SVG bytes and close it."""
-    plt = _pyplot()
     buffer = io.BytesIO()
     figure.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")
     plt.close(figure)
     return buffer.getvalue()
 
 
-def png_bytes(figure) -> bytes:
+def png_bytes(figure: MplFigure) -> bytes:
     """Render a figure to PNG bytes and close it."""
     return figure_bytes(figure, "png")
 
 
-def bit_layout(rows: list[dict], title: str):
+def bit_layout(rows: Sequence[BitField], title: str) -> MplFigure:
     """One horizontal bar split into fields (``field``, ``bits`` per row)."""
-    plt = _pyplot()
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(9, 1.6))
     start = 0
     for index, row in enumerate(rows):
@@ -63,12 +103,13 @@ def bit_layout(rows: list[dict], title: str):
     return figure
 
 
-def verdict_summary(claims: list[dict]):
+def verdict_summary(claims: Sequence[TopicVerdict]) -> MplFigure:
     """Stacked bars: how many claims of each topic hold, do not hold, are findings, did not
     run, or erred (claims as ``results.json`` has them; the legend uses the summary's words)."""
+    import matplotlib.pyplot as plt
+
     from labkit.claims.claim import COLOURS, VERDICTS, count_text
 
-    plt = _pyplot()
     topics = list(dict.fromkeys(c["topic"] for c in claims))
     figure, axes = plt.subplots(figsize=(7, 0.5 + 0.5 * max(len(topics), 1)))
     left = [0] * len(topics)
@@ -80,16 +121,26 @@ def verdict_summary(claims: list[dict]):
     axes.invert_yaxis()
     axes.set_xlabel(_("claims"))
     axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-    axes.xaxis.get_major_locator().set_params(integer=True)
+    _whole_ticks(axes.xaxis)
     return figure
 
 
-def id_rank(table: list[dict], title: str):
+def _whole_ticks(axis: Axis) -> None:
+    """Ticks on whole numbers only, for counts and ranks."""
+    from matplotlib.ticker import MaxNLocator
+
+    locator = axis.get_major_locator()
+    if isinstance(locator, MaxNLocator):  # a numeric axis's default locator (AutoLocator) is one
+        locator.set_params(integer=True)
+
+
+def id_rank(table: Sequence[IdPoint], title: str) -> MplFigure:
     """Each ID as a point: when it was made (x) against its rank in ``_id`` order (y), by process.
 
     Rows need ``hex`` and ``process``, and ``clock_ns`` or ``made_at_ms``.
     """
-    plt = _pyplot()
+    import matplotlib.pyplot as plt
+
     ms = [row["clock_ns"] / 1e6 if "clock_ns" in row else row["made_at_ms"] for row in table]
     origin = min(ms)
     ranks = {h: i + 1 for i, h in enumerate(sorted(row["hex"] for row in table))}
@@ -109,13 +160,13 @@ def id_rank(table: list[dict], title: str):
     axes.set_xlabel(_("made at (ms after the first ID)"))
     axes.set_ylabel(_("rank when sorted by _id"))
     axes.invert_yaxis()
-    axes.yaxis.get_major_locator().set_params(integer=True)
+    _whole_ticks(axes.yaxis)
     axes.legend(fontsize=8)
     axes.set_title(_(title), fontsize=10)
     return figure
 
 
-def _local_ticks(*axes_list) -> None:
+def _local_ticks(*axes_list: Axes) -> None:
     """Tick labels written as the learner's language writes numbers ("0,25", "12.500"): only
     matplotlib's numeric default is replaced, so names (engines, key kinds, rungs) stay."""
     from matplotlib.ticker import FuncFormatter, ScalarFormatter
@@ -127,20 +178,21 @@ def _local_ticks(*axes_list) -> None:
                 axis.set_major_formatter(ticks)
 
 
-def btree_summary(measurement: dict, title: str | None = None):
+def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigure:
     """Index size (or leaf pages), leaf-fill distribution and insert rate per key kind.
 
     The title names the engine, its version, N, and for the model its split policy.
     """
-    plt = _pyplot()
+    import matplotlib.pyplot as plt
+
     results = measurement["results"]
     kinds = [r["keys"] for r in results]
     colours = [FIELD_COLOURS[i % len(FIELD_COLOURS)] for i in range(len(kinds))]
     with_fills = [r for r in results if r.get("leaf_fills")]
     with_rates = [r for r in results if r.get("inserts_per_second_by_batch")]
     panels = 1 + bool(with_fills) + bool(with_rates)
-    figure, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 3.4), squeeze=False)
-    axes = list(axes[0])
+    figure, grid = plt.subplots(1, panels, figsize=(4.2 * panels, 3.4), squeeze=False)
+    axes = list(grid[0])
     size_axis = axes.pop(0)
     if all(r.get("index_bytes") for r in results):
         size_axis.bar(kinds, [r["index_bytes"] / 2**20 for r in results], color=colours)
@@ -180,10 +232,11 @@ def btree_summary(measurement: dict, title: str | None = None):
     return figure
 
 
-def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
+def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = "") -> MplFigure:
     """Leaf splits per 1,000 inserts as the model grows, one line per key kind (each with
     its own dash and marker, so lines that coincide stay visible)."""
-    plt = _pyplot()
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(7, 3.4))
     for index, (kind, trace) in enumerate(traces.items()):
         steps = [b - a for a, b in zip([0, *trace], trace, strict=False)]
@@ -203,10 +256,12 @@ def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = ""):
     return figure
 
 
-def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]], title: str = ""):
+def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]],
+                    title: str = "") -> MplFigure:
     """Bytes written per 1,000 keys as N grows, one line per key kind and checkpoint setting
     (``{setting: {kind: [(n, write_bytes), ...]}}``; solid: with checkpoints)."""
-    plt = _pyplot()
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(7, 3.6))
     for dash, (setting, by_kind) in zip(LINE_STYLES, growth.items(), strict=False):
         for index, (kind, points) in enumerate(by_kind.items()):
@@ -223,16 +278,17 @@ def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]], title
     return figure
 
 
-def cache_reads_vs_ratio(points: list[dict], title: str = ""):
+def cache_reads_vs_ratio(points: Sequence[CachePoint], title: str = "") -> MplFigure:
     """Pages read into the cache against index size / cache size, per key kind (rows with
     ``keys``, ``index_to_cache`` and ``cache_reads``), the point where the index outgrows the
     cache marked at 1."""
-    plt = _pyplot()
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(7, 3.6))
     kinds = list(dict.fromkeys(p["keys"] for p in points))
     for index, kind in enumerate(kinds):
-        mine = sorted((p["index_to_cache"], p["cache_reads"]) for p in points
-                      if p["keys"] == kind and p.get("cache_reads") is not None)
+        mine = sorted((p["index_to_cache"], reads) for p in points
+                      if p["keys"] == kind and (reads := p.get("cache_reads")) is not None)
         axes.plot([x for x, _r in mine], [r for _x, r in mine], label=kind,
                   color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   linestyle=LINE_STYLES[index % len(LINE_STYLES)],
@@ -249,11 +305,12 @@ def cache_reads_vs_ratio(points: list[dict], title: str = ""):
     return figure
 
 
-def engines_side_by_side(comparison: dict):
+def engines_side_by_side(comparison: dict[str, Measurement]) -> MplFigure:
     """Index size relative to the ``int`` keys, and average leaf fill, per engine and key kind."""
+    import matplotlib.pyplot as plt
+
     from labkit.engines import btree
 
-    plt = _pyplot()
     measured = {e: m for e, m in comparison.items() if "results" in m}
     figure, (size_axis, fill_axis) = plt.subplots(1, 2, figsize=(10, 3.6))
     kinds = list(dict.fromkeys(r["keys"] for m in measured.values() for r in m["results"]))
@@ -288,17 +345,19 @@ def engines_side_by_side(comparison: dict):
     return figure
 
 
-def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON type ladder"),
-                order: list | None = None):
+def type_ladder(docs: Sequence[Document], path: str = "v",
+                title: str = N_("The BSON type ladder"),
+                order: Sequence[object] | None = None) -> MplFigure:
     """The manual's type order as rungs, each document's ``_id`` placed on its value's rung.
 
     Documents sit left to right in ``order`` (a list of ``_id``s, such as a server's
     answer) or else in the order the model's ascending sort gives; a missing field
     sits on the null rung and an empty array just below it, as sort keys do.
     """
+    import matplotlib.pyplot as plt
+
     from labkit.model import bson_order
 
-    plt = _pyplot()
     rungs = ["MinKey", _("empty array"), "Null", _("Numbers"), "String", "Object", "Array",
              "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
              "JavaScript with scope", "MaxKey"]
@@ -327,13 +386,13 @@ def type_ladder(docs: list[dict], path: str = "v", title: str = N_("The BSON typ
 
 
 # The plots an observation may name (``claims.claim.Figure``): the report draws them by name.
-DRAWN: dict[str, Callable[..., Any]] = {"bit_layout": bit_layout, "btree_summary": btree_summary,
-                                        "id_rank": id_rank, "type_ladder": type_ladder,
-                                        "writes_per_1000": writes_per_1000,
-                                        "cache_reads_vs_ratio": cache_reads_vs_ratio}
+DRAWN: dict[str, Callable[..., MplFigure]] = {
+    "bit_layout": bit_layout, "btree_summary": btree_summary, "id_rank": id_rank,
+    "type_ladder": type_ladder, "writes_per_1000": writes_per_1000,
+    "cache_reads_vs_ratio": cache_reads_vs_ratio}
 
 
-def draw(figure: Figure) -> Any:
+def draw(figure: Figure) -> MplFigure:
     """The figure an observation names, drawn: ``bit_layout(*args)``, ``id_rank(*args)``…"""
     if figure.plot not in DRAWN:
         raise ValueError(f"no plot called {figure.plot!r}; plots an observation may name: "

@@ -10,7 +10,7 @@ import base64
 import json
 import math
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +230,7 @@ def _is_share(key: str) -> bool:
     return any(word in key for word in ("fill", "larger_by", "share"))
 
 
-def readable(value, key: str = "") -> str:
+def readable(value: object, key: str = "") -> str:
     """A value as a person reads it, in the learner's language: shares as rounded percentages,
     numbers rounded and grouped, short lists joined, yes/no for booleans, small objects as
     ``key: value`` pairs."""
@@ -263,25 +263,25 @@ def _readable_float(value: float, key: str) -> str:
     return number(rounded, at_most=max(0, 2 - math.floor(math.log10(abs(rounded)))))
 
 
-def _readable_list(value: list, key: str) -> str:
+def _readable_list(value: Sequence[object], key: str) -> str:
     """A stated range of shares as "low to high", a flat list joined, a nested one as JSON."""
-    if len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
-                               for v in value) and _is_share(key):
-        return _("{low} to {high}").format(low=readable(float(value[0]), key),
-                                           high=readable(float(value[1]), key))
+    numbers = [v for v in value if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(value) == 2 and len(numbers) == 2 and _is_share(key):
+        return _("{low} to {high}").format(low=readable(float(numbers[0]), key),
+                                           high=readable(float(numbers[1]), key))
     if all(not isinstance(v, dict | list) for v in value):
         return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
             or _("(none)")
     return short_json(value, 200)
 
 
-def _readable_dict(value: dict) -> str:
+def _readable_dict(value: Mapping[str, object]) -> str:
     if all(not isinstance(v, dict | list) for v in value.values()):
         return ", ".join(f"{k}: {readable(v, k)}" for k, v in value.items()) or _("(none)")
     return short_json(value, 200)
 
 
-def _numbers(value) -> list[float] | None:
+def _numbers(value: object) -> list[float] | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -289,7 +289,7 @@ def _numbers(value) -> list[float] | None:
     return None
 
 
-def outside_range(expected, observed) -> list[str]:
+def outside_range(expected: object, observed: object) -> list[str]:
     """For each stated number or range that an observed number misses, say in which direction:
     ``random_larger_by +42.0% is larger than stated (25.0% to 40.0%)``."""
     if not isinstance(expected, dict) or not isinstance(observed, dict):
@@ -388,13 +388,13 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{escape.html(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _evidence_table(rows: list[dict]) -> str:
+def _evidence_table(rows: Sequence[Mapping[str, object]]) -> str:
     if not rows:
         return ""
     columns = list(dict.fromkeys(key for row in rows for key in row))
     head = "".join(f"<th>{escape.html(str(c).replace('_', ' '))}</th>" for c in columns)
 
-    def cell(value, column) -> str:
+    def cell(value: object, column: str) -> str:
         return escape.html(value if isinstance(value, str) else readable(value, str(column)))
 
     body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c), c)}</td>" for c in columns)
@@ -424,7 +424,7 @@ def _expected_html(expected: Any) -> str:
     return f"<p>{_('Expected:')} {escape.html(readable(expected))}</p>"
 
 
-def _compare_html(expected, observed) -> str:
+def _compare_html(expected: object, observed: object) -> str:
     """Expected and observed side by side, one row per quantity, in readable words."""
     esc = escape.html
     if not isinstance(observed, dict):

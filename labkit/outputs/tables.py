@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from labkit.i18n import N_, _, number, percent, shown
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from labkit.model.bson_order import Document
+    from labkit.run.results import Result
+
+# A B-tree load as ``engines.btree.measure`` gives it (``engine``, ``engine_version``, ``n``,
+# ``results``: one dict of figures per key kind), or ``{"engine", "not_run"}``: the engines
+# keep their figures in free-form dicts, so the values stay Any here until they are typed.
+Measurement = dict[str, Any]
 
 # The headings a learner reads, built in English and shown translated (``_headings``).
 HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("avg leaf fill"),
@@ -18,13 +29,22 @@ HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("a
             N_("lesson"), N_("needs"), N_("source"))
 
 
-def _pd():
-    import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+class _Rows(Protocol):
+    """A check's results: a claim's (``ClaimResult``) or a whole run's (``Run``)."""
 
-    return pd
+    @property
+    def rows(self) -> Sequence[Result]: ...
 
 
-def _headings(frame):
+@runtime_checkable
+class _Checked(Protocol):
+    """A notebook's ``Checked``: one claim's check, its results kept as ``result``."""
+
+    @property
+    def result(self) -> _Rows: ...
+
+
+def _headings(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with its column and index headings in the learner's words."""
     frame = frame.rename(columns=lambda c: _(c) if isinstance(c, str) else c)
     frame.index.names = [_(n) if isinstance(n, str) else n for n in frame.index.names]
@@ -73,9 +93,11 @@ def _shell_binary(value: Any) -> str:
         f'UUID("{value.as_uuid()}")'
 
 
-def fixture(docs: str | list[dict], fields: list[str] | None = None):
+def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.DataFrame:
     """A fixture (its name, or its documents) as a table: ``_id``, then each field's value and
     BSON type. A missing field shows as "(missing)"; nothing is sorted or answered."""
+    import pandas as pd
+
     from labkit.model import bson_order, fixtures
 
     docs = fixtures.load(docs) if isinstance(docs, str) else docs
@@ -90,19 +112,21 @@ def fixture(docs: str | list[dict], fields: list[str] | None = None):
             else:
                 row[name], row[_("{name} type").format(name=name)] = _("(missing)"), "-"
         rows.append(row)
-    return _pd().DataFrame(rows).set_index("_id")
+    return pd.DataFrame(rows).set_index("_id")
 
 
 def _percent(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else percent(value, digits)
 
 
-def btree_frame(measurements: dict | list[dict]):
+def btree_frame(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
     """B-tree loads as one row per (engine, key kind): index size, leaf pages, fill, seconds.
 
     Accepts one measurement, a list, or ``Context.btree_compare``'s ``{engine: measurement}``;
     an engine that did not run is one row saying why.
     """
+    import pandas as pd
+
     if isinstance(measurements, dict) and "results" not in measurements and \
             "engine" not in measurements:
         measurements = list(measurements.values())
@@ -121,17 +145,19 @@ def btree_frame(measurements: dict | list[dict]):
                          "leaf pages": r.get("leaf_pages"),
                          "avg leaf fill": _percent(r.get("avg_leaf_fill")),
                          "insert s": number(r["insert_seconds"], 2), "note": ""})
-    frame = _pd().DataFrame(rows)
+    frame = pd.DataFrame(rows)
     for column in ("index bytes", "leaf pages"):
         if column in frame:
             frame[column] = frame[column].astype("Int64")
     return _headings(frame)
 
 
-def btree_pivot(measurements: dict | list[dict]):
+def btree_pivot(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
     """Engine by key kind: average leaf fill and index size relative to UUIDv7 (the same
     width, so only the key order differs), as rounded percentages. Engines that did not
     run are left out (``btree_frame`` says why)."""
+    import pandas as pd
+
     from labkit.engines import btree
 
     if isinstance(measurements, dict) and "results" in measurements:
@@ -152,33 +178,38 @@ def btree_pivot(measurements: dict | list[dict]):
             except Exception:  # an engine without a size shows a dash
                 relative = None
             sizes[(engine, kind)] = _percent(relative, 0)
-    pd = _pd()
     frame = pd.DataFrame({"avg leaf fill": pd.Series(fills, dtype=object),
                           "size vs uuid7": pd.Series(sizes, dtype=object)})
     if frame.empty:
         return _headings(frame)
     frame.index.names = ["engine", "keys"]
-    return _headings(frame.unstack("keys").fillna("-"))
+    # A frame (not a series) unstacked is a frame again.
+    return _headings(cast("pd.DataFrame", frame.unstack("keys")).fillna("-"))
 
 
-def evidence(checked) -> Any:
+def evidence(checked: _Rows | _Checked) -> pd.DataFrame:
     """A check's evidence rows (every engine's) as one DataFrame, values kept as text."""
+    import pandas as pd
+
     from labkit.claims.claim import short_json
 
+    results = checked.result if isinstance(checked, _Checked) else checked
     rows = []
-    for row in getattr(checked, "result", checked).rows:
+    for row in results.rows:
         if row.observation is None:
             continue
         for item in row.observation.evidence:
             rows.append({"engine": row.engine, **{k: v if isinstance(v, str | int | float)
                                                   and not isinstance(v, bool)
                                                   else short_json(v) for k, v in item.items()}})
-    return _headings(_pd().DataFrame(rows))
+    return _headings(pd.DataFrame(rows))
 
 
-def results(source: str | Path | dict):
+def results(source: str | Path | dict[str, Any]) -> pd.DataFrame:
     """A run's ``results.json`` (a path, a report folder, or the loaded dict) as one row per
     claim and engine: ID, topic, kind, claim verdict, engine, version, row verdict, reason."""
+    import pandas as pd
+
     from labkit.claims.claim import VERDICT_TEXT, verdict_text
 
     if isinstance(source, dict):
@@ -198,13 +229,15 @@ def results(source: str | Path | dict):
                          "verdict": verdict_text(row["verdict"])
                          if row["verdict"] in VERDICT_TEXT else row["verdict"],
                          "seconds": row["seconds"], "reason": row["reason"]})
-    return _headings(_pd().DataFrame(rows))
+    return _headings(pd.DataFrame(rows))
 
 
-def claims():
+def claims() -> pd.DataFrame:
     """Every registered claim: ID, topic, kind, the lesson that teaches it, what it needs and
     its source. No titles or expectations: a lesson asks for a prediction before it shows
     them."""
+    import pandas as pd
+
     from labkit.claims.claim import SOURCES, kind_text, topic_text
     from labkit.experiments.catalogue import lesson_of, registered
     from labkit.names import engine_name
@@ -214,10 +247,12 @@ def claims():
              "needs": ", ".join(engine_name(n) for n in c.needs) or _("no server"),
              "source": _(SOURCES[c.source]).split(" (", 1)[-1].removesuffix(")")}
             for c in registered()]
-    return _headings(_pd().DataFrame(rows).set_index("id"))
+    return _headings(pd.DataFrame(rows).set_index("id"))
 
 
-def frame(rows: list[dict]):
+def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows (dicts) as a DataFrame, indexed by ``_id`` where the rows have one."""
-    table = _pd().DataFrame(rows)
+    import pandas as pd
+
+    table = pd.DataFrame(rows)
     return table.set_index("_id") if "_id" in table else table
