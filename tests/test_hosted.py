@@ -450,7 +450,7 @@ def test_a_hosted_uri_reaches_the_driver_as_written(monkeypatch, uri):
     monkeypatch.setattr(pymongo, "MongoClient", record)
     servers.mongo_client(uri)
     assert seen == {"uri": uri, "uuidRepresentation": "standard", "tz_aware": True,
-                    "serverSelectionTimeoutMS": 5000}
+                    "serverSelectionTimeoutMS": 5000, "socketTimeoutMS": 300_000}
 
 
 # Live: what only a server can confirm ------------------------------------------------------

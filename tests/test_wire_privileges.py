@@ -438,7 +438,8 @@ def test_the_localhost_exception_is_not_taken_for_a_server_without_access_contro
 @wire
 def test_from_uri_refuses_to_create_anything_before_a_user_exists(wire_server):
     """Through ``from_uri``, the localhost exception's server is found but refuses a fresh
-    database before anything is sent to create it, saying no user exists yet."""
+    database before anything is sent to create it, saying no user exists yet and that the
+    first user is to be created (not which roles to grant a user who does not exist)."""
     from labkit.errors import ServerUnavailable
 
     script(wire_server, UNAUTHENTICATED,
@@ -450,6 +451,7 @@ def test_from_uri_refuses_to_create_anything_before_a_user_exists(wire_server):
     finally:
         server.stop()
     assert "access control is on and no user exists yet" in str(caught.value)
+    assert str(caught.value).splitlines()[-1].startswith("Hint: create the first user")
     assert asked(wire_server) == ["connectionStatus", "listCollections", "listDatabases"]
     assert not {"insert", "update", "create"} & set(wire_server.commands())
 

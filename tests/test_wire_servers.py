@@ -217,6 +217,30 @@ def test_the_client_kept_for_a_uri_has_its_own_or_the_normal_timeout(wire_server
         assert server.client().options.server_selection_timeout == kept
 
 
+@pytest.mark.parametrize(("uri_options", "kept"), [("", 300.0), ("&socketTimeoutMS=300", 0.3)])
+def test_the_client_waits_for_a_reply_at_most_its_socket_timeout(wire_server, uri_options, kept):
+    """pymongo waits for a reply forever unless told otherwise; labkit's client gives up after
+    five minutes (far above its slowest command), or after the URI's own socketTimeoutMS."""
+    user_server(wire_server)
+    with mongo.from_uri(wire_server.uri + uri_options) as server:
+        assert server.client().options.pool_options.socket_timeout == kept
+
+
+def test_a_server_that_stops_answering_is_one_error_within_the_socket_timeout(wire_server):
+    """A server that takes a command and never replies (a rule answering after 5 s, past the
+    URI's socketTimeoutMS of 300 ms) costs the call one labkit error naming the server, never a
+    wait without end nor pymongo's traceback."""
+    user_server(wire_server)
+    with mongo.from_uri(wire_server.uri + "&socketTimeoutMS=300") as server:
+        wire_server.on("listDatabases", {"databases": [], "ok": 1.0}, delay=5.0)
+        began = time.monotonic()
+        with pytest.raises(ServerUnavailable) as caught:
+            server.clean_stale()
+        assert time.monotonic() - began < 4.0
+    assert "failed while labkit looked for what killed runs left" in str(caught.value)
+    assert "timed out" in str(caught.value)
+
+
 # The cache a server reports ----------------------------------------------------------------
 
 

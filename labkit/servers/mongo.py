@@ -66,6 +66,10 @@ MIN_CACHE_GB = 0.25  # mongod refuses a smaller --wiredTigerCacheSizeGB (SERVER-
 MAX_CACHE_GB = 10000.0  # and a larger one (its option validator: gte 0.25, lte 10000)
 _GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes
 
+# The longest labkit waits for one reply: its slowest command is the B-tree's fsync after a
+# load of a few million keys, seconds on a laptop; a URI's own socketTimeoutMS wins.
+SOCKET_TIMEOUT_MS = 300_000
+
 MONGO_HINT = N_(
     "Hint: point labkit at a server with LABKIT_MONGODB_URI=mongodb://host:27017; "
     "or put a mongod on PATH (conda env create -f environment.yml ships one, MongoDB 6.0) "
@@ -125,6 +129,10 @@ def mongo_client(uri: str, **options: Any) -> Client:
 
     if not _uri_sets(uri, "serverSelectionTimeoutMS"):  # keyword options beat the URI's
         options.setdefault("serverSelectionTimeoutMS", 5000)
+    if not _uri_sets(uri, "socketTimeoutMS"):
+        # pymongo waits for a reply forever by default: a server that stops answering without
+        # closing the connection would hold a run (or a lesson's cell) for good.
+        options.setdefault("socketTimeoutMS", SOCKET_TIMEOUT_MS)
     client: Client = MongoClient(uri, uuidRepresentation="standard", tz_aware=True, **options)
     return client
 
@@ -255,13 +263,19 @@ class MongoServer(Server["Database[Document]"]):
         return database
 
     def _before_create(self) -> None:
-        if self.privileges is not None and not self.privileges.usable:
+        privileges = self.privileges
+        if privileges is not None and (privileges.no_user_yet or not privileges.usable):
+            hint = (N_("create the first user (docs/hosted.md, \"The user labkit needs\") and "
+                       "put its name and password in LABKIT_MONGODB_URI.")
+                    if privileges.no_user_yet else
+                    N_("grant the user readWriteAnyDatabase (and dbAdminAnyDatabase, so labkit "
+                       "can drop its databases), or use the role docs/hosted.md creates."))
             raise ServerUnavailable(
                 # The report starts a line of its own: a URI's redaction runs to its line's end.
-                f"The MongoDB server at {redact(self.uri)} does not let this user run the "
-                f"experiments:\n{self.privileges.report()}.",
-                hint="grant the user readWriteAnyDatabase (and dbAdminAnyDatabase, so labkit "
-                     "can drop its databases), or use the role docs/hosted.md creates.")
+                Message(N_("The MongoDB server at {uri} does not let this user run the "
+                           "experiments:\n{report}."), uri=redact(self.uri),
+                        report=privileges.report()),
+                hint=Message(hint))
 
     def _drop(self, name: str) -> None:
         self._remove(name)
