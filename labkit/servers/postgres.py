@@ -295,7 +295,6 @@ def run_as() -> tuple[list[str], _User | None]:
     return ["runuser", "-u", "postgres", "--"], _User(entry.pw_uid, entry.pw_gid)
 
 
-PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: pick again
 _PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
 
 
@@ -367,20 +366,20 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
                 f"--pwfile={pwfile}", "-U", "labkit", "-E", "UTF8")
         finally:
             pwfile.unlink(missing_ok=True)
-        for _attempt in range(PORT_ATTEMPTS):
+
+        def start() -> None:
             with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
                 conf.write(_settings(owned.port, buffers_mb))  # a later line wins
-            try:
-                run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60", "start")
-                break
-            except RuntimeError:
-                tail = log_tail(owned.log, 5)
-                if not any(sign in tail.lower() for sign in _PORT_TAKEN):
-                    raise
-                taken.append(f"port {owned.port} was taken ({tail.splitlines()[-1].strip()})")
-                owned.new_port()
-        else:
-            raise RuntimeError("; ".join(taken))
+            run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60", "start")
+
+        def port_taken() -> bool:
+            tail = log_tail(owned.log, 5)
+            if not any(sign in tail.lower() for sign in _PORT_TAKEN):
+                return False
+            taken.append(f"port {owned.port} was taken ({tail.splitlines()[-1].strip()})")
+            return True
+
+        owned.on_a_free_port(start, port_taken)
         pid, _folder = _postmaster(data)
         owned.watcher.watch_pid(pid, "INT")
         dsn = f"postgresql://labkit:{password}@127.0.0.1:{owned.port}/postgres"
