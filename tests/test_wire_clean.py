@@ -143,8 +143,9 @@ def test_a_reset_during_discovery_is_one_error_line(wire_server, user_uri, capsy
 
 def test_a_reset_on_the_lease_write_is_one_error_and_leaves_nothing(wire_server):
     """A connection reset on a new database's lease write raises ServerUnavailable (a run shows
-    that engine as not run), and stopping still drops the database the write may have made;
-    before, pymongo's AutoReconnect escaped."""
+    that engine as not run), and the database the write may have made is dropped before the
+    error reaches the caller, not only when the server stops; before, pymongo's AutoReconnect
+    escaped."""
     wire_server.on("update", hangup=True, times=1)
     wire_server.on("dropDatabase", OK)
     server = started(wire_server)
@@ -152,8 +153,27 @@ def test_a_reset_on_the_lease_write_is_one_error_and_leaves_nothing(wire_server)
         server.fresh_database("wire")
     assert "failed while labkit wrote a new database's lease: " in caught.value.message
     [update] = wire_server.named("update")
+    assert [s.db for s in wire_server.named("dropDatabase")] == [update.db]
     server.stop()
     assert [s.db for s in wire_server.named("dropDatabase")] == [update.db]
+    assert server.left == {}
+
+
+def test_a_half_made_database_whose_drop_fails_too_is_dropped_when_the_server_stops(
+        wire_server):
+    """Where the lease write and the drop right after it both fail, the database stays
+    recorded and stopping the server tries the drop again."""
+    wire_server.on("update", hangup=True, times=1)
+    wire_server.on("dropDatabase", OK)
+    # Newest first: the first drop is cut off (a command pymongo does not retry).
+    wire_server.on("dropDatabase", hangup=True, times=1)
+    server = started(wire_server)
+    with pytest.raises(ServerUnavailable):
+        server.fresh_database("wire")
+    [update] = wire_server.named("update")
+    assert [s.db for s in wire_server.named("dropDatabase")] == [update.db]
+    server.stop()
+    assert [s.db for s in wire_server.named("dropDatabase")] == [update.db, update.db]
     assert server.left == {}
 
 

@@ -307,7 +307,18 @@ class Server(ABC, Generic[H]):
         self._before_create()
         if self._cleaned is None and self._cleans_on_first_use():
             self._cleaned = self.clean_stale()
-        return self._create(f"{DB_PREFIX}{self._safe_label(label)}_{uuid.uuid4().hex[:8]}")
+        name = f"{DB_PREFIX}{self._safe_label(label)}_{uuid.uuid4().hex[:8]}"
+        try:
+            return self._create(name)
+        except BaseException:
+            # Recorded before its mark or lease was written (``_create``), the database may
+            # exist: drop it now, not when the server stops (hours later, in a lesson). Where
+            # that fails too, it stays recorded, and stopping tries again.
+            if name in self._created:
+                with contextlib.suppress(Exception):
+                    self._drop(name)
+                    self._created.remove(name)
+            raise
 
     def drop(self, name: str) -> None:
         """Drop one database, only if this object created it. A clean-up that fails is
