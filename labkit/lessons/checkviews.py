@@ -5,13 +5,16 @@ model fares, counted by where each expectation comes from."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labkit.claims.claim import ERROR, FAILS, HOLDS, jsonable, short_json, verdict_text
 from labkit.errors import ClaimFailed
 from labkit.i18n import _, number
 from labkit.run.check import CheckRun, Column
 from labkit.run.results import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def engines() -> list[str]:
@@ -55,16 +58,16 @@ def _source(result: CheckRun, index: int) -> str:
         return _("the claim file's own")
 
 
-def verdicts(result: CheckRun):
+def verdicts(result: CheckRun) -> pd.DataFrame:
     """pandas: one row per claim file entry, one column per engine, verdict words in the
     learner's language (the model's column says what it predicts)."""
-    import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+    import pandas as pd
 
     data = {c.label: [_word(c, row) for row in c.rows] for c in result.columns}
     return pd.DataFrame(data, index=pd.Index([s.id for s in result.specs], name=_("claim")))
 
 
-def raised(result: CheckRun, fakes: list[str]):
+def raised(result: CheckRun, fakes: list[str]) -> pd.DataFrame:
     """pandas: the entries on which any of ``fakes`` raised where an answer is expected, and
     what each raised (``CheckRun.raised``), headed in the learner's language."""
     return result.raised(fakes).rename_axis(_("claim"))
@@ -103,7 +106,7 @@ def _cell(row: Result) -> str:
     return ("! " if row.verdict == ERROR else "– ") + row.shown_reason
 
 
-def scorecard(result: CheckRun):
+def scorecard(result: CheckRun) -> pd.DataFrame:
     """pandas: per entry, where its expectation comes from and what it is, in words; then each
     engine's answer: ✓ agrees, ✗ differs (with what it gave), ! error, – not run (with why)."""
     import pandas as pd
@@ -118,7 +121,7 @@ def scorecard(result: CheckRun):
     return pd.DataFrame(rows).set_index(_("claim"))
 
 
-def tally(result: CheckRun):
+def tally(result: CheckRun) -> pd.DataFrame:
     """pandas: per engine, how many entries it agrees with the source on, out of how many (the
     model's row says how often it predicts the expectation)."""
     import pandas as pd

@@ -8,10 +8,14 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from labkit import syllabus
 from labkit.errors import BadInput
 from labkit.i18n import N_, _
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The lessons, one record each, are labkit.syllabus's; here for the notebooks and the sheet.
 LESSONS = syllabus.LESSONS
@@ -51,7 +55,9 @@ def progress_file() -> Path:
     return Path(named) if named else Path.home() / ".labkit" / "progress.json"
 
 
-def _load() -> dict:
+def _load() -> dict[str, Any]:
+    # The progress file as JSON reads it: only that it is an object is checked, so its
+    # entries are whatever the learner's file holds.
     try:
         data = json.loads(progress_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -100,7 +106,7 @@ def record(question: str, state: str, attempts: int, lesson_number: str | None =
         pass
 
 
-def progress():
+def progress() -> pd.DataFrame:
     """Which exercises this learner has met, per lesson: seen, tried, right or revealed.
 
     A DataFrame with one row per exercise (lessons with none met yet are listed as

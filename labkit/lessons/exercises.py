@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from labkit.errors import NoAnswer, Unreadable
 from labkit.i18n import N_, _, shown
@@ -61,6 +61,17 @@ LIVE, MODEL, RECORDED = "live", "model", "recorded"
 OWN = N_("own")
 
 
+class ExerciseOptions(TypedDict, total=False):
+    """The keywords ``Exercise`` takes beside its question, answer and hints (``from_claim``
+    passes them on)."""
+
+    explanation: Required[str]
+    accept: Accept[Any] | Callable[[Any, Any], bool] | None
+    mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None
+    compare: Callable[[Any, Any], bool] | None
+    lesson: str | None
+
+
 class Exercise:
     """A question whose right answer is observed live, on first need, never typed in.
 
@@ -73,8 +84,8 @@ class Exercise:
     """
 
     def __init__(self, question: str, observe: Callable[[], Any], hint: str | Iterable[str], *,
-                 explanation: str, accept: Accept | Callable[[Any, Any], bool] | None = None,
-                 mistakes: dict | Iterable[tuple[Any, str]] | None = None,
+                 explanation: str, accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
+                 mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None = None,
                  compare: Callable[[Any, Any], bool] | None = None,
                  lesson: str | None = None) -> None:
         if not explanation:
@@ -85,7 +96,7 @@ class Exercise:
         rule = accept if accept is not None else compare
         self.accept = rule if isinstance(rule, Accept) else Custom(rule) if rule else Same()
         pairs = mistakes.items() if isinstance(mistakes, dict) else (mistakes or [])
-        self.mistakes = list(pairs)
+        self.mistakes: list[tuple[Any, str]] = list(pairs)
         self._observe = observe
         self._answer: Any = None
         self._failure = ""
@@ -106,12 +117,12 @@ class Exercise:
 
     @classmethod
     def from_claim(cls, claim_id: str, question: str, pick: Callable[[Any], Any],
-                   hint: str | Iterable[str], **kwargs) -> Exercise:
+                   hint: str | Iterable[str], **kwargs: Unpack[ExerciseOptions]) -> Exercise:
         """An exercise answered by part (``pick``) of a claim's observation on this kernel's
         engines, whatever the verdict there. Where the claim cannot run (no server), the
         answer comes from the model's prediction, else from the source's expectation, and
         the feedback says so."""
-        def observe():
+        def observe() -> Any:
             from labkit.experiments.catalogue import get
             from labkit.lessons.notebook import (
                 MODEL_LABEL,
@@ -124,8 +135,8 @@ class Exercise:
             ctx = session()
             if first_missing(ctx, item.needs) is None:
                 row = ctx.claim_result(item).rows[0]
-                if row.shows_observation:
-                    obs = row.observation
+                # A row that shows an observation was judged on one (run.guard.judge).
+                if row.shows_observation and (obs := row.observation) is not None:
                     exercise.engine = f"{obs.engine} {obs.engine_version}".strip()
                     exercise.engine_name = obs.engine
                     return pick(obs.observed)

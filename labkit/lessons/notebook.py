@@ -6,7 +6,7 @@ from __future__ import annotations
 import atexit
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from labkit.claims.claim import (
     COLOURS,
@@ -24,8 +24,16 @@ from labkit.i18n import N_, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
 from labkit.outputs.cards import claim_card
-from labkit.run.results import ClaimResult
+from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pymongo.database import Database
+
+    from labkit.servers.mongo import MongoServer
+
+T = TypeVar("T")  # what an experiment on a server gives (``on_server``)
 
 _session: Context | None = None
 _notice_shown = False  # the one-line note on a missing server is shown once per lesson
@@ -109,9 +117,9 @@ def _cell(value: Any) -> str:
     return value if isinstance(value, str) else short_json(value)
 
 
-def _rows_frame(value: Any):
+def _rows_frame(value: Any) -> pd.DataFrame | None:
     """A list of flat dicts (rows, such as a table an experiment returns) as a DataFrame."""
-    import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+    import pandas as pd
 
     if not (isinstance(value, list) and value and all(isinstance(row, dict) for row in value)):
         return None
@@ -135,7 +143,7 @@ class NotRun:
         self.stand_ins = stand_ins
         self.first = _take_notice()
 
-    def table(self):
+    def table(self) -> pd.DataFrame | None:
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
         import pandas as pd
 
@@ -292,10 +300,11 @@ def _words(value: Any) -> str:
 ROWS = {"question": N_("question"), "field": N_("field")}
 
 
-def table(value: dict | list, heading: str = MODEL_SHORT, rows: str = "question"):
+def table(value: dict[Any, Any] | list[dict[str, Any]], heading: str = MODEL_SHORT,
+          rows: str = "question") -> pd.DataFrame:
     """A DataFrame to read instead of a dictionary: a mapping as one row per key (a
     ``question``, or a ``field``; its values under ``heading``, translated), a list of
-    mappings as one row each."""
+    mappings as one row each. (What an experiment returns: keys and values of any kind.)"""
     import pandas as pd
 
     if isinstance(value, dict):
@@ -304,7 +313,7 @@ def table(value: dict | list, heading: str = MODEL_SHORT, rows: str = "question"
     return pd.DataFrame([{key: _words(item) for key, item in row.items()} for row in value])
 
 
-class Checked(list):
+class Checked(list[Result]):
     """The rows of one claim's check, shown as a verdict card in a notebook."""
 
     def __init__(self, result: ClaimResult) -> None:
@@ -356,9 +365,9 @@ def check(claim_id: str, ctx: Context | None = None, *,
     return checked
 
 
-def on_server(what: str, experiment: Callable[[Any], Any], *,
+def on_server(what: str, experiment: Callable[[Database[dict[str, Any]]], T], *,
               model: Callable[[], Any] | None = None, model_label: str = MODEL_LABEL,
-              ctx: Context | None = None, after: Names | None = None):
+              ctx: Context | None = None, after: Names | None = None) -> T | NotRun | Waiting:
     """Run ``experiment(database)`` on a fresh database of the kernel's MongoDB and return its
     result; without a server, a "not run" card with the model's answer (``model()``), labelled.
     With ``after`` (an exercise's name, or several), it waits until they have been tried.
@@ -369,7 +378,7 @@ def on_server(what: str, experiment: Callable[[Any], Any], *,
     ctx = ctx or session()
     missing = ctx.unavailable("mongodb")
     if missing is not None:
-        shown = []
+        shown: list[tuple[str, Any]] = []
         if model is not None:
             try:
                 shown.append((model_label, model()))
@@ -383,7 +392,7 @@ class ServerStatus:
     """Which MongoDB this kernel uses, or, in one line, that there is none and what the lesson
     does then (how to get one on request)."""
 
-    def __init__(self, lesson: str, needs_server: bool, server=None,
+    def __init__(self, lesson: str, needs_server: bool, server: MongoServer | None = None,
                  missing: ServerUnavailable | None = None) -> None:
         self.lesson, self.needs_server = lesson, needs_server
         self.server, self.missing = server, missing

@@ -6,10 +6,14 @@ mistake or an explanation before the learner has answered."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
 from labkit.i18n import N_, _
 from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Hex, Number, Text, Time
+
+if TYPE_CHECKING:
+    from labkit.run.runner import Context
 
 # Units a learner may write after a number; any language, as typed (not shown, not translated).
 BYTES = ("bytes", "byte", "b")
@@ -19,28 +23,28 @@ VALUES = ("random values", "values", "value", "giá trị ngẫu nhiên", "giá 
 NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng"), "dbl9.5": ("double 9.5",)}
 
 
-def _expected(claim_id: str, *keys: str) -> list:
+def _expected(claim_id: str, *keys: str) -> list[Any]:
     """The _ids a claim's fixture holds, from its expectation's lists (the choices an answer
-    may name)."""
+    may name). A claim's expectation is any JSON value, hence Any."""
     from labkit.experiments.catalogue import get
 
     expected = get(claim_id).expected
     return sorted({item for key in keys for item in expected[key]}, key=str)
 
 
-def _events() -> list:
+def _events() -> list[object]:
     return _expected("D3", "string_range", "date_range")
 
 
-def _orders() -> list:
+def _orders() -> list[object]:
     return _expected("X1", "expr_gt_0")
 
 
-def _ladder() -> list:
+def _ladder() -> list[str]:  # the mixed fixture's _ids are names
     return _expected("S2", "v_then_id")
 
 
-def _session():
+def _session() -> Context:
     from labkit.lessons.notebook import session
 
     return session()
@@ -63,7 +67,9 @@ def _write_ratio() -> float:
         from labkit.errors import Unobservable
 
         raise Unobservable(grown["not_run"])
-    final = {kind: points[-1][1] for kind, points in grown["writes"]["with checkpoints"].items()}
+    # growth() keeps its figures in a free-form dict: bytes written at the last N, per kind.
+    final: dict[str, float] = {kind: points[-1][1]
+                               for kind, points in grown["writes"]["with checkpoints"].items()}
     return final["uuid4"] / final["uuid7"]
 
 
@@ -356,7 +362,7 @@ def _06_sqlite_bigger(lesson: str) -> Exercise:
     )
 
 
-def _mongomock_eq_42():
+def _mongomock_eq_42() -> Any:
     """What mongomock (an in-process fake, never MongoDB) returns for B1's ``{userId: 42}``."""
     from labkit.claims import files as claimfiles
     from labkit.run import check as claimcheck

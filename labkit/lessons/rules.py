@@ -4,10 +4,11 @@ learner types (``labkit.lessons.answers``) and comparing it with the observed an
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from labkit.claims.claim import short_json
 from labkit.errors import Unreadable
@@ -22,7 +23,7 @@ from labkit.lessons.answers import (
 )
 
 
-def _normal(value: Any) -> Any:
+def _normal(value: object) -> object:
     """Forgive what does not matter: case and spaces, int versus float, tuple versus list."""
     if isinstance(value, str):
         return " ".join(value.strip().lower().split())
@@ -47,19 +48,25 @@ def same(prediction: Any, answer: Any) -> bool:
     return left == right
 
 
-class Accept:
+# What a rule reads a prediction as (a float for ``Number``, a list for ``InOrder``...).
+R = TypeVar("R")
+
+
+class Accept(Generic[R]):
     """What counts as the right answer: ``read`` the prediction, then ``matches`` the answer.
 
-    ``show`` writes an answer for ``reveal``, rounded and readable.
+    ``show`` writes an answer for ``reveal``, rounded and readable. A prediction is whatever
+    a learner typed in a notebook cell and an answer whatever an experiment observed: any
+    Python value, hence ``Any``; ``read`` turns the prediction into the rule's own type ``R``.
     """
 
     example = ""
 
-    def read(self, prediction: Any, answer: Any) -> Any:
+    def read(self, prediction: Any, answer: Any) -> R:
         """The prediction as a value comparable with the answer (raises ``Unreadable``)."""
-        return prediction
+        return cast(R, prediction)  # this rule compares the prediction as it was typed
 
-    def equal(self, prediction: Any, answer: Any) -> bool:
+    def equal(self, prediction: R, answer: Any) -> bool:
         """Whether a read prediction equals the answer."""
         return same(prediction, answer)
 
@@ -84,11 +91,11 @@ class Accept:
         return answer if isinstance(answer, str) else short_json(answer)
 
 
-class Same(Accept):
+class Same(Accept[Any]):
     """Equal after forgiving case, spaces, int versus float and tuple versus list; a list
     may be typed as text (``"a, b, c"``), a yes/no as ``"yes"``, a number as ``"1,234"``."""
 
-    def _rule(self, answer: Any) -> Accept | None:
+    def _rule(self, answer: Any) -> Accept[Any] | None:
         if isinstance(answer, bool):
             return Bool()
         if isinstance(answer, int | float):
@@ -97,32 +104,32 @@ class Same(Accept):
             return InOrder()
         return None
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> Any:
         """Through the rule the answer's type calls for, where there is one."""
         rule = self._rule(answer)
         return prediction if rule is None else rule.read(prediction, answer)
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: Any, answer: Any) -> bool:
         """Through the rule the answer's type calls for, else ``same``."""
         rule = self._rule(answer)
         return same(prediction, answer) if rule is None else rule.equal(prediction, answer)
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """As the answer's rule writes it."""
         rule = self._rule(answer)
         return super().show(answer) if rule is None else rule.show(answer)
 
-    def note(self, prediction, answer):
+    def note(self, prediction: Any, answer: Any) -> str:
         """As the answer's rule reads it."""
         rule = self._rule(answer)
         return "" if rule is None else rule.note(prediction, answer)
 
-    def describe(self):
+    def describe(self) -> str:
         """What the rule for the answer's type accepts; the rule's words need the answer."""
         return _("the answer, case and spaces aside")
 
 
-class Text(Accept):
+class Text(Accept[str]):
     """Text compared with its case kept (where case is the lesson: ``"Z" < "a"``); only
     surrounding spaces and quotes are forgiven. With ``case=False`` (a name such as an _id,
     where no two differ in case alone) case, spaces, ``_`` and ``-`` are forgiven too;
@@ -140,7 +147,7 @@ class Text(Accept):
     def _key(self, text: str) -> str:
         return text if self.case else "".join(c for c in text.lower() if c not in " _-")
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> str:
         """Strip spaces and one pair of quotes."""
         if not isinstance(prediction, str):
             raise Unreadable(_("write the text in quotes, like {example}").format(
@@ -152,12 +159,12 @@ class Text(Accept):
                 value=repr(text), choices=", ".join(known)))
         return text
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: str, answer: Any) -> bool:
         """Exact, case included (unless ``case=False``); or one of the answer's aliases."""
         spellings = (answer, *self.aliases.get(answer, ()))
         return any(self._key(prediction) == self._key(s) for s in spellings)
 
-    def describe(self):
+    def describe(self) -> str:
         """Case kept, or forgiven for names."""
         if self.case:
             return _("the same text, case included; quotes and surrounding spaces aside")
@@ -166,47 +173,47 @@ class Text(Accept):
         return text + (" " + _("(also: {aliases})").format(aliases=named) if named else "")
 
 
-class Time(Accept):
+class Time(Accept[dt.datetime]):
     """The same moment: a ``datetime`` or any ISO 8601 spelling of it."""
 
     example = '"2001-02-03T04:05:06Z"'
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> dt.datetime:
         """The prediction as an aware datetime."""
         return parse_time(prediction)
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: dt.datetime, answer: Any) -> bool:
         """Same instant (to the microsecond)."""
         return prediction == parse_time(answer)
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """ISO 8601 in UTC with ``Z``."""
         from labkit.model.objectid import iso_z
 
         return iso_z(parse_time(answer))
 
-    def describe(self):
+    def describe(self) -> str:
         """Any spelling of the same moment."""
         return _("the same moment in any ISO 8601 spelling: with Z, +00:00, UTC or another "
                  "offset, a space or T, with or without milliseconds")
 
 
-class Hex(Accept):
+class Hex(Accept[str]):
     """The same hex digits: with or without ``0x``, any case, spaces ignored; an int counts."""
 
     example = '"00ff"'  # an example that is no exercise's answer
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> str:
         """Lowercase digits, without ``0x``, spaces or ``ObjectId("…")``. An int is read as
         its decimal digits: Python keeps no base, and 1700000000 is not the hex digits of
         1,700,000,000."""
         return read_hex(prediction)
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: str, answer: Any) -> bool:
         """Same digits, leading zeros included (the width is the lesson)."""
         return prediction == str(answer).lower().removeprefix("0x")
 
-    def mistake(self, prediction, answer):
+    def mistake(self, prediction: Any, answer: Any) -> str:
         """The decimal value typed where its hex digits are asked for."""
         try:
             decimal = int(read_hex(prediction))
@@ -218,13 +225,13 @@ class Hex(Accept):
                       "put hex digits in quotes.")
         return ""
 
-    def describe(self):
+    def describe(self) -> str:
         """Hex digits, any spelling; never the decimal value."""
         return _("the same hex digits, leading zeros included, with or without 0x or "
                  "ObjectId(\"\u2026\"), in any case; not the number in decimal")
 
 
-class Number(Accept):
+class Number(Accept[float]):
     """A number within ``tolerance`` (absolute), written as the learner's language writes it
     (``"1,234"`` in English, ``"0,7"`` in Vietnamese), in words up to a hundred (``"three"``,
     ``"ba"``), in hex (``"0x000000"``), or followed by one of ``units`` (``"29 bytes"``)."""
@@ -235,11 +242,11 @@ class Number(Accept):
         self.tolerance = tolerance
         self.units = units
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> float:
         """The prediction as a float."""
         return read_number(prediction, self.units).value
 
-    def note(self, prediction, answer):
+    def note(self, prediction: Any, answer: Any) -> str:
         """Which reading an ambiguous number got ("1,700": 1700 in English, 1.7 in
         Vietnamese)."""
         try:
@@ -247,11 +254,13 @@ class Number(Accept):
         except Unreadable:
             return ""
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: float, answer: Any) -> bool:
         """Within the tolerance (and a hair of float rounding)."""
-        return abs(prediction - float(answer)) <= self.tolerance + 1e-9 * max(1, abs(answer))
+        gap = abs(prediction - float(answer))
+        scale: float = max(1, abs(answer))  # the answer's size, for float rounding
+        return gap <= self.tolerance + 1e-9 * scale
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """Grouped as the learner's language groups digits; others to three significant
         places."""
         value = float(answer)
@@ -259,7 +268,7 @@ class Number(Accept):
             return number(int(value))
         return number(float(f"{value:.3g}"))
 
-    def describe(self):
+    def describe(self) -> str:
         """Any way of writing the number, with its unit."""
         text = _("the number in digits (as the learner's language writes them), in words up to "
                  "a hundred, or in hex with 0x")
@@ -280,46 +289,46 @@ class Fraction(Number):
     def __init__(self, tolerance: float = 0.02) -> None:
         super().__init__(tolerance)
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> float:
         """The prediction as a fraction of 1."""
         value = read_number(prediction).value
         return value / 100 if 1 < value <= 100 else value
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """A rounded percentage."""
         return percent(float(answer))
 
-    def describe(self):
+    def describe(self) -> str:
         """A share or a percentage, within the tolerance."""
         return _("within {points} percentage points, as a share (0.69), a percentage (69%, ~69%), "
                  "a ratio (2/3) or ln 2; with a decimal comma in Vietnamese (69,6%)").format(
             points=number(self.tolerance * 100))
 
 
-class Bool(Accept):
+class Bool(Accept[bool]):
     """True or False; "yes"/"no" and "true"/"false" in any case count, and in Vietnamese
     "có"/"không" and "đúng"/"sai" (``labkit.language("vi")``)."""
 
     example = "True"
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> bool:
         """The prediction as a bool."""
         return read_bool(prediction)
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: bool, answer: Any) -> bool:
         """Identical truth values."""
         return prediction is bool(answer)
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """Yes or no, in the learner's language."""
         return yes_no(bool(answer))
 
-    def describe(self):
+    def describe(self) -> str:
         """The words that count as yes and no."""
         return _("True or False, yes or no (in Vietnamese also có or không, đúng or sai)")
 
 
-def _items(prediction: Any) -> list:
+def _items(prediction: Any) -> list[Any]:
     """A list from a list, tuple or set, or from text such as ``"a, b c"`` or ``'["a", "b"]'``;
     "none", "nothing" or "[]" is the empty list."""
     if isinstance(prediction, list | tuple | set | frozenset):
@@ -342,13 +351,13 @@ def _item(value: Any, like: Any) -> Any:
     return value
 
 
-class InOrder(Accept):
+class InOrder(Accept[list[Any]]):
     """A list where order is the point: same items, same order (items compared by ``item``).
 
     ``choices`` (the fixture's _ids, or a function giving them) are the items there are: an
     item outside them is unreadable, not wrong, and "all" means all of them."""
 
-    def __init__(self, item: Accept | None = None,
+    def __init__(self, item: Accept[Any] | None = None,
                  choices: Iterable[Any] | Callable[[], Iterable[Any]] | None = None) -> None:
         self.item = item or Same()
         self._choices = choices
@@ -393,7 +402,7 @@ class InOrder(Accept):
                                   for c in choices)
         return "[1, 2]" if numeric else '["a", "b"]'
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> list[Any]:
         """The prediction as a list."""
         everything = self._everything(prediction)
         if everything is not None:
@@ -402,17 +411,17 @@ class InOrder(Accept):
         like = list(answer) + [None] * len(items)
         return self._known(items, [_item(value, like[i]) for i, value in enumerate(items)])
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: list[Any], answer: Any) -> bool:
         """Item by item, in order."""
         answer = list(answer)
         return len(prediction) == len(answer) and all(
             self.item.matches(p, a) for p, a in zip(prediction, answer, strict=True))
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """The items in order."""
         return ", ".join(self.item.show(a) for a in answer) or _("(none)")
 
-    def describe(self):
+    def describe(self) -> str:
         """Same items, same order."""
         return _("the same items in the same order, as a list or as text (\"a, b\")")
 
@@ -420,7 +429,7 @@ class InOrder(Accept):
 class AsSet(InOrder):
     """A list where order does not matter: the same items, any order, no repeats needed."""
 
-    def read(self, prediction, answer):
+    def read(self, prediction: Any, answer: Any) -> list[Any]:
         """The prediction as a list (its order is ignored)."""
         everything = self._everything(prediction)
         if everything is not None:
@@ -431,33 +440,33 @@ class AsSet(InOrder):
             like = self.choices[0]
         return self._known(items, [_item(value, like) for value in items])
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: list[Any], answer: Any) -> bool:
         """Every answer item is predicted and every predicted item is in the answer."""
         answer = list(answer)
         return (all(any(self.item.matches(p, a) for p in prediction) for a in answer)
                 and all(any(self.item.matches(p, a) for a in answer) for p in prediction))
 
-    def show(self, answer):
+    def show(self, answer: Any) -> str:
         """The items, sorted for reading."""
         shown = sorted((self.item.show(a) for a in answer), key=lambda s: (len(s), s))
         return ", ".join(shown) or _("(none)")
 
-    def describe(self):
+    def describe(self) -> str:
         """Same items, any order, "all" and "none" in words."""
         return _("the same _ids in any order, as a list or as text (\"1, 3\"); \"all\" or "
                  "\"none\" (\"tất cả\", \"không có\") where that is what is meant")
 
 
-class Custom(Accept):
+class Custom(Accept[Any]):
     """A comparison function ``compare(prediction, answer) -> bool`` as an ``Accept`` rule."""
 
     def __init__(self, compare: Callable[[Any, Any], bool]) -> None:
         self.compare = compare
 
-    def equal(self, prediction, answer):
+    def equal(self, prediction: Any, answer: Any) -> bool:
         """What the function says."""
         return bool(self.compare(prediction, answer))
 
-    def describe(self):
+    def describe(self) -> str:
         """Whatever the function accepts."""
         return _("what the exercise's own comparison accepts")

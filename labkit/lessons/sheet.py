@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
@@ -46,7 +47,7 @@ def _offline() -> Iterator[None]:
     from labkit.lessons import notebook
     from labkit.run import runner
 
-    def unavailable():
+    def unavailable() -> NoReturn:
         raise ServerUnavailable("the answer sheet is made without a server")
 
     ctx = runner.Context(btree_n=2_000, mongodb_provider=unavailable,

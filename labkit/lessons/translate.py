@@ -20,9 +20,13 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
+
+if TYPE_CHECKING:
+    import polib
 
 ROOT = CHECKOUT
 LANGUAGE = "vi"
@@ -31,7 +35,21 @@ LANGUAGE_CELL = ('import labkit\n\n'
                  'labkit.language("vi");  # phản hồi, gợi ý và thẻ kết quả bằng tiếng Việt')
 
 
-def _polib():
+# A notebook (nbformat 4) as JSON reads it: cells, metadata and outputs of every kind.
+Notebook = dict[str, Any]
+Cell = dict[str, Any]
+
+
+class _Polib(Protocol):
+    """The parts of the polib module used here (the module itself is one)."""
+
+    POEntry: type[polib.POEntry]
+    POFile: type[polib.POFile]
+
+    def pofile(self, pofile: str, **kwargs: Any) -> polib.POFile: ...
+
+
+def _polib() -> _Polib:
     try:
         import polib
     except ImportError as exc:  # pragma: no cover - polib is a dependency
@@ -69,11 +87,12 @@ class Layout:
         return self.catalogues / f"{lesson.stem}.po"
 
 
-def _read(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+def _read(path: Path) -> Notebook:
+    notebook: Notebook = json.loads(path.read_text(encoding="utf-8"))
+    return notebook
 
 
-def _text(cell: dict) -> str:
+def _text(cell: Cell) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
 
@@ -83,7 +102,7 @@ def _lines(text: str) -> list[str]:
     return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
-def messages(notebook: dict) -> list[str]:
+def messages(notebook: Notebook) -> list[str]:
     """The text to translate: every markdown cell's source, in order, without repeats."""
     seen: dict[str, None] = {}
     for cell in notebook["cells"]:
@@ -113,7 +132,7 @@ def update(layout: Layout = Layout()) -> dict[str, dict[str, int]]:
     return changes
 
 
-def _merge(catalogue, wanted: dict[str, list[str]]) -> tuple[int, int]:
+def _merge(catalogue: polib.POFile, wanted: dict[str, list[str]]) -> tuple[int, int]:
     """Bring a catalogue in step with ``wanted`` (text -> where it occurs), in its order: new
     text untranslated, text that came back revived, vanished text obsolete (kept for the
     translator), translations of unchanged text kept. Returns (added, made obsolete)."""
@@ -141,7 +160,7 @@ def _merge(catalogue, wanted: dict[str, list[str]]) -> tuple[int, int]:
     return added, dropped
 
 
-def _new_catalogue(lesson: Path):
+def _new_catalogue(lesson: Path) -> polib.POFile:
     polib = _polib()
     catalogue = polib.POFile(wrapwidth=100)
     catalogue.metadata = {
@@ -165,7 +184,7 @@ def translations(lesson: Path, layout: Layout = Layout()) -> dict[str, str]:
             if e.msgstr and not e.obsolete and "fuzzy" not in e.flags}
 
 
-def build_notebook(lesson: Path, layout: Layout = Layout()) -> dict:
+def build_notebook(lesson: Path, layout: Layout = Layout()) -> Notebook:
     """The Vietnamese edition of one lesson, or BadInput naming what is not translated."""
     english = _read(lesson)
     done = translations(lesson, layout)
@@ -187,7 +206,7 @@ def build_notebook(lesson: Path, layout: Layout = Layout()) -> dict:
     return built
 
 
-def _dump(notebook: dict) -> str:
+def _dump(notebook: Notebook) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -202,7 +221,7 @@ def build(layout: Layout = Layout()) -> list[Path]:
     return written
 
 
-def code_cells(notebook: dict) -> list[str]:
+def code_cells(notebook: Notebook) -> list[str]:
     """A notebook's code, cell by cell, without the language switch."""
     return [_text(c) for c in notebook["cells"] if c["cell_type"] == "code"
             and LANGUAGE_TAG not in c.get("metadata", {}).get("tags", [])]
