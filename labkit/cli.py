@@ -7,7 +7,9 @@ import datetime as dt
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from labkit import _defaults, _signals
 from labkit._version import __version__
@@ -16,21 +18,30 @@ from labkit.i18n import _, number
 from labkit.model import versions
 from labkit.syllabus import TOPICS
 
+if TYPE_CHECKING:
+    from labkit.claims.claim import Claim
+    from labkit.claims.spec import ClaimSpec
+    from labkit.servers.base import Server, Stale
+
+# Every command takes the parsed arguments (argparse.Namespace: its attributes are Any, each
+# one what its option's type gives) and returns the exit status.
+Command = Callable[[argparse.Namespace], int]
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit status 2."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"Error: {message} (see `{self.prog} --help`)\n")
 
 
-def _emit_json(value) -> None:
+def _emit_json(value: object) -> None:
     from labkit._redact import redact_all
 
     print(json.dumps(redact_all(value), indent=2, ensure_ascii=False))
 
 
-def _show_fields(info: dict, as_json: bool) -> int:
+def _show_fields(info: Mapping[str, object], as_json: bool) -> int:
     if as_json:
         _emit_json(info)
     else:
@@ -53,7 +64,7 @@ class _Progress:
         self.tty = sys.stderr.isatty()
         self.current = ""
 
-    def __call__(self, done: int, total: int, claim) -> None:
+    def __call__(self, done: int, total: int, claim: Claim | None) -> None:
         if not self.enabled:
             return
         if claim is None:
@@ -84,7 +95,7 @@ def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
                         help="pin the server version, e.g. 7.0 (the Docker tag mongo:V)")
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     """Run every implemented claim live, print the verdicts, write the report."""
     from labkit import servers
     from labkit.engines import btree
@@ -118,7 +129,7 @@ def cmd_run(args) -> int:
     return run.exit_status(args.strict)
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     """Judge claim files on every engine and MongoDB version: a matrix, the report, JUnit XML."""
     from labkit.claims import files as claimfiles
     from labkit.outputs import junit, matrix, report
@@ -135,7 +146,7 @@ def cmd_check(args) -> int:
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "check-%Y%m%d-%H%M%S")
 
-    def progress(column: str, done: int, total: int, spec) -> None:
+    def progress(column: str, done: int, total: int, spec: ClaimSpec | None) -> None:
         if not args.quiet and spec is not None and done == 0:
             print(f"Checking {total} claims on {column}…", file=sys.stderr)
 
@@ -167,12 +178,12 @@ def _writable_folder(path: Path, option: str) -> None:
         raise BadInput(f"{option} {path} is not writable")
 
 
-def _short(path) -> str:
+def _short(path: object) -> str:
     text = str(path)
     return text if len(text) <= 80 else f"{text[:60]}…({len(text)} characters)"
 
 
-def cmd_server(args) -> int:
+def cmd_server(args: argparse.Namespace) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
     import time
 
@@ -213,7 +224,7 @@ def cmd_server(args) -> int:
             time.sleep(1)
 
 
-def _say_cleaned(found, server) -> None:
+def _say_cleaned(found: Stale | None, server: Server[object]) -> None:
     """Lines on stderr for the stale databases a clean-up removed or was not allowed to drop,
     and for this run's databases it could not remove wholly (never a verdict)."""
     if found is not None and found.removed:
@@ -229,7 +240,7 @@ def _say_cleaned(found, server) -> None:
                 print(f"  {name}: {why}", file=sys.stderr)
 
 
-def cmd_clean(args) -> int:
+def cmd_clean(args: argparse.Namespace) -> int:
     """Remove what killed labkit runs left on the servers of LABKIT_POSTGRES_DSN and
     LABKIT_MONGODB_URI (servers labkit starts itself leave nothing behind)."""
     from labkit import servers
@@ -262,7 +273,7 @@ def cmd_clean(args) -> int:
     return 0
 
 
-def cmd_doctor(args) -> int:
+def cmd_doctor(args: argparse.Namespace) -> int:
     """Check the environment, one line per requirement."""
     from labkit.run import doctor as environment
 
@@ -274,7 +285,7 @@ def cmd_doctor(args) -> int:
     return 0 if result.ok else 1
 
 
-def cmd_objectid_explain(args) -> int:
+def cmd_objectid_explain(args: argparse.Namespace) -> int:
     """Split an ObjectId into its fields."""
     from labkit.model import objectid
 
@@ -285,7 +296,7 @@ def cmd_objectid_explain(args) -> int:
     return _show_fields(info, args.json)
 
 
-def cmd_objectid_generate(args) -> int:
+def cmd_objectid_generate(args: argparse.Namespace) -> int:
     """Generate a batch of ObjectIds the documented way."""
     from labkit.model import objectid
 
@@ -300,7 +311,7 @@ def cmd_objectid_generate(args) -> int:
     return 0
 
 
-def cmd_uuid_explain(args) -> int:
+def cmd_uuid_explain(args: argparse.Namespace) -> int:
     """Print a UUID's version, variant and, for v7, its fields."""
     from labkit.model import uuids
 
@@ -351,7 +362,7 @@ def _plot_format(path: str) -> str:
     return "svg" if target.suffix.lower() == ".svg" else "png"
 
 
-def cmd_btree(args) -> int:
+def cmd_btree(args: argparse.Namespace) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
     from labkit import servers
     from labkit.engines import btree
@@ -390,7 +401,7 @@ def cmd_btree(args) -> int:
     return 0
 
 
-def cmd_predict_sort(args) -> int:
+def cmd_predict_sort(args: argparse.Namespace) -> int:
     """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
     from labkit.model import bson_order, fixtures, reads
 
@@ -401,7 +412,7 @@ def cmd_predict_sort(args) -> int:
     return _print_ids(reads.ids(order), args.json)
 
 
-def cmd_predict_find(args) -> int:
+def cmd_predict_find(args: argparse.Namespace) -> int:
     """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
     from labkit.model import fixtures, reads
 
@@ -414,7 +425,7 @@ def cmd_predict_find(args) -> int:
     return _print_ids(reads.ids(found), args.json)
 
 
-def _print_ids(ids: list, as_json: bool) -> int:
+def _print_ids(ids: list[Any], as_json: bool) -> int:  # _id values: any BSON value
     from labkit.model import fixtures
 
     if as_json:
@@ -583,7 +594,8 @@ def main(argv: list[str] | None = None) -> int:
     with _signals.as_interrupts():
         try:
             args = build_parser().parse_args(argv)
-            return args.func(args)
+            command: Command = args.func
+            return command(args)
         except LabkitError as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return exc.exit_status
