@@ -5,7 +5,7 @@ Messages are shown and written into shareable reports: every password in them is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 # The learner's language reaches this module through hooks ``labkit.i18n`` installs when it
@@ -316,14 +316,25 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+def server_said(exc: BaseException) -> str:
+    """What a server's refusal said, on one line: its own ``errmsg`` and code, where the
+    exception carries the reply (pymongo's ``OperationFailure.details``; its text appends the
+    whole reply to the message); otherwise the exception's first line."""
+    details = getattr(exc, "details", None)
+    if isinstance(details, Mapping) and isinstance(details.get("errmsg"), str):
+        return f"{details['errmsg']} (code {details.get('code')})"
+    return (str(exc).strip().splitlines() or [""])[0] or type(exc).__name__
+
+
 def one_line(exc: BaseException) -> str:
-    """An exception as one line: its type unless it is one of labkit's own, then its message,
-    with any password hidden (foreign exceptions can carry a connection string). labkit's own
-    stay English, shown in the learner's language through ``labkit.i18n.shown``."""
+    """An exception as one line: its type unless it is one of labkit's own, then its message
+    (a server's refusal as ``server_said`` has it), with any password hidden (foreign
+    exceptions can carry a connection string). labkit's own stay English, shown in the
+    learner's language through ``labkit.i18n.shown``."""
     if isinstance(exc, ServerUnavailable):
         return exc.summary()
     if isinstance(exc, LabkitError) and len(exc.args) == 1 and isinstance(exc.args[0], str) \
             and exc.args[0].strip():
         return _OneLine(exc.args[0], first=True)
-    text = redact((str(exc).strip() or type(exc).__name__).splitlines()[0])
+    text = redact(server_said(exc))
     return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"

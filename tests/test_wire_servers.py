@@ -524,3 +524,23 @@ def test_the_servers_docs_promise_no_cache_churn_at_the_defaults():
         assert "shows cache churn" not in " ".join(doc.split())
         assert "0.25 GB" in doc
     assert servers.DEFAULT_CACHE_GB == servers.MIN_CACHE_GB == 0.25
+
+
+def test_a_refusal_reads_as_the_servers_own_words_on_one_line(wire_server):
+    """A refusal reaching a verdict row or an error line (``errors.one_line``) is the server's
+    errmsg and code, not pymongo's text, which appends the whole reply (``full error: {...}``)
+    to it."""
+    from pymongo.errors import OperationFailure
+
+    from labkit.errors import one_line
+
+    wire_server.on("find", unauthorized("find", db="labkit_x"))
+    with mongo.mongo_client(wire_server.uri) as client, \
+            pytest.raises(OperationFailure) as caught:
+        client.labkit_x.t.find_one()
+    assert "full error" in str(caught.value)
+    line = one_line(caught.value)
+    assert line.startswith("OperationFailure: not authorized on labkit_x to execute command")
+    assert line.endswith("(code 13)")
+    assert "full error" not in line
+    assert "\n" not in line

@@ -34,6 +34,7 @@ from labkit.errors import (
     ServerStartError,
     ServerUnavailable,
     one_line,
+    server_said,
 )
 from labkit.i18n import N_, Message, _
 from labkit.model.versions import CURRENT_MAJOR
@@ -95,17 +96,6 @@ def refused(exc: BaseException) -> bool:
     return isinstance(exc, OperationFailure) and exc.code in REFUSED
 
 
-def _said(exc: BaseException) -> str:
-    """What the server or the driver said, on one line: a refusal's own ``errmsg`` and code
-    (pymongo's text appends the whole reply to it), or the error's first line."""
-    from pymongo.errors import OperationFailure
-
-    details = exc.details if isinstance(exc, OperationFailure) else None
-    if isinstance(details, Mapping) and isinstance(details.get("errmsg"), str):
-        return f"{details['errmsg']} (code {details.get('code')})"
-    return (str(exc).splitlines() or [""])[0] or type(exc).__name__
-
-
 @contextlib.contextmanager
 def _speaking(uri: str, failed: str) -> Iterator[None]:
     """The driver's failure on the server at ``uri`` (a connection reset, a timeout, a refusal)
@@ -117,7 +107,7 @@ def _speaking(uri: str, failed: str) -> Iterator[None]:
         yield
     except PyMongoError as exc:
         raise ServerUnavailable(
-            Message(failed, uri=redact(uri), error=_said(exc)),
+            Message(failed, uri=redact(uri), error=server_said(exc)),
             hint=Message(N_("check that it is running and reachable, then run labkit again "
                             "(`labkit clean` removes what a run left there).")),
         ) from exc
@@ -303,7 +293,7 @@ class MongoServer(Server["Database[Document]"]):
                 database.drop_collection(collection)
             except OperationFailure as exc:
                 left.append(collection)
-                why = _said(exc)
+                why = server_said(exc)
         if left:
             raise CleanupIncomplete(name, left, f"dropDatabase is not allowed and {why}")
 
@@ -420,7 +410,7 @@ def _configured_cache(status: Mapping[str, Any] | Exception) -> tuple[float | No
     ``serverStatus`` privilege, a hosted tier that refuses it).
     """
     if isinstance(status, Exception):
-        return None, _said(status)
+        return None, server_said(status)
     cache = (status.get("wiredTiger") or {}).get("cache") or {}
     configured = cache.get("maximum bytes configured")
     if configured is None:
