@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 # The lessons' B-tree loads at a size the suite can afford (the kit's default is 200,000 keys
 # per kind); a value set by whoever runs the tests wins. Kernels started by nbval inherit it.
@@ -18,6 +22,63 @@ os.environ.setdefault("LABKIT_BTREE_N", "20000")
 _PROGRESS = tempfile.mkdtemp(prefix="labkit-test-progress-")
 atexit.register(shutil.rmtree, _PROGRESS, True)
 os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
+
+# The Vietnamese edition's lessons run once each, in tests/test_vietnamese_outputs.py: its test
+# of every code cell is this edition's notebook test, and its scan of their outputs reads the
+# same run, so nbval does not run them a second time. (A lesson named on the command line, as
+# in `pytest notebooks/vi/06_btree_keys.ipynb`, still runs under nbval.)
+collect_ignore_glob = ["notebooks/vi/*.ipynb"]
+
+# How `--dist loadscope` (pyproject.toml's addopts) shares the tests among the workers. A unit
+# of work runs on one worker, in collection order; the units go out largest first. By default
+# a unit is a file: a notebook's cells run in order in one kernel, and a file's module-scoped
+# fixtures are made once. The exceptions, each with why:
+SPREAD = {  # each test is its own unit: long, independent tests that start their own processes
+    "tests/test_interruptions.py",  # 18 cases of 1 to 10 s, each with its own run to kill
+    "tests/test_fastread.py",  # three generated-input tests of several seconds each
+}
+SHARED = {  # files read one session-scoped result: one unit, so it is made once
+    "tests/test_answers.py": "offline exercises", "tests/test_questions.py": "offline exercises",
+}
+# Tests parametrized by a lesson (their id starts with its stem, "06_btree_keys"): one unit per
+# lesson, as each lesson runs once for all of its tests.
+BY_LESSON = {"tests/test_vietnamese_outputs.py"}
+_LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work ``nodeid`` belongs to under ``--dist loadscope``."""
+    path = nodeid.split("::", 1)[0]
+    if path in SPREAD:
+        return nodeid
+    if path in BY_LESSON and (lesson := _LESSON_ID.search(nodeid)):
+        return f"{path}::{lesson.group(1)}"
+    return SHARED.get(path, path)
+
+
+def pytest_configure(config):
+    """Say so when a file the scheduling rules name is gone (renamed): its tests then go by
+    file, which is correct but may be slower."""
+    root = Path(__file__).resolve().parent
+    for path in sorted(SPREAD | set(SHARED) | BY_LESSON):
+        if not (root / path).exists():
+            config.issue_config_time_warning(pytest.PytestConfigWarning(
+                f"conftest.py's scheduling names {path}, which does not exist: update it"), 2)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadscope``, xdist's scheduling with the suite's own units (``scope_of``);
+    every other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SuiteScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    return SuiteScheduling(config, log)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -118,6 +118,24 @@ def postgres_canary(labkit_config_dir):
         server.stop()
 
 
+def _no_server():
+    raise servers.ServerUnavailable("no server here. Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.fixture(scope="session")
+def offline_session():
+    """One kernel session (``runner.Context``) with no MongoDB or PostgreSQL and 2,000-key
+    B-tree loads, shared by the tests that only read its claims' results: it runs each claim
+    once (lesson 05's O6 starts four processes and waits for a shared second, about 5 s; 06's
+    loads take a second) instead of once per test. A test that changes a session's state
+    makes its own."""
+    from labkit.run import runner
+
+    ctx = runner.Context(btree_n=2_000, mongodb_provider=_no_server, postgres_provider=_no_server)
+    yield ctx
+    ctx.close()
+
+
 @pytest.fixture
 def wire_server(request):
     """A scripted MongoDB (``mongo_wire.WireServer``) answering ``ping`` and ``buildInfo``,

@@ -10,28 +10,23 @@ import pytest
 from bson import ObjectId
 
 from labkit import i18n
-from labkit.errors import ServerUnavailable
 from labkit.lessons import course, notebook, questions
 from labkit.lessons.answers import read_number
 from labkit.lessons.exercises import OWN, Exercise, Number
-from labkit.run import runner
 
-
-def _offline():
-    raise ServerUnavailable("no server here. Hint: set LABKIT_MONGODB_URI")
+# The exercises' claims run once in the shared offline session (tests/conftest.py), which this
+# file and test_questions.py read: the root conftest.py keeps both on one worker.
 
 
 @pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    """No server, English unless a test says otherwise, progress in a temporary file."""
-    ctx = runner.Context(btree_n=2_000, mongodb_provider=_offline, postgres_provider=_offline)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
+def offline(monkeypatch, tmp_path, offline_session):
+    """No server (the shared offline session, whose claims' results the tests only read),
+    English unless a test says otherwise, progress in a temporary file."""
+    monkeypatch.setattr(notebook, "session", lambda: offline_session)
     monkeypatch.setattr(i18n, "_chosen", None)
     monkeypatch.delenv("LABKIT_LANG", raising=False)
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
     monkeypatch.setattr(course, "_current", None)
-    yield
-    ctx.close()
 
 
 # (exercise, language, what the learner types): each means the right answer (issue 21, part 2

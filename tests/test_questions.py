@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from labkit.errors import ServerUnavailable
 from labkit.lessons import notebook, questions
-from labkit.run import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# The exercises' claims run once in the shared offline session (tests/conftest.py), which this
+# file and test_answers.py read: the root conftest.py keeps both on one worker.
 
 
 @pytest.fixture(autouse=True)
@@ -47,21 +47,15 @@ def test_every_exercise_is_used_by_its_lesson():
     assert unused == []
 
 
-def _offline():
-    raise ServerUnavailable("no server here. Hint: set LABKIT_MONGODB_URI")
-
-
 @pytest.mark.parametrize("name", sorted(questions.EXERCISES))
-def test_each_exercise_accepts_its_own_answer_without_a_server(name, monkeypatch):
+def test_each_exercise_accepts_its_own_answer_without_a_server(name, monkeypatch,
+                                                              offline_session):
     """With no server, every exercise still has an answer (live, model or recorded), its own
-    rule accepts it, and the feedback explains it."""
-    ctx = runner.Context(btree_n=2_000, mongodb_provider=_offline, postgres_provider=_offline)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
-    try:
-        exercise = questions.exercise(name)
-        feedback = exercise.check(exercise.answer())
-    finally:
-        ctx.close()
+    rule accepts it, and the feedback explains it (the claims run once, in the shared offline
+    session)."""
+    monkeypatch.setattr(notebook, "session", lambda: offline_session)
+    exercise = questions.exercise(name)
+    feedback = exercise.check(exercise.answer())
     assert feedback.correct is True, feedback.message
     assert exercise.explanation in feedback.message
 
