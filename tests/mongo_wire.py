@@ -394,3 +394,52 @@ class WireServer:
         self.on("ping", {"ok": 1.0})
         self.on("buildInfo", build_info_reply(self.version))
         return self
+
+
+# Live tests on the session's own server ------------------------------------------------------
+
+
+def single_host_uri(server_uri: str, user: str | None = None,
+                    password: str | None = None) -> str:
+    """A URI for the one mongod behind ``server_uri`` (as ``user``, authSource admin, where
+    given): the live tests that speak as another user rebuild the URI, which only a single
+    host without TLS allows (``directConnection`` refuses several hosts; a hosted cluster needs
+    its TLS and SRV settings and refuses ``createUser``). Anywhere else they are skipped."""
+    from urllib.parse import quote_plus
+
+    import pytest
+    from pymongo.uri_parser import parse_uri
+
+    # An SRV URI names a cluster (several hosts, TLS): its hosts come from DNS, not the text.
+    parsed = None if server_uri.startswith("mongodb+srv://") else parse_uri(server_uri)
+    options = {key.lower(): value for key, value in parsed["options"].items()} if parsed else {}
+    if parsed is None or len(parsed["nodelist"]) != 1 or options.get("tls") \
+            or options.get("ssl"):
+        pytest.skip("speaks as another user through a rebuilt URI: needs one self-run mongod "
+                    "without TLS (this server has several hosts or TLS)")
+    host, port = parsed["nodelist"][0]
+    who = f"{quote_plus(user)}:{quote_plus(password or '')}@" if user else ""
+    auth = "authSource=admin&" if user else ""
+    return f"mongodb://{who}{host}:{port}/?{auth}directConnection=true"
+
+
+def create_live_user(admin: Any, user: str, password: str, roles: list[str]) -> None:
+    """Create ``user`` with ``roles`` on admin, or skip where the server refuses (a hosted
+    cluster's users are made in its console, not with ``createUser``)."""
+    import pytest
+    from pymongo.errors import OperationFailure
+
+    try:
+        admin.command("createUser", user, pwd=password,
+                      roles=[{"role": role, "db": "admin"} for role in roles])
+    except OperationFailure as exc:
+        pytest.skip(f"this server refuses createUser ({exc.code}): the live tests that speak "
+                    "as another user need a self-run mongod")
+
+
+def appended_number(value: int) -> int | Int64:
+    """A 64-bit figure as the server appends it with appendNumber(long long): an int32 where it
+    fits, an int64 otherwise (src/mongo/bson/bsonobjbuilder.h, mongodb/mongo at 7648ee6b).
+    WiredTiger's statistics reach serverStatus and $collStats this way, so a 0.25 GB cache is
+    an int32 on the wire and an 8 GB one an int64."""
+    return value if -(2**31) <= value < 2**31 else Int64(value)

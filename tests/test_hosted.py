@@ -461,19 +461,13 @@ def test_a_read_write_any_database_user_runs_and_cleans_up(mongodb_server):
     """On a real server, a user with readWriteAnyDatabase alone: ``connectionStatus`` lists
     dropDatabase as missing, a fresh database is made and removed all the same (through its
     collections where the server enforces access control), and nothing is left."""
-    from urllib.parse import quote_plus
-
-    from pymongo.uri_parser import parse_uri
+    from mongo_wire import create_live_user, single_host_uri
 
     admin = mongodb_server.client().admin
     user, password = f"labkit_rw_{uuid.uuid4().hex[:6]}", uuid.uuid4().hex
-    admin.command("createUser", user, pwd=password,
-                  roles=[{"role": "readWriteAnyDatabase", "db": "admin"}])
+    uri = single_host_uri(mongodb_server.uri, user, password)
+    create_live_user(admin, user, password, ["readWriteAnyDatabase"])
     try:
-        nodes = ",".join(f"{host}:{port}" for host, port in
-                         parse_uri(mongodb_server.uri)["nodelist"])
-        uri = (f"mongodb://{quote_plus(user)}:{password}@{nodes}/"
-               "?authSource=admin&directConnection=true")
         with servers.from_uri(uri) as limited:
             assert limited.privileges is not None
             assert limited.privileges.users == (f"{user} (admin)",)

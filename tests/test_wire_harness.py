@@ -208,3 +208,31 @@ def test_same_shape_names_each_difference(scripted, real, problem):
     """Each difference in shape is named with its path: a type (int32 and int64 differ), a
     missing key, a list element, an empty real list, a document against a list."""
     assert w.same_shape(scripted, real) == [problem]
+
+
+@pytest.mark.parametrize("uri", [
+    "mongodb://a.example.net:27017,b.example.net:27017/?replicaSet=rs0",
+    "mongodb://db.example.net:27017/?tls=true",
+    "mongodb+srv://cluster0.example.net/",
+])
+def test_a_live_test_that_rebuilds_a_uri_skips_where_only_one_host_without_tls_would_do(uri):
+    """The live tests that speak as another user rebuild the session server's URI with
+    directConnection, which pymongo refuses for several hosts and which would drop a hosted
+    cluster's TLS: on such a server they skip with why, instead of failing."""
+    with pytest.raises(pytest.skip.Exception, match="one self-run mongod"):
+        w.single_host_uri(uri, "u", "p")
+
+
+def test_a_single_self_run_mongod_gets_a_uri_for_another_user():
+    """For one host without TLS the rebuilt URI names the user (quoted), authSource admin and a
+    direct connection, and pymongo's parser reads it back."""
+    from pymongo.uri_parser import parse_uri
+
+    uri = w.single_host_uri("mongodb://root:pw@127.0.0.1:27017/?directConnection=true",
+                            "lab kit", "p@ss")
+    parsed = parse_uri(uri)
+    assert (parsed["username"], parsed["password"]) == ("lab kit", "p@ss")
+    assert parsed["nodelist"] == [("127.0.0.1", 27017)]
+    assert parsed["options"]["authSource"] == "admin"
+    assert w.single_host_uri("mongodb://127.0.0.1:27017/") == (
+        "mongodb://127.0.0.1:27017/?directConnection=true")

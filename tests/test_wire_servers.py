@@ -544,3 +544,32 @@ def test_a_refusal_reads_as_the_servers_own_words_on_one_line(wire_server):
     assert line.endswith("(code 13)")
     assert "full error" not in line
     assert "\n" not in line
+
+
+@pytest.mark.parametrize(("reply", "said"), [
+    # src/mongo/base/error_codes.yml: 18 AuthenticationFailed, the reply to a saslStart whose
+    # user or password is wrong (the server says no more, on purpose).
+    (error_reply(18, "Authentication failed.", "AuthenticationFailed"),
+     "Authentication failed. (code 18)"),
+    # Atlas's proxy answers a wrong password with 8000 (no authoritative source; users' reports
+    # quote "bad auth : Authentication failed.").
+    (error_reply(8000, "bad auth : Authentication failed.", "AtlasError"),
+     "bad auth : Authentication failed. (code 8000)"),
+])
+def test_refused_credentials_are_said_as_such_not_as_a_server_that_did_not_answer(
+        wire_server, reply, said):
+    """A URI whose user or password the server refuses (pymongo's saslStart answered with 18,
+    or Atlas's 8000 naming auth) is one error saying the credentials were refused, with what
+    to check, never "did not answer … check that it is running", and no password shown."""
+    wire_server.on("saslStart", reply)
+    uri = f"mongodb://labkit:s3cret@127.0.0.1:{wire_server.port}/?directConnection=true"
+    with pytest.raises(ServerUnavailable) as caught:
+        mongo.from_uri(uri)
+    text = str(caught.value)
+    assert "refused the URI's credentials: " + said in text
+    assert "did not answer" not in text
+    assert text.splitlines()[-1].startswith("Hint: check the user name, the password and "
+                                             "authSource")
+    assert "s3cret" not in text
+    assert wire_server.commands() == ["saslStart"]
+    assert wire_server.named("saslStart")[0]["mechanism"].startswith("SCRAM-SHA-")

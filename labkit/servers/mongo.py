@@ -474,6 +474,22 @@ def _ping_until(uri: str, alive: Callable[[], bool] = lambda: True) -> None:
     raise TimeoutError(str(last) if last else "no answer before the deadline")
 
 
+# The server's code for credentials it refuses (src/mongo/base/error_codes.yml); Atlas's proxy
+# answers 8000 "bad auth : Authentication failed." instead.
+AUTHENTICATION_FAILED = 18
+
+
+def _credentials_refused(exc: BaseException) -> bool:
+    """Whether the driver's error is the server refusing the URI's user name or password."""
+    from pymongo.errors import OperationFailure
+
+    if not isinstance(exc, OperationFailure):
+        return False
+    if exc.code == AUTHENTICATION_FAILED:
+        return True
+    return exc.code == ATLAS_ERROR and "auth" in server_said(exc).lower()
+
+
 def from_uri(uri: str, version: str | None = None) -> MongoServer:
     """The MongoDB server at ``uri`` (not labkit's: only its ``labkit_`` databases are touched)."""
     from pymongo.errors import ConfigurationError, PyMongoError
@@ -486,9 +502,17 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
         raise BadInput(_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's parser "
                          "refused it; its text is not shown: it may hold a password)")) from exc
     except PyMongoError as exc:
+        if _credentials_refused(exc):
+            raise ServerUnavailable(
+                Message(N_("The MongoDB server at {uri} refused the URI's credentials: {error}"),
+                        uri=redact(uri), error=server_said(exc)),
+                hint=Message(N_("check the user name, the password and authSource (the "
+                                "database that holds the user: admin unless the URI names "
+                                "another).")),
+            ) from exc
         raise ServerUnavailable(
             Message(N_("The MongoDB server at {uri} did not answer: {error}"),
-                    uri=redact(uri), error=str(exc).splitlines()[0]),
+                    uri=redact(uri), error=server_said(exc)),
             hint=Message(N_("check that it is running and reachable, or unset "
                             "LABKIT_MONGODB_URI to let labkit start one.")),
         ) from exc
