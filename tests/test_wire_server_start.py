@@ -53,7 +53,12 @@ with open(os.path.join(here, "starts.jsonl"), "a") as starts:
 port = int(args[args.index("--port") + 1])
 log = args[args.index("--logpath") + 1]
 cache_gb = float(args[args.index("--wiredTigerCacheSizeGB") + 1])
-if os.environ.get("FAKE_MONGOD_FAILS"):
+starts_so_far = sum(1 for _ in open(os.path.join(here, "starts.jsonl")))
+if os.environ.get("FAKE_MONGOD_FAILS") == "after-its-first-start" and starts_so_far > 1:
+    with open(log, "a") as out:
+        out.write("exception in initAndListen: Location28596 (unable to read the dbpath)\\n")
+    sys.exit(100)
+if os.environ.get("FAKE_MONGOD_FAILS") == "1":
     with open(log, "a") as out:
         out.write("exception in initAndListen: Location28596 (unable to read the dbpath)\\n")
     sys.exit(100)  # ExitCode::uncaught: a failure that is not the port's
@@ -181,6 +186,19 @@ def test_a_mongod_that_fails_otherwise_is_not_started_again(fake_mongod, monkeyp
     assert len(fake_mongod()) == 1
     assert "unable to read the dbpath" in caught.value.log_tail
     assert "taken before" not in caught.value.message
+
+
+def test_a_second_start_failing_otherwise_is_not_taken_for_its_port(fake_mongod, taken_port,
+                                                                    monkeypatch):
+    """After one start lost its port, the next start failing for another reason is said at
+    once: the sign of a taken port is looked for in that start's own log lines, not in the
+    first start's, which the log still holds (before, every later failure looked like a
+    taken port and was started again, PORT_ATTEMPTS times)."""
+    monkeypatch.setenv("FAKE_MONGOD_FAILS", "after-its-first-start")
+    with pytest.raises(servers.ServerStartError) as caught:
+        servers.get_mongodb("local")
+    assert len(fake_mongod()) == 2
+    assert "unable to read the dbpath" in caught.value.log_tail
 
 
 def test_every_port_taken_is_said(fake_mongod, monkeypatch):

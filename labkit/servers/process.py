@@ -72,6 +72,7 @@ class OwnedServer:
         self.log = self.workdir / log_name
         self.port = free_port()
         self.taken: list[int] = []  # the ports found taken when the server came to bind them
+        self._log_start = 0  # where the latest start's lines begin in the log
         self.process: subprocess.Popen[bytes] | None = None
         self.shutdown: Callable[[], None] | None = None
         self.stopper = Stopper(self._stop)
@@ -100,13 +101,19 @@ class OwnedServer:
         if code is None:
             return False
         try:
-            return code == exit_code or sign.lower() in self.log.read_text(
-                errors="replace").lower()
+            with self.log.open("rb") as log:
+                log.seek(self._log_start)  # this start's lines: an earlier clash is not its own
+                written = log.read().decode(errors="replace")
         except OSError:  # no log was written
-            return False
+            written = ""
+        return code == exit_code or sign.lower() in written.lower()
 
     def popen(self, command: list[str]) -> subprocess.Popen[bytes]:
         """Start the server process, out of reach of the terminal's Ctrl-C, and watch it."""
+        try:  # a start on another port appends to the same log: its own lines begin here
+            self._log_start = self.log.stat().st_size
+        except OSError:
+            self._log_start = 0
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.STDOUT, **detached())
