@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit.engines import btree, btree_model
+from labkit.engines import btree, btree_model, btree_results
 from labkit.errors import BadInput
 from labkit.model import keys
 
@@ -65,13 +65,13 @@ def test_model_refuses_duplicates_and_bad_settings():
 def test_model_sequential_fill_depends_on_the_split_policy(policy, fill):
     """Sequential keys fill leaves to half under 50/50 splits and fully under rightmost splits."""
     result = btree_model.run_model("int", 20_000, capacity=64, policy=policy)
-    assert result["avg_leaf_fill"] == pytest.approx(fill, abs=0.01)
+    assert result.avg_leaf_fill == pytest.approx(fill, abs=0.01)
 
 
 def test_model_random_fill_is_near_ln2():
     """Random keys fill leaves to about ln 2 (Yao 1978), not one half."""
     result = btree_model.run_model("uuid4", 60_000, capacity=64)
-    assert result["avg_leaf_fill"] == pytest.approx(math.log(2), abs=0.03)
+    assert result.avg_leaf_fill == pytest.approx(math.log(2), abs=0.03)
 
 
 def test_key_streams_have_the_right_sizes_and_order():
@@ -101,10 +101,10 @@ def test_sqlite_random_and_sequential_both_fill_about_90_percent():
     """SQLite rebalances siblings: both key kinds fill leaves well; sizes stay close."""
     random = btree.run_sqlite("uuid4", 50_000)
     sequential = btree.run_sqlite("uuid7", 50_000)
-    assert 0.8 < random["avg_leaf_fill"] <= 1.0
-    assert 0.8 < sequential["avg_leaf_fill"] <= 1.0
-    assert abs(random["index_bytes"] / sequential["index_bytes"] - 1) < 0.15
-    assert random["leaf_pages"] == len(random["leaf_fills"])
+    assert 0.8 < random.avg_leaf_fill <= 1.0
+    assert 0.8 < sequential.avg_leaf_fill <= 1.0
+    assert abs(random.index_bytes / sequential.index_bytes - 1) < 0.15
+    assert random.leaf_pages == len(random.leaf_fills)
 
 
 def test_sqlite_reports_the_library_version():
@@ -127,10 +127,10 @@ def test_wiredtiger_random_keys_split_during_eviction(wiredtiger_binding):
     """WiredTiger: random keys give emptier pages and eviction splits; sequential ones don't."""
     v4 = btree.run_wiredtiger("uuid4", 100_000, cache_mb=16)
     v7 = btree.run_wiredtiger("uuid7", 100_000, cache_mb=16)
-    assert v4["avg_leaf_fill"] < v7["avg_leaf_fill"]
-    assert v4["index_bytes"] > v7["index_bytes"]
+    assert v4.avg_leaf_fill < v7.avg_leaf_fill
+    assert v4.index_bytes > v7.index_bytes
     split = "cache: leaf pages split during eviction"
-    assert v4[split] > v7[split]
+    assert v4.counters[split] > v7.counters[split]
 
 
 def test_measure_refuses_unknown_engines():
@@ -165,7 +165,7 @@ def test_mongodb_random_id_index_is_larger(mongodb_server):
                 assert isinstance(value, int), (group, name, value)
                 assert value >= 0, (group, name, value)
         assert 0 < result["index_bytes"] <= result["file_bytes"]
-        assert result["size_meaning"] == btree.SIZE_MEANING
+        assert result["size_meaning"] == btree_results.SIZE_MEANING
     assert v4["index_bytes"] > v7["index_bytes"]
     assert len(v4["inserts_per_second_by_batch"]) == 50
     assert measured["cache"]  # what cache the server had is said, whoever started it

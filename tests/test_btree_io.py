@@ -9,7 +9,7 @@ import json
 import pytest
 
 from labkit import cli
-from labkit.engines import btree, btree_io, wt_binding
+from labkit.engines import btree, btree_io, btree_results, wt_binding
 from labkit.errors import BadInput
 
 N = 30_000
@@ -60,24 +60,27 @@ def test_bad_values_cost_one_error_line_and_exit_2_before_any_work(argv, words, 
 def test_ratios_compare_each_kind_with_the_sequential_ones():
     """Bytes per key, the ratio to each sequential kind loaded beside it, and index size over
     cache size (docs/write_amplification.md: per key and as a ratio to the sequential kinds)."""
-    results = [{"keys": "uuid4", "n": 1_000, "write_bytes": 600_000, "index_bytes": 300,
-                "cache_bytes": 100},
-               {"keys": "uuid7", "n": 1_000, "write_bytes": 200_000, "index_bytes": 200,
-                "cache_bytes": 100},
-               {"keys": "int", "n": 1_000, "write_bytes": 150_000, "index_bytes": 50,
-                "cache_bytes": None}]
+    def load(kind: str, written: int, index: int, cache: int | None):
+        io = btree_results.LoadIO(write_bytes=written, write_meaning="", cache_reads=None,
+                                  cache_bytes=cache)
+        return btree_results.LoadResult(kind, 1_000, index, None, None, 0.0, io=io)
+
+    results = [load("uuid4", 600_000, 300, 100), load("uuid7", 200_000, 200, 100),
+               load("int", 150_000, 50, None)]
     btree_io.add_ratios(results)
-    assert results[0]["write_bytes_per_key"] == 600
-    assert results[0]["write_vs"] == {"uuid7": 3.0, "int": 4.0}
-    assert results[0]["index_to_cache"] == 3.0
-    assert results[2]["index_to_cache"] is None
+    rated = [r.to_dict() for r in results]
+    assert rated[0]["write_bytes_per_key"] == 600
+    assert rated[0]["write_vs"] == {"uuid7": 3.0, "int": 4.0}
+    assert rated[0]["index_to_cache"] == 3.0
+    assert rated[2]["index_to_cache"] is None
 
 
 def test_sqlite_random_keys_write_more_wal_than_sequential_ones():
     """SQLite: UUIDv4 keys put more WAL frames in the log than integer keys, with the same
     checkpoint interval (claim U5, write amplification; sqlite.org/wal.html); its cache reads
     are said to be uncountable rather than guessed."""
-    by_kind = {k: btree.run_sqlite(k, N, checkpoint_every=10_000) for k in ("uuid4", "int")}
+    by_kind = {k: btree.run_sqlite(k, N, checkpoint_every=10_000).to_dict()
+               for k in ("uuid4", "int")}
     page = 4096 + btree_io.SQLITE_FRAME_HEADER
     for result in by_kind.values():
         assert result["write_bytes"] == result["wal_frames"] * page
@@ -89,14 +92,14 @@ def test_sqlite_random_keys_write_more_wal_than_sequential_ones():
 def test_sqlite_cache_mb_sets_its_page_cache():
     """`--cache-mb` on SQLite sets `PRAGMA cache_size` (negative: KiB), reported in bytes."""
     result = btree.run_sqlite("int", 2_000, cache_mb=3)
-    assert result["cache_bytes"] == 3 * 2**20
+    assert result.cache_bytes == 3 * 2**20
 
 
 def test_sqlite_loads_through_the_default_cache_unless_told():
     """Without `--cache-mb`, SQLite loads through `SQLITE_CACHE_MB`, WiredTiger's default
     too, and reports it (docs/write_amplification.md: its reads cannot be counted)."""
     result = btree.run_sqlite("int", 2_000)
-    assert result["cache_bytes"] == btree.SQLITE_CACHE_MB * 2**20 == btree.WT_CACHE_MB * 2**20
+    assert result.cache_bytes == btree.SQLITE_CACHE_MB * 2**20 == btree.WT_CACHE_MB * 2**20
 
 
 def test_wiredtiger_raw_inserts_store_what_the_binding_would(wiredtiger_binding, tmp_path):
@@ -132,7 +135,7 @@ def test_wiredtiger_random_keys_write_more_blocks(wiredtiger_binding):
     """WiredTiger, a checkpoint every 10,000 keys, the table not logged as in a replica set
     (jstests/disk/wt_table_checks.js): UUIDv4 keys make the block manager write more than
     UUIDv7 keys (claim U5, write amplification)."""
-    by_kind = {k: btree.run_wiredtiger(k, N, checkpoint_every=10_000)
+    by_kind = {k: btree.run_wiredtiger(k, N, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "uuid7")}
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     assert rnd["block_bytes"] > 1.2 * seq["block_bytes"]
@@ -147,8 +150,8 @@ def test_wiredtiger_small_cache_reads_random_pages_back(wiredtiger_binding):
     than UUIDv7 keys (claim U5, cache churn once the index outgrows memory)."""
     by_kind = {k: btree.run_wiredtiger(k, 60_000, cache_mb=1, checkpoint_every=None)
                for k in ("uuid4", "uuid7")}
-    assert by_kind["uuid4"]["index_bytes"] > 2**20
-    assert by_kind["uuid4"]["cache_reads"] > 10 * max(by_kind["uuid7"]["cache_reads"], 1)
+    assert by_kind["uuid4"].index_bytes > 2**20
+    assert by_kind["uuid4"].cache_reads > 10 * max(by_kind["uuid7"].cache_reads, 1)
 
 
 @pytest.mark.postgres
@@ -156,7 +159,7 @@ def test_postgres_random_keys_write_more_wal_and_full_page_images(postgres_serve
     """PostgreSQL, a CHECKPOINT every 10,000 keys: UUIDv4 keys write more WAL bytes and more
     full-page images than integer keys (claim U5; PostgreSQL manual, "WAL Configuration" and
     `pg_stat_wal.wal_fpi`)."""
-    by_kind = {k: btree.run_postgres(postgres_server, k, N, checkpoint_every=10_000)
+    by_kind = {k: btree.run_postgres(postgres_server, k, N, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "int")}
     rnd, seq = by_kind["uuid4"], by_kind["int"]
     assert rnd["wal_bytes"] > seq["wal_bytes"]
@@ -170,7 +173,7 @@ def test_postgres_cache_churn_once_the_index_outgrows_shared_buffers(postgres_se
     """Where the UUIDv4 index outgrows shared_buffers (labkit's own server: 4 MB), random keys
     read many more index pages into them than sequential keys (claim U5, cache churn)."""
     by_kind = {k: btree.run_postgres(postgres_server, k, 150_000, checkpoint_every=None)
-               for k in ("uuid4", "uuid7")}
+               .to_dict() for k in ("uuid4", "uuid7")}
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     if rnd["index_bytes"] <= rnd["cache_bytes"]:
         pytest.skip(f"this server's shared_buffers ({rnd['cache_bytes']:,} bytes) hold the "
@@ -198,7 +201,7 @@ def test_mongodb_random_keys_write_more_blocks(mongodb_server):
     """mongod: UUIDv4 `_id`s make WiredTiger's block manager write more than UUIDv7 ones, read
     server-wide from `serverStatus().wiredTiger` ("block-manager": "bytes written", "log":
     "log bytes written"; MongoDB manual, serverStatus, wiredTiger section; claim U5)."""
-    by_kind = {k: btree.run_mongodb(mongodb_server, k, N, checkpoint_every=10_000)
+    by_kind = {k: btree.run_mongodb(mongodb_server, k, N, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "uuid7")}
     for result in by_kind.values():
         assert result["cache_bytes"] > 0

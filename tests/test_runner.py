@@ -241,31 +241,37 @@ def test_each_btree_load_is_made_once_per_run(monkeypatch):
     from labkit.engines import btree
 
     loads = []
-    real = btree.measure
-    monkeypatch.setattr(btree, "measure", lambda *a, **k: loads.append(a) or real(*a, **k))
+    real = btree.SQLiteTree.load
+
+    def counted(self, kind, *args, **kwargs):
+        loads.append(kind)
+        return real(self, kind, *args, **kwargs)
+
+    monkeypatch.setattr(btree.SQLiteTree, "load", counted)
     with Context(btree_n=2_000) as ctx:
-        first = ctx.btree("sqlite", ["uuid4", "uuid7"])
-        second = ctx.btree("sqlite", ["uuid7", "uuid4", "int"])
+        first = ctx.btree_load("sqlite", ["uuid4", "uuid7"])
+        second = ctx.btree_load("sqlite", ["uuid7", "uuid4", "int"])
         runner.run(claims.select(ids=["U5", "U6"]), ctx)
-        table = ctx.btree_compare(["sqlite"], ["uuid4"])["sqlite"]
-    sqlite_loads = [a for a in loads if a[0] == "sqlite"]
-    assert sorted(a[1][0] for a in sqlite_loads) == ["int", "objectid", "uuid4", "uuid7"]
-    by_kind = {r["keys"]: r for r in second["results"]}
-    assert by_kind["uuid4"] is first["results"][0]
-    assert table["results"][0] is first["results"][0]
+        table = ctx.btree_comparison(["sqlite"], ["uuid4"])["sqlite"]
+        shown = ctx.btree("sqlite", ["uuid4"])
+    assert sorted(loads) == ["int", "objectid", "uuid4", "uuid7"]
+    by_kind = second.by_kind()
+    assert by_kind["uuid4"] is first.results[0]
+    assert table.results[0] is first.results[0]
+    assert shown["results"] == [first.results[0].to_dict()]
 
 
 def test_btree_load_is_keyed_by_n_and_model_policy():
     """A different N or split policy is a different load; the same one is reused."""
     with Context(btree_n=1_000) as ctx:
-        half = ctx.btree("model", ["uuid7"], policy="half")
-        rightmost = ctx.btree("model", ["uuid7"], policy="rightmost")
-        bigger = ctx.btree("model", ["uuid7"], n=2_000, policy="half")
-        again = ctx.btree("model", ["uuid7"], policy="half")
-    assert half["results"][0] is again["results"][0]
-    assert half["results"][0]["avg_leaf_fill"] != rightmost["results"][0]["avg_leaf_fill"]
-    assert bigger["results"][0]["n"] == 2_000
-    assert half["results"][0]["n"] == 1_000
+        half = ctx.btree_load("model", ["uuid7"], policy="half")
+        rightmost = ctx.btree_load("model", ["uuid7"], policy="rightmost")
+        bigger = ctx.btree_load("model", ["uuid7"], n=2_000, policy="half")
+        again = ctx.btree_load("model", ["uuid7"], policy="half")
+    assert half.results[0] is again.results[0]
+    assert half.results[0].avg_leaf_fill != rightmost.results[0].avg_leaf_fill
+    assert bigger.results[0].n == 2_000
+    assert half.results[0].n == 1_000
 
 
 def test_one_engine_failing_costs_that_engine_only(monkeypatch):
@@ -273,14 +279,10 @@ def test_one_engine_failing_costs_that_engine_only(monkeypatch):
     other engines still run and keep their verdicts, and the failure is that engine's error."""
     from labkit.engines import btree
 
-    real = btree.measure
+    def flaky(self, *args, **kwargs):
+        raise RuntimeError("database disk image is malformed")
 
-    def flaky(engine, *args, **kwargs):
-        if engine == "sqlite":
-            raise RuntimeError("database disk image is malformed")
-        return real(engine, *args, **kwargs)
-
-    monkeypatch.setattr(btree, "measure", flaky)
+    monkeypatch.setattr(btree.SQLiteTree, "load", flaky)
     with Context(btree_n=2_000) as ctx:
         result = runner.run_claim(claims.get("U6"), ctx)
     rows = {row.engine: row for row in result.rows}

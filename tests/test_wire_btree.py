@@ -56,6 +56,7 @@ from mongo_wire import ATLAS_ERROR, UNAUTHORIZED, cursor_reply, write_reply
 from labkit.engines import btree, btree_io
 from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
+from labkit.outputs import btree_table
 from labkit.run import runner
 from labkit.servers import mongo
 
@@ -319,7 +320,8 @@ def test_a_load_sends_the_documented_commands_in_order(wire_server, connect):
     ``serverStatus`` and ``$collStats`` again, and ``dropDatabase`` (the same on 6.0, 7.0 and
     8.0; the B-tree code's sequence, engines/btree.py run_mongodb)."""
     Mongod(wire_server)
-    result = btree.run_mongodb(connect(), "uuid7", 250, batch=100, checkpoint_every=100)
+    result = btree.run_mongodb(connect(), "uuid7", 250, batch=100, checkpoint_every=100
+                               ).to_dict()
     assert load_commands(wire_server) == [
         ("update", "load"), ("listCollections", "load"), ("create", "load"),
         ("aggregate", "load"), ("serverStatus", "admin"),
@@ -498,7 +500,7 @@ def test_a_refused_fsync_leaves_no_index_size_and_says_why(wire_server, connect,
     after a checkpoint), ``checkpoints_refused`` says so, the reason names hostManager; the
     counters and the write figures are still read."""
     Mongod(wire_server, refuse=("fsync",), refusal=code)
-    result = btree.run_mongodb(connect(), "uuid4", N, checkpoint_every=100)
+    result = btree.run_mongodb(connect(), "uuid4", N, checkpoint_every=100).to_dict()
     assert result["checkpoints_refused"] is True
     assert result["index_bytes"] is None
     assert "fsync" in result["index_bytes_why"]
@@ -541,7 +543,8 @@ def test_the_write_figures_are_said_to_be_server_wide(wire_server, connect):
     measured = btree.measure("mongodb", ["uuid4"], N, server=connect())
     result, = measured["results"]
     assert "server-wide" in result["write_meaning"]
-    assert "write: log bytes + block-manager bytes written, server-wide" in btree.table(measured)
+    assert ("write: log bytes + block-manager bytes written, server-wide"
+            in btree_table.table(measured))
 
 
 @pytest.mark.parametrize(("others", "marked"), [
@@ -678,7 +681,7 @@ def test_the_table_says_once_why_a_figure_is_missing(wire_server, connect):
     the key kinds it concerns where it is not all of them."""
     Mongod(wire_server, refuse=("serverStatus",))
     measured = btree.measure("mongodb", ["uuid4", "uuid7"], N, server=connect())
-    shown = btree.table(measured)
+    shown = btree_table.table(measured)
     assert shown.count("the server refused serverStatus (code 13)") == 2  # write and cache
     assert "index bytes: file size less the space free for reuse" in shown
 

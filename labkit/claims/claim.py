@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from labkit import syllabus
 from labkit.errors import ServerUnavailable
@@ -18,7 +18,15 @@ from labkit.errors import one_line as one_line
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 
+if TYPE_CHECKING:
+    from pymongo.database import Database
+
+    from labkit.model.bson_order import Document
+    from labkit.servers import MongoServer, PostgresServer
+
 T = TypeVar("T")
+# The type of a run's B-tree measurements (``engines.btree_results.Measurement``).
+M = TypeVar("M", covariant=True)
 
 
 
@@ -156,8 +164,50 @@ def errored(engine: str, exc: BaseException, version: str = "") -> Observation:
     return Observation(None, engine, version, error=one_line(exc))
 
 
-# An experiment observes a claim in a run's context; a judge compares expected with observed.
-Experiment = Callable[[Any], Observation | list[Observation]]
+class Context(Protocol):
+    """What an experiment may ask of the run it observes in (``run.runner.Context`` is the
+    run's): its servers, each found or started on first need and stopped with the run, a fresh
+    database dropped when the claim is done, and the guard that makes one engine's failure
+    that engine's row."""
+
+    def mongodb(self) -> MongoServer:
+        """The run's MongoDB server; ``ServerUnavailable`` where none can be had."""
+        ...
+
+    def mongodb_database(self, label: str) -> Database[Document]:
+        """A fresh database on the run's MongoDB server, dropped when the claim is done."""
+        ...
+
+    def postgres(self) -> PostgresServer:
+        """The run's PostgreSQL server; ``ServerUnavailable`` where none can be had."""
+        ...
+
+    def guard(self, engine: str, attempt: Callable[[], T], *, version: str = "",
+              kind: str = "") -> T | Observation:
+        """``attempt()`` for one engine of several, or the observation saying why that engine
+        gave none (an error, or not run where ``kind`` cannot be had)."""
+        ...
+
+
+class BTreeContext(Context, Protocol[M]):
+    """A run's context with its B-tree loads, each made once per run and quoted by every
+    claim and table that asks for it. ``M`` is what a load of several key kinds into one
+    engine gives (``engines.btree_results.Measurement``; claims/ sits below engines/, so it
+    is named by the experiments that read it)."""
+
+    btree_n: int  # keys per kind in the run's B-tree loads
+
+    def btree_load(self, engine: str, kinds: Sequence[str], n: int | None = None, *,
+                   policy: str = "half", checkpoint_every: int | None = ...) -> M:
+        """Every key kind loaded into ``engine`` (N: ``btree_n`` unless given; the model's
+        split ``policy``; a checkpoint every ``checkpoint_every`` keys, None for none during
+        the load), loaded once per run."""
+        ...
+
+
+# An experiment observes a claim in a run's context: one that asks for no B-tree load takes a
+# ``Context``, the B-tree claims a ``BTreeContext[Measurement]``; every run gives both.
+Experiment = Callable[[BTreeContext[Any]], Observation | list[Observation]]
 Judge = Callable[[Any, Any], bool | tuple[bool, str]]
 
 

@@ -1,10 +1,12 @@
-"""B-tree page splits under different keys, measured on real engines and on the textbook
-model (``engines.btree_model``).
+"""The B-tree engines: each loads keys of one kind into a fresh index and reports what the
+index became (``engines.btree_results``); the textbook model (``engines.btree_model``),
+SQLite, PostgreSQL, an embedded WiredTiger and MongoDB.
 
-Each ``run_<engine>`` loads one key kind and returns a result dict with at least
-``keys``, ``n``, ``index_bytes``, ``leaf_pages``, ``avg_leaf_fill`` (0..1, or
-None where the engine cannot tell), ``insert_seconds``, and the engine's own
-counters. ``measure`` runs several key kinds on one engine.
+Every engine is one ``BTreeEngine``: its key and display name, what it needs (a server of a
+kind, or a binding), how it checks a request before anything starts, and ``load(kind, n,
+settings, server)``, which gives a typed ``LoadResult``. ``ENGINES`` is the one table of them;
+``measurement`` loads several key kinds into one engine. The ``run_<engine>`` functions are
+the harnesses the engines call, each with its engine's own settings.
 """
 
 from __future__ import annotations
@@ -14,22 +16,45 @@ import sqlite3
 import struct
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from labkit import _defaults
 from labkit.engines import btree_io
 from labkit.engines.btree_model import Progress, model_version, run_model
+from labkit.engines.btree_results import (
+    LONG,
+    LoadResult,
+    Measurement,
+    MongoLoad,
+    PostgresLoad,
+    SQLiteIO,
+    SQLiteLoad,
+    WiredTigerLoad,
+    index_size,
+    size_unit_of,
+)
 from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_inserter
 from labkit.engines.wt_binding import wt_stats as _wt_stats
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 from labkit.i18n import shown as shown_text
 from labkit.model import keys as keymod
-from labkit.servers import MIN_CACHE_GB, refused
+from labkit.names import engine_name
+from labkit.servers import MAX_CACHE_GB, MIN_CACHE_GB, refused
 from labkit.servers.reaper import scratch_folder
 
-ENGINES = ("model", "sqlite", "postgres", "wiredtiger", "mongodb")
+if TYPE_CHECKING:
+    from bson import Int64, ObjectId
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
+    from pymongo.collection import Collection
+    from pymongo.mongo_client import MongoClient
+
+    from labkit.servers import MongoServer, PostgresServer
+
 # Keys per kind for the claims, the lesson and ``labkit run`` (LABKIT_BTREE_N, --btree-n).
 DEFAULT_N = _defaults.BTREE_N
 MAX_N = 100_000_000  # a bound on a single load; the model holds every key in memory
@@ -38,8 +63,8 @@ WT_CACHE_MB = _defaults.WT_CACHE_MB
 # SQLite's page cache unless --cache-mb says otherwise, as WiredTiger's: its reads are not
 # counted (btree_io.SQLITE_NO_CACHE_READS); the WAL frames are the same as with its own 2 MB.
 SQLITE_CACHE_MB = WT_CACHE_MB
-# What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
-SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
+# A statistics reading: WiredTiger's descriptions ("cache: in-memory page splits") to values.
+Counters = dict[str, Any]
 
 
 # SQLite ---------------------------------------------------------------------------------
@@ -47,7 +72,7 @@ SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
 
 def sqlite_load(path: str, kind: str, n: int, batch: int = 10_000,
                 progress: Progress | None = None, checkpoint_every: int | None = None,
-                cache_mb: int | None = None) -> tuple[float, dict]:
+                cache_mb: int | None = None) -> tuple[float, SQLiteIO]:
     """Load ``n`` keys into a fresh table keyed by them, in WAL mode with a checkpoint every
     ``checkpoint_every`` keys (and one at the end); return the seconds the inserts took and
     what the write-ahead log took (``btree_io.sqlite_io``)."""
@@ -83,15 +108,15 @@ def sqlite_index_pages(path: str) -> list[tuple[str, int, int]]:
     """``(pagetype, pgsize, unused)`` for every page of the key's index, from ``dbstat``."""
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT pagetype, pgsize, unused FROM dbstat "
-                            "WHERE name = 'sqlite_autoindex_t_1'").fetchall()
+        return [(str(kind), int(size), int(unused)) for kind, size, unused in conn.execute(
+            "SELECT pagetype, pgsize, unused FROM dbstat WHERE name = 'sqlite_autoindex_t_1'")]
     finally:
         conn.close()
 
 
 def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None = None,
                checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY,
-               cache_mb: int | None = None) -> dict:
+               cache_mb: int | None = None) -> SQLiteLoad:
     """Load a SQLite table keyed by ``kind`` through a page cache of ``cache_mb`` (None:
     ``SQLITE_CACHE_MB``); read leaf fill and size from ``dbstat`` and the bytes its
     write-ahead log took.
@@ -106,12 +131,12 @@ def run_sqlite(kind: str, n: int, batch: int = 10_000, progress: Progress | None
         file_bytes = os.path.getsize(path)
     leaves = [(size, unused) for kind_, size, unused in pages if kind_ == "leaf"]
     fills = [(size - unused) / size for size, unused in leaves]
-    return {"keys": kind, "n": n, "index_bytes": sum(size for _, size, _ in pages),
-            "leaf_pages": len(leaves),
-            "avg_leaf_fill": sum(s - u for s, u in leaves) / sum(s for s, _ in leaves),
-            "insert_seconds": seconds, "interior_pages": len(pages) - len(leaves),
-            "file_bytes": file_bytes, "leaf_fills": fills,
-            "checkpoint_every": checkpoint_every, **io}
+    return SQLiteLoad(keys=kind, n=n, index_bytes=sum(size for _, size, _ in pages),
+                      leaf_pages=len(leaves),
+                      avg_leaf_fill=sum(s - u for s, u in leaves) / sum(s for s, _ in leaves),
+                      insert_seconds=seconds, interior_pages=len(pages) - len(leaves),
+                      file_bytes=file_bytes, leaf_fills=fills,
+                      checkpoint_every=checkpoint_every, io=io)
 
 
 def sqlite_version() -> str:
@@ -131,7 +156,8 @@ def _uuid_from_bytes(key: bytes) -> uuid.UUID:
 
 
 def _int_from_bytes(key: bytes) -> int:
-    return _INT.unpack(key)[0]
+    value: int = _INT.unpack(key)[0]
+    return value
 
 
 def pg_converter(kind: str) -> Callable[[bytes], object]:
@@ -143,7 +169,7 @@ def pg_converter(kind: str) -> Callable[[bytes], object]:
     return bytes
 
 
-def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
+def postgres_load(conn: Connection[TupleRow], kind: str, n: int, batch: int = 10_000,
                   progress: Progress | None = None,
                   checkpoints: btree_io.Checkpoints | None = None) -> float:
     """COPY ``n`` keys into table ``t`` (made by ``postgres_table``) in batches, with the
@@ -164,19 +190,21 @@ def postgres_load(conn, kind: str, n: int, batch: int = 10_000,
     return time.perf_counter() - start
 
 
-def postgres_table(conn, kind: str) -> None:
+def postgres_table(conn: Connection[TupleRow], kind: str) -> None:
     """A fresh table ``t`` whose primary key has the column type of ``kind``."""
     conn.execute("DROP TABLE IF EXISTS t")
     conn.execute(f"CREATE TABLE t (id {PG_TYPES[kind]} PRIMARY KEY)")
 
 
-def postgres_index_stats(conn) -> dict:
+def postgres_index_stats(conn: Connection[TupleRow]) -> dict[str, Any]:
     """``pgstatindex`` of ``t_pkey`` and the fill of each leaf page from ``pageinspect``."""
     conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
     conn.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
     row = conn.execute("SELECT tree_level, index_size, internal_pages, leaf_pages, "
                        "empty_pages, deleted_pages, avg_leaf_density, leaf_fragmentation "
                        "FROM pgstatindex('t_pkey')").fetchone()
+    if row is None:
+        raise RuntimeError("pgstatindex('t_pkey') returned no row")
     names = ("tree_level", "index_size", "internal_pages", "leaf_pages", "empty_pages",
              "deleted_pages", "avg_leaf_density", "leaf_fragmentation")
     stats = dict(zip(names, row, strict=True))
@@ -189,9 +217,9 @@ def postgres_index_stats(conn) -> dict:
     return stats
 
 
-def run_postgres(server, kind: str, n: int, batch: int = 10_000,
+def run_postgres(server: PostgresServer, kind: str, n: int, batch: int = 10_000,
                  progress: Progress | None = None,
-                 checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
+                 checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> PostgresLoad:
     """COPY keys of ``kind`` into a fresh database; read the primary key index's statistics
     and what the load wrote and read (``btree_io.pg_io``).
 
@@ -216,11 +244,15 @@ def run_postgres(server, kind: str, n: int, batch: int = 10_000,
             stats = postgres_index_stats(conn)
     finally:
         server.drop_created()
-    return {"keys": kind, "n": n, "index_bytes": stats["index_size"],
-            "leaf_pages": stats["leaf_pages"], "avg_leaf_fill": stats["avg_leaf_density"] / 100,
-            "insert_seconds": seconds, "column_type": PG_TYPES[kind],
-            "checkpoint_every": checkpoint_every, **io,
-            **{k: v for k, v in stats.items() if k not in ("index_size", "leaf_pages")}}
+    return PostgresLoad(keys=kind, n=n, index_bytes=stats["index_size"],
+                        leaf_pages=stats["leaf_pages"],
+                        avg_leaf_fill=stats["avg_leaf_density"] / 100, insert_seconds=seconds,
+                        column_type=PG_TYPES[kind], checkpoint_every=checkpoint_every, io=io,
+                        tree_level=stats["tree_level"], internal_pages=stats["internal_pages"],
+                        empty_pages=stats["empty_pages"], deleted_pages=stats["deleted_pages"],
+                        avg_leaf_density=stats["avg_leaf_density"],
+                        leaf_fragmentation=stats["leaf_fragmentation"],
+                        leaf_fills=stats["leaf_fills"])
 
 
 # WiredTiger (embedded) ------------------------------------------------------------------
@@ -235,7 +267,7 @@ WT_COUNTERS = (
 )
 
 
-def _wt_walk(wt, home: str) -> dict[str, int]:
+def _wt_walk(wt: Any, home: str) -> dict[str, int]:
     """Reopen the table, read every page from disk, then walk the tree and the cache."""
     conn = wt.wiredtiger_open(home, "cache_size=1GB,statistics=(fast)")
     try:
@@ -251,7 +283,7 @@ def _wt_walk(wt, home: str) -> dict[str, int]:
 
 def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
                    progress: Progress | None = None,
-                   checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
+                   checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> WiredTigerLoad:
     """Insert keys into a WiredTiger table shaped like ``mongod``'s ``_id`` index in a replica
     set (not logged: jstests/disk/wt_table_checks.js), with a checkpoint every
     ``checkpoint_every`` keys.
@@ -266,8 +298,8 @@ def run_wiredtiger(kind: str, n: int, cache_mb: int = 64, batch: int = 1_000,
         return _wiredtiger_load(wt, home, kind, n, cache_mb, batch, progress, checkpoint_every)
 
 
-def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int,
-                     progress: Progress | None, checkpoint_every: int | None) -> dict:
+def _wiredtiger_load(wt: Any, home: str, kind: str, n: int, cache_mb: int, batch: int,
+                     progress: Progress | None, checkpoint_every: int | None) -> WiredTigerLoad:
     conn = wt.wiredtiger_open(home, f"create,cache_size={cache_mb}MB,statistics=(fast)")
     try:
         session = conn.open_session()
@@ -299,15 +331,14 @@ def _wiredtiger_load(wt, home: str, kind: str, n: int, cache_mb: int, batch: int
         image = walk.get("cache_walk: Average on-disk page image size seen", 0)
         file_bytes = os.path.getsize(os.path.join(home, "idx.wt"))
         reusable = counters.get("block-manager: file bytes available for reuse") or 0
-        return {"keys": kind, "n": n, "index_bytes": file_bytes - reusable,
-                "file_bytes": file_bytes, "size_meaning": SIZE_MEANING,
-                "leaf_pages": leaf_pages, "avg_leaf_fill": image / 16384 if image else None,
-                "insert_seconds": seconds, "cache_mb": cache_mb,
-                "checkpoint_every": checkpoint_every, **io,
-                "internal_pages": walk.get("btree: row-store internal pages"),
-                "avg_page_image_bytes": image,
-                "reusable_bytes": reusable,
-                **{name: counters.get(name) for name in WT_COUNTERS}}
+        return WiredTigerLoad(keys=kind, n=n, index_bytes=file_bytes - reusable,
+                              file_bytes=file_bytes, leaf_pages=leaf_pages,
+                              avg_leaf_fill=image / 16384 if image else None,
+                              insert_seconds=seconds, cache_mb=cache_mb,
+                              checkpoint_every=checkpoint_every, io=io,
+                              internal_pages=walk.get("btree: row-store internal pages"),
+                              avg_page_image_bytes=image, reusable_bytes=reusable,
+                              counters={name: counters.get(name) for name in WT_COUNTERS})
     finally:
         if conn is not None:
             conn.close()
@@ -328,7 +359,7 @@ MONGO_COUNTER_NAMES = tuple(f"{group}: {name}" for group, names in MONGO_COUNTER
                             for name in names)
 
 
-def mongo_value(kind: str, key: bytes):
+def mongo_value(kind: str, key: bytes) -> uuid.UUID | ObjectId | Int64:
     """The ``_id`` value stored for a key of ``kind``: UUID, ObjectId or Int64."""
     from bson import Int64, ObjectId
 
@@ -345,12 +376,14 @@ MONGO_GAUGES = ("block-manager: file size in bytes",
                 "block-manager: checkpoint size")
 
 
-def _storage_stats(collection) -> dict:
+def _storage_stats(collection: Collection[dict[str, Any]]) -> dict[str, Any]:
     """``$collStats``'s ``storageStats`` for the collection (the manual's "$collStats")."""
-    return next(collection.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
+    stats: dict[str, Any] = next(
+        collection.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
+    return stats
 
 
-def _index_figures(stats: dict) -> tuple[int, dict]:
+def _index_figures(stats: dict[str, Any]) -> tuple[int, Counters]:
     """``indexSizes._id_`` and the ``_id`` index's counters (``MONGO_COUNTERS``) from
     ``storageStats`` (src/mongo/db/stats/storage_stats.cpp: ``indexSizes`` and
     ``indexDetails``, each index's WiredTiger statistics grouped by their prefix)."""
@@ -360,12 +393,13 @@ def _index_figures(stats: dict) -> tuple[int, dict]:
     return stats["indexSizes"]["_id_"], counters
 
 
-def _id_index_stats(collection) -> tuple[int, dict]:
+def _id_index_stats(collection: Collection[dict[str, Any]]) -> tuple[int, Counters]:
     """The ``_id`` index's file size and counters, read now."""
     return _index_figures(_storage_stats(collection))
 
 
-def _read_stats(collection) -> tuple[dict | None, str | None]:
+def _read_stats(collection: Collection[dict[str, Any]]
+                ) -> tuple[dict[str, Any] | None, str | None]:
     """``storageStats`` now, or None and why where the server refuses ``$collStats``."""
     try:
         return _storage_stats(collection), None
@@ -375,7 +409,7 @@ def _read_stats(collection) -> tuple[dict | None, str | None]:
         raise
 
 
-def _during(before: dict, after: dict) -> dict:
+def _during(before: Counters, after: Counters) -> Counters:
     """Counters as differences across the load; gauges as read after it (None if absent)."""
     out = {}
     for name, value in after.items():
@@ -386,9 +420,9 @@ def _during(before: dict, after: dict) -> dict:
     return out
 
 
-def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
+def run_mongodb(server: MongoServer, kind: str, n: int, batch: int = 1_000,
                 progress: Progress | None = None,
-                checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
+                checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> MongoLoad:
     """Insert ``{_id: key}`` documents in batches; read the ``_id`` index's size and counters,
     and what the server wrote and read (``btree_io.mongo_io``: ``serverStatus``, server-wide,
     marked where other clients worked on the server during the load).
@@ -431,28 +465,27 @@ def run_mongodb(server, kind: str, n: int, batch: int = 1_000,
         io = btree_io.mongo_io(io_before, btree_io.mongo_status(client), inserted=n,
                                logged=logged)
         after, counters_why = _read_stats(collection) if stats else (None, counters_why)
-        figures: dict = {"file_bytes": None, **dict.fromkeys(MONGO_COUNTER_NAMES)}
+        file_bytes: int | None = None
+        counters: Counters = dict.fromkeys(MONGO_COUNTER_NAMES)
         if stats is not None and after is not None:
             file_bytes, counters_after = _index_figures(after)
-            figures = {"file_bytes": file_bytes,
-                       **_during(_index_figures(stats)[1], counters_after)}
-        reusable = figures["block-manager: file bytes available for reuse"]
+            counters = _during(_index_figures(stats)[1], counters_after)
+        reusable = counters["block-manager: file bytes available for reuse"]
         why = counters_why or not_checkpointed
-        live = figures["file_bytes"] - reusable if isinstance(reusable, int) and not why else None
-        result = {"keys": kind, "n": n, "index_bytes": live, "size_meaning": SIZE_MEANING,
-                  "leaf_pages": None, "avg_leaf_fill": None, "insert_seconds": seconds,
-                  "inserts_per_second_by_batch": rates, "checkpoint_every": checkpoint_every,
-                  "checkpoints_refused": bool(refusals or not_checkpointed), "logged": logged,
-                  "smallest_cache_bytes": MONGO_SMALLEST_CACHE, **io, **figures}
-        # Why a figure is missing, only where one is.
-        result.update({key: value for key, value in (("index_bytes_why", why),
-                                                      ("counters_why", counters_why)) if value})
-        return result
+        live = (file_bytes - reusable
+                if file_bytes is not None and isinstance(reusable, int) and not why else None)
+        return MongoLoad(keys=kind, n=n, index_bytes=live, leaf_pages=None, avg_leaf_fill=None,
+                         insert_seconds=seconds, inserts_per_second_by_batch=rates,
+                         checkpoint_every=checkpoint_every,
+                         checkpoints_refused=bool(refusals or not_checkpointed), logged=logged,
+                         smallest_cache_bytes=MONGO_SMALLEST_CACHE, io=io,
+                         file_bytes=file_bytes, counters=counters, index_bytes_why=why,
+                         counters_why=counters_why)
     finally:
         server.drop(database.name)
 
 
-def _checkpoint(client: Any) -> str | None:
+def _checkpoint(client: MongoClient[dict[str, Any]]) -> str | None:
     """``fsync``: a checkpoint, so the index file holds its pages. None once taken; where the
     user may not (no ``fsync`` action; MongoDB Atlas refuses it to every user), why: without a
     checkpoint the file's size says nothing, so no index size is reported and the size claims
@@ -466,7 +499,24 @@ def _checkpoint(client: Any) -> str | None:
     return None
 
 
-# One engine, several key kinds ----------------------------------------------------------
+# The engines ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a load is made, in the same words for every engine; each reads the ones it has:
+    a cache of ``cache_mb`` (None: the engine's default) and a checkpoint every
+    ``checkpoint_every`` keys (None: only before and after the load) for the real engines,
+    the page capacity, split policy and split-count interval for the model."""
+
+    cache_mb: int | None = None
+    checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY
+    capacity: int = 64
+    policy: str = "half"
+    trace_every: int = 0
+
+
+S = TypeVar("S")
 
 
 def check_n(n: int, name: str = "--n") -> None:
@@ -475,112 +525,306 @@ def check_n(n: int, name: str = "--n") -> None:
         raise BadInput(f"{name} must be between 1 and {MAX_N:,} keys, not {n:,}")
 
 
-def check_request(engine: str, n: int, cache_mb: int | None = None,
-                  checkpoint_every: int | None = None) -> None:
-    """Refuse an unknown engine, a key count, a cache size or a checkpoint interval out of
-    range, before any server is started. A mongod's cache follows mongod's own range
-    (``servers.check_cache_gb``); PostgreSQL's ``shared_buffers``, WiredTiger's cache and
-    SQLite's page cache take 1 MB and more."""
-    if engine not in ENGINES:
-        raise BadInput(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
-    check_n(n)
-    btree_io.check_checkpoint_every(checkpoint_every)
-    if cache_mb is None:
-        return
-    from labkit import servers
+class BTreeEngine(ABC, Generic[S]):
+    """An engine the B-tree loads run on, loading into a server of type ``S`` (None for the
+    engines labkit runs itself). ``key`` is the name the code, ``--engine`` and the results
+    use; ``name`` the one a person reads (``names.engine_name``). ``server`` is the kind of
+    server it needs (``servers.provide``'s, and the run's context's), ``binding`` an optional
+    binding it imports; a load that cannot have either is not run, never an error."""
 
-    low, high = ((round(servers.MIN_CACHE_GB * 1024), round(servers.MAX_CACHE_GB * 1024))
-                 if engine == "mongodb" else (1, round(servers.MAX_CACHE_GB * 1024)))
-    if not low <= cache_mb <= high:
-        why = " (the smallest cache mongod accepts)" if engine == "mongodb" else ""
-        raise BadInput(f"--cache-mb must be between {low}{why} and {high}, not {cache_mb}")
+    key: ClassVar[str]
+    server: ClassVar[str | None] = None
+    binding: ClassVar[str | None] = None
+
+    @property
+    def name(self) -> str:
+        """The engine's display name."""
+        return engine_name(self.key)
+
+    @property
+    def needs(self) -> str | None:
+        """What the engine needs besides labkit: a server kind or a binding (None: nothing)."""
+        return self.server or self.binding
+
+    def ready(self) -> None:
+        """Raise ``ServerUnavailable`` where a binding the engine needs is missing, before any
+        key is loaded (a server is the caller's to provide)."""
+
+    def cache_range_mb(self) -> tuple[int, int]:
+        """The cache sizes the engine takes, in MB (PostgreSQL's ``shared_buffers``,
+        WiredTiger's cache and SQLite's page cache: 1 MB and more)."""
+        return 1, round(MAX_CACHE_GB * 1024)
+
+    def check(self, n: int, settings: Settings) -> None:
+        """Refuse a key count, a cache size or a checkpoint interval out of range, before any
+        server is started."""
+        check_n(n)
+        btree_io.check_checkpoint_every(settings.checkpoint_every)
+        if settings.cache_mb is None:
+            return
+        low, high = self.cache_range_mb()
+        if not low <= settings.cache_mb <= high:
+            why = " (the smallest cache mongod accepts)" if self.key == "mongodb" else ""
+            raise BadInput(f"--cache-mb must be between {low}{why} and {high}, "
+                           f"not {settings.cache_mb}")
+
+    @abstractmethod
+    def version(self, server: S) -> str:
+        """The exact version of what loads the keys."""
+
+    @abstractmethod
+    def load(self, kind: str, n: int, settings: Settings, server: S,
+             progress: Progress | None = None) -> LoadResult:
+        """Load ``n`` keys of ``kind`` into a fresh index and read what it became."""
+
+    def load_key(self, settings: Settings, server: S) -> tuple[object, ...]:
+        """What, besides the key kind and N, sets two loads apart (a run loads each once)."""
+        return (settings.cache_mb, settings.checkpoint_every)
+
+    def cache(self, settings: Settings, server: S, results: Sequence[LoadResult]) -> str:
+        """The cache the loads went through, in words ("" where there is none to say)."""
+        return ""
+
+    def checkpoint_every(self, settings: Settings) -> int | None:
+        """The checkpoint interval a measurement reports (None for the model)."""
+        return settings.checkpoint_every
+
+    def measurement(self, kinds: Sequence[str], n: int, settings: Settings, server: S,
+                    progress: Callable[[str, int], None] | None = None) -> Measurement:
+        """Every key kind loaded into this engine, each rated beside the others."""
+        loads = [self.load(kind, n, settings, server, _ticks(progress, kind)) for kind in kinds]
+        btree_io.add_ratios(loads)
+        return Measurement(self.key, self.version(server), n,
+                           self.cache(settings, server, loads),
+                           self.checkpoint_every(settings), loads)
 
 
-def measure(engine: str, kinds: list[str], n: int, *, cache_mb: int | None = None,
-            capacity: int = 64, policy: str = "half", trace_every: int = 0, server=None,
-            progress: Callable[[str, int], None] | None = None,
-            checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict:
-    """Run every key kind on one engine: ``{"engine", "engine_version", "n", "results"}``.
-
-    ``server`` is a running PostgreSQL or MongoDB server for those engines;
-    ``capacity``, ``policy`` and ``trace_every`` configure the model; real engines meet a
-    checkpoint every ``checkpoint_every`` keys (None: only before and after the load).
-    Each result carries its bytes written per key and as a ratio to the sequential kinds
-    measured beside it (``btree_io.add_ratios``).
-    """
-    check_request(engine, n, cache_mb, checkpoint_every)
-    every = checkpoint_every
-
-    def tick(kind: str) -> Progress | None:
-        return (lambda count: progress(kind, count)) if progress else None
-
-    runners = {
-        "model": lambda k: run_model(k, n, capacity, policy, tick(k), trace_every),
-        "sqlite": lambda k: run_sqlite(k, n, progress=tick(k), checkpoint_every=every,
-                                       cache_mb=cache_mb),
-        "postgres": lambda k: run_postgres(server, k, n, progress=tick(k),
-                                           checkpoint_every=every),
-        "wiredtiger": lambda k: run_wiredtiger(k, n, cache_mb or WT_CACHE_MB, progress=tick(k),
-                                               checkpoint_every=every),
-        "mongodb": lambda k: run_mongodb(server, k, n, progress=tick(k), checkpoint_every=every),
-    }
-    versions = {"model": model_version, "sqlite": sqlite_version,
-                "wiredtiger": wiredtiger_version,
-                "postgres": lambda: server.version, "mongodb": lambda: server.version}
-    version = versions[engine]()
-    results = [runners[engine](kind) for kind in kinds]
-    btree_io.add_ratios(results)
-    return {"engine": engine, "engine_version": version, "n": n,
-            "cache": cache_text(engine, cache_mb, server, results),
-            "checkpoint_every": every if engine != "model" else None, "results": results}
+def _ticks(progress: Callable[[str, int], None] | None, kind: str) -> Progress | None:
+    """``progress`` told the key kind with each count of keys loaded."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda count: report(kind, count)
 
 
-def cache_text(engine: str, cache_mb: int | None, server, results: list[dict]) -> str:
-    """The cache a measurement loaded through, in words ("" for the model)."""
-    if engine == "wiredtiger":
-        return Message(N_("WiredTiger cache {mb:,} MB"), mb=cache_mb or WT_CACHE_MB)
-    if engine == "mongodb":
-        return getattr(server, "cache", "")
-    sizes = [r["cache_bytes"] for r in results if r.get("cache_bytes")]
-    names = {"postgres": N_("shared_buffers {mb:,} MB"),
-             "sqlite": N_("SQLite page cache {mb:,} MB")}
-    if not sizes or engine not in names:
+def _cache_in_mb(text: str, results: Sequence[LoadResult]) -> str:
+    """``text`` filled with the largest cache the loads report, in MB ("" where none does)."""
+    sizes = [size for r in results if (size := r.cache_bytes)]
+    if not sizes:
         return ""
     mb = round(max(sizes) / 2**20, 2)
-    return Message(names[engine], mb=int(mb) if mb.is_integer() else mb)
+    return Message(text, mb=int(mb) if mb.is_integer() else mb)
 
 
-def size(result: dict) -> int:
+class ModelTree(BTreeEngine[None]):
+    """The textbook B+tree (``engines.btree_model``): 50/50 or rightmost splits."""
+
+    key = "model"
+
+    def version(self, server: None) -> str:
+        """The model is labkit's."""
+        return model_version()
+
+    def load(self, kind: str, n: int, settings: Settings, server: None,
+             progress: Progress | None = None) -> LoadResult:
+        """Insert the keys into the model; count its splits and read every leaf's fill."""
+        return run_model(kind, n, settings.capacity, settings.policy, progress,
+                         settings.trace_every)
+
+    def load_key(self, settings: Settings, server: None) -> tuple[object, ...]:
+        """A model load is set apart by its split policy and page capacity."""
+        return (settings.policy, settings.capacity)
+
+    def checkpoint_every(self, settings: Settings) -> int | None:
+        """The model takes no checkpoints."""
+        return None
+
+
+class SQLiteTree(BTreeEngine[None]):
+    """SQLite, in a scratch file: its table's primary key index."""
+
+    key = "sqlite"
+
+    def version(self, server: None) -> str:
+        """The SQLite library Python links against."""
+        return sqlite_version()
+
+    def load(self, kind: str, n: int, settings: Settings, server: None,
+             progress: Progress | None = None) -> LoadResult:
+        """``run_sqlite`` through a page cache of ``settings.cache_mb``."""
+        return run_sqlite(kind, n, progress=progress, checkpoint_every=settings.checkpoint_every,
+                          cache_mb=settings.cache_mb)
+
+    def cache(self, settings: Settings, server: None, results: Sequence[LoadResult]) -> str:
+        """SQLite's page cache, in MB."""
+        return _cache_in_mb(N_("SQLite page cache {mb:,} MB"), results)
+
+
+class PostgresTree(BTreeEngine["PostgresServer"]):
+    """PostgreSQL: a fresh database's primary key index (a superuser's: the statistics come
+    from pgstattuple and pageinspect)."""
+
+    key = "postgres"
+    server = "postgres"
+
+    def version(self, server: PostgresServer) -> str:
+        """The server's version."""
+        return server.version
+
+    def load(self, kind: str, n: int, settings: Settings, server: PostgresServer,
+             progress: Progress | None = None) -> LoadResult:
+        """``run_postgres`` on ``server``."""
+        return run_postgres(server, kind, n, progress=progress,
+                            checkpoint_every=settings.checkpoint_every)
+
+    def load_key(self, settings: Settings, server: PostgresServer) -> tuple[object, ...]:
+        """A PostgreSQL load is set apart by its checkpoint interval (the server has its
+        own ``shared_buffers``)."""
+        return (settings.checkpoint_every,)
+
+    def cache(self, settings: Settings, server: PostgresServer,
+              results: Sequence[LoadResult]) -> str:
+        """``shared_buffers``, in MB."""
+        return _cache_in_mb(N_("shared_buffers {mb:,} MB"), results)
+
+
+class WiredTigerTree(BTreeEngine[None]):
+    """WiredTiger embedded through its binding: a table shaped like mongod's ``_id`` index."""
+
+    key = "wiredtiger"
+    binding = "wiredtiger"
+
+    def ready(self) -> None:
+        """Import the binding, or say how to install it (``ServerUnavailable``)."""
+        wiredtiger_module()
+
+    def version(self, server: None) -> str:
+        """The embedded WiredTiger library's version."""
+        return wiredtiger_version()
+
+    def load(self, kind: str, n: int, settings: Settings, server: None,
+             progress: Progress | None = None) -> LoadResult:
+        """``run_wiredtiger`` through a cache of ``settings.cache_mb`` (``WT_CACHE_MB``)."""
+        return run_wiredtiger(kind, n, settings.cache_mb or WT_CACHE_MB, progress=progress,
+                              checkpoint_every=settings.checkpoint_every)
+
+    def load_key(self, settings: Settings, server: None) -> tuple[object, ...]:
+        """A WiredTiger load is set apart by its cache and checkpoint interval."""
+        return (settings.cache_mb or WT_CACHE_MB, settings.checkpoint_every)
+
+    def cache(self, settings: Settings, server: None, results: Sequence[LoadResult]) -> str:
+        """WiredTiger's cache, in MB."""
+        return Message(N_("WiredTiger cache {mb:,} MB"), mb=settings.cache_mb or WT_CACHE_MB)
+
+
+class MongoTree(BTreeEngine["MongoServer"]):
+    """MongoDB: a fresh database's ``_id`` index, through whatever the user may run."""
+
+    key = "mongodb"
+    server = "mongodb"
+
+    def cache_range_mb(self) -> tuple[int, int]:
+        """mongod's own range (``servers.check_cache_gb``), in MB."""
+        return round(MIN_CACHE_GB * 1024), round(MAX_CACHE_GB * 1024)
+
+    def version(self, server: MongoServer) -> str:
+        """The server's version."""
+        return server.version
+
+    def load(self, kind: str, n: int, settings: Settings, server: MongoServer,
+             progress: Progress | None = None) -> LoadResult:
+        """``run_mongodb`` on ``server``."""
+        return run_mongodb(server, kind, n, progress=progress,
+                           checkpoint_every=settings.checkpoint_every)
+
+    def load_key(self, settings: Settings, server: MongoServer) -> tuple[object, ...]:
+        """A MongoDB load is set apart by the server's cache and the checkpoint interval."""
+        return (server.cache_gb, settings.checkpoint_every)
+
+    def cache(self, settings: Settings, server: MongoServer,
+              results: Sequence[LoadResult]) -> str:
+        """The server's cache, as the server reports it."""
+        return server.cache
+
+
+# Every B-tree engine, by key, in the order the help and the errors list them.
+ENGINES: dict[str, BTreeEngine[Any]] = {
+    engine.key: engine for engine in (ModelTree(), SQLiteTree(), PostgresTree(),
+                                      WiredTigerTree(), MongoTree())}
+
+
+def engine(key: str) -> BTreeEngine[Any]:
+    """The B-tree engine of ``key``; an unknown one is refused with the list of engines."""
+    if key not in ENGINES:
+        raise BadInput(f"unknown engine {key!r}; choose from {', '.join(ENGINES)}")
+    return ENGINES[key]
+
+
+def check_request(engine_key: str, n: int, cache_mb: int | None = None,
+                  checkpoint_every: int | None = None) -> None:
+    """Refuse an unknown engine, a key count, a cache size or a checkpoint interval out of
+    range, before any server is started (``BTreeEngine.check``)."""
+    engine(engine_key).check(n, Settings(cache_mb=cache_mb, checkpoint_every=checkpoint_every))
+
+
+def measurement(engine_key: str, kinds: Sequence[str], n: int, *, cache_mb: int | None = None,
+                capacity: int = 64, policy: str = "half", trace_every: int = 0,
+                server: Any = None, progress: Callable[[str, int], None] | None = None,
+                checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> Measurement:
+    """Every key kind loaded into one engine, checked first (``check_request``).
+
+    ``server`` is a running PostgreSQL or MongoDB server for those engines; ``capacity``,
+    ``policy`` and ``trace_every`` configure the model; real engines meet a checkpoint every
+    ``checkpoint_every`` keys (None: only before and after the load). Each load is rated
+    beside the others (``btree_io.add_ratios``).
+    """
+    chosen = engine(engine_key)
+    settings = Settings(cache_mb=cache_mb, checkpoint_every=checkpoint_every, capacity=capacity,
+                        policy=policy, trace_every=trace_every)
+    chosen.check(n, settings)
+    return chosen.measurement(kinds, n, settings, server, progress)
+
+
+def measure(engine_key: str, kinds: Sequence[str], n: int, *, cache_mb: int | None = None,
+            capacity: int = 64, policy: str = "half", trace_every: int = 0, server: Any = None,
+            progress: Callable[[str, int], None] | None = None,
+            checkpoint_every: int | None = _defaults.CHECKPOINT_EVERY) -> dict[str, Any]:
+    """``measurement(...)`` as its dictionary: ``{"engine", "engine_version", "n", "cache",
+    "checkpoint_every", "results"}``, as ``labkit btree`` and the plots read it."""
+    return measurement(engine_key, kinds, n, cache_mb=cache_mb, capacity=capacity,
+                       policy=policy, trace_every=trace_every, server=server,
+                       progress=progress, checkpoint_every=checkpoint_every).to_dict()
+
+
+# The dictionary form, as outputs/, lessons/ and labkit/cli.py read it ----------------------
+
+
+def size(result: dict[str, Any]) -> int:
     """A result's index size: bytes where the engine reports them, else leaf pages (the model)."""
-    if result.get("index_bytes") is not None:
-        return result["index_bytes"]
-    if result.get("leaf_pages") is None:
-        from labkit.claims.claim import Unobservable
-
-        why = result.get("index_bytes_why")
-        raise Unobservable(Message(N_("no index size was measured for {kind} keys: {why}"),
-                                   kind=result["keys"], why=why) if why else
-                           f"no index size was measured for {result['keys']} keys")
-    return result["leaf_pages"]
+    return index_size(result["keys"], result.get("index_bytes"), result.get("leaf_pages"),
+                      result.get("index_bytes_why"))
 
 
-def size_unit(result: dict) -> str:
+def size_unit(result: dict[str, Any]) -> str:
     """What ``size`` counts for this result: bytes, or leaf pages."""
-    return N_("bytes") if result.get("index_bytes") is not None else N_("leaf pages")
+    return size_unit_of(result.get("index_bytes"))
 
 
-def larger_by(measurement: dict, kind: str, than: str) -> float:
+def larger_by(measured: dict[str, Any], kind: str, than: str) -> float:
     """How much larger ``kind``'s index is than ``than``'s, as a fraction (0.25 = 25% larger)."""
-    by_kind = {r["keys"]: r for r in measurement["results"]}
+    by_kind = {r["keys"]: r for r in measured["results"]}
     return size(by_kind[kind]) / size(by_kind[than]) - 1
 
 
-def summary(result: dict) -> dict:
+def summary(result: dict[str, Any]) -> dict[str, Any]:
     """A result without its long per-page and per-batch lists (for tables and JSON)."""
-    return {k: v for k, v in result.items()
-            if k not in ("leaf_fills", "splits_trace", "trace_every",
-                         "inserts_per_second_by_batch")}
+    return {k: v for k, v in result.items() if k not in LONG}
 
+
+# The text table: labkit/outputs/btree_table.py is its home. This copy stays only while
+# labkit/cli.py imports it from here (engines/ may not import outputs/, so it cannot delegate);
+# tests/test_btree.py pins that both give the same text. Delete it once cli.py imports
+# labkit.outputs.btree_table.
 
 # What a table says below its rows, once for the key kinds it concerns: what the figures mean
 # and why one is missing or marked.
@@ -590,7 +834,7 @@ SAID_BELOW = (("write_meaning", "write"), ("write_bytes_why", "write"),
               ("counters_why", "counters"))
 
 
-def table(measurement: dict) -> str:
+def table(measurement: dict[str, Any]) -> str:
     """A measurement as a plain-text table: size, leaf pages, fill, time, then other counters.
 
     A comparison entry that did not run (``{"engine", "not_run"}``) is one line.

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from labkit.engines.btree_results import (
+    LoadResult,
+    MongoIO,
+    PostgresIO,
+    Reasons,
+    SQLiteIO,
+    WiredTigerIO,
+)
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 
@@ -53,26 +61,22 @@ class Checkpoints:
             self.taken += 1
 
 
-def per_key(result: dict[str, Any]) -> float | None:
-    """Bytes written per key loaded, or None where the engine did not tell."""
-    written = result.get("write_bytes")
-    return None if written is None else written / result["n"]
-
-
-def add_ratios(results: list[dict[str, Any]]) -> None:
-    """Give each result its bytes written per key and its write volume as a ratio to every
-    sequential kind loaded beside it (``write_vs``: ``{"uuid7": 2.4, ...}``), and the ratio
-    of its index size to the cache it loaded through (``index_to_cache``)."""
-    by_kind = {r["keys"]: r for r in results}
+def add_ratios(results: Sequence[LoadResult]) -> None:
+    """Rate each load beside the others: its write volume as a ratio to every sequential kind
+    loaded beside it (``write_vs``: ``{"uuid7": 2.4, ...}``); its dictionary then carries its
+    bytes written per key and its index's size over its cache's too (``LoadResult.to_dict``).
+    The ratios are kept across calls: a run rates its loads each time it hands them out, beside
+    the kinds asked that time."""
+    by_kind = {r.keys: r for r in results}
     for result in results:
-        result["write_bytes_per_key"] = per_key(result)
-        if result.get("write_bytes") is not None:  # kept across calls: a run reuses its loads
-            result.setdefault("write_vs", {}).update(
-                {kind: round(result["write_bytes"] / base["write_bytes"], 3)
-                 for kind, base in by_kind.items()
-                 if kind in SEQUENTIAL and base.get("write_bytes")})
-        index, cache = result.get("index_bytes"), result.get("cache_bytes")
-        result["index_to_cache"] = round(index / cache, 3) if index and cache else None
+        result.rated = True
+        written = result.write_bytes
+        if written is not None:
+            if result.write_vs is None:
+                result.write_vs = {}
+            result.write_vs.update(
+                {kind: round(written / base_written, 3) for kind, base in by_kind.items()
+                 if kind in SEQUENTIAL and (base_written := base.write_bytes)})
 
 
 # SQLite ---------------------------------------------------------------------------------
@@ -84,14 +88,16 @@ def sqlite_checkpoint(conn: Any, frames: list[int]) -> None:
     frames.append(max(logged, 0))
 
 
-def sqlite_io(conn: Any, frames: list[int]) -> dict[str, Any]:
+def sqlite_io(conn: Any, frames: list[int]) -> SQLiteIO:
     """The WAL's frames times its frame size; the page cache's size (its reads not counted)."""
-    page = conn.execute("PRAGMA page_size").fetchone()[0]
-    pages = conn.execute("PRAGMA cache_size").fetchone()[0]
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    pages = int(conn.execute("PRAGMA cache_size").fetchone()[0])
     cache = -pages * 1024 if pages < 0 else pages * page  # negative: KiB, as SQLite documents
-    return {"write_bytes": sum(frames) * (page + SQLITE_FRAME_HEADER), "wal_frames": sum(frames),
-            "write_meaning": "WAL frames x (page size + 24-byte frame header)",
-            "cache_bytes": cache, "cache_reads": None, "cache_reads_why": SQLITE_NO_CACHE_READS}
+    return SQLiteIO(write_bytes=sum(frames) * (page + SQLITE_FRAME_HEADER),
+                    wal_frames=sum(frames),
+                    write_meaning="WAL frames x (page size + 24-byte frame header)",
+                    cache_bytes=cache, cache_reads=None,
+                    why=Reasons(cache_reads_why=SQLITE_NO_CACHE_READS))
 
 
 # PostgreSQL -----------------------------------------------------------------------------
@@ -150,7 +156,7 @@ def pg_snapshot(conn: Any) -> dict[str, Any]:
     return snap
 
 
-def pg_io(conn: Any, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+def pg_io(conn: Any, before: dict[str, Any], after: dict[str, Any]) -> PostgresIO:
     """What the load wrote and read, from two snapshots (``pg_snapshot``) around it. Full-page
     images are counted (``wal_fpi``), their bytes are inside ``wal_bytes``: the WAL of the
     earlier intervals is recycled at each checkpoint, so pg_walinspect cannot weigh them."""
@@ -158,24 +164,25 @@ def pg_io(conn: Any, before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     row = conn.execute("SELECT pg_wal_lsn_diff(%s::pg_lsn, %s::pg_lsn)",
                        (after["lsn"], before["lsn"])).fetchone()
     wal = int(row[0])
-    pages = after["data_pages"] - before["data_pages"]
+    pages = int(after["data_pages"] - before["data_pages"])
 
     def diff(name: str) -> int | None:
         return None if after[name] is None else int(after[name] - before[name])
 
     shared = _one(conn, "SELECT setting::bigint * current_setting('block_size')::bigint "
                         "FROM pg_settings WHERE name = 'shared_buffers'")
-    return {"write_bytes": wal + pages * block, "wal_bytes": wal, "wal_fpi": diff("wal_fpi"),
-            "data_pages_written": pages, "checkpoints": diff("checkpoints"),
-            "write_meaning": "WAL bytes (LSN difference) + data pages written x block size",
-            "cache_reads": diff("cache_reads"), "cache_bytes": int(shared)}
+    return PostgresIO(write_bytes=wal + pages * block, wal_bytes=wal, wal_fpi=diff("wal_fpi"),
+                      data_pages_written=pages, checkpoints=diff("checkpoints"),
+                      write_meaning="WAL bytes (LSN difference) + data pages written x block "
+                                    "size",
+                      cache_reads=diff("cache_reads"), cache_bytes=int(shared))
 
 
 # WiredTiger -----------------------------------------------------------------------------
 
 
 def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
-          ) -> dict[str, Any]:
+          ) -> WiredTigerIO:
     """Log and block-manager bytes written and pages read into the cache across a load, from
     two readings of WiredTiger's connection statistics (``WT_IO_STATS``' descriptions).
     ``logged=False``: a table with no log, as a replica-set member's are (its log bytes are
@@ -189,12 +196,12 @@ def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
 
     log, block = diff("log_bytes") if logged else None, diff("block_bytes")
     written = None if block is None else block + (log or 0)
-    return {"write_bytes": written, "log_bytes": log, "block_bytes": block,
-            "write_meaning": "log bytes + block-manager bytes written" if logged else
-                             "block-manager bytes written (the table is not logged, as in a "
-                             "replica set)",
-            "cache_reads": diff("cache_reads"),
-            "cache_bytes": after.get(WT_IO_STATS["cache_bytes"])}
+    return WiredTigerIO(write_bytes=written, log_bytes=log, block_bytes=block,
+                        write_meaning="log bytes + block-manager bytes written" if logged else
+                                      "block-manager bytes written (the table is not logged, "
+                                      "as in a replica set)",
+                        cache_reads=diff("cache_reads"),
+                        cache_bytes=after.get(WT_IO_STATS["cache_bytes"]))
 
 
 # mongod ---------------------------------------------------------------------------------
@@ -294,7 +301,7 @@ def _grew(before: dict[str, int], after: dict[str, int], names: tuple[str, ...],
 
 
 def mongo_io(before: dict[str, Any], after: dict[str, Any], *, inserted: int,
-             logged: bool) -> dict[str, Any]:
+             logged: bool) -> MongoIO:
     """What a load wrote and read on mongod, from two ``mongo_status`` readings around it: the
     bytes as ``wt_io`` counts them (the log only where the collection is logged), said to be
     server-wide, and marked where the server's operation counters show that others wrote
@@ -310,33 +317,36 @@ def mongo_io(before: dict[str, Any], after: dict[str, Any], *, inserted: int,
     """
     why = before.get("refused") or after.get("refused")
     if why:
-        return {"write_bytes": None, "log_bytes": None, "block_bytes": None,
-                "write_bytes_why": why, "cache_reads": None, "cache_reads_why": why,
-                "cache_bytes": None, "write_meaning": SERVER_WIDE}
-    io = wt_io(before["wt"], after["wt"], logged)
-    io["write_meaning"] = f"{io['write_meaning']}, {SERVER_WIDE}"
+        return MongoIO(write_bytes=None, cache_reads=None, cache_bytes=None,
+                       write_meaning=SERVER_WIDE, refused=why,
+                       why=Reasons(write_bytes_why=why, cache_reads_why=why))
+    wt = wt_io(before["wt"], after["wt"], logged)
     minutes = math.ceil(max(after["at"] - before["at"], 0) / 60)
     allowed = HOUSEKEEPING_WRITES + WRITES_PER_MINUTE * minutes
     ops_before, ops_after = before["ops"], after["ops"]
-    if any(ops_after[k] < v for k, v in ops_before.items() if k in ops_after):
-        io["write_disturbed"] = io["cache_reads_disturbed"] = Message(COUNTERS_BACK)
-        return io
-    writes = _grew(ops_before, ops_after, WRITES)
-    reads = _grew(ops_before, ops_after, READS, also=("aggregate",))
-    io["others_writes"] = None if writes is None else writes - inserted
-    io["others_reads"] = reads
-    if writes is not None and writes - inserted > allowed:
-        io["write_disturbed"] = Message(OTHERS_WROTE, others=writes - inserted, own=inserted,
-                                        allowed=allowed)
-    if reads is not None and reads > allowed:
-        io["cache_reads_disturbed"] = Message(OTHERS_READ, others=reads, allowed=allowed)
-    return io
+    counted = not any(ops_after[k] < v for k, v in ops_before.items() if k in ops_after)
+    others = reads = None
+    if counted:
+        writes = _grew(ops_before, ops_after, WRITES)
+        reads = _grew(ops_before, ops_after, READS, also=("aggregate",))
+        others = None if writes is None else writes - inserted
+        wrote = (Message(OTHERS_WROTE, others=others, own=inserted, allowed=allowed)
+                 if others is not None and others > allowed else None)
+        read = (Message(OTHERS_READ, others=reads, allowed=allowed)
+                if reads is not None and reads > allowed else None)
+    else:
+        wrote = read = Message(COUNTERS_BACK)
+    return MongoIO(write_bytes=wt.write_bytes, log_bytes=wt.log_bytes, block_bytes=wt.block_bytes,
+                   write_meaning=f"{wt.write_meaning}, {SERVER_WIDE}", cache_reads=wt.cache_reads,
+                   cache_bytes=wt.cache_bytes, counted=counted, others_writes=others,
+                   others_reads=reads,
+                   why=Reasons(write_disturbed=wrote, cache_reads_disturbed=read))
 
 
-def outgrows_from(result: dict[str, Any], cache_bytes: int) -> int | None:
+def outgrows_from(result: LoadResult, cache_bytes: int) -> int | None:
     """The N at which an index of this result's bytes per key outgrows ``cache_bytes``, or
     None where its size was not measured."""
-    index = result.get("index_bytes")
+    index = result.index_bytes
     if not index:
         return None
-    return math.floor(cache_bytes * result["n"] / index) + 1
+    return math.floor(cache_bytes * result.n / index) + 1

@@ -6,7 +6,9 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from labkit.engines.btree_results import ModelLoad
 from labkit.errors import BadInput
 from labkit.model import keys as keymod
 
@@ -17,10 +19,14 @@ Progress = Callable[[int], None]
 # The textbook model --------------------------------------------------------------------
 
 
+# The keys of a load are bytes; the tests insert integers too: any keys ordered among themselves.
+Key = Any
+
+
 class _Node:
     __slots__ = ("children", "keys")
 
-    def __init__(self, keys: list, children: list | None = None) -> None:
+    def __init__(self, keys: list[Key], children: list[_Node] | None = None) -> None:
         self.keys = keys
         self.children = children
 
@@ -46,7 +52,7 @@ class BPlusTree:
         self.internal_splits = 0
         self.size = 0
 
-    def insert(self, key) -> None:
+    def insert(self, key: Key) -> None:
         """Insert one key (duplicates are refused), splitting full nodes on the way back up."""
         path: list[tuple[_Node, int]] = []
         node = self.root
@@ -108,10 +114,10 @@ class BPlusTree:
 
 
 def run_model(kind: str, n: int, capacity: int = 64, policy: str = "half",
-              progress: Progress | None = None, trace_every: int = 0) -> dict:
+              progress: Progress | None = None, trace_every: int = 0) -> ModelLoad:
     """Insert ``n`` keys of ``kind`` into the model; count splits and read every leaf's fill."""
     tree = BPlusTree(capacity, policy)
-    splits_trace = []
+    splits_trace: list[int] = []
     start = time.perf_counter()
     done = 0
     for batch in keymod.batches(kind, n):
@@ -124,12 +130,11 @@ def run_model(kind: str, n: int, capacity: int = 64, policy: str = "half",
             progress(len(batch))
     seconds = time.perf_counter() - start
     fills = tree.leaf_fills()
-    return {"keys": kind, "n": n, "index_bytes": None, "leaf_pages": len(fills),
-            "avg_leaf_fill": sum(fills) / len(fills), "insert_seconds": seconds,
-            "page_capacity": capacity, "split_policy": policy,
-            "leaf_splits": tree.leaf_splits, "internal_splits": tree.internal_splits,
-            "splits_per_1000_inserts": 1000 * tree.leaf_splits / n,
-            "leaf_fills": fills, "splits_trace": splits_trace, "trace_every": trace_every}
+    return ModelLoad(keys=kind, n=n, index_bytes=None, leaf_pages=len(fills),
+                     avg_leaf_fill=sum(fills) / len(fills), insert_seconds=seconds,
+                     page_capacity=capacity, split_policy=policy,
+                     leaf_splits=tree.leaf_splits, internal_splits=tree.internal_splits,
+                     leaf_fills=fills, splits_trace=splits_trace, trace_every=trace_every)
 
 
 def model_version() -> str:

@@ -5,15 +5,17 @@ its version, a statistics cursor read as a dictionary, and inserts of raw bytes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from labkit.errors import ServerUnavailable
 from labkit.i18n import N_, Message
 
 
-def wiredtiger_module():
-    """Import the WiredTiger binding, or say how to install it."""
+def wiredtiger_module() -> Any:
+    """Import the WiredTiger binding, or say how to install it (a SWIG module without types:
+    Any to its callers)."""
     try:
-        import wiredtiger  # type: ignore[import-not-found]  # optional: built by make wiredtiger
+        import wiredtiger  # optional: built by make wiredtiger (pyproject: no stubs)
     except ImportError as exc:
         raise ServerUnavailable(
             Message(N_("The WiredTiger binding is not installed.")),
@@ -26,10 +28,10 @@ def wiredtiger_module():
 def wiredtiger_version() -> str:
     """The version of the embedded WiredTiger library."""
     wt = wiredtiger_module()
-    return wt.wiredtiger_version()[0].split(":")[0].replace("WiredTiger ", "")
+    return str(wt.wiredtiger_version()[0]).split(":")[0].replace("WiredTiger ", "")
 
 
-def wt_inserter(cursor) -> Callable[[bytes, bytes], None]:
+def wt_inserter(cursor: Any) -> Callable[[bytes, bytes], None]:
     """Insert a key and a value through ``cursor``, each given as its bytes.
 
     The binding's ``set_key`` and ``set_value`` run every item through a packer written in
@@ -55,10 +57,10 @@ def wt_inserter(cursor) -> Callable[[bytes, bytes], None]:
     return insert
 
 
-def wt_stats(session, uri: str, config: str | None = None) -> dict[str, int]:
+def wt_stats(session: Any, uri: str, config: str | None = None) -> dict[str, int]:
     """A statistics cursor on ``uri`` ("": the connection's) as ``{description: value}``."""
     cursor = session.open_cursor(f"statistics:{uri}", None, config)
-    stats = {}
+    stats: dict[str, int] = {}
     try:
         while cursor.next() == 0:
             desc, _, value = cursor.get_value()

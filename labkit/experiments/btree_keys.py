@@ -7,10 +7,14 @@ import itertools
 import math
 import time
 import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from labkit import _defaults
 from labkit.claims.claim import (
     SURVEY,
+    BTreeContext,
+    Context,
     Figure,
     Observation,
     Unobservable,
@@ -20,11 +24,17 @@ from labkit.claims.claim import (
     subset_of_observed,
 )
 from labkit.claims.registry import claim
-from labkit.engines import btree, btree_io, processes
+from labkit.engines import btree_io, processes
+from labkit.engines.btree_results import LoadResult, Measurement, MongoLoad
 from labkit.errors import Shown
 from labkit.i18n import N_, Message, _, joined, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
+
+# The run's context as the B-tree claims use it: its loads are ``Measurement``s.
+Loads = BTreeContext[Measurement]
+# A key kind's load by key kind, and an engine's observation made from them.
+ByKind = dict[str, LoadResult]
 
 SAMPLES = 1000
 FIELDS = (("unix_ts_ms", 48), ("ver", 4), ("rand_a", 12), ("var", 2), ("rand_b", 62))
@@ -34,10 +44,10 @@ def generator_engine() -> tuple[str, str]:
     """The UUIDv7 generator these claims observe and its version."""
     import uuid_utils
 
-    return "uuid_utils", uuid_utils.__version__
+    return "uuid_utils", str(uuid_utils.__version__)
 
 
-def layout_rows(u) -> list[dict]:
+def layout_rows(u: uuid.UUID) -> list[dict[str, Any]]:
     """The RFC 9562 fields of one UUIDv7, most significant first, with their bits."""
     bits = f"{u.int:0128b}"
     rows, start = [], 0
@@ -55,7 +65,7 @@ LAYOUT_HEADINGS = {"field": N_("field"), "bits": N_("bits"), "first_bit": N_("fi
                    "value": N_("value"), "binary": N_("binary")}
 
 
-def layout_table(u) -> list[dict]:
+def layout_table(u: uuid.UUID) -> list[dict[str, Any]]:
     """``layout_rows`` with its headings in the learner's words, for the lesson's table."""
     return [{_(LAYOUT_HEADINGS[key]): value for key, value in row.items()}
             for row in layout_rows(u)]
@@ -72,7 +82,7 @@ def keys_per_kind(n: int) -> str:
        source="003", topic="btree",
        expected={"version_bits": ["0111"], "variant_bits": ["10"],
                  "unix_ts_ms_within_clock": True})
-def v7_layout(ctx) -> Observation:
+def v7_layout(ctx: Context) -> Observation:
     """Generate UUIDv7s and read their version, variant and timestamp bits."""
     before = time.time_ns() // 1_000_000
     samples = [uuids.uuid7() for _ in range(SAMPLES)]
@@ -92,7 +102,7 @@ def v7_layout(ctx) -> Observation:
 
 @claim("U3", title="A UUIDv7's creation time can be read back from it", source="003",
        topic="btree", expected={"chosen": "2023-11-14T22:13:20.123Z", "now_within_clock": True})
-def v7_time_read_back(ctx) -> Observation:
+def v7_time_read_back(ctx: Context) -> Observation:
     """Stamp a UUIDv7 with a chosen time and with now; read both times back from the bits."""
     chosen = uuids.uuid7_at(1_700_000_000_123_456_789)
     before = time.time_ns() // 1_000_000
@@ -126,13 +136,15 @@ ENGINE_NAMES = {"model-half": Message(N_("{model} (50/50 splits)"), model=engine
                    for key in ("sqlite", "postgres", "wiredtiger", "mongodb")}}
 
 
-def measurement(ctx, engine: str) -> dict:
+def measurement(ctx: Loads, engine: str) -> Measurement:
     """The run's load of every key kind into ``engine`` (made on first use, then reused)."""
     name, policy = ENGINES[engine]
-    return ctx.btree(name, KINDS, policy=policy or "half")
+    return ctx.btree_load(name, KINDS, policy=policy or "half")
 
 
-def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]:
+def per_engine(ctx: Loads, engines: Sequence[str],
+               observe: Callable[[ByKind, str], dict[str, Any]],
+               figure: bool = False) -> list[Observation]:
     """One observation per engine: observed, not run (why the engine is missing), or an error.
 
     ``observe`` turns ``{key kind: result}`` into the observed values. Each engine runs inside
@@ -142,24 +154,28 @@ def per_engine(ctx, engines, observe, figure: bool = False) -> list[Observation]
     def attempt(engine: str) -> Observation:
         label = ENGINE_NAMES[engine]
         measured = measurement(ctx, engine)
-        observed = observe({r["keys"]: r for r in measured["results"]}, label)
-        values = {"n": measured["n"], "cache": measured.get("cache") or ""}
+        observed = observe(measured.by_kind(), label)
+        values = {"n": measured.n, "cache": measured.cache or ""}
         note = N_("N = {n:,} keys per kind; {cache}") if values["cache"] else KEYS_PER_KIND
-        return Observation(observed, label, measured["engine_version"],
-                           [btree.summary(r) for r in measured["results"]], note=note,
+        return Observation(observed, label, measured.engine_version,
+                           [r.summary() for r in measured.results], note=note,
                            note_values=values,
-                           figure=Figure("btree_summary", (measured,)) if figure else None)
+                           figure=Figure("btree_summary", (measured.to_dict(),))
+                           if figure else None)
 
-    return [ctx.guard(ENGINE_NAMES[engine], lambda e=engine: attempt(e),
-                      kind=ENGINES[engine][0]) for engine in engines]
+    def observed(engine: str) -> Observation:
+        return ctx.guard(ENGINE_NAMES[engine], lambda: attempt(engine),
+                         kind=ENGINES[engine][0])
+
+    return [observed(engine) for engine in engines]
 
 
-def _fill(result: dict) -> float | None:
-    value = result.get("avg_leaf_fill")
+def _fill(result: LoadResult) -> float | None:
+    value = result.avg_leaf_fill
     return None if value is None else round(value, 3)
 
 
-def _fills_within(expected: dict, observed: dict) -> tuple[bool, str]:
+def _fills_within(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
     low, high = expected["sequential_fill"]
     fills = [require(observed["uuid7_fill"], N_("an average leaf fill")), observed["int_fill"]]
     inside = all(low - FILL_TOLERANCE <= f <= high for f in fills)
@@ -170,16 +186,16 @@ def _fills_within(expected: dict, observed: dict) -> tuple[bool, str]:
 @claim("U4", title="Sequential keys append to the rightmost leaf: pages end 90-100% full",
        source="003", topic="btree", kind=SURVEY, judge=_fills_within,
        expected={"sequential_fill": [0.90, 1.00]})
-def sequential_fill(ctx) -> list[Observation]:
+def sequential_fill(ctx: Loads) -> list[Observation]:
     """Average leaf fill after loading UUIDv7 and integer keys, per engine."""
-    def observe(by_kind, engine):
+    def observe(by_kind: ByKind, engine: str) -> dict[str, Any]:
         return {"uuid7_fill": _fill(by_kind["uuid7"]), "int_fill": _fill(by_kind["int"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres",
                             "wiredtiger"], observe)
 
 
-def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
+def _u5_part(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
     """One of U5's three parts on one engine, against its own expectation: size within the
     stated range; random keys writing, and reading into the cache, more than sequential ones
     (by how much is the finding, shown in the note)."""
@@ -204,15 +220,16 @@ def _u5_part(expected: dict, observed: dict) -> tuple[bool, str]:
                     ratio=observed["uuid4_index_to_cache"]))
 
 
-def _never_outgrew(rnd: dict) -> Message:
-    """Why cache churn could not show: the UUIDv4 index stayed inside the cache. With its bytes
-    per key, the N from which it would outgrow this cache; on mongod (``smallest_cache_bytes``,
-    the smallest cache it accepts, which at the defaults holds the index many times over), what
-    the server shows instead and the N from which the index outgrows that smallest cache."""
-    index, cache = rnd["index_bytes"], rnd["cache_bytes"]
-    values = {"index": index, "cache": cache, "per_key": round(index / rnd["n"], 1),
-              "here": btree_io.outgrows_from(rnd, cache)}
-    smallest = rnd.get("smallest_cache_bytes")
+def _never_outgrew(rnd: LoadResult, index: int, cache: int) -> Message:
+    """Why cache churn could not show: the UUIDv4 index (``index`` bytes) stayed inside the
+    cache (``cache`` bytes). With its bytes per key, the N from which it would outgrow this
+    cache; on mongod (``smallest_cache_bytes``, the smallest cache it accepts, which at the
+    defaults holds the index many times over), what the server shows instead and the N from
+    which the index outgrows that smallest cache."""
+    values: dict[str, Any] = {"index": index, "cache": cache,
+                              "per_key": round(index / rnd.n, 1),
+                              "here": btree_io.outgrows_from(rnd, cache)}
+    smallest = rnd.smallest_cache_bytes if isinstance(rnd, MongoLoad) else None
     if not smallest:
         return Message(N_("the UUIDv4 index ({index:,} bytes, {per_key:,.1f} bytes per key) stayed "
                           "smaller than the cache ({cache:,} bytes): it never outgrew memory "
@@ -241,10 +258,10 @@ PART_TEXT = {"size": N_("size"), "write amplification": N_("write amplification"
              "cache churn": N_("cache churn")}
 
 
-def _u5_size(by_kind: dict) -> dict:
-    random, base = btree.size(by_kind["uuid4"]), btree.size(by_kind["uuid7"])
+def _u5_size(by_kind: ByKind) -> dict[str, Any]:
+    random, base = by_kind["uuid4"].size(), by_kind["uuid7"].size()
     return {"part": "size", "uuid4": random, "uuid7": base,
-            "unit": btree.size_unit(by_kind["uuid4"]),
+            "unit": by_kind["uuid4"].size_unit(),
             "random_larger_by": round(random / base - 1, 3)}
 
 
@@ -253,43 +270,48 @@ def _why(text: str) -> str:
     return text if isinstance(text, Shown) else Message(text)
 
 
-def _unless_said(result: dict, *keys: str) -> None:
+def _unless_said(result: LoadResult, *reasons: str | None) -> None:
     """Not run, with the result's own reason, where it says why a figure is missing or cannot
     be trusted (a refused command, other clients at work on a shared server)."""
-    for key in keys:
-        if result.get(key):
-            raise Unobservable(Message(N_("{kind} keys: {why}"), kind=result["keys"],
-                                       why=_why(result[key])))
+    for why in reasons:
+        if why:
+            raise Unobservable(Message(N_("{kind} keys: {why}"), kind=result.keys,
+                                       why=_why(why)))
 
 
-def _u5_writes(by_kind: dict, engine: str) -> dict:
+def _u5_writes(by_kind: ByKind, engine: str) -> dict[str, Any]:
     for kind in ("uuid4", "uuid7"):
-        _unless_said(by_kind[kind], "write_bytes_why", "write_disturbed")
-    rnd, seq = (require(by_kind[k].get("write_bytes"), N_("bytes written"), engine)
+        why = by_kind[kind].why
+        _unless_said(by_kind[kind], why.write_bytes_why, why.write_disturbed)
+    rnd, seq = (int(require(by_kind[k].write_bytes, N_("bytes written"), engine))
                 for k in ("uuid4", "uuid7"))
-    n = by_kind["uuid4"]["n"]
+    n = by_kind["uuid4"].n
     return {"part": "write amplification", "uuid4_write_bytes": rnd, "uuid7_write_bytes": seq,
             "uuid4_bytes_per_insert": round(rnd / n, 1),
             "uuid7_bytes_per_insert": round(seq / n, 1),
             "uuid4_writes_vs_uuid7": round(rnd / seq, 3), "random_writes_more": rnd > seq,
-            "checkpoint_every": by_kind["uuid4"].get("checkpoint_every")}
+            "checkpoint_every": by_kind["uuid4"].checkpoint_every}
 
 
-def _u5_churn(by_kind: dict, engine: str) -> dict:
+def _u5_churn(by_kind: ByKind, engine: str) -> dict[str, Any]:
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
-    if rnd.get("cache_reads") is None:
-        raise Unobservable(_why(rnd["cache_reads_why"]) if rnd.get("cache_reads_why") else
+    rnd_reads, seq_reads = rnd.cache_reads, seq.cache_reads
+    if rnd_reads is None:
+        why = rnd.why.cache_reads_why
+        raise Unobservable(_why(why) if why else
                            Message(N_("{engine} does not count the pages it reads into its "
                                       "cache"), engine=engine))
     for result in (rnd, seq):
-        _unless_said(result, "cache_reads_disturbed")
-    ratio = require(rnd.get("index_to_cache"), N_("the index's size against the cache's"), engine)
+        _unless_said(result, result.why.cache_reads_disturbed)
+    ratio = float(require(rnd.index_to_cache, N_("the index's size against the cache's"),
+                          engine))
     if ratio <= 1:
-        raise Unobservable(_never_outgrew(rnd))
-    return {"part": "cache churn", "uuid4_cache_reads": rnd["cache_reads"],
-            "uuid7_cache_reads": seq["cache_reads"], "uuid4_index_to_cache": ratio,
-            "cache_bytes": rnd["cache_bytes"],
-            "random_reads_more": rnd["cache_reads"] > seq["cache_reads"]}
+        # A ratio is there only where both sizes are.
+        raise Unobservable(_never_outgrew(rnd, rnd.index_bytes or 0, rnd.cache_bytes or 0))
+    seq_reads = int(require(seq_reads, N_("pages read into the cache"), engine))
+    return {"part": "cache churn", "uuid4_cache_reads": rnd_reads,
+            "uuid7_cache_reads": seq_reads, "uuid4_index_to_cache": ratio,
+            "cache_bytes": rnd.cache_bytes, "random_reads_more": rnd_reads > seq_reads}
 
 
 @claim("U5", title="Random UUIDv4 keys force page splits: write amplification, cache churn once "
@@ -297,28 +319,25 @@ def _u5_churn(by_kind: dict, engine: str) -> dict:
        source="003", topic="btree", kind=SURVEY, judge=_u5_part,
        expected={"random_larger_by": [0.25, 0.40], "random_writes_more": True,
                  "random_reads_more": True})
-def random_index_size(ctx) -> list[Observation]:
+def random_index_size(ctx: Loads) -> list[Observation]:
     """U5 in three parts per engine, UUIDv4 against UUIDv7 (same width: the claim is about
     order): index size; bytes written with checkpoints at one interval; pages read into a
     cache smaller than the index. ObjectId and integers are in the evidence beside them."""
+    observers: dict[str, Callable[[ByKind, str], dict[str, Any]]] = {
+        "size": lambda by_kind, engine: _u5_size(by_kind),
+        "write amplification": _u5_writes, "cache churn": _u5_churn}
     rows = []
     for part in U5_PARTS:
-        def observe(by_kind, engine, part=part):
-            if part == "size":
-                return _u5_size(by_kind)
-            return _u5_writes(by_kind, engine) if part == "write amplification" \
-                else _u5_churn(by_kind, engine)
-
         models = ["model-half", "model-rightmost"] if part == "size" else []
         for row in per_engine(ctx, [*models, "sqlite", "postgres", "wiredtiger", "mongodb"],
-                              observe, figure=part == "size"):
+                              observers[part], figure=part == "size"):
             row.engine = Message("{engine} · {part}", engine=row.engine,
                                  part=Message(PART_TEXT[part]))
             rows.append(row)
     return rows
 
 
-def _half_full(expected: dict, observed: dict) -> tuple[bool, str]:
+def _half_full(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
     fill = require(observed["uuid4_fill"], N_("an average leaf fill"))
     near = abs(fill - expected["uuid4_fill"]) <= 0.05
     return near, Message(N_("random keys fill leaves to {fill:.1%}; ln 2 = {ln2:.1%}, the claim "
@@ -328,9 +347,9 @@ def _half_full(expected: dict, observed: dict) -> tuple[bool, str]:
 
 @claim("U6", title="50/50 page splits leave pages only half full on average", source="003",
        topic="btree", kind=SURVEY, judge=_half_full, expected={"uuid4_fill": 0.5})
-def random_fill(ctx) -> list[Observation]:
+def random_fill(ctx: Loads) -> list[Observation]:
     """Average leaf fill after loading random UUIDv4 keys, per engine, against 50% and ln 2."""
-    def observe(by_kind, engine):
+    def observe(by_kind: ByKind, engine: str) -> dict[str, Any]:
         return {"uuid4_fill": _fill(by_kind["uuid4"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger"],
@@ -340,7 +359,7 @@ def random_fill(ctx) -> list[Observation]:
 MIN_SHARED_MS = 3  # fewer shared milliseconds than this cannot show an order is random
 
 
-def _judge_v7_order(expected: dict, observed: dict) -> tuple[bool, str]:
+def _judge_v7_order(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
     """As ``subset_of_observed``, once the two processes met in enough milliseconds to say
     anything about the order of IDs from two nodes; before that, there is nothing to judge."""
     shared = observed.get("milliseconds_shared_by_both_nodes") or 0
@@ -356,9 +375,9 @@ def _judge_v7_order(expected: dict, observed: dict) -> tuple[bool, str]:
        judge=_judge_v7_order,
        expected={"later_ms_sorts_after": True, "one_generator_in_order": True,
                  "two_nodes_same_ms_in_time_order": False})
-def v7_order(ctx) -> Observation:
+def v7_order(ctx: Context) -> Observation:
     """Two processes make UUIDv7s at the same moment; compare sort order with creation order."""
-    def shared_ms(results: list[dict]) -> set[int]:
+    def shared_ms(results: list[dict[str, Any]]) -> set[int]:
         """The milliseconds in which both processes made IDs (UUIDv7's top 48 bits)."""
         first, second = ({int(u.replace("-", "")[:12], 16) for u in r["ids"]} for r in results)
         return first & second
@@ -389,7 +408,7 @@ def v7_order(ctx) -> Observation:
 @claim("U7", title="PostgreSQL 18 generates UUIDv7 in DDL: id uuid PRIMARY KEY DEFAULT uuidv7()",
        source="003", topic="btree", judge=subset_of_observed, needs=("postgres",),
        expected={"versions": [7], "in_insert_order": True})
-def postgres_uuidv7(ctx) -> Observation:
+def postgres_uuidv7(ctx: Context) -> Observation:
     """Create the document's table on PostgreSQL, insert rows, read the generated IDs back."""
     server = ctx.postgres()
     major = int(server.version.split(".")[0])
@@ -415,15 +434,16 @@ def postgres_uuidv7(ctx) -> Observation:
 EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memory page splits"
 
 
-def _split_paths(by_kind: dict, engine: str) -> dict:
+def _split_paths(by_kind: ByKind, engine: str) -> dict[str, Any]:
     seq, rnd = by_kind["uuid7"], by_kind["uuid4"]
     for result in (seq, rnd):
-        _unless_said(result, "counters_why")
-    counts = {name: {path: require(r.get(counter), Message(N_("the counter '{counter}'"),
-                                                           counter=counter), engine)
+        _unless_said(result, result.why.counters_why)
+    counts = {name: {path: require(r.counters.get(counter),
+                                   Message(N_("the counter '{counter}'"), counter=counter),
+                                   engine)
                      for path, counter in (("in_memory", IN_MEMORY), ("eviction", EVICTION))}
               for name, r in (("uuid7", seq), ("uuid4", rnd))}
-    return {"random_index_larger": btree.size(rnd) > btree.size(seq),
+    return {"random_index_larger": rnd.size() > seq.size(),
             "sequential_in_memory_splits_more":
                 counts["uuid7"]["in_memory"] > counts["uuid4"]["in_memory"],
             "random_eviction_splits_more":
@@ -436,7 +456,7 @@ def _split_paths(by_kind: dict, engine: str) -> dict:
        kind=SURVEY, judge=subset_of_observed,
        expected={"random_index_larger": True, "sequential_in_memory_splits_more": True,
                  "random_eviction_splits_more": True})
-def wiredtiger_split_paths(ctx) -> list[Observation]:
+def wiredtiger_split_paths(ctx: Loads) -> list[Observation]:
     """Split counters for UUIDv7 and UUIDv4 keys: embedded WiredTiger and mongod's _id index."""
     return per_engine(ctx, ["wiredtiger", "mongodb"], _split_paths)
 
@@ -445,7 +465,7 @@ GROWTH_ENGINES = ("postgres", "wiredtiger", "sqlite")  # the first that runs sho
 GROWTH_STEPS = 4  # loads at N/8, N/4, N/2 and N
 
 
-def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
+def growth(ctx: Loads, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict[str, Any]:
     """U5 as the index grows, on the first engine of ``GROWTH_ENGINES`` that runs: loads at
     N/8 to N keys with a checkpoint every ``_defaults.CHECKPOINT_EVERY`` keys and with none
     during the load, through the run's cache (the largest load with checkpoints is the one
@@ -458,7 +478,7 @@ def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
     why = []
     for engine in GROWTH_ENGINES:
         try:
-            loads = {setting: [ctx.btree(engine, list(kinds), n, checkpoint_every=every)
+            loads = {setting: [ctx.btree_load(engine, list(kinds), n, checkpoint_every=every)
                                for n in ns]
                      for setting, every in ((N_("with checkpoints"), _defaults.CHECKPOINT_EVERY),
                                             (N_("no checkpoint"), None))}
@@ -466,21 +486,21 @@ def growth(ctx, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict:
             why.append(Message("{engine}: {why}", engine=engine_name(engine), why=exc.summary()))
             continue
         last = loads[N_("with checkpoints")][-1]
-        return {"engine": engine_name(engine), "engine_version": last["engine_version"],
-                "cache": last.get("cache", ""), "checkpoint_every": _defaults.CHECKPOINT_EVERY,
-                "writes": {setting: {k: [(m["n"], r["write_bytes"]) for m in runs
-                                         for r in m["results"] if r["keys"] == k]
+        return {"engine": engine_name(engine), "engine_version": last.engine_version,
+                "cache": last.cache, "checkpoint_every": _defaults.CHECKPOINT_EVERY,
+                "writes": {setting: {k: [(m.n, r.write_bytes) for m in runs
+                                         for r in m.results if r.keys == k]
                                      for k in kinds}
                            for setting, runs in loads.items()},
-                "cache_points": [{"keys": r["keys"], "n": r["n"], "index_bytes": r["index_bytes"],
-                                  "cache_bytes": r.get("cache_bytes"),
-                                  "index_to_cache": r.get("index_to_cache"),
-                                  "cache_reads": r.get("cache_reads")}
-                                 for m in loads[N_("with checkpoints")] for r in m["results"]]}
+                "cache_points": [{"keys": r.keys, "n": r.n, "index_bytes": r.index_bytes,
+                                  "cache_bytes": r.cache_bytes,
+                                  "index_to_cache": r.index_to_cache,
+                                  "cache_reads": r.cache_reads}
+                                 for m in loads[N_("with checkpoints")] for r in m.results]}
     return {"not_run": joined("; ", why)}
 
 
-def growth_rows(grown: dict) -> list[dict]:
+def growth_rows(grown: dict[str, Any]) -> list[dict[str, str]]:
     """``growth``'s loads as table rows: N, key kind, bytes written per key with and without
     checkpoints, index and cache size, pages read into the cache."""
     cache = {(p["keys"], p["n"]): p for p in grown["cache_points"]}
@@ -502,31 +522,34 @@ def _shown_count(value: int | None) -> str:
     return "-" if value is None else number(value)
 
 
-def growth_head(grown: dict) -> str:
+def growth_head(grown: dict[str, Any]) -> str:
     """The engine, its version and its cache above ``growth``'s table, in the learner's words."""
     return f"{grown['engine']} {grown['engine_version']}, {shown(grown['cache'])}".rstrip(", ")
 
 
-def key_points(ctx, grown: dict, writes_shown: bool = True) -> str:
+def key_points(ctx: Loads, grown: dict[str, Any], writes_shown: bool = True) -> str:
     """Lesson 06's key points, every figure from this run's loads (engines that did not run
     are left out; the write figures only once their question was answered)."""
     from labkit.i18n import percent
 
+    def loaded(engine: str) -> Measurement | Observation:
+        return ctx.guard(engine, lambda: ctx.btree_load(engine, KINDS), kind=engine)
+
     lines = []
-    engines = ctx.btree_compare(["sqlite", "postgres", "wiredtiger"], KINDS)
-    model = ctx.btree("model", KINDS, policy="half")["results"][0]["avg_leaf_fill"]
+    engines = [loaded(engine) for engine in ("sqlite", "postgres", "wiredtiger")]
+    model = ctx.btree_load("model", KINDS, policy="half").results[0].avg_leaf_fill
     lines.append(_("Random keys fill leaves to about ln 2 \u2248 69%, not 50%: the model gave "
-                   "{fill}.").format(fill=percent(model)))
-    for measured in engines.values():
-        if "results" not in measured:
+                   "{fill}.").format(fill=percent(model or 0)))
+    for measured in engines:
+        if isinstance(measured, Observation):  # not run, or failed: left out
             continue
-        by_kind = {r["keys"]: r for r in measured["results"]}
+        by_kind = measured.by_kind()
         lines.append(_("{engine} {version}: the UUIDv4 index is {ratio} times the size of the "
                        "UUIDv7 one; leaves {fill4} full with UUIDv4, {fill7} with UUIDv7.").format(
-            engine=engine_name(measured["engine"]), version=measured["engine_version"],
-            ratio=number(1 + btree.larger_by(measured, "uuid4", than="uuid7"), 2),
-            fill4=percent(by_kind["uuid4"]["avg_leaf_fill"] or 0),
-            fill7=percent(by_kind["uuid7"]["avg_leaf_fill"] or 0)))
+            engine=engine_name(measured.engine), version=measured.engine_version,
+            ratio=number(1 + measured.larger_by("uuid4", than="uuid7"), 2),
+            fill4=percent(by_kind["uuid4"].avg_leaf_fill or 0),
+            fill7=percent(by_kind["uuid7"].avg_leaf_fill or 0)))
     if not writes_shown:
         lines.append(_("The write and cache figures appear here once the write-volume question "
                        "of section 5 is answered."))

@@ -10,16 +10,27 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from labkit._defaults import CHECKPOINT_EVERY
-from labkit.claims.claim import Claim, Observation, needs
+from labkit.claims.claim import BTreeContext, Claim, Observation, needs
+from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.i18n import joined
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
 
+if TYPE_CHECKING:
+    from pymongo.database import Database
+
+    from labkit.model.bson_order import Document
+    from labkit.servers import MongoServer, PostgresServer, Server
+
 T = TypeVar("T")
+S = TypeVar("S", bound="Server[Any]")
+# Called as (engine, key kind, n) before each new B-tree load: the long steps of a run.
+OnLoad = Callable[[str, str, int], None]
 
 
 def btree_n_from_env() -> int:
@@ -58,30 +69,40 @@ def undone_if_stopped(folder: Path) -> Iterator[None]:
         raise
 
 
-class Context:
+class Context(BTreeContext[Measurement]):
     """What one run shares: servers, started on first need and stopped at the end, and the
-    B-tree loads, each made once and quoted by every table and verdict that needs it."""
+    B-tree loads, each made once and quoted by every table and verdict that needs it. It is
+    the context every experiment observes in (``claims.claim.Context``, ``BTreeContext``).
+
+    ``mongodb_provider`` and ``postgres_provider`` give a server instead of
+    ``servers.provide`` (one labkit does not stop); ``btree_n`` is the keys per kind of the
+    B-tree loads (``LABKIT_BTREE_N`` unless given); ``on_load`` is called as ``(engine, key
+    kind, n)`` before each new B-tree load, the long steps of a run. The ``on_load``
+    attribute may still be set after construction: labkit/cli.py does so until it passes it
+    here.
+    """
+
+    btree_n: int  # keys per kind in the run's B-tree loads
 
     def __init__(self, mongodb_mode: str = "auto", mongodb_version: str | None = None,
-                 mongodb_provider: Callable[[], Any] | None = None,
-                 postgres_provider: Callable[[], Any] | None = None,
-                 btree_n: int | None = None) -> None:
+                 mongodb_provider: Callable[[], MongoServer] | None = None,
+                 postgres_provider: Callable[[], PostgresServer] | None = None,
+                 btree_n: int | None = None, on_load: OnLoad | None = None) -> None:
         self._mongodb_args = (mongodb_mode, mongodb_version)
         self._mongodb_provider = mongodb_provider
         self._postgres_provider = postgres_provider
-        self._owned: list[Any] = []
-        self._servers: dict[str, Any] = {}
+        self._owned: list[Server[Any]] = []
+        self._servers: dict[str, Server[Any]] = {}
         self._failures: dict[str, ServerUnavailable] = {}
-        self._databases: list[tuple[Any, Any]] = []
-        self._loads: dict[tuple, dict | BaseException] = {}
+        self._databases: list[tuple[Server[Any], str]] = []
+        self._loads: dict[tuple[object, ...], LoadResult | BaseException] = {}
         self._claims: dict[str, ClaimResult] = {}
-        # Called as (engine, key kind, n) before each new B-tree load: the long steps of a run.
-        self.on_load: Callable[[str, str, int], None] | None = None
+        self.on_load = on_load
         self.btree_n = btree_n if btree_n is not None else btree_n_from_env()
 
     # Servers ------------------------------------------------------------------------------
 
-    def _server(self, kind: str, start: Callable[[], Any], owned: bool):
+    def _server(self, kind: str, start: Callable[[], S], owned: bool) -> S:
         if kind in self._failures:
             raise self._failures[kind]
         if kind not in self._servers:
@@ -92,9 +113,10 @@ class Context:
                 raise
             if owned:
                 self._owned.append(self._servers[kind])
-        return self._servers[kind]
+        # What ``start`` made for this kind, the first time it was asked for.
+        return cast("S", self._servers[kind])
 
-    def mongodb(self):
+    def mongodb(self) -> MongoServer:
         """The run's MongoDB server (``servers.MongoServer``)."""
         from labkit import servers
 
@@ -103,7 +125,7 @@ class Context:
         return self._server("mongodb", lambda: servers.provide("mongodb", *self._mongodb_args),
                             owned=True)
 
-    def postgres(self):
+    def postgres(self) -> PostgresServer:
         """The run's PostgreSQL server (``servers.PostgresServer``)."""
         from labkit import servers
 
@@ -111,7 +133,7 @@ class Context:
             return self._server("postgres", self._postgres_provider, owned=False)
         return self._server("postgres", lambda: servers.provide("postgres"), owned=True)
 
-    def mongodb_database(self, label: str):
+    def mongodb_database(self, label: str) -> Database[Document]:
         """A fresh database on the run's MongoDB server, dropped when the claim is done."""
         server = self.mongodb()
         # A database whose lease write failed (a connection lost mid-write) exists, or may:
@@ -130,7 +152,9 @@ class Context:
 
     def unavailable(self, kind: str) -> ServerUnavailable | None:
         """Why ``kind`` cannot be had (the error), or None when it is running."""
-        getter = {"mongodb": self.mongodb, "postgres": self.postgres}.get(kind)
+        getters: dict[str, Callable[[], object]] = {"mongodb": self.mongodb,
+                                                    "postgres": self.postgres}
+        getter = getters.get(kind)
         if getter is None:
             return None
         try:
@@ -161,10 +185,11 @@ class Context:
     def __enter__(self) -> Context:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
         self.close()
 
-    def servers(self) -> list[Any]:
+    def servers(self) -> list[Server[Any]]:
         """The servers this run has used so far."""
         return list(self._servers.values())
 
@@ -190,12 +215,18 @@ class Context:
 
     # B-tree loads -------------------------------------------------------------------------
 
-    def btree(self, engine: str, kinds: list[str], n: int | None = None, *,
-              policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
-              progress=None, checkpoint_every: int | None = CHECKPOINT_EVERY) -> dict:
-        """``btree.measure`` through the run's cache: each (engine, key kind, N, cache size,
-        model settings) is loaded once per run, and every later caller gets the same numbers.
-        The model always records its split count ``btree.MODEL_TRACE_POINTS`` times.
+    def _server_for(self, kind: str) -> Server[Any]:
+        """The run's server of ``kind`` (``postgres`` or ``mongodb``)."""
+        return self.mongodb() if kind == "mongodb" else self.postgres()
+
+    def btree_load(self, engine: str, kinds: Sequence[str], n: int | None = None, *,
+                   policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
+                   progress: Callable[[str, int], None] | None = None,
+                   checkpoint_every: int | None = CHECKPOINT_EVERY) -> Measurement:
+        """Every key kind loaded into ``engine`` through the run's cache: each (engine, key
+        kind, N and what else sets two loads apart: ``BTreeEngine.load_key``) is loaded once
+        per run, and every later caller gets the same loads. The model always records its
+        split count ``btree.MODEL_TRACE_POINTS`` times.
 
         Real engines meet a checkpoint every ``checkpoint_every`` keys (None: only before and
         after the load).
@@ -206,57 +237,74 @@ class Context:
         from labkit.engines import btree, btree_io
 
         n = self.btree_n if n is None else n
-        every = checkpoint_every
-        btree.check_request(engine, n, cache_mb, every)
-        server = None
-        if engine in ("postgres", "mongodb"):
-            server = getattr(self, engine)()
-        elif engine == "wiredtiger":
-            btree.wiredtiger_module()  # a missing binding: not run, before a "loading" line
-        trace_every = max(n // btree.MODEL_TRACE_POINTS, 1) if engine == "model" else 0
-        settings = {"model": (policy, capacity),
-                    "wiredtiger": (cache_mb or btree.WT_CACHE_MB, every),
-                    "sqlite": (cache_mb, every), "postgres": (every,),
-                    "mongodb": (getattr(server, "cache_gb", None), every)}.get(engine, ())
-        results = []
+        chosen = btree.engine(engine)
+        settings = btree.Settings(cache_mb=cache_mb, checkpoint_every=checkpoint_every,
+                                  capacity=capacity, policy=policy,
+                                  trace_every=max(n // btree.MODEL_TRACE_POINTS, 1))
+        chosen.check(n, settings)
+        server = self._server_for(chosen.server) if chosen.server else None
+        chosen.ready()  # a missing binding: not run, before a "loading" line
+        loads: list[LoadResult] = []
         for kind in kinds:
-            key = (engine, kind, n, *settings)
+            key = (chosen.key, kind, n, *chosen.load_key(settings, server))
             if key not in self._loads:
                 if self.on_load:
-                    self.on_load(engine, kind, n)
+                    self.on_load(chosen.key, kind, n)
+                tick = None if progress is None else functools.partial(progress, kind)
                 try:
-                    self._loads[key] = btree.measure(
-                        engine, [kind], n, cache_mb=cache_mb, capacity=capacity, policy=policy,
-                        trace_every=trace_every, server=server, progress=progress,
-                        checkpoint_every=every)
+                    made = chosen.load(kind, n, settings, server, tick)
                 except Exception as exc:
                     self._loads[key] = exc
+                else:
+                    # Rated alone as it is made, then beside the kinds each caller asks for:
+                    # the ratios to the sequential kinds keep the order they were found in.
+                    btree_io.add_ratios([made])
+                    self._loads[key] = made
             loaded = self._loads[key]
             if isinstance(loaded, BaseException):
                 raise loaded
-            results.append(loaded)
-        first = results[0] if results else btree.measure(engine, [], n, server=server)
-        loads = [r["results"][0] for r in results]
+            loads.append(loaded)
         btree_io.add_ratios(loads)  # ratios among the loads of this engine and settings
-        return {**{k: v for k, v in first.items() if k != "results"}, "results": loads}
+        return Measurement(chosen.key, chosen.version(server), n,
+                           chosen.cache(settings, server, loads),
+                           chosen.checkpoint_every(settings), loads)
 
-    def btree_compare(self, engines: list[str], kinds: list[str], n: int | None = None,
-                      **options: Any) -> dict[str, dict[str, Any]]:
+    def btree(self, engine: str, kinds: Sequence[str], n: int | None = None, *,
+              policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
+              progress: Callable[[str, int], None] | None = None,
+              checkpoint_every: int | None = CHECKPOINT_EVERY) -> dict[str, Any]:
+        """``btree_load`` as its dictionary (``Measurement.to_dict``), as the lessons' tables
+        and plots read it."""
+        return self.btree_load(engine, kinds, n, policy=policy, capacity=capacity,
+                               cache_mb=cache_mb, progress=progress,
+                               checkpoint_every=checkpoint_every).to_dict()
+
+    def btree_comparison(self, engines: Sequence[str], kinds: Sequence[str],
+                         n: int | None = None, **options: Any
+                         ) -> dict[str, Measurement | NotMeasured]:
         """Several engines from the run's cache: ``{engine: measurement}``. An engine that
-        cannot be had is ``{"engine", "not_run": why}``; one that failed, ``{"engine", "error"}``.
-        """
-        out: dict[str, dict[str, Any]] = {}
+        cannot be had is ``NotMeasured`` with why it was not run; one that failed, with its
+        error."""
+        out: dict[str, Measurement | NotMeasured] = {}
         for engine in engines:
-            measured = guarded(engine, functools.partial(self.btree, engine, kinds, n, **options),
+            measured = guarded(engine, functools.partial(self.btree_load, engine, kinds, n,
+                                                         **options),
                                kind=engine, passes=(BadInput,))
             if not isinstance(measured, Observation):
                 out[engine] = measured
             elif measured.error:
-                out[engine] = {"engine": engine, "error": measured.error}
+                out[engine] = NotMeasured(engine, error=measured.error)
             else:  # what failed and the hint, as the server's error says them
-                out[engine] = {"engine": engine, "not_run": joined(
-                    " ", (measured.missing_detail, measured.hint))}
+                out[engine] = NotMeasured(engine, not_run=joined(
+                    " ", (measured.missing_detail, measured.hint)))
         return out
+
+    def btree_compare(self, engines: Sequence[str], kinds: Sequence[str],
+                      n: int | None = None, **options: Any) -> dict[str, dict[str, Any]]:
+        """``btree_comparison`` as dictionaries: an engine that cannot be had is ``{"engine",
+        "not_run": why}``; one that failed, ``{"engine", "error"}``."""
+        return {engine: measured.to_dict() for engine, measured in
+                self.btree_comparison(engines, kinds, n, **options).items()}
 
 
 def first_missing(ctx: Context, kinds: Sequence[str]) -> tuple[str, ServerUnavailable] | None:
