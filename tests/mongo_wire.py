@@ -172,9 +172,12 @@ def unauthenticated(command: str) -> dict[str, Any]:
 
 def atlas_refusal(action: str, resource: str) -> dict[str, Any]:
     """Atlas's shared tiers' refusal: code 8000, ``AtlasError`` (see ``ATLAS_ERROR`` for what
-    is, and is not, known of it)."""
-    return error_reply(ATLAS_ERROR, f"user is not allowed to do action [{action}] on "
-                                    f"[{resource}]", "AtlasError")
+    is, and is not, known of it); the replies users quote carry ``ok: 0`` as an int, not the
+    double a mongod sends, so it is scripted so."""
+    reply = error_reply(ATLAS_ERROR, f"user is not allowed to do action [{action}] on "
+                                     f"[{resource}]", "AtlasError")
+    reply["ok"] = 0
+    return reply
 
 
 def same_shape(scripted: Any, real: Any, path: str = "") -> list[str]:
