@@ -103,3 +103,25 @@ def test_no_import_circle():
     # A package's face importing its own submodules is the one loop Python allows on purpose.
     real = [c for c in circles if not all(m.startswith(c[0] + ".") or m == c[0] for m in c)]
     assert not real, "\n".join(" -> ".join(c) for c in real)
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every module ``path`` imports, labkit's own left out."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {"labkit"}
+
+
+def test_no_scripted_server_and_no_fake_stands_in_for_mongodb():
+    """The wire tests' scripted server (mockupdb, tests/mongo_wire.py) is a test tool: nothing
+    in the package imports it, so no verdict a user sees can come from a scripted reply; the
+    in-process fakes (mongomock, montydb) are imported only where they are named as fakes."""
+    for module, path in MODULES.items():
+        imported = _third_party_imports(path)
+        assert not imported & {"mockupdb", "mongo_wire"}, module
+        if imported & {"mongomock", "montydb"}:
+            assert module == "labkit.engines.fakes", module
