@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import itertools
+from typing import Any
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.engines.query import Engine, load_and_read
@@ -28,20 +29,21 @@ def _installed(package: str) -> str:
                                 f"'labkit[fakes]' (or pip install {package}).") from exc
 
 
-def _without_neutral(step: Step) -> dict:
+def _without_neutral(step: Step) -> dict[str, Any]:
     """Arguments that do not change a result are sent to MongoDB only (see claimfiles)."""
     return {k: v for k, v in step.arguments.items() if k not in NEUTRAL_ARGUMENTS}
 
 
 class _FakeEngine(Engine):
     is_fake = True
-    _shared = None  # one client per engine: montydb allows one storage setup per process
+    _shared: Any = None  # one client per engine: montydb allows one storage setup per process
 
-    def _client(self):
+    def _client(self) -> Any:
+        """The fake's client (pymongo-like; the fakes publish no types)."""
         raise NotImplementedError
 
     @property
-    def client(self):
+    def client(self) -> Any:
         """The engine's in-process client, made on first use."""
         if self._shared is None:
             self._shared = self._client()
@@ -76,7 +78,7 @@ class MongomockEngine(_FakeEngine):
         # The server version mongomock reports; its runOnRequirements are judged by it.
         self.speaks_for = str(getattr(mongomock, "SERVER_VERSION", "") or "") or None
 
-    def _client(self):
+    def _client(self) -> Any:
         import mongomock
 
         return mongomock.MongoClient(tz_aware=True)
@@ -98,8 +100,8 @@ class MontydbEngine(_FakeEngine):
         self.version = _installed("montydb")
         self.speaks_for = str(self.client.server_info().get("mongoVersion") or "") or None
 
-    def _client(self):
-        from montydb import MontyClient  # type: ignore[import-untyped]  # no types published
+    def _client(self) -> Any:
+        from montydb import MontyClient  # no types published (pyproject: ignored)
 
         global _monty
         if _monty is None:
@@ -107,7 +109,7 @@ class MontydbEngine(_FakeEngine):
         return _monty
 
     def _server_errors(self) -> tuple[type, ...]:
-        from montydb.errors import OperationFailure  # type: ignore[import-untyped]
+        from montydb.errors import OperationFailure
 
         return (OperationFailure,)
 

@@ -11,12 +11,16 @@ import copy
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.errors import NotSupported
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
+
+if TYPE_CHECKING:
+    from labkit.model.bson_order import Document
+    from labkit.servers import MongoServer
 
 ENGINES = ("model", "mongodb", "mongomock", "montydb")
 
@@ -97,7 +101,7 @@ def _unsupported(message: str) -> str:
     return message if message.startswith("the model") else f"the model cannot answer: {message}"
 
 
-def model_read(docs: list[dict[str, Any]], operation: str, arguments: dict[str, Any]) -> Any:
+def model_read(docs: list[Document], operation: str, arguments: dict[str, Any]) -> Any:
     """What the model says a read returns on ``docs`` (documents in insertion order)."""
     known = {"find": {"filter", "sort", "projection", "skip", "limit", "collation"},
              "countDocuments": {"filter", "skip", "limit", "collation"},
@@ -116,7 +120,7 @@ def model_read(docs: list[dict[str, Any]], operation: str, arguments: dict[str, 
     return _distinct(found, arguments["fieldName"])
 
 
-def _find(docs: list[dict], arguments: dict) -> list[dict]:
+def _find(docs: list[Document], arguments: dict[str, Any]) -> list[Document]:
     from labkit.model import bson_order, reads
 
     collation = arguments.get("collation")
@@ -132,7 +136,7 @@ def _find(docs: list[dict], arguments: dict) -> list[dict]:
     return found
 
 
-def _project(doc: dict, projection: dict) -> dict:
+def _project(doc: Document, projection: dict[str, Any]) -> Document:
     """Top-level inclusion or exclusion; anything else is beyond the model."""
     fields = {k: v for k, v in projection.items() if k != "_id"}
     if any("." in k or isinstance(v, dict) or k.startswith("$") for k, v in projection.items()):
@@ -160,7 +164,7 @@ def _values_at(doc: Any, parts: list[str]) -> list[Any]:
     return []
 
 
-def _distinct(docs: list[dict], field: str) -> list[Any]:
+def _distinct(docs: list[Document], field: str) -> list[Any]:
     """Each value once (arrays give their elements), in ascending BSON order."""
     from labkit.model import bson_order
 
@@ -176,8 +180,8 @@ def _distinct(docs: list[dict], field: str) -> list[Any]:
     return out
 
 
-def _pipeline(docs: list[dict], pipeline: list[dict],
-              collation: dict[str, Any] | None = None) -> list[dict]:
+def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
+              collation: dict[str, Any] | None = None) -> list[Document]:
     """``$match``, ``$sort``, ``$skip``, ``$limit``, ``$project`` (top-level), ``$count`` and a
     ``$group`` by ``{$type: "$path"}`` that counts; any other stage is not supported. The
     aggregate's collation applies to ``$match`` and ``$sort``."""
@@ -241,10 +245,10 @@ def pymongo_read(collection: Any, operation: str, arguments: dict[str, Any]) -> 
     return collection.distinct(field, args.pop("filter", None) or {}, **args)
 
 
-def load_and_read(database, spec: ClaimSpec, steps: list[Step], *,
+def load_and_read(database: Any, spec: ClaimSpec, steps: list[Step], *,
                   server_errors: tuple[type[BaseException], ...],
                   passes: tuple[type[BaseException], ...] = (),
-                  arguments: Callable[[Step], dict] | None = None) -> list[Answer]:
+                  arguments: Callable[[Step], dict[str, Any]] | None = None) -> list[Answer]:
     """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
     (the server and the in-process fakes alike). The fixture is copied: ``insert_many`` adds
     an ``_id`` to what it is given. ``arguments`` adapts a step's arguments to the engine."""
@@ -286,7 +290,7 @@ class MongoDBEngine(Engine):
     key = "mongodb"
     name = engine_name("mongodb")
 
-    def __init__(self, server) -> None:
+    def __init__(self, server: MongoServer) -> None:
         self.server = server
         self.version = server.version
         self.speaks_for = server.version

@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import copy
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from labkit.claims.claim import Observation
+from labkit.claims.claim import Context, Observation
 from labkit.claims.files import Step, kit_claim
 from labkit.engines.query import model_read, pymongo_read
 from labkit.i18n import N_
 from labkit.model import fixtures, reads
 from labkit.names import engine_name
+
+if TYPE_CHECKING:
+    from bson.codec_options import CodecOptions
+    from pymongo.collection import Collection
+
+    from labkit.model.bson_order import Document
 
 # A lesson's questions: the label its evidence shows -> the ID of the kit's claim that asks it.
 Questions = dict[str, str]
@@ -24,7 +30,7 @@ def kit_questions(claim_id: str, *labels: str) -> Questions:
     return {label: f"{claim_id}.{label}" for label in labels}
 
 
-def _on_one_fixture(questions: Questions) -> tuple[list[dict], dict[str, Step]]:
+def _on_one_fixture(questions: Questions) -> tuple[list[dict[str, Any]], dict[str, Step]]:
     """The questions' one fixture, and each question's read."""
     specs = {label: kit_claim(claim_id) for label, claim_id in questions.items()}
     docs = next(iter(specs.values())).fixture["claim"]
@@ -60,19 +66,19 @@ def _shaped(step: Step, result: Any) -> Any:
     return result
 
 
-def census_counts(rows: list[dict]) -> dict[str, int]:
+def census_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     """A ``$group`` by ``{$type: "$path"}``'s documents as type alias -> documents, sorted."""
     return dict(sorted((row["_id"], next(v for k, v in row.items() if k != "_id"))
                        for row in rows))
 
 
-def server_census(collection, path: str) -> dict[str, int]:
+def server_census(collection: Collection[Document], path: str) -> dict[str, int]:
     """``$group`` by ``{$type: "$path"}`` on the server: type alias -> documents."""
     pipeline = [{"$group": {"_id": {"$type": f"${path}"}, "n": {"$sum": 1}}}]
     return census_counts(pymongo_read(collection, "aggregate", {"pipeline": pipeline}))
 
 
-def compare_with_model(ctx, name: str, questions: Questions,
+def compare_with_model(ctx: Context, name: str, questions: Questions,
                        label: str | None = None) -> Observation:
     """Ask the server and the model the same questions about their fixture; observe the server.
 
@@ -99,14 +105,14 @@ def compare_with_model(ctx, name: str, questions: Questions,
                        else {})
 
 
-def model_answers(questions: Questions) -> dict:
+def model_answers(questions: Questions) -> dict[str, Any]:
     """What the model predicts for each question on its fixture, before any server is asked."""
     docs, steps = _on_one_fixture(questions)
     return {key: _shaped(step, model_read(docs, step.operation, step.arguments))
             for key, step in steps.items()}
 
 
-def fixture_of(claim_id: str) -> list[dict]:
+def fixture_of(claim_id: str) -> list[dict[str, Any]]:
     """The documents a kit's claim (``S1.ascending``) asks its question on."""
     return kit_claim(claim_id).fixture["claim"]
 
@@ -118,12 +124,12 @@ def bson_engine() -> tuple[str, str]:
     return "pymongo bson", pymongo.version
 
 
-def value_bytes(value, codec_options=None) -> bytes:
+def value_bytes(value: object, codec_options: CodecOptions[Any] | None = None) -> bytes:
     """The bytes BSON spends on one value: its document minus the same document holding null."""
     import bson
 
-    kwargs = {"codec_options": codec_options} if codec_options else {}
-    doc = bson.encode({"v": value}, **kwargs)
+    doc = (bson.encode({"v": value}, codec_options=codec_options) if codec_options
+           else bson.encode({"v": value}))
     # Layout: int32 length, type byte, "v\0", value, trailing \0; null has no value bytes.
     return doc[4 + 1 + 2 : -1]
 

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from labkit.claims.claim import Observation, note_text, subset_of_observed
+from typing import TYPE_CHECKING, Any, SupportsInt
+
+from labkit.claims.claim import Context, Observation, note_text, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -16,6 +18,12 @@ from labkit.i18n import N_, Message, _, joined
 from labkit.model import fixtures
 from labkit.names import engine_name
 
+if TYPE_CHECKING:
+    from pymongo.collection import Collection
+    from pymongo.database import Database
+
+    from labkit.model.bson_order import Document
+
 # The questions are the kit's claim files' (claims/lesson03_bracketing.yaml), by ID.
 B1_QUESTIONS = kit_questions("B1", "eq_42", "eq_string_42", "gt_0", "gt_empty_string", "census")
 B1_FROM_PYTHON = {"census": "B1.census_from_python"}
@@ -27,13 +35,13 @@ X3_QUESTIONS = kit_questions("X3", "eq", "gte", "lte", "gt", "lt")
 X4_QUESTIONS = kit_questions("X4", "gt_0", "eq_whole_array", "eq_element")
 
 
-def predict_bracketing() -> dict:
+def predict_bracketing() -> dict[str, Any]:
     """The model's answers to B1's questions, and its census of the orders written from Python."""
     answers = model_answers(B1_QUESTIONS)
     return {**answers, "census_from_python": model_answers(B1_FROM_PYTHON)["census"]}
 
 
-def predict_silent_misses() -> dict:
+def predict_silent_misses() -> dict[str, Any]:
     """B2's three findings, from the model's answers on the orders and events fixtures."""
     found = model_answers(B2_NUMBERS)["eq_42"]
     dates = model_answers(B2_DATES)["string_operand"]
@@ -41,7 +49,7 @@ def predict_silent_misses() -> dict:
             "string_hidden_from_number": 2 not in found, "date_hidden_from_string": dates == []}
 
 
-def python_orders() -> list[dict]:
+def python_orders() -> list[dict[str, Any]]:
     """The orders fixture as Python writes it: ``42.0`` is a double, not the shell's int32
     (the fixture of ``B1.census_from_python`` and ``B2.numbers_from_python``)."""
     return fixture_of("B1.census_from_python")
@@ -53,7 +61,7 @@ def python_orders() -> list[dict]:
        expected={"eq_42": [1, 3, 4, 5], "eq_string_42": [2], "gt_0": [1, 3, 4, 5],
                  "gt_empty_string": [2],
                  "census": {"decimal": 1, "int": 2, "long": 1, "string": 1}})
-def type_bracketing(ctx) -> Observation:
+def type_bracketing(ctx: Context) -> Observation:
     """The orders fixture as the shell stored it; then the census of the same values from Python."""
     observation = compare_with_model(ctx, "orders", B1_QUESTIONS)
     from_python = compare_with_model(ctx, "orders", B1_FROM_PYTHON, label="orders_python")
@@ -73,7 +81,7 @@ def type_bracketing(ctx) -> Observation:
        needs=("mongodb",), judge=subset_of_observed, predict=predict_silent_misses,
        expected={"every_numeric_type_matches": True, "string_hidden_from_number": True,
                  "date_hidden_from_string": True})
-def silent_misses(ctx) -> Observation:
+def silent_misses(ctx: Context) -> Observation:
     """Query the orders by number and the events' Date field by string; note what is missing."""
     numbers = compare_with_model(ctx, "orders", B2_NUMBERS)
     dates = compare_with_model(ctx, "events", B2_DATES)
@@ -90,7 +98,7 @@ def silent_misses(ctx) -> Observation:
        source="manual", topic="bracketing", needs=("mongodb",), judge=subset_of_observed,
        expected={"expr_gt_0": [1, 2, 3, 4, 5], "gt_0": [1, 3, 4, 5], "ne_42": [2],
                  "nin_42": [2]}, predict=lambda: model_answers(X1_QUESTIONS))
-def expressions_do_not_bracket(ctx) -> Observation:
+def expressions_do_not_bracket(ctx: Context) -> Observation:
     """``$expr`` and ``$ne``/``$nin`` on the orders fixture, beside plain ``$gt``."""
     return compare_with_model(ctx, "orders", X1_QUESTIONS)
 
@@ -100,7 +108,7 @@ def expressions_do_not_bracket(ctx) -> Observation:
        judge=subset_of_observed,
        expected={"eq": [1, 2], "gte": [1, 2], "lte": [1, 2], "gt": [], "lt": []},
        predict=lambda: model_answers(X2_QUESTIONS))
-def null_and_missing(ctx) -> Observation:
+def null_and_missing(ctx: Context) -> Observation:
     """The comparison operators against null, on null, missing, a number and a string."""
     return compare_with_model(ctx, "nulls", X2_QUESTIONS)
 
@@ -110,7 +118,7 @@ def null_and_missing(ctx) -> Observation:
        judge=subset_of_observed,
        expected={"eq": [1], "gte": [1], "lte": [1], "gt": [], "lt": []},
        predict=lambda: model_answers(X3_QUESTIONS))
-def nan_comparisons(ctx) -> Observation:
+def nan_comparisons(ctx: Context) -> Observation:
     """The comparison operators against NaN, on NaN, 1 and both infinities."""
     return compare_with_model(ctx, "nans", X3_QUESTIONS)
 
@@ -120,12 +128,12 @@ def nan_comparisons(ctx) -> Observation:
        judge=subset_of_observed,
        expected={"gt_0": [1, 2, 3], "eq_whole_array": [1], "eq_element": [1]},
        predict=lambda: model_answers(X4_QUESTIONS))
-def array_matching(ctx) -> Observation:
+def array_matching(ctx: Context) -> Observation:
     """``$gt: 0``, equality with ``[1, 10]`` and with ``10`` on arrays and a scalar."""
     return compare_with_model(ctx, "arrays", X4_QUESTIONS)
 
 
-def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
+def normalise_to_int(collection: Collection[Document], field: str) -> dict[str, dict[str, int]]:
     """Convert every string value of ``field`` to an int on the server; census before and after.
 
     New writes should be normalised at the application's boundary instead; this is
@@ -137,7 +145,7 @@ def normalise_to_int(collection, field: str) -> dict[str, dict[str, int]]:
     return {"before": before, "after": server_census(collection, field)}
 
 
-def repair(database) -> dict:
+def repair(database: Database[Document]) -> dict[str, Any]:
     """The orders fixture repaired on the server: the census before and after, and what
     ``{userId: 42}`` finds then."""
     collection = fixtures.insert(database, "orders")
@@ -145,7 +153,7 @@ def repair(database) -> dict:
     return {**census, "find userId 42": sorted(d["_id"] for d in collection.find({"userId": 42}))}
 
 
-def parse_user_id(value) -> int:
+def parse_user_id(value: str | SupportsInt) -> int:
     """Normalise at the boundary: a user ID from a request (text or number) as an int."""
     if isinstance(value, bool):
         raise ValueError("a user ID is a number, not True or False")
@@ -164,7 +172,7 @@ USER_ID_SCHEMA = {"$jsonSchema": {"bsonType": "object", "required": ["userId"],
                                   "properties": {"userId": {"bsonType": ["int", "long"]}}}}
 
 
-def validator(database) -> list[dict]:
+def validator(database: Database[Document]) -> list[dict[str, Any]]:
     """A collection whose ``$jsonSchema`` says ``userId`` is an int or long: insert a number,
     the string "42", and the string normalised at the boundary; say what the server did."""
     from pymongo.errors import WriteError
@@ -195,7 +203,8 @@ def validator_as_stated() -> dict[str, str]:
             _('string "42" through parse_user_id'): _("accepted")}
 
 
-def census_by_writer(shell_docs: list[dict], field: str = "userId") -> list[dict]:
+def census_by_writer(shell_docs: list[dict[str, Any]], field: str = "userId"
+                     ) -> list[dict[str, Any]]:
     """The model's ``$type`` census of ``field`` in the fixture as the shell wrote it and as
     Python writes it (42.0 a double): one row per writer, a type absent from a census is 0."""
     from labkit.model import reads

@@ -4,8 +4,9 @@ fixture queried and sorted both ways (claims D1, D2, D3)."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING, Any
 
-from labkit.claims.claim import Observation, subset_of_observed
+from labkit.claims.claim import Context, Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     bson_engine,
@@ -17,6 +18,11 @@ from labkit.experiments._common import (
 from labkit.i18n import N_, _
 from labkit.names import engine_name
 
+if TYPE_CHECKING:
+    from pymongo.database import Database
+
+    from labkit.model.bson_order import Document
+
 ISO_TEXT = "2026-10-01T00:00:00.000Z"
 PLUS7 = dt.timezone(dt.timedelta(hours=7))
 D1_DATES = [dt.datetime(1969, 12, 31, tzinfo=dt.UTC),
@@ -24,7 +30,7 @@ D1_DATES = [dt.datetime(1969, 12, 31, tzinfo=dt.UTC),
             dt.datetime(2026, 10, 1, 7, 0, tzinfo=PLUS7)]
 
 
-def predict_date_millis() -> dict:
+def predict_date_millis() -> dict[str, Any]:
     """The BSON rule applied by hand: whole milliseconds since 1970 UTC, the offset dropped."""
     from labkit.model.objectid import iso_z
 
@@ -38,7 +44,7 @@ def predict_date_millis() -> dict:
        source="002", topic="dates", needs=("mongodb",), judge=subset_of_observed,
        expected={"types": ["date"], "millis": [-86_400_000, 1, 1_790_812_800_000],
                  "read_back": "2026-10-01T00:00:00Z"}, predict=predict_date_millis)
-def date_is_utc_millis(ctx) -> Observation:
+def date_is_utc_millis(ctx: Context) -> Observation:
     """Store a date before 1970, one with microseconds, one at +07:00; read them as numbers."""
     from labkit.model.objectid import iso_z
 
@@ -52,7 +58,7 @@ def date_is_utc_millis(ctx) -> Observation:
     # a difference the judge names, where indexing by position would fail the claim.
     rows = [returned.get(doc["_id"], {}) for doc in docs]
 
-    def read_back(row: dict) -> str | None:
+    def read_back(row: dict[str, Any]) -> str | None:
         return iso_z(row["d"]) if isinstance(row.get("d"), dt.datetime) else None
 
     return Observation({"types": sorted({str(r["type"]) for r in rows if "type" in r}),
@@ -71,7 +77,7 @@ D3_QUESTIONS = kit_questions("D3", "string_range", "date_range", "sort_by_string
 
 @claim("D2", title="A Date takes 8 bytes; the ISO string of the same day takes 29",
        source="002", topic="dates", expected={"date_bytes": 8, "string_bytes": 29})
-def date_versus_string_size(ctx) -> Observation:
+def date_versus_string_size(ctx: Context) -> Observation:
     """Encode one day as a BSON Date and as its ISO 8601 string, and count the value bytes."""
     moment = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
     date_raw, text_raw = value_bytes(moment), value_bytes(ISO_TEXT)
@@ -92,7 +98,7 @@ def date_versus_string_size(ctx) -> Observation:
        predict=lambda: model_answers(D3_QUESTIONS),
        expected={"string_range": ["a", "b", "c"], "date_range": ["b", "c"],
                  "sort_by_string_desc": ["a", "c", "b"], "date_field_string_operand": []})
-def dates_as_strings(ctx) -> Observation:
+def dates_as_strings(ctx: Context) -> Observation:
     """The chapter's events fixture: the same three days as strings and as Dates."""
     return compare_with_model(ctx, "events", D3_QUESTIONS)
 
@@ -105,7 +111,7 @@ def _zone_columns(zone: str) -> tuple[str, str]:
     return _("stored (UTC)"), _("shown in {zone}").format(zone=zone)
 
 
-def local_times(database, zone: str = VIETNAM) -> list[dict]:
+def local_times(database: Database[Document], zone: str = VIETNAM) -> list[dict[str, Any]]:
     """Show the events' Dates in a time zone on the server, with ``$dateToString``: the stored
     value stays UTC; only the text shown changes."""
     from labkit.model import fixtures
@@ -121,7 +127,7 @@ def local_times(database, zone: str = VIETNAM) -> list[dict]:
                                   "timezone": zone}}}}])]
 
 
-def local_times_by_python(zone: str = VIETNAM) -> list[dict]:
+def local_times_by_python(zone: str = VIETNAM) -> list[dict[str, Any]]:
     """The same conversion by Python's ``zoneinfo``, with no server: what to expect."""
     from zoneinfo import ZoneInfo
 
@@ -141,7 +147,7 @@ def server_text(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def date_and_timestamp() -> list[dict]:
+def date_and_timestamp() -> list[dict[str, Any]]:
     """A Date and a Timestamp side by side: both 8 bytes, different meanings (with no server),
     in the learner's words."""
     from bson import Timestamp

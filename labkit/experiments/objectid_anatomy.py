@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
-from labkit.claims.claim import Observation, subset_of_observed
+from labkit.claims.claim import Context, Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps, value_bytes
@@ -18,7 +19,7 @@ from labkit.model import objectid
        "24 hex characters", source="002", topic="objectid", judge=subset_of_observed,
        expected={"bytes": 12, "hex_characters": 24, "timestamp_is_clock_seconds": True,
                  "random_values_in_process": 1, "counter_steps": [1]})
-def layout(ctx) -> Observation:
+def layout(ctx: Context) -> Observation:
     """Make IDs with pymongo in this process; read each field against the clock."""
     from bson import ObjectId
 
@@ -39,7 +40,7 @@ def layout(ctx) -> Observation:
 @claim("O5", title="A batch of IDs shares the process's random value; each counter is one "
        "above the previous", source="000", topic="objectid",
        expected={"random_values": 1, "counter_steps": [1]}, judge=subset_of_observed)
-def batch(ctx) -> Observation:
+def batch(ctx: Context) -> Observation:
     """Make a batch of 100 IDs with pymongo's generator in a fresh process."""
     (result,) = processes.in_processes(["batch"], count=100)
     engine, version = bson_engine()
@@ -51,7 +52,7 @@ def batch(ctx) -> Observation:
 
 
 
-def _decoded(hex_id: str) -> dict:
+def _decoded(hex_id: str) -> dict[str, Any]:
     """What pymongo's ``ObjectId`` reads from an ID: its hex and its generation time."""
     from bson import ObjectId
 
@@ -64,7 +65,7 @@ def _decoded(hex_id: str) -> dict:
            "timestamp_hex": "6553f100", "datetime": "2023-11-14T22:13:20Z",
            "counter_hex": "003039", "oid": "6553f1003f2a91c8d4003039",
            "next": "6553f1003f2a91c8d400303a"})
-def worked_example(ctx) -> Observation:
+def worked_example(ctx: Context) -> Observation:
     """Generate two IDs in one second from the example's parts; decode them with pymongo."""
     gen = objectid.Generator(random=0x3F2A91C8D4, counter=12345)
     first, second = gen.batch(2, at=1_700_000_000)
@@ -81,7 +82,7 @@ def worked_example(ctx) -> Observation:
        source="000", topic="objectid",
        expected={"timestamp_hex": "507f1f77", "seconds": 1_350_508_407,
                  "datetime": "2012-10-17T21:13:27Z"})
-def decoding_example(ctx) -> Observation:
+def decoding_example(ctx: Context) -> Observation:
     """Decode the example ID's creation time with pymongo's ``generation_time``."""
     hex_id = "507f1f77bcf86cd799439011"
     engine, version = bson_engine()
@@ -94,7 +95,7 @@ def decoding_example(ctx) -> Observation:
        "16,777,215", source="000", topic="objectid",
        expected={"last_second": "2106-02-07T06:28:15Z", "timestamp_after_last": "00000000",
                  "counter_wrap": [16_777_215, 0]})
-def wrap_rules(ctx) -> Observation:
+def wrap_rules(ctx: Context) -> Observation:
     """Decode the last second with pymongo, step the generator past it, and wrap the counter."""
     last = objectid.build(objectid.MAX_TIMESTAMP, 0, 0)
     past = objectid.Generator(random=1, counter=0).next(at=objectid.MAX_TIMESTAMP + 1)
@@ -114,13 +115,13 @@ def wrap_rules(ctx) -> Observation:
 
 @claim("O10", title="An ObjectId is 12 bytes; a UUID is 16", source="002", topic="objectid",
        judge=subset_of_observed, expected={"objectid_bytes": 12, "uuid_bytes": 16})
-def id_sizes(ctx) -> Observation:
+def id_sizes(ctx: Context) -> Observation:
     """Measure a fresh ObjectId and a UUID as values and as BSON fields."""
     from bson import ObjectId
     from bson.binary import UuidRepresentation
     from bson.codec_options import CodecOptions
 
-    standard: CodecOptions = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
+    standard: CodecOptions[Any] = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
     oid, uid = ObjectId(), uuid.uuid4()
     engine, version = bson_engine()
     return Observation(

@@ -4,8 +4,9 @@ makes, range boundaries and order across processes (claims O6-O9, X6)."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
-from labkit.claims.claim import Figure, Observation, retry_until, subset_of_observed
+from labkit.claims.claim import Context, Figure, Observation, retry_until, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
@@ -14,7 +15,7 @@ from labkit.model import objectid
 from labkit.names import engine_name
 
 
-def _same_second(results: list[dict]) -> bool:
+def _same_second(results: list[dict[str, Any]]) -> bool:
     stamps = {objectid.split(h).timestamp for r in results for h in r["ids"]}
     return len(stamps) == 1
 
@@ -24,7 +25,7 @@ def _same_second(results: list[dict]) -> bool:
        topic="objectid", judge=subset_of_observed,
        expected={"shared_timestamp": True, "random_values": 3, "one_random_per_process": True,
                  "counter_steps": [1], "milliseconds": [0], "new_random_after_restart": True})
-def processes_in_one_second(ctx) -> Observation:
+def processes_in_one_second(ctx: Context) -> Observation:
     """Three fresh processes make 5 IDs each in the same second; a fourth 'restarts' the first."""
     from bson import ObjectId
 
@@ -53,7 +54,7 @@ def processes_in_one_second(ctx) -> Observation:
 @claim("X6", title="One process's IDs are not monotonic within a second when the counter "
        "wraps from 0xffffff to 0", source="manual", topic="objectid", judge=subset_of_observed,
        expected={"counters": [16_777_214, 16_777_215, 0], "sorted_like_creation": False})
-def counter_wrap_order(ctx) -> Observation:
+def counter_wrap_order(ctx: Context) -> Observation:
     """Put pymongo's counter just below its top, make three IDs in one second, sort them."""
     made, _ = retry_until(lambda: objectid.driver_ids_from_counter(objectid.MAX_COUNTER - 1, 3),
                           lambda ids: len({h[:8] for h in ids}) == 1)
@@ -73,7 +74,7 @@ def counter_wrap_order(ctx) -> Observation:
        judge=subset_of_observed, recorded=True,
        expected={"server_generated": True, "server_random_differs_from_client": True,
                  "server_ids_share_random": True})
-def server_generated(ctx) -> Observation:
+def server_generated(ctx: Context) -> Observation:
     """Upsert two documents without ``_id``; compare their IDs' random value with the client's."""
     from bson import ObjectId
 
@@ -113,7 +114,7 @@ def _boundary_ids(second: int) -> tuple[list[str], str]:
     return made, this_process.next(at=second)  # what ObjectId(secs) gives in the shell
 
 
-def predict_range_boundaries() -> dict:
+def predict_range_boundaries() -> dict[str, Any]:
     """The same count from each boundary, by labkit's model of the comparison rules."""
     from bson import ObjectId
 
@@ -134,7 +135,7 @@ def predict_range_boundaries() -> dict:
        needs=("mongodb",), judge=subset_of_observed, predict=predict_range_boundaries,
        expected={"lower_bound": "6ac6dd000000000000000000", "count_from_lower_bound": 25,
                  "made_at_misses_documents": True})
-def range_boundaries(ctx) -> Observation:
+def range_boundaries(ctx: Context) -> Observation:
     """Insert IDs from the seconds around 2026-10-08T00:00:00Z; count from each boundary."""
     from bson import ObjectId
 
@@ -160,18 +161,18 @@ def range_boundaries(ctx) -> Observation:
        "a later process can sort first", source="002", topic="objectid", needs=("mongodb",),
        judge=subset_of_observed, recorded=True,
        expected={"same_second": True, "later_process_sorts_first": True})
-def order_across_processes(ctx) -> Observation:
+def order_across_processes(ctx: Context) -> Observation:
     """Processes A then B (250 ms later) insert 3 documents each; retry until B sorts first."""
     db = ctx.mongodb_database("o9")
     uri = ctx.mongodb().uri
 
-    def attempt() -> list[dict]:
+    def attempt() -> list[dict[str, Any]]:
         db.seq.delete_many({})
         processes.in_processes(["A", "B"], count=3, offsets_ms=[0, 250], uri=uri,
                               database=db.name, collection="seq")
         return list(db.seq.find().sort("_id", 1))
 
-    def same_second(docs: list[dict]) -> bool:
+    def same_second(docs: list[dict[str, Any]]) -> bool:
         return len({d["_id"].binary[:4] for d in docs}) == 1
 
     docs, tries = retry_until(attempt, lambda d: same_second(d) and d[0]["process"] == "B")

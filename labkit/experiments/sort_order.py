@@ -3,7 +3,9 @@ arrays as sort keys, and collation for numeric strings (claims S1, S2, X5)."""
 
 from __future__ import annotations
 
-from labkit.claims.claim import Figure, Observation, note_text, subset_of_observed
+from typing import TYPE_CHECKING, Any
+
+from labkit.claims.claim import Context, Figure, Observation, note_text, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -13,6 +15,11 @@ from labkit.experiments._common import (
 )
 from labkit.i18n import N_, Message, joined
 from labkit.model import bson_order, fixtures
+
+if TYPE_CHECKING:
+    from pymongo.database import Database
+
+    from labkit.model.bson_order import Document
 
 S1_VALUES = ["minKey", "null", "number", "string", "object", "array", "binData", "objectId",
              "bool", "date", "timestamp", "regex", "javascript", "javascriptWithScope", "maxKey"]
@@ -24,18 +31,18 @@ MIXED_QUESTIONS = kit_questions("S2", "v_then_id")
 X5_QUESTIONS = kit_questions("X5", "ascending", "descending")
 
 
-def _one_of_each_type() -> list[dict]:
+def _one_of_each_type() -> list[dict[str, Any]]:
     """One value of each type, inserted in reverse order (the fixture of ``S1.ascending``)."""
     return fixture_of("S1.ascending")
 
 
-def _ladder(docs: list[dict], ids: list) -> list[str]:
+def _ladder(docs: list[dict[str, Any]], ids: list[Any]) -> list[str]:
     """The types of the documents in the order of ``ids``; every number is one rung."""
     kind_of = {d["_id"]: bson_order.bson_type(d["v"]) for d in docs}
     return ["number" if kind_of[i] == "int" else kind_of[i] for i in ids]
 
 
-def predict_type_order() -> dict:
+def predict_type_order() -> dict[str, Any]:
     """The model's ascending sort of one value of each type, as rung names."""
     ids = model_answers(S1_QUESTIONS)["ascending"]
     return {"ascending": _ladder(_one_of_each_type(), ids)}
@@ -46,7 +53,7 @@ def predict_type_order() -> dict:
        "JavaScript with scope < MaxKey", source="002", topic="sort-order",
        needs=("mongodb",), judge=subset_of_observed, expected={"ascending": S1_VALUES},
        predict=predict_type_order)
-def type_order(ctx) -> Observation:
+def type_order(ctx: Context) -> Observation:
     """Store one value of each type (inserted in reverse) and sort ascending."""
     docs = _one_of_each_type()
     observation = compare_with_model(ctx, "types", S1_QUESTIONS)
@@ -65,7 +72,7 @@ def type_order(ctx) -> Observation:
        predict=lambda: model_answers(MIXED_QUESTIONS), expected={"v_then_id": [
            "emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100",
            "str10", "str9", "object", "binData", "oid", "bool", "date"]})
-def mixed_sort(ctx) -> Observation:
+def mixed_sort(ctx: Context) -> Observation:
     """``find({}, {_id: 1}).sort({v: 1, _id: 1})`` on the chapter's 15 documents."""
     observation = compare_with_model(ctx, "mixed", MIXED_QUESTIONS)
     order = observation.observed["v_then_id"]
@@ -79,12 +86,12 @@ def mixed_sort(ctx) -> Observation:
        "its largest", source="manual", topic="sort-order", needs=("mongodb",),
        judge=subset_of_observed, expected={"ascending": [4, 1, 3, 2], "descending": [1, 3, 2, 4]},
        predict=lambda: model_answers(X5_QUESTIONS))
-def array_sort_keys(ctx) -> Observation:
+def array_sort_keys(ctx: Context) -> Observation:
     """Sort [1, 10], 5, [3, 7] and [-2, -1] both ways."""
     return compare_with_model(ctx, "arrays", X5_QUESTIONS)
 
 
-def collation_sort(database, strings: list[str]) -> dict[str, list[str]]:
+def collation_sort(database: Database[Document], strings: list[str]) -> dict[str, list[str]]:
     """Sort strings on the server bytewise and with ``numericOrdering`` collation."""
     collection = database.strings
     collection.insert_many([{"_id": i, "s": s} for i, s in enumerate(strings)])

@@ -8,7 +8,7 @@ import os
 import platform
 import sys
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from labkit._redact import display
 from labkit.errors import one_line
@@ -86,7 +86,7 @@ class Report:
 
     __repr__ = __str__
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The checks as ``labkit doctor --json`` prints them."""
         return {"ok": self.ok, "summary": self.summary(),
                 "checks": [asdict(c) for c in self.checks]}
