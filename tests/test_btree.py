@@ -201,3 +201,65 @@ def test_any_other_fsync_failure_is_still_an_error():
 
     with pytest.raises(OperationFailure):
         btree._checkpoint(_Refusing(11600))  # InterruptedAtShutdown
+
+
+# The engines as objects, their records as dictionaries -----------------------------------
+
+
+def test_one_table_names_every_engine_its_display_name_and_what_it_needs():
+    """The five B-tree engines are one table, in the order the help lists them; each says its
+    display name (names.py's) and what it needs: a server kind, the WiredTiger binding, or
+    nothing (the model and SQLite run inside labkit)."""
+    from labkit.names import engine_name
+
+    assert list(btree.ENGINES) == ["model", "sqlite", "postgres", "wiredtiger", "mongodb"]
+    for key, engine in btree.ENGINES.items():
+        assert engine.key == key
+        assert engine.name == engine_name(key)
+    assert {key: engine.needs for key, engine in btree.ENGINES.items()} == {
+        "model": None, "sqlite": None, "postgres": "postgres", "wiredtiger": "wiredtiger",
+        "mongodb": "mongodb"}
+    assert [key for key, engine in btree.ENGINES.items() if engine.server] == [
+        "postgres", "mongodb"]
+
+
+@pytest.mark.parametrize(("engine", "cache_mb", "words"), [
+    ("sqlite", 0, "--cache-mb must be between 1 and"),
+    ("mongodb", 100, "(the smallest cache mongod accepts)"),
+    ("model", None, "--n must be between 1"),
+])
+def test_each_engine_checks_a_request_before_anything_starts(engine, cache_mb, words):
+    """An engine refuses a cache outside its own range (mongod's starts at 0.25 GB) and a key
+    count outside 1..MAX_N, as bad input."""
+    n = 0 if cache_mb is None else 1_000
+    with pytest.raises(BadInput, match=words.replace("(", r"\(").replace(")", r"\)")):
+        btree.ENGINES[engine].check(n, btree.Settings(cache_mb=cache_mb))
+
+
+MODEL_KEYS = ["keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
+              "page_capacity", "split_policy", "leaf_splits", "internal_splits",
+              "splits_per_1000_inserts", "leaf_fills", "splits_trace", "trace_every",
+              "write_bytes_per_key", "index_to_cache"]
+SQLITE_KEYS = ["keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
+               "interior_pages", "file_bytes", "leaf_fills", "checkpoint_every", "write_bytes",
+               "wal_frames", "write_meaning", "cache_bytes", "cache_reads", "cache_reads_why",
+               "write_bytes_per_key", "write_vs", "index_to_cache"]
+
+
+@pytest.mark.parametrize(("engine", "expected"), [("model", MODEL_KEYS),
+                                                  ("sqlite", SQLITE_KEYS)])
+def test_a_loads_dictionary_keeps_the_keys_results_files_have_always_had(engine, expected):
+    """A typed load's ``to_dict()`` gives the keys, in the order, that results.json and
+    ``labkit btree --json`` have always held; the summary drops the long per-page lists; the
+    typed figures and the dictionary's agree."""
+    measured = btree.measurement(engine, ["uuid4", "uuid7"], 1_000)
+    load = measured.results[0]
+    shown = load.to_dict()
+    assert list(shown) == expected
+    assert list(load.summary()) == [k for k in expected if k not in btree_results.LONG]
+    assert (shown["index_bytes"], shown["leaf_pages"], shown["avg_leaf_fill"]) == (
+        load.index_bytes, load.leaf_pages, load.avg_leaf_fill)
+    assert shown["write_bytes_per_key"] == load.write_bytes_per_key
+    assert measured.to_dict()["results"][0] == shown
+    assert list(measured.to_dict()) == ["engine", "engine_version", "n", "cache",
+                                        "checkpoint_every", "results"]

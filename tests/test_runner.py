@@ -261,6 +261,22 @@ def test_each_btree_load_is_made_once_per_run(monkeypatch):
     assert shown["results"] == [first.results[0].to_dict()]
 
 
+def test_each_new_btree_load_is_announced_once_through_on_load():
+    """``on_load``, given to the context, hears (engine, key kind, N) before each new load and
+    never for a load the run already has; set as an attribute after construction it hears the
+    same."""
+    heard = []
+    with Context(btree_n=500, on_load=lambda *said: heard.append(said)) as ctx:
+        ctx.btree_load("model", ["uuid4", "int"])
+        ctx.btree_load("model", ["int", "uuid7"])
+    assert heard == [("model", "uuid4", 500), ("model", "int", 500), ("model", "uuid7", 500)]
+    later = []
+    with Context(btree_n=500) as ctx:
+        ctx.on_load = lambda *said: later.append(said)
+        ctx.btree_load("model", ["int"])
+    assert later == [("model", "int", 500)]
+
+
 def test_btree_load_is_keyed_by_n_and_model_policy():
     """A different N or split policy is a different load; the same one is reused."""
     with Context(btree_n=1_000) as ctx:

@@ -8,6 +8,7 @@ import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from labkit import _defaults
@@ -24,7 +25,7 @@ from labkit.claims.claim import (
     subset_of_observed,
 )
 from labkit.claims.registry import claim
-from labkit.engines import btree_io, processes
+from labkit.engines import btree, btree_io, processes
 from labkit.engines.btree_results import LoadResult, Measurement, MongoLoad
 from labkit.errors import Shown
 from labkit.i18n import N_, Message, _, joined, number, shown
@@ -125,35 +126,46 @@ def v7_time_read_back(ctx: Context) -> Observation:
 # the lesson's tables and the verdicts quote the same numbers.
 KINDS = ["uuid4", "uuid7", "objectid", "int"]
 FILL_TOLERANCE = 0.01  # fills are compared at whole-percent precision
-ENGINES = {"model-half": ("model", "half"), "model-rightmost": ("model", "rightmost"),
-           "sqlite": ("sqlite", None), "postgres": ("postgres", None),
-           "wiredtiger": ("wiredtiger", None), "mongodb": ("mongodb", None)}
-# Engine labels stay English where files keep them (results.json) and are shown translated.
-ENGINE_NAMES = {"model-half": Message(N_("{model} (50/50 splits)"), model=engine_name("model")),
-                "model-rightmost": Message(N_("{model} (rightmost splits)"),
-                                           model=engine_name("model")),
-                **{key: engine_name(key)
-                   for key in ("sqlite", "postgres", "wiredtiger", "mongodb")}}
 
 
-def measurement(ctx: Loads, engine: str) -> Measurement:
-    """The run's load of every key kind into ``engine`` (made on first use, then reused)."""
-    name, policy = ENGINES[engine]
-    return ctx.btree_load(name, KINDS, policy=policy or "half")
+@dataclass(frozen=True)
+class Row:
+    """Whose verdict a row of the B-tree claims is: an engine of ``btree.ENGINES`` (the model
+    once per split policy) and the row's label, English where files keep it (results.json)
+    and shown translated."""
+
+    engine: str
+    label: str
+    policy: str = "half"
 
 
-def per_engine(ctx: Loads, engines: Sequence[str],
+ROWS = {"model-half": Row("model", Message(N_("{model} (50/50 splits)"),
+                                           model=engine_name("model")), "half"),
+        "model-rightmost": Row("model", Message(N_("{model} (rightmost splits)"),
+                                                model=engine_name("model")), "rightmost"),
+        **{key: Row(key, btree.ENGINES[key].name)
+           for key in ("sqlite", "postgres", "wiredtiger", "mongodb")}}
+
+
+def measurement(ctx: Loads, row: str) -> Measurement:
+    """The run's load of every key kind into ``row``'s engine (made on first use, then
+    reused)."""
+    return ctx.btree_load(ROWS[row].engine, KINDS, policy=ROWS[row].policy)
+
+
+def per_engine(ctx: Loads, rows: Sequence[str],
                observe: Callable[[ByKind, str], dict[str, Any]],
                figure: bool = False) -> list[Observation]:
-    """One observation per engine: observed, not run (why the engine is missing), or an error.
+    """One observation per row (``ROWS``): observed, not run (why the engine is missing), or
+    an error.
 
     ``observe`` turns ``{key kind: result}`` into the observed values. Each engine runs inside
     the run's guard (``ctx.guard``): whatever goes wrong on one engine (a refused ``fsync``, a
     server that stops) costs that engine's row only.
     """
-    def attempt(engine: str) -> Observation:
-        label = ENGINE_NAMES[engine]
-        measured = measurement(ctx, engine)
+    def attempt(row: str) -> Observation:
+        label = ROWS[row].label
+        measured = measurement(ctx, row)
         observed = observe(measured.by_kind(), label)
         values = {"n": measured.n, "cache": measured.cache or ""}
         note = N_("N = {n:,} keys per kind; {cache}") if values["cache"] else KEYS_PER_KIND
@@ -163,11 +175,10 @@ def per_engine(ctx: Loads, engines: Sequence[str],
                            figure=Figure("btree_summary", (measured.to_dict(),))
                            if figure else None)
 
-    def observed(engine: str) -> Observation:
-        return ctx.guard(ENGINE_NAMES[engine], lambda: attempt(engine),
-                         kind=ENGINES[engine][0])
+    def observed(row: str) -> Observation:
+        return ctx.guard(ROWS[row].label, lambda: attempt(row), kind=ROWS[row].engine)
 
-    return [observed(engine) for engine in engines]
+    return [observed(row) for row in rows]
 
 
 def _fill(result: LoadResult) -> float | None:
