@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-# Keyed by the name the code uses (``--engines``, ``needs``, ``Context.btree``); the value is
-# what tables, reports, verdict rows and server descriptions print.
+# Keyed by the name the code uses (``--engines``, ``needs``, an engine's ``key``); the value is
+# what tables, reports, verdict rows and server descriptions print (an engine's ``name``).
 ENGINE_NAMES: dict[str, str] = {
     "model": "model",
     "mongodb": "MongoDB",
