@@ -535,6 +535,8 @@ class BTreeEngine(ABC, Generic[S]):
     key: ClassVar[str]
     server: ClassVar[str | None] = None
     binding: ClassVar[str | None] = None
+    # Why the smallest cache ``cache_range_mb`` allows is what it is, where that needs saying.
+    cache_floor: ClassVar[str] = ""
 
     @property
     def name(self) -> str:
@@ -564,8 +566,7 @@ class BTreeEngine(ABC, Generic[S]):
             return
         low, high = self.cache_range_mb()
         if not low <= settings.cache_mb <= high:
-            why = " (the smallest cache mongod accepts)" if self.key == "mongodb" else ""
-            raise BadInput(f"--cache-mb must be between {low}{why} and {high}, "
+            raise BadInput(f"--cache-mb must be between {low}{self.cache_floor} and {high}, "
                            f"not {settings.cache_mb}")
 
     @abstractmethod
@@ -722,6 +723,7 @@ class MongoTree(BTreeEngine["MongoServer"]):
 
     key = "mongodb"
     server = "mongodb"
+    cache_floor = " (the smallest cache mongod accepts)"
 
     def cache_range_mb(self) -> tuple[int, int]:
         """mongod's own range (``servers.check_cache_gb``), in MB."""
