@@ -114,8 +114,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     with runner.undone_if_stopped(out):
         _writable_folder(out, "--out")
         progress = _Progress(not args.quiet)
-        with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n) as ctx:
-            ctx.on_load = progress.load
+        with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n,
+                            on_load=progress.load) as ctx:
             run = runner.run(selected, ctx, progress)
             for server in ctx.servers():
                 _say_cleaned(getattr(server, "cleaned", None), server)
@@ -375,9 +375,10 @@ def cmd_btree(args: argparse.Namespace) -> int:
     plot_format = _plot_format(args.plot) if args.plot else None
     server: servers.Server[object] | None = None
     cache_gb = args.cache_mb / 1024 if args.cache_mb else None  # None: the default cache
-    if args.engine == "postgres":  # shared_buffers on labkit's own; a user's keeps its own
+    needs = btree.engine(args.engine).server  # shared_buffers on labkit's own PostgreSQL
+    if needs == "postgres":
         server = servers.provide("postgres", cache_gb=cache_gb)
-    elif args.engine == "mongodb":
+    elif needs == "mongodb":
         server = servers.provide("mongodb", args.mongodb, args.mongodb_version, cache_gb)
     bar = _Bar(args.n * len(kinds))
     try:
@@ -397,7 +398,9 @@ def cmd_btree(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(shown)
     else:
-        print(btree.table(measurement) + (f"\nPlot: {args.plot}" if args.plot else ""))
+        from labkit.outputs import btree_table
+
+        print(btree_table.table(measurement) + (f"\nPlot: {args.plot}" if args.plot else ""))
     return 0
 
 

@@ -59,12 +59,3 @@ def test_an_engine_that_gave_no_loads_is_one_line(entry, line):
     """A comparison's engine that was not run, or failed, is one line saying why."""
     assert btree_table.table(entry) == line
     assert btree_table.table(btree_results.NotMeasured(**entry).to_dict()) == line
-
-
-def test_the_copy_left_in_the_engines_prints_the_same_text(sqlite_measured):
-    """`engines.btree.table`, kept while labkit/cli.py still imports it from there, prints
-    exactly what `outputs.btree_table.table` prints, for measurements and one-line entries."""
-    model = btree.measure("model", ["uuid7", "uuid4"], 800, policy="rightmost")
-    for measured in (sqlite_measured, model, {"engine": "x", "not_run": "why"},
-                     {"engine": "x", "error": "boom"}):
-        assert btree.table(measured) == btree_table.table(measured)

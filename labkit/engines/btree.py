@@ -40,7 +40,6 @@ from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_
 from labkit.engines.wt_binding import wt_stats as _wt_stats
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
-from labkit.i18n import shown as shown_text
 from labkit.model import keys as keymod
 from labkit.names import engine_name
 from labkit.servers import MAX_CACHE_GB, MIN_CACHE_GB, refused
@@ -821,56 +820,3 @@ def larger_by(measured: dict[str, Any], kind: str, than: str) -> float:
 def summary(result: dict[str, Any]) -> dict[str, Any]:
     """A result without its long per-page and per-batch lists (for tables and JSON)."""
     return {k: v for k, v in result.items() if k not in LONG}
-
-
-# The text table: labkit/outputs/btree_table.py is its home. This copy stays only while
-# labkit/cli.py imports it from here (engines/ may not import outputs/, so it cannot delegate);
-# tests/test_btree.py pins that both give the same text. Delete it once cli.py imports
-# labkit.outputs.btree_table.
-
-# What a table says below its rows, once for the key kinds it concerns: what the figures mean
-# and why one is missing or marked.
-SAID_BELOW = (("write_meaning", "write"), ("write_bytes_why", "write"),
-              ("write_disturbed", "write"), ("cache_reads_why", "cache"),
-              ("cache_reads_disturbed", "cache"), ("index_bytes_why", "index bytes"),
-              ("counters_why", "counters"))
-
-
-def table(measurement: dict[str, Any]) -> str:
-    """A measurement as a plain-text table: size, leaf pages, fill, time, then other counters.
-
-    A comparison entry that did not run (``{"engine", "not_run"}``) is one line.
-    """
-    if "not_run" in measurement:
-        return f"{measurement['engine']}: not run ({measurement['not_run']})"
-    if "error" in measurement:
-        return f"{measurement['engine']}: error ({measurement['error']})"
-    head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
-    if measurement.get("cache"):
-        head += f", {measurement['cache']}"
-    lines = [head, f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
-                   f"{'insert s':>9} {'written/key':>11} {'cache reads':>11}  other"]
-    shown = {"keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
-             "size_meaning", "write_bytes_per_key", "cache_reads", *(k for k, _ in SAID_BELOW)}
-    for r in map(summary, measurement["results"]):
-        cells = [f"{r['avg_leaf_fill']:.1%}" if r["avg_leaf_fill"] is not None else "-"]
-        cells += [f"{r[k]:,.0f}" if r.get(k) is not None else "-"
-                  for k in ("index_bytes", "leaf_pages", "write_bytes_per_key", "cache_reads")]
-        fill, size, pages, per_key, reads = cells
-        other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                          for k, v in r.items() if k not in shown)
-        lines.append(f"{r['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
-                     f"{r['insert_seconds']:>9.2f} {per_key:>11} {reads:>11}  {other}")
-    results = measurement["results"]
-    for key, label in SAID_BELOW:
-        said: dict[str, list[str]] = {}
-        for r in results:
-            if r.get(key):
-                said.setdefault(r[key], []).append(r["keys"])
-        for text, kinds in said.items():
-            scope = "" if len(kinds) == len(results) else f" ({', '.join(kinds)})"
-            lines.append(f"{label}{scope}: {shown_text(text)}")
-    meaning = next((r["size_meaning"] for r in measurement["results"] if "size_meaning" in r), "")
-    if meaning:
-        lines.append(f"index bytes: {meaning}")
-    return "\n".join(lines)

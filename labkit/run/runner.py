@@ -77,9 +77,7 @@ class Context(BTreeContext[Measurement]):
     ``mongodb_provider`` and ``postgres_provider`` give a server instead of
     ``servers.provide`` (one labkit does not stop); ``btree_n`` is the keys per kind of the
     B-tree loads (``LABKIT_BTREE_N`` unless given); ``on_load`` is called as ``(engine, key
-    kind, n)`` before each new B-tree load, the long steps of a run. The ``on_load``
-    attribute may still be set after construction: labkit/cli.py does so until it passes it
-    here.
+    kind, n)`` before each new B-tree load, the long steps of a run.
     """
 
     btree_n: int  # keys per kind in the run's B-tree loads
