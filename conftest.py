@@ -67,6 +67,20 @@ def pytest_configure(config):
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """``--numprocesses auto``: xdist's count (one worker per core) and one more, because many
+    tests spend most of their time waiting on processes they start (a run killed mid-load, a
+    PostgreSQL starting, a kernel, ID-making processes waiting for a shared second): the extra
+    worker's tests use a core while another waits. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` and
+    ``--numprocesses logical`` keep xdist's own meaning."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
+        return None
+    from xdist.plugin import pytest_xdist_auto_num_workers as per_core
+
+    return per_core(config) + 1
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under ``--dist loadscope``, xdist's scheduling with the suite's own units (``scope_of``);
     every other ``--dist`` is xdist's own."""
