@@ -23,7 +23,7 @@ from labkit._redact import redact
 from labkit.errors import CleanupIncomplete
 from labkit.run import doctor
 from labkit.servers import base
-from labkit.servers.privileges import NEEDS, parse_connection_status
+from labkit.servers.privileges import NEED_BY_ACTION, NEEDS, parse_connection_status
 
 
 def missing(reply: dict, **kwargs) -> set[str]:
@@ -186,6 +186,31 @@ def test_every_pymongo_call_labkit_makes_needs_only_actions_the_table_names():
         table = COMMAND_ACTIONS if call.startswith("command ") else CALL_ACTIONS
         assert command in table, f"{call} (in {', '.join(sorted(files))}): which action?"
         assert table[command] <= names, (call, table[command] - names)
+
+
+def test_every_collection_labkit_creates_skips_pymongos_list_collections_check():
+    """pymongo's ``create_collection`` asks ``listCollections`` first unless told
+    ``check_exists=False`` (its documented default, True): that action is optional in the
+    table (only the drop fallback needs it), so a role without it would pass ``labkit doctor``
+    and then fail every B-tree row and lesson 03's validator. Each ``create_collection`` in
+    labkit's MongoDB code is on a fresh database and passes ``check_exists=False``."""
+    import ast
+    from pathlib import Path
+
+    package = Path(servers.__file__).resolve().parent.parent
+    found = []
+    for room in ("experiments", "engines", "servers"):
+        for path in (package / room).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "create_collection":
+                    given = {k.arg: k.value for k in node.keywords}
+                    check = given.get("check_exists")
+                    found.append((path.name, isinstance(check, ast.Constant)
+                                  and check.value is False))
+    assert found, "no create_collection found: the scan is broken"
+    assert all(skips for _, skips in found), found
+    assert not NEED_BY_ACTION["listCollections"].required
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)

@@ -314,7 +314,8 @@ def load_commands(wire) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("wire_server", VERSIONS, indirect=True)
 def test_a_load_sends_the_documented_commands_in_order(wire_server, connect):
-    """One load: its database and lease, ``create`` (after pymongo's listCollections check),
+    """One load: its database and lease, ``create`` (no listCollections first: a fresh database
+    holds no collection, and a role without listCollections would be refused it),
     ``$collStats`` with ``storageStats`` and ``serverStatus`` before the inserts, unordered
     insert batches with an ``fsync`` each time the keys pass the interval and one at the end,
     ``serverStatus`` and ``$collStats`` again, and ``dropDatabase`` (the same on 6.0, 7.0 and
@@ -323,7 +324,7 @@ def test_a_load_sends_the_documented_commands_in_order(wire_server, connect):
     result = btree.run_mongodb(connect(), "uuid7", 250, batch=100, checkpoint_every=100
                                ).to_dict()
     assert load_commands(wire_server) == [
-        ("update", "load"), ("listCollections", "load"), ("create", "load"),
+        ("update", "load"), ("create", "load"),
         ("aggregate", "load"), ("serverStatus", "admin"),
         ("insert", "load"), ("fsync", "admin"), ("insert", "load"), ("fsync", "admin"),
         ("insert", "load"), ("fsync", "admin"),

@@ -437,7 +437,9 @@ def run_mongodb(server: MongoServer, kind: str, n: int, batch: int = 1_000,
     """
     database = server.fresh_database(f"btree_{kind}")
     try:
-        collection = database.create_collection("t")
+        # A fresh database never holds it: no listCollections check (pymongo's check_exists),
+        # which a role without listCollections would be refused.
+        collection = database.create_collection("t", check_exists=False)
         client = server.client()
         stats, counters_why = _read_stats(collection)
         logged = btree_io.mongo_logged(stats, client)

@@ -177,7 +177,8 @@ def validator(database: Database[Document]) -> list[dict[str, Any]]:
     the string "42", and the string normalised at the boundary; say what the server did."""
     from pymongo.errors import WriteError
 
-    collection = database.create_collection("orders_validated", validator=USER_ID_SCHEMA)
+    collection = database.create_collection("orders_validated", validator=USER_ID_SCHEMA,
+                                            check_exists=False)  # a fresh database: no check
     attempts = [(_("number 42"), 42), (_('string "42"'), "42"),
                 (_('string "42" through parse_user_id'), parse_user_id("42"))]
     insert, result = _("insert"), _("result")
