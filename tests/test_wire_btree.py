@@ -441,7 +441,8 @@ def test_a_refused_server_status_costs_only_the_write_and_cache_figures(wire_ser
     8000 on Atlas) no longer makes every MongoDB row an error. The index size and the split
     counters are still measured and judged; the write and cache rows are not run, saying which
     action is missing and which built-in roles grant it (builtin_roles.yml: clusterMonitor,
-    clusterAdmin, root)."""
+    clusterAdmin, root), or, for Atlas's 8000, what its proxy said and that no role may help
+    (its tiers refuse some commands to every user)."""
     Mongod(wire_server, refuse=("serverStatus",), refusal=code,
            privileges=connection_status(["readWriteAnyDatabase", "hostManager"],
                                         READ_WRITE_ANY, ("fsync",)))
@@ -452,9 +453,39 @@ def test_a_refused_server_status_costs_only_the_write_and_cache_figures(wire_ser
     for part in ("write amplification", "cache churn"):
         row = rows[("U5", f"MongoDB · {part}")]
         assert row.verdict == "not-run", str(row)
-        for words in ("serverStatus", f"code {code}", "clusterMonitor", "clusterAdmin", "root"):
-            assert words in row.reason
+        if code == ATLAS_ERROR:
+            assert "the hosted server refused serverStatus (user is not allowed to do action " \
+                   "[serverStatus] on [admin] (code 8000))" in row.reason
+            assert "whatever the role" in row.reason
+            assert "clusterMonitor" not in row.reason
+        else:
+            for words in ("serverStatus", f"code {code}", "clusterMonitor", "clusterAdmin",
+                          "root"):
+                assert words in row.reason
     assert not [row for row in rows.values() if row.verdict == "error"]
+
+
+def test_a_server_status_without_its_wired_tiger_section_is_said_not_taken_for_zero(
+        wire_server, connect):
+    """Atlas's shared tiers answer serverStatus with a trimmed reply (the Atlas manual's
+    "Unsupported Commands" page: only some sections), and a mongos has no storage engine: with
+    no ``wiredTiger`` section, the write and cache rows are not run saying so, instead of
+    claiming that MongoDB does not report bytes written."""
+    mongod = Mongod(wire_server)
+    full = mongod._server_status
+
+    def trimmed(sent):
+        reply = dict(full(sent))
+        reply.pop("wiredTiger")
+        return reply
+
+    wire_server.on("serverStatus", trimmed)
+    rows = btree_rows(connect(), ("U5",))
+    for part in ("write amplification", "cache churn"):
+        row = rows[("U5", f"MongoDB · {part}")]
+        assert row.verdict == "not-run", str(row)
+        assert "serverStatus has no wiredTiger section" in row.reason
+    assert rows[("U5", "MongoDB · size")].verdict == "holds"
 
 
 def test_read_write_any_database_alone_gets_reasons_not_errors(wire_server, connect):
@@ -498,14 +529,19 @@ def test_a_refused_coll_stats_costs_the_index_figures_only(wire_server, connect)
 @pytest.mark.parametrize("code", [UNAUTHORIZED, ATLAS_ERROR])
 def test_a_refused_fsync_leaves_no_index_size_and_says_why(wire_server, connect, code):
     """``fsync`` refused (13, or Atlas's 8000): no index size (the file holds its pages only
-    after a checkpoint), ``checkpoints_refused`` says so, the reason names hostManager; the
-    counters and the write figures are still read."""
+    after a checkpoint), ``checkpoints_refused`` says so, the reason names hostManager (for 13)
+    or what Atlas's proxy said, without role advice (for 8000: Atlas refuses fsync to every
+    user); the counters and the write figures are still read."""
     Mongod(wire_server, refuse=("fsync",), refusal=code)
     result = btree.run_mongodb(connect(), "uuid4", N, checkpoint_every=100).to_dict()
     assert result["checkpoints_refused"] is True
     assert result["index_bytes"] is None
     assert "fsync" in result["index_bytes_why"]
-    assert "hostManager" in result["index_bytes_why"]
+    if code == ATLAS_ERROR:
+        assert "whatever the role" in result["index_bytes_why"]
+        assert "hostManager" not in result["index_bytes_why"]
+    else:
+        assert "hostManager" in result["index_bytes_why"]
     assert result["file_bytes"] == N * 48 + RESERVED
     assert result["write_bytes"] == N * (300 + LOG_PER_KEY)
 

@@ -236,11 +236,23 @@ COUNTERS_BACK = N_("the server's operation counters went back during the load (a
                    "its write and cache counters cannot be compared across it")
 
 
+HOSTED_REFUSED = N_("the hosted server refused {command} ({said}): such a tier may refuse it "
+                    "to every user, whatever the role; labkit measures the rest")
+NO_WIREDTIGER = N_("this server's serverStatus has no wiredTiger section (a hosted tier or a "
+                   "mongos leaves it out): labkit measures the rest")
+
+
 def refusal(command: str, exc: Any) -> Message:
     """Why a figure is missing where the server refused ``command``: the action the user lacks
-    and the built-in roles that grant it (``servers.privileges``, the one table of them)."""
+    and the built-in roles that grant it (``servers.privileges``, the one table of them); or,
+    where Atlas's proxy refused it (8000), what it said, without role advice: its tiers refuse
+    some commands to every user."""
+    from labkit.errors import server_said
+    from labkit.servers import ATLAS_ERROR
     from labkit.servers.privileges import NEED_BY_ACTION
 
+    if exc.code == ATLAS_ERROR:
+        return Message(HOSTED_REFUSED, command=command, said=server_said(exc))
     need = NEED_BY_ACTION[ACTIONS[command]]
     return Message(REFUSED, command=command, code=exc.code, action=need.action,
                    where=Message(WHERE[need.scope]), roles=", ".join(need.roles))
@@ -259,7 +271,9 @@ def mongo_status(client: Any) -> dict[str, Any]:
         if refused(exc):
             return {"refused": refusal("serverStatus", exc)}
         raise
-    tiger, ops = status.get("wiredTiger") or {}, status.get("opcounters") or {}
+    if not isinstance(status.get("wiredTiger"), dict):
+        return {"refused": Message(NO_WIREDTIGER)}
+    tiger, ops = status["wiredTiger"], status.get("opcounters") or {}
     wt = {}
     for name in WT_IO_STATS.values():
         group, field = name.split(": ", 1)

@@ -37,6 +37,7 @@ from labkit.servers.mark import (
     secret_path,
 )
 from labkit.servers.mongo import (
+    ATLAS_ERROR,
     DEFAULT_CACHE_GB,
     DEFAULT_MONGO_VERSION,
     LEASE_COLLECTION,
@@ -72,6 +73,7 @@ from labkit.servers.process import free_port
 from labkit.servers.route import clean_user_servers, get_mongodb, get_postgres, mongodb, provide
 
 __all__ = [
+    "ATLAS_ERROR",
     "CONFIG_VARIABLE",
     "DB_PREFIX",
     "DEFAULT_CACHE_GB",
