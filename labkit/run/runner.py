@@ -134,17 +134,7 @@ class Context(BTreeContext[Measurement]):
     def mongodb_database(self, label: str) -> Database[Document]:
         """A fresh database on the run's MongoDB server, dropped when the claim is done."""
         server = self.mongodb()
-        # A database whose lease write failed (a connection lost mid-write) exists, or may:
-        # the server records it before that write, so it is found there and dropped with the
-        # claim's others instead of waiting for the server to stop. Server offers no public
-        # list of what it created.
-        before = set(getattr(server, "_created", ()))
-        try:
-            database = server.fresh_database(label)
-        except BaseException:
-            self._databases.extend((server, name) for name in getattr(server, "_created", ())
-                                   if name not in before)
-            raise
+        database = server.fresh_database(label)
         self._databases.append((server, database.name))
         return database
 
