@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import BTreeContext, Claim, Observation, needs
 from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
-from labkit.errors import BadInput, ServerUnavailable
-from labkit.i18n import joined
+from labkit.errors import BadInput, ServerUnavailable, server_said
+from labkit.i18n import N_, Message, joined
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
 
@@ -150,6 +150,27 @@ class Context(BTreeContext[Measurement]):
         except ServerUnavailable as exc:
             return exc
         return None
+
+    def still_there(self, kind: str, failure: BaseException) -> None:
+        """After ``failure`` lost the connection to the run's ``kind`` server mid-claim, ask it
+        once more (one ``ping``); where it does not answer, it is gone for the rest of the run:
+        every later claim that needs it is not run, with why, at once, instead of each waiting
+        out the driver's server selection (a reset that the server outlives costs nothing)."""
+        server = self._servers.get(kind)
+        if kind != "mongodb" or server is None or not _connection_lost(failure):
+            return
+        from pymongo.errors import PyMongoError
+
+        from labkit.servers import redact
+
+        try:
+            cast("MongoServer", server).client().admin.command("ping")
+        except PyMongoError as again:
+            self._failures[kind] = ServerUnavailable(
+                Message(N_("The MongoDB server at {uri} stopped answering during the run: "
+                           "{error}"), uri=redact(server.address), error=server_said(again)),
+                hint=Message(N_("check that it is running and reachable, then run labkit "
+                                "again (`labkit clean` removes what a run left there).")))
 
     def running(self, kind: str) -> tuple[str, str]:
         """``(engine, version)`` of a server this run already has, else ``(kind, "")``."""
@@ -295,6 +316,20 @@ class Context(BTreeContext[Measurement]):
                 self.btree_comparison(engines, kinds, n, **options).items()}
 
 
+def _connection_lost(failure: BaseException) -> bool:
+    """Whether ``failure`` (or what caused it: the server layer wraps the driver's errors) is
+    the driver losing its connection (pymongo's ``ConnectionFailure``: a reset, a timeout, no
+    server to select), not a refusal or a bad reply."""
+    from pymongo.errors import ConnectionFailure
+
+    seen: BaseException | None = failure
+    while seen is not None:
+        if isinstance(seen, ConnectionFailure):
+            return True
+        seen = seen.__cause__
+    return False
+
+
 def first_missing(ctx: Context, kinds: Sequence[str]) -> tuple[str, ServerUnavailable] | None:
     """The first of ``kinds`` (a claim's ``needs``) that ``ctx`` cannot have, and why; None
     when every one is running. The one place that walks a claim's needs."""
@@ -315,6 +350,10 @@ def run_claim(claim: Claim, ctx: Context) -> ClaimResult:
     def experiment() -> Observation | list[Observation]:
         try:
             return claim.experiment(ctx)
+        except Exception as exc:
+            for kind in claim.needs:
+                ctx.still_there(kind, exc)
+            raise
         finally:
             ctx.release_databases()
 
