@@ -199,3 +199,22 @@ def test_the_models_size_bars_are_named_by_key_kind():
     figure = plots.btree_summary(measurement)
     figure.canvas.draw()
     assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["uuid4", "int"]
+
+
+def test_the_n_a_mongod_index_outgrows_its_cache_from_is_said_as_an_upper_bound():
+    """U5's cache-churn reason on mongod gives the N from which the UUIDv4 index alone would
+    outgrow mongod's smallest cache, and says it is an upper bound: the collection's own table
+    shares the cache and WiredTiger evicts from 80% full (eviction_target's default, WiredTiger's
+    dist/api_data.py)."""
+    from labkit.engines.btree_results import MongoLoad
+    from labkit.experiments import btree_keys
+
+    smallest = 268_435_456
+    load = MongoLoad(keys="uuid4", n=200_000, index_bytes=6_400_000, leaf_pages=None,
+                     avg_leaf_fill=None, insert_seconds=1.0, smallest_cache_bytes=smallest)
+    reason = str(btree_keys._never_outgrew(load, 6_400_000, smallest))
+    assert "outgrows mongod's smallest cache, 0.25 GB (268,435,456 bytes), from N = " \
+           "8,388,609 keys" in reason
+    assert reason.endswith("(an upper bound: the collection's own table shares the cache, and "
+                           "WiredTiger starts evicting pages once the cache is 80% full, its "
+                           "eviction_target, so pages can be read back at a smaller N)")
