@@ -37,8 +37,9 @@ SPREAD = {  # each test is its own unit: long, independent tests that start thei
     "tests/test_interruptions.py",  # 18 cases of 1 to 10 s, each with its own run to kill
     "tests/test_fastread.py",  # three generated-input tests of several seconds each
 }
-SHARED = {  # files read one session-scoped result: one unit, so it is made once
+SHARED = {  # files that read one session-scoped result: one unit, so it is made once
     "tests/test_answers.py": "offline exercises", "tests/test_questions.py": "offline exercises",
+    "tests/test_sheet.py": "offline exercises",
 }
 # Tests parametrized by a lesson (their id starts with its stem, "06_btree_keys"): one unit per
 # lesson, as each lesson runs once for all of its tests.

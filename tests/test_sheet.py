@@ -6,21 +6,29 @@ from __future__ import annotations
 import pytest
 
 from labkit.lessons import questions, sheet
+from labkit.run import runner
 
 # Making a sheet runs every exercise's claim offline (lesson 05's starts four processes and
-# waits for a shared second, about 5 s): each language's sheet is made once for this file (whose
-# tests the root conftest.py keeps on one worker) and every test reads that text.
+# waits for a shared second, about 5 s): each language's sheet is made once for this file and
+# every test reads that text; both are made in the suite's shared offline session, so the
+# claims run once for both languages and for the exercises' tests (test_answers.py and
+# test_questions.py, which the root conftest.py keeps on one worker with this file).
 
 
 @pytest.fixture(scope="module")
-def made():
+def made(offline_session):
     """``sheet.sheet``, each language's text made on first use and kept for the module (the
-    tests only read it)."""
+    tests only read it). The sheet's own offline session (a ``runner.Context`` with no server
+    and 2,000-key loads) is the shared one of the same kind; the first test compares the text
+    with the committed files, which ``python -m labkit.lessons.sheet`` makes in sessions of
+    its own, so a difference between the two would fail it."""
     texts: dict[str, str] = {}
 
     def made(code: str) -> str:
         if code not in texts:
-            texts[code] = sheet.sheet(code)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(runner, "Context", lambda **_: offline_session)
+                texts[code] = sheet.sheet(code)
         return texts[code]
 
     return made
