@@ -30,11 +30,12 @@ os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
 collect_ignore_glob = ["notebooks/vi/*.ipynb"]
 
 # How `--dist loadscope` (pyproject.toml's addopts) shares the tests among the workers. A unit
-# of work runs on one worker, in collection order; the units go out largest first. By default
+# of work runs on one worker, in collection order; the units with most tests go out first (so
+# the single tests come last and even out the workers' ends). By default
 # a unit is a file: a notebook's cells run in order in one kernel, and a file's module-scoped
 # fixtures are made once. The exceptions, each with why:
 SPREAD = {  # each test is its own unit: long, independent tests that start their own processes
-    "tests/test_interruptions.py",  # 18 cases of 1 to 10 s, each with its own run to kill
+    "tests/test_interruptions.py",  # 20 cases of 1 to 10 s, each with its own run to kill
     "tests/test_fastread.py",  # three generated-input tests of several seconds each
 }
 SHARED = {  # files that read one session-scoped result: one unit, so it is made once
