@@ -452,12 +452,14 @@ def _cache_of(client: Client, asked_gb: float | None) -> tuple[float | None, str
 
 def _ping_until(uri: str, alive: Callable[[], bool] = lambda: True) -> None:
     """Ping the server at ``uri`` until it answers (within START_TIMEOUT), through a client of
-    its own whose one-second server selection lets each try fail fast; the client labkit keeps
-    afterwards has the normal timeout, which a loaded machine needs."""
+    its own whose half-second server selection lets each try fail fast (its monitor goes on
+    looking between tries, so a slow first answer is still found), and a process that died is
+    noticed within a try; the client labkit keeps afterwards has the normal timeout, which a
+    loaded machine needs."""
     from pymongo.errors import PyMongoError
 
     last: Exception | None = None
-    probe = mongo_client(uri, serverSelectionTimeoutMS=1000)
+    probe = mongo_client(uri, serverSelectionTimeoutMS=500)
     deadline = time.monotonic() + START_TIMEOUT
     try:
         while time.monotonic() < deadline and alive():
@@ -466,7 +468,7 @@ def _ping_until(uri: str, alive: Callable[[], bool] = lambda: True) -> None:
                 return
             except PyMongoError as exc:
                 last = exc
-                time.sleep(0.3)
+                time.sleep(0.1)
     finally:
         probe.close()
     if not alive():
