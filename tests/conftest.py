@@ -12,7 +12,8 @@ from labkit import servers
 def skip_unless_required(kind: str, reason: str) -> None:
     """Skip with the reason, unless LABKIT_REQUIRE names ``kind``: then a missing engine fails.
 
-    CI sets LABKIT_REQUIRE=postgres,wiredtiger so those tests can never be skipped there.
+    .ci/run sets LABKIT_REQUIRE=postgres,wiredtiger and the workflow's MongoDB jobs
+    LABKIT_REQUIRE=mongodb, so those tests can never be skipped there.
     """
     required = {k.strip() for k in os.environ.get("LABKIT_REQUIRE", "").split(",")}
     if kind in required:
@@ -59,7 +60,7 @@ def mongodb_server():
     """One real MongoDB server for the session; the test is skipped, with why, when none exists."""
     why = servers.mongodb_missing()
     if why:
-        pytest.skip(why)
+        skip_unless_required("mongodb", why)
     server = servers.get_mongodb()
     yield server
     server.stop()
