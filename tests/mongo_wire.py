@@ -14,8 +14,11 @@ storage or privileges; each reply is written by the test from a cited source, an
 about MongoDB's behaviour comes from it. ``test_wire_live.py`` asks a real server the same
 commands and compares the replies' fields and types with ``same_shape``, wherever one runs.
 
-The shapes every test shares are here, each with where it comes from; a test file keeps the
-shapes only it uses beside its tests (and their live check beside those, with ``same_shape``).
+The shapes of any command's reply are here (a cursor, a write, a refusal, hello and buildInfo),
+each with where it comes from; the replies of the particular commands labkit's server layer and
+lessons ask, shared by several test files, are in ``wire_replies.py`` beside this file. A test
+file keeps the shapes only it uses beside its tests (and their live check beside those, with
+``same_shape``), and imports no other test file: what two of them share lives in these two.
 
 Sources are named by file and commit in mongodb/mongo as the search index holds them: where the
 commit is not a release tag, the comment says what the file showed and what a live run on 6.0,
@@ -28,11 +31,14 @@ import contextlib
 import datetime as dt
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import bson
 from bson import Int64, ObjectId
+from bson.binary import UuidRepresentation
+from bson.codec_options import CodecOptions
 from mockupdb import MockupDB
 
 # The server versions the live workflow runs, each with its maxWireVersion: 17 = 6.0, 21 = 7.0,
@@ -44,6 +50,9 @@ from mockupdb import MockupDB
 # whose stored copies here predate 5.1; test_wire_live.py checks the numbers against each server.
 VERSIONS: dict[str, tuple[str, int]] = {"6.0": ("6.0.19", 17), "7.0": ("7.0.16", 21),
                                         "8.0": ("8.0.4", 25)}
+# The release series a test runs on where they differ:
+# ``@pytest.mark.parametrize("wire_server", SERIES, indirect=True)``.
+SERIES = tuple(VERSIONS)
 
 # Error codes, from src/mongo/base/error_codes.yml (mongodb/mongo, read at commit 007ba934; the
 # file never renumbers a code, a retired one stays as OBSOLETE_<name>).
@@ -105,14 +114,24 @@ def build_info_reply(version: str = "7.0") -> dict[str, Any]:
 
 
 def cursor_reply(namespace: str, documents: list[Mapping[str, Any]],
-                 batch: str = "firstBatch") -> dict[str, Any]:
-    """A ``find``/``aggregate``/``listCollections`` reply: one batch, cursor exhausted.
+                 batch: str = "firstBatch", cursor_id: int = 0) -> dict[str, Any]:
+    """A ``find``/``aggregate``/``listCollections`` reply (``batch`` ``nextBatch``: a
+    ``getMore``'s), its cursor exhausted unless ``cursor_id`` is not 0 (more follows by
+    ``getMore``).
 
-    ``cursor`` {``firstBatch`` (``nextBatch`` for getMore): array, ``id``: int64, ``ns``:
-    string}, ``ok`` 1.0, as src/mongo/db/query/cursor_response.cpp (CursorResponse::addToBSON
-    and the CursorResponseBuilder find uses; mongodb/mongo commit 0136f88d) builds it and
-    CursorResponse::parseFromBSON insists (``id`` must be a long). The same in 6.0, 7.0, 8.0."""
-    return {"cursor": {"id": Int64(0), "ns": namespace, batch: list(documents)}, "ok": 1.0}
+    ``cursor`` {``firstBatch`` or ``nextBatch``: array, ``id``: int64, ``ns``: string}, ``ok``
+    1.0, as src/mongo/db/query/cursor_response.cpp (CursorResponse::addToBSON, the
+    CursorResponseBuilder find uses and appendGetMoreResponseObject; mongodb/mongo commit
+    0136f88d) builds it and CursorResponse::parseFromBSON insists (``id`` must be a long, 0 once
+    the cursor is exhausted). The same in 6.0, 7.0, 8.0."""
+    return {"cursor": {"id": Int64(cursor_id), "ns": namespace, batch: list(documents)},
+            "ok": 1.0}
+
+
+def cursor_of(documents: list[Mapping[str, Any]]) -> Callable[[Sent], dict[str, Any]]:
+    """A rule's reply: ``documents`` in one batch, on the namespace of the collection the
+    command named (``<db>.<collection>``)."""
+    return lambda sent: cursor_reply(f"{sent.db}.{sent[sent.name]}", documents)
 
 
 def write_reply(n: int = 1, **extra: Any) -> dict[str, Any]:
@@ -121,15 +140,30 @@ def write_reply(n: int = 1, **extra: Any) -> dict[str, Any]:
     return {"n": n, **extra, "ok": 1.0}
 
 
+def inserted(sent: Sent) -> dict[str, Any]:
+    """A rule's reply to an ``insert`` that wrote every document it carried (``write_reply``)."""
+    return write_reply(len(sent.get("documents", [])))
+
+
 def update_reply(n: int = 1, modified: int = 1,
                  upserted: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """An ``update`` reply: ``{n, nModified, upserted?, ok}`` (the manual's "update" command
     page, Output: ``upserted`` lists ``{index: int32, _id}`` for each statement whose upsert
-    inserted; such a statement counts in ``n`` and not in ``nModified``)."""
+    inserted; such a statement counts in ``n`` and not in ``nModified``). The types are
+    src/mongo/db/query/write_ops/write_ops.idl's (mongodb/mongo commit 0b22cf9c,
+    UpdateCommandReply and Upserted: n and nModified int32, upserted an array of {index: int32,
+    _id: any}); the same fields in 6.0, 7.0 and 8.0, where the file was
+    src/mongo/db/ops/write_ops.idl."""
     reply: dict[str, Any] = {"n": n, "nModified": modified, "ok": 1.0}
     if upserted:
         reply["upserted"] = upserted
     return reply
+
+
+def upserted(_id: Any) -> dict[str, Any]:
+    """An ``update`` of one statement whose upsert inserted the document ``_id``: ``{n: 1,
+    nModified: 0, upserted: [{index: 0, _id}], ok: 1.0}`` (``update_reply``)."""
+    return update_reply(1, 0, [{"index": 0, "_id": _id}])
 
 
 def error_reply(code: int, errmsg: str, code_name: str) -> dict[str, Any]:
@@ -164,8 +198,10 @@ def unauthorized(command: str, db: str = "admin") -> dict[str, Any]:
 def unauthenticated(command: str) -> dict[str, Any]:
     """What a connection that has not authenticated gets, with access control on, for a command
     that needs a user: code 13, "Command <name> requires authentication"
-    (checkAuthorizationImplPreParse in src/mongo/db/commands.cpp). From localhost before the
-    first user exists (the localhost exception) the server lets such commands through."""
+    (checkAuthorizationImplPreParse in src/mongo/db/commands.cpp; older versions begin
+    "command <name>", in lower case: labkit reads the code, never the words). From localhost
+    before the first user exists (the localhost exception) the server lets such commands
+    through."""
     return error_reply(UNAUTHORIZED, f"Command {command} requires authentication",
                        "Unauthorized")
 
@@ -180,12 +216,18 @@ def atlas_refusal(action: str, resource: str) -> dict[str, Any]:
     return reply
 
 
-def same_shape(scripted: Any, real: Any, path: str = "") -> list[str]:
+def same_shape(scripted: Any, real: Any, path: str = "", *,
+               sized: Collection[str] = ()) -> list[str]:
     """Where a real reply differs in shape from the scripted one: each key of ``scripted`` must
     be in ``real`` with a value of the same Python type (an int32 decodes as ``int``, an int64
     as ``Int64``: they differ), documents compared key by key, lists by their first elements.
     Returns the differences, each with its path; an empty list means the shape holds. A scripted
-    non-empty list against an empty real one is a difference: it proves nothing."""
+    non-empty list against an empty real one is a difference: it proves nothing.
+
+    ``sized`` names the paths (``wiredTiger.cache.maximum bytes configured``) whose integer the
+    server writes with appendNumber, so that its width follows its size: there a scripted
+    integer matches a real one of the width ``appended_number`` gives the real value, and of no
+    other (a 4 GB cache is an int64 on the server whatever the script's 0.25 GB was)."""
     where = path or "the reply"
     if isinstance(scripted, Mapping):
         if not isinstance(real, Mapping):
@@ -196,7 +238,7 @@ def same_shape(scripted: Any, real: Any, path: str = "") -> list[str]:
             if key not in real:
                 problems.append(f"{inner}: missing on the server")
             else:
-                problems.extend(same_shape(value, real[key], inner))
+                problems.extend(same_shape(value, real[key], inner, sized=sized))
         return problems
     if isinstance(scripted, list):
         if not isinstance(real, list):
@@ -205,11 +247,36 @@ def same_shape(scripted: Any, real: Any, path: str = "") -> list[str]:
             return []
         if not real:
             return [f"{where}: an empty list on the server, so its elements cannot be compared"]
-        return same_shape(scripted[0], real[0], f"{path}[0]")
+        return same_shape(scripted[0], real[0], f"{path}[0]", sized=sized)
+    return _same_type(scripted, real, where, sized=path in sized)
+
+
+def _same_type(scripted: Any, real: Any, where: str, *, sized: bool) -> list[str]:
+    """``same_shape`` for one value; ``sized``: an integer whose width follows its size."""
+    if sized and _integer(scripted) and _integer(real):
+        width = type(appended_number(int(real)))
+        if type(real) is not width:
+            return [f"{where}: {type(real).__name__} on the server for {real}, which "
+                    f"appendNumber writes as {width.__name__}"]
+        return []
     if type(scripted) is not type(real):
         return [f"{where}: {type(scripted).__name__} in the script, "
                 f"{type(real).__name__} on the server"]
     return []
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_STANDARD = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
+
+
+def same_bson(a: Any, b: Any) -> bool:
+    """Whether two values are one BSON value: the same bytes, so the same types (int32, int64,
+    double and decimal differ), the same key order and the same milliseconds."""
+    return bson.encode({"v": a}, codec_options=_STANDARD) == \
+        bson.encode({"v": b}, codec_options=_STANDARD)
 
 
 def _oid(n: int) -> ObjectId:
@@ -217,6 +284,10 @@ def _oid(n: int) -> ObjectId:
 
 
 Reply = Mapping[str, Any] | Callable[["Sent"], Mapping[str, Any] | None]
+
+# What pymongo adds to every command on its own (the session, the database, a replica set's
+# clock, the read preference): not labkit's.
+DRIVER_FIELDS = frozenset({"$db", "lsid", "$clusterTime", "$readPreference"})
 
 
 @dataclass
@@ -233,6 +304,10 @@ class Sent:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.doc.get(key, default)
+
+    def as_written(self) -> dict[str, Any]:
+        """The command as labkit's code wrote it: its fields less ``DRIVER_FIELDS``."""
+        return {key: value for key, value in self.doc.items() if key not in DRIVER_FIELDS}
 
 
 @dataclass
@@ -303,6 +378,11 @@ class WireServer:
     def port(self) -> int:
         assert self._mockup is not None
         return int(self._mockup.port)
+
+    @property
+    def release(self) -> str:
+        """The full version its ``buildInfo`` reports ("7.0.16")."""
+        return VERSIONS[self.version][0]
 
     @property
     def uri(self) -> str:

@@ -1,7 +1,7 @@
 """Hosted and least-privilege MongoDB servers (issue 19, "Hosted and least-privilege servers").
 
 What the connected user may do is read from ``connectionStatus`` with ``showPrivileges: true``.
-The replies are the wire tests' (``test_wire_privileges.status``): the reply's documented shape
+The replies are the wire tests' (``wire_replies.status``): the reply's documented shape
 (the manual's ``connectionStatus`` page, the server's connection_status.cpp) with each role's
 actions from MongoDB's ``src/mongo/db/auth/builtin_roles.yml``. They are not a fake server:
 what a server really answers is checked by the tests marked ``mongodb``, which skip where
@@ -16,7 +16,7 @@ import uuid
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_wire_privileges import ANY, UNAUTHENTICATED, status
+from wire_replies import ANY, CLUSTER, HOSTED_PAGE, UNAUTHENTICATED, hosted_role, status
 
 from labkit import servers
 from labkit._redact import redact
@@ -509,17 +509,11 @@ def test_a_read_write_any_database_user_runs_and_cleans_up(mongodb_server):
 # docs/hosted.md ------------------------------------------------------------------------------
 
 
-def _hosted_doc() -> str:
-    from pathlib import Path
-
-    return (Path(__file__).resolve().parent.parent / "docs" / "hosted.md").read_text(
-        encoding="utf-8")
-
-
 def test_the_hosted_page_names_every_action_and_its_roles():
     """docs/hosted.md lists every action labkit asks for, each with the roles ``NEEDS`` names
     (one source: the code's table and the page cannot drift)."""
-    rows = {line.split("|")[1].strip(): line for line in _hosted_doc().splitlines()
+    rows = {line.split("|")[1].strip(): line
+            for line in HOSTED_PAGE.read_text(encoding="utf-8").splitlines()
             if line.startswith("| `")}
     for need in NEEDS:
         (row,) = [line for cell, line in rows.items() if f"`{need.action}`" in cell]
@@ -531,16 +525,11 @@ def test_the_hosted_page_s_custom_role_grants_what_labkit_needs():
     """The page's ``db.createRole`` grants every database action labkit asks for on
     ``{db: "", collection: ""}``, and ``serverStatus`` on the cluster (``fsync`` is offered
     apart)."""
-    import re
-
-    text = _hosted_doc()
-    block = text[text.index("db.createRole({"):text.index("db.createUser(", text.index(
-        "db.createRole({"))]
-    database, cluster = re.findall(r"actions: \[([^\]]*)\]", block)
-    granted = set(re.findall(r'"(\w+)"', database))
-    assert {n.action for n in NEEDS if n.scope == "database"} <= granted
-    assert set(re.findall(r'"(\w+)"', cluster)) == {"serverStatus"}
-    assert 'Add `"fsync"`' in text
+    (on_databases, database), (on_cluster, cluster) = hosted_role()
+    assert (on_databases, on_cluster) == (ANY, CLUSTER)
+    assert {n.action for n in NEEDS if n.scope == "database"} <= set(database)
+    assert set(cluster) == {"serverStatus"}
+    assert 'Add `"fsync"`' in HOSTED_PAGE.read_text(encoding="utf-8")
 
 
 def test_after_a_run_what_was_kept_and_left_is_said_on_stderr(capsys):

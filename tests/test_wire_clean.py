@@ -4,7 +4,7 @@ socketTimeoutMS) while labkit discovers a server, cleans up or writes a lease gi
 error (``ServerUnavailable``: the command line's one ``Error:`` line and its hint), never
 pymongo's traceback, and leaves nothing behind.
 
-The replies are test_wire_servers.py's, each with its source there; what a reset or a timeout
+The replies are ``wire_replies``', each with its source there; what a reset or a timeout
 raises in pymongo (``AutoReconnect``, ``NetworkTimeout``) is the driver's own doing, so these
 tests need no reply of their own for it.
 """
@@ -15,15 +15,15 @@ import datetime as dt
 import json
 
 import pytest
-from test_wire_servers import (
+from wire_replies import (
     AHEAD,
-    OK,
-    UPSERTED,
+    DATABASE_DROPPED,
+    LEASE_UPSERTED,
     clock,
     databases,
+    script_from_uri,
     script_leftovers,
     started,
-    user_server,
 )
 
 from labkit import servers
@@ -39,7 +39,7 @@ def user_uri(wire_server, monkeypatch):
     runs ``labkit clean`` against their own server sets it."""
     monkeypatch.delenv("LABKIT_POSTGRES_DSN", raising=False)
     monkeypatch.setenv("LABKIT_MONGODB_URI", wire_server.uri)
-    user_server(wire_server)
+    script_from_uri(wire_server)
     return wire_server.uri
 
 
@@ -121,7 +121,7 @@ def test_a_timeout_while_cleaning_is_one_error_line(wire_server, monkeypatch, ca
     monkeypatch.delenv("LABKIT_POSTGRES_DSN", raising=False)
     uri = wire_server.uri + "&socketTimeoutMS=200"
     monkeypatch.setenv("LABKIT_MONGODB_URI", uri)
-    user_server(wire_server)
+    script_from_uri(wire_server)
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     clock(wire_server, now + AHEAD)
     wire_server.on("listDatabases", databases("labkit_stale_0001"))
@@ -147,7 +147,7 @@ def test_a_reset_on_the_lease_write_is_one_error_and_leaves_nothing(wire_server)
     error reaches the caller, not only when the server stops; before, pymongo's AutoReconnect
     escaped."""
     wire_server.on("update", hangup=True, times=1)
-    wire_server.on("dropDatabase", OK)
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
     with pytest.raises(ServerUnavailable) as caught:
         server.fresh_database("wire")
@@ -164,7 +164,7 @@ def test_a_half_made_database_whose_drop_fails_too_is_dropped_when_the_server_st
     """Where the lease write and the drop right after it both fail, the database stays
     recorded and stopping the server tries the drop again."""
     wire_server.on("update", hangup=True, times=1)
-    wire_server.on("dropDatabase", OK)
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
     # Newest first: the first drop is cut off (a command pymongo does not retry).
     wire_server.on("dropDatabase", hangup=True, times=1)
     server = started(wire_server)
@@ -180,8 +180,8 @@ def test_a_half_made_database_whose_drop_fails_too_is_dropped_when_the_server_st
 def test_a_timeout_on_a_drop_is_recorded_never_raised(wire_server):
     """A dropDatabase answered later than the socket timeout leaves the database recorded in
     ``left`` with the driver's reason; nothing is raised, so a verdict already judged stands."""
-    wire_server.on("update", UPSERTED)
-    wire_server.on("dropDatabase", OK, delay=1.0)
+    wire_server.on("update", LEASE_UPSERTED)
+    wire_server.on("dropDatabase", DATABASE_DROPPED, delay=1.0)
     server = servers.MongoServer(uri=wire_server.uri + "&socketTimeoutMS=200", how="local",
                                  version="7.0.16")
     name = server.fresh_database("wire").name

@@ -2,11 +2,11 @@
 the scripted server through ``LABKIT_MONGODB_URI`` and real pymongo, and says ``[OK]`` or
 ``[FAIL]`` with what the URI's user may do, in English and in Vietnamese.
 
-The replies are the ones ``test_wire_privileges`` scripts and cites (``connectionStatus``
-from src/mongo/db/commands/connection_status.cpp, each role's actions from
-src/mongo/db/auth/builtin_roles.yml, the probe's answers from src/mongo/db/commands.cpp's
-authorization checks); ``serverStatus`` is refused with 13 to a user without the action on the
-cluster, as the server checks it.
+The replies are ``wire_replies``' (``connectionStatus`` from
+src/mongo/db/commands/connection_status.cpp, each role's actions from
+src/mongo/db/auth/builtin_roles.yml) and the probe's answers those test_wire_privileges.py
+explains from src/mongo/db/commands.cpp's authorization checks; ``serverStatus`` is refused
+with 13 to a user without the action on the cluster, as the server checks it.
 """
 
 from __future__ import annotations
@@ -14,21 +14,20 @@ from __future__ import annotations
 import re
 
 import pytest
-from mongo_wire import COMMAND_NOT_FOUND, error_reply, unauthorized
-from test_wire_privileges import (
-    NO_DATABASES,
-    PROBE_DATABASE,
+from mongo_wire import command_not_found, unauthenticated, unauthorized
+from wire_replies import (
     ROLE_SETS,
     UNAUTHENTICATED,
-    probe_listed,
-    requires_authentication,
-    script,
+    collections,
+    databases,
+    script_from_uri,
     server_status,
 )
 
 from labkit import cli, i18n
 from labkit._redact import display
 from labkit.run import doctor
+from labkit.servers.privileges import PROBE_DATABASE
 
 pytestmark = pytest.mark.wire
 
@@ -65,7 +64,7 @@ def _missing(privileges: str) -> list[str]:
 
 
 # Each role set: whether the line passes, who the doctor says is connected, what it names as
-# missing (the role sets' own expectations are test_wire_privileges.ROLE_SETS').
+# missing (the role sets' own expectations are wire_replies.ROLE_SETS').
 EXPECTED = {
     "root": (True, "user labkit (admin) with root (admin): every privilege labkit uses", []),
     "readWriteAnyDatabase": (True, "user labkit (admin) with readWriteAnyDatabase (admin)",
@@ -95,7 +94,7 @@ def test_the_uri_line_for_each_role_set(english, uri_at, wire_server, case):
     reply, lacking = ROLE_SETS[case]
     ok, who, missing = EXPECTED[case]
     assert set(missing) == lacking
-    script(wire_server, reply)
+    script_from_uri(wire_server, reply)
     check = doctor._mongodb_uri()
     found = _line(check)
     assert check.ok is ok
@@ -107,15 +106,15 @@ def test_the_uri_line_for_each_role_set(english, uri_at, wire_server, case):
 
 
 @pytest.mark.parametrize(("case", "probe", "databases", "ok", "privileges"), [
-    ("no access control", probe_listed(), None, True,
+    ("no access control", collections(PROBE_DATABASE), None, True,
      "privileges: the server runs without access control: every privilege labkit uses"),
-    ("no credentials", requires_authentication("listCollections"),
-     requires_authentication("listDatabases"), False,
+    ("no credentials", unauthenticated("listCollections"),
+     unauthenticated("listDatabases"), False,
      "privileges: no user is authenticated (the URI has no credentials); missing: find "
      "(required, on every database: read the fixtures back; given by readWriteAnyDatabase, "
      "readAnyDatabase, root)"),
     ("no user yet, from localhost", unauthorized("listCollections", db=PROBE_DATABASE),
-     NO_DATABASES, False,
+     databases(), False,
      "privileges: access control is on and no user exists yet (MongoDB's localhost "
      "exception): from this machine the server lets a connection without a user create the "
      "first user and nothing else; create a user administrator in the admin database, then "
@@ -128,10 +127,10 @@ def test_the_uri_line_without_a_user(english, uri_at, wire_server, case, probe, 
     server with it fails the line, saying that the URI has no credentials, or, before any user
     exists, that access control is on and what to do first."""
     status_reply = server_status() if case == "no access control" else (
-        requires_authentication("serverStatus") if case == "no credentials"
+        unauthenticated("serverStatus") if case == "no credentials"
         else unauthorized("serverStatus"))
-    script(wire_server, UNAUTHENTICATED, probe=probe, databases=databases,
-           status_reply=status_reply)
+    script_from_uri(wire_server, UNAUTHENTICATED, probe=probe, databases=databases,
+                    status_reply=status_reply)
     check = doctor._mongodb_uri()
     found = _line(check)
     assert check.ok is ok
@@ -145,9 +144,8 @@ def test_the_uri_line_without_a_user(english, uri_at, wire_server, case, probe, 
 def test_a_server_that_does_not_answer_connection_status(english, uri_at, wire_server):
     """A server (or a proxy) that refuses ``connectionStatus`` as an unknown command: the line
     says the privileges are not readable, and passes on what ``ping`` and ``buildInfo`` said."""
-    script(wire_server, UNAUTHENTICATED)
-    wire_server.on("connectionStatus", error_reply(
-        COMMAND_NOT_FOUND, "no such command: 'connectionStatus'", "CommandNotFound"))
+    script_from_uri(wire_server, UNAUTHENTICATED)
+    wire_server.on("connectionStatus", command_not_found("connectionStatus"))
     check = doctor._mongodb_uri()
     assert check.ok
     assert _line(check)["privileges"] == ("privileges: not readable (the server did not answer "
@@ -159,7 +157,7 @@ def test_a_server_that_does_not_answer_connection_status(english, uri_at, wire_s
 
 @pytest.mark.parametrize(("reply", "probe", "databases", "status", "ready"), [
     (ROLE_SETS["root"][0], None, None, 0, "Ready."),
-    (UNAUTHENTICATED, unauthorized("listCollections", db=PROBE_DATABASE), NO_DATABASES, 1,
+    (UNAUTHENTICATED, unauthorized("listCollections", db=PROBE_DATABASE), databases(), 1,
      "No way to a MongoDB server"),
 ])
 def test_labkit_doctor_prints_the_line_and_exits_by_it(english, nothing_available, uri_at,
@@ -168,7 +166,7 @@ def test_labkit_doctor_prints_the_line_and_exits_by_it(english, nothing_availabl
     """``labkit doctor`` prints the URI line among the others and exits 0 when the URI's user
     can run the experiments (here the only way to MongoDB), 1 when access control is on and no
     user exists yet; never a traceback."""
-    script(wire_server, reply, probe=probe, databases=databases)
+    script_from_uri(wire_server, reply, probe=probe, databases=databases)
     assert cli.main(["doctor"]) == status
     out, err = capsys.readouterr()
     (line,) = [line for line in out.splitlines() if "LABKIT_MONGODB_URI:" in line]
@@ -210,7 +208,7 @@ def test_the_uri_line_in_vietnamese(vietnamese, uri_at, wire_server):
     """With ``LABKIT_LANG=vi`` the line's mark, way and frame are the catalogue's, and the
     privilege report is shown in the learner's language part by part: who is connected, each
     missing action with whether it is required and where (the action names stay MongoDB's)."""
-    script(wire_server, ROLE_SETS["readWriteAnyDatabase"][0])
+    script_from_uri(wire_server, ROLE_SETS["readWriteAnyDatabase"][0])
     check = doctor._mongodb_uri()
     line = check.line()
     assert check.ok
@@ -229,8 +227,9 @@ def test_the_uri_line_in_vietnamese(vietnamese, uri_at, wire_server):
 def test_the_failing_line_in_vietnamese(vietnamese, uri_at, wire_server):
     """Before any user exists the Vietnamese line is ``[CHƯA ĐẠT]`` and says so in the
     learner's language."""
-    script(wire_server, UNAUTHENTICATED, probe=unauthorized("listCollections", db=PROBE_DATABASE),
-           databases=NO_DATABASES)
+    script_from_uri(wire_server, UNAUTHENTICATED,
+                    probe=unauthorized("listCollections", db=PROBE_DATABASE),
+                    databases=databases())
     check = doctor._mongodb_uri()
     assert not check.ok
     assert check.line().startswith("[CHƯA ĐẠT] MongoDB qua LABKIT_MONGODB_URI: MongoDB 7.0.16 "

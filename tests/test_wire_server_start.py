@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from test_wire_servers import server_status
+from wire_replies import server_status
 
 from labkit import servers
 from labkit.servers import base, process
@@ -80,7 +80,7 @@ import threading
 from bson import Int64
 from mockupdb import MockupDB
 import mongo_wire
-from test_wire_servers import server_status
+from wire_replies import server_status
 
 status = server_status(int(cache_gb * 1024**3))
 status["pid"] = Int64(os.getpid())

@@ -2,9 +2,11 @@
 URI, versions, the cache a server reports, the fresh database with its mark and lease, the
 drop and its fallbacks, and the clean-up of what killed runs left.
 
-Each reply below has the shape of the server's own: its source file in mongodb/mongo is named
-beside it with the commit the search index holds (not a release tag: where a shape could differ
-between 6.0, 7.0 and 8.0 the note says so, and none of these does in the fields labkit reads);
+Each reply has the shape of the server's own: its source file in mongodb/mongo is named beside
+it, here or in ``wire_replies`` (serverStatus, listDatabases, listCollections, drop,
+dropDatabase, the lease's update, connectionStatus, and the clean-up's script), with the commit
+the search index holds (not a release tag: where a shape could differ between 6.0, 7.0 and 8.0
+the note says so, and none of these does in the fields labkit reads);
 ``test_wire_server_live.py`` asks a real server the same commands and compares the fields and
 their BSON types (``mongo_wire.same_shape``), so the first run on a real server says whether a
 script was wrong. What these tests pin is what labkit sends and what it does with each
@@ -17,122 +19,55 @@ import datetime as dt
 import os
 import socket
 import time
-from typing import Any
 
 import pytest
 from bson import Int64
 from mongo_wire import (
-    VERSIONS,
+    SERIES,
     WireServer,
     atlas_refusal,
     cursor_reply,
     error_reply,
-    hello_reply,
     unauthorized,
-    update_reply,
+)
+from wire_replies import (
+    AHEAD,
+    DATABASE_DROPPED,
+    LEASE_RENEWED,
+    LEASE_UPSERTED,
+    clock,
+    collection_dropped,
+    collections,
+    databases,
+    leases,
+    script_from_uri,
+    script_leftovers,
+    server_status,
+    started,
+    status,
 )
 
 from labkit import servers
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.servers import mongo
-from labkit.servers.privileges import parse_connection_status
 
 pytestmark = pytest.mark.wire
 
 GB = 1024**3
-# The scripted server's clock: two hours ahead of this machine's, so that a lease renewed a
-# moment ago by this machine's clock is stale by the server's (labkit judges by the server's).
-AHEAD = dt.timedelta(hours=2)
-
-
-# The scripted replies of this file ------------------------------------------------------
-
-
-def server_status(cache_bytes: int | None = 256 * 1024**2, version: str = "7.0") -> dict:
-    """``serverStatus``: the fields every server sets first (src/mongo/db/commands/
-    server_status.cpp, CmdServerStatus::run: host, version, process, ``pid`` as a long,
-    ``uptime`` as a double, ``localTime`` as a date; the same lines in every version the index
-    holds, from c263ce1f, a 3.x one, to the newest, which adds ``service``) and the WiredTiger
-    section, whose ``cache`` group holds WiredTiger's "cache: maximum bytes configured"
-    statistic (src/mongo/db/storage/wiredtiger/wiredtiger_util.cpp at 00a9e47d,
-    exportTableToBSON: a statistic's description split at its colon, the value written by
-    appendNumber, an int32 where it fits (src/mongo/bson/bsonobjbuilder.h), so 0.25 GB is an
-    int32 and 8 GB an int64). ``cache_bytes`` None: no WiredTiger section (a server on another
-    storage engine)."""
-    reply: dict[str, Any] = {"host": "wire-test:27017", "version": VERSIONS[version][0],
-                             "process": "mongod", "pid": Int64(4242), "uptime": 12.0,
-                             "localTime": dt.datetime.now(dt.UTC), "ok": 1.0}
-    if cache_bytes is not None:
-        reply["wiredTiger"] = {"cache": {"maximum bytes configured": cache_bytes}}
-    return reply
-
-
-def databases(*names: str) -> dict:
-    """``listDatabases`` with ``nameOnly: true`` (what pymongo's list_database_names sends):
-    one ``{name}`` per database (src/mongo/db/commands/list_databases.idl at 011c843a, and the
-    manual's "listDatabases" page: nameOnly leaves out sizeOnDisk, empty and totalSize)."""
-    return {"databases": [{"name": name} for name in names], "ok": 1.0}
-
-
-def collections(db: str, *names: str) -> dict:
-    """``listCollections`` with ``nameOnly: true``: a cursor of ``{name, type}``
-    (src/mongo/db/list_collections.idl at 160e9ba2, ListCollectionsReplyItem: name and type
-    are its required fields)."""
-    return cursor_reply(f"{db}.$cmd.listCollections",
-                        [{"name": name, "type": "collection"} for name in names])
-
-
-# dropDatabase: src/mongo/db/drop_database.idl at 0c95addd, reply_type OkReply (4.x's replies
-# also named the database, "dropped"; labkit reads nothing of it but ok).
-OK = {"ok": 1.0}
-# drop: src/mongo/db/drop.idl at 160e9ba2, DropReply {nIndexesWas: int, ns, ok}.
-DROPPED = {"nIndexesWas": 1, "ns": "", "ok": 1.0}
-UPSERTED = update_reply(1, 0, [{"index": 0, "_id": "lease"}])  # the lease's first write
-RENEWED = update_reply(1, 1)
-
-
-def connection_status(*roles: str) -> dict:
-    """``connectionStatus`` with showPrivileges for a user holding ``roles``, as test_hosted.py
-    builds it from builtin_roles.yml (imported when needed: the stand-in mongod of
-    test_wire_server_start.py reads this file's shapes without it)."""
-    from test_hosted import status
-
-    return status(*roles)
-
-
-def clock(wire_server: WireServer, now: dt.datetime) -> None:
-    """Answer the ``hello`` labkit's own code sends with the server's clock at ``now``
-    (``localTime``, a date: src/mongo/db/repl/hello.idl at 099ec26f, HelloCommandReply)."""
-    wire_server.on("hello", lambda _sent: {**hello_reply(wire_server.version), "localTime": now})
-
-
-def user_server(wire_server: WireServer) -> None:
-    """Script what ``from_uri`` asks of a server by URI whose user is root (``connectionStatus``
-    with showPrivileges, as test_hosted.py builds it from builtin_roles.yml)."""
-    wire_server.on("serverStatus", server_status(version=wire_server.version))
-    wire_server.on("connectionStatus", connection_status("root"))
-
-
-def started(wire_server: WireServer, privileges=None) -> servers.MongoServer:
-    """A MongoServer on the scripted server as labkit keeps one it started (no privileges read),
-    or with the ``privileges`` a connectionStatus reply gives."""
-    return servers.MongoServer(
-        uri=wire_server.uri, how="local", version=VERSIONS[wire_server.version][0],
-        privileges=parse_connection_status(privileges) if privileges else None)
 
 
 # Discovery --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wire_server", ["6.0", "7.0", "8.0"], indirect=True)
+@pytest.mark.parametrize("wire_server", SERIES, indirect=True)
 def test_from_uri_reads_the_version_from_build_info(wire_server):
     """``from_uri`` pings, reads the version from ``buildInfo`` (the manual's "buildInfo"
     page; 6.0.19, 7.0.16 and 8.0.4 as each line reports it), the cache from serverStatus and
     the privileges from connectionStatus, in that order, and keeps that client."""
-    user_server(wire_server)
+    script_from_uri(wire_server)
     server = mongo.from_uri(wire_server.uri)
     try:
-        assert server.version == VERSIONS[wire_server.version][0]
+        assert server.version == wire_server.release
         assert (server.how, server.uri) == ("uri", wire_server.uri)
         assert wire_server.commands() == ["ping", "buildinfo", "serverStatus",
                                           "connectionStatus"]
@@ -146,7 +81,7 @@ def test_from_uri_reads_the_version_from_build_info(wire_server):
 def test_a_single_uri_in_the_environment_is_the_server(wire_server, monkeypatch):
     """``LABKIT_MONGODB_URI`` holding one URI gives that server in ``uri`` mode."""
     monkeypatch.setenv("LABKIT_MONGODB_URI", wire_server.uri)
-    user_server(wire_server)
+    script_from_uri(wire_server)
     with servers.get_mongodb("uri", "7.0") as server:
         assert (server.how, server.version) == ("uri", "7.0.16")
         assert server.describe().startswith("MongoDB 7.0.16 (uri: mongodb://127.0.0.1:")
@@ -169,8 +104,8 @@ def test_several_uris_give_the_first_of_the_version_asked(wire_server, second_wi
     between them) gives the first server whose buildInfo version is the one asked for; the
     one passed over gets no database command."""
     monkeypatch.setenv("LABKIT_MONGODB_URI", f"{wire_server.uri}  {second_wire.uri}")
-    user_server(wire_server)
-    user_server(second_wire)
+    script_from_uri(wire_server)
+    script_from_uri(second_wire)
     with servers.get_mongodb("uri", wanted) as server:
         assert server.version == found
     assert set(wire_server.commands()) <= {"ping", "buildinfo", "serverStatus", "connectionStatus"}
@@ -180,8 +115,8 @@ def test_several_uris_none_of_the_version_asked(wire_server, second_wire, monkey
     """Where none of the listed servers is the version asked for, the error names the versions
     found."""
     monkeypatch.setenv("LABKIT_MONGODB_URI", f"{wire_server.uri} {second_wire.uri}")
-    user_server(wire_server)
-    user_server(second_wire)
+    script_from_uri(wire_server)
+    script_from_uri(second_wire)
     with pytest.raises(ServerUnavailable) as caught:
         servers.get_mongodb("uri", "6.0")
     assert "None of the 2 servers in LABKIT_MONGODB_URI is version 6.0 (found 7.0.16, " \
@@ -212,7 +147,7 @@ def test_the_client_kept_for_a_uri_has_its_own_or_the_normal_timeout(wire_server
                                                                       kept):
     """The client labkit keeps for a server by URI selects with the URI's own
     serverSelectionTimeoutMS, or 5 s where it sets none (never discovery's one second)."""
-    user_server(wire_server)
+    script_from_uri(wire_server)
     with mongo.from_uri(wire_server.uri + uri_options) as server:
         assert server.client().options.server_selection_timeout == kept
 
@@ -221,7 +156,7 @@ def test_the_client_kept_for_a_uri_has_its_own_or_the_normal_timeout(wire_server
 def test_the_client_waits_for_a_reply_at_most_its_socket_timeout(wire_server, uri_options, kept):
     """pymongo waits for a reply forever unless told otherwise; labkit's client gives up after
     five minutes (far above its slowest command), or after the URI's own socketTimeoutMS."""
-    user_server(wire_server)
+    script_from_uri(wire_server)
     with mongo.from_uri(wire_server.uri + uri_options) as server:
         assert server.client().options.pool_options.socket_timeout == kept
 
@@ -230,9 +165,9 @@ def test_a_server_that_stops_answering_is_one_error_within_the_socket_timeout(wi
     """A server that takes a command and never replies (a rule answering after 5 s, past the
     URI's socketTimeoutMS of 300 ms) costs the call one labkit error naming the server, never a
     wait without end nor pymongo's traceback."""
-    user_server(wire_server)
+    script_from_uri(wire_server)
     with mongo.from_uri(wire_server.uri + "&socketTimeoutMS=300") as server:
-        wire_server.on("listDatabases", {"databases": [], "ok": 1.0}, delay=5.0)
+        wire_server.on("listDatabases", databases(), delay=5.0)
         began = time.monotonic()
         with pytest.raises(ServerUnavailable) as caught:
             server.clean_stale()
@@ -265,7 +200,7 @@ def test_the_cache_report_from_server_status(wire_server, reply, gb, words):
     refusal (13, or Atlas's 8000) is said with the server's own message and code, and a
     missing section is said, never an error."""
     wire_server.on("serverStatus", reply)
-    wire_server.on("connectionStatus", connection_status("root"))
+    wire_server.on("connectionStatus", status("root"))
     if words is None:
         words = UNREADABLE.format(why=f"{reply['errmsg']} (code {reply['code']})")
     with mongo.from_uri(wire_server.uri) as server:
@@ -281,8 +216,8 @@ def test_the_fresh_database_gets_its_mark_and_lease_in_one_upsert(wire_server):
     """A new database's first write is one ``update`` of ``labkit_lease``: ``_id: "lease"``,
     upsert, and a pipeline ``$set`` of the mark, host, pid (an int32) and the server's
     ``$$NOW`` for both times, so the lease's clock is the server's."""
-    wire_server.on("update", UPSERTED)
-    wire_server.on("dropDatabase", OK)
+    wire_server.on("update", LEASE_UPSERTED)
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
     database = server.fresh_database("wire")
     try:
@@ -307,9 +242,9 @@ def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server, monkey
     """The renewer's write is an ``update`` of the lease only (no upsert: a dropped database is
     not made again) setting ``renewed`` to ``$$NOW``; it stops with the server."""
     monkeypatch.setattr(mongo, "RENEW_EVERY", dt.timedelta(milliseconds=20))
-    wire_server.on("update", UPSERTED, times=1)
-    wire_server.on("update", RENEWED, match=lambda sent: not sent["updates"][0]["upsert"])
-    wire_server.on("dropDatabase", OK)
+    wire_server.on("update", LEASE_UPSERTED, times=1)
+    wire_server.on("update", LEASE_RENEWED, match=lambda sent: not sent["updates"][0]["upsert"])
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
     database = server.fresh_database("wire")
     deadline = time.monotonic() + 2
@@ -330,8 +265,8 @@ def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server, monkey
 
 def test_drop_is_one_drop_database(wire_server):
     """Dropping a database this run made is one ``dropDatabase`` on it, nothing else."""
-    wire_server.on("update", UPSERTED)
-    wire_server.on("dropDatabase", OK)
+    wire_server.on("update", LEASE_UPSERTED)
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
     name = server.fresh_database("wire").name
     server.drop(name)
@@ -350,10 +285,10 @@ def test_a_refused_drop_database_falls_back_to_its_collections(wire_server, code
     """Where dropDatabase is refused, with 13 (Unauthorized) or Atlas's 8000 (AtlasError), the
     database's collections are listed and dropped one by one, the lease last, and nothing is
     left (before, 8000 left the whole database behind)."""
-    wire_server.on("update", UPSERTED)
+    wire_server.on("update", LEASE_UPSERTED)
     wire_server.on("dropDatabase", lambda sent: REFUSALS[code](sent.db))
     wire_server.on("listCollections", lambda sent: collections(sent.db, "labkit_lease", "t", "a"))
-    wire_server.on("drop", DROPPED)
+    wire_server.on("drop", collection_dropped())
     server = started(wire_server)
     name = server.fresh_database("wire").name
     server.drop(name)
@@ -368,7 +303,7 @@ def test_a_drop_database_failing_otherwise_is_no_refusal(wire_server):
     """A dropDatabase failing with a code that is not a refusal (11600, InterruptedAtShutdown,
     src/mongo/base/error_codes.yml) is not taken for one: no collection is dropped one by one,
     and the failure is recorded in ``left``, never raised."""
-    wire_server.on("update", UPSERTED)
+    wire_server.on("update", LEASE_UPSERTED)
     wire_server.on("dropDatabase", error_reply(11600, "interrupted at shutdown",
                                                "InterruptedAtShutdown"))
     server = started(wire_server)
@@ -393,10 +328,10 @@ def test_refused_codes_have_one_home():
 def test_a_user_without_drop_database_drops_the_collections_directly(wire_server):
     """A user whose privileges lack dropDatabase (readWriteAnyDatabase, builtin_roles.yml) is
     not made to be refused first: the collections are dropped, the lease last."""
-    wire_server.on("update", UPSERTED)
+    wire_server.on("update", LEASE_UPSERTED)
     wire_server.on("listCollections", lambda sent: collections(sent.db, "labkit_lease", "t"))
-    wire_server.on("drop", DROPPED)
-    server = started(wire_server, connection_status("readWriteAnyDatabase"))
+    wire_server.on("drop", collection_dropped())
+    server = started(wire_server, status("readWriteAnyDatabase"))
     name = server.fresh_database("wire").name
     server.drop(name)
     assert wire_server.commands()[1:] == ["listCollections", "drop", "drop"]
@@ -408,10 +343,10 @@ def test_a_user_without_drop_database_drops_the_collections_directly(wire_server
 def test_a_refused_collection_drop_is_said_not_raised(wire_server, code):
     """A collection whose drop is refused too stays, and the run says which and why
     (``CleanupIncomplete``, kept in ``left``); the lease is still dropped last, never first."""
-    wire_server.on("update", UPSERTED)
+    wire_server.on("update", LEASE_UPSERTED)
     wire_server.on("dropDatabase", lambda sent: REFUSALS[code](sent.db))
     wire_server.on("listCollections", lambda sent: collections(sent.db, "labkit_lease", "t"))
-    wire_server.on("drop", DROPPED)
+    wire_server.on("drop", collection_dropped())
     wire_server.on("drop", lambda sent: (unauthorized("drop", sent.db) if code == 13
                                   else atlas_refusal("dropCollection", f"{sent.db}.t")),
             match=lambda sent: sent["drop"] == "t")
@@ -424,38 +359,6 @@ def test_a_refused_collection_drop_is_said_not_raised(wire_server, code):
 
 
 # What killed runs left ----------------------------------------------------------------------
-
-
-def leases(now: dt.datetime) -> dict[str, dict | None]:
-    """The lease each scripted database holds (None: none), renewed by this machine's clock."""
-    forged = "labkit:v1:" + "0" * 64
-    return {"labkit_stale_0001": {"_id": "lease", "mark": servers.mark_for("labkit_stale_0001"),
-                                  "renewed": now},
-            "labkit_inuse_0002": {"_id": "lease", "mark": servers.mark_for("labkit_inuse_0002"),
-                                  "renewed": now + AHEAD - dt.timedelta(minutes=1)},
-            "labkit_unmarked_0003": None,
-            "labkit_forged_0004": {"_id": "lease", "mark": forged, "renewed": now - AHEAD},
-            "labkit_undated_0005": {"_id": "lease",
-                                    "mark": servers.mark_for("labkit_undated_0005"),
-                                    "renewed": "yesterday"}}
-
-
-def script_leftovers(wire_server: WireServer) -> None:
-    """A server whose clock is AHEAD of this machine's, holding the databases of ``leases``, one
-    labkit_ database this user may not read, and one that is not labkit's at all."""
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    clock(wire_server, now + AHEAD)
-    found = leases(now)
-    wire_server.on("listDatabases", databases("admin", "shop", *found, "labkit_unreadable_0006"))
-
-    def lease(sent):
-        if sent.db == "labkit_unreadable_0006":
-            return unauthorized("find", sent.db)
-        document = found[sent.db]
-        return cursor_reply(f"{sent.db}.labkit_lease", [document] if document else [])
-
-    wire_server.on("find", lease)
-    wire_server.on("dropDatabase", OK)
 
 
 def test_clean_stale_sorts_what_killed_runs_left_by_the_servers_clock(wire_server):
@@ -503,11 +406,11 @@ def test_a_stale_database_this_user_may_not_drop_is_skipped_with_why(wire_server
 def test_the_first_fresh_database_on_a_users_server_cleans_first(wire_server):
     """On a server by URI, the first fresh database runs the clean-up before its own lease is
     written, and the database it creates is never taken for a leftover."""
-    user_server(wire_server)
+    script_from_uri(wire_server)
     clock(wire_server, dt.datetime.now(dt.UTC))
     wire_server.on("listDatabases", databases())
-    wire_server.on("update", UPSERTED)
-    wire_server.on("dropDatabase", OK)
+    wire_server.on("update", LEASE_UPSERTED)
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
     with mongo.from_uri(wire_server.uri) as server:
         server.fresh_database("wire")
         server.fresh_database("wire")
