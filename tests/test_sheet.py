@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from labkit.lessons import questions, sheet
-from labkit.run import runner
 
 # Making a sheet runs every exercise's claim offline (lesson 05's starts four processes and
 # waits for a shared second, about 5 s): each language's sheet is made once for this file and
@@ -26,9 +25,7 @@ def made(offline_session):
 
     def made(code: str) -> str:
         if code not in texts:
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(runner, "Context", lambda **_: offline_session)
-                texts[code] = sheet.sheet(code)
+            texts[code] = sheet.sheet(code, offline_session)
         return texts[code]
 
     return made
@@ -73,6 +70,6 @@ def test_the_vietnamese_sheet_has_no_english_labels(made):
 def test_the_check_command_reports_nothing_when_in_step(capsys, made, monkeypatch):
     """``python -m labkit.lessons.sheet check`` exits 0 and prints nothing when both are in
     step (it compares each file with ``sheet.sheet``, here the module's made texts)."""
-    monkeypatch.setattr(sheet, "sheet", made)
+    monkeypatch.setattr(sheet, "sheet", lambda code, _session=None: made(code))
     assert sheet.main(["check"]) == 0
     assert capsys.readouterr().out == ""

@@ -10,13 +10,14 @@ each run measures anew is not printed as a figure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
@@ -24,6 +25,9 @@ from labkit.i18n import N_, _
 from labkit.lessons import questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise
 from labkit.outputs.escape import markdown, markdown_code
+
+if TYPE_CHECKING:
+    from labkit.run.runner import Context
 
 SHEETS = {"en": CHECKOUT / "docs" / "answers.md", "vi": CHECKOUT / "docs" / "answers.vi.md"}
 COMMAND = "python -m labkit.lessons.sheet"
@@ -38,20 +42,29 @@ MEASURED = {
 }
 
 
-@contextmanager
-def _offline() -> Iterator[None]:
+def offline_session() -> Context:
     """A kernel session with no server at all, as on a laptop without MongoDB or PostgreSQL,
-    so that the sheet is the same wherever it is made; and a throw-away progress file, so that
-    making the sheet is not recorded as anyone's progress."""
+    so that the sheet is the same wherever it is made (2,000-key B-tree loads). One session
+    serves both languages: a claim's results are kept in English and shown in the sheet's."""
     from labkit.errors import ServerUnavailable
-    from labkit.lessons import notebook
     from labkit.run import runner
 
     def unavailable() -> NoReturn:
         raise ServerUnavailable("the answer sheet is made without a server")
 
-    ctx = runner.Context(btree_n=2_000, mongodb_provider=unavailable,
-                         postgres_provider=unavailable)
+    return runner.Context(btree_n=2_000, mongodb_provider=unavailable,
+                          postgres_provider=unavailable)
+
+
+@contextmanager
+def _offline(ctx: Context | None = None) -> Iterator[None]:
+    """``ctx`` (or a new ``offline_session``, closed after) as the kernel's session, and a
+    throw-away progress file, so that making the sheet is not recorded as anyone's
+    progress."""
+    from labkit.lessons import notebook
+
+    own = ctx is None
+    ctx = offline_session() if ctx is None else ctx
     session, progress = notebook._session, os.environ.get("LABKIT_PROGRESS")
     with tempfile.TemporaryDirectory() as folder:
         notebook._session = ctx
@@ -64,7 +77,8 @@ def _offline() -> Iterator[None]:
                 os.environ.pop("LABKIT_PROGRESS", None)
             else:
                 os.environ["LABKIT_PROGRESS"] = progress
-            ctx.close()
+            if own:
+                ctx.close()
 
 
 def _where(exercise: Exercise) -> str:
@@ -95,12 +109,13 @@ def _entry(name: str, exercise: Exercise) -> list[str]:
     return out
 
 
-def sheet(code: str) -> str:
-    """The answer sheet in language ``code``, as Markdown."""
+def sheet(code: str, session: Context | None = None) -> str:
+    """The answer sheet in language ``code``, as Markdown, made in ``session`` (an
+    ``offline_session``; a new one where none is given)."""
     previous = i18n._chosen
     i18n.language(code)
     try:
-        with _offline():
+        with _offline(session):
             return _text()
     finally:
         i18n._chosen = previous
@@ -127,9 +142,11 @@ def _text() -> str:
 
 
 def stale() -> list[Path]:
-    """The sheets whose text differs from what the exercises give now."""
-    return [path for code, path in SHEETS.items()
-            if not path.exists() or path.read_text(encoding="utf-8") != sheet(code)]
+    """The sheets whose text differs from what the exercises give now (their claims run once,
+    for both languages)."""
+    with contextlib.closing(offline_session()) as session:
+        return [path for code, path in SHEETS.items() if not path.exists()
+                or path.read_text(encoding="utf-8") != sheet(code, session)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,9 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     if argv:
         print(f"Error: {COMMAND} takes nothing, or check", file=sys.stderr)
         return 2
-    for code, path in SHEETS.items():
-        path.write_text(sheet(code), encoding="utf-8")
-        print(f"wrote {path.relative_to(CHECKOUT)}")
+    with contextlib.closing(offline_session()) as session:
+        for code, path in SHEETS.items():
+            path.write_text(sheet(code, session), encoding="utf-8")
+            print(f"wrote {path.relative_to(CHECKOUT)}")
     return 0
 
 
