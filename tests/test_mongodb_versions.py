@@ -11,7 +11,7 @@ rule changes between 6.0 and 8.0, ``undefined`` against ``null`` and the regex l
 claim the kit checks touches either (pinned below). So the lessons' verdicts on conda's 6.0 are
 the same claims as on 8.0. The model carries the first change as rule sets of their own: 6.0
 and 7.0 (null matches undefined), 8.0 (the default) and 9.0 (null through arrays), pinned in
-``tests/test_model_versions.py``; for the second it runs PCRE2 on every rule set, and
+``tests/test_versions.py``; for the second it runs PCRE2 on every rule set, and
 ``docs/model.md`` ("Rule sets per version") says which PCRE/PCRE2 differences a 6.0 server can
 show.
 """

@@ -1,13 +1,11 @@
-"""The model's remaining query rules: ``$mod`` past int64, aggregation field paths through
-nested arrays, and the ``$expr`` operators ``$getField``, ``$literal``, ``$cond``, ``$switch``,
-``$and``/``$or``/``$not``, ``$cmp``, ``$size``, ``$arrayElemAt``; and the public API.
+"""The model's aggregation expressions (labkit.model.expr): field paths through nested
+arrays, and the ``$expr`` operators ``$getField``, ``$literal``, ``$cond``, ``$switch``,
+``$and``/``$or``/``$not``, ``$cmp``, ``$size`` and ``$arrayElemAt``.
 
 Sources: MongoDB's jstests, each line read in the stored copy of mongodb/mongo at the commit
-given (``jstests/core/query/mod/mod_special_values.js:34-96 at 6fdbf4c4``,
-``jstests/core/query/expr/expr_in_index_use.js:25-244 at f08f8682``,
-``jstests/aggregation/expressions/array_elem_at.js:13-67 at 1a8480a0``), the server's
-``src/mongo/db/matcher/expression_leaf.cpp`` (ModMatchExpression), and the manual's pages, each
-named by its address.
+given (``jstests/core/query/expr/expr_in_index_use.js:25-244 at f08f8682``,
+``jstests/aggregation/expressions/array_elem_at.js:13-67 at 1a8480a0``), and the manual's pages,
+each named by its address.
 """
 
 from __future__ import annotations
@@ -25,61 +23,6 @@ ELEM_AT = "jstests/aggregation/expressions/array_elem_at.js:{} at 1a8480a0"
 def ids(docs, query):
     """The ``_id``s ``find(query)`` returns on ``docs``, in order."""
     return [doc["_id"] for doc in find(docs, query)]
-
-
-# $mod ---------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("dividend", [
-    -1e19,  # jstests/core/query/mod/mod_special_values.js:52-54 at 6fdbf4c4
-    Decimal128("1e19"),  # jstests/core/query/mod/mod_special_values.js:56-62 at 6fdbf4c4
-    2.0**63,  # the first double past int64 (expression_leaf.cpp: representAs<long long>)
-    1 << 63,  # an integer past int64
-])
-def test_mod_dividend_past_int64_never_matches(dividend):
-    """Since 5.1 a dividend whose truncation is not a 64-bit integer never matches, even
-    {$mod: [1, 0]} (jstests/core/query/mod/mod_special_values.js:51-62 at 6fdbf4c4: a double
-    and a decimal past int64; the two edges 2**63 are labkit's own cases of the same rule)."""
-    assert ids([{"_id": 1, "attribute": dividend}], {"attribute": {"$mod": [1, 0]}}) == []
-
-
-def test_mod_dividend_at_the_edge_of_int64_matches():
-    """expression_leaf.cpp ModMatchExpression: -2**63 is a 64-bit integer and is divided."""
-    docs = [{"_id": 1, "a": -(2.0**63)}, {"_id": 2, "a": Int64(-(2**63))}]
-    assert ids(docs, {"a": {"$mod": [2, 0]}}) == [1, 2]
-    assert ids(docs, {"a": {"$mod": [-1, 0]}}) == [1, 2]  # safeMod: no overflow at -1
-
-
-def test_mod_truncates_the_dividend():
-    """Doubles and decimals are truncated toward zero
-    (jstests/core/query/mod/mod_special_values.js:64-79 at 6fdbf4c4)."""
-    docs = [{"_id": 1, "attribute": 14.5}, {"_id": 2, "attribute": 14.50001},
-            {"_id": 3, "attribute": 15.01}, {"_id": 4, "attribute": Decimal128("14.5")},
-            {"_id": 5, "attribute": Decimal128("14.50001")},
-            {"_id": 6, "attribute": Decimal128("15.01")}, {"_id": 7, "attribute": 24},
-            {"_id": 8, "attribute": Int64(34)}]
-    assert ids(docs, {"attribute": {"$mod": [10, 4]}}) == [1, 2, 4, 5, 7, 8]
-
-
-def test_mod_nan_and_infinity_never_match():
-    """NaN and the infinities, double or decimal, never match
-    (jstests/core/query/mod/mod_special_values.js:81-96 at 6fdbf4c4)."""
-    values = [Decimal128("-NaN"), Decimal128("NaN"), Decimal128("-Inf"), Decimal128("Inf"),
-              float("nan"), float("inf"), float("-inf")]
-    docs = [{"_id": i, "attribute": v} for i, v in enumerate(values)]
-    assert ids(docs, {"attribute": {"$mod": [1, 0]}}) == []
-
-
-@pytest.mark.parametrize("bad", [
-    float("nan"), float("inf"), 1e19, Decimal128("NaN"), Decimal128("Infinity"),
-    Decimal128("1e19"),
-])
-@pytest.mark.parametrize("place", ["divisor", "remainder"])
-def test_mod_operands_must_fit_int64(bad, place):
-    """A NaN, infinite or past-int64 divisor or remainder fails the query with BadValue
-    (jstests/core/query/mod/mod_special_values.js:34-49 at 6fdbf4c4)."""
-    operand = [bad, 1] if place == "divisor" else [1, bad]
-    with pytest.raises(BadInput, match="64-bit integer"):
-        find([], {"attribute": {"$mod": operand}})
 
 
 # Field paths through arrays ------------------------------------------------------------------
@@ -286,28 +229,3 @@ def test_array_elem_at_refusals(line, args):
     is its first parameter)."""
     with pytest.raises(BadInput):
         evaluate({"$arrayElemAt": args}, {})
-
-
-# The public API -------------------------------------------------------------------------------
-
-def test_public_api_is_documented():
-    """Issue 20: labkit.model documents a public API; each name in __all__ has a docstring."""
-    assert {"find", "sort", "compare", "matches", "evaluate"} <= set(model.__all__)
-    for name in model.__all__:
-        item = getattr(model, name)
-        if callable(item):
-            assert (item.__doc__ or "").strip(), name
-
-
-def test_public_api_takes_a_server_version():
-    """Issue 20: find, sort and compare take a MongoDB version; 9.0 changed null through
-    arrays (https://www.mongodb.com/docs/manual/release-notes/9.0-compatibility/, "Null
-    Comparisons on Dotted Paths That Traverse Arrays"), and an unknown version is refused."""
-    docs = [{"_id": 1, "a": [1, {"b": 2}]}]
-    assert ids(docs, {"a.b": None}) == []
-    assert [d["_id"] for d in model.find(docs, {"a.b": None}, mongodb_version="9.0")] == [1]
-    assert model.sort([{"v": 2}, {"v": 1}], {"v": 1}, mongodb_version="9.0") == [{"v": 1},
-                                                                                  {"v": 2}]
-    assert model.compare(1, "a", mongodb_version="8.0") == -1
-    with pytest.raises(BadInput, match="knows MongoDB"):
-        model.compare(1, 2, mongodb_version="4.4")
