@@ -269,14 +269,15 @@ def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_STANDARD = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
+# How labkit's client encodes (uuidRepresentation standard: a UUID is Binary subtype 4).
+STANDARD_UUIDS = CodecOptions(uuid_representation=UuidRepresentation.STANDARD)
 
 
 def same_bson(a: Any, b: Any) -> bool:
     """Whether two values are one BSON value: the same bytes, so the same types (int32, int64,
     double and decimal differ), the same key order and the same milliseconds."""
-    return bson.encode({"v": a}, codec_options=_STANDARD) == \
-        bson.encode({"v": b}, codec_options=_STANDARD)
+    return bson.encode({"v": a}, codec_options=STANDARD_UUIDS) == \
+        bson.encode({"v": b}, codec_options=STANDARD_UUIDS)
 
 
 def _oid(n: int) -> ObjectId:

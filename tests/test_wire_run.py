@@ -2,7 +2,8 @@
 the claim it hit one clear line (``error``, or *not run* where no server could be had), never
 a traceback, and every database the run made is dropped or named.
 
-The scripted server (``tests/mongo_wire.py``) answers as in ``test_wire_experiments.py``; a
+The scripted server (``tests/mongo_wire.py``) answers as in ``test_wire_experiments.py``
+(``wire_replies``' claims' table and server); a
 rule with ``hangup=True`` closes the connection where a reply was due (a reset), one with
 ``delay=`` answers after pymongo's ``socketTimeoutMS`` has fired (a timeout). pymongo retries
 a read once after a network error (retryReads, on by default: the Retryable Reads
@@ -15,13 +16,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_wire_experiments import (
+from mongo_wire import unauthorized
+from wire_replies import (
     CASE_IDS,
     CASES,
     connected,
     in_database,
     script_case,
-    script_server,
+    script_claims_server,
 )
 
 from labkit import cli
@@ -46,7 +48,7 @@ def run_dates(wire_server, tmp_path, monkeypatch, capsys):
     """``labkit run --topics dates`` through ``cli.main`` at the scripted server (its URI in
     LABKIT_MONGODB_URI, with ``options`` appended); returns the exit status, stdout, stderr
     and results.json."""
-    script_server(wire_server)
+    script_claims_server(wire_server)
 
     def run(options: str = "") -> tuple[int, str, str, dict]:
         monkeypatch.setenv("LABKIT_MONGODB_URI", wire_server.uri + options)
@@ -188,8 +190,6 @@ def test_a_read_the_server_refuses_mid_run_costs_that_claim_one_line(wire_server
     database: src/mongo/db/service_entry_point_common.cpp refuses before the command runs)
     gives D3 ``error`` with the server's words on one line, D1 still holds, and D3's database
     is dropped."""
-    from mongo_wire import unauthorized
-
     script_case(wire_server, D1)
     wire_server.on("find", lambda s: unauthorized("find", s.db),
                    match=lambda s: in_database(s, "events"))

@@ -23,7 +23,6 @@ import contextlib
 import datetime as dt
 import math
 import re
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -506,17 +505,6 @@ ONE_OF_EACH = [{"_id": 0, "v": MaxKey()}, {"_id": 1, "v": Code("function () { re
                {"_id": 7, "v": ObjectId("0" * 24)}, {"_id": 8, "v": Binary(b"\x00", 0)},
                {"_id": 9, "v": [[1]]}, {"_id": 10, "v": {"a": 1}}, {"_id": 11, "v": "a"},
                {"_id": 12, "v": 1}, {"_id": 13, "v": None}, {"_id": 14, "v": MinKey()}]
-# data/mixed.json, the chapter's 15 documents (claim S2); binData is a UUID, subtype 4.
-MIXED_UUID = uuid.UUID("d99adc14-2462-455e-8e8f-b765165bc9f9")
-MIXED = [{"_id": "date", "v": dt.datetime(2020, 1, 1, tzinfo=UTC)}, {"_id": "bool", "v": True},
-         {"_id": "oid", "v": ObjectId("0" * 24)}, {"_id": "str10", "v": "10"},
-         {"_id": "str9", "v": "9"}, {"_id": "int10", "v": 10}, {"_id": "dbl9.5", "v": 9.5},
-         {"_id": "dec2", "v": Decimal128("2")}, {"_id": "long100", "v": Int64(100)},
-         {"_id": "null", "v": None}, {"_id": "missing"}, {"_id": "object", "v": {"a": 1}},
-         {"_id": "array", "v": [5, "x"]}, {"_id": "emptyArr", "v": []},
-         {"_id": "binData", "v": Binary(MIXED_UUID.bytes, 4)}]
-MIXED_ORDER = ["emptyArr", "missing", "null", "dec2", "array", "dbl9.5", "int10", "long100",
-               "str10", "str9", "object", "binData", "oid", "bool", "date"]
 # D1's three dates as the wire carries them: whole milliseconds (the 1,234 microseconds are
 # cut to 1 ms) in UTC (07:00 at +07:00 is 00:00Z).
 D1_STORED = [{"_id": 1, "d": dt.datetime(1969, 12, 31, tzinfo=UTC)},
