@@ -163,7 +163,7 @@ def test_the_monitor_is_not_answered_in_a_loop(wire_server, client):
     assert len(hellos) < 5
 
 
-@pytest.mark.parametrize("wire_server", ["6.0", "7.0", "8.0"], indirect=True)
+@pytest.mark.parametrize("wire_server", w.SERIES, indirect=True)
 def test_an_application_hello_is_recorded_and_shaped_per_version(wire_server, client):
     """labkit's own ``hello`` is recorded and answered as a standalone of that version answers
     it: isWritablePrimary (not ismaster), a localTime date, its maxWireVersion; ``isMaster``
@@ -176,7 +176,7 @@ def test_an_application_hello_is_recorded_and_shaped_per_version(wire_server, cl
     assert (legacy["ismaster"], "isWritablePrimary" in legacy) == (True, False)
     assert isinstance(hello["localTime"], dt.datetime)
     assert hello["maxWireVersion"] == w.VERSIONS[wire_server.version][1]
-    assert client.server_info()["version"] == w.VERSIONS[wire_server.version][0]
+    assert client.server_info()["version"] == wire_server.release
 
 
 def test_a_scripted_hello_overrides_the_default(wire_server, client):
@@ -208,6 +208,37 @@ def test_same_shape_names_each_difference(scripted, real, problem):
     """Each difference in shape is named with its path: a type (int32 and int64 differ), a
     missing key, a list element, an empty real list, a document against a list."""
     assert w.same_shape(scripted, real) == [problem]
+
+
+SIZED = "wiredTiger.cache.maximum bytes configured"
+
+
+@pytest.mark.parametrize(("real", "problem"), [
+    (256 * 1024**2, None),
+    (Int64(8 * 1024**3), None),
+    (Int64(256 * 1024**2), f"{SIZED}: Int64 on the server for 268435456, which appendNumber "
+                           "writes as int"),
+    (8 * 1024**3, f"{SIZED}: int on the server for 8589934592, which appendNumber writes as "
+                  "Int64"),
+    (0.25, f"{SIZED}: int in the script, float on the server"),
+])
+def test_same_shape_compares_a_sized_integer_by_the_width_its_value_needs(real, problem):
+    """At a path named ``sized``, a scripted integer matches a real one of the width
+    appendNumber gives the real value (an int32 for 0.25 GB, an int64 for 8 GB) and no other;
+    elsewhere the widths must agree, and a float is never an integer."""
+    scripted = {"wiredTiger": {"cache": {"maximum bytes configured": 256 * 1024**2}}}
+    real_reply = {"wiredTiger": {"cache": {"maximum bytes configured": real}}}
+    assert w.same_shape(scripted, real_reply, sized={SIZED}) == ([problem] if problem else [])
+    if type(real) is not int:
+        assert w.same_shape(scripted, real_reply) != []
+
+
+def test_as_written_leaves_out_what_the_driver_adds():
+    """``Sent.as_written`` is the command as labkit's code wrote it: the session, database,
+    cluster time and read preference pymongo adds are left out, everything else kept."""
+    sent = w.Sent("find", "db", {"find": "t", "filter": {}, "lsid": {"id": 1}, "$db": "db",
+                                 "$clusterTime": {}, "$readPreference": {"mode": "primary"}})
+    assert sent.as_written() == {"find": "t", "filter": {}}
 
 
 @pytest.mark.parametrize("uri", [

@@ -99,7 +99,7 @@ def test_update_replies_have_the_scripted_shape(fresh_db):
         {"q": {"_id": "new"}, "u": {"$set": {"a": 1}}, "upsert": True}])
     plain = fresh_db.command("update", "things", updates=[
         {"q": {"_id": "new"}, "u": {"$set": {"a": 2}}}])
-    assert w.same_shape(w.update_reply(1, 0, [{"index": 0, "_id": "new"}]), upsert) == []
+    assert w.same_shape(w.upserted("new"), upsert) == []
     assert (upsert["n"], upsert["nModified"]) == (1, 0)
     assert w.same_shape(w.update_reply(1, 1), plain) == []
     assert "upserted" not in plain
@@ -111,7 +111,7 @@ def test_upserted_id_keeps_its_type(fresh_db):
     writes ObjectId there assumes."""
     real = fresh_db.command("update", "things", updates=[
         {"q": {"a": 5}, "u": {"$set": {"b": 1}}, "upsert": True}])
-    assert w.same_shape(w.update_reply(1, 0, [{"index": 0, "_id": ObjectId()}]), real) == []
+    assert w.same_shape(w.upserted(ObjectId()), real) == []
 
 
 @pytest.mark.mongodb
