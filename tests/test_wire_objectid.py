@@ -388,10 +388,14 @@ def test_o9_tries_twelve_times_then_fails_on_a_reply_that_disagrees(wire_server,
 
 
 @wire
-def test_o9_a_process_whose_insert_is_refused_is_one_error_line(wire_server, mongodb):
+def test_o9_a_process_whose_insert_is_refused_is_one_error_line(wire_server, mongodb,
+                                                               monkeypatch):
     """Where the server refuses process A's inserts (code 13, as for a user who may not
     insert), O9 is an error whose one line names process A and the server's refusal, not the
     process's traceback, and the database's drop is the last command it gets."""
+    # The processes' moment is now, not the next whole second 1.5 s on (O9's own, which keeps
+    # both in one second): a refused insert fails the same way, a second or two sooner.
+    monkeypatch.setattr(processes, "start_of_next_second_ns", time.time_ns)
     wire_server.on("delete", lambda s: write_reply(0), match=lambda s: s["delete"] == "seq")
     wire_server.on("insert", lambda s: write_reply(1), match=lambda s: s["insert"] == "seq")
     wire_server.on("insert", lambda s: unauthorized("insert", s.db),
@@ -418,9 +422,10 @@ def test_when_one_process_fails_the_others_are_stopped_before_their_moment(wire_
     wire_server.on("insert", lambda s: write_reply(1))
     wire_server.on("insert", lambda s: unauthorized("insert", s.db), times=1)
 
-    with pytest.raises(LabkitError):
+    with pytest.raises(LabkitError):  # A's moment now: it is refused as soon as it is up
         processes.in_processes(["A", "B"], offsets_ms=[0, 5000], uri=wire_server.uri,
-                               database="labkit_stop", collection="seq")
+                               database="labkit_stop", collection="seq",
+                               start_ns=time.time_ns())
     alive = [p for p in popened if p.poll() is None]
     for process in alive:  # had one lived on: let it make its moment's inserts, then end
         process.communicate(timeout=30)
@@ -471,10 +476,12 @@ def test_processes_that_do_not_finish_in_time_are_stopped_with_one_error(wire_se
     into a database the run has dropped."""
     wire_server.on("insert", lambda s: write_reply(1))
     popened = _recording_popen(monkeypatch)
-    monkeypatch.setattr(processes, "WAIT_S", 1.0)
+    # A quarter of a second: the processes are still starting or waiting when it ends, which
+    # is all this needs (a longer wait only slows the test).
+    monkeypatch.setattr(processes, "WAIT_S", 0.25)
     start = time.time_ns() + 60 * 10**9  # a moment they would wait a minute for
 
-    with pytest.raises(LabkitError, match=r"did not finish within 1 s") as raised:
+    with pytest.raises(LabkitError, match=r"did not finish within 0\.25 s") as raised:
         processes.in_processes(["A", "B"], start_ns=start, uri=wire_server.uri,
                                database="labkit_wait", collection="seq")
 

@@ -397,7 +397,9 @@ def test_a_stale_database_this_user_may_not_drop_is_skipped_with_why(wire_server
     wire_server.on("dropDatabase", atlas_refusal("dropDatabase", f"{name}."))
     wire_server.on("listCollections", collections(name, "labkit_lease"))
     wire_server.on("drop", atlas_refusal("dropCollection", f"{name}.labkit_lease"))
-    found = started(wire_server).clean_stale()
+    server = started(wire_server)
+    found = server.clean_stale()
+    server.stop()
     assert found.removed == []
     assert found.skipped[name].startswith("left labkit_lease: dropDatabase is not allowed and "
                                           "user is not allowed to do action [dropCollection]")
