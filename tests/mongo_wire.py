@@ -134,6 +134,13 @@ def cursor_of(documents: list[Mapping[str, Any]]) -> Callable[[Sent], dict[str, 
     return lambda sent: cursor_reply(f"{sent.db}.{sent[sent.name]}", documents)
 
 
+def counted(n: int) -> Callable[[Sent], dict[str, Any]]:
+    """A rule's reply to pymongo's ``count_documents``, an ``aggregate`` ending in ``$group``
+    ``{_id: 1, n: {$sum: 1}}``: one batch holding that group's one document ``{_id: 1, n}``
+    (the manual's "aggregate" page), ``n`` the count."""
+    return cursor_of([{"_id": 1, "n": n}])
+
+
 def write_reply(n: int = 1, **extra: Any) -> dict[str, Any]:
     """An ``insert``/``delete`` reply: ``{n: int32, ok: 1.0}`` (the manual's "insert" and
     "delete" command pages, Output; write errors would add ``writeErrors``)."""

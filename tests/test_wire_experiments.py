@@ -26,6 +26,7 @@ from mongo_wire import (
     SERIES,
     STANDARD_UUIDS,
     Sent,
+    counted,
     cursor_of,
     cursor_reply,
     error_reply,
@@ -456,7 +457,7 @@ def test_checks_engine_counts_with_pymongos_aggregate(lab):
     "db.collection.countDocuments()" page), and the engine answers the group's ``n``."""
     from labkit.engines.query import MongoDBEngine
 
-    lab.wire.on("aggregate", cursor_of([{"_id": 1, "n": 3}]))
+    lab.wire.on("aggregate", counted(3))
     spec = user_claim("count-strings")
     (answer,) = MongoDBEngine(lab.server).answer(spec, spec.steps)
     assert answer.result == 3

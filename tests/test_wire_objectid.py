@@ -22,7 +22,6 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,7 +30,7 @@ from mongo_wire import (
     SERIES,
     Sent,
     WireServer,
-    cursor_of,
+    counted,
     cursor_reply,
     inserted,
     same_shape,
@@ -60,15 +59,6 @@ from labkit.model import objectid
 from labkit.servers import mongo
 
 wire = pytest.mark.wire
-
-# --- Reply shapes only these tests use -----------------------------------------------------
-
-
-def _count(n: int) -> Callable[[Sent], dict[str, Any]]:
-    """count_documents's aggregate answered with a count of ``n``: the cursor reply of the
-    manual's "aggregate" page, one batch holding $group's one document {_id: 1, n}."""
-    return cursor_of([{"_id": 1, "n": n}])
-
 
 # --- The source's recorded results, scripted ----------------------------------------------
 
@@ -210,8 +200,8 @@ def _script_o8(wire_server: WireServer, from_bound: int, from_made_at: int) -> N
     bound = ObjectId("6ac6dd000000000000000000")
     wire_server.on("insert", inserted,
                    match=lambda s: s["insert"] == "seq")
-    wire_server.on("aggregate", _count(from_made_at), match=lambda s: _gte(s) != bound)
-    wire_server.on("aggregate", _count(from_bound), match=lambda s: _gte(s) == bound)
+    wire_server.on("aggregate", counted(from_made_at), match=lambda s: _gte(s) != bound)
+    wire_server.on("aggregate", counted(from_bound), match=lambda s: _gte(s) == bound)
 
 
 @wire
@@ -526,13 +516,13 @@ def test_live_insert_count_delete_and_lease_replies_have_the_scripted_shapes(fre
     """A real server's replies to O8's insert and count_documents's aggregate, O9's delete,
     the lease's pipeline upsert on a string _id and the database's drop have the scripted
     fields and types."""
-    inserted = fresh_db.command("insert", "seq", documents=[{"_id": ObjectId()}])
-    assert same_shape(write_reply(1), inserted) == []
-    counted = fresh_db.command("aggregate", "seq", cursor={}, pipeline=[
+    insert = fresh_db.command("insert", "seq", documents=[{"_id": ObjectId()}])
+    assert same_shape(write_reply(1), insert) == []
+    count = fresh_db.command("aggregate", "seq", cursor={}, pipeline=[
         {"$match": {"_id": {"$gte": ObjectId("000000000000000000000000")}}},
         {"$group": {"_id": 1, "n": {"$sum": 1}}}])
-    assert same_shape(_count(1)(Sent("aggregate", fresh_db.name, {"aggregate": "seq"})),
-                      counted) == []
+    assert same_shape(counted(1)(Sent("aggregate", fresh_db.name, {"aggregate": "seq"})),
+                      count) == []
     deleted = fresh_db.command("delete", "seq", deletes=[{"q": {}, "limit": 0}])
     assert same_shape(write_reply(1), deleted) == []
     lease = fresh_db.command("update", "other", updates=[

@@ -403,13 +403,13 @@ def script_leftovers(wire_server: WireServer) -> None:
     labkit_ database this user may not read, and one that is not labkit's at all."""
     now = dt.datetime.now(UTC).replace(microsecond=0)
     clock(wire_server, now + AHEAD)
-    found = leases(now)
-    wire_server.on("listDatabases", databases("admin", "shop", *found, "labkit_unreadable_0006"))
+    held = leases(now)
+    wire_server.on("listDatabases", databases("admin", "shop", *held, "labkit_unreadable_0006"))
 
     def lease(sent: Sent) -> dict:
         if sent.db == "labkit_unreadable_0006":
             return unauthorized("find", sent.db)
-        document = found[sent.db]
+        document = held[sent.db]
         return cursor_reply(f"{sent.db}.{mongo.LEASE_COLLECTION}", [document] if document else [])
 
     wire_server.on("find", lease)
@@ -433,7 +433,7 @@ def script_claims_server(wire_server: WireServer) -> None:
 def run_claim(server: mongo.MongoServer, claim_id: str) -> runner.ClaimResult:
     """Run one registered claim as ``labkit run`` does, on ``server``."""
     # Imported here: the stand-in mongod of test_wire_server_start.py reads this file's shapes
-    # at each start, and the run's machinery would double its import time.
+    # at each start, and the run's machinery would add a tenth of a second to each.
     from labkit.experiments import catalogue
     from labkit.run import runner
 
