@@ -221,7 +221,8 @@ SIZED = "wiredTiger.cache.maximum bytes configured"
     (8 * 1024**3, f"{SIZED}: int on the server for 8589934592, which appendNumber writes as "
                   "Int64"),
     (0.25, f"{SIZED}: int in the script, float on the server"),
-])
+], ids=["int32 for 0.25 GB", "int64 for 8 GB", "int64 for 0.25 GB", "int32 for 8 GB",
+        "a double"])
 def test_same_shape_compares_a_sized_integer_by_the_width_its_value_needs(real, problem):
     """At a path named ``sized``, a scripted integer matches a real one of the width
     appendNumber gives the real value (an int32 for 0.25 GB, an int64 for 8 GB) and no other;
