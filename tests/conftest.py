@@ -141,7 +141,8 @@ def offline_session():
 def wire_server(request):
     """A scripted MongoDB (``mongo_wire.WireServer``) answering ``ping`` and ``buildInfo``,
     for the ``wire`` tests; its version is 7.0 unless the test is parametrized indirectly
-    (``@pytest.mark.parametrize("wire_server", ["6.0", "8.0"], indirect=True)``). The test
+    (``@pytest.mark.parametrize("wire_server", mongo_wire.SERIES, indirect=True)`` for every
+    series the workflow runs). The test
     fails if labkit sent a command no rule answered."""
     from mongo_wire import WireServer
 

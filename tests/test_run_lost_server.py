@@ -6,6 +6,7 @@ reset the server outlives costs only its own claim."""
 from __future__ import annotations
 
 import pytest
+from wire_replies import databases, script_from_uri
 
 from labkit.experiments import catalogue
 from labkit.run import runner
@@ -13,19 +14,10 @@ from labkit.servers import mongo
 
 pytestmark = pytest.mark.wire
 
-ROOT = {"authInfo": {"authenticatedUsers": [{"user": "root", "db": "admin"}],
-                     "authenticatedUserRoles": [{"role": "root", "db": "admin"}],
-                     "authenticatedUserPrivileges": [
-                         {"resource": {"anyResource": True}, "actions": ["anyAction"]}]},
-        "ok": 1.0}
-
-
 def _server(wire_server) -> mongo.MongoServer:
-    """The scripted server found by URI, as a run finds a user's server (root's privileges;
-    serverStatus refused, which costs only the cache report)."""
-    wire_server.on("connectionStatus", ROOT)
-    wire_server.on("serverStatus", {"ok": 0.0, "errmsg": "not authorized", "code": 13,
-                                    "codeName": "Unauthorized"})
+    """The scripted server found by URI, as a run finds a user's server (root, as
+    ``wire_replies.script_from_uri`` scripts it)."""
+    script_from_uri(wire_server)
     return mongo.from_uri(wire_server.uri + "&serverSelectionTimeoutMS=400")
 
 
@@ -54,7 +46,7 @@ def test_a_reset_the_server_outlives_costs_only_its_own_claim(wire_server):
     from labkit.errors import ServerUnavailable
 
     server = _server(wire_server)
-    wire_server.on("listDatabases", {"databases": [], "ok": 1.0})
+    wire_server.on("listDatabases", databases())
     wire_server.on("update", hangup=True, times=1)  # the first lease write is cut off
     wire_server.on("dropDatabase", {"ok": 1.0})
     with runner.Context(mongodb_provider=lambda: server) as ctx:
