@@ -323,7 +323,12 @@ def server_said(exc: BaseException) -> str:
     details = getattr(exc, "details", None)
     if isinstance(details, Mapping) and isinstance(details.get("errmsg"), str):
         return f"{details['errmsg']} (code {details.get('code')})"
-    return (str(exc).strip().splitlines() or [""])[0] or type(exc).__name__
+    line = (str(exc).strip().splitlines() or [""])[0] or type(exc).__name__
+    # pymongo's server selection gives up with "<why>, Timeout: <s>s, Topology Description:
+    # <the driver's whole view of the topology>" (pymongo/synchronous/topology.py,
+    # _select_servers_loop): the why, and how long it waited, are the part a person reads.
+    why, timed, _view = line.partition(", Topology Description: ")
+    return why if timed else line
 
 
 def one_line(exc: BaseException) -> str:

@@ -478,3 +478,16 @@ def test_refused_credentials_are_said_as_such_not_as_a_server_that_did_not_answe
     assert "s3cret" not in text
     assert wire_server.commands() == ["saslStart"]
     assert wire_server.named("saslStart")[0]["mechanism"].startswith("SCRAM-SHA-")
+
+
+def test_a_server_that_cannot_be_reached_is_said_without_the_drivers_topology_dump():
+    """Where no server answers, pymongo's error ends with its whole view of the topology
+    (", Topology Description: <TopologyDescription …>", pymongo/synchronous/topology.py); the
+    one line labkit shows keeps what went wrong and how long it waited, not that dump."""
+    with pytest.raises(ServerUnavailable) as caught:
+        mongo.from_uri("mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200")
+    text = str(caught.value)
+    assert "did not answer: 127.0.0.1:1: " in text
+    assert "Timeout: 0.2s" in text
+    assert "Topology Description" not in text
+    assert "TopologyDescription" not in text
