@@ -262,8 +262,9 @@ TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".toml", ".ipynb", ".po
 
 def test_nothing_in_the_repository_names_a_document_outside_it():
     """No file of the repository points at the design notes kept outside it (the claim list,
-    the fact sheet, the folder beside the checkout that holds them): a reader of the repository could not open them, so a
-    fact is carried in the repository's own words, a claim by its ID and docs/claims.md."""
+    the fact sheet, the folder beside the checkout that holds them): a reader of the
+    repository could not open them, so a fact is carried in the repository's own words, a
+    claim by its ID and docs/claims.md."""
     here = Path(__file__).resolve()
     found = []
     for path in FILES:
