@@ -233,11 +233,15 @@ class LoadResult:
 
     # The dictionary -----------------------------------------------------------------------
 
-    def _figures(self) -> Iterator[tuple[str, Any]]:
-        """The load's own keys and values, in its dictionary's order (each engine's)."""
+    def _head(self) -> Iterator[tuple[str, Any]]:
+        """The figures every load's dictionary opens with, in their order."""
         yield from (("keys", self.keys), ("n", self.n), ("index_bytes", self.index_bytes),
                     ("leaf_pages", self.leaf_pages), ("avg_leaf_fill", self.avg_leaf_fill),
                     ("insert_seconds", self.insert_seconds))
+
+    def _figures(self) -> Iterator[tuple[str, Any]]:
+        """The load's own keys and values, in its dictionary's order (each engine's)."""
+        yield from self._head()
         if self.io:
             yield from self.io.to_dict().items()
 
@@ -295,10 +299,8 @@ class SQLiteLoad(LoadResult):
     leaf_fills: list[float] = field(default_factory=list)
 
     def _figures(self) -> Iterator[tuple[str, Any]]:
-        yield from (("keys", self.keys), ("n", self.n), ("index_bytes", self.index_bytes),
-                    ("leaf_pages", self.leaf_pages), ("avg_leaf_fill", self.avg_leaf_fill),
-                    ("insert_seconds", self.insert_seconds),
-                    ("interior_pages", self.interior_pages), ("file_bytes", self.file_bytes),
+        yield from self._head()
+        yield from (("interior_pages", self.interior_pages), ("file_bytes", self.file_bytes),
                     ("leaf_fills", self.leaf_fills), ("checkpoint_every", self.checkpoint_every))
         if self.io:
             yield from self.io.to_dict().items()
@@ -319,10 +321,8 @@ class PostgresLoad(LoadResult):
     leaf_fills: list[float] = field(default_factory=list)
 
     def _figures(self) -> Iterator[tuple[str, Any]]:
-        yield from (("keys", self.keys), ("n", self.n), ("index_bytes", self.index_bytes),
-                    ("leaf_pages", self.leaf_pages), ("avg_leaf_fill", self.avg_leaf_fill),
-                    ("insert_seconds", self.insert_seconds), ("column_type", self.column_type),
-                    ("checkpoint_every", self.checkpoint_every))
+        yield from self._head()
+        yield from (("column_type", self.column_type), ("checkpoint_every", self.checkpoint_every))
         if self.io:
             yield from self.io.to_dict().items()
         yield from (("tree_level", self.tree_level), ("internal_pages", self.internal_pages),
