@@ -34,7 +34,6 @@ from labkit.engines.btree_results import (
     SQLiteLoad,
     WiredTigerLoad,
     index_size,
-    size_unit_of,
 )
 from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_inserter
 from labkit.engines.wt_binding import wt_stats as _wt_stats
@@ -806,17 +805,6 @@ def size(result: dict[str, Any]) -> int:
     """A result's index size: bytes where the engine reports them, else leaf pages (the model)."""
     return index_size(result["keys"], result.get("index_bytes"), result.get("leaf_pages"),
                       result.get("index_bytes_why"))
-
-
-def size_unit(result: dict[str, Any]) -> str:
-    """What ``size`` counts for this result: bytes, or leaf pages."""
-    return size_unit_of(result.get("index_bytes"))
-
-
-def larger_by(measured: dict[str, Any], kind: str, than: str) -> float:
-    """How much larger ``kind``'s index is than ``than``'s, as a fraction (0.25 = 25% larger)."""
-    by_kind = {r["keys"]: r for r in measured["results"]}
-    return size(by_kind[kind]) / size(by_kind[than]) - 1
 
 
 def summary(result: dict[str, Any]) -> dict[str, Any]:

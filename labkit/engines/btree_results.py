@@ -38,14 +38,8 @@ class Reasons:
     index_bytes_why: str | None = None
     counters_why: str | None = None
 
-    def items(self) -> Iterator[tuple[str, str]]:
-        """``(key, reason)`` for each reason given, in this order."""
-        for name in REASON_KEYS:
-            value = getattr(self, name)
-            if value:
-                yield name, value
 
-
+# Every reason's key, in the order a table says them (outputs/btree_table.py).
 REASON_KEYS = tuple(f.name for f in dataclasses.fields(Reasons))
 
 

@@ -52,10 +52,7 @@ def _session() -> Context:
 
 def _sqlite_larger_by() -> float:
     """How much larger SQLite's UUIDv4 index is than its UUIDv7 one, from the kernel's loads."""
-    from labkit.engines import btree
-
-    measured = _session().btree("sqlite", ["uuid4", "uuid7"])
-    return btree.larger_by(measured, "uuid4", than="uuid7")
+    return _session().btree_load("sqlite", ["uuid4", "uuid7"]).larger_by("uuid4", than="uuid7")
 
 
 def _write_ratio() -> float:

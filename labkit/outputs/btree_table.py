@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from labkit.engines.btree_results import LONG
+from labkit.engines.btree_results import LONG, REASON_KEYS
 from labkit.i18n import shown
 
 # Measurement = a measurement's dictionary (``Measurement.to_dict``, as ``labkit btree --json``
@@ -15,12 +15,12 @@ from labkit.i18n import shown
 # "error"}``).
 Measurement = Mapping[str, Any]
 
-# What a table says below its rows, once for the key kinds it concerns: what the figures mean
-# and why one is missing or marked.
-SAID_BELOW = (("write_meaning", "write"), ("write_bytes_why", "write"),
-              ("write_disturbed", "write"), ("cache_reads_why", "cache"),
-              ("cache_reads_disturbed", "cache"), ("index_bytes_why", "index bytes"),
-              ("counters_why", "counters"))
+# What a table says below its rows, once for the key kinds it concerns: what the figures mean,
+# then every reason a load can give (btree_results.Reasons), each under the figure it concerns.
+REASON_LABEL = {"write_bytes_why": "write", "write_disturbed": "write",
+                "cache_reads_why": "cache", "cache_reads_disturbed": "cache",
+                "index_bytes_why": "index bytes", "counters_why": "counters"}
+SAID_BELOW = (("write_meaning", "write"), *((key, REASON_LABEL[key]) for key in REASON_KEYS))
 # The figures a row has a column for; every other one goes under "other".
 COLUMNS = ("keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
            "size_meaning", "write_bytes_per_key", "cache_reads")
