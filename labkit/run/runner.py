@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import BTreeContext, Claim, Observation, needs
 from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
-from labkit.errors import BadInput, ServerUnavailable, server_said
-from labkit.i18n import N_, Message, joined
+from labkit.errors import BadInput, ServerUnavailable
+from labkit.i18n import joined
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
 
@@ -152,25 +152,13 @@ class Context(BTreeContext[Measurement]):
         return None
 
     def still_there(self, kind: str, failure: BaseException) -> None:
-        """After ``failure`` lost the connection to the run's ``kind`` server mid-claim, ask it
-        once more (one ``ping``); where it does not answer, it is gone for the rest of the run:
-        every later claim that needs it is not run, with why, at once, instead of each waiting
-        out the driver's server selection (a reset that the server outlives costs nothing)."""
+        """After ``failure`` cost a claim, ask the run's ``kind`` server whether it is gone
+        (``Server.gone``); where it is, every later claim that needs it is not run, with why,
+        at once, instead of each waiting out the driver's server selection."""
         server = self._servers.get(kind)
-        if kind != "mongodb" or server is None or not _connection_lost(failure):
-            return
-        from pymongo.errors import PyMongoError
-
-        from labkit.servers import redact
-
-        try:
-            cast("MongoServer", server).client().admin.command("ping")
-        except PyMongoError as again:
-            self._failures[kind] = ServerUnavailable(
-                Message(N_("The MongoDB server at {uri} stopped answering during the run: "
-                           "{error}"), uri=redact(server.address), error=server_said(again)),
-                hint=Message(N_("check that it is running and reachable, then run labkit "
-                                "again (`labkit clean` removes what a run left there).")))
+        gone = server.gone(failure) if server is not None else None
+        if gone is not None:
+            self._failures[kind] = gone
 
     def running(self, kind: str) -> tuple[str, str]:
         """``(engine, version)`` of a server this run already has, else ``(kind, "")``."""
@@ -314,20 +302,6 @@ class Context(BTreeContext[Measurement]):
         "not_run": why}``; one that failed, ``{"engine", "error"}``."""
         return {engine: measured.to_dict() for engine, measured in
                 self.btree_comparison(engines, kinds, n, **options).items()}
-
-
-def _connection_lost(failure: BaseException) -> bool:
-    """Whether ``failure`` (or what caused it: the server layer wraps the driver's errors) is
-    the driver losing its connection (pymongo's ``ConnectionFailure``: a reset, a timeout, no
-    server to select), not a refusal or a bad reply."""
-    from pymongo.errors import ConnectionFailure
-
-    seen: BaseException | None = failure
-    while seen is not None:
-        if isinstance(seen, ConnectionFailure):
-            return True
-        seen = seen.__cause__
-    return False
 
 
 def first_missing(ctx: Context, kinds: Sequence[str]) -> tuple[str, ServerUnavailable] | None:

@@ -283,6 +283,12 @@ class Server(ABC, Generic[H]):
     def _describe_extra(self) -> str:
         return ""
 
+    def gone(self, failure: BaseException) -> ServerUnavailable | None:
+        """After ``failure`` cost a claim, why this server is gone for the rest of the run, or
+        None where it may still serve (the failure was not a lost connection, or the server
+        answers again). A vendor that can tell says so."""
+        return None
+
     # What both share ------------------------------------------------------------------
 
     @classmethod

@@ -355,6 +355,25 @@ class MongoServer(Server["Database[Document]"]):
     def _describe_extra(self) -> str:
         return f"; {self.cache}" if self.cache else ""
 
+    def gone(self, failure: BaseException) -> ServerUnavailable | None:
+        """After the driver lost its connection (``failure`` or what caused it is pymongo's
+        ``ConnectionFailure``: a reset, a timeout, no server to select), one ``ping``: where
+        it fails too, the server is gone; a reset it outlives costs only the claim it hit."""
+        from pymongo.errors import ConnectionFailure
+
+        seen: BaseException | None = failure
+        while seen is not None and not isinstance(seen, ConnectionFailure):
+            seen = seen.__cause__
+        if seen is None:
+            return None
+        try:
+            with _speaking(self.uri, N_("The MongoDB server at {uri} stopped answering during "
+                                        "the run: {error}")):
+                self.client().admin.command("ping")
+        except ServerUnavailable as exc:
+            return exc
+        return None
+
     @classmethod
     def ways(cls, request: ServerRequest) -> dict[str, Attempt[MongoServer]]:
         """LABKIT_MONGODB_URI, then a local mongod, then Docker; the cache is checked first."""
