@@ -41,7 +41,7 @@ def claim(id: str, *, title: str, source: str, topic: str, expected: Any,
     a letter no lesson owns, an experiment outside its lesson's module or a topic not its
     lesson's raises ``BadInput`` naming the claim, never later in a run.
     """
-    if syllabus.CLAIM_ID.fullmatch(id) is None or not syllabus.by_claim(id):
+    if not syllabus.by_claim(id):  # no lesson's letter, or not a letter and a number
         raise BadInput(f"claim {id!r}: an ID is a letter of a lesson and a number from 1 (such "
                        f"as O10); the letters are {syllabus.letters_text()}. A new lesson's "
                        "letter goes in its record in labkit/syllabus.py")
@@ -70,12 +70,12 @@ def _check_lesson(id: str, topic: str, experiment: Experiment) -> None:
     module = getattr(experiment, "__module__", "") or ""
     lesson = syllabus.by_module(module.removeprefix(_EXPERIMENTS)) \
         if module.startswith(_EXPERIMENTS) else None
-    where = ", ".join(f"{item.number} (labkit.experiments.{item.module})"
-                      for item in syllabus.by_claim(id))
+    may_hold = syllabus.by_claim(id)
+    where = ", ".join(f"{item.number} (labkit.experiments.{item.module})" for item in may_hold)
     if lesson is None:
         raise BadInput(f"claim {id}: its experiment is in {module}, which is no lesson's module; "
                        f"the lessons that may hold it: {where}")
-    if lesson not in syllabus.by_claim(id):
+    if lesson not in may_hold:
         raise BadInput(f"claim {id}: lesson {lesson.number} ({module}) holds only claims "
                        f"lettered {', '.join((*lesson.letters, syllabus.MANUAL_LETTER))}; "
                        f"the lessons that may hold {id}: {where}")

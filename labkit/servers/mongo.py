@@ -254,7 +254,7 @@ class MongoServer(Server["Database[Document]"]):
 
     def _before_create(self) -> None:
         privileges = self.privileges
-        if privileges is not None and (privileges.no_user_yet or not privileges.usable):
+        if privileges is not None and not privileges.usable:  # no user yet: nothing granted
             hint = (N_("create the first user (docs/hosted.md, \"The user labkit needs\") and "
                        "put its name and password in LABKIT_MONGODB_URI.")
                     if privileges.no_user_yet else
