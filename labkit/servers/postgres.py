@@ -42,7 +42,7 @@ from labkit.servers.base import (
     version_matches,
 )
 from labkit.servers.mark import MARK, mark_for
-from labkit.servers.process import OwnedServer, Stopper, log_tail
+from labkit.servers.process import OwnedServer, Stopper
 from labkit.servers.reaper import detached
 
 if TYPE_CHECKING:
@@ -373,10 +373,10 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
             run(pg_ctl, "-D", str(data), "-l", str(owned.log), "-w", "-t", "60", "start")
 
         def port_taken() -> bool:
-            tail = log_tail(owned.log, 5)
-            if not any(sign in tail.lower() for sign in _PORT_TAKEN):
+            written = owned.written_since_start()
+            if not any(sign in written.lower() for sign in _PORT_TAKEN):
                 return False
-            taken.append(f"port {owned.port} was taken ({tail.splitlines()[-1].strip()})")
+            taken.append(f"port {owned.port} was taken ({written.splitlines()[-1].strip()})")
             return True
 
         owned.on_a_free_port(start, port_taken)

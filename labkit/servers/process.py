@@ -86,13 +86,32 @@ class OwnedServer:
         """``start()`` the server on ``self.port``; where it fails and ``taken()`` then says the
         port was taken before the server bound it, again on another, PORT_ATTEMPTS in all."""
         for _attempt in range(PORT_ATTEMPTS - 1):
+            self._mark_log()
             try:
                 return start()
             except Exception:
                 if not taken():
                     raise
                 self.new_port()
+        self._mark_log()
         return start()
+
+    def _mark_log(self) -> None:
+        """Note where the next start's lines begin: a start on another port appends to the
+        same log, and an earlier clash there is not this start's."""
+        try:
+            self._log_start = self.log.stat().st_size
+        except OSError:
+            self._log_start = 0
+
+    def written_since_start(self) -> str:
+        """What the server wrote to its log since its latest start began."""
+        try:
+            with self.log.open("rb") as log:
+                log.seek(self._log_start)
+                return log.read().decode(errors="replace")
+        except OSError:  # no log was written
+            return ""
 
     def exited_over_its_port(self, exit_code: int, sign: str) -> bool:
         """Whether the process has exited with ``exit_code``, or with ``sign`` in its log: the
@@ -100,20 +119,10 @@ class OwnedServer:
         code = self.process.poll() if self.process is not None else None
         if code is None:
             return False
-        try:
-            with self.log.open("rb") as log:
-                log.seek(self._log_start)  # this start's lines: an earlier clash is not its own
-                written = log.read().decode(errors="replace")
-        except OSError:  # no log was written
-            written = ""
-        return code == exit_code or sign.lower() in written.lower()
+        return code == exit_code or sign.lower() in self.written_since_start().lower()
 
     def popen(self, command: list[str]) -> subprocess.Popen[bytes]:
         """Start the server process, out of reach of the terminal's Ctrl-C, and watch it."""
-        try:  # a start on another port appends to the same log: its own lines begin here
-            self._log_start = self.log.stat().st_size
-        except OSError:
-            self._log_start = 0
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.STDOUT, **detached())
