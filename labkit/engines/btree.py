@@ -593,14 +593,20 @@ class BTreeEngine(ABC, Generic[S]):
     def measurement(self, kinds: Sequence[str], n: int, settings: Settings, server: S,
                     progress: Callable[[str, int], None] | None = None) -> Measurement:
         """Every key kind loaded into this engine, each rated beside the others."""
-        loads = [self.load(kind, n, settings, server, _ticks(progress, kind)) for kind in kinds]
+        loads = [self.load(kind, n, settings, server, ticks(progress, kind)) for kind in kinds]
+        return self.measured(n, settings, server, loads)
+
+    def measured(self, n: int, settings: Settings, server: S,
+                 loads: list[LoadResult]) -> Measurement:
+        """``loads`` (made by ``load``, here or from a run's cache), each rated beside the
+        others, as this engine's measurement."""
         btree_io.add_ratios(loads)
         return Measurement(self.key, self.version(server), n,
                            self.cache(settings, server, loads),
                            self.checkpoint_every(settings), loads)
 
 
-def _ticks(progress: Callable[[str, int], None] | None, kind: str) -> Progress | None:
+def ticks(progress: Callable[[str, int], None] | None, kind: str) -> Progress | None:
     """``progress`` told the key kind with each count of keys loaded."""
     if progress is None:
         return None

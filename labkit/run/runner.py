@@ -247,9 +247,8 @@ class Context(BTreeContext[Measurement]):
             if key not in self._loads:
                 if self.on_load:
                     self.on_load(chosen.key, kind, n)
-                tick = None if progress is None else functools.partial(progress, kind)
                 try:
-                    made = chosen.load(kind, n, settings, server, tick)
+                    made = chosen.load(kind, n, settings, server, btree.ticks(progress, kind))
                 except Exception as exc:
                     self._loads[key] = exc
                 else:
@@ -261,10 +260,7 @@ class Context(BTreeContext[Measurement]):
             if isinstance(loaded, BaseException):
                 raise loaded
             loads.append(loaded)
-        btree_io.add_ratios(loads)  # ratios among the loads of this engine and settings
-        return Measurement(chosen.key, chosen.version(server), n,
-                           chosen.cache(settings, server, loads),
-                           chosen.checkpoint_every(settings), loads)
+        return chosen.measured(n, settings, server, loads)
 
     def btree(self, engine: str, kinds: Sequence[str], n: int | None = None, *,
               policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
