@@ -83,6 +83,16 @@ def by_module(module: str) -> Lesson | None:
     return next((lesson for lesson in LESSONS if module and lesson.module == module), None)
 
 
+EXPERIMENTS = "labkit.experiments."  # the package a lesson's module is in
+
+
+def of_experiment(qualified: str) -> Lesson | None:
+    """The lesson whose module is ``qualified`` (``labkit.experiments.dates``), if any: a module
+    outside labkit.experiments is no lesson's."""
+    return by_module(qualified.removeprefix(EXPERIMENTS)) \
+        if qualified.startswith(EXPERIMENTS) else None
+
+
 def by_claim(claim_id: str) -> tuple[Lesson, ...]:
     """The lessons that may hold claim ``claim_id`` by its letter: ``"O3"`` 04 and 05, an
     ``X`` claim any lesson with claims; none for an ID of no lesson's letter or form."""

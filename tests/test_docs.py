@@ -327,12 +327,13 @@ def test_public_api_is_documented(name, obj):
 
 def test_each_experiments_module_has_its_lesson_and_its_tests():
     """One experiments module per lesson: its notebook exists, and tests/test_<module>.py too."""
-    from labkit.experiments.catalogue import LESSONS
+    from labkit import syllabus
 
+    lessons = {lesson.module: lesson.file for lesson in syllabus.LESSONS if lesson.module}
     modules = {info.name for info in pkgutil.iter_modules(labkit.experiments.__path__)
                if not info.name.startswith("_") and info.name != "catalogue"}
-    assert modules == set(LESSONS)
-    for module, notebook in LESSONS.items():
+    assert modules == set(lessons)
+    for module, notebook in lessons.items():
         assert (ROOT / "notebooks" / notebook).exists(), notebook
         assert (ROOT / "tests" / f"test_{module}.py").exists(), module
 

@@ -187,11 +187,13 @@ def test_a_claim_put_in_the_table_by_hand_is_listed_last_not_a_crash(monkeypatch
 
 
 def test_the_course_the_sheet_and_the_catalogue_read_the_record():
-    """course.LESSONS is the record, the catalogue's module-to-notebook table is drawn from it,
-    and the answer sheet has a heading for each lesson with exercises, in the record's order."""
+    """course.LESSONS is the record, the catalogue keeps no lesson table of its own (it finds a
+    claim's notebook through the record), and the answer sheet has a heading for each lesson
+    with exercises, in the record's order."""
     assert course.LESSONS is syllabus.LESSONS
-    drawn = {lesson.module: lesson.file for lesson in syllabus.LESSONS if lesson.module}
-    assert drawn == catalogue.LESSONS
+    assert not hasattr(catalogue, "LESSONS")
+    d1 = catalogue.get("D1")
+    assert catalogue.lesson_of(d1) == f"notebooks/{syllabus.by_module('dates').file}"
     headings = [line for line in (ROOT / "docs" / "answers.md").read_text(
         encoding="utf-8").splitlines() if line.startswith("## ")]
     assert headings == [f"## {lesson.number} {lesson.title}" for lesson in syllabus.LESSONS

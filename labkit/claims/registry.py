@@ -22,9 +22,6 @@ E = TypeVar("E", bound=Experiment)
 
 REGISTRY: dict[str, Claim] = {}
 
-# Where a lesson's module lives; an experiment elsewhere belongs to no lesson.
-_EXPERIMENTS = "labkit.experiments."
-
 
 def claim(id: str, *, title: str, source: str, topic: str, expected: Any,
           needs: Iterable[str] = (), judge: Judge | None = None, kind: str = BEHAVIOUR,
@@ -68,8 +65,7 @@ def _check_lesson(id: str, topic: str, experiment: Experiment) -> None:
     """The experiment of claim ``id`` lives in the module of a lesson that may hold the ID, and
     the claim's topic is that lesson's; else ``BadInput`` says which lesson would."""
     module = getattr(experiment, "__module__", "") or ""
-    lesson = syllabus.by_module(module.removeprefix(_EXPERIMENTS)) \
-        if module.startswith(_EXPERIMENTS) else None
+    lesson = syllabus.of_experiment(module)
     may_hold = syllabus.by_claim(id)
     where = ", ".join(f"{item.number} (labkit.experiments.{item.module})" for item in may_hold)
     if lesson is None:

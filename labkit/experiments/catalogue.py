@@ -31,18 +31,15 @@ def _import_lessons() -> None:
     checks each against the record as it does)."""
     for lesson in syllabus.LESSONS:
         if lesson.module:
-            importlib.import_module(f"labkit.experiments.{lesson.module}")
+            importlib.import_module(syllabus.EXPERIMENTS + lesson.module)
 
 
 _import_lessons()
 
-# Each lesson's module and its notebook, from the record (``syllabus.by_module`` is the lookup).
-LESSONS = {lesson.module: lesson.file for lesson in syllabus.LESSONS if lesson.module}
-
 
 def lesson_of(claim: Claim) -> str:
     """The notebook that teaches a claim: ``notebooks/<lesson>``, from its experiment's module."""
-    lesson = syllabus.by_module(claim.experiment.__module__.rsplit(".", 1)[-1])
+    lesson = syllabus.of_experiment(claim.experiment.__module__)
     return f"notebooks/{lesson.file}" if lesson else ""
 
 
