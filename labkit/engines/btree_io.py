@@ -223,7 +223,6 @@ SERVER_WIDE = ("server-wide (serverStatus): every client's work on the server co
                "compares the server's operation counters with its own to tell")
 REFUSED = N_("the server refused {command} (code {code}): the user lacks the {action} action "
              "{where}, which the built-in roles {roles} grant; labkit measures the rest")
-WHERE = {"cluster": N_("on the cluster"), "database": N_("on every database")}
 OTHERS_WROTE = N_("other clients wrote to the server during the load: its operation counters "
                   "grew by {others:,} inserts, updates and deletes beyond labkit's own {own:,} "
                   "inserts (labkit allows {allowed:,} for its lease and the server's "
@@ -255,7 +254,7 @@ def refusal(command: str, exc: Any) -> Message:
         return Message(HOSTED_REFUSED, command=command, said=server_said(exc))
     need = NEED_BY_ACTION[ACTIONS[command]]
     return Message(REFUSED, command=command, code=exc.code, action=need.action,
-                   where=Message(WHERE[need.scope]), roles=", ".join(need.roles))
+                   where=need.where(), roles=", ".join(need.roles))
 
 
 def mongo_status(client: Any) -> dict[str, Any]:

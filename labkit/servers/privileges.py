@@ -66,6 +66,11 @@ class Need:
     roles: tuple[str, ...]
     required: bool
 
+    def where(self) -> Message:
+        """Where labkit needs the action, in words: on the cluster, or on every database."""
+        return Message(N_("on the cluster")) if self.scope == "cluster" else \
+            Message(N_("on every database"))
+
 
 NEEDS: tuple[Need, ...] = (
     Need("find", "database", N_("read the fixtures back"), _READ, True),
@@ -194,10 +199,8 @@ def _lacking(need: Need) -> str:
     """One missing need as the report names it: the action, whether labkit can do without it,
     where, what for, and the built-in roles that give it."""
     must = Message(N_("required")) if need.required else Message(N_("optional"))
-    where = (Message(N_("on the cluster")) if need.scope == "cluster"
-             else Message(N_("on every database")))
     return Message(N_("{action} ({must}, {where}: {why}; given by {roles})"),
-                   action=need.action, must=must, where=where, why=Message(need.why),
+                   action=need.action, must=must, where=need.where(), why=Message(need.why),
                    roles=", ".join(need.roles))
 
 
