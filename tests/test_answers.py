@@ -11,8 +11,8 @@ from bson import ObjectId
 
 from labkit import i18n
 from labkit.lessons import course, notebook, questions
-from labkit.lessons.answers import read_number
-from labkit.lessons.exercises import OWN, Exercise, Number
+from labkit.lessons.answers import read_number, says_error
+from labkit.lessons.exercises import OWN, Exercise, Number, Said
 
 # The exercises' claims run once in the shared offline session (tests/conftest.py), which this
 # file and test_questions.py read: the root conftest.py keeps both on one worker.
@@ -41,6 +41,10 @@ ACCEPTED = [
     ("01.silent", "en", "Nothing."),
     ("01.silent", "en", "[]"),
     ("01.silent", "vi", "không có"),
+    ("01.silent", "vi", "không có gì"),
+    ("01.silent", "vi", "Không có kết quả."),
+    ("01.silent", "vi", "không có kết quả nào"),
+    ("01.silent", "en", "no result"),
     ("02.first", "en", "emptyarr"),
     ("02.first", "en", "EmptyArr"),
     ("02.first", "en", "empty array"),
@@ -75,6 +79,8 @@ REJECTED = [
     ("01.string_bytes", "en", "24 bytes"),
     ("01.silent", "en", "all"),
     ("01.silent", "vi", "a, b, c"),
+    ("01.silent", "vi", "lỗi"),
+    ("01.silent", "en", "an error"),
     ("02.first", "en", "missing"),
     ("02.first", "en", "null"),
     ("03.expr", "en", "none"),
@@ -145,6 +151,35 @@ def test_unreadable_input_costs_no_attempt(name, lang, prediction):
     assert exercise.attempts == 0
     assert exercise.check(exercise.answer()).correct is True
     assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize(("lang", "prediction"), [
+    ("vi", "lỗi"), ("vi", "server báo lỗi"), ("vi", "ngoại lệ"), ("en", "an error"),
+    ("en", "it raises TypeError"), ("en", TypeError),
+])
+def test_an_error_expected_is_the_guides_named_mistake(lang, prediction):
+    """01.silent: a prediction that the query fails ("lỗi", docs/instructors.md's common
+    mistake for it) is a wrong try answered with that mistake's own hint (no error: the query
+    compares only values of the operand's type), not "'lỗi' is not one of a, b, c"."""
+    exercise = _exercise("01.silent", lang)
+    hint = next(text for wrong, text in exercise.mistakes if isinstance(wrong, Said))
+    feedback = exercise.check(prediction)
+    assert feedback.correct is False, feedback.message
+    assert exercise.attempts == 1
+    assert i18n._(hint) in feedback.message
+    assert ("Gợi ý" if lang == "vi" else "Hint") in feedback.message
+    assert exercise.check(exercise.answer()).correct is True
+
+
+@pytest.mark.parametrize(("prediction", "error"), [
+    ("lỗi", True), ("có lỗi", True), ("Error!", True), ("exception", True), (ValueError, True),
+    ("không có lỗi", False), ("no error", False), ("không", False), ("none", False),
+    (int, False), (None, False), (["lỗi"], False),
+])
+def test_an_error_is_read_in_either_language_and_its_negation_is_not(prediction, error):
+    """says_error reads "lỗi", "Error!", an exception class as expecting an error; "no error"
+    and "không có lỗi" say the opposite, and a non-text value says nothing."""
+    assert says_error(prediction) is error
 
 
 @pytest.mark.parametrize("prediction", [1_700_000_000, "1700000000", "1,700,000,000"])

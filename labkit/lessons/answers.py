@@ -224,7 +224,14 @@ def _is_objectid(value: Any) -> bool:
 EVERYTHING = ("all", "every", "everything", "all of them", "every one", "tất cả", "hết",
               "tất cả các", "toàn bộ")
 NOTHING = ("none", "nothing", "empty", "no documents", "no results", "not one", "zero",
-           "không", "không có", "không gì", "không cái nào", "rỗng", "trống")
+           "no document", "no result", "none of them", "nothing at all", "no match",
+           "no matches", "empty list", "an empty list", "empty set", "an empty set",
+           "không", "không có", "không gì", "không cái nào", "rỗng", "trống",
+           "không có gì", "không có gì cả", "không gì cả", "chẳng có gì", "không có cái nào",
+           "không có kết quả", "không có kết quả nào", "không kết quả", "không ra kết quả",
+           "không trả về gì", "không trả về kết quả nào", "không khớp gì", "không khớp cái nào",
+           "không có tài liệu nào", "không có bản ghi nào", "không có document nào",
+           "danh sách rỗng", "tập rỗng")
 
 
 def whole_or_none(value: Any) -> str | None:
@@ -238,3 +245,26 @@ def whole_or_none(value: Any) -> str | None:
     if text in NOTHING or text in ("[]", "()", "{}", "set()"):
         return "none"
     return None
+
+
+# A prediction that the operation fails instead of answering: "an error", "lỗi", "it raises",
+# "ngoại lệ"; a word of negation ("no error", "không có lỗi") says the opposite.
+_ERROR_WORDS = ("error", "errors", "exception", "exceptions", "raise", "raises", "fail", "fails",
+                "failure", "crash", "crashes", "lỗi")
+_ERROR_PHRASES = ("ngoại lệ",)
+_NEGATIONS = ("no", "not", "never", "without", "none", "nothing", "không", "chẳng", "chả",
+              "chưa")
+
+
+def says_error(value: Any) -> bool:
+    """Whether ``value`` predicts an error, in English or Vietnamese, or is an exception class
+    (``TypeError``); "no error" and "không có lỗi" do not."""
+    if isinstance(value, type):
+        return issubclass(value, BaseException)
+    if not isinstance(value, str):
+        return False
+    words = re.findall(r"\w+", value.lower())
+    text = " ".join(words)
+    said = (any(word in _ERROR_WORDS or word.endswith("error") for word in words)
+            or any(phrase in text for phrase in _ERROR_PHRASES))
+    return said and not any(word in _NEGATIONS for word in words)

@@ -25,6 +25,7 @@ from labkit.lessons.rules import (
     Hex,
     InOrder,
     Number,
+    Said,
     Same,
     Text,
     Time,
@@ -32,7 +33,7 @@ from labkit.lessons.rules import (
 )
 
 __all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
-           "Feedback", "Fraction", "Hex", "InOrder", "Number", "Same", "Text", "Time",
+           "Feedback", "Fraction", "Hex", "InOrder", "Number", "Said", "Same", "Text", "Time",
            "parse_time", "same"]
 
 
@@ -187,12 +188,20 @@ class Exercise:
             return _("The live run on {engine} agrees.").format(engine=self.engine)
         return _("The live run agrees.")
 
+    def _said(self, prediction: Any) -> bool:
+        """Whether the prediction says one of the mistakes given in words (``Said``)."""
+        return any(isinstance(wrong, Said) and wrong.says(prediction)
+                   for wrong, _text in self.mistakes)
+
     def _next_hint(self, prediction: Any, answer: Any) -> str:
         for wrong, text in self.mistakes:
-            try:
-                hit = self.accept.matches(prediction, wrong)
-            except Exception:  # a mistake that cannot be compared is simply not this one
-                hit = False
+            if isinstance(wrong, Said):
+                hit = wrong.says(prediction)
+            else:
+                try:
+                    hit = self.accept.matches(prediction, wrong)
+                except Exception:  # a mistake that cannot be compared is simply not this one
+                    hit = False
             if hit and text not in self._given:
                 return text
         text = self.accept.mistake(prediction, answer)
@@ -213,12 +222,13 @@ class Exercise:
         except NoAnswer as exc:
             return Feedback(None, _("This exercise cannot be checked here: {why}").format(
                 why=exc))
+        said = self._said(prediction)  # a wrong answer in words, such as "an error"
         try:
-            right = self.accept.matches(prediction, answer)
+            right = False if said else self.accept.matches(prediction, answer)
         except Exception as exc:  # unreadable input is never an attempt, and never raises
             return self._unreadable(exc)
         self.attempts += 1
-        note = self.accept.note(prediction, answer)
+        note = "" if said else self.accept.note(prediction, answer)
         note = note + " " if note else ""
         if right:
             self.solved = True

@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
 from labkit.i18n import N_, _
-from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Hex, Number, Text, Time
+from labkit.lessons.answers import says_error
+from labkit.lessons.exercises import (
+    AsSet,
+    Bool,
+    Exercise,
+    Fraction,
+    Hex,
+    Number,
+    Said,
+    Text,
+    Time,
+)
 
 if TYPE_CHECKING:
     from labkit.run.runner import Context
@@ -127,7 +138,11 @@ def _01_silent(lesson: str) -> Exercise:
         accept=AsSet(choices=_events),
         hint=[N_("Query comparisons only look at values of the operand's type (lesson 03)."),
               N_("The operand is a string. How many of the atDate values are strings?")],
-        mistakes=[(["b", "c"], N_("The server does not convert the string to a Date for you."))],
+        mistakes=[(["b", "c"], N_("The server does not convert the string to a Date for you.")),
+                  (Said(N_("an error"), says_error),
+                   N_("No error: a string operand makes a valid query, which the server "
+                      "answers. A query compares only values of the operand's type: which "
+                      "atDate values are strings?"))],
         explanation=N_("A query comparison only matches values in the operand's type bracket. No "
                        "atDate value is a string, so nothing matches, and no error says so."),
         lesson=lesson,

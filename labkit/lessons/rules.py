@@ -457,6 +457,24 @@ class AsSet(InOrder):
                  "\"none\" (\"tất cả\", \"không có\") where that is what is meant")
 
 
+class Said:
+    """A wrong answer given in words rather than as a value of the answer's kind (an error
+    expected where a query answers): ``says(prediction)`` tells whether a prediction says it,
+    and ``meaning`` names it on the answer sheet. An exercise lists one among its mistakes, so
+    the learner hears that mistake's hint instead of "I could not read that"."""
+
+    def __init__(self, meaning: str, says: Callable[[Any], bool]) -> None:
+        self.meaning = meaning
+        self._says = says
+
+    def says(self, prediction: Any) -> bool:
+        """Whether the prediction says this mistake (never raises)."""
+        try:
+            return bool(self._says(prediction))
+        except Exception:  # a prediction the test cannot look at does not say it
+            return False
+
+
 class Custom(Accept[Any]):
     """A comparison function ``compare(prediction, answer) -> bool`` as an ``Accept`` rule."""
 

@@ -23,7 +23,7 @@ from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
 from labkit.i18n import N_, _
 from labkit.lessons import questions
-from labkit.lessons.exercises import LIVE, MODEL, Exercise
+from labkit.lessons.exercises import LIVE, MODEL, Exercise, Said
 from labkit.outputs.escape import markdown, markdown_code
 
 if TYPE_CHECKING:
@@ -101,8 +101,9 @@ def _entry(name: str, exercise: Exercise) -> list[str]:
         out.append("- **" + _("Where it comes from") + "**: " + markdown(_where(exercise)) + ".")
     out.append("- **" + _("Accepted") + "**: " + markdown(exercise.accept.describe()) + ".")
     for wrong, text in exercise.mistakes:
-        out.append("- **" + _("Common mistake") + f"** {markdown_code(exercise.accept.show(wrong))}"
-                   + ": " + markdown(_(text)))
+        said = (f"*{markdown(_(wrong.meaning))}*" if isinstance(wrong, Said)
+                else markdown_code(exercise.accept.show(wrong)))
+        out.append("- **" + _("Common mistake") + f"** {said}: " + markdown(_(text)))
     for number, text in enumerate(exercise.hints, 1):
         out.append("- **" + _("Hint {number}").format(number=number) + "**: " + markdown(_(text)))
     out += ["- **" + _("Why") + "**: " + markdown(_(exercise.explanation)), ""]
