@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import NoReturn
 
@@ -39,32 +39,64 @@ def _is_the_command() -> bool:
     return sys.argv[:1] == ["-m"] or script == "labkit"
 
 
-def _unwind(signum: int, frame: FrameType | None) -> NoReturn:
+_received: int | None = None  # the signal that is unwinding the running command, if any
+
+
+def _unwinder() -> Callable[[int, FrameType | None], NoReturn]:
+    """The handler that unwinds a running command, with everything it needs imported now.
+
+    Nothing is imported when the signal lands: it may land in the middle of any import (psycopg
+    and matplotlib import ``logging`` lazily), where the module being imported is still half
+    made, and an ``import`` in the handler would fail there and stand in for the stop.
+    """
     import logging
 
-    # Imported here, so that nothing of labkit is imported before the handlers above are set.
     from labkit.errors import Stopped
 
-    # A stop interrupts whatever psycopg was doing: its warning that the rollback of that
-    # command failed ("error ignored in rollback … another command is already in progress")
-    # is expected then, and not shown.
-    logging.getLogger("psycopg").setLevel(logging.ERROR)
-    if signum == signal.SIGTERM:
-        raise Stopped(signum)
-    raise KeyboardInterrupt
+    psycopg = logging.getLogger("psycopg")
+
+    def unwind(signum: int, frame: FrameType | None) -> NoReturn:
+        global _received
+        _received = signum
+        # A stop interrupts whatever psycopg was doing: its warning that the rollback of that
+        # command failed ("error ignored in rollback … another command is already in
+        # progress") is expected then, and not shown. Nothing here may replace the stop.
+        with suppress(Exception):
+            psycopg.setLevel(logging.ERROR)
+        if signum == signal.SIGTERM:
+            raise Stopped(signum)
+        raise KeyboardInterrupt
+
+    return unwind
+
+
+def raise_if_stopping(exc: BaseException) -> None:
+    """Raise the stop instead of ``exc`` when a signal is unwinding the command: whatever a
+    library turned the stop into on its way out (an ``ImportError`` from an import it cut
+    short, a driver's own error) is the stop, never an engine's result."""
+    if _received is None:
+        return
+    from labkit.errors import Stopped
+
+    stop = Stopped(_received) if _received == signal.SIGTERM else KeyboardInterrupt()
+    raise stop from exc
 
 
 @contextmanager
 def as_interrupts() -> Iterator[None]:
     """While a command runs, Ctrl-C and SIGTERM unwind it alike; only the main thread can
     take signals (elsewhere nothing changes)."""
+    global _received
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: _take(signum, _unwind) for signum in SIGNALS}
+    _received = None
+    unwind = _unwinder()
+    previous = {signum: _take(signum, unwind) for signum in SIGNALS}
     try:
         yield
     finally:
+        _received = None
         for signum, handler in previous.items():
             if handler is not None:  # None: a handler set outside Python, left as it is
                 signal.signal(signum, handler)

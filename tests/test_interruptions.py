@@ -1,7 +1,8 @@
 """Killed at any point, labkit leaves nothing behind: SIGTERM and SIGKILL sent while a local
 PostgreSQL starts and while a load runs, from ``labkit btree``, ``labkit run`` and a plain
 Python owner; afterwards no process and no folder of that run remains (bounded waits), and a
-SIGTERM ends in one "Stopped." line (moments during the imports: tests/test_signals.py)."""
+SIGTERM ends in one "Stopped." line, also when it lands inside an import the run makes lazily
+(moments during the command's own imports: tests/test_signals.py)."""
 
 from __future__ import annotations
 
@@ -176,3 +177,58 @@ def test_a_killed_run_leaves_no_process_and_no_folder(owner, point, signum):
         running.process.kill()
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# The child makes one module's import slow: as it is about to run that module's code (the
+# module already in sys.modules, still empty), it sends itself the signal, so the signal lands
+# at the same point of that import on every run. "logging" is imported lazily during a run
+# (by docker, psycopg or matplotlib, whichever comes first); "docker" is such an import itself.
+SLOW_IMPORT = """\
+import importlib.abc, importlib.util, os, signal, sys
+target, signame, *args = sys.argv[1:]
+class Slow(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, module=None):
+        if name != target:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        real = spec.loader
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                return real.create_module(spec)
+            def exec_module(self, module):
+                os.kill(os.getpid(), getattr(signal, signame))
+                real.exec_module(module)
+        spec.loader = Loader()
+        return spec
+sys.meta_path.insert(0, Slow())
+sys.argv[:] = [os.path.join(os.path.dirname(sys.executable), "labkit"), *args]
+from labkit.cli import main
+sys.exit(main())
+"""
+LAZY_IMPORTS = [(module, signame) for module in ("logging", "docker")
+                for signame in ("SIGTERM", "SIGINT")]
+
+
+@pytest.mark.parametrize(("module", "signame"), LAZY_IMPORTS,
+                         ids=[f"{m}-{s}" for m, s in LAZY_IMPORTS])
+def test_a_signal_during_a_lazy_import_stops_the_run(tmp_path, module, signame):
+    """A SIGTERM (or Ctrl-C) that lands while a run imports ``module`` ends the run with 143
+    (130), one "Stopped." ("Interrupted.") line and no report; before, a SIGTERM inside
+    logging's import made the handler's own ``import logging`` fail on the half-made module,
+    and that failure became the engine's verdict ("no Docker daemon answered
+    (AttributeError)") in a run that finished with a report."""
+    out = tmp_path / "report"
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("LABKIT_MONGODB_URI", "LABKIT_POSTGRES_DSN")}
+    # --mongodb docker: the way that imports docker (and, through it, logging) on any machine.
+    child = start([sys.executable, "-c", SLOW_IMPORT, module, signame, "run", "--claims", "D1",
+                   "--mongodb", "docker", "--quiet", "--out", str(out)],
+                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    _, err = child.communicate(timeout=PHASE_DEADLINE)
+    signum = getattr(signal, signame)
+    assert child.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == ("Stopped." if signum == signal.SIGTERM
+                                            else "Interrupted."), err
+    assert not out.exists()

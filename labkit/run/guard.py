@@ -3,7 +3,8 @@
 Every place that observes several engines (a claim's experiment, a survey's loads, the run's
 B-tree comparison, ``labkit check``'s matrix) goes through ``guarded``, and every observation
 is judged through ``judge``: an exception is that engine's ``error`` with its cause, a server
-that cannot be had or a statistic it does not give is that engine's ``not run``.
+that cannot be had or a statistic it does not give is that engine's ``not run``. A stop (Ctrl-C,
+SIGTERM) is never a verdict: whatever it became on its way out is raised as the stop.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from labkit._signals import raise_if_stopping
 from labkit.claims.claim import (
     ERROR,
     NOT_RUN,
@@ -43,14 +45,19 @@ def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: s
         return attempt()
     except passes:
         raise
-    except ServerUnavailable as exc:
-        if not kind:
-            return errored(engine, exc, version)
+    except Exception as exc:
+        raise_if_stopping(exc)  # a stop unwinding the run is no verdict, whatever it became
+        return _failed(engine, exc, version, kind)
+
+
+def _failed(engine: str, exc: Exception, version: str, kind: str) -> Observation:
+    """Why ``engine`` gave no observation: a missing server, a statistic it does not give, or
+    an error (one engine's failure is that engine's alone)."""
+    if isinstance(exc, ServerUnavailable) and kind:
         return needs(kind, exc, engine)
-    except Unobservable as exc:
+    if isinstance(exc, Unobservable):
         return not_run(engine, unobservable_reason(exc))
-    except Exception as exc:  # one engine's failure is that engine's alone
-        return errored(engine, exc, version)
+    return errored(engine, exc, version)
 
 
 def unobservable_reason(exc: Unobservable) -> str:
@@ -67,9 +74,10 @@ def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Resul
         return Result(claim, NOT_RUN, observation, observation.not_run, seconds)
     try:
         verdict, note = claim.verdict_for(observation)
-    except Unobservable as exc:
-        return Result(claim, NOT_RUN, observation, unobservable_reason(exc), seconds)
     except Exception as exc:  # a judge that crashes costs this engine's verdict, nothing more
+        raise_if_stopping(exc)
+        if isinstance(exc, Unobservable):
+            return Result(claim, NOT_RUN, observation, unobservable_reason(exc), seconds)
         return Result(claim, ERROR, observation, f"judging failed: {one_line(exc)}", seconds)
     reason = joined("; ", (note_text(observation), note))
     return Result(claim, verdict, observation, reason, seconds)
