@@ -30,8 +30,11 @@ if TYPE_CHECKING:
 BYTES = ("bytes", "byte", "b")
 DOCUMENTS = ("documents", "document", "docs", "doc", "tài liệu", "bản ghi", "văn bản")
 VALUES = ("random values", "values", "value", "giá trị ngẫu nhiên", "giá trị")
-# Other ways of naming an _id of the mixed fixture.
-NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng"), "dbl9.5": ("double 9.5",)}
+# Other ways of naming an _id of the mixed fixture: its value where no other _id holds that
+# value, in either language's decimal mark ("9,5" in Vietnamese).
+NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng"),
+         "dbl9.5": ("double 9.5", "9.5", "9,5", "dbl9,5", "double 9,5", "số thực 9,5",
+                    "số thực 9.5")}
 
 
 def _expected(claim_id: str, *keys: str) -> list[Any]:

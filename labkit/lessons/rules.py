@@ -148,7 +148,11 @@ class Text(Accept[str]):
         return text if self.case else "".join(c for c in text.lower() if c not in " _-")
 
     def read(self, prediction: Any, answer: Any) -> str:
-        """Strip spaces and one pair of quotes."""
+        """Strip spaces and one pair of quotes; where there are ``choices``, a number typed
+        without quotes (``9.5``) is read as its digits, which may name one."""
+        if self.choices and isinstance(prediction, int | float) \
+                and not isinstance(prediction, bool):
+            prediction = str(prediction)
         if not isinstance(prediction, str):
             raise Unreadable(_("write the text in quotes, like {example}").format(
                 example=self.example))
