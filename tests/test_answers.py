@@ -36,6 +36,12 @@ ACCEPTED = [
     ("00.when", "en", "2012-10-17T21:13:27 GMT"),
     ("01.string_bytes", "en", "29 bytes"),
     ("01.string_bytes", "vi", "29 byte"),
+    ("01.string_bytes", "en", "29B"),
+    ("01.string_bytes", "vi", "29B"),
+    ("01.string_bytes", "en", "29 B"),
+    ("01.string_bytes", "en", "29 Bytes"),
+    ("04.uuid_bytes", "vi", "21b"),
+    ("04.uuid_bytes", "en", "21BYTES"),
     ("01.silent", "en", "none"),
     ("01.silent", "en", "nothing"),
     ("01.silent", "en", "Nothing."),
@@ -102,6 +108,7 @@ REJECTED = [
     ("04.after_top", "en", "0x1000000"),
     ("04.after_top", "en", "0xffffff"),
     ("04.uuid_bytes", "en", "16 bytes"),
+    ("04.uuid_bytes", "vi", "16B"),
     ("05.randoms", "en", "fifteen"),
     ("05.randoms", "vi", "mười lăm"),
     ("05.from_bound", "en", "20 documents"),
@@ -190,6 +197,15 @@ def test_an_error_is_read_in_either_language_and_its_negation_is_not(prediction,
     """says_error reads "lỗi", "Error!", an exception class as expecting an error; "no error"
     and "không có lỗi" say the opposite, and a non-text value says nothing."""
     assert says_error(prediction) is error
+
+
+@pytest.mark.parametrize(("typed", "value"), [
+    ("29B", 29), ("29 B", 29), ("29Bytes", 29), ("0x1b", 27), ("0x1B", 27), ("0x1d b", 29),
+])
+def test_a_unit_is_read_in_any_case_and_glued_to_its_number(typed, value):
+    """A unit after a number is read in any case, with or without a space ("29B"); a hex
+    number keeps its last digit b ("0x1b" is 27, not 0x1 bytes)."""
+    assert read_number(typed, questions.BYTES).value == value
 
 
 @pytest.mark.parametrize("prediction", [1_700_000_000, "1700000000", "1,700,000,000"])

@@ -119,7 +119,8 @@ def _plain(text: str) -> Reading | None:
 
 def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
     """A number from an int, a float or text; a percentage (``"69%"``) is read as 0.69; a unit
-    of ``units`` after the number (``"29 bytes"``) is allowed. Raises ``Unreadable``."""
+    of ``units`` after the number, in any case, with or without a space (``"29 bytes"``,
+    ``"29B"``), is allowed. Raises ``Unreadable``."""
     if isinstance(value, bool):
         raise Unreadable(_("write a number, not True or False"))
     if isinstance(value, int | float):
@@ -127,9 +128,12 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
     if not isinstance(value, str):
         raise Unreadable(_("{value} is not a number").format(value=repr(value)))
     text = _strip_roughly(" ".join(value.strip().strip("\"'").lower().split()))
-    for unit in sorted(units, key=len, reverse=True):
-        glued = len(unit) > 1 and text.endswith(unit) and text[:-len(unit)][-1:].isdigit()
-        if text.endswith(" " + unit) or glued:  # "29 bytes", "29bytes"
+    for unit in sorted((u.lower() for u in units), key=len, reverse=True):
+        # "29b" is 29 bytes, but in "0x1b" the b is a hex digit: a one-letter unit glued to a
+        # hex number is left to the number.
+        glued = (text.endswith(unit) and text[:-len(unit)][-1:].isdigit()
+                 and (len(unit) > 1 or not _HEX_NUMBER.fullmatch(text)))
+        if text.endswith(" " + unit) or glued:  # "29 bytes", "29bytes", "29B"
             text = text[:-len(unit)].strip()
             break
     share = text.endswith("%")
