@@ -13,6 +13,7 @@ from helpers import labkit
 from labkit.claims.claim import Figure, Observation, needs
 from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
+from labkit.names import EngineInfo
 from labkit.outputs import plots, report
 from labkit.run import runner
 from labkit.run.results import SCHEMA as SCHEMA_ID
@@ -191,9 +192,9 @@ def test_the_header_gives_each_engines_state():
     u5 = claims.get("U5")
     run = Run([ClaimResult(u5, [Result(u5, claims.HOLDS, Observation({}, "SQLite", "3.40.1")),
                                 Result(u5, claims.NOT_RUN, cause, cause.not_run)])],
-              now, now, ["PostgreSQL 15.18 (local)"])
+              now, now, [EngineInfo("postgres", "15.18", how="local", address="127.0.0.1")])
     assert report.engine_states(run) == [("MongoDB", "not available (no server)"),
-                                         ("PostgreSQL", "15.18 (local)"),
+                                         ("PostgreSQL", "15.18 (local: 127.0.0.1)"),
                                          ("SQLite", "3.40.1")]
     assert "- SQLite: " + report.escape.markdown("3.40.1") in report.markdown(run)
 

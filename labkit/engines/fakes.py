@@ -13,10 +13,11 @@ import itertools
 from typing import Any
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
-from labkit.engines.query import Engine, load_and_read
+from labkit.engines.query import Engine, called, load_and_read
 from labkit.errors import ServerUnavailable
 
 FAKES = ("mongomock", "montydb")
+FAKE = "in-process fake"  # what each is, beside its name
 _numbers = itertools.count(1)
 _monty = None  # montydb's in-memory client, one per process (it refuses a second setup)
 
@@ -36,6 +37,7 @@ def _without_neutral(step: Step) -> dict[str, Any]:
 
 class _FakeEngine(Engine):
     is_fake = True
+    detail = FAKE
     _shared: Any = None  # one client per engine: montydb allows one storage setup per process
 
     def _client(self) -> Any:
@@ -69,7 +71,7 @@ class MongomockEngine(_FakeEngine):
     """mongomock: pymongo's API over Python data structures, in this process."""
 
     key = "mongomock"
-    name = "mongomock (in-process fake)"
+    name = called(key, FAKE)
 
     def __init__(self) -> None:
         self.version = _installed("mongomock")
@@ -94,7 +96,7 @@ class MontydbEngine(_FakeEngine):
     """montydb: a MongoDB-like engine written in Python, here with its in-memory storage."""
 
     key = "montydb"
-    name = "montydb (in-process fake)"
+    name = called(key, FAKE)
 
     def __init__(self) -> None:
         self.version = _installed("montydb")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.errors import NotSupported
 from labkit.model.versions import CURRENT_MAJOR
-from labkit.names import engine_name
+from labkit.names import EngineInfo, engine_name
 
 if TYPE_CHECKING:
     from labkit.model.bson_order import Document
@@ -30,12 +30,20 @@ _FIND_KWARGS = {"sort": "sort", "skip": "skip", "limit": "limit", "batchSize": "
                 "maxTimeMS": "max_time_ms", "allowDiskUse": "allow_disk_use", "let": "let"}
 
 
+def called(key: str, detail: str) -> str:
+    """An engine's name with what the name alone does not say: ``mongomock (in-process fake)``
+    (a row's engine in a claim check's results)."""
+    return f"{engine_name(key)} ({detail})"
+
+
 class Engine:
     """An engine that answers claims' reads. ``version`` is the exact version of what answers;
-    ``speaks_for`` the MongoDB version its answers stand for (None: it claims none)."""
+    ``speaks_for`` the MongoDB version its answers stand for (None: it claims none); ``detail``
+    what its display name alone does not say, and ``name`` the two together."""
 
     key = ""
     name = ""
+    detail = ""
     version = ""
     speaks_for: str | None = None
     topology = "single"
@@ -44,11 +52,15 @@ class Engine:
     @property
     def label(self) -> str:
         """The column of the matrix: ``MongoDB 7.0.14``, ``mongomock 4.3.0``."""
-        return f"{self.name.split(' (')[0]} {self.version}".strip()
+        return f"{engine_name(self.key)} {self.version}".strip()
+
+    def info(self) -> EngineInfo:
+        """The engine as the run records it: key, version and detail, each a field."""
+        return EngineInfo(self.key, self.version, detail=self.detail)
 
     def describe(self) -> str:
         """One line for the report's list of engines."""
-        return f"{self.name} {self.version}".strip()
+        return self.info().line()
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """Answer the given reads of a claim on its fixture; raise ``NotSupported`` if it
@@ -63,7 +75,8 @@ class ModelEngine(Engine):
     """labkit's executable model of MongoDB's documented comparison rules (``labkit.model``)."""
 
     key = "model"
-    name = f"model (labkit's rules for MongoDB {CURRENT_MAJOR})"
+    detail = f"labkit's rules for MongoDB {CURRENT_MAJOR}"
+    name = called(key, detail)
     speaks_for = CURRENT_MAJOR
 
     def __init__(self) -> None:
@@ -75,10 +88,6 @@ class ModelEngine(Engine):
     def label(self) -> str:
         """The column of the matrix."""
         return f"model {CURRENT_MAJOR}"
-
-    def describe(self) -> str:
-        """One line for the report's list of engines."""
-        return f"{self.name}, labkit {self.version}"
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """The model's answer to each read (it predicts results, never server errors)."""
@@ -303,9 +312,9 @@ class MongoDBEngine(Engine):
         """The column of the matrix."""
         return f"{self.name} {self.version}"
 
-    def describe(self) -> str:
-        """One line for the report's list of engines."""
-        return self.server.describe()
+    def info(self) -> EngineInfo:
+        """The server as the run records it (``Server.info``)."""
+        return self.server.info()
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """Insert the fixture in a fresh database, run the reads, drop the database."""

@@ -215,9 +215,8 @@ def engine_states(run: Run) -> list[tuple[str, str]]:
         if row.missing:
             states.setdefault(engine_name(row.missing), _("not available ({why})").format(
                 why=shown(row.missing_detail).rstrip(".") or row.shown_reason))
-    for line in run.engines:
-        name, _space, rest = line.partition(" ")
-        states[name] = rest
+    for engine in run.engines:
+        states[engine.name] = engine.state()
     for row in run.rows:
         if row.engine and row.engine_version:
             # the engine alone: no split policy, no U5 part ("SQLite · size")

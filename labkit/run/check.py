@@ -34,7 +34,7 @@ from labkit.claims.expect import judge_step
 from labkit.claims.files import ClaimSpec
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
-from labkit.names import engine_name
+from labkit.names import EngineInfo, engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
 
@@ -133,7 +133,7 @@ def _speaks_for_text(engine: Engine) -> str:
         return f"this server is {engine.speaks_for}"
     if engine.key == "model":
         return f"the model follows MongoDB {engine.speaks_for}"
-    return f"{engine.name.split(' (')[0]} reports MongoDB {engine.speaks_for}"
+    return f"{engine_name(engine.key)} reports MongoDB {engine.speaks_for}"
 
 
 def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
@@ -278,30 +278,31 @@ def _one_server(version: str | None, mode: str) -> Iterator[MongoServer]:
 
 
 def _columns(engines: list[str], versions: list[str] | None,
-             mode: str) -> Iterator[tuple[str, str, Engine | None, str]]:
-    """``(label, engine name, engine or None, why not)`` per column, one server at a time."""
+             mode: str) -> Iterator[tuple[str, str, Engine | None, str, str]]:
+    """``(label, engine name, engine or None, why not, version asked for)`` per column, one
+    server at a time."""
     from labkit.engines import fakes
     from labkit.engines.query import MongoDBEngine
 
     for name in engines:
         if name == "model":
-            yield "model", name, ModelEngine(), ""
+            yield "model", name, ModelEngine(), "", ""
         elif name == "mongodb":
             wanted: list[str | None] = [*versions] if versions else [None]
             for version in wanted:
                 label = f"{engine_name(name)} {version or ''}".strip()
                 try:
                     with _one_server(version, mode) as server:
-                        yield label, name, MongoDBEngine(server), ""
+                        yield label, name, MongoDBEngine(server), "", version or ""
                 except ServerUnavailable as exc:
                     why = exc.summary()
                     yield label, name, None, (f"no server of version {version}: {why}"
-                                              if version else why)
+                                              if version else why), version or ""
         else:
             try:
-                yield name, name, fakes.engine(name), ""
+                yield name, name, fakes.engine(name), "", ""
             except ServerUnavailable as exc:
-                yield name, name, None, exc.summary()
+                yield name, name, None, exc.summary(), ""
 
 
 def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
@@ -312,9 +313,11 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
     started = dt.datetime.now(dt.UTC)
     claims = [as_claim(spec) for spec in specs]
     columns: list[Column] = []
-    for label, name, engine, why in _columns(list(engines), versions, mongodb_mode):
-        column = Column(engine.label if engine else label, name,
-                        engine.describe() if engine else f"{label}: not run")
+    described: list[EngineInfo] = []
+    for label, name, engine, why, asked in _columns(list(engines), versions, mongodb_mode):
+        info = engine.info() if engine else EngineInfo(name, asked, not_run=True)
+        described.append(info)
+        column = Column(engine.label if engine else label, name, info.line())
         for index, (spec, claim) in enumerate(zip(specs, claims, strict=True)):
             if progress:
                 progress(column.label, index, len(specs), spec)
@@ -324,7 +327,6 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
         progress("", len(specs), len(specs), None)
     results = [ClaimResult(claim, [c.rows[i] for c in columns]) for i, claim in
                enumerate(claims)]
-    described = [c.description for c in columns]
     return CheckRun(Run(results, started, dt.datetime.now(dt.UTC), described), columns, specs)
 
 

@@ -34,6 +34,7 @@ from labkit.claims.claim import (
 from labkit.errors import Shown
 from labkit.experiments.catalogue import lesson_of
 from labkit.i18n import _, shown
+from labkit.names import EngineInfo
 
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
 SCHEMA = "labkit-results/1"
@@ -184,12 +185,14 @@ class ClaimResult:
 
 @dataclass
 class Run:
-    """The results of one ``labkit run`` (or ``labkit check``), with when and where it ran."""
+    """The results of one ``labkit run`` (or ``labkit check``), with when and where it ran:
+    ``engines`` are the servers a run used (a check's matrix columns), each as its source
+    recorded it."""
 
     claims: list[ClaimResult]
     started: dt.datetime
     finished: dt.datetime
-    engines: list[str]
+    engines: list[EngineInfo]
 
     @property
     def rows(self) -> list[Result]:
@@ -237,7 +240,8 @@ class Run:
         return {
             "schema": SCHEMA,
             **self.about(),
-            "engines": self.engines,
+            "engines": [engine.line() for engine in self.engines],
+            "engine_details": [engine.to_dict() for engine in self.engines],
             "summary": self.summary(english=True),
             "counts": {COUNT_TEXT[v]: n for v, n in self.counts.items()},
             "claims": [result.to_dict() for result in self.claims],

@@ -18,6 +18,7 @@ from labkit.claims.claim import BTreeContext, Claim, Observation, needs
 from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.i18n import joined
+from labkit.names import EngineInfo
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
 
@@ -190,9 +191,9 @@ class Context(BTreeContext[Measurement]):
         """The servers this run has used so far."""
         return list(self._servers.values())
 
-    def engines(self) -> list[str]:
-        """One line per server this run used."""
-        return [server.describe() for server in self._servers.values()]
+    def engines(self) -> list[EngineInfo]:
+        """Each server this run used, as it records itself (``Server.info``)."""
+        return [server.info() for server in self._servers.values()]
 
     # Claims ------------------------------------------------------------------------------
 

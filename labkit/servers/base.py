@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
 from labkit import _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable, Shown, one_line
 from labkit.i18n import N_, Message
+from labkit.names import EngineInfo
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
 if TYPE_CHECKING:
@@ -230,7 +231,8 @@ class Server(ABC, Generic[H]):
     # Databases this object created and could not remove wholly, with what was left and why.
     left: dict[str, str] = field(default_factory=dict)
 
-    engine: ClassVar[str]
+    key: ClassVar[str]  # the engine's key (``names.ENGINE_NAMES``): ``mongodb``, ``postgres``
+    engine: ClassVar[str]  # its display name
     modes: ClassVar[tuple[str, ...]]
     hint: ClassVar[str]
     # The mode and environment variable of a user's server: the only kind of server killed
@@ -280,7 +282,8 @@ class Server(ABC, Generic[H]):
     def _close(self) -> None:
         """Close this object's connections (after its databases are dropped)."""
 
-    def _describe_extra(self) -> str:
+    def _settings(self) -> str:
+        """What the server runs with that shapes results (MongoDB's cache), in words."""
         return ""
 
     def gone(self, failure: BaseException) -> ServerUnavailable | None:
@@ -350,10 +353,15 @@ class Server(ABC, Generic[H]):
         if self._stopper is not None:
             self._stopper()
 
+    def info(self) -> EngineInfo:
+        """The server as a run records it: its engine, version, how labkit got it and where it
+        listens (its password hidden), each a field."""
+        return EngineInfo(self.key, self.version, how=self.how, address=redact(self.address),
+                          settings=self._settings(), name=self.engine)
+
     def describe(self) -> str:
         """One line: engine, version and where it came from (its password hidden)."""
-        return (f"{self.engine} {self.version} ({self.how}: {redact(self.address)}"
-                f"{self._describe_extra()})")
+        return self.info().line()
 
     def __enter__(self) -> Self:
         return self

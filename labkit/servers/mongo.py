@@ -217,7 +217,8 @@ class MongoServer(Server["Database[Document]"]):
     _client: Client | None = None
     _renewer: _Renewer | None = None
 
-    engine = engine_name("mongodb")
+    key = "mongodb"
+    engine = engine_name(key)
     modes = MONGO_MODES
     hint = MONGO_HINT
     user_mode = "uri"
@@ -352,8 +353,8 @@ class MongoServer(Server["Database[Document]"]):
             self._client.close()
             self._client = None
 
-    def _describe_extra(self) -> str:
-        return f"; {self.cache}" if self.cache else ""
+    def _settings(self) -> str:
+        return self.cache
 
     def gone(self, failure: BaseException) -> ServerUnavailable | None:
         """After the driver lost its connection (``failure`` or what caused it is pymongo's

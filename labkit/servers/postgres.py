@@ -80,7 +80,8 @@ class PostgresServer(Server[str]):
     role: str = ""
     _lease: Connection[Row] | None = None
 
-    engine = engine_name("postgres")
+    key = "postgres"
+    engine = engine_name(key)
     modes = POSTGRES_MODES
     hint = POSTGRES_HINT
     user_mode = "dsn"
