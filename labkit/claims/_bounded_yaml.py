@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import yaml
 
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 from labkit.model import fixtures
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -60,12 +61,10 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
 
         def dispose(self) -> None: ...
 
-    def refuse(self, mark: _Mark | None, problem: str) -> BadInput:
+    def refuse(self, mark: _Mark | None, problem: Message) -> BadInput:
         line = mark.line + 1 if mark is not None else 1
-        return BadInput(f"{self.path}:{line}: {problem}")
-
-    def beyond(self, mark: _Mark | None, bound: str) -> BadInput:
-        return self.refuse(mark, f"{bound} (labkit's bounds: see labkit --help)")
+        return BadInput(Message("{path}:{line:d}: {problem}", path=str(self.path), line=line,
+                                problem=problem))
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()
@@ -74,9 +73,10 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
             return super().compose_node(parent, index)
         self.depth += 1
         if self.depth > fixtures.MAX_FILE_DEPTH:
-            raise self.beyond(getattr(event, "start_mark", None),
-                              f"nested more than {fixtures.MAX_FILE_DEPTH} "
-                              f"levels ({fixtures.MAX_DEPTH} in a document, BSON's limit)")
+            raise self.refuse(getattr(event, "start_mark", None), Message(N_(
+                "nested more than {file_depth} levels ({depth} in a document, BSON's limit) "
+                "(labkit's bounds: see labkit --help)"), file_depth=fixtures.MAX_FILE_DEPTH,
+                depth=fixtures.MAX_DEPTH))
         opened = self._define(getattr(event, "anchor", None))
         try:
             node = super().compose_node(parent, index)
@@ -103,19 +103,23 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         as a bound is passed: a walk that never goes beyond the bound."""
         name = event.anchor or ""
         if (name, self.definitions.get(name, 0)) in self.open_anchors:
-            raise self.refuse(event.start_mark, f"the alias *{event.anchor} is inside "
-                              "the value it names (a value that contains itself)")
+            raise self.refuse(event.start_mark, Message(N_(
+                "the alias *{alias} is inside the value it names (a value that contains "
+                "itself)"), alias=event.anchor))
         target = self.anchors.get(name)
         stack = [(target, self.depth + 1)] if target is not None else []
         while stack:
             node, depth = stack.pop()
             self.repeated += 1
             if self.repeated > fixtures.MAX_ALIAS_VALUES:
-                raise self.beyond(event.start_mark, "aliases repeat more than "
-                                  f"{fixtures.MAX_ALIAS_VALUES:,} values")
+                raise self.refuse(event.start_mark, Message(N_(
+                    "aliases repeat more than {most:,} values (labkit's bounds: see labkit "
+                    "--help)"), most=fixtures.MAX_ALIAS_VALUES))
             if depth > fixtures.MAX_FILE_DEPTH:
-                raise self.beyond(event.start_mark, f"the alias *{event.anchor} nests "
-                                  f"values more than {fixtures.MAX_FILE_DEPTH} levels deep")
+                raise self.refuse(event.start_mark, Message(N_(
+                    "the alias *{alias} nests values more than {file_depth} levels deep "
+                    "(labkit's bounds: see labkit --help)"), alias=event.anchor,
+                    file_depth=fixtures.MAX_FILE_DEPTH))
             if isinstance(node, yaml.SequenceNode):
                 stack += [(child, depth + 1) for child in node.value]
             elif isinstance(node, yaml.MappingNode):
@@ -130,8 +134,9 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         try:
             return text.encode("utf-16", "surrogatepass").decode("utf-16")
         except UnicodeDecodeError:
-            raise self.refuse(node.start_mark, "a string holds a lone surrogate "
-                              "(\\ud800 to \\udfff alone), which is not UTF-8 text") from None
+            raise self.refuse(node.start_mark, Message(N_(
+                "a string holds a lone surrogate (\\ud800 to \\udfff alone), which is not UTF-8 "
+                "text"))) from None
 
     def construct_mapping(self, node: yaml.MappingNode,
                           deep: bool = False) -> dict[Hashable, Any]:
@@ -139,16 +144,17 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         mapping: dict[Hashable, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise self.refuse(key_node.start_mark, "a key is a list or a mapping; "
-                                  "a key is text")
+                raise self.refuse(key_node.start_mark, Message(N_(
+                    "a key is a list or a mapping; a key is text")))
             mapping[key_node.value] = self.construct_object(value_node, deep=deep)
         return mapping
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         try:
-            fixtures.check_integer_text(str(node.value).replace("_", ""), "the value")
-        except BadInput as exc:
-            raise self.beyond(node.start_mark, str(exc)) from None
+            fixtures.check_integer_text(str(node.value).replace("_", ""), N_("the value"))
+        except BadInput as exc:  # its message, kept to be shown in the learner's language
+            raise self.refuse(node.start_mark, Message(N_(
+                "{problem} (labkit's bounds: see labkit --help)"), problem=exc.args[0])) from None
         return super().construct_yaml_int(node)
 
 # The override above, where the safe loader's table names its own integer constructor.

@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from labkit.claims._source import Node, extended_json
+from labkit.claims._source import Node, extended_json, said
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit"}
 _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
@@ -24,23 +25,29 @@ class _Where:
     def __init__(self, path: Path, node: Node, claim_id: str | None) -> None:
         self.path, self.node, self.claim_id = path, node, claim_id
 
-    def error(self, problem: str, *at: str | int) -> BadInput:
+    def error(self, problem: Message, *at: str | int) -> BadInput:
         """The error for a problem at ``at`` (keys and indexes inside the claim)."""
-        who = f"claim {self.claim_id!r}" if self.claim_id else "a claim"
-        return BadInput(f"{self.path}:{self.node.line_of(*at)}: {who}: {problem}")
+        path, line = str(self.path), self.node.line_of(*at)
+        if self.claim_id:
+            return BadInput(Message(N_("{path}:{line:d}: claim {id}: {problem}"), path=path,
+                                    line=line, id=repr(self.claim_id), problem=problem))
+        return BadInput(Message(N_("{path}:{line:d}: a claim: {problem}"), path=path, line=line,
+                                problem=problem))
 
     def bson(self, value: Any, what: str, *at: str | int) -> Any:
         """``value`` read as Extended JSON; a mistake is the claim's error at ``at``."""
         try:
             return extended_json(value, what)
         except BadInput as exc:
-            raise self.error(f"not Extended JSON: {exc}", *at) from exc
+            raise self.error(Message(N_("not Extended JSON: {problem}"), problem=said(exc)),
+                             *at) from exc
 
 
 def read_short(path: Path, data: list[Any], node: Node) -> list[ClaimSpec]:
     """The claims of a short-form file: a list of claims."""
     if not data:
-        raise BadInput(f"{path}:{node.line}: the file has no claims")
+        raise BadInput(Message(N_("{path}:{line:d}: the file has no claims"), path=str(path),
+                               line=node.line))
     return [_short_claim(path, entry, node.item(i)) for i, entry in enumerate(data)]
 
 
@@ -48,26 +55,32 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
     claim_id = entry.get("id") if isinstance(entry, dict) else None
     where = _Where(path, node, claim_id if isinstance(claim_id, str) else None)
     if not isinstance(entry, dict):
-        raise where.error("each claim is a mapping with id, title, fixture, a query and expect")
+        raise where.error(Message(N_("each claim is a mapping with id, title, fixture, a query "
+                                     "and expect")))
     unknown = sorted(set(entry) - _SHORT_KEYS)
     if unknown:
-        raise where.error(f"unknown key {unknown[0]!r}; a claim has "
-                          f"{', '.join(sorted(_SHORT_KEYS))}", unknown[0])
+        raise where.error(Message(N_("unknown key {key}; a claim has {known}"),
+                                  key=repr(unknown[0]), known=", ".join(sorted(_SHORT_KEYS))),
+                          unknown[0])
     for key in ("id", "title"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
-            raise where.error(f"{key!r} is missing or not a text", key)
+            raise where.error(Message(N_("{key} is missing or not a text"), key=repr(key)), key)
     queries = [k for k in ("find", "aggregate", "count", "distinct") if k in entry]
     if len(queries) != 1:
-        raise where.error("needs exactly one of find, aggregate, count, distinct"
-                          + (f" (has {', '.join(queries)})" if queries else ""))
+        raise where.error(Message(N_("needs exactly one of find, aggregate, count, distinct "
+                                     "(has {queries})"), queries=", ".join(queries))
+                          if queries else
+                          Message(N_("needs exactly one of find, aggregate, count, distinct")))
     operation, arguments = _short_query(where, queries[0], entry[queries[0]])
     if "expect" not in entry:
-        raise where.error("'expect' is missing: ids, count, error, documents or values")
+        raise where.error(Message(N_("'expect' is missing: ids, count, error, documents or "
+                                     "values")))
     expect = _short_expect(where, entry["expect"])
     versions = {k: entry.get(k) for k in ("min_server_version", "max_server_version")}
     for key, value in versions.items():
         if value is not None and not is_version(value):
-            raise where.error(f"{key} must be a version such as \"7.0\", not {value!r}", key)
+            raise where.error(Message(N_("{key} must be a version such as \"7.0\", not {value}"),
+                                      key=key, value=repr(value)), key)
     requirement = Requirement(version_text(versions["min_server_version"]),
                               version_text(versions["max_server_version"]),
                               given_parts_only=True)
@@ -82,63 +95,67 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
 
 def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Document]:
     if ("fixture" in entry) == ("fixture_file" in entry):
-        raise where.error("needs exactly one of fixture (a list of documents) or fixture_file")
+        raise where.error(Message(N_("needs exactly one of fixture (a list of documents) or "
+                                     "fixture_file")))
     if "fixture_file" in entry:
         from labkit.model import fixtures
 
         name = entry["fixture_file"]
         if not isinstance(name, str):
-            raise where.error("fixture_file must be a path", "fixture_file")
+            raise where.error(Message(N_("fixture_file must be a path")), "fixture_file")
         target = path.parent / name
         if not target.is_file():
-            raise where.error(f"fixture_file {name!r} is not a file (paths are relative to "
-                              "the claim file)", "fixture_file")
+            raise where.error(Message(N_("fixture_file {name} is not a file (paths are "
+                                         "relative to the claim file)"), name=repr(name)),
+                              "fixture_file")
         try:
             return fixtures.read(target)
         except BadInput as exc:
-            raise where.error(f"fixture_file {name!r}: {exc}", "fixture_file") from exc
+            raise where.error(Message(N_("fixture_file {name}: {problem}"), name=repr(name),
+                                      problem=said(exc)), "fixture_file") from exc
     docs = entry["fixture"]
     if not isinstance(docs, list) or not all(isinstance(d, dict) for d in docs):
-        raise where.error("fixture must be a list of documents", "fixture")
-    return [where.bson(doc, f"fixture document {i + 1}", "fixture", i)
+        raise where.error(Message(N_("fixture must be a list of documents")), "fixture")
+    return [where.bson(doc, Message(N_("fixture document {n:d}"), n=i + 1), "fixture", i)
             for i, doc in enumerate(docs)]
 
 
 def _find(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(value, dict):
-        raise where.error("find is a filter document, or {filter, sort, projection, "
-                          "skip, limit}", "find")
+        raise where.error(Message(N_("find is a filter document, or {filter, sort, "
+                                     "projection, skip, limit}")), "find")
     long_form = bool(value) and set(value) <= _FIND_OPTIONS
     arguments = dict(value) if long_form else {"filter": value}
     arguments.setdefault("filter", {})
     for key in ("skip", "limit"):
         if key in arguments and (not isinstance(arguments[key], int)
                                  or isinstance(arguments[key], bool)):
-            raise where.error(f"find's {key} must be a whole number", "find", key)
+            raise where.error(Message(N_("find's {key} must be a whole number"), key=key),
+                              "find", key)
     for key in ("filter", "sort", "projection"):
         if key in arguments and not isinstance(arguments[key], dict):
-            raise where.error(f"find's {key} must be a document", "find")
+            raise where.error(Message(N_("find's {key} must be a document"), key=key), "find")
     return "find", where.bson(arguments, "find", "find")
 
 
 def _aggregate(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(s, dict) and len(s) == 1
                                               for s in value):
-        raise where.error("aggregate is a pipeline: a list of stages, each one "
-                          "{$stage: …}", "aggregate")
+        raise where.error(Message(N_("aggregate is a pipeline: a list of stages, each one "
+                                     "{$stage: …}")), "aggregate")
     return "aggregate", {"pipeline": where.bson(value, "aggregate", "aggregate")}
 
 
 def _count(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(value, dict):
-        raise where.error("count is a filter document", "count")
+        raise where.error(Message(N_("count is a filter document")), "count")
     return "countDocuments", {"filter": where.bson(value, "count", "count")}
 
 
 def _distinct(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(value, dict) or not isinstance(value.get("field"), str) or (
             set(value) - {"field", "filter"}):
-        raise where.error("distinct is {field: name, filter: {…}}", "distinct")
+        raise where.error(Message(N_("distinct is {field: name, filter: {…}}")), "distinct")
     return "distinct", {"fieldName": value["field"],
                         "filter": where.bson(value.get("filter", {}), "distinct", "distinct")}
 
@@ -164,36 +181,43 @@ def _short_expect(where: _Where, value: Any) -> Expectation:
 def _expect_kind(where: _Where, value: Any) -> tuple[str, bool]:
     """Which one expectation ``expect`` states, and whether its list is ordered."""
     if not isinstance(value, dict):
-        raise where.error("expect is a mapping: {ids: […]}, {count: N}, {error: true}, "
-                          "{documents: […]} or {values: […]}", "expect")
+        raise where.error(Message(N_("expect is a mapping: {ids: […]}, {count: N}, "
+                                     "{error: true}, {documents: […]} or {values: […]}")),
+                          "expect")
     kinds = sorted(set(value) & _EXPECT_KEYS)
     extra = sorted(set(value) - _EXPECT_KEYS - {"ordered"})
     if extra:
-        raise where.error(f"expect has an unknown key {extra[0]!r}", "expect", extra[0])
+        raise where.error(Message(N_("expect has an unknown key {key}"), key=repr(extra[0])),
+                          "expect", extra[0])
     if len(kinds) != 1:
-        raise where.error("expect needs exactly one of ids, count, error, documents, values",
-                          "expect")
+        raise where.error(Message(N_("expect needs exactly one of ids, count, error, "
+                                     "documents, values")), "expect")
     ordered = value.get("ordered", False)
     if not isinstance(ordered, bool):
-        raise where.error("expect's ordered must be true or false", "expect", "ordered")
+        raise where.error(Message(N_("expect's ordered must be true or false")), "expect",
+                          "ordered")
     return kinds[0], ordered
 
 
 def _expect_error(where: _Where, given: Any) -> Expectation:
     if given is not True:
-        raise where.error("expect's error must be true", "expect", "error")
+        raise where.error(Message(N_("expect's error must be true")), "expect", "error")
     return Expectation("error")
 
 
 def _expect_count(where: _Where, given: Any) -> Expectation:
     if not isinstance(given, int) or isinstance(given, bool) or given < 0:
-        raise where.error("expect's count must be a whole number", "expect", "count")
+        raise where.error(Message(N_("expect's count must be a whole number")), "expect",
+                          "count")
     return Expectation("count", given)
 
 
 def _expect_list(where: _Where, kind: str, given: Any, ordered: bool) -> Expectation:
     if not isinstance(given, list):
-        raise where.error(f"expect's {kind} must be a list", "expect", kind)
+        raise where.error(Message(N_("expect's {kind} must be a list"), kind=kind), "expect",
+                          kind)
     if kind == "documents" and not all(isinstance(d, dict) for d in given):
-        raise where.error("expect's documents must be a list of documents", "expect", kind)
-    return Expectation(kind, where.bson(given, f"expect's {kind}", "expect", kind), ordered)
+        raise where.error(Message(N_("expect's documents must be a list of documents")),
+                          "expect", kind)
+    return Expectation(kind, where.bson(given, Message(N_("expect's {kind}"), kind=kind),
+                                        "expect", kind), ordered)

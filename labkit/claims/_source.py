@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 from labkit.model import fixtures
 
 if TYPE_CHECKING:
@@ -59,29 +60,33 @@ def parse(path: Path) -> tuple[Any, Node]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 text") from exc
+        raise BadInput(Message(N_("{path}: not UTF-8 text"), path=str(path))) from exc
     try:
         return _compose_and_construct(path, text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        raise BadInput(f"{path}:{line}: {_problem(exc)}") from exc
+        raise BadInput(Message("{path}:{line:d}: {problem}", path=str(path), line=line,
+                               problem=_problem(exc))) from exc
     except yaml.reader.ReaderError as exc:  # a control character: the reader checks first
         line = _line_at(text, exc.position)
-        raise BadInput(f"{path}:{line}: the control character #x{exc.character:02x} is not "
-                       "allowed in YAML or JSON text; write it as an escape such as "
-                       f"\"\\u{exc.character:04x}\"") from exc
+        raise BadInput(Message(N_(
+            "{path}:{line:d}: the control character #x{code:02x} is not allowed in YAML or JSON "
+            "text; write it as an escape such as \"\\u{code:04x}\""), path=str(path), line=line,
+            code=exc.character)) from exc
     except yaml.YAMLError as exc:
-        raise BadInput(f"{path}: not valid YAML or JSON: {exc}") from exc
+        raise BadInput(Message(N_("{path}: not valid YAML or JSON: {error}"), path=str(path),
+                               error=str(exc))) from exc
 
 
-def _problem(exc: yaml.MarkedYAMLError) -> str:
+def _problem(exc: yaml.MarkedYAMLError) -> Message:
     """PyYAML's problem with its context ("while parsing a flow mapping"), never one alone."""
     if exc.problem == "exceeded maximum nesting depth":  # libyaml's own bound (1,000) came first
-        return (f"nested more than {fixtures.MAX_FILE_DEPTH} levels ({fixtures.MAX_DEPTH} in a "
-                "document, BSON's limit) (labkit's bounds: see labkit --help)")
+        return Message(N_("nested more than {file_depth} levels ({depth} in a document, BSON's "
+                          "limit) (labkit's bounds: see labkit --help)"),
+                       file_depth=fixtures.MAX_FILE_DEPTH, depth=fixtures.MAX_DEPTH)
     problem = "; ".join(str(part) for part in (exc.context, exc.problem) if part) or str(exc)
-    return f"not valid YAML or JSON: {problem}"
+    return Message(N_("not valid YAML or JSON: {problem}"), problem=problem)
 
 
 def _line_at(text: str, position: int) -> int:
@@ -111,17 +116,24 @@ def _load(loader: _Bounded) -> tuple[Any, Node]:
     try:
         node = loader.get_single_node()
         if node is None:
-            raise BadInput(f"{loader.path}:1: the file is empty; write a list of claims")
+            raise BadInput(Message(N_("{path}:1: the file is empty; write a list of claims"),
+                                   path=str(loader.path)))
         return loader.construct_document(node), Node(node)
     finally:
         loader.dispose()
 
 
-def extended_json(value: Any, where: str = "the value") -> Any:
+def said(exc: BadInput) -> Any:
+    """What ``exc`` says, still a message to be shown in the learner's language where it was
+    raised with one, for a message that quotes it."""
+    return exc.args[0] if len(exc.args) == 1 else str(exc)
+
+
+def extended_json(value: Any, where: str = N_("the value")) -> Any:
     """A value as read from YAML or JSON, with Extended JSON (``$numberDecimal``, ``$date``, …)
     turned into BSON values, exactly as ``fixtures`` reads the data files."""
     try:
         text = json.dumps(value, allow_nan=True)
     except (TypeError, ValueError) as exc:
-        raise BadInput(f"not a JSON value: {exc}") from exc
+        raise BadInput(Message(N_("not a JSON value: {error}"), error=str(exc))) from exc
     return fixtures.parse_value(text, where)

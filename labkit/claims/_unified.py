@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labkit.claims._source import Node, extended_json
+from labkit.claims._source import Node, extended_json, said
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, READS, ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 # Builds the one-line error for a problem at a place in the file (keys and indexes).
 ErrorAt = Callable[..., BadInput]
@@ -40,25 +41,31 @@ class _File:
     fixture: dict[tuple[str, str], list[Document]]
     requirements: tuple[Requirement, ...]
 
-    def error(self, problem: str, *at: str | int) -> BadInput:
+    def error(self, problem: Message, *at: str | int) -> BadInput:
         """The error for a problem at ``at`` (keys and indexes from the file's top)."""
-        return BadInput(f"{self.path}:{self.node.line_of(*at)}: {problem}")
+        return _at(self.path, self.node, problem, *at)
+
+
+def _at(path: Path, node: Node, problem: Message, *at: str | int) -> BadInput:
+    """The error for ``problem`` at ``at`` in the file, its line first."""
+    return BadInput(Message("{path}:{line:d}: {problem}", path=str(path),
+                            line=node.line_of(*at), problem=problem))
 
 
 def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec]:
     """The claims of a Unified Test Format file: one per test."""
-    def error(problem: str, *at: str | int) -> BadInput:
-        return BadInput(f"{path}:{node.line_of(*at)}: {problem}")
+    def error(problem: Message, *at: str | int) -> BadInput:
+        return _at(path, node, problem, *at)
 
     version = str(data.get("schemaVersion", ""))
     if not is_version(version):
-        raise error("a Unified Test Format file needs schemaVersion, such as \"1.0\"",
-                    "schemaVersion")
+        raise error(Message(N_("a Unified Test Format file needs schemaVersion, such as "
+                               "\"1.0\"")), "schemaVersion")
     if version.split(".")[0] != "1":
-        raise error(f"schemaVersion {version} is not supported: labkit reads version 1.x",
-                    "schemaVersion")
+        raise error(Message(N_("schemaVersion {version} is not supported: labkit reads "
+                               "version 1.x"), version=version), "schemaVersion")
     if not isinstance(data["tests"], list) or not data["tests"]:
-        raise error("tests must be a list of one or more tests", "tests")
+        raise error(Message(N_("tests must be a list of one or more tests")), "tests")
     collections, client_options = _unified_entities(data, error)
     file = _File(path, node, str(data.get("description") or path.stem), collections,
                  client_options, _unified_data(data, error),
@@ -66,7 +73,7 @@ def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec
     specs = []
     for index, test in enumerate(data["tests"]):
         if not isinstance(test, dict) or not isinstance(test.get("description"), str):
-            raise error("each test needs a description", "tests", index)
+            raise error(Message(N_("each test needs a description")), "tests", index)
         specs.append(_unified_test(file, index, test))
     return specs
 
@@ -79,14 +86,15 @@ def _unified_entities(data: dict[str, Any], error: ErrorAt
     clients: dict[str, list[str]] = {}
     entities = data.get("createEntities") or []
     if not isinstance(entities, list):
-        raise error("createEntities must be a list", "createEntities")
+        raise error(Message(N_("createEntities must be a list")), "createEntities")
     for i, entity in enumerate(entities):
         if not isinstance(entity, dict) or len(entity) != 1:
-            raise error("each entity has exactly one key (client, database, collection, …)",
-                        "createEntities", i)
+            raise error(Message(N_("each entity has exactly one key (client, database, "
+                                   "collection, …)")), "createEntities", i)
         (kind, spec), = entity.items()
         if not isinstance(spec, dict) or not isinstance(spec.get("id"), str):
-            raise error(f"the {kind} entity needs an id", "createEntities", i)
+            raise error(Message(N_("the {kind} entity needs an id"), kind=kind),
+                        "createEntities", i)
         if kind == "client":
             clients[spec["id"]] = sorted(set(spec) - _CLIENT_PLAIN)
         elif kind == "database":
@@ -94,8 +102,8 @@ def _unified_entities(data: dict[str, Any], error: ErrorAt
         elif kind == "collection":
             client, database = databases.get(spec.get("database", ""), ("", ""))
             if not database:
-                raise error(f"collection {spec['id']!r} names no known database entity",
-                            "createEntities", i)
+                raise error(Message(N_("collection {id} names no known database entity"),
+                                    id=repr(spec["id"])), "createEntities", i)
             options = sorted(set(spec) - {"id", "database", "collectionName"})
             if options:
                 clients.setdefault(f"collection {spec['id']}", options)
@@ -107,15 +115,16 @@ def _unified_data(data: dict[str, Any], error: ErrorAt) -> dict[tuple[str, str],
     out: dict[tuple[str, str], list[Document]] = {}
     initial = data.get("initialData") or []
     if not isinstance(initial, list):
-        raise error("initialData must be a list", "initialData")
+        raise error(Message(N_("initialData must be a list")), "initialData")
     for i, block in enumerate(initial):
         if not isinstance(block, dict) or not isinstance(block.get("documents"), list):
-            raise error("each initialData entry needs collectionName, databaseName and "
-                        "documents", "initialData", i)
+            raise error(Message(N_("each initialData entry needs collectionName, databaseName "
+                                   "and documents")), "initialData", i)
         try:
             docs = extended_json(block["documents"])
         except BadInput as exc:
-            raise error(f"initialData documents are {exc}", "initialData", i) from exc
+            raise error(Message(N_("initialData documents are {problem}"), problem=said(exc)),
+                        "initialData", i) from exc
         out[(str(block.get("databaseName", "")), str(block.get("collectionName", "")))] = docs
     return out
 
@@ -124,12 +133,14 @@ def _requirements(value: Any, error: ErrorAt, *at: str | int) -> tuple[Requireme
     if value is None:
         return ()
     if not isinstance(value, list) or not value or not all(isinstance(r, dict) for r in value):
-        raise error("runOnRequirements must be a list of one or more objects", *at)
+        raise error(Message(N_("runOnRequirements must be a list of one or more objects")),
+                    *at)
     out = []
     for i, req in enumerate(value):
         for key in ("minServerVersion", "maxServerVersion"):
             if key in req and not is_version(req[key]):
-                raise error(f"{key} must be a version such as \"4.4.0\"", *at, i)
+                raise error(Message(N_("{key} must be a version such as \"4.4.0\""), key=key),
+                            *at, i)
         unknown = tuple(f"{k}: {json.dumps(v)}" for k, v in req.items()
                         if k not in ("minServerVersion", "maxServerVersion", "topologies")
                         and not (k == "serverless" and v in ("allow", "forbid")))
@@ -143,7 +154,7 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
     at: tuple[str | int, ...] = ("tests", index)
     operations = test.get("operations")
     if not isinstance(operations, list):
-        raise file.error("a test needs operations, a list", *at, "operations")
+        raise file.error(Message(N_("a test needs operations, a list")), *at, "operations")
     not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
     steps, used = _unified_steps(file, operations, at, not_checked)
     not_checked += _client_notes(file, used)
@@ -170,7 +181,7 @@ def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...]
     for i, op in enumerate(operations):
         op_at = (*at, "operations", i)
         if not isinstance(op, dict) or not isinstance(op.get("name"), str):
-            raise file.error("each operation needs a name", *op_at)
+            raise file.error(Message(N_("each operation needs a name")), *op_at)
         name, target = op["name"], op.get("object")
         if name not in READS or target not in file.collections:
             what = "write operation" if name in _WRITES else "operation"
@@ -203,15 +214,17 @@ def _unified_arguments(op: dict[str, Any], error: ErrorAt, op_at: tuple[str | in
     name = op["name"]
     given = op.get("arguments") or {}
     if not isinstance(given, dict):
-        raise error("an operation's arguments must be an object", *op_at, "arguments")
+        raise error(Message(N_("an operation's arguments must be an object")), *op_at,
+                    "arguments")
     try:
         arguments: dict[str, Any] = extended_json(given)
     except BadInput as exc:
-        raise error(f"the arguments are {exc}", *op_at, "arguments") from exc
+        raise error(Message(N_("the arguments are {problem}"), problem=said(exc)), *op_at,
+                    "arguments") from exc
     if name == "aggregate" and not isinstance(arguments.get("pipeline"), list):
-        raise error("aggregate needs a pipeline", *op_at, "arguments")
+        raise error(Message(N_("aggregate needs a pipeline")), *op_at, "arguments")
     if name == "distinct" and not isinstance(arguments.get("fieldName"), str):
-        raise error("distinct needs fieldName", *op_at, "arguments")
+        raise error(Message(N_("distinct needs fieldName")), *op_at, "arguments")
     if "session" in arguments:
         not_checked.append(f"the session argument of {name} (not used)")
         arguments.pop("session")
@@ -240,25 +253,29 @@ def _unified_expect(op: dict[str, Any], name: str, error: ErrorAt, at: tuple[str
     if "expectError" in op:
         checks = op["expectError"]
         if not isinstance(checks, dict) or not checks:
-            raise error("expectError needs at least one assertion", *at, "expectError")
+            raise error(Message(N_("expectError needs at least one assertion")), *at,
+                        "expectError")
         try:
             checks = extended_json(checks)
         except BadInput as exc:
-            raise error(f"expectError is {exc}", *at, "expectError") from exc
+            raise error(Message(N_("expectError is {problem}"), problem=said(exc)), *at,
+                        "expectError") from exc
         return Expectation("error", checks)
     if "expectResult" not in op:
         return None
     try:
         result = extended_json(op["expectResult"])
     except BadInput as exc:
-        raise error(f"expectResult is {exc}", *at, "expectResult") from exc
+        raise error(Message(N_("expectResult is {problem}"), problem=said(exc)), *at,
+                    "expectResult") from exc
     if name in ("find", "aggregate"):
         if not isinstance(result, list):
-            raise error(f"{name}'s expectResult must be a list of documents", *at,
-                        "expectResult")
+            raise error(Message(N_("{name}'s expectResult must be a list of documents"),
+                                name=name), *at, "expectResult")
         return Expectation("documents", result, ordered=True)
     if name == "distinct":
         if not isinstance(result, list):
-            raise error("distinct's expectResult must be a list", *at, "expectResult")
+            raise error(Message(N_("distinct's expectResult must be a list")), *at,
+                        "expectResult")
         return Expectation("values", result, ordered=True)
     return Expectation("value", result)

@@ -10,6 +10,7 @@ from typing import Any
 from labkit.claims.claim import short_json
 from labkit.claims.spec import Answer, Expectation
 from labkit.errors import BadInput, NotSupported
+from labkit.i18n import N_, Message
 
 _ERROR_CHECKS = {"isError", "isClientError", "errorContains", "errorCode", "errorCodeName"}
 
@@ -118,7 +119,7 @@ def _operator(op: str, argument: Any, actual: Any, root: bool) -> str | None:
         if not (_is_number(actual) and _is_number(argument)) or _cmp(actual, argument) > 0:
             return f"{short_json(actual)} is not <= {short_json(argument)}"
         return None
-    raise NotSupported(f"the claim check does not evaluate {op}")
+    raise NotSupported(Message(N_("the claim check does not evaluate {op}"), op=op))
 
 
 def _is_number(value: Any) -> bool:

@@ -22,6 +22,7 @@ from labkit.claims.bounds import Requirement, version_tuple
 from labkit.claims.expect import unjudged_checks
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, READS, Answer, ClaimSpec, Expectation, Step
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 __all__ = ["KIT_CLAIMS", "NEUTRAL_ARGUMENTS", "READS", "SUFFIXES", "Answer", "ClaimSpec",
            "Expectation", "Requirement", "Step", "claim_files", "extended_json", "kit_claim",
@@ -38,14 +39,16 @@ def claim_files(paths: Iterable[str | Path]) -> list[Path]:
         if path.is_dir():
             inside = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
             if not inside:
-                raise BadInput(f"{path}: no claim files (.yaml, .yml, .json) in this folder")
+                raise BadInput(Message(N_("{path}: no claim files (.yaml, .yml, .json) in this "
+                                          "folder"), path=str(path)))
             found += inside
         elif path.exists():  # a file, or a pipe or device that reading refuses or bounds
             if path.suffix not in SUFFIXES:
-                raise BadInput(f"{path}: a claim file ends in .yaml, .yml or .json")
+                raise BadInput(Message(N_("{path}: a claim file ends in .yaml, .yml or .json"),
+                                       path=str(path)))
             found.append(path)
         else:
-            raise BadInput(f"{path}: no such file or folder")
+            raise BadInput(Message(N_("{path}: no such file or folder"), path=str(path)))
     return list(dict.fromkeys(found))
 
 
@@ -66,8 +69,9 @@ def load(paths: Iterable[str | Path]) -> list[ClaimSpec]:
     for path in claim_files(paths):
         for spec in read(path):
             if spec.id in seen:
-                raise BadInput(f"{spec.where}: claim {spec.id!r}: the ID is already used at "
-                               f"{seen[spec.id].where}")
+                raise BadInput(Message(N_("{where}: claim {id}: the ID is already used at "
+                                          "{first}"), where=spec.where, id=repr(spec.id),
+                                       first=seen[spec.id].where))
             seen[spec.id] = spec
             specs.append(spec)
     return specs
@@ -81,8 +85,9 @@ def read(path: str | Path) -> list[ClaimSpec]:
         return read_short(path, data, node)
     if isinstance(data, dict) and "tests" in data:
         return read_unified(path, data, node)
-    raise BadInput(f"{path}:{node.line}: a claim file is a list of claims, or a Unified Test "
-                   "Format file (an object with schemaVersion and tests)")
+    raise BadInput(Message(N_("{path}:{line:d}: a claim file is a list of claims, or a Unified "
+                              "Test Format file (an object with schemaVersion and tests)"),
+                           path=str(path), line=node.line))
 
 
 def kit_claim(claim_id: str) -> ClaimSpec:

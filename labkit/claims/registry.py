@@ -17,6 +17,7 @@ from labkit.claims.claim import (
     Kind,
 )
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 E = TypeVar("E", bound=Experiment)
 
@@ -39,20 +40,24 @@ def claim(id: str, *, title: str, source: str, topic: str, expected: Any,
     lesson's raises ``BadInput`` naming the claim, never later in a run.
     """
     if not syllabus.by_claim(id):  # no lesson's letter, or not a letter and a number
-        raise BadInput(f"claim {id!r}: an ID is a letter of a lesson and a number from 1 (such "
-                       f"as O10); the letters are {syllabus.letters_text()}. A new lesson's "
-                       "letter goes in its record in labkit/syllabus.py")
+        raise BadInput(Message(N_(
+            "claim {id}: an ID is a letter of a lesson and a number from 1 (such as O10); the "
+            "letters are {letters}. A new lesson's letter goes in its record in "
+            "labkit/syllabus.py"), id=repr(id), letters=syllabus.letters_text()))
     if topic not in TOPICS:
-        raise BadInput(f"claim {id}: unknown topic {topic!r}; known: {', '.join(TOPICS)}")
+        raise BadInput(Message(N_("claim {id}: unknown topic {topic}; known: {known}"),
+                               id=id, topic=repr(topic), known=", ".join(TOPICS)))
     if source not in SOURCES:
-        raise BadInput(f"claim {id}: unknown source {source!r}; known: {', '.join(SOURCES)}")
+        raise BadInput(Message(N_("claim {id}: unknown source {source}; known: {known}"),
+                               id=id, source=repr(source), known=", ".join(SOURCES)))
     if kind not in KINDS:
-        raise BadInput(f"claim {id}: unknown kind {kind!r}; known: {', '.join(KINDS)}")
+        raise BadInput(Message(N_("claim {id}: unknown kind {kind}; known: {known}"),
+                               id=id, kind=repr(kind), known=", ".join(KINDS)))
 
     def register(experiment: E) -> E:
         _check_lesson(id, topic, experiment)
         if id in REGISTRY:
-            raise BadInput(f"claim {id} is registered twice")
+            raise BadInput(Message(N_("claim {id} is registered twice"), id=id))
         REGISTRY[id] = Claim(id=id, title=title, source=source, topic=topic, expected=expected,
                              experiment=experiment, needs=tuple(needs), judge=judge,
                              kind=Kind(kind), predict=predict, recorded=recorded)
@@ -69,12 +74,15 @@ def _check_lesson(id: str, topic: str, experiment: Experiment) -> None:
     may_hold = syllabus.by_claim(id)
     where = ", ".join(f"{item.number} (labkit.experiments.{item.module})" for item in may_hold)
     if lesson is None:
-        raise BadInput(f"claim {id}: its experiment is in {module}, which is no lesson's module; "
-                       f"the lessons that may hold it: {where}")
+        raise BadInput(Message(N_("claim {id}: its experiment is in {module}, which is no "
+                                  "lesson's module; the lessons that may hold it: {where}"),
+                               id=id, module=module, where=where))
     if lesson not in may_hold:
-        raise BadInput(f"claim {id}: lesson {lesson.number} ({module}) holds only claims "
-                       f"lettered {', '.join((*lesson.letters, syllabus.MANUAL_LETTER))}; "
-                       f"the lessons that may hold {id}: {where}")
+        raise BadInput(Message(N_("claim {id}: lesson {lesson} ({module}) holds only claims "
+                                  "lettered {letters}; the lessons that may hold {id}: {where}"),
+                               id=id, lesson=lesson.number, module=module, where=where,
+                               letters=", ".join((*lesson.letters, syllabus.MANUAL_LETTER))))
     if topic != lesson.topic:
-        raise BadInput(f"claim {id}: topic {topic!r} is not its lesson's; lesson "
-                       f"{lesson.number} teaches {lesson.topic!r}")
+        raise BadInput(Message(N_("claim {id}: topic {topic} is not its lesson's; lesson "
+                                  "{lesson} teaches {taught}"), id=id, topic=repr(topic),
+                               lesson=lesson.number, taught=repr(lesson.topic)))

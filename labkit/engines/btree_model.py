@@ -10,6 +10,7 @@ from typing import Any
 
 from labkit.engines.btree_results import ModelLoad
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 from labkit.model import keys as keymod
 
 POLICIES = ("half", "rightmost")
@@ -42,9 +43,11 @@ class BPlusTree:
 
     def __init__(self, capacity: int = 64, policy: str = "half") -> None:
         if policy not in POLICIES:
-            raise BadInput(f"unknown split policy {policy!r}; choose half or rightmost")
+            raise BadInput(Message(N_("unknown split policy {policy}; choose half or rightmost"),
+                                   policy=repr(policy)))
         if capacity < 3:
-            raise BadInput(f"page capacity must be at least 3 keys, not {capacity}")
+            raise BadInput(Message(N_("page capacity must be at least 3 keys, not {capacity}"),
+                                   capacity=repr(capacity)))
         self.capacity = capacity
         self.policy = policy
         self.root = _Node([])
@@ -64,7 +67,7 @@ class BPlusTree:
             node = node.children[index]
         position = bisect.bisect_left(node.keys, key)
         if position < len(node.keys) and node.keys[position] == key:
-            raise BadInput(f"duplicate key {key!r}")
+            raise BadInput(Message(N_("duplicate key {key}"), key=repr(key)))
         node.keys.insert(position, key)
         self.size += 1
         appended = at_right_edge and position == len(node.keys) - 1

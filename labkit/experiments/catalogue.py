@@ -23,7 +23,7 @@ from labkit.claims.claim import (  # noqa: F401  (the vocabulary, for callers of
 )
 from labkit.claims.registry import REGISTRY
 from labkit.errors import BadInput, UnknownClaim
-from labkit.i18n import _
+from labkit.i18n import N_, Message
 
 
 def _import_lessons() -> None:
@@ -61,8 +61,8 @@ def get(claim_id: str) -> Claim:
     """Return one registered claim, or raise ``UnknownClaim`` naming the known IDs."""
     key = claim_id.strip().upper()
     if key not in REGISTRY:
-        raise UnknownClaim(_("no claim {claim}; known: {known}").format(
-            claim=repr(claim_id), known=", ".join(c.id for c in registered())))
+        raise UnknownClaim(Message(N_("no claim {claim}; known: {known}"), claim=repr(claim_id),
+                                   known=", ".join(c.id for c in registered())))
     return REGISTRY[key]
 
 
@@ -71,7 +71,8 @@ def _names(values: Iterable[str] | None, what: str) -> list[str] | None:
         return None
     names = [v.strip() for v in values]
     if not names or not all(names):
-        raise BadInput(f"{what} needs at least one name, with none empty")
+        raise BadInput(Message(N_("{option} needs at least one name, with none empty"),
+                               option=what))
     return names
 
 
@@ -82,7 +83,8 @@ def select(ids: Iterable[str] | None = None, topics: Iterable[str] | None = None
     if topics:
         unknown = [t for t in topics if t not in TOPICS]
         if unknown:
-            raise UnknownClaim(f"unknown topic {unknown[0]!r}; known: {', '.join(TOPICS)}")
+            raise UnknownClaim(Message(N_("unknown topic {topic}; known: {known}"),
+                                       topic=repr(unknown[0]), known=", ".join(TOPICS)))
         claims = [c for c in claims if c.topic in topics]
     ids = _names(ids, "--claims")
     if ids:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 if TYPE_CHECKING:
     import polib
@@ -53,7 +54,8 @@ def _polib() -> _Polib:
     try:
         import polib
     except ImportError as exc:  # pragma: no cover - polib is a dependency
-        raise BadInput("the translation tools need polib: pip install polib") from exc
+        raise BadInput(Message(N_("the translation tools need polib: pip install polib"))) \
+            from exc
     return polib
 
 
@@ -190,9 +192,10 @@ def build_notebook(lesson: Path, layout: Layout = Layout()) -> Notebook:
     done = translations(lesson, layout)
     missing = [text for text in messages(english) if text not in done]
     if missing:
-        raise BadInput(f"{lesson.name}: {len(missing)} cell(s) not translated in "
-                       f"{layout.catalogue(lesson).relative_to(layout.root)}, the first: "
-                       f"{missing[0][:60]!r}")
+        raise BadInput(Message(N_("{lesson}: {count:,} cell(s) not translated in {catalogue}, "
+                                  "the first: {first}"), lesson=lesson.name, count=len(missing),
+                               catalogue=str(layout.catalogue(lesson).relative_to(layout.root)),
+                               first=repr(missing[0][:60])))
     built = copy.deepcopy(english)
     for cell in built["cells"]:
         if cell["cell_type"] == "markdown" and _text(cell).strip():
@@ -294,8 +297,9 @@ def _marked(tree: ast.AST, where: str) -> list[str]:
             continue
         arg = node.args[0]
         if isinstance(arg, ast.JoinedStr):
-            raise BadInput(f"{where}:{node.lineno}: an f-string cannot be a message; write "
-                           f"{node.func.id}(\"… {{name}} …\").format(name=…)")
+            raise BadInput(Message(N_("{where}:{line:d}: an f-string cannot be a message; write "
+                                      "Message(N_(\"… {{name}} …\"), name=…)"), where=where,
+                                   line=node.lineno))
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             found.append((node.lineno, node.col_offset, arg.value))
     return [text for *_, text in sorted(found)]

@@ -34,6 +34,7 @@ from labkit.claims.expect import judge_step
 from labkit.claims.files import ClaimSpec
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
+from labkit.i18n import N_, Message
 from labkit.names import EngineInfo, engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
@@ -78,10 +79,12 @@ def parse_engines(text: str | Iterable[str] | None) -> list[str]:
         return list(DEFAULT_ENGINES)
     names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text)]
     if not names or not all(names):
-        raise BadInput("--engines needs at least one name, with none empty")
+        raise BadInput(Message(N_("{option} needs at least one name, with none empty"),
+                               option="--engines"))
     unknown = [n for n in names if n not in ENGINES]
     if unknown:
-        raise BadInput(f"unknown engine {unknown[0]!r}; choose from {', '.join(ENGINES)}")
+        raise BadInput(Message(N_("unknown engine {engine}; choose from {known}"),
+                               engine=repr(unknown[0]), known=", ".join(ENGINES)))
     return list(dict.fromkeys(names))
 
 
@@ -93,7 +96,8 @@ def parse_versions(text: str | None) -> list[str] | None:
         return None
     versions = [v.strip() for v in text.split(",")]
     if not all(versions):
-        raise BadInput("--mongodb-version needs versions such as 6.0,7.0,8.0, with none empty")
+        raise BadInput(Message(N_("--mongodb-version needs versions such as 6.0,7.0,8.0, with "
+                                  "none empty")))
     return [checked for v in dict.fromkeys(versions) if (checked := check_pinned_version(v))]
 
 

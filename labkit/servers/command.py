@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import FrameType
 
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 COMMAND_STOP_GRACE = 30.0  # seconds a command gets to finish after Ctrl-C or SIGTERM
 
@@ -25,7 +26,8 @@ class Command:
         try:
             self.child = subprocess.Popen(command, env=env)
         except OSError as exc:
-            raise BadInput(f"cannot run {command[0]!r}: {exc.strerror or exc}") from exc
+            raise BadInput(Message(N_("cannot run {command}: {error}"), command=repr(command[0]),
+                                   error=exc.strerror or str(exc))) from exc
 
     def forward(self, signum: int, frame: FrameType | None = None) -> None:
         """Pass a stop signal on to the command; from now on, wait for it only ``grace`` s."""

@@ -12,6 +12,7 @@ import os
 from typing import Literal, TypedDict, overload
 
 from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 from labkit.servers.base import Server, ServerRequest
 from labkit.servers.mongo import MongoServer
 from labkit.servers.postgres import PostgresServer
@@ -43,9 +44,11 @@ def provide(kind: str, mode: str = "auto", version: str | None = None,
     """
     server = SERVERS.get(kind)
     if server is None:
-        raise BadInput(f"unknown server kind {kind!r}; choose one of {', '.join(SERVERS)}")
+        raise BadInput(Message(N_("unknown server kind {kind}; choose one of {known}"),
+                               kind=repr(kind), known=", ".join(SERVERS)))
     if cache_gb is not None and server not in (MongoServer, PostgresServer):
-        raise BadInput(f"a cache size applies to MongoDB and PostgreSQL, not to {server.engine}")
+        raise BadInput(Message(N_("a cache size applies to MongoDB and PostgreSQL, not to "
+                                  "{engine}"), engine=server.engine))
     return server.find_or_start(ServerRequest(mode, version, cache_gb))
 
 
