@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from labkit import errors
 from labkit._paths import CHECKOUT, PACKAGE
-from labkit.errors import BadInput
+from labkit.errors import N_, BadInput, Shown
 from labkit.model import _fastread
 from labkit.model.bson_order import bson_type
 
@@ -68,7 +69,8 @@ def read_bytes(path: str | Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | nonblocking)
     except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror}") from exc
+        raise BadInput(errors._message(N_("cannot read {path}: {error}"), path=str(path),
+                                       error=exc.strerror)) from exc
     try:
         _check_kind_and_size(path, os.fstat(fd))
     except BaseException:
@@ -84,13 +86,15 @@ def _check_kind_and_size(path: str | Path, status: os.stat_result) -> None:
     if stat.S_ISREG(status.st_mode):
         _check_size(path, status.st_size)
     elif not stat.S_ISFIFO(status.st_mode):
-        raise BadInput(f"{path} is not a regular file or a pipe; give a file of documents")
+        raise BadInput(errors._message(N_("{path} is not a regular file or a pipe; give a file "
+                                          "of documents"), path=str(path)))
 
 
 def _check_size(path: str | Path, size: int) -> None:
     if size > MAX_FILE_BYTES:
-        raise BadInput(f"{path} is larger than {MAX_FILE_BYTES // 2**20} MiB, the most labkit "
-                       "reads (see labkit --help)")
+        raise BadInput(errors._message(N_("{path} is larger than {mib:,} MiB, the most labkit "
+                                          "reads (see labkit --help)"), path=str(path),
+                                       mib=MAX_FILE_BYTES // 2**20))
 
 
 def _read_within_bound(path: str | Path, stream: io.FileIO) -> bytes:
@@ -105,13 +109,21 @@ def _read_within_bound(path: str | Path, stream: io.FileIO) -> bytes:
     return b"".join(chunks)
 
 
+def _named(where: str) -> str:
+    """``where`` (a path, an option, a label marked with ``N_``) as a message's value: a label
+    is shown in the learner's language, anything else as it is."""
+    return where if isinstance(where, Shown) else errors._message(where)
+
+
 def check_integer_text(text: str, where: str) -> None:
     """Refuse an integer literal of more than ``MAX_INTEGER_DIGITS`` digits before converting
     it (Python refuses beyond 4,300, and a long conversion costs quadratic time)."""
     digits = len(text) - (text[:1] in "+-")
     if digits > MAX_INTEGER_DIGITS:
-        raise BadInput(f"{where} holds an integer of {digits:,} digits; labkit reads at most "
-                       f"{MAX_INTEGER_DIGITS} (a 64-bit integer has 19)")
+        raise BadInput(errors._message(N_("{where} holds an integer of {digits:,} digits; "
+                                          "labkit reads at most {most:,} (a 64-bit integer has "
+                                          "19)"), where=_named(where), digits=digits,
+                                       most=MAX_INTEGER_DIGITS))
 
 
 class _Decoder:
@@ -142,7 +154,8 @@ class _Decoder:
     def _wrapper(self, doc: dict[str, Any]) -> Any:
         names = set(doc)
         for name in names & self._SINGLE.keys():
-            raise BadInput(f"{name} takes no other fields: {sorted(names)}")
+            raise BadInput(errors._message(N_("{name} takes no other fields: {fields}"),
+                                           name=name, fields=str(sorted(names))))
         if "$binary" in names:
             return self._binary(doc)
         if "$code" in names:
@@ -153,13 +166,15 @@ class _Decoder:
 
             return Regex(doc["$regex"], self._text(doc.get("$options", ""), "$options"))
         if "$dbPointer" in names:
-            raise BadInput("the model does not handle the deprecated DBPointer type")
+            raise BadInput(errors._message(N_("the model does not handle the deprecated "
+                                              "DBPointer type")))
         return doc  # a DBRef, a query operator, or a field name that starts with $
 
     @staticmethod
     def _text(value: Any, what: str) -> str:
         if not isinstance(value, str):
-            raise BadInput(f"{what} needs a string, not {value!r}")
+            raise BadInput(errors._message(N_("{what} needs a string, not {value}"), what=what,
+                                           value=repr(value)))
         return value
 
     def _oid(self, value: Any) -> Any:
@@ -167,17 +182,20 @@ class _Decoder:
 
         text = self._text(value, "$oid")
         if len(text) != 24 or not all(c in "0123456789abcdefABCDEF" for c in text):
-            raise BadInput(f"$oid needs 24 hexadecimal digits, not {text!r}")
+            raise BadInput(errors._message(N_("$oid needs 24 hexadecimal digits, not {text}"),
+                                           text=repr(text)))
         return ObjectId(text)
 
     def _integer(self, value: Any, what: str, bits: int) -> int:
         text = self._text(value, what)
         if not self._INT.fullmatch(text):
-            raise BadInput(f"{what} needs a decimal integer string, not {text[:40]!r}")
+            raise BadInput(errors._message(N_("{what} needs a decimal integer string, not "
+                                              "{text}"), what=what, text=repr(text[:40])))
         check_integer_text(text, what)
         number = int(text)
         if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
-            raise BadInput(f"{what} {text} is out of range for a {bits}-bit integer")
+            raise BadInput(errors._message(N_("{what} {text} is out of range for a {bits}-bit "
+                                              "integer"), what=what, text=text, bits=bits))
         return number
 
     def _int(self, value: Any) -> Any:
@@ -197,7 +215,8 @@ class _Decoder:
     def _double(self, value: Any) -> Any:
         text = self._text(value, "$numberDouble")
         if not self._DOUBLE.fullmatch(text):
-            raise BadInput(f"$numberDouble needs a number string, not {text!r}")
+            raise BadInput(errors._message(N_("$numberDouble needs a number string, not "
+                                              "{text}"), text=repr(text)))
         return float(text)
 
     def _decimal(self, value: Any) -> Any:
@@ -207,15 +226,17 @@ class _Decoder:
         try:
             return Decimal128(text)
         except (ValueError, TypeError, ArithmeticError):
-            raise BadInput(f"$numberDecimal {text!r} is not a Decimal128 number") from None
+            raise BadInput(errors._message(N_("$numberDecimal {text} is not a Decimal128 "
+                                              "number"), text=repr(text))) from None
 
     def _uuid(self, value: Any) -> Any:
         from bson import Binary
 
         text = self._text(value, "$uuid")
         if not re.fullmatch(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", text):
-            raise BadInput(f"$uuid needs a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, "
-                           f"not {text!r}")
+            raise BadInput(errors._message(N_("$uuid needs a UUID such as "
+                                              "0f8fad5b-d9cb-469f-a165-70867728950e, not {text}"),
+                                           text=repr(text)))
         return Binary(uuid.UUID(text).bytes, 4)
 
     def _binary(self, doc: dict[str, Any]) -> Any:
@@ -227,32 +248,35 @@ class _Decoder:
         body = doc["$binary"]
         if isinstance(body, dict) and set(doc) == {"$binary"}:
             if set(body) != {"base64", "subType"}:
-                raise BadInput("$binary needs exactly base64 and subType")
+                raise BadInput(errors._message(N_("$binary needs exactly base64 and subType")))
             data, subtype = body["base64"], body["subType"]
         elif isinstance(body, str) and set(doc) == {"$binary", "$type"}:
             data, subtype = body, doc["$type"]
         else:
-            raise BadInput("$binary needs {\"base64\": …, \"subType\": …}")
+            raise BadInput(errors._message(N_("$binary needs {\"base64\": …, \"subType\": …}")))
         data, subtype = self._text(data, "base64"), self._text(subtype, "subType")
         if not re.fullmatch(r"[0-9a-fA-F]{1,2}", subtype):
-            raise BadInput(f"$binary subType needs one or two hex digits, not {subtype!r}")
+            raise BadInput(errors._message(N_("$binary subType needs one or two hex digits, "
+                                              "not {subtype}"), subtype=repr(subtype)))
         try:
             raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
-            raise BadInput(f"$binary base64 {data[:40]!r} is not base64") from None
+            raise BadInput(errors._message(N_("$binary base64 {data} is not base64"),
+                                           data=repr(data[:40]))) from None
         number = int(subtype, 16)
         if number == 4 and len(raw) != 16:
-            raise BadInput(f"a UUID (BinData subtype 4) has 16 bytes, not {len(raw)}")
+            raise BadInput(errors._message(N_("a UUID (BinData subtype 4) has 16 bytes, not "
+                                              "{count:,}"), count=len(raw)))
         return Binary(raw, number)
 
     def _code(self, doc: dict[str, Any]) -> Any:
         from bson import Code
 
         if not set(doc) <= {"$code", "$scope"}:
-            raise BadInput("$code takes only $scope beside it")
+            raise BadInput(errors._message(N_("$code takes only $scope beside it")))
         scope = doc.get("$scope")
         if scope is not None and not isinstance(scope, dict):
-            raise BadInput("$scope needs a document")
+            raise BadInput(errors._message(N_("$scope needs a document")))
         return Code(self._text(doc["$code"], "$code"), scope)
 
     def _date(self, value: Any) -> Any:
@@ -265,10 +289,12 @@ class _Decoder:
         elif isinstance(value, str):
             ms = self._iso_millis(value)
         else:
-            raise BadInput(f"$date needs an ISO-8601 string or {{\"$numberLong\": …}}, "
-                           f"not {value!r}")
+            raise BadInput(errors._message(N_("$date needs an ISO-8601 string or "
+                                              "{{\"$numberLong\": …}}, not {value}"),
+                                           value=repr(value)))
         if not -(2**63) <= ms < 2**63:
-            raise BadInput(f"$date {ms} ms is out of range for a BSON Date")
+            raise BadInput(errors._message(N_("$date {ms} ms is out of range for a BSON Date"),
+                                           ms=str(ms)))
         try:
             return _EPOCH + dt.timedelta(milliseconds=ms)
         except OverflowError:
@@ -279,7 +305,8 @@ class _Decoder:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError:
-            raise BadInput(f"$date {text!r} is not an ISO-8601 date") from None
+            raise BadInput(errors._message(N_("$date {text} is not an ISO-8601 date"),
+                                           text=repr(text))) from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=dt.UTC)
         delta = moment - _EPOCH
@@ -291,15 +318,16 @@ class _Decoder:
         if not isinstance(value, dict) or set(value) != {"t", "i"} or not all(
                 isinstance(value[k], int) and not isinstance(value[k], bool)
                 and 0 <= value[k] < 2**32 for k in "ti"):
-            raise BadInput("$timestamp needs {\"t\": seconds, \"i\": increment}, "
-                           "unsigned 32-bit integers")
+            raise BadInput(errors._message(N_("$timestamp needs {\"t\": seconds, \"i\": "
+                                              "increment}, unsigned 32-bit integers")))
         return Timestamp(value["t"], value["i"])
 
     def _regular_expression(self, value: Any) -> Any:
         from bson import Regex
 
         if not isinstance(value, dict) or set(value) != {"pattern", "options"}:
-            raise BadInput("$regularExpression needs {\"pattern\": …, \"options\": …}")
+            raise BadInput(errors._message(N_("$regularExpression needs {\"pattern\": …, "
+                                              "\"options\": …}")))
         return Regex(self._text(value["pattern"], "pattern"),
                      self._text(value["options"], "options"))
 
@@ -310,21 +338,21 @@ class _Decoder:
         from bson import MinKey
 
         if value != 1:
-            raise BadInput("$minKey needs the value 1")
+            raise BadInput(errors._message(N_("$minKey needs the value 1")))
         return MinKey()
 
     def _max_key(self, value: Any) -> Any:
         from bson import MaxKey
 
         if value != 1:
-            raise BadInput("$maxKey needs the value 1")
+            raise BadInput(errors._message(N_("$maxKey needs the value 1")))
         return MaxKey()
 
     def _undefined(self, value: Any) -> Any:
         from labkit.model.bson_order import UNDEFINED
 
         if value is not True:
-            raise BadInput("$undefined needs the value true")
+            raise BadInput(errors._message(N_("$undefined needs the value true")))
         return UNDEFINED
 
     _SINGLE: ClassVar[dict[str, Callable[[_Decoder, Any], Any]]] = {
@@ -342,12 +370,13 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
 def _json_int(text: str) -> int:
     """A JSON integer as Extended JSON's relaxed form reads it: an int32 where it fits, else
     an ``Int64`` (as a server stores it, and as the C reader gives it)."""
-    check_integer_text(text, "the input")
+    check_integer_text(text, N_("the input"))
     number = int(text)
     if -(2**31) <= number < 2**31:
         return number
     if not -(2**63) <= number < 2**63:
-        raise BadInput(f"the integer {text[:30]} does not fit in 64 bits")
+        raise BadInput(errors._message(N_("the integer {text} does not fit in 64 bits"),
+                                       text=text[:30]))
     from bson import Int64
 
     return Int64(number)
@@ -371,8 +400,9 @@ def _check_depth_and_text(value: Any, where: str, strings: bool) -> None:
                 _utf8(item, where)
             continue
         if depth > MAX_DEPTH:
-            raise BadInput(f"{where} is nested more than {MAX_DEPTH} levels deep "
-                           "(MongoDB's limit)")
+            raise BadInput(errors._message(N_("{where} is nested more than {depth} levels deep "
+                                              "(MongoDB's limit)"), where=_named(where),
+                                           depth=MAX_DEPTH))
         for child in children:
             if strings or type(child) is dict or type(child) is list:
                 stack.append((child, depth + 1))
@@ -383,20 +413,24 @@ def _utf8(text: str, where: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         bad = text[exc.start]
-        raise BadInput(f"{where} holds a lone surrogate U+{ord(bad):04X}, which is not "
-                       "valid UTF-8 (BSON strings are UTF-8)") from None
+        raise BadInput(errors._message(N_("{where} holds a lone surrogate U+{code:04X}, which is "
+                                          "not valid UTF-8 (BSON strings are UTF-8)"),
+                                       where=_named(where), code=ord(bad))) from None
 
 
 def _loads(text: str, where: str, query: bool = False, depth: bool = True) -> Any:
     try:
         value = json.loads(text, object_hook=_Decoder(query), parse_int=_json_int)
     except RecursionError:
-        raise BadInput(f"{where} is nested too deeply to read (MongoDB allows "
-                       f"{MAX_DEPTH} levels)") from None
+        raise BadInput(errors._message(N_("{where} is nested too deeply to read (MongoDB "
+                                          "allows {depth} levels)"), where=_named(where),
+                                       depth=MAX_DEPTH)) from None
     except (ValueError, TypeError) as exc:  # BadInput is a ValueError: keep its message
         if isinstance(exc, BadInput):
-            raise BadInput(f"{where}: {exc}") from None
-        raise BadInput(f"{where} is not Extended JSON: {exc}") from None
+            raise BadInput(errors._message("{where}: {problem}", where=_named(where),
+                                           problem=exc.args[0])) from None
+        raise BadInput(errors._message(N_("{where} is not Extended JSON: {error}"),
+                                       where=_named(where), error=str(exc))) from None
     strings = ("\\u" in text or not text.isascii()) and bool(_SURROGATE.search(text))
     if strings or (depth and _might_be_deep(text)):
         _check_depth_and_text(value, where, strings)
@@ -409,20 +443,22 @@ def _might_be_deep(text: str) -> bool:
     return count > MAX_DEPTH
 
 
-def parse(text: str, where: str = "the input") -> list[Document]:
+def parse(text: str, where: str = N_("the input")) -> list[Document]:
     """Parse Extended JSON: an array of documents, or one document per line."""
     stripped = text.strip().lstrip("\ufeff").strip()
     # Lines are counted from the text's first line, blank lines before the documents included.
     first_line = 1 + text[:text.find(stripped[:1]) if stripped else 0].count("\n")
     del text  # a file's worth of memory, where stripping made a copy
     if not stripped:
-        raise BadInput(f"{where} is empty: no documents")
+        raise BadInput(errors._message(N_("{where} is empty: no documents"),
+                                       where=_named(where)))
     docs: list[Document]
     if stripped.startswith("["):
         fast = _fastread.documents(stripped)
         docs = _loads(stripped, where) if fast is None else fast
         if not isinstance(docs, list):
-            raise BadInput(f"{where}: expected an array of documents")
+            raise BadInput(errors._message(N_("{where}: expected an array of documents"),
+                                           where=_named(where)))
     else:
         # The C path is handed the only copy of the array's text, which it frees while decoding.
         fast = _fastread.documents(_one_array(stripped))
@@ -434,13 +470,15 @@ def parse(text: str, where: str = "the input") -> list[Document]:
             docs = _loads("[" + "\n,".join(lines) + "]", where, depth=False)
             if len(docs) != len(lines):  # a document ran over its line's end (as "[1" and
                 # "2]" do), or a line held two: only reading each line says which
-                raise BadInput(f"{where}: a document runs past the end of its line, or a line "
-                               "holds more than one")
+                raise BadInput(errors._message(N_("{where}: a document runs past the end of its "
+                                                  "line, or a line holds more than one"),
+                                               where=_named(where)))
             for doc, line in zip(docs, lines, strict=True):
                 if _might_be_deep(line):
                     _check_depth_and_text(doc, where, strings=False)
         except BadInput:  # read again line by line, to say which line is wrong
-            docs = [_loads(line, f"{where}, line {number}")
+            docs = [_loads(line, errors._message(N_("{where}, line {line:d}"),
+                                                 where=_named(where), line=number))
                     for number, line in enumerate(stripped.split("\n"), start=first_line)
                     if line.strip()]
             raise
@@ -469,15 +507,18 @@ def _only_documents(docs: list[Any], where: str, lines: str | None = None,
                    if line.strip()]
         at = next(i for i, doc in enumerate(docs) if not isinstance(doc, dict))
         if len(numbers) == len(docs):
-            raise BadInput(f"{where}, line {numbers[at]}: expected a document (an object in "
-                           f"braces), not a value of type {bson_type(docs[at])}")
-    raise BadInput(f"{where}: expected an array of documents, or one document per line")
+            raise BadInput(errors._message(N_("{where}, line {line:d}: expected a document (an "
+                                              "object in braces), not a value of type {type}"),
+                                           where=_named(where), line=numbers[at],
+                                           type=bson_type(docs[at])))
+    raise BadInput(errors._message(N_("{where}: expected an array of documents, or one document "
+                                      "per line"), where=_named(where)))
 
 
-def parse_value(text: str, where: str = "the filter") -> Any:
+def parse_value(text: str, where: str = N_("the filter")) -> Any:
     """Parse one Extended JSON value (a filter, an operand); ``$regex`` stays an operator."""
     if not text.strip():
-        raise BadInput(f"{where} is empty")
+        raise BadInput(errors._message(N_("{where} is empty"), where=_named(where)))
     return _loads(text, where, query=True)
 
 
@@ -490,8 +531,9 @@ def _text(data: bytes, path: str | Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-                       f"{exc.start})") from None
+        raise BadInput(errors._message(N_("{path} is not UTF-8 text (byte 0x{byte:02x} at "
+                                          "offset {offset:,})"), path=str(path),
+                                       byte=data[exc.start], offset=exc.start)) from None
 
 
 def names() -> list[str]:
@@ -502,7 +544,8 @@ def names() -> list[str]:
 def load(name: str) -> list[Document]:
     """The documents of collection ``name`` from ``data/<name>.json``."""
     if name not in names():
-        raise BadInput(f"no fixture {name!r}; known: {', '.join(names())}")
+        raise BadInput(errors._message(N_("no fixture {name}; known: {known}"), name=repr(name),
+                                       known=", ".join(names())))
     return read(DATA / f"{name}.json")
 
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from labkit.errors import BadInput
+from labkit import errors
+from labkit.errors import N_, BadInput
 
 MAX_TIMESTAMP = 2**32 - 1
 MAX_RANDOM = 2**40 - 1
@@ -66,10 +67,14 @@ def iso_z(moment: dt.datetime) -> str:
 
 
 def _check_range(name: str, value: int, top: int) -> int:
+    """``value``, an integer from 0 to ``top``; else BadInput naming it by ``name`` (marked
+    with ``N_``, shown in the learner's language)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(f"{name} must be an integer, not {value!r}")
+        raise BadInput(errors._message(N_("{name} must be an integer, not {value}"),
+                                       name=errors._message(name), value=repr(value)))
     if not 0 <= value <= top:
-        raise BadInput(f"{name} {value} is outside 0..{top}")
+        raise BadInput(errors._message(N_("{name} {value:d} is outside 0..{top:,}"),
+                                       name=errors._message(name), value=value, top=top))
     return value
 
 
@@ -87,23 +92,25 @@ def _as_bytes(value: object) -> bytes:
     if isinstance(value, str):
         value = value.strip()  # a pasted ID often carries a newline
         if not _HEX24.match(value):
-            raise BadInput(f"{value!r} is not an ObjectId: expected 24 hex characters")
+            raise BadInput(errors._message(N_("{value} is not an ObjectId: expected 24 hex "
+                                              "characters"), value=repr(value)))
         return bytes.fromhex(value)
     if isinstance(value, bytes | bytearray):
         if len(value) != 12:
-            raise BadInput(f"an ObjectId is 12 bytes, not {len(value)}")
+            raise BadInput(errors._message(N_("an ObjectId is 12 bytes, not {count:,}"),
+                                           count=len(value)))
         return bytes(value)
     binary = getattr(value, "binary", None)
     if isinstance(binary, bytes) and len(binary) == 12:
         return binary
-    raise BadInput(f"{value!r} is not an ObjectId")
+    raise BadInput(errors._message(N_("{value} is not an ObjectId"), value=repr(value)))
 
 
 def build(timestamp: int, random: int, counter: int) -> str:
     """Build the hex of an ObjectId from its three fields, each checked against its width."""
-    _check_range("timestamp", timestamp, MAX_TIMESTAMP)
-    _check_range("random value", random, MAX_RANDOM)
-    _check_range("counter", counter, MAX_COUNTER)
+    _check_range(N_("timestamp"), timestamp, MAX_TIMESTAMP)
+    _check_range(N_("random value"), random, MAX_RANDOM)
+    _check_range(N_("counter"), counter, MAX_COUNTER)
     return f"{timestamp:08x}{random:010x}{counter:06x}"
 
 
@@ -126,7 +133,8 @@ def lower_bound(seconds: int) -> str:
 def parse_random(text: str) -> int:
     """Parse a 5-byte random value given as 10 hex characters."""
     if not _HEX10.match(text):
-        raise BadInput(f"random value {text!r} must be 10 hex characters")
+        raise BadInput(errors._message(N_("random value {text} must be 10 hex characters"),
+                                       text=repr(text)))
     return int(text, 16)
 
 
@@ -135,19 +143,20 @@ def parse_time(text: str) -> int:
     text = text.strip()
     if re.fullmatch(r"-?\d+", text):
         if len(text.lstrip("-")) > 20:  # far beyond any timestamp; int() of it is slow or refused
-            raise BadInput(f"time must be between 0 and {MAX_TIMESTAMP} seconds, not a "
-                           f"{len(text)}-digit number")
+            raise BadInput(errors._message(N_("time must be between 0 and {most:,} seconds, not "
+                                              "a {digits:,}-digit number"), most=MAX_TIMESTAMP,
+                                           digits=len(text)))
         seconds = int(text)
     else:
         try:
             moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError as exc:
-            raise BadInput(f"{text!r} is neither seconds since the epoch nor an ISO 8601 time") \
-                from exc
+            raise BadInput(errors._message(N_("{text} is neither seconds since the epoch nor an "
+                                              "ISO 8601 time"), text=repr(text))) from exc
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=dt.UTC)
         seconds = int(moment.timestamp())
-    return _check_range("time", seconds, MAX_TIMESTAMP)
+    return _check_range(N_("time"), seconds, MAX_TIMESTAMP)
 
 
 class Generator:
@@ -159,9 +168,11 @@ class Generator:
 
     def __init__(self, random: int | None = None, counter: int | None = None,
                  clock: Callable[[], float] = time.time) -> None:
-        self.random = _check_range("random value", random, MAX_RANDOM) if random is not None \
+        self.random = _check_range(N_("random value"), random, MAX_RANDOM) \
+            if random is not None \
             else secrets.randbits(40)
-        self._counter = _check_range("counter", counter, MAX_COUNTER) if counter is not None \
+        self._counter = _check_range(N_("counter"), counter, MAX_COUNTER) \
+            if counter is not None \
             else secrets.randbits(24)
         self._clock = clock
         self._lock = threading.Lock()
@@ -176,9 +187,10 @@ class Generator:
 
     def batch(self, count: int, at: int | None = None) -> list[str]:
         """Return ``count`` (1..100) consecutive ObjectIds made in the same second."""
-        _check_range("count", count, MAX_BATCH)
+        _check_range(N_("count"), count, MAX_BATCH)
         if count < 1:
-            raise BadInput(f"count {count} is outside 1..{MAX_BATCH}")
+            raise BadInput(errors._message(N_("count {count:d} is outside 1..{most:,}"),
+                                           count=count, most=MAX_BATCH))
         seconds = int(self._clock()) if at is None else at
         return [self.next(seconds) for _ in range(count)]
 
@@ -192,7 +204,7 @@ def driver_ids_from_counter(counter: int, count: int) -> list[str]:
     """
     from bson import ObjectId
 
-    _check_range("counter", counter, MAX_COUNTER)
+    _check_range(N_("counter"), counter, MAX_COUNTER)
     with ObjectId._inc_lock:
         ObjectId._inc = counter
     return [str(ObjectId()) for _ in range(count)]

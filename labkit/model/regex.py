@@ -21,7 +21,8 @@ from typing import Any
 
 from bson import Regex
 
-from labkit.errors import BadInput, CannotJudge
+from labkit import errors
+from labkit.errors import N_, BadInput, CannotJudge
 from labkit.model.bson_order import regex_flags
 
 MAX_PATTERN_BYTES = 32764  # pcre.cpp's kMaxPatternLength, set in the compile context
@@ -37,7 +38,7 @@ _OPTIONS = {"i": _CASELESS, "m": _MULTILINE, "s": _DOTALL, "x": _EXTENDED, "u": 
 _NOT_MONGODB = _UCP | _ALT_BSUX | _NEVER_BACKSLASH_C
 _BACKSLASH_C_LIBRARY_DISABLED = 185  # pcre2.h: PCRE2_ERROR_BACKSLASH_C_LIBRARY_DISABLED
 
-_HINT = "pip install pcre2 (wheels for Linux, macOS and Windows), or ask a server"
+_HINT = N_("pip install pcre2 (wheels for Linux, macOS and Windows), or ask a server")
 
 Search = Callable[[str], bool]  # whether a pattern matches somewhere in a string
 
@@ -53,8 +54,9 @@ def _library() -> Any:
         # and NEVER_BACKSLASH_C on and lets only UCP be taken off.
         cy = importlib.import_module("pcre2._cy")
     except ImportError as exc:
-        raise CannotJudge(f"the model cannot judge a regular expression: PCRE2 did not load "
-                          f"({exc})", library="pcre2", hint=_HINT) from None
+        raise CannotJudge(errors._message(N_("the model cannot judge a regular expression: "
+                                             "PCRE2 did not load ({error})"), error=str(exc)),
+                          library="pcre2", hint=errors._message(_HINT)) from None
     return pcre2, cy
 
 
@@ -63,17 +65,18 @@ def regex_source(pattern: Any, options: Any, op: str = "$regex") -> tuple[str, s
     both) or from a string (flags in the options)."""
     if isinstance(pattern, Regex | re.Pattern):
         if options is not None and regex_flags(pattern):
-            raise BadInput(f"{op}: options given both in the regex and beside it")
+            raise BadInput(errors._message(N_("{op}: options given both in the regex and beside "
+                                              "it"), op=op))
         source = pattern.pattern
         if not isinstance(source, str):
-            raise BadInput(f"{op} needs a text pattern")
+            raise BadInput(errors._message(N_("{op} needs a text pattern"), op=op))
         flags = options if options is not None else regex_flags(pattern)
     elif isinstance(pattern, str):
         source, flags = pattern, options or ""
     else:
-        raise BadInput(f"{op} needs a string or a regular expression")
+        raise BadInput(errors._message(N_("{op} needs a string or a regular expression"), op=op))
     if not isinstance(flags, str):
-        raise BadInput(f"{op}: the options are a string")
+        raise BadInput(errors._message(N_("{op}: the options are a string"), op=op))
     return source, flags
 
 
@@ -83,9 +86,11 @@ def compile_regex(source: str, flags: str, op: str = "$regex") -> Search:
     where PCRE2 is not here."""
     bad = sorted(set(flags) - set(FLAGS))
     if bad:
-        raise BadInput(f"{op}: invalid flag {bad[0]!r} in the regex options")
+        raise BadInput(errors._message(N_("{op}: invalid flag {flag} in the regex options"),
+                                       op=op, flag=repr(bad[0])))
     if "\x00" in source or "\x00" in flags:
-        raise BadInput(f"{op}: a regular expression cannot contain a NUL character")
+        raise BadInput(errors._message(N_("{op}: a regular expression cannot contain a NUL "
+                                          "character"), op=op))
     bits = _UTF
     for flag in flags:
         bits |= _OPTIONS[flag]
@@ -98,18 +103,22 @@ def _compiled(source: str, bits: int, op: str) -> Search:
     try:
         encoded = source.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadInput(f"{op}: the pattern {source!r} is not valid UTF-8") from None
+        raise BadInput(errors._message(N_("{op}: the pattern {pattern} is not valid UTF-8"),
+                                       op=op, pattern=repr(source))) from None
     if len(encoded) > MAX_PATTERN_BYTES:
-        raise BadInput(f"{op}: the regular expression is longer than MongoDB's limit of "
-                       f"{MAX_PATTERN_BYTES} bytes")
+        raise BadInput(errors._message(N_("{op}: the regular expression is longer than "
+                                          "MongoDB's limit of {most:,} bytes"), op=op,
+                                       most=MAX_PATTERN_BYTES))
     try:
         code = cy.compile(encoded, bits, _NOT_MONGODB)
     except pcre2.PatternError as exc:
         if exc.code == _BACKSLASH_C_LIBRARY_DISABLED:
-            raise CannotJudge(f"the model cannot judge {source!r}: this PCRE2 build refuses \\C, "
-                              "which MongoDB's accepts", library="pcre2",
-                              hint="ask a server") from None
-        raise BadInput(f"{op}: invalid regular expression {source!r}: {exc.msg}") from None
+            raise CannotJudge(errors._message(N_("the model cannot judge {pattern}: this PCRE2 "
+                                                 "build refuses \\C, which MongoDB's accepts"),
+                                              pattern=repr(source)),
+                              library="pcre2", hint=errors._message(N_("ask a server"))) from None
+        raise BadInput(errors._message(N_("{op}: invalid regular expression {pattern}: {error}"),
+                                       op=op, pattern=repr(source), error=exc.msg)) from None
     pattern = pcre2.Pattern(code, encoded, 0, False, None)
     pattern.jit_compile()
     library_error = pcre2.LibraryError

@@ -6,7 +6,8 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from labkit.errors import BadInput
+from labkit import errors
+from labkit.errors import N_, BadInput
 from labkit.model.objectid import iso_z
 
 
@@ -18,11 +19,13 @@ def parse(value: object) -> uuid.UUID:
         return uuid.UUID(bytes=value.bytes)
     text = str(value).strip()
     if text.startswith("{") != text.endswith("}"):
-        raise BadInput(f"{value!r} is not a UUID: its braces do not pair")
+        raise BadInput(errors._message(N_("{value} is not a UUID: its braces do not pair"),
+                                       value=repr(value)))
     try:
         return uuid.UUID(text)
     except ValueError as exc:
-        raise BadInput(f"{value!r} is not a UUID: expected 32 hex digits") from exc
+        raise BadInput(errors._message(N_("{value} is not a UUID: expected 32 hex digits"),
+                                       value=repr(value))) from exc
 
 
 def variant_bits(u: uuid.UUID) -> str:
