@@ -234,6 +234,56 @@ def test_vietnamese_decimal_commas_are_read(prediction, right):
     assert rule.matches(prediction, math.log(2)) is right
 
 
+@pytest.mark.parametrize(("lang", "parts", "meant"), [
+    ("vi", (0, 75), 0.75), ("vi", (0, 7), 0.7), ("en", (0, 75), 0.75), ("vi", (69, 6), 0.696),
+])
+def test_a_decimal_comma_typed_without_quotes_is_read_as_one_number(lang, parts, meant):
+    """random_fill.check(0,75): Python passes 0 and 75, and the exercise judges 0,75 as the
+    learner meant it, saying in the learner's language to put it in quotes, never a
+    TypeError's traceback."""
+    exercise = _exercise("06.random_fill", lang)
+    text = ",".join(str(part) for part in parts)
+    feedback = exercise.check(*parts)
+    assert feedback.correct is exercise.accept.matches(meant, exercise.answer())
+    assert exercise.attempts == 1
+    assert f'"{text}"' in feedback.message
+    assert "positional" not in feedback.message
+    if lang == "vi":  # the judgement in the learner's words
+        assert "Gợi ý" in feedback.message or "Đúng rồi" in feedback.message
+
+
+@pytest.mark.parametrize(("name", "parts", "right"), [
+    ("02.after_array", (9, 5), True), ("01.string_range", ("a", "b", "c"), True),
+    ("01.string_range", ("b", "c"), False), ("03.gt_zero", (1, 3, 4, 5), True),
+])
+def test_several_values_given_to_check_are_read_as_one_answer(name, parts, right):
+    """check(9, 5) names the double 9,5 and check("b", "c") is the list b, c: what Python split
+    at a comma is judged as one answer."""
+    exercise = _exercise(name, "vi")
+    assert exercise.check(*parts).correct is right
+    assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize(("name", "parts"), [("06.random_fill", ("0", 1.5)),
+                                             ("05.inversion", (True, False)),
+                                             ("06.random_fill", (0, -5))])
+def test_several_values_that_make_no_one_answer_are_unreadable(name, parts):
+    """Values that join into no answer say so in a sentence and cost no attempt."""
+    exercise = _exercise(name, "en")
+    feedback = exercise.check(*parts)
+    assert feedback.correct is None, feedback.message
+    assert "one answer" in feedback.message
+    assert exercise.attempts == 0
+
+
+def test_check_without_an_argument_asks_for_a_prediction():
+    """check() with nothing in the brackets asks for a prediction, as check(None) does."""
+    exercise = _exercise("06.random_fill", "en")
+    assert exercise.check().correct is None
+    assert "in place of None" in exercise.check().message
+    assert exercise.attempts == 0
+
+
 @pytest.mark.parametrize(("lang", "value", "mark", "meaning"), [
     ("en", 1700.0, "\u201c,\u201d grouping thousands", "I read"),
     ("vi", 1.7, "\u201c,\u201d là dấu thập phân", "labkit đọc"),

@@ -66,3 +66,27 @@ def test_an_unknown_exercise_names_the_known_ones():
 
     with pytest.raises(BadInput, match=r"01\.string_range"):
         questions.exercise("99.nothing")
+
+
+def _markdown(path: Path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks" / "vi").glob("*.ipynb")),
+                         ids=lambda p: p.name)
+def test_no_vietnamese_lesson_asks_for_a_decimal_dot(path):
+    """A number is read as the learner's language writes it (answers.read_number: "0,7" in
+    Vietnamese), so no Vietnamese lesson tells the learner to write a dot "as in Python"."""
+    for text in _markdown(path):
+        assert "dấu chấm như trong python" not in " ".join(text.split()).lower()
+
+
+def test_lesson_06_shows_a_decimal_comma_in_quotes_in_the_vietnamese_edition():
+    """Lesson 06's fill question shows the Vietnamese learner the comma written their way, in
+    quotes (random_fill.check(0,75) would pass Python two numbers)."""
+    vietnamese = ROOT / "notebooks" / "vi" / "06_btree_keys.ipynb"
+    asking = [text for text in _markdown(vietnamese) if "`0.5`" in text]
+    assert len(asking) == 1
+    assert '`"0,5"`' in asking[0]
+

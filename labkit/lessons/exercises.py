@@ -209,11 +209,18 @@ class Exercise:
             return text
         return next((h for h in self.hints if h not in self._given), "")
 
-    def check(self, prediction: Any) -> Feedback:
+    def check(self, prediction: Any = None, *more: Any) -> Feedback:
         """Compare a prediction with the answer; say right and why, or give a fresh hint.
 
-        Never raises, whatever the learner typed.
+        Never raises, whatever the learner typed: values Python split at a comma
+        (``check(0,75)``) are read as the one answer they were (``Accept.gather``).
         """
+        gathered = ""
+        if more:
+            try:
+                prediction, gathered = self.accept.gather((prediction, *more))
+            except Unreadable as exc:
+                return self._unreadable(exc)
         if prediction is None or prediction is Ellipsis:
             return Feedback(None, _(self.question) + " " + _(
                 "Write your prediction in place of None, then run this cell again."))
@@ -228,7 +235,8 @@ class Exercise:
         except Exception as exc:  # unreadable input is never an attempt, and never raises
             return self._unreadable(exc)
         self.attempts += 1
-        note = "" if said else self.accept.note(prediction, answer)
+        note = " ".join(text for text in (gathered, "" if said else
+                                          self.accept.note(prediction, answer)) if text)
         note = note + " " if note else ""
         if right:
             self.solved = True

@@ -74,6 +74,20 @@ class Accept(Generic[R]):
         """Read, then compare."""
         return self.equal(self.read(prediction, answer), answer)
 
+    def gather(self, parts: tuple[Any, ...]) -> tuple[Any, str]:
+        """Several values given to ``check`` at once as one prediction, and a note on how they
+        were read. ``check(0,75)`` passes 0 and 75 (outside quotes, Python takes the comma as
+        a separator): whole numbers are joined again with their comma, as typed, and read as
+        the learner's language reads "0,75". Raises ``Unreadable`` when they make no answer."""
+        if all(isinstance(p, int) and not isinstance(p, bool) for p in parts) \
+                and all(p >= 0 for p in parts[1:]):
+            text = ",".join(str(p) for p in parts)
+            return text, _("I read {parts} as {text}: without quotes, Python splits a number at "
+                           "its comma. Next time write it in quotes: \"{text}\".").format(
+                parts=", ".join(str(p) for p in parts), text=text)
+        raise Unreadable(_("give check one answer, in quotes if it holds a comma; it was given "
+                           "{count} values").format(count=len(parts)))
+
     def note(self, prediction: Any, answer: Any) -> str:
         """How the prediction was read, where it could have been read another way, else ""."""
         return ""
@@ -405,6 +419,10 @@ class InOrder(Accept[list[Any]]):
         numeric = choices and all(isinstance(c, int) and not isinstance(c, bool)
                                   for c in choices)
         return "[1, 2]" if numeric else '["a", "b"]'
+
+    def gather(self, parts: tuple[Any, ...]) -> tuple[Any, str]:
+        """Several values given to ``check`` (``check("b", "c")``) are the list's items."""
+        return list(parts), ""
 
     def read(self, prediction: Any, answer: Any) -> list[Any]:
         """The prediction as a list."""
