@@ -153,6 +153,40 @@ def _mongodb_srv(uri: str) -> Parts:
                  masked + _secret_options(parsed))
 
 
+def secret_values(conninfo: str) -> list[str]:
+    """The secret values its driver's parser reads in ``conninfo``: the password and each
+    secret-bearing option's value (``authMechanismProperties`` gives each of its values). A
+    string the parser refuses gives none: what it holds is found as written, by the caller."""
+    options: Mapping[str, Any]
+    if conninfo.startswith(MONGODB_SRV_SCHEME):
+        from pymongo.uri_parser import parse_userinfo, split_options
+
+        host_part, _, query = conninfo[len(MONGODB_SRV_SCHEME):].partition("?")
+        userinfo, at, _ = host_part.partition("/")[0].rpartition("@")
+        password = parse_userinfo(userinfo)[1] if at else ""
+        options = split_options(query, validate=False, warn=False, normalize=False) \
+            if query else {}
+    elif conninfo.startswith(MONGODB_SCHEME):
+        from pymongo.uri_parser import parse_uri
+
+        parsed = parse_uri(conninfo, validate=False, warn=False, normalize=False)
+        password, options = parsed["password"] or "", parsed["options"]
+    else:
+        from psycopg.conninfo import conninfo_to_dict
+
+        options = {key: str(value) for key, value in conninfo_to_dict(conninfo).items()}
+        password = options.get("password", "")
+    found = [str(password)]
+    for key, value in options.items():
+        if not is_secret(str(key)):
+            continue
+        if isinstance(value, Mapping):  # authMechanismProperties, validated: its values
+            found += [str(item) for item in value.values()]
+        else:  # and as written, "NAME:value,NAME:value"
+            found += [str(value), *(item.partition(":")[2] for item in str(value).split(","))]
+    return [value for value in dict.fromkeys(found) if value]
+
+
 def _without_masked_options(uri: str) -> tuple[str, list[str]]:
     """The URI without the options whose value is already the mask, and their names: a display
     form reads back as itself (pymongo would refuse ``authMechanismProperties=***``)."""

@@ -7,28 +7,39 @@ Free text (an exception's message, a log line) is scanned for candidates: URIs
 candidate that does not parse is replaced whole by :data:`HIDDEN`, so an unescaped ``/``,
 ``#``, ``?``, ``@`` or space in a password cannot cut it short: a URI runs at least to the last
 ``@`` on its line.
+
+Shapes are not enough: a driver's message quotes what it made of a string, and where a
+password held an unescaped ``@`` libpq reads its second half as the host ("failed to resolve
+host 'half@127.0.0.1'"), which no shape shows to be a secret. So the secrets in force, those of
+every connection string labkit was given, are remembered where labkit first reads one
+(:func:`remember`), and every piece of each is hidden wherever it appears: the whole secret,
+and each of its parts between spaces or ``@`` at least :data:`MIN_FRAGMENT` characters long
+(shorter ones are words and numbers of any text; a password that short is guessed anyway).
+Redacting is stable: what :func:`redact` gives, it gives back unchanged.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit
 
+from labkit import _conninfo
 from labkit._conninfo import (
     HIDDEN,
     LIBPQ_SCHEMES,
     MASK,
     MONGODB_SCHEME,
     MONGODB_SRV_SCHEME,
-    display,
     display_mapping,
     is_secret,
+    secret_values,
 )
 
-__all__ = ["HIDDEN", "MASK", "display", "redact"]
+__all__ = ["HIDDEN", "MASK", "display", "redact", "remember"]
 
 _DRIVER_SCHEMES = (*LIBPQ_SCHEMES, MONGODB_SCHEME, MONGODB_SRV_SCHEME)
 _SCHEME = re.compile(r"(?<![\w+.-])[A-Za-z][A-Za-z0-9+.-]*://")
@@ -37,20 +48,132 @@ _TOKEN_END = re.compile(r"[\s'\"<>`]")
 # scanned again from each of its characters, a time that grows with the square of its length.
 _TRAILING = re.compile(r"(?<![.,;:!)\]}'\"])[.,;:!)\]}'\"]+$")
 # libpq's key=value syntax: a value is quoted (backslash escapes) or runs to whitespace.
+# An unquoted value may hold a backslash-escaped space (``password=a\ b`` is "a b" to libpq).
 _PAIR = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"
-                   r"('(?:\\.|[^'\\])*'|'[^\n]*|[^\s'][^\s]*)")
+                   r"('(?:\\.|[^'\\])*'|'[^\n]*|(?:\\.|[^\s'\\])(?:\\.|[^\s\\])*)")
 _QUOTED_KEY = re.compile(r"""(['"])([A-Za-z_][\w]*)\1\s*:""")
 
 Span = tuple[int, int, str]
 _MAPPING_TRIES = 64  # closing braces tried for one mapping: a bound on the work per candidate
 
 
+MIN_FRAGMENT = 4  # the shortest piece of a secret hidden wherever it appears
+_ROUNDS = 8  # redacting what was redacted gives it back; a bound on the rounds that checks it
+
+
 def redact(text: str) -> str:
     """``text`` with every connection string in it replaced by its display form (passwords and
-    other secrets as ``***``), or by :data:`HIDDEN` where it does not parse."""
+    other secrets as ``***``), or by :data:`HIDDEN` where it does not parse, and every piece of
+    a secret in force hidden; ``redact(redact(text)) == redact(text)``."""
     if not text:
         return text
-    return _replace(text, (_uris, _mappings, _key_values))
+    hidden = _once(text)
+    for _ in range(_ROUNDS):
+        if hidden == text:
+            break
+        # What one round showed may read as a connection string again (``password=***)`` of a
+        # sentence's closing parenthesis): rounds run until one changes nothing.
+        text, hidden = hidden, _once(hidden)
+    return hidden
+
+
+def _once(text: str) -> str:
+    return SECRETS.hide(_replace(text, (_uris, _mappings, _key_values)))
+
+
+def display(conninfo: str) -> str:
+    """``conninfo``'s display form (``labkit._conninfo.display``), any piece of a secret in
+    force that a part of it holds hidden too."""
+    return SECRETS.hide(_conninfo.display(conninfo))
+
+
+def remember(conninfo: str) -> None:
+    """Hide from now on, in everything :func:`redact` is given, every piece of each secret in
+    ``conninfo`` (a connection string labkit was given, or several separated by spaces)."""
+    SECRETS.remember(conninfo)
+
+
+class Secrets:
+    """The secrets in force: the pieces of every secret of the connection strings labkit was
+    given, as their drivers' parsers read them and as they are written."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pieces: frozenset[str] = frozenset()
+        self._pattern: re.Pattern[str] | None = None
+
+    def remember(self, conninfo: str) -> None:
+        """Add the pieces of every secret in ``conninfo``."""
+        found = {piece for secret in secrets_in(conninfo) for piece in pieces(secret)}
+        with self._lock:
+            if found <= self._pieces:
+                return
+            self._pieces |= found
+            # Longest first: a piece inside a longer one never leaves the rest of it shown.
+            ordered = sorted(self._pieces, key=lambda piece: (-len(piece), piece))
+            self._pattern = re.compile("|".join(map(re.escape, ordered)))
+
+    def hide(self, text: str) -> str:
+        """``text`` with each remembered piece replaced by :data:`MASK`, until none is left
+        (a mask between two characters can make a piece appear that was not there)."""
+        pattern = self._pattern
+        if pattern is None or not text:
+            return text
+        while True:  # each round is shorter: a piece is longer than the mask
+            hidden = pattern.sub(MASK, text)
+            if hidden == text:
+                return text
+            text = hidden
+
+
+SECRETS = Secrets()
+
+
+def pieces(secret: str) -> set[str]:
+    """What of ``secret`` is hidden wherever it appears: the whole, and each of its parts
+    between spaces or ``@``, those at least :data:`MIN_FRAGMENT` characters long."""
+    found = {secret, *re.split(r"[\s@]+", secret)}
+    return {piece for piece in found if len(piece) >= MIN_FRAGMENT}
+
+
+def secrets_in(conninfo: str) -> set[str]:
+    """Every secret in ``conninfo``: read by its driver's parser (each whitespace-separated
+    URI on its own, as a list of them is read), and as written, which a parser that reads a
+    piece of the password as a host does not give whole."""
+    found: set[str] = set()
+    for candidate in {conninfo.strip(), *_SCHEME_SPLIT.split(conninfo.strip())}:
+        try:
+            found.update(secret_values(candidate))
+        except Exception:  # any parser's refusal: the written forms below still count
+            continue
+    found.update(_written_secrets(conninfo))
+    return {secret for secret in found if secret and secret != MASK}
+
+
+# Where a list of URIs separated by whitespace splits: before each scheme after a space.
+_SCHEME_SPLIT = re.compile(r"\s+(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+
+
+def _written_secrets(conninfo: str) -> Iterator[str]:
+    """The secrets of ``conninfo`` as written, both raw and percent-decoded: a URI's password
+    (its user information after the first ``:``, to the last ``@`` before the next URI) and
+    its secret-bearing query values, and libpq ``key=value`` secrets."""
+    schemes = list(_SCHEME.finditer(conninfo))
+    if not schemes:  # a libpq key=value string
+        for pair in _PAIR.finditer(conninfo):
+            if is_secret(pair.group(1)):
+                yield pair.group(2).strip("'")
+        return
+    for scheme, following in zip(schemes, [*schemes[1:], None], strict=True):
+        body = conninfo[scheme.end():following.start() if following else None].rstrip()
+        userinfo, at, rest = body.rpartition("@")
+        if at and ":" in userinfo:
+            written = userinfo.partition(":")[2]
+            yield from (written, unquote(written))
+        for item in re.split("[&;]", (rest if at else body).partition("?")[2]):
+            key, _, value = item.partition("=")
+            if is_secret(unquote_plus(key)):
+                yield from (value, unquote_plus(value))
 
 
 def redact_all(value: Any) -> Any:
@@ -97,14 +220,14 @@ def _uris(text: str) -> Iterator[Span]:
 def _uri(token: str) -> str:
     if not token.lower().startswith(_DRIVER_SCHEMES):
         return _other_uri(token)
-    shown = display(token)
+    shown = _conninfo.display(token)
     trailing = _TRAILING.search(token)
     if shown != HIDDEN or not trailing:
         return shown
     # Punctuation after a URI in a sentence ("at postgresql://h/db.") is the sentence's, unless
     # it may end an option's value: then it is dropped with the value.
     head = token[: trailing.start()]
-    shown = display(head)
+    shown = _conninfo.display(head)
     return shown if shown == HIDDEN or "?" in head else shown + trailing.group(0)
 
 
@@ -135,8 +258,26 @@ def _key_values(text: str) -> Iterator[Span]:
             run.append(pair)
             continue
         if run and any(_is_libpq_key(m.group(1)) or is_secret(m.group(1)) for m in run):
-            yield run[0].start(), run[-1].end(), display(text[run[0].start():run[-1].end()])
+            end = _pairs_end(run[-1])
+            yield run[0].start(), end, _conninfo.display(text[run[0].start():end])
         run = [pair] if pair is not None else []
+
+
+_SENTENCE_END = re.compile(r"(?<![.,;:!)\]}])[.,;:!)\]}]+$")  # from a run's start: see _TRAILING
+
+
+def _pairs_end(last: re.Match[str]) -> int:
+    """Where a run of pairs ending in ``last`` ends: punctuation after its unquoted value
+    ("(dsn: host=h user=u)") is the sentence's, unless it may end a secret (then it goes with
+    the secret, hidden); after a secret already hidden (``password=***)``) it is the
+    sentence's again, so that redacting twice changes nothing."""
+    key, value = last.group(1), last.group(2)
+    trailing = _SENTENCE_END.search(value)
+    if value.startswith("'") or not trailing:
+        return last.end()
+    if is_secret(key) and value[:trailing.start()] != MASK:
+        return last.end()
+    return last.end() - len(trailing.group(0))
 
 
 def _is_libpq_key(key: str) -> bool:

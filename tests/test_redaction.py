@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import string
 import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from labkit import _redact, servers
 from labkit.claims.claim import Claim, Observation, not_run, one_line
@@ -207,6 +210,7 @@ def test_a_connection_string_the_parser_refuses_is_not_quoted_back(connect, give
 @pytest.mark.parametrize("text", [
     "mongodb://u:pw@h/" + "." * 200_000 + "x",
     "postgresql://u:pw@h/db" + ")" * 200_000 + "y",
+    "host=h password=pw" + ")" * 200_000 + "y",
 ])
 def test_a_long_run_of_punctuation_in_a_uri_is_read_once(text):
     """A connection string with a long run of closing punctuation inside it is hidden, and
@@ -215,3 +219,160 @@ def test_a_long_run_of_punctuation_in_a_uri_is_read_once(text):
     is how a return of that pattern would show here."""
     shown = _redact.redact(text)
     assert "pw" not in shown
+
+
+# The secrets in force, and redaction's stability -----------------------------------------
+
+@pytest.fixture
+def in_force(monkeypatch):
+    """A registry of secrets in force of this test's own, empty at first (the process's one
+    is left as it was)."""
+    fresh = _redact.Secrets()
+    monkeypatch.setattr(_redact, "SECRETS", fresh)
+    return fresh
+
+
+def test_a_backslash_escaped_space_in_a_key_value_password_is_hidden_whole():
+    """libpq reads ``password=SEKpart1\\ SEKpart2`` (unquoted, a backslash before the space)
+    as one password "SEKpart1 SEKpart2" (libpq's conninfo_parse: a backslash escapes the next
+    character of an unquoted value); both halves are hidden (before, ``password=*** SEKpart2``)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    dsn = "host=127.0.0.1 user=alice password=SEKpart1\\ SEKpart2 dbname=app"
+    assert conninfo_to_dict(dsn)["password"] == "SEKpart1 SEKpart2"
+    for text in (dsn, f"could not reach {dsn} (timeout)", f"(dsn: {dsn})"):
+        shown = _redact.redact(text)
+        _assert_hidden(shown, ["SEKpart1", "SEKpart2"])
+        assert "password=***" in shown
+        assert "dbname=app" in shown
+
+
+def test_a_driver_message_is_hidden_against_the_secrets_in_force(in_force):
+    """A password with an unescaped ``@`` is read by libpq as password "SEKpart1" and host
+    "SEKpart2@127.0.0.1", and libpq's message quotes that host: no shape shows it to be a
+    secret, so it is hidden because the DSN labkit was given holds it."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    dsn = "postgresql://u:SEKpart1@SEKpart2@127.0.0.1/db"
+    assert conninfo_to_dict(dsn)["host"] == "SEKpart2@127.0.0.1"
+    message = "failed to resolve host 'SEKpart2@127.0.0.1': [Errno -2] Name or service not known"
+    assert _redact.redact(message) == message  # nothing in its shape says it holds a secret
+    _redact.remember(dsn)
+    shown = _redact.redact(message)
+    _assert_hidden(shown, ["SEKpart1", "SEKpart2"])
+    assert shown == "failed to resolve host '***@127.0.0.1': [Errno -2] Name or service not known"
+    error = ServerUnavailable(f"The PostgreSQL server did not answer: {message}")
+    _assert_hidden(str(error) + one_line(error), ["SEKpart2"])
+
+
+@pytest.mark.parametrize(("given", "secrets", "pieces"), [
+    ("mongodb://alice:Pa55wOrd@127.0.0.1:1/", {"Pa55wOrd"}, {"Pa55wOrd"}),
+    # As libpq reads it, and as written (the text that shows it holds the backslash).
+    ("host=h password=SEKpart1\\ SEKpart2", {"SEKpart1 SEKpart2", "SEKpart1\\ SEKpart2"},
+     {"SEKpart1 SEKpart2", "SEKpart1", "SEKpart2", "SEKpart1\\ SEKpart2", "SEKpart1\\"}),
+    ("postgresql://h/app?sslpassword=Zq8%20Yx4w&password=Qw3rty",
+     {"Qw3rty", "Zq8 Yx4w", "Zq8%20Yx4w"}, {"Qw3rty", "Zq8 Yx4w", "Zq8%20Yx4w", "Yx4w"}),
+    ("mongodb://bob:Qpre%40Zq8post@h/?authMechanism=MONGODB-AWS"
+     "&authMechanismProperties=AWS_SESSION_TOKEN:t0k3nValue",
+     {"Qpre@Zq8post", "Qpre%40Zq8post", "AWS_SESSION_TOKEN:t0k3nValue", "t0k3nValue"},
+     {"Qpre@Zq8post", "Qpre%40Zq8post", "Qpre", "Zq8post", "AWS_SESSION_TOKEN:t0k3nValue",
+      "t0k3nValue"}),
+    # Two URIs, as LABKIT_MONGODB_URI lists one server per version: each one's password.
+    ("mongodb://a:Fir5tPw@h1/ mongodb://b:Sec0ndPw@h2/", {"Fir5tPw", "Sec0ndPw"},
+     {"Fir5tPw", "Sec0ndPw"}),
+    # Short parts are not pieces: "pw" and "x" would hide words and numbers everywhere.
+    ("postgresql://u:pw@h/db", {"pw"}, set()),
+    ("postgresql://u:p x@h/db", {"p x"}, set()),
+])
+def test_the_secrets_of_a_connection_string_and_their_pieces(given, secrets, pieces):
+    """The secrets found in a connection string (as its driver's parser reads them and as
+    written) and the pieces of them hidden wherever they appear: the whole, and each part
+    between spaces or ``@`` of at least MIN_FRAGMENT characters."""
+    assert _redact.secrets_in(given) == secrets
+    assert {piece for secret in secrets for piece in _redact.pieces(secret)} == pieces
+
+
+def test_a_piece_made_by_the_mask_itself_is_hidden_too(in_force):
+    """Hiding is repeated until nothing is left: a password of stars, or one a mask between
+    two characters completes, never stays shown."""
+    _redact.remember("host=h password=**ab*")
+    # The first round leaves "x****ab* y": its mask and the next stars make the piece again.
+    assert _redact.SECRETS.hide("x**ab**ab* y") == "x***** y"
+    assert _redact.redact(_redact.redact("**ab**ab*")) == _redact.redact("**ab**ab*")
+
+
+def test_a_server_described_twice_keeps_its_parenthesis():
+    """A server's description redacted again (``labkit clean --json`` prints its
+    ``server`` through the JSON redaction) is unchanged: before, ``(dsn: host=h … password=***)``
+    lost its closing parenthesis, and a password-less DSN became ``(dsn: [connection string
+    not shown: ***]``."""
+    for dsn in ("host=h user=u password=Zq8sEcReTpw", "host=h user=u dbname=app",
+                "postgresql://u:Zq8sEcReTpw@h/db"):
+        described = servers.PostgresServer(dsn=dsn, how="dsn", version="15.4").describe()
+        assert described.endswith(")")
+        assert _redact.redact(described) == described
+        assert _redact.redact_all({"server": described}) == {"server": described}
+
+
+# Characters a password may hold, the troublesome ones among them; and the texts that carry a
+# connection string: a sentence, a description, a shell line, a repr, a mapping.
+PASSWORD = st.text(alphabet=string.ascii_letters + string.digits + " @:/?#'\"\\=&%*().,;!{}",
+                   min_size=1, max_size=16)
+CONTEXTS = ["{}", "could not reach {} (timeout)", "PostgreSQL 15 (dsn: {})", "at {}.",
+            "export LABKIT_MONGODB_URI='{}'", "MongoServer(uri='{}', how='uri')", "{}\n{}",
+            "tried: {}; then {}", "[{}]", '"{}"']
+
+
+def _forms(password: str) -> list[str]:
+    """The password in each form of connection string, written as a user would: raw in a
+    URI's user information, escaped as libpq's key=value syntax needs, in a parsed mapping."""
+    escaped = password.replace("\\", "\\\\").replace("'", "\\'")
+    return [f"postgresql://alice:{password}@127.0.0.1:5432/db",
+            f"mongodb://alice:{password}@h1:27017,h2:27018/?authSource=admin",
+            "host=h user=alice password=" + escaped.replace(" ", "\\ ") + " dbname=app",
+            f"host=h password='{escaped}'",
+            repr({"host": "h", "password": password})]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(password=PASSWORD, form=st.integers(0, 4), context=st.sampled_from(CONTEXTS))
+def test_redacting_twice_changes_nothing(password, form, context):
+    """``redact(redact(x)) == redact(x)`` for every form of connection string in every context
+    labkit puts one: a description, a sentence, a shell line, a repr (before, a description
+    redacted again lost its closing parenthesis)."""
+    conninfo = _forms(password)[form]
+    text = context.replace("{}", conninfo)
+    once = _redact.redact(text)
+    assert _redact.redact(once) == once
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(password=PASSWORD, form=st.integers(0, 4), context=st.sampled_from(CONTEXTS))
+def test_no_piece_of_a_password_in_force_shows_and_redacting_twice_changes_nothing(
+        password, form, context):
+    """With the connection string in force, no piece of its password (MIN_FRAGMENT characters
+    or more, between spaces and ``@``) shows in any context, and redacting again changes
+    nothing."""
+    conninfo = _forms(password)[form]
+    registry = _redact.Secrets()
+    registry.remember(conninfo)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_redact, "SECRETS", registry)
+        once = _redact.redact(context.replace("{}", conninfo))
+        assert _redact.redact(once) == once
+    _assert_hidden(once, sorted(_redact.pieces(password)))
+
+
+# Pieces of text that build connection strings and what surrounds them, glued at random.
+SOUP = st.lists(st.sampled_from([
+    "postgresql://", "mongodb://", "https://", "u", ":", "pw", "SEKpart1", "@", "127.0.0.1",
+    "/db", "?", "&", "password=", "host=", "user=", "=", "***", "'", '"', ")", "(", " ", "\\ ",
+    "\\", "{'password': ", "}", "\n", ".", ",", _redact.HIDDEN]), max_size=14)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=SOUP)
+def test_redacting_any_text_twice_changes_nothing(pieces):
+    """Whatever the text, redacting what was redacted gives it back unchanged."""
+    once = _redact.redact("".join(pieces))
+    assert _redact.redact(once) == once
