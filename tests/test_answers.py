@@ -34,6 +34,7 @@ def offline(monkeypatch, tmp_path, offline_session):
 ACCEPTED = [
     ("00.when", "en", "2012-10-17 21:13:27 UTC"),
     ("00.when", "en", "2012-10-17T21:13:27 GMT"),
+    ("00.when", "vi", "2012-10-18 04:13:27+07:00"),
     ("01.string_bytes", "en", "29 bytes"),
     ("01.string_bytes", "vi", "29 byte"),
     ("01.string_bytes", "en", "29B"),
@@ -88,6 +89,7 @@ ACCEPTED = [
 # What means another answer: judged wrong, an attempt counted.
 REJECTED = [
     ("00.when", "en", "2012-10-17 21:13:27 +07:00"),
+    ("00.when", "vi", "2012-10-18 04:13:27"),
     ("01.string_bytes", "en", "24 bytes"),
     ("01.silent", "en", "all"),
     ("01.silent", "vi", "a, b, c"),
@@ -168,6 +170,41 @@ def test_unreadable_input_costs_no_attempt(name, lang, prediction):
     assert exercise.attempts == 0
     assert exercise.check(exercise.answer()).correct is True
     assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize(("lang", "prediction", "words"), [
+    ("en", "2012-10-18 04:13:27", ["7 hours ahead", "UTC+7", "the ObjectId's time is UTC"]),
+    ("en", "2012-10-18T04:13:27Z", ["7 hours ahead", "UTC+7"]),
+    ("en", "2012-10-18 02:43:27", ["5.5 hours ahead", "UTC+5:30"]),
+    ("en", "2012-10-17 22:13:27", ["1 hour ahead", "UTC+1"]),
+    ("en", "2012-10-17 16:13:27", ["5 hours behind", "UTC-5"]),
+    ("vi", "2012-10-18 04:13:27", ["7", "UTC+7", "Gợi ý"]),
+    ("vi", "2012-10-18 02:43:27", ["5,5", "UTC+5:30"]),
+])
+def test_a_local_time_is_named_by_its_offset(lang, prediction, words):
+    """00.when answered in Hanoi's time (docs/instructors.md's common mistake) is told how many
+    hours ahead it is and which UTC offset that is, not the generic hex hint; in whole or half
+    hours, either way, in the learner's language and number format."""
+    exercise = _exercise("00.when", lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is False
+    for word in words:
+        assert word in feedback.message, feedback.message
+    assert "int('507f1f77', 16)" not in feedback.message
+    assert "21:13:27" not in feedback.message
+
+
+@pytest.mark.parametrize(("prediction", "named"), [
+    ("2012-10-17 21:13:28", False), ("2012-10-17 21:43:28", False),
+    ("2012-10-19 04:13:27", False), ("2012-10-17 21:13:27+07:00", True),
+])
+def test_only_a_whole_offset_is_called_a_local_time(prediction, named):
+    """A time off by seconds, or by more than any zone's offset, gets the usual hints; UTC's
+    clock digits labelled +07:00 are told that the label names another clock."""
+    feedback = _exercise("00.when", "en").check(prediction)
+    assert feedback.correct is False
+    assert ("ahead" in feedback.message or "behind" in feedback.message) is False
+    assert ("+07:00" in feedback.message) is named, feedback.message
 
 
 @pytest.mark.parametrize(("lang", "prediction"), [

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Required, TypedDict, Unpack
 
-from labkit.errors import NoAnswer, Unreadable
+from labkit.errors import NoAnswer, Shown, Unreadable
 from labkit.i18n import N_, _, shown
 from labkit.lessons.answers import parse_time
 from labkit.lessons.rules import (
@@ -258,7 +258,8 @@ class Exercise:
         text = self._next_hint(prediction, answer)
         if text:
             self._given.add(text)
-            message = _("Not quite. Hint: {hint}").format(hint=_(text))
+            said = shown(text) if isinstance(text, Shown) else _(text)  # a hint with values
+            message = _("Not quite. Hint: {hint}").format(hint=said)
             if self.attempts >= 3:
                 message += " " + _("(.reveal() shows the answer and why.)")
         else:

@@ -89,7 +89,7 @@ def _00_when(lesson: str) -> Exercise:
         "O3",
         N_("When was ObjectId 507f1f77bcf86cd799439011 created (UTC)?"),
         pick=lambda observed: observed["datetime"],
-        accept=Time(),
+        accept=Time(utc=N_("the ObjectId's time")),
         hint=[N_("Convert the first 8 hex digits to a number of seconds, then to a UTC date: "
                  "int('507f1f77', 16) is a start."),
               N_("datetime.datetime.fromtimestamp(seconds, datetime.UTC) turns seconds into a "

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from labkit.claims.claim import short_json
 from labkit.errors import Unreadable
-from labkit.i18n import N_, _, number, percent
+from labkit.i18n import N_, Message, _, number, percent
 from labkit.lessons.answers import (
     parse_time,
     read_bool,
@@ -191,10 +191,64 @@ class Text(Accept[str]):
         return text + (" " + _("(also: {aliases})").format(aliases=named) if named else "")
 
 
+# The widest offset of any time zone from UTC (UTC+14, Kiribati; UTC-12 the other way).
+_WIDEST_OFFSET = dt.timedelta(hours=14)
+_HALF_HOUR = dt.timedelta(minutes=30)
+_LOCAL = {(True, True): N_("1 hour ahead: that is the time in {zone}; {what} is UTC."),
+          (True, False): N_("{hours} hours ahead: that is the time in {zone}; {what} is UTC."),
+          (False, True): N_("1 hour behind: that is the time in {zone}; {what} is UTC."),
+          (False, False): N_("{hours} hours behind: that is the time in {zone}; {what} is "
+                             "UTC.")}
+
+
+def _zone(offset: dt.timedelta) -> str:
+    """An offset from UTC as a zone's name: "UTC+7", "UTC+5:30", "UTC-5"."""
+    minutes = round(offset / dt.timedelta(minutes=1))
+    hours, rest = divmod(abs(minutes), 60)
+    return f"UTC{'-' if minutes < 0 else '+'}{hours}" + (f":{rest:02d}" if rest else "")
+
+
+def _iso_offset(offset: dt.timedelta) -> str:
+    """An offset from UTC as ISO 8601 writes it after a time: "+07:00", "-05:00"."""
+    minutes = round(offset / dt.timedelta(minutes=1))
+    hours, rest = divmod(abs(minutes), 60)
+    return f"{'-' if minutes < 0 else '+'}{hours:02d}:{rest:02d}"
+
+
 class Time(Accept[dt.datetime]):
-    """The same moment: a ``datetime`` or any ISO 8601 spelling of it."""
+    """The same moment: a ``datetime`` or any ISO 8601 spelling of it. ``utc`` names the answer
+    in the hint for a local time given as UTC (``"the ObjectId's time"``)."""
 
     example = '"2001-02-03T04:05:06Z"'
+
+    def __init__(self, utc: str = N_("the answer")) -> None:
+        self.utc = utc
+
+    def mistake(self, prediction: Any, answer: Any) -> str:
+        """A local time where UTC is asked: a time written as UTC (no offset, ``Z``) that is a
+        whole number of hours or half hours off, within any zone's offset, is named by that
+        offset ("7 hours ahead: that is the time in UTC+7"); UTC's clock digits labelled with
+        an offset are told that the offset names another clock."""
+        try:
+            moment, truth = parse_time(prediction), parse_time(answer)
+        except Unreadable:
+            return ""
+        offset = moment.utcoffset() or dt.timedelta(0)
+        clock = moment.replace(tzinfo=None)
+        utc_clock = truth.astimezone(dt.UTC).replace(tzinfo=None)
+        if offset:
+            if clock != utc_clock:
+                return ""
+            return Message(N_("These are UTC's clock digits, but {offset} says they are the "
+                              "clock of {zone}: write them with Z, or as that zone's clock."),
+                           offset=_iso_offset(offset), zone=_zone(offset))
+        gap = clock - utc_clock
+        if not gap or abs(gap) > _WIDEST_OFFSET or gap % _HALF_HOUR:
+            return ""
+        hours = abs(gap) / dt.timedelta(hours=1)
+        template = _LOCAL[(gap > dt.timedelta(0), hours == 1)]
+        return Message(template, hours=int(hours) if hours.is_integer() else hours,
+                       zone=_zone(gap), what=Message(self.utc))
 
     def read(self, prediction: Any, answer: Any) -> dt.datetime:
         """The prediction as an aware datetime."""
