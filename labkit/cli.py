@@ -213,7 +213,7 @@ def cmd_server(args: argparse.Namespace) -> int:
         else:
             print(f"MongoDB {server.version} ({server.how}) at {servers.redact(server.uri)}")
             print(server.cache)
-            print(f"export LABKIT_MONGODB_URI='{server.uri}'")
+            print(_export_line(server.uri, args.show_password))
         sys.stdout.flush()
         if command:
             return run_beside(command, dict(os.environ, LABKIT_MONGODB_URI=server.uri))
@@ -222,6 +222,22 @@ def cmd_server(args: argparse.Namespace) -> int:
         print("Press Ctrl-C to stop it.", file=sys.stderr)
         while True:  # a sleep, unlike some waits, is interrupted by Ctrl-C on every platform
             time.sleep(1)
+
+
+def _export_line(uri: str, show_password: bool) -> str:
+    """The shell line that sets LABKIT_MONGODB_URI to ``uri`` (quoted for any POSIX shell);
+    where the URI holds a password or another secret, a line saying how to have it instead,
+    unless ``show_password``: what ``labkit server`` prints is often on a projector or in a
+    shared terminal's log, and a command after ``--`` gets the URI in its environment."""
+    import shlex
+
+    from labkit._conninfo import display
+
+    if show_password or display(uri) == uri:  # the display form is the URI: it holds no secret
+        return f"export LABKIT_MONGODB_URI={shlex.quote(uri)}"
+    return ("The export line is not printed: the URI holds (or may hold) a password. "
+            "`labkit server --show-password` prints it; a command after -- gets the URI in "
+            "its environment.")
 
 
 def _say_cleaned(found: Stale | None, server: Server[object]) -> None:
@@ -497,7 +513,12 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--cache-gb", type=float, metavar="GB",
                         help="WiredTiger cache of a mongod labkit starts: 0.25 (the default, "
                              "the smallest mongod accepts) to 10000")
-    server.add_argument("--json", action="store_true", help="print the URI as JSON")
+    server.add_argument("--json", action="store_true",
+                        help="print the URI (its password hidden) as JSON")
+    server.add_argument("--show-password", action="store_true",
+                        help="print the export line even when the URI holds a password "
+                             "(without it, that line is left out: labkit server's output is "
+                             "often on a projector)")
     server.add_argument("--optional", action="store_true",
                         help="with a command: run it even if no server can be had")
     server.add_argument("command", nargs=argparse.REMAINDER,
