@@ -92,3 +92,20 @@ def test_the_commands_small_checks_speak_vietnamese(vietnamese):
         "không có chủ đề 'nope'; các chủ đề có:")
     assert str(_refusal(lambda: BPlusTree(capacity=2))) == \
         "sức chứa của một trang phải ít nhất là 3 khoá, không phải 2"
+
+
+def test_a_claim_checks_reason_is_shown_in_vietnamese_and_kept_in_english(vietnamese,
+                                                                          tmp_path):
+    """A claim that expects a server error, checked on the model (run/check.py): the row's
+    reason is shown in Vietnamese and kept in English (results.json keeps ``reason``); a
+    count that differs is noted the same way (claims/expect.py)."""
+    path = tmp_path / "mine.yaml"
+    path.write_text("- id: mine.error\n  title: t\n  fixture: [{_id: 1}]\n  find: {}\n"
+                    "  expect: {error: true}\n"
+                    "- id: mine.count\n  title: t\n  fixture: [{_id: 1}]\n  find: {}\n"
+                    "  expect: {count: 2}\n", encoding="utf-8")
+    error_row, count_row = check.run_files([path], ["model"]).run.rows
+    assert error_row.reason == "the model predicts results, not server errors"
+    assert error_row.shown_reason == "mô hình dự đoán kết quả, không dự đoán lỗi của server"
+    assert count_row.reason == "1, not 2"
+    assert count_row.shown_reason == "1, không phải 2"

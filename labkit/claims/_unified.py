@@ -184,10 +184,12 @@ def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...]
             raise file.error(Message(N_("each operation needs a name")), *op_at)
         name, target = op["name"], op.get("object")
         if name not in READS or target not in file.collections:
-            what = "write operation" if name in _WRITES else "operation"
-            not_checked.append(f"{what} {name} on {target} (not performed)")
+            not_checked.append(Message(
+                N_("write operation {name} on {target} (not performed)") if name in _WRITES
+                else N_("operation {name} on {target} (not performed)"), name=name,
+                target=str(target)))
             if name in _WRITES or target == "testRunner":
-                wrote = wrote or f"{name} on {target}"
+                wrote = wrote or Message(N_("{name} on {target}"), name=name, target=str(target))
             continue
         used.add(target)
         steps.append(_unified_step(file, op, op_at, wrote, not_checked))
@@ -201,11 +203,12 @@ def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...],
     arguments = _unified_arguments(op, file.error, op_at, not_checked)
     expect = _unified_expect(op, name, file.error, op_at)
     if expect is None and not op.get("ignoreResultAndError"):
-        not_checked.append(f"{name}: nothing to judge (no expectResult or expectError)")
+        not_checked.append(Message(N_("{name}: nothing to judge (no expectResult or "
+                                      "expectError)"), name=name))
     collection = file.collections[op["object"]][2]
     return Step(name, arguments, expect, file.node.line_of(*op_at), collection,
-                skip=f"it follows {wrote}, which a claim check does not perform"
-                if wrote else "")
+                skip=Message(N_("it follows {write}, which a claim check does not perform"),
+                             write=wrote) if wrote else "")
 
 
 def _unified_arguments(op: dict[str, Any], error: ErrorAt, op_at: tuple[str | int, ...],
@@ -226,25 +229,29 @@ def _unified_arguments(op: dict[str, Any], error: ErrorAt, op_at: tuple[str | in
     if name == "distinct" and not isinstance(arguments.get("fieldName"), str):
         raise error(Message(N_("distinct needs fieldName")), *op_at, "arguments")
     if "session" in arguments:
-        not_checked.append(f"the session argument of {name} (not used)")
+        not_checked.append(Message(N_("the session argument of {name} (not used)"), name=name))
         arguments.pop("session")
     neutral = sorted(k for k in arguments if k in NEUTRAL_ARGUMENTS)
     if neutral:
-        not_checked.append(f"{name} argument {', '.join(neutral)}: sent to MongoDB only "
-                           "(it does not change a result)")
+        not_checked.append(Message(N_("{name} argument {arguments}: sent to MongoDB only (it "
+                                      "does not change a result)"), name=name,
+                                   arguments=", ".join(neutral)))
     return arguments
 
 
 def _client_notes(file: _File, used: set[str]) -> list[str]:
     """The options of the clients and collection entities the reads used, which a claim check
     does not apply."""
-    notes = []
+    notes: list[str] = []
     for target in sorted(used):
         client = file.collections[target][0]
-        for options_of in (client, f"collection {target}"):
-            if file.client_options.get(options_of):
-                notes.append(f"{options_of if options_of != client else 'client ' + client}"
-                             f" options {', '.join(file.client_options[options_of])}")
+        if file.client_options.get(client):
+            notes.append(Message(N_("client {client} options {options}"), client=client,
+                                 options=", ".join(file.client_options[client])))
+        if file.client_options.get(f"collection {target}"):
+            notes.append(Message(N_("collection {collection} options {options}"),
+                                 collection=target,
+                                 options=", ".join(file.client_options[f"collection {target}"])))
     return notes
 
 

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from labkit.i18n import N_, Message
+
 
 @dataclass(frozen=True)
 class Requirement:
@@ -41,16 +43,16 @@ class Requirement:
         given = len(_parts(bound))
         return have[:given] + (0,) * (len(have) - given)
 
-    def text(self) -> str:
+    def text(self) -> Message:
         """``MongoDB 4.4 to 7.0``, ``MongoDB 7.0 or newer``, ``any MongoDB``."""
         low, high = self.min_version, self.max_version
         if low and high:
-            return f"MongoDB {low} to {high}"
+            return Message(N_("MongoDB {low} to {high}"), low=low, high=high)
         if low:
-            return f"MongoDB {low} or newer"
+            return Message(N_("MongoDB {low} or newer"), low=low)
         if high:
-            return f"MongoDB {high} or older"
-        return "any MongoDB"
+            return Message(N_("MongoDB {high} or older"), high=high)
+        return Message(N_("any MongoDB"))
 
 
 def is_version(value: Any) -> bool:

@@ -24,10 +24,10 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
         return not note, {"error": answer.raised}, note
     result = answer.result
     if expect.kind == "error":
-        return False, _shown(result), "no error was raised"
+        return False, _shown(result), Message(N_("no error was raised"))
     if expect.kind == "ids":
         if not isinstance(result, list) or not all(isinstance(d, dict) for d in result):
-            return False, result, "the read did not return documents"
+            return False, result, Message(N_("the read did not return documents"))
         ids = [doc.get("_id") for doc in result]
         return _same_ids(expect.value, ids, expect.ordered), ids, ""
     if expect.kind == "count":
@@ -49,8 +49,9 @@ def _judge_count(expected: int, result: Any) -> tuple[bool, Any, str]:
     elif isinstance(result, int) and not isinstance(result, bool):  # Int64 is an int
         counted = int(result)
     else:
-        return False, _shown(result), "the read gave neither a list nor a count"
-    note = "" if counted == expected else f"{counted}, not {expected}"
+        return False, _shown(result), Message(N_("the read gave neither a list nor a count"))
+    note = "" if counted == expected else Message(N_("{counted:d}, not {expected:d}"),
+                                                  counted=counted, expected=expected)
     return counted == expected, {"count": counted}, note
 
 
@@ -63,15 +64,20 @@ def _shown(result: Any) -> Any:
 def _error_note(checks: dict[str, Any], answer: Answer) -> str:
     """Why the raised error does not meet the ``expectError`` checks, or ``""`` if it does."""
     if "isClientError" in checks and bool(checks["isClientError"]) == answer.server_error:
-        return "the error came from the " + ("server" if answer.server_error else "client")
+        return Message(N_("the error came from the server") if answer.server_error else
+                       N_("the error came from the client"))
     if "errorCode" in checks and answer.code != checks["errorCode"]:
-        return f"error code {answer.code}, not {checks['errorCode']}"
+        return Message(N_("error code {code}, not {expected}"), code=str(answer.code),
+                       expected=str(checks["errorCode"]))
     if "errorCodeName" in checks and answer.code_name.lower() != str(
             checks["errorCodeName"]).lower():
-        return f"error code name {answer.code_name or 'none'}, not {checks['errorCodeName']}"
+        return Message(N_("error code name {name}, not {expected}"),
+                       name=answer.code_name or Message(N_("none")),
+                       expected=str(checks["errorCodeName"]))
     if "errorContains" in checks and str(checks["errorContains"]).lower() not in \
             answer.raised.lower():
-        return f"the message does not contain {checks['errorContains']!r}"
+        return Message(N_("the message does not contain {text}"),
+                       text=repr(checks["errorContains"]))
     return ""
 
 
@@ -114,12 +120,21 @@ def _operator(op: str, argument: Any, actual: Any, root: bool) -> str | None:
         numeric = kind in ("int", "long", "double", "decimal")
         if kind in names or (numeric and "number" in names):
             return None
-        return f"type {kind}, not {' or '.join(map(str, names))}"
+        return Message(N_("type {type}, not {types}"), type=kind, types=_either(names))
     if op == "$$lte":
         if not (_is_number(actual) and _is_number(argument)) or _cmp(actual, argument) > 0:
-            return f"{short_json(actual)} is not <= {short_json(argument)}"
+            return Message(N_("{actual} is not <= {bound}"), actual=short_json(actual),
+                           bound=short_json(argument))
         return None
     raise NotSupported(Message(N_("the claim check does not evaluate {op}"), op=op))
+
+
+def _either(names: list[Any]) -> str:
+    """``int``, ``int or long``, ``int or long or double``: the names as alternatives."""
+    text: str = str(names[0]) if names else ""
+    for name in names[1:]:
+        text = Message(N_("{first} or {second}"), first=text, second=str(name))
+    return text
 
 
 def _is_number(value: Any) -> bool:
@@ -146,14 +161,14 @@ def match(expected: Any, actual: Any, root: bool = False) -> str | None:
 
 def _match_document(expected: dict[str, Any], actual: Any, root: bool) -> str | None:
     if not isinstance(actual, dict):
-        return f"expected a document, got {short_json(actual, 60)}"
+        return Message(N_("expected a document, got {actual}"), actual=short_json(actual, 60))
     for key, value in expected.items():
         problem = _match_field(key, value, actual)
         if problem:
             return problem
     extra = [k for k in actual if k not in expected]
     if extra and not root:
-        return f"unexpected field {extra[0]}"
+        return Message(N_("unexpected field {field}"), field=extra[0])
     return None
 
 
@@ -163,25 +178,27 @@ def _match_field(key: str, value: Any, actual: dict[str, Any]) -> str | None:
     inner = _special(value)
     if inner == "$$exists":
         if bool(value[inner]) != (key in actual):
-            return f"{key}: " + ("missing" if key not in actual else "present")
+            return Message(N_("{key}: missing") if key not in actual else N_("{key}: present"),
+                           key=key)
         return None
     if inner == "$$unsetOrMatches" and key not in actual:
         return None
     if key not in actual:
-        return f"{key}: missing"
+        return Message(N_("{key}: missing"), key=key)
     problem = match(value, actual[key])
-    return f"{key}: {problem}" if problem else None
+    return Message("{key}: {problem}", key=key, problem=problem) if problem else None
 
 
 def _match_array(expected: list[Any], actual: Any) -> str | None:
     if not isinstance(actual, list):
-        return f"expected an array, got {short_json(actual, 60)}"
+        return Message(N_("expected an array, got {actual}"), actual=short_json(actual, 60))
     if len(actual) != len(expected):
-        return f"{len(actual)} elements, not {len(expected)}"
+        return Message(N_("{got:,} elements, not {wanted:,}"), got=len(actual),
+                       wanted=len(expected))
     for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
         problem = match(want, got)
         if problem:
-            return f"[{index}]: {problem}"
+            return Message("[{index:d}]: {problem}", index=index, problem=problem)
     return None
 
 
@@ -193,33 +210,40 @@ def _scalar(expected: Any, actual: Any) -> str | None:
     if _is_number(expected) and _is_number(actual):
         decimal = isinstance(expected, Decimal128), isinstance(actual, Decimal128)
         if decimal[0] != decimal[1] or _cmp(expected, actual) != 0:
-            return f"{short_json(actual, 60)}, not {short_json(expected, 60)}"
+            return _differs(actual, expected)
         return None
     try:
         same = (bson_order.bson_type(expected) == bson_order.bson_type(actual)
                 and _cmp(expected, actual) == 0)
     except BadInput:
         same = expected == actual
-    return None if same else f"{short_json(actual, 60)}, not {short_json(expected, 60)}"
+    return None if same else _differs(actual, expected)
+
+
+def _differs(actual: Any, expected: Any) -> Message:
+    return Message(N_("{actual}, not {expected}"), actual=short_json(actual, 60),
+                   expected=short_json(expected, 60))
 
 
 def _match_list(expected: list[Any], actual: Any, ordered: bool, root: bool) -> str | None:
     if not isinstance(actual, list):
-        return f"expected a list, got {short_json(actual, 60)}"
+        return Message(N_("expected a list, got {actual}"), actual=short_json(actual, 60))
     if len(actual) != len(expected):
-        return f"{len(actual)} results, not {len(expected)}"
+        return Message(N_("{got:,} results, not {wanted:,}"), got=len(actual),
+                       wanted=len(expected))
     if ordered:
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             problem = match(want, got, root=root)
             if problem:
-                return f"[{index}]: {problem}"
+                return Message("[{index:d}]: {problem}", index=index, problem=problem)
         return None
     left = list(actual)
     for index, want in enumerate(expected):
         found = next((i for i, got in enumerate(left) if match(want, got, root=root) is None),
                      None)
         if found is None:
-            return f"nothing matches expected [{index}] {short_json(want, 80)}"
+            return Message(N_("nothing matches expected [{index:d}] {wanted}"), index=index,
+                           wanted=short_json(want, 80))
         left.pop(found)
     return None
 

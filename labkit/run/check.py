@@ -34,7 +34,7 @@ from labkit.claims.expect import judge_step
 from labkit.claims.files import ClaimSpec
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, joined
 from labkit.names import EngineInfo, engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
@@ -107,23 +107,25 @@ def parse_versions(text: str | None) -> list[str] | None:
 def _unmet(spec: ClaimSpec, engine: Engine) -> str:
     """Why the claim's runOnRequirements exclude this engine, or ``""``."""
     for group in spec.requirements:
-        reasons = []
+        reasons: list[str] = []
         for req in group:
             if req.unknown:
-                reasons.append(f"it requires {', '.join(req.unknown)}, which a claim check "
-                               "cannot establish")
+                reasons.append(Message(N_("it requires {needs}, which a claim check cannot "
+                                          "establish"), needs=", ".join(req.unknown)))
                 continue
             if req.topologies and engine.topology not in req.topologies:
-                reasons.append(f"it runs on {', '.join(req.topologies)}, not {engine.topology}")
+                reasons.append(Message(N_("it runs on {topologies}, not {topology}"),
+                                       topologies=", ".join(req.topologies),
+                                       topology=engine.topology))
                 continue
             if req.min_version or req.max_version:
                 if engine.speaks_for is None:
-                    reasons.append(f"it speaks for {req.text()}; {engine.name} claims no "
-                                   "server version")
+                    reasons.append(Message(N_("it speaks for {versions}; {engine} claims no "
+                                              "server version"), versions=req.text(),
+                                           engine=engine.name))
                     continue
                 if not req.admits(engine.speaks_for):
-                    reasons.append(f"it speaks for {req.text()}; "
-                                   f"{_speaks_for_text(engine)}")
+                    reasons.append(_speaks_for_text(engine, req.text()))
                     continue
             reasons = []
             break
@@ -132,12 +134,16 @@ def _unmet(spec: ClaimSpec, engine: Engine) -> str:
     return ""
 
 
-def _speaks_for_text(engine: Engine) -> str:
+def _speaks_for_text(engine: Engine, versions: str) -> Message:
+    """Why an engine that speaks for a version falls outside the claim's ``versions``."""
     if engine.key == "mongodb":
-        return f"this server is {engine.speaks_for}"
+        return Message(N_("it speaks for {versions}; this server is {version}"),
+                       versions=versions, version=engine.speaks_for)
     if engine.key == "model":
-        return f"the model follows MongoDB {engine.speaks_for}"
-    return f"{engine_name(engine.key)} reports MongoDB {engine.speaks_for}"
+        return Message(N_("it speaks for {versions}; the model follows MongoDB {version}"),
+                       versions=versions, version=engine.speaks_for)
+    return Message(N_("it speaks for {versions}; {engine} reports MongoDB {version}"),
+                   versions=versions, engine=engine_name(engine.key), version=engine.speaks_for)
 
 
 def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
@@ -146,37 +152,39 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
         return Observation(None, engine.name, engine.version, not_run=reason), NOT_RUN
 
     if spec.skip_reason:
-        return not_run(f"the test is marked skip: {spec.skip_reason}")
+        return not_run(Message(N_("the test is marked skip: {why}"), why=spec.skip_reason))
     unmet = _unmet(spec, engine)
     if unmet:
-        return not_run(f"runOnRequirements: {unmet}")
+        return not_run(Message("runOnRequirements: {reason}", reason=unmet))
     steps = [s for s in spec.steps if s.expect is not None and not s.skip]
     expects = [s.expect for s in steps if s.expect is not None]  # the same reads', in order
     if not steps:
         skipped = [s.skip for s in spec.steps if s.skip]
-        return not_run("nothing to judge: " + (skipped[0] if skipped else
-                                               "no read has an expected result or error"))
+        return not_run(Message(N_("nothing to judge: {why}"), why=skipped[0]) if skipped else
+                       Message(N_("nothing to judge: no read has an expected result or error")))
     if engine.key == "model" and any(e.kind == "error" for e in expects):
-        return not_run("the model predicts results, not server errors")
+        return not_run(Message(N_("the model predicts results, not server errors")))
     try:
         answers = engine.answer(spec, steps)
         judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
                                                                        strict=True)]
-    except NotSupported as exc:
-        return not_run(str(exc))
+    except NotSupported as exc:  # its message, kept to be shown in the learner's language
+        return not_run(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str)
+                       else str(exc))
     shown = [item[1] for item in judged]
-    notes = [f"read {i + 1}: {item[2]}" if len(judged) > 1 else item[2]
-             for i, item in enumerate(judged) if item[2]]
-    skipped = [f"not judged: {s.operation} at line {s.line}, {s.skip}" for s in spec.steps
-               if s.skip and s.expect is not None]
-    unjudged = [f"not checked: expectError {', '.join(c)}" for e in expects
-                if (c := claimfiles.unjudged_checks(e))]
+    notes = [Message(N_("read {n:d}: {note}"), n=i + 1, note=item[2]) if len(judged) > 1
+             else item[2] for i, item in enumerate(judged) if item[2]]
+    skipped = [Message(N_("not judged: {operation} at line {line:d}, {why}"),
+                       operation=s.operation, line=s.line, why=s.skip)
+               for s in spec.steps if s.skip and s.expect is not None]
+    unjudged = [Message(N_("not checked: expectError {checks}"), checks=", ".join(c))
+                for e in expects if (c := claimfiles.unjudged_checks(e))]
     evidence = [{"read": step.operation, "asked": step.arguments,
                  "answer": answer.raised or answer.result}
                 for step, answer in zip(steps, answers, strict=True)]
     observation = Observation(shown[0] if len(shown) == 1 else shown, engine.name,
                               engine.version, evidence,
-                              note="; ".join(notes + skipped + unjudged))
+                              note=joined("; ", [*notes, *skipped, *unjudged]))
     return observation, HOLDS if all(item[0] for item in judged) else FAILS
 
 
@@ -300,7 +308,8 @@ def _columns(engines: list[str], versions: list[str] | None,
                         yield label, name, MongoDBEngine(server), "", version or ""
                 except ServerUnavailable as exc:
                     why = exc.summary()
-                    yield label, name, None, (f"no server of version {version}: {why}"
+                    yield label, name, None, (Message(N_("no server of version {version}: "
+                                                         "{why}"), version=version, why=why)
                                               if version else why), version or ""
         else:
             try:
@@ -345,13 +354,12 @@ def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
     if isinstance(outcome, Observation):  # the engine failed: that cell's error
         return judge(claim, outcome, seconds)
     observation, verdict = outcome
-    reason = observation.not_run or "; ".join(
-        part for part in (observation.note, *_not_checked(spec)) if part)
+    reason = observation.not_run or joined("; ", (observation.note, *_not_checked(spec)))
     return Result(claim, verdict, observation, reason, seconds)
 
 
 def _not_checked(spec: ClaimSpec) -> list[str]:
-    return [f"not checked: {item}" for item in spec.not_checked]
+    return [Message(N_("not checked: {item}"), item=item) for item in spec.not_checked]
 
 
 def run_files(paths: Iterable[str | Path], engines: Iterable[str] | str = DEFAULT_ENGINES,
