@@ -69,7 +69,7 @@ def test_a_claim_file_mistake_is_shown_in_vietnamese_with_its_line(vietnamese, t
     path = tmp_path / "mine.yaml"
     path.write_text("- id: mine.one\n  title: t\n  bogus: 1\n", encoding="utf-8")
     error = _refusal(lambda: claimfiles.read(path))
-    assert str(error).startswith(f"{path}:3: nhận định 'mine.one': khoá 'bogus' không có")
+    assert str(error).startswith(f"{path}:3: nhận định 'mine.one': không có khoá 'bogus'")
     assert "unknown key" in str(error.args[0])
 
 
