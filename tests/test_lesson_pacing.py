@@ -20,8 +20,9 @@ from labkit.run import check as claimcheck
 from labkit.run import runner
 
 ROOT = Path(__file__).resolve().parent.parent
-# Lesson 06 paces its own cells; these are the lessons whose cells are pinned here.
-LESSONS = [p for p in sorted((ROOT / "notebooks").glob("0*.ipynb")) if not p.name.startswith("06")]
+LESSONS = sorted((ROOT / "notebooks").glob("0*.ipynb"))
+LESSON_06 = [ROOT / "notebooks" / "06_btree_keys.ipynb",
+             ROOT / "notebooks" / "vi" / "06_btree_keys.ipynb"]
 EXERCISE = re.compile(r'labkit\.exercise\("([^"]+)"\)')
 
 
@@ -67,6 +68,118 @@ def test_the_cell_after_each_exercise_waits_for_it(path):
         assert following is not None
         assert "after" in following, following
         assert f'"{found.group(1)}"' in following, following
+
+
+def _shown(value: object) -> str:
+    """What a notebook shows for a value: its text and its HTML, where it has one."""
+    if value is None:
+        return ""
+    html_of = getattr(value, "_repr_html_", None)
+    return "\n".join([str(value), (html_of() or "") if callable(html_of) else ""])
+
+
+def _figures() -> str:
+    """The words and numbers of every figure pyplot holds (titles, tick labels, legends),
+    drawn as the inline backend draws them at a cell's end; the figures are then closed."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    words = []
+    for number in plt.get_fignums():
+        figure = plt.figure(number)
+        figure.canvas.draw()
+        words += [t.get_text() for t in figure.findobj(Text) if t.get_text()]
+    plt.close("all")
+    return " | ".join(words)
+
+
+def _run_lesson(path: Path) -> list[str]:
+    """Every code cell of a lesson run in order in this process, as "Run All" runs them in a
+    kernel (the last expression shown, ``display`` and ``print`` captured), and what each
+    cell showed, figures included."""
+    import ast
+    import contextlib
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    shown: list[str] = []
+    namespace: dict[str, object] = {}
+    for source in _code_cells(path):
+        parts: list[str] = []
+        namespace["display"] = lambda *values, _parts=parts: _parts.extend(map(_shown, values))
+        tree = ast.parse(source)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(tree, path.name, "exec"), namespace)  # the lesson's own code
+            if last is not None:
+                parts.append(_shown(eval(compile(ast.Expression(last.value), path.name, "eval"),
+                                         namespace)))
+        shown.append("\n".join([printed.getvalue(), *parts, _figures()]))
+    return shown
+
+
+def _lesson_06_answers(ctx: runner.Context) -> dict[str, set[str]]:
+    """What would give away each of lesson 06's exercises, from the kernel's own loads, as the
+    lesson writes it in the language in use: the model's fill for random keys (its answer;
+    either split policy gives it) and ln 2, Yao's figure; SQLite's UUIDv4 and UUIDv7 index
+    sizes in bytes (whose ratio is 06.sqlite_bigger's answer)."""
+    fills = {i18n.percent(ctx.btree("model", ["uuid4"], policy=policy)["results"][0]
+                          ["avg_leaf_fill"]) for policy in ("half", "rightmost")}
+    sqlite = ctx.btree("sqlite", ["uuid4", "uuid7"])["results"]
+    sizes = {str(r["index_bytes"]) for r in sqlite} | {i18n.number(r["index_bytes"])
+                                                        for r in sqlite}
+    return {"06.random_fill": fills | {"ln 2"}, "06.sqlite_bigger": sizes}
+
+
+@pytest.fixture(scope="module")
+def loads():
+    """One offline kernel context for lesson 06's runs here (no MongoDB, no PostgreSQL;
+    SQLite and, where built, WiredTiger run), its B-tree loads made once for both editions."""
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    yield ctx
+    ctx.close()
+
+
+@pytest.mark.parametrize("path", LESSON_06, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lesson_06_shows_no_answer_until_its_exercise_is_tried(path, loads, monkeypatch,
+                                                               tmp_path):
+    """Run top to bottom with no exercise answered, lesson 06 shows none of its answers (the
+    model's random fill, SQLite's index sizes) in any cell, tables, cards and plots alike, as
+    every other lesson holds its answers back (labkit.after, check(after=)); once the
+    exercises are revealed, the same cells show them, so the test sees an answer shown."""
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(course, "_here", {})
+    monkeypatch.setattr(course, "_made", {})
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.setattr(notebook, "session", lambda: loads)
+    monkeypatch.setattr(labkit, "session", lambda: loads, raising=False)
+    before = _run_lesson(path)
+    answers = _lesson_06_answers(loads)
+    for name, tells in answers.items():
+        for cell, text in zip(_code_cells(path), before, strict=True):
+            found = [tell for tell in tells if tell in text]
+            assert not found, f"{name}'s answer {found} shows before it is tried, in:\n{cell}"
+    for name in answers:
+        labkit.reveal(name)
+    after = "\n".join(_run_lesson(path))
+    for name, tells in answers.items():
+        assert any(tell in after for tell in tells), name
+
+
+@pytest.mark.parametrize("path", LESSON_06, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lesson_06_writes_no_fill_answer_in_its_text(path):
+    """A markdown cell cannot wait for an answer, so none of lesson 06's, in either edition,
+    states 06.random_fill's answer (ln 2, about 69%): the exercise's explanation and the held
+    back key points say it once the learner has answered."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"])
+            assert not re.search(r"ln\s*2|69\s*%|69[.,]\d\s*%", text), text
 
 
 def test_a_claim_card_waits_until_its_exercise_is_tried(kernel):
