@@ -376,3 +376,59 @@ def test_redacting_any_text_twice_changes_nothing(pieces):
     """Whatever the text, redacting what was redacted gives it back unchanged."""
     once = _redact.redact("".join(pieces))
     assert _redact.redact(once) == once
+
+
+# The secrets labkit was given, from the command line -----------------------------------------
+
+HALVES = ["SEKpart1", "SEKpart2"]
+
+
+@pytest.mark.parametrize("dsn", [
+    # libpq reads password "SEKpart1" and host "SEKpart2@127.0.0.1", and says it cannot
+    # resolve that host.
+    "postgresql://u:SEKpart1@SEKpart2@127.0.0.1:{port}/db?connect_timeout=2",
+    # libpq reads password "SEKpart1 SEKpart2" (the connection works with it).
+    "host=127.0.0.1 port={port} user=alice password=SEKpart1\\ SEKpart2 connect_timeout=2",
+])
+def test_no_piece_of_the_dsn_password_reaches_any_output(tmp_path, dsn):
+    """``labkit doctor`` (text and --json) and ``labkit run`` (terminal, report.md,
+    report.html, results.json) with LABKIT_POSTGRES_DSN holding each form: no half of the
+    password shows (before, libpq's "failed to resolve host 'SEKpart2@127.0.0.1'" was copied
+    into every one of them)."""
+    port = servers.free_port()
+    env = {**os.environ, "LABKIT_POSTGRES_DSN": dsn.format(port=port),
+           "LABKIT_MONGODB_URI": f"mongodb://bob:SEKpart1@SEKpart2@127.0.0.1:{port}/"
+                                 "?serverSelectionTimeoutMS=300"}
+    out = tmp_path / "report"
+    shown = []
+    for argv in (["doctor"], ["doctor", "--json"],
+                 ["run", "--claims", "U7", "--out", str(out)]):
+        result = subprocess.run([sys.executable, "-m", "labkit", *argv], capture_output=True,
+                                text=True, timeout=180, env=env)
+        assert "Traceback" not in result.stderr
+        shown.append(result.stdout + result.stderr)
+    shown += [path.read_text(encoding="utf-8") for path in sorted(out.iterdir())]
+    assert len(shown) == 6
+    for text in shown:
+        _assert_hidden(text, HALVES)
+    assert any("PostgreSQL" in text and "***" in text for text in shown[:2])
+
+
+@pytest.mark.parametrize(("make", "field", "address"), [
+    (servers.MongoServer, "uri", "mongodb://alice:Pa55wOrd@127.0.0.1:27017/?authSource=admin"),
+    (servers.PostgresServer, "dsn", "host=127.0.0.1 user=alice password=Pa55wOrd dbname=app"),
+    (servers.PostgresServer, "dsn", "postgresql://alice:Pa55wOrd@127.0.0.1:5432/postgres"),
+])
+def test_a_servers_repr_hides_its_password(make, field, address):
+    """What a notebook shows for ``labkit.mongodb()`` or ``session().postgres()`` (the cell's
+    last value: its repr, through IPython's pretty printer) hides the password and keeps the
+    rest (before, the dataclass's own repr showed ``uri='mongodb://alice:Pa55wOrd@…'``)."""
+    from IPython.lib.pretty import pretty
+
+    server = make(**{field: address}, how="uri", version="7.0.14")
+    for shown in (repr(server), pretty(server)):
+        assert "Pa55wOrd" not in shown
+        assert shown.startswith(f"{make.__name__}(")
+        assert f"{field}='{_redact.redact(address)}'" in shown
+        assert "how='uri'" in shown
+        assert "version='7.0.14'" in shown

@@ -14,7 +14,7 @@ import re
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -60,6 +60,12 @@ def version_matches(actual: str, wanted: str | None) -> bool:
 def redact(uri: str) -> str:
     """Hide the password in a connection string, whatever its form (URI, query, key-value)."""
     return _redact.redact(uri)
+
+
+def _shown_value(value: object) -> str:
+    """A field's value in a repr: a string redacted, then quoted (so that its closing quote is
+    not read as part of a DSN's last value); anything else's repr, redacted."""
+    return repr(redact(value)) if isinstance(value, str) else redact(repr(value))
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,9 @@ def sort_out(found: Stale, name: str, mark: object, *, stale: bool,
 H = TypeVar("H", covariant=True)  # what ``fresh_database`` hands back: a database handle, or a DSN
 
 
-@dataclass(kw_only=True)
+# repr=False, here and on each vendor's class: the repr below is the one (a generated one would
+# show the URI's or DSN's password in a notebook, which shows a cell's last value by its repr).
+@dataclass(kw_only=True, repr=False)
 class Server(ABC, Generic[H]):
     """A running server: how labkit got it (``how``), its exact version, the folder of a server
     labkit started, and the databases this object created on it.
@@ -362,6 +370,13 @@ class Server(ABC, Generic[H]):
     def describe(self) -> str:
         """One line: engine, version and where it came from (its password hidden)."""
         return self.info().line()
+
+    def __repr__(self) -> str:
+        """The dataclass's fields and values, as its generated repr gives them, every secret
+        in them hidden (``uri='mongodb://alice:***@…'``)."""
+        shown = ", ".join(f"{item.name}={_shown_value(getattr(self, item.name))}"
+                          for item in fields(self) if item.repr)
+        return f"{type(self).__name__}({shown})"
 
     def __enter__(self) -> Self:
         return self

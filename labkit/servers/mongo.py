@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from labkit import _redact
+
 # Spelled in _defaults, which the command line's help reads without importing servers.
 from labkit._defaults import DEFAULT_CACHE_GB as DEFAULT_CACHE_GB
 from labkit._defaults import MONGO_MODES as MONGO_MODES
@@ -205,7 +207,7 @@ class _Renewer:
         self._thread.join(timeout=5)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)  # the repr is Server's: it hides the password
 class MongoServer(Server["Database[Document]"]):
     """A running MongoDB server: where it is, how labkit got it, its version and its cache."""
 
@@ -385,6 +387,9 @@ class MongoServer(Server["Database[Document]"]):
             uri = os.environ.get("LABKIT_MONGODB_URI")
             if not uri:
                 return Message(N_("not set"))
+            # Its passwords are hidden from now on wherever a piece of one shows (remembered
+            # whole first: a password with a space would be split with the list below).
+            _redact.remember(uri)
             several = uri.split()
             return _among(several, version) if len(several) > 1 else from_uri(
                 uri, version)

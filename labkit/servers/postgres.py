@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from labkit import _defaults
+from labkit import _defaults, _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
 from labkit.i18n import N_, Message
 from labkit.names import engine_name
@@ -65,7 +65,7 @@ def _lease_key(name: str) -> int:
     return zlib.crc32(name.encode()) - 2**31  # a signed int4, as pg_advisory_lock takes
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)  # the repr is Server's: it hides the password
 class PostgresServer(Server[str]):
     """A running PostgreSQL server: DSN, how labkit got it, its exact version and what the DSN's
     role may do (a superuser may create the B-tree lesson's extensions).
@@ -181,7 +181,12 @@ class PostgresServer(Server[str]):
 
         def by_dsn() -> PostgresServer | str:
             dsn = os.environ.get("LABKIT_POSTGRES_DSN")
-            return from_dsn(dsn, version) if dsn else Message(N_("not set"))
+            if not dsn:
+                return Message(N_("not set"))
+            # Its password is hidden from now on wherever a piece of it shows, libpq's own
+            # messages among them ("failed to resolve host 'half@…'").
+            _redact.remember(dsn)
+            return from_dsn(dsn, version)
 
         def local() -> PostgresServer | str:
             bindir = find_postgres_bin()
