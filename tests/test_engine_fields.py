@@ -5,13 +5,19 @@ report's header and ``labkit check``'s outputs read those fields, never a line c
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import importlib.metadata
+import re
+from pathlib import Path
 
 import pytest
 
+import labkit
 from labkit import names, servers
 from labkit._version import __version__ as labkit_version
+from labkit.claims.claim import Observation
+from labkit.experiments import catalogue as claims
 from labkit.names import EngineInfo
 from labkit.outputs import report
 from labkit.run import check as claimcheck
@@ -105,3 +111,156 @@ def test_a_runs_context_records_the_servers_it_used():
     ctx = runner.Context()
     ctx._servers["postgres"] = server
     assert ctx.engines() == [server.info()]
+
+
+# Each row's engine ------------------------------------------------------------------------
+
+
+def _rows(data: dict, claim_id: str) -> list[tuple]:
+    """``(engine, engine_key, engine_name, engine_version)`` of a claim's rows in results.json."""
+    (claim,) = [c for c in data["claims"] if c["id"] == claim_id]
+    return [(r["engine"], r["engine_key"], r["engine_name"], r["engine_version"])
+            for r in claim["results"]]
+
+
+def test_an_offline_runs_rows_name_each_engine_apart_from_the_rows_label(offline_session):
+    """In a run with no server, each row of results.json names its engine by key and name
+    beside its label: U6's model rows are the model whatever their split policy, SQLite and
+    WiredTiger keep their versions, PostgreSQL's row is not run yet still PostgreSQL's; U1's
+    generator, a library, has no key and its label for a name; a MongoDB claim that never
+    reached an engine has none (claims U1, U6, D1; docs/report.md, "results.json")."""
+    import sqlite3
+
+    import uuid_utils
+
+    run = runner.run([claims.get(i) for i in ("U1", "U6", "D1")], offline_session)
+    data = run.to_dict()
+    assert data["engines"] == []
+    assert data["engine_details"] == []
+    assert _rows(data, "U1") == [("uuid_utils", None, "uuid_utils", str(uuid_utils.__version__))]
+    model = f"labkit {labkit_version}"
+    rows = _rows(data, "U6")
+    assert rows[:3] == [("model (50/50 splits)", "model", "model", model),
+                        ("model (rightmost splits)", "model", "model", model),
+                        ("SQLite", "sqlite", "SQLite", sqlite3.sqlite_version)]
+    assert rows[3] == ("PostgreSQL", "postgres", "PostgreSQL", "")
+    assert rows[4][:3] == ("WiredTiger", "wiredtiger", "WiredTiger")
+    assert _rows(data, "D1") == [(None, None, None, "")]
+    states = dict(report.engine_states(run))
+    assert states["model"] == model
+    assert states["SQLite"] == sqlite3.sqlite_version
+    assert states["MongoDB"].startswith("not available")
+
+
+@pytest.mark.postgres
+def test_a_run_on_postgresql_records_the_server_and_its_rows_as_fields(postgres_server):
+    """A run with PostgreSQL records the server in engine_details (key, name, exact version,
+    how labkit got it, its address with the password hidden) and every PostgreSQL row, U5's
+    "PostgreSQL · size" among them, under key postgres and name PostgreSQL with that version;
+    SQLite's rows beside them keep theirs (claims U5, U6)."""
+    import sqlite3
+
+    with runner.Context(btree_n=2_000, postgres_provider=lambda: postgres_server) as ctx:
+        run = runner.run([claims.get("U6"), claims.get("U5")], ctx)
+    data = run.to_dict()
+    (detail,) = data["engine_details"]
+    assert detail == {"key": "postgres", "name": "PostgreSQL",
+                      "version": postgres_server.version, "detail": "",
+                      "how": postgres_server.how,
+                      "address": servers.redact(postgres_server.address), "settings": "",
+                      "not_run": False}
+    assert ":***@" in detail["address"] or "@" not in detail["address"]
+    assert data["engines"] == [postgres_server.describe()]
+    rows = _rows(data, "U6") + _rows(data, "U5")
+    postgres = [row for row in rows if row[1] == "postgres"]
+    assert [row[0] for row in postgres] == ["PostgreSQL", "PostgreSQL · size",
+                                            "PostgreSQL · write amplification",
+                                            "PostgreSQL · cache churn"]
+    assert {row[2:] for row in postgres[:3]} == {("PostgreSQL", postgres_server.version)}
+    sqlite = [row for row in rows if row[1] == "sqlite"]
+    assert len(sqlite) == 4
+    assert {row[2] for row in sqlite} == {"SQLite"}
+    assert {row[3] for row in sqlite if row[3]} == {sqlite3.sqlite_version}
+    states = dict(report.engine_states(run))
+    assert states["PostgreSQL"] == postgres_server.info().state()
+    assert states["SQLite"] == sqlite3.sqlite_version
+
+
+def test_a_row_whose_engine_name_has_a_space_keeps_it_whole(monkeypatch):
+    """A row labelled "Some Engine (half) · size" of an engine named "Some Engine" is listed
+    in the header and in results.json under that whole name, from its key, not from its label."""
+    monkeypatch.setitem(names.ENGINE_NAMES, "some", "Some Engine")
+    u5 = claims.get("U5")
+    row = Result(u5, "holds", Observation({}, "Some Engine (half) · size", "2.1",
+                                          engine_key="some"))
+    run = _run([row], [])
+    assert report.engine_states(run) == [("Some Engine", "2.1")]
+    (result,) = run.to_dict()["claims"][0]["results"]
+    assert (result["engine"], result["engine_key"], result["engine_name"]) == (
+        "Some Engine (half) · size", "some", "Some Engine")
+    assert "- Some Engine: " + report.escape.markdown("2.1") in report.markdown(run)
+
+
+def test_a_checks_rows_carry_their_engines_key():
+    """Each cell of a claim check carries its engine's key and name beside its label ("model
+    (labkit's rules for MongoDB 8.0)"), and a column without its engine keeps its key too."""
+    specs = claimcheck.claimfiles.load(["claims/lesson01_dates.yaml"])[:1]
+    with pytest.MonkeyPatch.context() as patch:
+        def no_server(version, mode):
+            raise servers.ServerUnavailable("no server here. Hint: none")
+
+        patch.setattr(claimcheck, "_one_server", no_server)
+        result = claimcheck.check(specs, ["model", "mongodb"])
+    data = result.run.to_dict()
+    assert [(r["engine"], r["engine_key"], r["engine_name"]) for r in
+            data["claims"][0]["results"]] == [
+        (claimcheck.ModelEngine.name, "model", "model"), ("MongoDB", "mongodb", "MongoDB")]
+
+
+# No code cuts an engine's words apart -----------------------------------------------------
+
+_SPLITS = {"split", "rsplit", "partition", "rpartition"}
+_ENGINE_WORDS = re.compile(r"engine|label|\.name\b|describe")
+
+
+def _label_splits(source: str) -> list[str]:
+    """Where ``source`` cuts an engine's words: ``split``/``partition`` (and their r-forms)
+    called on an expression naming an engine, a label, a ``.name`` or a description, or on a
+    loop variable that runs over something's ``engines``."""
+    tree = ast.parse(source)
+    over_engines = {node.target.id for node in ast.walk(tree)
+                    if isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+                    and "engines" in (ast.get_source_segment(source, node.iter) or "")}
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _SPLITS):
+            receiver = ast.get_source_segment(source, node.func.value) or ""
+            if _ENGINE_WORDS.search(receiver) or receiver in over_engines:
+                found.append((node.lineno, f"{node.lineno}: {receiver}.{node.func.attr}"))
+    return [hit for _line, hit in sorted(found)]
+
+
+def test_the_scan_finds_the_ways_labels_were_cut():
+    """The scan below is not blind: it finds each way labkit once cut an engine's words (a
+    run's engine lines at their first space, a row's label at " (" and " · ", an engine's
+    name at " (")."""
+    old = '''
+for line in run.engines:
+    name, _space, rest = line.partition(" ")
+name = row.engine.split(" (", 1)[0]
+label = f"{self.name.split(' (')[0]} {self.version}"
+text = engine.name.split(" (")[0]
+'''
+    assert [hit.split(": ", 1)[1] for hit in _label_splits(old)] == [
+        "line.partition", "row.engine.split", "self.name.split", "engine.name.split"]
+
+
+def test_no_code_under_labkit_cuts_an_engines_words_apart():
+    """No module of labkit splits or partitions an engine's label, name, description or a
+    run's engine lines: every part is a field where it is first known (``names.EngineInfo``,
+    ``Observation.engine_key``)."""
+    package = Path(labkit.__file__).parent
+    hits = [f"{path.relative_to(package)}:{hit}" for path in sorted(package.rglob("*.py"))
+            for hit in _label_splits(path.read_text(encoding="utf-8"))]
+    assert hits == []

@@ -21,8 +21,8 @@ from labkit.run.results import ClaimResult, Result, Run
 
 CLAIM_FIELDS = {"id", "title", "topic", "kind", "source", "experiment", "lesson", "verdict",
                 "expected", "results"}
-ROW_FIELDS = {"verdict", "engine", "engine_version", "observed", "reason", "missing",
-              "missing_detail", "hint", "evidence", "seconds"}
+ROW_FIELDS = {"verdict", "engine", "engine_version", "engine_key", "engine_name", "observed",
+              "reason", "missing", "missing_detail", "hint", "evidence", "seconds"}
 
 
 def _offline(kind: str):

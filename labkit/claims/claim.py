@@ -131,6 +131,10 @@ class Observation:
     missing: str = ""  # a server kind that could not be had ("mongodb", ...): the not-run cause
     missing_detail: str = ""  # what failed when it was sought, without the hint
     hint: str = ""  # what to do about it
+    # The engine's key (``names.ENGINE_NAMES``: ``sqlite``, ``mongodb``) where it is one of
+    # labkit's engines, so that no output reads it back out of ``engine``, the row's label
+    # ("SQLite · size"); empty for a library observed directly (``pymongo bson``).
+    engine_key: str = ""
 
 
 def note_text(observation: Observation, shown: bool = False) -> str:
@@ -146,22 +150,24 @@ def note_text(observation: Observation, shown: bool = False) -> str:
     return shown_text(note) if shown else note
 
 
-def not_run(engine: str, reason: str) -> Observation:
-    """An engine this claim is judged on could not be had: reported as not run, with why."""
-    return Observation(None, engine, "", not_run=reason)
+def not_run(engine: str, reason: str, key: str = "") -> Observation:
+    """An engine this claim is judged on could not be had: reported as not run, with why
+    (``key``: the engine's key, as ``Observation.engine_key``)."""
+    return Observation(None, engine, "", not_run=reason, engine_key=key)
 
 
-def needs(kind: str, exc: ServerUnavailable, engine: str = "") -> Observation:
+def needs(kind: str, exc: ServerUnavailable, engine: str = "", key: str = "") -> Observation:
     """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
     ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
     return Observation(None, engine, "", not_run=Message(N_("needs {kind}: {summary}"),
                                                          kind=kind, summary=exc.summary()),
-                       missing=kind, missing_detail=exc.what_failed(), hint=exc.hint)
+                       missing=kind, missing_detail=exc.what_failed(), hint=exc.hint,
+                       engine_key=key)
 
 
-def errored(engine: str, exc: BaseException, version: str = "") -> Observation:
+def errored(engine: str, exc: BaseException, version: str = "", key: str = "") -> Observation:
     """An engine's experiment failed: that engine's verdict is ``error``, with the cause."""
-    return Observation(None, engine, version, error=one_line(exc))
+    return Observation(None, engine, version, error=one_line(exc), engine_key=key)
 
 
 class Context(Protocol):
@@ -183,9 +189,10 @@ class Context(Protocol):
         ...
 
     def guard(self, engine: str, attempt: Callable[[], T], *, version: str = "",
-              kind: str = "") -> T | Observation:
+              kind: str = "", key: str = "") -> T | Observation:
         """``attempt()`` for one engine of several, or the observation saying why that engine
-        gave none (an error, or not run where ``kind`` cannot be had)."""
+        gave none (an error, or not run where ``kind`` cannot be had); ``key`` is the engine's
+        key, which that observation keeps."""
         ...
 
 

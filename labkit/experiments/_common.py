@@ -102,7 +102,7 @@ def compare_with_model(ctx: Context, name: str, questions: Questions,
             N_("the model disagrees with the server on: {questions}"))
     return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note,
                        note_values={"questions": ", ".join(disagreements)} if disagreements
-                       else {})
+                       else {}, engine_key="mongodb")
 
 
 def model_answers(questions: Questions) -> dict[str, Any]:

@@ -91,7 +91,8 @@ def silent_misses(ctx: Context) -> Observation:
          "string_hidden_from_number": 2 not in found,
          "date_hidden_from_string": dates.observed["string_operand"] == []},
         engine_name("mongodb"), ctx.mongodb().version, numbers.evidence + dates.evidence,
-        note=N_("int, long, double and decimal 42 all match 42; no query raised an error"))
+        note=N_("int, long, double and decimal 42 all match 42; no query raised an error"),
+        engine_key="mongodb")
 
 
 @claim("X1", title="$expr compares across types (\"42\" > 0); $ne and $nin do not bracket",

@@ -173,10 +173,11 @@ def per_engine(ctx: Loads, rows: Sequence[str],
                            [r.summary() for r in measured.results], note=note,
                            note_values=values,
                            figure=Figure("btree_summary", (measured.to_dict(),))
-                           if figure else None)
+                           if figure else None, engine_key=ROWS[row].engine)
 
     def observed(row: str) -> Observation:
-        return ctx.guard(ROWS[row].label, lambda: attempt(row), kind=ROWS[row].engine)
+        return ctx.guard(ROWS[row].label, lambda: attempt(row), kind=ROWS[row].engine,
+                         key=ROWS[row].engine)
 
     return [observed(row) for row in rows]
 
@@ -440,7 +441,7 @@ def postgres_uuidv7(ctx: Context) -> Observation:
     if major < 18:
         return not_run(server.engine, Message(N_(
             "PostgreSQL {version} has no uuidv7(); it came in 18 (set LABKIT_POSTGRES_DSN to a "
-            "PostgreSQL 18 server, or use Docker)"), version=server.version))
+            "PostgreSQL 18 server, or use Docker)"), version=server.version), key=server.key)
     dsn = server.fresh_database("u7")
     try:
         with server.connect(dsn) as conn:
@@ -453,7 +454,8 @@ def postgres_uuidv7(ctx: Context) -> Observation:
         server.drop_created()
     return Observation({"versions": sorted({u.version for u in ids}),
                         "in_insert_order": ids == sorted(ids, key=lambda u: u.bytes)},
-                       server.engine, server.version, [uuids.explain(u) for u in ids[:3]])
+                       server.engine, server.version, [uuids.explain(u) for u in ids[:3]],
+                       engine_key=server.key)
 
 
 EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memory page splits"
@@ -558,7 +560,7 @@ def key_points(ctx: Loads, grown: dict[str, Any], writes_shown: bool = True) -> 
     from labkit.i18n import percent
 
     def loaded(engine: str) -> Measurement | Observation:
-        return ctx.guard(engine, lambda: ctx.btree_load(engine, KINDS), kind=engine)
+        return ctx.guard(engine, lambda: ctx.btree_load(engine, KINDS), kind=engine, key=engine)
 
     lines = []
     engines = [loaded(engine) for engine in ("sqlite", "postgres", "wiredtiger")]

@@ -67,7 +67,8 @@ def date_is_utc_millis(ctx: Context) -> Observation:
                        engine_name("mongodb"), ctx.mongodb().version,
                        [{"stored": str(d["d"]), "millis": r.get("millis"),
                          "read_back": read_back(r)} for d, r in zip(docs, rows, strict=True)],
-                       note=N_("microseconds are cut to milliseconds; +07:00 comes back as UTC"))
+                       note=N_("microseconds are cut to milliseconds; +07:00 comes back as UTC"),
+                       engine_key="mongodb")
 
 
 # The questions are the kit's claim files' (claims/lesson01_dates.yaml), by ID.

@@ -98,7 +98,7 @@ def server_generated(ctx: Context) -> Observation:
         + [{"made_by": "client (pymongo)", **objectid.explain(client_id)}],
         note=N_("the update reply named no ObjectId as the upserted _id of {count} of the "
                 "2 upserts") if missing else "",
-        note_values={"count": missing} if missing else {})
+        note_values={"count": missing} if missing else {}, engine_key="mongodb")
 
 
 O8_SECOND = int(dt.datetime(2026, 10, 8, tzinfo=dt.UTC).timestamp())
@@ -154,7 +154,7 @@ def range_boundaries(ctx: Context) -> Observation:
         [{"boundary": "ObjectId.from_datetime", "hex": str(bound), "count": from_bound},
          {"boundary": "an ID made at that second", "hex": made_at, "count": from_made_at}],
         note=N_("25 documents were inserted in the second and the one after, 5 the second "
-                "before"))
+                "before"), engine_key="mongodb")
 
 
 @claim("O9", title="Within one second _id order follows the random value, not time: "
@@ -186,7 +186,8 @@ def order_across_processes(ctx: Context) -> Observation:
         engine_name("mongodb"), ctx.mongodb().version, table,
         note=N_("{tries} tries (each with two fresh processes) until B sorted first"),
         note_values={"tries": tries},
-        figure=Figure("id_rank", (table, N_("Insert time against _id rank"))))
+        figure=Figure("id_rank", (table, N_("Insert time against _id rank"))),
+        engine_key="mongodb")
 
 
 def clock_skew(skew_s: int = -2) -> list[dict[str, str]]:

@@ -218,10 +218,8 @@ def engine_states(run: Run) -> list[tuple[str, str]]:
     for engine in run.engines:
         states[engine.name] = engine.state()
     for row in run.rows:
-        if row.engine and row.engine_version:
-            # the engine alone: no split policy, no U5 part ("SQLite · size")
-            name = row.engine.split(" (", 1)[0].split(" \u00b7 ", 1)[0]
-            states.setdefault(name, row.engine_version)
+        if row.engine_name and row.engine_version:  # the engine, not the row's label
+            states.setdefault(row.engine_name, row.engine_version)
     return list(states.items())
 
 

@@ -149,7 +149,8 @@ def _speaks_for_text(engine: Engine, versions: str) -> Message:
 def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
     """Run a claim's reads on one engine and judge them: ``(observation, verdict)``."""
     def not_run(reason: str) -> tuple[Observation, str]:
-        return Observation(None, engine.name, engine.version, not_run=reason), NOT_RUN
+        return Observation(None, engine.name, engine.version, not_run=reason,
+                           engine_key=engine.key), NOT_RUN
 
     if spec.skip_reason:
         return not_run(Message(N_("the test is marked skip: {why}"), why=spec.skip_reason))
@@ -184,7 +185,8 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
                 for step, answer in zip(steps, answers, strict=True)]
     observation = Observation(shown[0] if len(shown) == 1 else shown, engine.name,
                               engine.version, evidence,
-                              note=joined("; ", [*notes, *skipped, *unjudged]))
+                              note=joined("; ", [*notes, *skipped, *unjudged]),
+                              engine_key=engine.key)
     return observation, HOLDS if all(item[0] for item in judged) else FAILS
 
 
@@ -347,9 +349,10 @@ def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
          why: str) -> Result:
     """One cell of the matrix: the claim judged on one engine, inside the run's guard."""
     if engine is None:
-        return judge(claim, not_run(engine_name(name), why))
+        return judge(claim, not_run(engine_name(name), why, name))
     started = time.perf_counter()
-    outcome = guarded(engine.name, lambda: observe(spec, engine), version=engine.version)
+    outcome = guarded(engine.name, lambda: observe(spec, engine), version=engine.version,
+                      key=engine.key)
     seconds = time.perf_counter() - started
     if isinstance(outcome, Observation):  # the engine failed: that cell's error
         return judge(claim, outcome, seconds)

@@ -33,13 +33,14 @@ T = TypeVar("T")
 
 
 def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: str = "",
-            passes: tuple[type[BaseException], ...] = ()) -> T | Observation:
+            key: str = "", passes: tuple[type[BaseException], ...] = ()) -> T | Observation:
     """``attempt()`` for one engine, or the observation that says why that engine gave none.
 
     ``kind`` names the server the attempt starts (``postgres``, ``wiredtiger``…): where it
     cannot be had, the engine is not run with what is missing and the hint. Without a
     ``kind``, a missing server is an error like any other. ``Unobservable`` is not run;
-    ``passes`` are raised on (a bad request is the caller's, not the engine's).
+    ``passes`` are raised on (a bad request is the caller's, not the engine's). ``key`` is the
+    engine's key (``names.ENGINE_NAMES``), kept by the observation as ``engine_key``.
     """
     try:
         return attempt()
@@ -47,17 +48,17 @@ def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: s
         raise
     except Exception as exc:
         raise_if_stopping(exc)  # a stop unwinding the run is no verdict, whatever it became
-        return _failed(engine, exc, version, kind)
+        return _failed(engine, exc, version, kind, key)
 
 
-def _failed(engine: str, exc: Exception, version: str, kind: str) -> Observation:
+def _failed(engine: str, exc: Exception, version: str, kind: str, key: str) -> Observation:
     """Why ``engine`` gave no observation: a missing server, a statistic it does not give, or
     an error (one engine's failure is that engine's alone)."""
     if isinstance(exc, ServerUnavailable) and kind:
-        return needs(kind, exc, engine)
+        return needs(kind, exc, engine, key)
     if isinstance(exc, Unobservable):
-        return not_run(engine, unobservable_reason(exc))
-    return errored(engine, exc, version)
+        return not_run(engine, unobservable_reason(exc), key)
+    return errored(engine, exc, version, key)
 
 
 def unobservable_reason(exc: Unobservable) -> str:

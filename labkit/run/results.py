@@ -34,7 +34,7 @@ from labkit.claims.claim import (
 from labkit.errors import Shown
 from labkit.experiments.catalogue import lesson_of
 from labkit.i18n import _, shown
-from labkit.names import EngineInfo
+from labkit.names import EngineInfo, engine_name
 
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
 SCHEMA = "labkit-results/1"
@@ -59,6 +59,21 @@ class Result:
     def engine_version(self) -> str | None:
         """The exact version of that engine."""
         return self.observation.engine_version if self.observation else None
+
+    @property
+    def engine_key(self) -> str | None:
+        """That engine's key (``sqlite``, ``mongodb``), as the observation recorded it; None when
+        no engine was reached or the engine is a library observed directly."""
+        return (self.observation.engine_key or None) if self.engine and self.observation \
+            else None
+
+    @property
+    def engine_name(self) -> str | None:
+        """That engine's display name, without what the row's label adds ("SQLite" for
+        "SQLite · size"): the name of its key, else the label, which then is the name."""
+        if not self.engine:
+            return None
+        return engine_name(self.engine_key) if self.engine_key else str(self.engine)
 
     @property
     def where(self) -> str:
@@ -115,6 +130,8 @@ class Result:
             "verdict": self.verdict,
             "engine": self.engine,
             "engine_version": self.engine_version,
+            "engine_key": self.engine_key,
+            "engine_name": self.engine_name,
             "observed": self.observed,
             "reason": self.reason,
             "missing": self.missing,

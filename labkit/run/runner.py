@@ -198,10 +198,11 @@ class Context(BTreeContext[Measurement]):
     # Claims ------------------------------------------------------------------------------
 
     def guard(self, engine: str, attempt: Callable[[], T], *, version: str = "",
-              kind: str = "") -> T | Observation:
+              kind: str = "", key: str = "") -> T | Observation:
         """``guard.guarded`` for an experiment that observes several engines: one engine's
-        failure is that engine's row (an error, or not run where ``kind`` cannot be had)."""
-        return guarded(engine, attempt, version=version, kind=kind)
+        failure is that engine's row (an error, or not run where ``kind`` cannot be had), which
+        keeps the engine's ``key``."""
+        return guarded(engine, attempt, version=version, kind=kind, key=key)
 
     def claim_result(self, claim: Claim) -> ClaimResult:
         """``run_claim`` once per context: a lesson's exercises and its verdict card quote the
@@ -283,7 +284,7 @@ class Context(BTreeContext[Measurement]):
         for engine in engines:
             measured = guarded(engine, functools.partial(self.btree_load, engine, kinds, n,
                                                          **options),
-                               kind=engine, passes=(BadInput,))
+                               kind=engine, key=engine, passes=(BadInput,))
             if not isinstance(measured, Observation):
                 out[engine] = measured
             elif measured.error:
@@ -316,7 +317,8 @@ def run_claim(claim: Claim, ctx: Context) -> ClaimResult:
     missing = first_missing(ctx, claim.needs)
     if missing is not None:
         return ClaimResult(claim, [judge(claim, needs(*missing))])
-    engine, version = ctx.running(claim.needs[0]) if claim.needs else ("", "")
+    key = claim.needs[0] if claim.needs else ""  # the engine a failure of the whole claim is on
+    engine, version = ctx.running(key) if key else ("", "")
 
     def experiment() -> Observation | list[Observation]:
         try:
@@ -329,7 +331,7 @@ def run_claim(claim: Claim, ctx: Context) -> ClaimResult:
             ctx.release_databases()
 
     started = time.perf_counter()
-    outcome = guarded(engine, experiment, version=version)
+    outcome = guarded(engine, experiment, version=version, key=key)
     elapsed = time.perf_counter() - started
     observations = outcome if isinstance(outcome, list) else [outcome]
     return ClaimResult(claim, [judge(claim, obs, elapsed) for obs in observations])
