@@ -66,11 +66,13 @@ def test_results_json_carries_each_server_as_fields_beside_its_line():
 
 def test_a_server_whose_name_has_a_space_keeps_it_whole_in_the_header(monkeypatch):
     """A server named "Some Engine" is listed under that whole name, its version and place
-    after it; a header that cut its line at the first space listed "Some" with "Engine 2.1 (…)"."""
+    after it; a header that cut its line at the first space listed "Some" with "Engine 2.1
+    (…)"."""
     monkeypatch.setitem(names.ENGINE_NAMES, "some", "Some Engine")
     info = EngineInfo("some", "2.1", how="local", address="postgresql://127.0.0.1:4000/db")
     run = _run([], [info])
-    assert report.engine_states(run) == [("Some Engine", "2.1 (local: postgresql://127.0.0.1:4000/db)")]
+    assert report.engine_states(run) == [
+        ("Some Engine", "2.1 (local: postgresql://127.0.0.1:4000/db)")]
     assert "- Some Engine: " in report.markdown(run)
     assert "<li><b>Some Engine</b>: 2.1 (local: postgresql://127.0.0.1:4000/db)</li>" in \
         report.html_report(run)
@@ -203,7 +205,9 @@ def test_a_row_whose_engine_name_has_a_space_keeps_it_whole(monkeypatch):
 
 def test_a_checks_rows_carry_their_engines_key():
     """Each cell of a claim check carries its engine's key and name beside its label ("model
-    (labkit's rules for MongoDB 8.0)"), and a column without its engine keeps its key too."""
+    (labkit's rules for MongoDB 8.0)"), and a column without its engine keeps its key too; the
+    header lists that column as "MongoDB: not run" (its line once cut at the first space gave
+    "MongoDB:: not run")."""
     specs = claimcheck.claimfiles.load(["claims/lesson01_dates.yaml"])[:1]
     with pytest.MonkeyPatch.context() as patch:
         def no_server(version, mode):
@@ -215,6 +219,8 @@ def test_a_checks_rows_carry_their_engines_key():
     assert [(r["engine"], r["engine_key"], r["engine_name"]) for r in
             data["claims"][0]["results"]] == [
         (claimcheck.ModelEngine.name, "model", "model"), ("MongoDB", "mongodb", "MongoDB")]
+    assert dict(report.engine_states(result.run))["MongoDB"] == "not run"
+    assert "- MongoDB: not run" in report.markdown(result.run)
 
 
 # No code cuts an engine's words apart -----------------------------------------------------
