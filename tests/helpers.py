@@ -1,6 +1,6 @@
 """What several test modules share: running the command line as a user would, starting a child
-that a test will signal, and the two tests every lesson's experiments module gets (its claims
-hold offline, and on a real server)."""
+that a test will signal and waiting for what it does, a database name no test made, and the two
+tests every lesson's experiments module gets (its claims hold offline, and on a real server)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import uuid
 
 import pytest
 
@@ -57,6 +59,29 @@ def sleeper(seconds: int = 60) -> subprocess.Popen:
     assert child.stdout.readline().strip() == "ready"
     child.stdout.close()
     return child
+
+
+POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="uses POSIX signals and a shell script")
+
+
+def kill(process: subprocess.Popen) -> None:
+    """Kill ``process`` and reap it."""
+    process.kill()
+    process.wait()
+
+
+def wait_until(condition, seconds: float = 30) -> bool:
+    """Whether ``condition()`` holds within ``seconds``, asked every tenth of a second."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return condition()
+
+
+def others_database_name() -> str:
+    """A name for a database the server object did not create: labkit_-prefixed and random, so
+    that a test never drops a user's database of a fixed name."""
+    return f"labkit_not_created_by_this_object_{uuid.uuid4().hex[:8]}"
 
 
 def in_process(argv: list[str]) -> tuple[int, str, str]:
