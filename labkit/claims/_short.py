@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from labkit.claims._source import Node, extended_json, said
+from labkit.claims._source import Node, extended_json, said, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
@@ -27,7 +27,11 @@ class _Where:
 
     def error(self, problem: Message, *at: str | int) -> BadInput:
         """The error for a problem at ``at`` (keys and indexes inside the claim)."""
-        path, line = str(self.path), self.node.line_of(*at)
+        return self.error_on(self.node.line_of(*at), problem)
+
+    def error_on(self, line: int, problem: Message) -> BadInput:
+        """The error for a problem on ``line`` of the file, inside this claim."""
+        path = str(self.path)
         if self.claim_id:
             return BadInput(Message(N_("{path}:{line:d}: claim {id}: {problem}"), path=path,
                                     line=line, id=repr(self.claim_id), problem=problem))
@@ -35,7 +39,11 @@ class _Where:
                                 problem=problem))
 
     def bson(self, value: Any, what: str, *at: str | int) -> Any:
-        """``value`` read as Extended JSON; a mistake is the claim's error at ``at``."""
+        """``value`` read as Extended JSON; a mistake is the claim's error at ``at``, and an
+        unquoted value in mongosh's notation is refused on its own line."""
+        found = shell_notation(self.node.at(*at))
+        if found is not None:
+            raise self.error_on(found.line, found.problem)
         try:
             return extended_json(value, what)
         except BadInput as exc:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import yaml
 
     from labkit.claims._bounded_yaml import _Bounded
+    from labkit.claims._shell import Notation
 
 
 class Node:
@@ -38,6 +39,22 @@ class Node:
             if getattr(key_node, "value", None) == name:
                 return Node(value_node)
         return None
+
+    def at(self, *path: str | int) -> Node | None:
+        """The node of the value at ``path`` (keys and indexes), or None where there is none."""
+        node: Node | None = self
+        for part in path:
+            if node is None:
+                return None
+            if isinstance(part, int):
+                items = node.node.value
+                if not isinstance(items, list) or not 0 <= part < len(items) or isinstance(
+                        items[part], tuple):
+                    return None
+                node = node.item(part)
+            else:
+                node = node.key(part)
+        return node
 
     def line_of(self, *path: str | int) -> int:
         """The line of the value at ``path`` (keys and indexes), or of the nearest one above."""
@@ -121,6 +138,14 @@ def _load(loader: _Bounded) -> tuple[Any, Node]:
         return loader.construct_document(node), Node(node)
     finally:
         loader.dispose()
+
+
+def shell_notation(node: Node | None) -> Notation | None:
+    """The first unquoted value in mongosh's notation (``NumberDecimal("42.00")``) at or under
+    ``node``, which a claim file refuses (``_shell``); None where there is none."""
+    from labkit.claims._shell import find_notation
+
+    return find_notation(node.node) if node is not None else None
 
 
 def said(exc: BadInput) -> Any:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labkit.claims._source import Node, extended_json, said
+from labkit.claims._source import Node, extended_json, said, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, READS, ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
@@ -52,6 +52,20 @@ def _at(path: Path, node: Node, problem: Message, *at: str | int) -> BadInput:
                             line=node.line_of(*at), problem=problem))
 
 
+def _bson(path: Path, node: Node, value: Any, problem: str, *at: str | int) -> Any:
+    """The value at ``at`` read as Extended JSON; a mistake is ``problem`` (a template of
+    ``{problem}``) at ``at``, and an unquoted value in mongosh's notation is refused on its
+    own line."""
+    found = shell_notation(node.at(*at))
+    if found is not None:
+        raise BadInput(Message("{path}:{line:d}: {problem}", path=str(path), line=found.line,
+                               problem=found.problem))
+    try:
+        return extended_json(value)
+    except BadInput as exc:
+        raise _at(path, node, Message(problem, problem=said(exc)), *at) from exc
+
+
 def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec]:
     """The claims of a Unified Test Format file: one per test."""
     def error(problem: Message, *at: str | int) -> BadInput:
@@ -68,7 +82,7 @@ def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec
         raise error(Message(N_("tests must be a list of one or more tests")), "tests")
     collections, client_options = _unified_entities(data, error)
     file = _File(path, node, str(data.get("description") or path.stem), collections,
-                 client_options, _unified_data(data, error),
+                 client_options, _unified_data(data, path, node),
                  _requirements(data.get("runOnRequirements"), error, "runOnRequirements"))
     specs = []
     for index, test in enumerate(data["tests"]):
@@ -111,20 +125,18 @@ def _unified_entities(data: dict[str, Any], error: ErrorAt
     return collections, clients
 
 
-def _unified_data(data: dict[str, Any], error: ErrorAt) -> dict[tuple[str, str], list[Document]]:
+def _unified_data(data: dict[str, Any], path: Path, node: Node
+                  ) -> dict[tuple[str, str], list[Document]]:
     out: dict[tuple[str, str], list[Document]] = {}
     initial = data.get("initialData") or []
     if not isinstance(initial, list):
-        raise error(Message(N_("initialData must be a list")), "initialData")
+        raise _at(path, node, Message(N_("initialData must be a list")), "initialData")
     for i, block in enumerate(initial):
         if not isinstance(block, dict) or not isinstance(block.get("documents"), list):
-            raise error(Message(N_("each initialData entry needs collectionName, databaseName "
-                                   "and documents")), "initialData", i)
-        try:
-            docs = extended_json(block["documents"])
-        except BadInput as exc:
-            raise error(Message(N_("initialData documents are {problem}"), problem=said(exc)),
-                        "initialData", i) from exc
+            raise _at(path, node, Message(N_("each initialData entry needs collectionName, "
+                                             "databaseName and documents")), "initialData", i)
+        docs = _bson(path, node, block["documents"], N_("initialData documents are {problem}"),
+                     "initialData", i, "documents")
         out[(str(block.get("databaseName", "")), str(block.get("collectionName", "")))] = docs
     return out
 
@@ -200,8 +212,8 @@ def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...],
                   not_checked: list[str]) -> Step:
     """One read on a collection entity; ``wrote`` names an earlier write it would follow."""
     name = op["name"]
-    arguments = _unified_arguments(op, file.error, op_at, not_checked)
-    expect = _unified_expect(op, name, file.error, op_at)
+    arguments = _unified_arguments(op, file, op_at, not_checked)
+    expect = _unified_expect(op, name, file, op_at)
     if expect is None and not op.get("ignoreResultAndError"):
         not_checked.append(Message(N_("{name}: nothing to judge (no expectResult or "
                                       "expectError)"), name=name))
@@ -211,19 +223,17 @@ def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...],
                              write=wrote) if wrote else "")
 
 
-def _unified_arguments(op: dict[str, Any], error: ErrorAt, op_at: tuple[str | int, ...],
+def _unified_arguments(op: dict[str, Any], file: _File, op_at: tuple[str | int, ...],
                        not_checked: list[str]) -> dict[str, Any]:
     """A read's arguments as Extended JSON, without the session (noted as not used)."""
+    error = file.error
     name = op["name"]
     given = op.get("arguments") or {}
     if not isinstance(given, dict):
         raise error(Message(N_("an operation's arguments must be an object")), *op_at,
                     "arguments")
-    try:
-        arguments: dict[str, Any] = extended_json(given)
-    except BadInput as exc:
-        raise error(Message(N_("the arguments are {problem}"), problem=said(exc)), *op_at,
-                    "arguments") from exc
+    arguments: dict[str, Any] = _bson(file.path, file.node, given,
+                                      N_("the arguments are {problem}"), *op_at, "arguments")
     if name == "aggregate" and not isinstance(arguments.get("pipeline"), list):
         raise error(Message(N_("aggregate needs a pipeline")), *op_at, "arguments")
     if name == "distinct" and not isinstance(arguments.get("fieldName"), str):
@@ -255,26 +265,21 @@ def _client_notes(file: _File, used: set[str]) -> list[str]:
     return notes
 
 
-def _unified_expect(op: dict[str, Any], name: str, error: ErrorAt, at: tuple[str | int, ...]
+def _unified_expect(op: dict[str, Any], name: str, file: _File, at: tuple[str | int, ...]
                     ) -> Expectation | None:
+    error = file.error
     if "expectError" in op:
         checks = op["expectError"]
         if not isinstance(checks, dict) or not checks:
             raise error(Message(N_("expectError needs at least one assertion")), *at,
                         "expectError")
-        try:
-            checks = extended_json(checks)
-        except BadInput as exc:
-            raise error(Message(N_("expectError is {problem}"), problem=said(exc)), *at,
-                        "expectError") from exc
+        checks = _bson(file.path, file.node, checks, N_("expectError is {problem}"), *at,
+                       "expectError")
         return Expectation("error", checks)
     if "expectResult" not in op:
         return None
-    try:
-        result = extended_json(op["expectResult"])
-    except BadInput as exc:
-        raise error(Message(N_("expectResult is {problem}"), problem=said(exc)), *at,
-                    "expectResult") from exc
+    result = _bson(file.path, file.node, op["expectResult"], N_("expectResult is {problem}"),
+                   *at, "expectResult")
     if name in ("find", "aggregate"):
         if not isinstance(result, list):
             raise error(Message(N_("{name}'s expectResult must be a list of documents"),

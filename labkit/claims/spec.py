@@ -78,6 +78,23 @@ class ClaimSpec:
         """``claims/lesson01_dates.yaml:12``."""
         return f"{self.path}:{self.line}"
 
+    def field_types(self) -> list[dict[str, Any]]:
+        """Each top-level field of the fixture, with how many documents hold it as each BSON
+        type, named and counted as a ``$group`` by ``{$type: "$field"}`` names them (lesson
+        03's census; ``missing`` where a document lacks the field): what a check inserts."""
+        from labkit.model.bson_order import bson_type
+
+        rows: list[dict[str, Any]] = []
+        for collection, docs in self.fixture.items():
+            for name in dict.fromkeys(key for doc in docs for key in doc):
+                counts: dict[str, int] = {}
+                for doc in docs:
+                    kind = bson_type(doc[name]) if name in doc else "missing"
+                    counts[kind] = counts.get(kind, 0) + 1
+                rows.append({"fixture": collection, "field": name,
+                             "types": dict(sorted(counts.items()))})
+        return rows
+
     @property
     def expected(self) -> Any:
         """The expectation as the report shows it (a list when the claim has several reads)."""

@@ -180,9 +180,10 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
                for s in spec.steps if s.skip and s.expect is not None]
     unjudged = [Message(N_("not checked: expectError {checks}"), checks=", ".join(c))
                 for e in expects if (c := claimfiles.unjudged_checks(e))]
-    evidence = [{"read": step.operation, "asked": step.arguments,
-                 "answer": answer.raised or answer.result}
-                for step, answer in zip(steps, answers, strict=True)]
+    evidence = [*spec.field_types(),
+                *({"read": step.operation, "asked": step.arguments,
+                   "answer": answer.raised or answer.result}
+                  for step, answer in zip(steps, answers, strict=True))]
     observation = Observation(shown[0] if len(shown) == 1 else shown, engine.name,
                               engine.version, evidence,
                               note=joined("; ", [*notes, *skipped, *unjudged]),
