@@ -185,8 +185,8 @@ def test_a_call_cut_by_a_comma_in_a_flow_mapping_is_refused(tmp_path):
 def test_a_quoted_scalar_stays_the_text_it_spells_and_the_check_shows_its_type(tmp_path,
                                                                                 capsys):
     """`'NumberDecimal("42.00")'`, quoted, is the string its author asked for; `check --json`
-    shows each fixture field's BSON types (as lesson 03's $type census counts them), so the
-    string is seen for what it is."""
+    and report.html show each fixture field's BSON types (as lesson 03's $type census counts
+    them), so the string is seen for what it is."""
     path = write(tmp_path, ORDERS.replace('NumberDecimal("42.00")', "'NumberDecimal(\"42.00\")'"))
     (spec,) = claimfiles.read(path)
     assert spec.fixture["claim"][2]["userId"] == 'NumberDecimal("42.00")'
@@ -197,6 +197,9 @@ def test_a_quoted_scalar_stays_the_text_it_spells_and_the_check_shows_its_type(t
     assert {"fixture": "claim", "field": "userId", "types": {"int": 1, "string": 2}} in \
         row["evidence"]
     assert {"fixture": "claim", "field": "_id", "types": {"int": 3}} in row["evidence"]
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "<th>types</th>" in html
+    assert "<td>userId</td>" in html
 
 
 def test_the_field_types_count_a_missing_field(tmp_path):
