@@ -490,7 +490,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
 
     check = sub.add_parser("check", help="judge claim files on engines and MongoDB versions",
-                           epilog=limits_text())
+                           description="Judge claim files on engines and MongoDB versions. How "
+                           "to write a claim file (the short form with $date, $numberDecimal, "
+                           "$oid; the Unified Test Format; what each engine is): "
+                           "docs/claims.md.", epilog=limits_text())
     check.add_argument("paths", nargs="+", metavar="FILE|DIR",
                        help="claim files (.yaml, .yml, .json) or folders of them")
     check.add_argument("--engines", default="model",

@@ -1,4 +1,4 @@
-"""Every expectation form docs/claim_files.md documents for the short form (``ids``, ordered
+"""Every expectation form docs/claims.md documents for the short form (``ids``, ordered
 ``ids``, ``count``, ``error``, ``documents``, ``values``) with every read (``find``, ``aggregate``,
 ``count``, ``distinct``): where it should hold it holds, where it should not it does not, on
 each in-process engine (the model, mongomock, montydb) and, marked ``mongodb``, on a real
@@ -133,7 +133,7 @@ HOLDING = [c for c in CASES if c.holds is not None]
 @pytest.mark.parametrize("case", HOLDING, ids=[c.name for c in HOLDING])
 def test_each_form_holds_where_it_should(tmp_path, engine_named, case, engine):
     """A documented expectation that states what the read gives holds on each engine
-    (docs/claim_files.md, "The short form"), save what the engine says it cannot answer."""
+    (docs/claims.md, "The short form"), save what the engine says it cannot answer."""
     assert case.holds is not None
     spec = claim(tmp_path, asked(case, holds=True), case.holds)
     observation, verdict = claimcheck.observe(spec, engine_named[engine])
@@ -152,7 +152,7 @@ def test_each_form_fails_where_it_should(tmp_path, engine_named, case, engine):
 
 
 def test_every_documented_form_meets_every_read():
-    """The table covers docs/claim_files.md's six forms with each of its four reads, and each form
+    """The table covers docs/claims.md's six forms with each of its four reads, and each form
     holds somewhere for every read whose answer can have it."""
     pairs = {(c.form, c.read.split()[0]) for c in CASES}
     forms = ("ids", "ordered ids", "count", "error", "documents", "values")

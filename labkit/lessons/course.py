@@ -136,18 +136,47 @@ SOURCE_NAMES = {
 }
 
 
-def claims_markdown() -> str:
-    """``docs/claims.md``: every registered claim, by ID, with its source by name, kind,
-    lesson, needs and expectation (labelled recorded or stated). A test keeps the file equal
-    to this text; regenerate it with ``the command at the top of the file."""
+# docs/claims.md opens with how to write and check a claim file of one's own, written by hand;
+# this line ends that part, and what follows it is the list of the kit's claims, generated.
+CLAIMS_GENERATED = "<!-- The rest of this file is generated from the claim registry. -->"
+
+
+def claims_opening(path: Path | None = None) -> str:
+    """docs/claims.md's hand-written opening, as the file has it, up to and including the
+    line ``CLAIMS_GENERATED``; ``""`` where the file, or that line, is missing."""
+    from labkit._paths import CHECKOUT
+
+    target = path or CHECKOUT / "docs" / "claims.md"
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    end = text.find(CLAIMS_GENERATED)
+    return text[:end + len(CLAIMS_GENERATED)] + "\n\n" if end >= 0 else ""
+
+
+def write_claims_markdown(path: Path | None = None) -> Path:
+    """Regenerate docs/claims.md's list of the kit's claims, keeping its opening (by default
+    the file under the folder it runs in, as the command the file gives is run from the
+    checkout's root)."""
+    target = path or Path("docs") / "claims.md"
+    target.write_text(claims_markdown(target), encoding="utf-8")
+    return target
+
+
+def claims_markdown(path: Path | None = None) -> str:
+    """``docs/claims.md``: its hand-written opening (``claims_opening``), then every registered
+    claim, by ID, with its source by name, kind, lesson, needs and expectation (labelled
+    recorded or stated). A test keeps the file equal to this text; regenerate it with
+    ``write_claims_markdown``, the command the file gives."""
     from labkit.claims.claim import jsonable
     from labkit.experiments.catalogue import lesson_of, registered
 
-    out = ["# The claims labkit checks", "",
-           "Generated from the claim registry; `tests/test_docs.py` fails when this file and the "
-           "registry differ. Regenerate it with:", "",
-           "```sh", "python -c 'from labkit.lessons import course; print(course.claims_markdown(), "
-           "end=\"\")' > docs/claims.md", "```", "",
+    out = [claims_opening(path) + "# The claims labkit checks", "",
+           "This list is generated from the claim registry; `tests/test_docs.py` fails when it "
+           "and the registry differ. Regenerate it with:", "",
+           "```sh", "python -c 'from labkit.lessons import course; "
+           "course.write_claims_markdown()'", "```", "",
            "The sources, by name:", ""]
     out += [f"- **{key}**: {name}" for key, name in SOURCE_NAMES.items()]
     out += ["", "A **behaviour** claim says what a server does; a **survey** claim is judged "
