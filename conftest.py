@@ -41,6 +41,7 @@ SPREAD = {  # each test is its own unit: long, independent tests that start thei
 SHARED = {  # files that read one session-scoped result: one unit, so it is made once
     "tests/test_answers.py": "offline exercises", "tests/test_questions.py": "offline exercises",
     "tests/test_sheet.py": "offline exercises",
+    "tests/test_report.py": "offline run", "tests/test_lesson_claims.py": "offline run",
 }
 # Tests parametrized by a lesson (their id starts with its stem, "06_btree_keys"): one unit per
 # lesson, as each lesson runs once for all of its tests.

@@ -123,6 +123,26 @@ def _no_server():
     raise servers.ServerUnavailable("no server here. Hint: set LABKIT_MONGODB_URI")
 
 
+def _offline(kind: str):
+    def unavailable():
+        raise servers.ServerUnavailable(f"no {kind}: this run is offline on purpose")
+    return unavailable
+
+
+@pytest.fixture(scope="session")
+def offline_run():
+    """A real run (``runner.run``) of every claim in one context with no MongoDB or PostgreSQL,
+    on 3,000-key B-tree loads, made once for the tests that only read its results
+    (tests/test_report.py and tests/test_lesson_claims.py, one unit of work under the root
+    conftest.py): its ID-making processes alone wait several seconds for shared seconds."""
+    from labkit.experiments import catalogue as claims
+    from labkit.run import runner
+
+    with runner.Context(btree_n=3_000, mongodb_provider=_offline("mongodb"),
+                        postgres_provider=_offline("postgres")) as ctx:
+        return runner.run(claims.registered(), ctx)
+
+
 @pytest.fixture(scope="session")
 def offline_session():
     """One kernel session (``runner.Context``) with no MongoDB or PostgreSQL and 2,000-key

@@ -15,7 +15,6 @@ from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
 from labkit.names import EngineInfo
 from labkit.outputs import plots, report
-from labkit.run import runner
 from labkit.run.results import SCHEMA as SCHEMA_ID
 from labkit.run.results import ClaimResult, Result, Run
 
@@ -25,18 +24,8 @@ ROW_FIELDS = {"verdict", "engine", "engine_version", "engine_key", "engine_name"
               "reason", "missing", "missing_detail", "hint", "evidence", "seconds"}
 
 
-def _offline(kind: str):
-    def unavailable():
-        raise ServerUnavailable(f"no {kind}: this run is offline on purpose")
-    return unavailable
-
-
-@pytest.fixture(scope="module")
-def offline_run():
-    """A real run of every claim with no database server at all, on small B-tree loads."""
-    with runner.Context(btree_n=3_000, mongodb_provider=_offline("mongodb"),
-                        postgres_provider=_offline("postgres")) as ctx:
-        return runner.run(claims.registered(), ctx)
+# ``offline_run`` (tests/conftest.py) is a real run of every claim with no database server at
+# all, on small B-tree loads: its MongoDB rows say "no mongodb: this run is offline on purpose".
 
 
 def test_the_offline_run_has_no_errors(offline_run):

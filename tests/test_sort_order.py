@@ -1,6 +1,0 @@
-"""Lesson 02's experiments, `labkit.experiments.sort_order` (S1, S2, X5; all need MongoDB): each
-claim agrees with docs/claims.md when run live, and names the engine and version it ran on."""
-
-from helpers import server_claims_hold
-
-test_server_claim_holds_on_a_real_server = server_claims_hold("sort_order")
