@@ -21,6 +21,7 @@ from labkit.syllabus import TOPICS
 if TYPE_CHECKING:
     from labkit.claims.claim import Claim
     from labkit.claims.spec import ClaimSpec
+    from labkit.run.runner import Made
     from labkit.servers.base import Server, Stale
 
 # Every command takes the parsed arguments (argparse.Namespace: its attributes are Any, each
@@ -111,15 +112,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
-    with runner.undone_if_stopped(out):
-        _writable_folder(out, "--out")
+    with runner.undone_if_stopped(out) as made:
+        _writable_folder(out, "--out", made)
+        report.check_targets(out)
         progress = _Progress(not args.quiet)
         with runner.Context(args.mongodb, args.mongodb_version, btree_n=btree_n,
                             on_load=progress.load) as ctx:
             run = runner.run(selected, ctx, progress)
             for server in ctx.servers():
                 _say_cleaned(getattr(server, "cleaned", None), server)
-        paths = report.write(run, out)
+        paths = report.write(run, out, made)
+        made.commit()
     if args.json:
         _emit_json(run.to_dict())
     else:
@@ -150,12 +153,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not args.quiet and spec is not None and done == 0:
             print(f"Checking {total} claims on {column}…", file=sys.stderr)
 
-    with runner.undone_if_stopped(out):
-        _writable_folder(out, "--out")
+    with runner.undone_if_stopped(out) as made:
+        _writable_folder(out, "--out", made)
+        report.check_targets(out)
         result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
-        paths = report.write(result.run, out)
-    if args.junit:
-        junit.write_junit(result, args.junit)
+        paths = report.write(result.run, out, made)
+        if args.junit:  # put in place with the report: both are new, or neither
+            junit.write_junit(result, args.junit, made)
+        made.commit()
     if args.json:
         _emit_json(result.run.to_dict())
     else:
@@ -166,12 +171,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     return result.exit_status(args.strict)
 
 
-def _writable_folder(path: Path, option: str) -> None:
-    """Make sure ``path`` is, or can become, a folder labkit can write in; else BadInput."""
+def _writable_folder(path: Path, option: str, made: Made) -> None:
+    """Make sure ``path`` is, or can become, a folder labkit can write in; else BadInput. The
+    folders it makes are recorded in ``made``, so that a stop removes those and only those."""
     try:
         if path.exists() and not path.is_dir():
             raise BadInput(f"{option} {path} is a file, not a folder")
-        path.mkdir(parents=True, exist_ok=True)
+        made.folder(path)
     except OSError as exc:
         raise BadInput(f"{option} {_short(path)} cannot be created: {exc.strerror}") from exc
     if not os.access(path, os.W_OK | os.X_OK):
@@ -369,6 +375,9 @@ def _output_file(path: str, option: str, example: str) -> Path:
         raise BadInput(f"{option}: {path!r} is a folder; give a file name such as {example}")
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise BadInput(f"{option}: the folder {str(target.parent)!r} is not writable")
+    from labkit.run.runner import check_target
+
+    check_target(target, option)  # a link, a named pipe: refused before the work
     return target
 
 
@@ -408,8 +417,10 @@ def cmd_btree(args: argparse.Namespace) -> int:
             server.stop()
     if args.plot and plot_format is not None:
         from labkit.outputs.plots import btree_summary, figure_bytes
+        from labkit.run.runner import write_file
 
-        Path(args.plot).write_bytes(figure_bytes(btree_summary(measurement), plot_format))
+        write_file(Path(args.plot), figure_bytes(btree_summary(measurement), plot_format),
+                   "--plot")
     shown = dict(measurement, results=[btree.summary(r) for r in measurement["results"]])
     if args.json:
         _emit_json(shown)

@@ -8,6 +8,7 @@ from pathlib import Path
 from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json
 from labkit.outputs.escape import xml
 from labkit.run.check import CheckRun
+from labkit.run.runner import Made, check_target
 
 
 def junit_xml(result: CheckRun) -> str:
@@ -52,9 +53,20 @@ def junit_xml(result: CheckRun) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode")
 
 
-def write_junit(result: CheckRun, path: str | Path) -> Path:
-    """Write the JUnit XML to ``path`` (its folder is made if needed)."""
+def write_junit(result: CheckRun, path: str | Path, made: Made | None = None) -> Path:
+    """Write the JUnit XML to ``path`` (its folder is made if needed), whole and never through
+    a link; with ``made``, the run's record, it is put in place with the report."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(junit_xml(result) + "\n", encoding="utf-8")
+    own = made is None
+    record = Made() if made is None else made
+    try:
+        record.folder(target.parent)
+        check_target(target, "--junit")
+        record.stage(target, (junit_xml(result) + "\n").encode("utf-8"))
+        if own:
+            record.commit()
+    except BaseException:
+        if own:
+            record.undo()
+        raise
     return target

@@ -32,6 +32,7 @@ from labkit.claims.claim import (
 from labkit.i18n import N_, _, language, number, percent, shown
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
+from labkit.run import runner
 from labkit.run.results import ClaimResult, Result, Run
 
 _ANSI: dict[str, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
@@ -528,13 +529,39 @@ def _claim_section(result: ClaimResult) -> str:
     return "\n".join(parts)
 
 
-def write(run: Run, out: Path) -> dict[str, Path]:
-    """Write report.html, report.md and results.json under ``out``; return their paths."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"html": out / "report.html", "markdown": out / "report.md",
-             "json": out / "results.json"}
-    text = json.dumps(redact_all(run.to_dict()), indent=2, ensure_ascii=False)
-    paths["json"].write_text(escape.json_visible(text) + "\n", encoding="utf-8")
-    paths["markdown"].write_text(markdown(run) + "\n", encoding="utf-8")
-    paths["html"].write_text(html_report(run), encoding="utf-8")
+# The report's files in its folder, by what each is.
+REPORT_FILES = {"html": "report.html", "markdown": "report.md", "json": "results.json"}
+
+
+def check_targets(out: Path, option: str = "--out") -> None:
+    """Refuse, before the work, a report folder where a report file's name holds something
+    other than a regular file (a link, a named pipe, a folder): the report would be lost
+    after the run, or, for a named pipe, the run would block there for ever."""
+    for name in REPORT_FILES.values():
+        runner.check_target(out / name, option)
+
+
+def write(run: Run, out: Path, made: runner.Made | None = None) -> dict[str, Path]:
+    """Write report.html, report.md and results.json under ``out``; return their paths.
+
+    Each is written whole beside its name, then the three are put in place together (never
+    through a link; an interrupt or a full disk leaves the report that was there). With
+    ``made``, the run's record, they wait for its ``commit``, so a JUnit file can join them.
+    """
+    own = made is None
+    record = runner.Made() if made is None else made
+    paths = {kind: out / name for kind, name in REPORT_FILES.items()}
+    try:
+        record.folder(out)
+        check_targets(out)
+        text = json.dumps(redact_all(run.to_dict()), indent=2, ensure_ascii=False)
+        record.stage(paths["json"], (escape.json_visible(text) + "\n").encode("utf-8"))
+        record.stage(paths["markdown"], (markdown(run) + "\n").encode("utf-8"))
+        record.stage(paths["html"], html_report(run).encode("utf-8"))
+        if own:
+            record.commit()
+    except BaseException:
+        if own:
+            record.undo()
+        raise
     return paths

@@ -11,6 +11,9 @@ dies, on every platform, whatever killed it:
   (default TERM; PostgreSQL's fast shutdown is INT) and remove that folder, once the owner
   is gone;
 - ``forget PATH``: the owner removed that folder itself;
+- ``made [PATH, DEV, INO]`` (JSON) / ``kept PATH`` (JSON): the owner made that file or folder
+  (a run's report folder, a file it is writing), and once the owner is gone it is removed
+  while still the owner's (``unmake``); kept: the owner has finished it, leave it;
 - ``release``: the owner cleaned up by itself; leave without touching anything;
 - end of input: the owner died; stop the processes and remove the folders.
 
@@ -23,7 +26,8 @@ The watcher never acts because a server exited: a server that failed to start ke
 its log until its owner has read it. This file runs as a script with the standard
 library only (``python -I _reaper.py``), so a watcher starts fast and imports nothing
 of labkit's. ``Watcher`` is the owner's side; ``scratch_folder`` gives any engine a
-temporary folder that a killed owner does not leave behind.
+temporary folder that a killed owner does not leave behind, and ``watch_made`` has a killed
+owner's new files and folders removed as ``unmake`` removes them.
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
+import json
 import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -226,6 +232,39 @@ def remove(path: str, attempts: int = 10) -> None:
         time.sleep(0.5)
 
 
+# What an owner made: the path, and the device and inode it had when it was made.
+MadeEntry = tuple[str, int, int]
+
+
+def unmake(entries: list[MadeEntry]) -> list[str]:
+    """Remove what an owner made, newest first, each only while it is still the owner's: the
+    same file or folder it made (a name someone else took since, with another device or
+    inode, is theirs), and a folder only once it is empty (one another process wrote into
+    stays, with what they wrote). Returns the paths left in place."""
+    left = []
+    for path, dev, ino in reversed(entries):
+        try:
+            found = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            left.append(path)
+            continue
+        if (found.st_dev, found.st_ino) != (dev, ino):
+            left.append(path)
+            continue
+        try:
+            if stat.S_ISDIR(found.st_mode):
+                os.rmdir(path)  # refuses a folder that is not empty: then it stays
+            else:
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(path)
+    return left
+
+
 def _pid_file(pidfile: str) -> tuple[int | None, float | None]:
     """The pid heading ``pidfile`` and, where the file records it (PostgreSQL's third line),
     when that process started."""
@@ -252,6 +291,7 @@ class _Orders:
         self.processes: dict[int, Process] = {}
         self.pidfiles: list[tuple[str, int]] = []
         self.paths: list[str] = []
+        self.made: list[MadeEntry] = []
         self.lock = threading.Lock()
 
     def take(self, line: str) -> bool:
@@ -276,7 +316,20 @@ class _Orders:
                 self.paths.append(arg)
             elif word == "forget" and arg in self.paths:
                 self.paths.remove(arg)
+            elif word in ("made", "kept") and arg:
+                self._take_made(word, arg)
         return True
+
+    def _take_made(self, word: str, arg: str) -> None:
+        try:
+            value = json.loads(arg)
+        except ValueError:
+            return
+        if word == "kept":
+            self.made = [entry for entry in self.made if entry[0] != value]
+        elif isinstance(value, list) and len(value) == 3 and isinstance(value[0], str) \
+                and all(isinstance(n, int) for n in value[1:]):
+            self.made.append((value[0], value[1], value[2]))
 
     def forget_exited(self) -> None:
         with self.lock:
@@ -305,6 +358,7 @@ class _Orders:
             processes = list(self.processes.values()) + self._from_pidfiles()
             self.processes.clear()
             paths = list(self.paths)
+            made = list(self.made)
         stop(processes)
         # A server forked just before its owner died may write its pid file a moment later.
         if self.pidfiles:
@@ -312,6 +366,7 @@ class _Orders:
             stop(self._from_pidfiles())
         for path in paths:
             remove(path)
+        unmake(made)
 
 
 def watch(stream: IO[str], poll: float = 1.0) -> bool:
@@ -379,6 +434,16 @@ class Watcher:
         """The owner removed folder ``path`` itself: never touch that name again."""
         self._send(f"forget {os.fspath(path)}")
 
+    def watch_made(self, path: str, dev: int, ino: int) -> None:
+        """Remove file or folder ``path`` if the owner dies while it is still the one made
+        (``unmake``)."""
+        # JSON keeps any name on one line: a newline, a byte that is not UTF-8 (surrogateescape).
+        self._send("made " + json.dumps([path, dev, ino]))
+
+    def keep_made(self, path: str) -> None:
+        """The owner finished ``path``: leave it when the owner dies."""
+        self._send("kept " + json.dumps(path))
+
     def release(self, timeout: float = 10.0) -> None:
         """The owner has cleaned up: the watcher leaves without acting."""
         self._send("release")
@@ -418,6 +483,17 @@ def scratch_folder(prefix: str) -> Iterator[str]:
     finally:
         remove(path)
         watcher.forget_path(path)
+
+
+def watch_made(path: str, dev: int, ino: int) -> None:
+    """Have this process's watcher remove ``path`` (made by this process, with that device
+    and inode) if this process is killed before it keeps it (``keep_made``)."""
+    _shared_watcher().watch_made(path, dev, ino)
+
+
+def keep_made(path: str) -> None:
+    """This process keeps ``path``: its watcher leaves it."""
+    _shared_watcher().keep_made(path)
 
 
 def main() -> int:
