@@ -1,4 +1,5 @@
-"""Every output escaped for its format (the terminal, HTML, Markdown, XML 1.0), secrets hidden.
+"""Every output escaped for its format (the terminal, HTML, Markdown, XML 1.0, JSON, a plot's
+text), secrets hidden.
 
 Whatever a claim file says (an id holding ESC, BEL, NUL, U+202E or ``<script>``), an output
 stays well-formed and shows it as text: control, format (bidirectional) and unassigned
@@ -99,6 +100,14 @@ def markdown_code(value: Any) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def plot(value: Any) -> str:
+    """A value as matplotlib text (a title, a label, a tick, a legend entry, an annotation):
+    plain text, never mathtext. Matplotlib reads a text with an even number of unescaped
+    ``$`` as mathematics, and a backslash-escaped ``\\$`` as a dollar; invisible characters
+    and bytes that are not UTF-8 become escapes, which FreeType can draw."""
+    return shown(value).replace("$", "\\$")
 
 
 def xml(value: Any) -> str:

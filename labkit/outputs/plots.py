@@ -1,4 +1,7 @@
-"""Figures for the report and the lessons, drawn with matplotlib without a display."""
+"""Figures for the report and the lessons, drawn with matplotlib without a display.
+
+Every string a figure shows passes through ``text`` (``escape.plot``): a name from a claim
+file, a fixture or a server reaches matplotlib as plain text, never as mathtext."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 from labkit.claims.claim import Figure
 from labkit.i18n import N_, _, number
 from labkit.names import engine_name
+from labkit.outputs.escape import plot as text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -92,14 +96,14 @@ def bit_layout(rows: Sequence[BitField], title: str) -> MplFigure:
     for index, row in enumerate(rows):
         axes.barh(0, row["bits"], left=start, color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   edgecolor="white")
-        label = f"{row['field']}\n" + _("{bits} bits").format(bits=row["bits"])
+        label = f"{text(row['field'])}\n" + text(_("{bits} bits").format(bits=row["bits"]))
         axes.text(start + row["bits"] / 2, 0, label, ha="center", va="center", color="white",
                   fontsize=8 if row["bits"] >= 8 else 6)
         start += row["bits"]
     axes.set_xlim(0, start)
     axes.set_yticks([])
-    axes.set_xlabel(_("bit position (most significant first)"))
-    axes.set_title(_(title), fontsize=10)
+    axes.set_xlabel(text(_("bit position (most significant first)")))
+    axes.set_title(text(_(title)), fontsize=10)
     return figure
 
 
@@ -110,16 +114,17 @@ def verdict_summary(claims: Sequence[TopicVerdict]) -> MplFigure:
 
     from labkit.claims.claim import COLOURS, VERDICTS, count_text
 
-    topics = list(dict.fromkeys(c["topic"] for c in claims))
+    topics = list(dict.fromkeys(text(c["topic"]) for c in claims))
     figure, axes = plt.subplots(figsize=(7, 0.5 + 0.5 * max(len(topics), 1)))
     left = [0] * len(topics)
     for verdict in VERDICTS:
-        counts = [sum(1 for c in claims if c["topic"] == t and c["verdict"] == verdict)
+        counts = [sum(1 for c in claims if text(c["topic"]) == t and c["verdict"] == verdict)
                   for t in topics]
-        axes.barh(topics, counts, left=left, color=COLOURS[verdict], label=count_text(verdict))
+        axes.barh(topics, counts, left=left, color=COLOURS[verdict],
+                  label=text(count_text(verdict)))
         left = [a + b for a, b in zip(left, counts, strict=True)]
     axes.invert_yaxis()
-    axes.set_xlabel(_("claims"))
+    axes.set_xlabel(text(_("claims")))
     axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     _whole_ticks(axes.xaxis)
     return figure
@@ -156,13 +161,13 @@ def id_rank(table: Sequence[IdPoint], title: str) -> MplFigure:
                   for m, row, g in zip(ms, table, group, strict=True) if g == name]
         axes.scatter([p[0] for p in points], [p[1] for p in points], s=60,
                      color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
-                     label=_("process {name}").format(name=name))
-    axes.set_xlabel(_("made at (ms after the first ID)"))
-    axes.set_ylabel(_("rank when sorted by _id"))
+                     label=text(_("process {name}").format(name=name)))
+    axes.set_xlabel(text(_("made at (ms after the first ID)")))
+    axes.set_ylabel(text(_("rank when sorted by _id")))
     axes.invert_yaxis()
     _whole_ticks(axes.yaxis)
     axes.legend(fontsize=8)
-    axes.set_title(_(title), fontsize=10)
+    axes.set_title(text(_(title)), fontsize=10)
     return figure
 
 
@@ -186,7 +191,7 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
     import matplotlib.pyplot as plt
 
     results = measurement["results"]
-    kinds = [r["keys"] for r in results]
+    kinds = [text(r["keys"]) for r in results]
     colours = [FIELD_COLOURS[i % len(FIELD_COLOURS)] for i in range(len(kinds))]
     with_fills = [r for r in results if r.get("leaf_fills")]
     with_rates = [r for r in results if r.get("inserts_per_second_by_batch")]
@@ -196,37 +201,37 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
     size_axis = axes.pop(0)
     if all(r.get("index_bytes") for r in results):
         size_axis.bar(kinds, [r["index_bytes"] / 2**20 for r in results], color=colours)
-        size_axis.set_ylabel(_("index size (MiB)"))
+        size_axis.set_ylabel(text(_("index size (MiB)")))
     else:
         size_axis.bar(kinds, [r["leaf_pages"] for r in results], color=colours)
-        size_axis.set_ylabel(_("leaf pages"))
-    size_axis.set_title(_("size"), fontsize=10)
+        size_axis.set_ylabel(text(_("leaf pages")))
+    size_axis.set_title(text(_("size")), fontsize=10)
     if with_fills:
         fill_axis = axes.pop(0)
         for index, r in enumerate(with_fills):
-            fill_axis.hist(r["leaf_fills"], bins=20, range=(0, 1.05), label=r["keys"],
+            fill_axis.hist(r["leaf_fills"], bins=20, range=(0, 1.05), label=text(r["keys"]),
                            color=colours[index], histtype="step", linewidth=1.6,
                            linestyle=LINE_STYLES[index % len(LINE_STYLES)])
         fill_axis.axvline(0.693, color="#57606a", linestyle=":", linewidth=1)
-        fill_axis.text(0.693, fill_axis.get_ylim()[1] * 0.95, " ln 2", fontsize=8,
+        fill_axis.text(0.693, fill_axis.get_ylim()[1] * 0.95, text(" ln 2"), fontsize=8,
                        color="#57606a", va="top")
-        fill_axis.set_xlabel(_("leaf fill"))
-        fill_axis.set_ylabel(_("leaf pages"))
+        fill_axis.set_xlabel(text(_("leaf fill")))
+        fill_axis.set_ylabel(text(_("leaf pages")))
         fill_axis.legend(fontsize=8)
-        fill_axis.set_title(_("leaf fill distribution"), fontsize=10)
+        fill_axis.set_title(text(_("leaf fill distribution")), fontsize=10)
     if with_rates:
         rate_axis = axes.pop(0)
         for index, (r, colour) in enumerate(zip(with_rates, colours, strict=False)):
-            rate_axis.plot(r["inserts_per_second_by_batch"], label=r["keys"], color=colour,
+            rate_axis.plot(r["inserts_per_second_by_batch"], label=text(r["keys"]), color=colour,
                            linestyle=LINE_STYLES[index % len(LINE_STYLES)])
-        rate_axis.set_xlabel(_("batch"))
-        rate_axis.set_ylabel(_("inserts per second"))
+        rate_axis.set_xlabel(text(_("batch")))
+        rate_axis.set_ylabel(text(_("inserts per second")))
         rate_axis.legend(fontsize=8)
-        rate_axis.set_title(_("insert rate over time"), fontsize=10)
+        rate_axis.set_title(text(_("insert rate over time")), fontsize=10)
     policy = _policy(measurement)
-    figure.suptitle(_(title) if title else f"{measurement['engine']} "
-                    f"{measurement['engine_version']}, N = {number(measurement['n'])}"
-                    + (f", {policy}" if policy else ""), fontsize=10)
+    figure.suptitle(text(_(title) if title else f"{measurement['engine']} "
+                         f"{measurement['engine_version']}, N = {number(measurement['n'])}"
+                         + (f", {policy}" if policy else "")), fontsize=10)
     figure.tight_layout()
     _local_ticks(*figure.axes)
     return figure
@@ -241,15 +246,15 @@ def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = "") -
     for index, (kind, trace) in enumerate(traces.items()):
         steps = [b - a for a, b in zip([0, *trace], trace, strict=False)]
         axes.plot([every * (i + 1) for i in range(len(steps))],
-                  [1000 * s / every for s in steps], label=kind,
+                  [1000 * s / every for s in steps], label=text(kind),
                   color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   linestyle=LINE_STYLES[index % len(LINE_STYLES)],
                   marker=MARKERS[index % len(MARKERS)], markevery=max(len(steps) // 8, 1),
                   markersize=4, alpha=0.85)
     if title:
-        axes.set_title(_(title), fontsize=10)
-    axes.set_xlabel(_("keys inserted"))
-    axes.set_ylabel(_("leaf splits per 1,000 inserts"))
+        axes.set_title(text(_(title)), fontsize=10)
+    axes.set_xlabel(text(_("keys inserted")))
+    axes.set_ylabel(text(_("leaf splits per 1,000 inserts")))
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=8)
     _local_ticks(*figure.axes)
@@ -266,14 +271,15 @@ def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]],
     for dash, (setting, by_kind) in zip(LINE_STYLES, growth.items(), strict=False):
         for index, (kind, points) in enumerate(by_kind.items()):
             axes.plot([n for n, _w in points], [w / n for n, w in points],  # kB per 1,000
-                      label=f"{kind}, {_(setting)}", linestyle=dash,
+                      label=text(f"{kind}, {_(setting)}"), linestyle=dash,
                       color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                       marker=MARKERS[index % len(MARKERS)], markersize=4)
-    axes.set_xlabel(_("keys loaded (N)"))
-    axes.set_ylabel(_("kB written per 1,000 keys"))
+    axes.set_xlabel(text(_("keys loaded (N)")))
+    axes.set_ylabel(text(_("kB written per 1,000 keys")))
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=7, ncol=2)
-    axes.set_title(_(title) if title else _("Write volume as the index grows"), fontsize=10)
+    axes.set_title(text(_(title) if title else _("Write volume as the index grows")),
+                   fontsize=10)
     _local_ticks(*figure.axes)
     return figure
 
@@ -289,17 +295,17 @@ def cache_reads_vs_ratio(points: Sequence[CachePoint], title: str = "") -> MplFi
     for index, kind in enumerate(kinds):
         mine = sorted((p["index_to_cache"], reads) for p in points
                       if p["keys"] == kind and (reads := p.get("cache_reads")) is not None)
-        axes.plot([x for x, _r in mine], [r for _x, r in mine], label=kind,
+        axes.plot([x for x, _r in mine], [r for _x, r in mine], label=text(kind),
                   color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   linestyle=LINE_STYLES[index % len(LINE_STYLES)],
                   marker=MARKERS[index % len(MARKERS)], markersize=4)
     axes.axvline(1.0, color="#cf222e", linestyle=":", linewidth=1.2,
-                 label=_("the index outgrows the cache"))
-    axes.set_xlabel(_("index size / cache size"))
-    axes.set_ylabel(_("pages read into the cache"))
+                 label=text(_("the index outgrows the cache")))
+    axes.set_xlabel(text(_("index size / cache size")))
+    axes.set_ylabel(text(_("pages read into the cache")))
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=8)
-    axes.set_title(_(title) if title else _("Cache reads as the index outgrows the cache"),
+    axes.set_title(text(_(title) if title else _("Cache reads as the index outgrows the cache")),
                    fontsize=10)
     _local_ticks(*figure.axes)
     return figure
@@ -325,21 +331,22 @@ def engines_side_by_side(comparison: dict[str, Measurement]) -> MplFigure:
             fills.append(result["avg_leaf_fill"] or 0 if result else 0)
         xs = [i + index * width for i in range(len(measured))]
         colour = FIELD_COLOURS[index % len(FIELD_COLOURS)]
-        size_axis.bar(xs, sizes, width, label=kind, color=colour)
-        fill_axis.bar(xs, fills, width, label=kind, color=colour)
-    labels = [f"{engine_name(e)}\n{m['engine_version']}" for e, m in measured.items()]
+        size_axis.bar(xs, sizes, width, label=text(kind), color=colour)
+        fill_axis.bar(xs, fills, width, label=text(kind), color=colour)
+    labels = [f"{text(engine_name(e))}\n{text(m['engine_version'])}"
+              for e, m in measured.items()]
     for axis in (size_axis, fill_axis):
         axis.set_xticks([i + width * (len(kinds) - 1) / 2 for i in range(len(measured))], labels,
                         fontsize=8)
-    size_axis.set_ylabel(_("index size relative to int keys"))
-    fill_axis.set_ylabel(_("average leaf fill"))
+    size_axis.set_ylabel(text(_("index size relative to int keys")))
+    fill_axis.set_ylabel(text(_("average leaf fill")))
     fill_axis.axhline(0.693, color="#57606a", linestyle=":", linewidth=1,
-                      label=_("ln 2 \u2248 69.3% (random keys, Yao 1978)"))
+                      label=text(_("ln 2 \u2248 69.3% (random keys, Yao 1978)")))
     fill_axis.set_ylim(0, 1.2)
     size_axis.legend(fontsize=8)
     fill_axis.legend(handles=fill_axis.get_lines(), fontsize=8, loc="upper right")
-    figure.suptitle(_("Index size and leaf fill per engine and key kind, N = {n}").format(
-        n=number(next(iter(measured.values()))["n"])) if measured else "", fontsize=10)
+    figure.suptitle(text(_("Index size and leaf fill per engine and key kind, N = {n}").format(
+        n=number(next(iter(measured.values()))["n"]))) if measured else "", fontsize=10)
     figure.tight_layout()
     _local_ticks(*figure.axes)
     return figure
@@ -358,9 +365,10 @@ def type_ladder(docs: Sequence[Document], path: str = "v",
 
     from labkit.model import bson_order
 
-    rungs = ["MinKey", _("empty array"), "Null", _("Numbers"), "String", "Object", "Array",
-             "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
-             "JavaScript with scope", "MaxKey"]
+    rungs = [text(rung) for rung in (
+        "MinKey", _("empty array"), "Null", _("Numbers"), "String", "Object", "Array",
+        "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
+        "JavaScript with scope", "MaxKey")]
     figure, axes = plt.subplots(figsize=(9, 5))
     palette = plt.get_cmap("tab20")  # 20 colours for the 16 rungs
     by_id = {doc.get("_id"): doc for doc in docs}
@@ -371,16 +379,16 @@ def type_ladder(docs: Sequence[Document], path: str = "v",
         axes.scatter(position, rung, s=40, color=palette(rung),  # one colour per rung
                      label=None if rung in shown else rungs[rung])
         shown.add(rung)
-        axes.annotate(str(doc.get("_id")), (position, rung), textcoords="offset points",
+        axes.annotate(text(doc.get("_id")), (position, rung), textcoords="offset points",
                       xytext=(0, 6), ha="center", fontsize=8)
     axes.set_yticks(range(len(rungs)), rungs, fontsize=8)
     if shown:
-        axes.legend(title=_("type (colour of each point)"), fontsize=7, title_fontsize=8,
+        axes.legend(title=text(_("type (colour of each point)")), fontsize=7, title_fontsize=8,
                     loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     axes.set_ylim(-0.5, len(rungs) - 0.5)
-    axes.set_xlabel(_("position in {sort}").format(sort=f"sort({{{path}: 1, _id: 1}})"))
+    axes.set_xlabel(text(_("position in {sort}").format(sort=f"sort({{{path}: 1, _id: 1}})")))
     axes.grid(axis="y", color="#eaeef2")
-    axes.set_title(_(title), fontsize=10)
+    axes.set_title(text(_(title)), fontsize=10)
     figure.tight_layout()  # room for the legend beside the rungs
     return figure
 

@@ -1,0 +1,123 @@
+"""Whatever a name says, it reaches matplotlib as plain text: a claim file's name, an ``_id``,
+a process's or a key kind's name, a server's version. ``$…$`` is never read as mathtext (a
+file named ``x$\\nope{$.yaml`` ended in a ValueError traceback and no report), a byte that is
+not UTF-8 never reaches FreeType (a ``TypeError`` from ``set_text()``), and a control
+character is drawn as its escape (matplotlib warned "Glyph 27 missing", the ESC raw in the
+warning). Matplotlib's rule: an even number of unescaped ``$`` makes a text mathtext, and
+``\\$`` is a literal dollar (matplotlib's "Writing mathematical expressions" page)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+from labkit.cli import main
+from labkit.outputs import plots
+
+matplotlib.use("Agg")
+
+HOSTILE = ["x$\\nope{$", "$x^2$", "a\\$b$c$", "\udcff", "\x1b]0;PWNED\x07\x1b[2J", "\u202eevil",
+           "{$gt: 1} and {$lt: 2}", "tab\there", "$"]
+CLAIM = textwrap.dedent("""\
+    - id: A1
+      title: plain
+      fixture: [{_id: a, v: 1}]
+      find: {v: 1}
+      expect: {ids: [a]}
+""")
+
+
+def _plain(text) -> str:
+    """What matplotlib draws for a text artist: mathtext is refused here."""
+    shown, is_math = text._preprocess_math(text.get_text())
+    assert not is_math, text.get_text()
+    return shown
+
+
+def _drawn(figure) -> list[str]:
+    """Every text the figure draws (titles, labels, ticks, legends, annotations), drawn first
+    so that tick labels exist."""
+    figure.canvas.draw()
+    return [_plain(t) for t in figure.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def _renders(figure) -> list[str]:
+    texts = _drawn(figure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph is a warning: none may come
+        assert plots.png_bytes(figure).startswith(b"\x89PNG")
+    return texts
+
+
+@pytest.mark.parametrize("name", HOSTILE, ids=[ascii(n) for n in HOSTILE])
+def test_a_hostile_topic_is_drawn_as_plain_text(name):
+    """A topic (a claim file's name in ``labkit check``) in the verdict chart is a plain tick
+    label showing the name's visible form: its ``$`` as ``$``, its controls as escapes."""
+    texts = _renders(plots.verdict_summary([{"topic": name, "verdict": "holds"}]))
+    shown = next(t for t in texts if "$" in t or "\\" in t or "evil" in t or "tab" in t)
+    assert shown.count("$") == name.count("$")
+    assert not any(ch in shown for ch in "\x1b\x07\u202e\t\udcff")
+
+
+@pytest.mark.parametrize("name", HOSTILE, ids=[ascii(n) for n in HOSTILE])
+def test_hostile_ids_processes_fields_and_versions_render_in_every_plot(name):
+    """The type ladder's ``_id``s, the ID chart's process names, the bit layout's fields and a
+    B-tree summary's engine version are drawn as plain text, with no warning."""
+    figures = [
+        plots.type_ladder([{"_id": name, "v": 1}, {"_id": "b", "v": "s"}]),
+        plots.id_rank([{"hex": "65" * 12, "process": name, "made_at_ms": 1.0},
+                       {"hex": "66" * 12, "process": "B", "made_at_ms": 2.0}], name),
+        plots.bit_layout([{"field": name, "bits": 32}, {"field": "counter", "bits": 24}], name),
+        plots.btree_summary({"engine": name, "engine_version": name, "n": 10, "results": [
+            {"keys": name, "leaf_pages": 3, "leaf_fills": [0.5, 0.7]}]}),
+        plots.splits_per_1000({name: [1, 2, 3]}, 10, name),
+    ]
+    for figure in figures:
+        texts = _renders(figure)
+        assert any(t.count("$") == name.count("$") and t.count("$") for t in texts) \
+            or "$" not in name
+
+
+def _report_of(tmp_path: Path, file_name: str | bytes, capfd) -> str:
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    path = os.path.join(os.fsencode(folder), os.fsencode(file_name))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(CLAIM)
+    out = tmp_path / "out"
+    status = main(["check", os.fsdecode(path), "--quiet", "--out", str(out)])
+    captured = capfd.readouterr()
+    assert status == 0, captured.err
+    assert "Traceback" not in captured.err, captured.err
+    assert "\x1b" not in captured.err, captured.err
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "could not be drawn" not in html
+    return html
+
+
+def test_a_claim_file_whose_name_is_mathtext_gets_its_report(tmp_path, capfd):
+    """``labkit check 'x$\\nope{$.yaml'`` writes its report, the verdict chart drawn (it
+    ended in matplotlib's mathtext ValueError and no report)."""
+    assert "<img alt=" in _report_of(tmp_path, "x$\\nope{$.yaml", capfd)
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="needs file names of bytes")
+def test_a_claim_file_whose_name_is_not_utf8_gets_its_report(tmp_path, capfd):
+    """A claim file named with the byte 0xff gets its report (a TypeError from FreeType's
+    ``set_text()`` ended the run)."""
+    assert "<img alt=" in _report_of(tmp_path, b"n\xff.yaml", capfd)
+
+
+def test_a_claim_file_whose_name_holds_an_escape_warns_nothing(tmp_path, capfd):
+    """A file name holding ESC is drawn as ``\\x1b``: no "Glyph 27 missing" warning carries
+    the raw ESC to the terminal."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _report_of(tmp_path, "e\x1b[2Jx.yaml", capfd)
+    assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
