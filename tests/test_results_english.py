@@ -10,6 +10,7 @@ import pickle
 import re
 
 import pytest
+from helpers import in_process
 from helpers import labkit as run_labkit
 
 import labkit
@@ -42,15 +43,18 @@ def no_servers():
             "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
 
 
-def test_run_keeps_results_json_english_and_shows_vietnamese(tmp_path, no_servers):
-    """``LABKIT_LANG=vi labkit run --topics dates,btree``: results.json (and ``--json``) has no
-    Vietnamese letter, its not-run rows give MongoDB's English reason, missing_detail and hint;
-    report.md, report.html and the terminal give the same cause in Vietnamese (claims D1, D3)."""
-    result = run_labkit("run", "--topics", "dates,btree", "--btree-n", "2000", "--out",
-                        str(tmp_path), "--json", env=no_servers)
+def test_run_keeps_results_json_english_and_shows_vietnamese(tmp_path, no_servers, monkeypatch,
+                                                            nothing_available):
+    """``LABKIT_LANG=vi labkit run --topics dates,btree``: results.json has no Vietnamese letter,
+    its not-run rows give MongoDB's English reason, missing_detail and hint; report.md,
+    report.html and the terminal give the same cause in Vietnamese; and ``--json`` prints that
+    same English document (claims D1, D3). One run shows all three, the terminal's table
+    included; ``--json``, which prints the document instead of the table, is run in this
+    process on D1 alone."""
+    result = run_labkit("run", "--topics", "dates,btree", "--btree-n", "2000", "--quiet",
+                        "--out", str(tmp_path), env=no_servers)
     assert result.returncode == 0, result.stderr
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
-    assert json.loads(result.stdout) == data
     assert _vietnamese_strings(data) == []
     d1 = next(c for c in data["claims"] if c["id"] == "D1")["results"][0]
     assert d1["verdict"] == "not-run"
@@ -62,11 +66,20 @@ def test_run_keeps_results_json_english_and_shows_vietnamese(tmp_path, no_server
         text = (tmp_path / report).read_text(encoding="utf-8")
         assert "Không có server MongoDB nào dùng được (đã thử" in text, report
         assert "No MongoDB server is available" not in text, report
-    terminal = run_labkit("run", "--topics", "dates", "--quiet", "--out", str(tmp_path / "t"),
-                          env=no_servers)
-    assert terminal.returncode == 0, terminal.stderr
-    assert "Không có server MongoDB nào dùng được" in terminal.stdout
-    assert "No MongoDB server is available" not in terminal.stdout
+    assert "Không có server MongoDB nào dùng được" in result.stdout
+    assert "No MongoDB server is available" not in result.stdout
+
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.setenv("LABKIT_LANG", "vi")
+    out = tmp_path / "json"
+    status, printed, _ = in_process(["run", "--claims", "D1", "--json", "--quiet", "--out",
+                                     str(out)])
+    assert status == 0
+    shown = json.loads(printed)
+    assert shown == json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert _vietnamese_strings(shown) == []
+    (row,) = shown["claims"][0]["results"]
+    assert row["reason"].startswith("needs mongodb: No MongoDB server is available (tried ")
 
 
 def test_check_keeps_results_json_and_junit_english(tmp_path, no_servers):
