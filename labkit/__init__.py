@@ -17,18 +17,25 @@ from labkit.errors import (
 
 if TYPE_CHECKING:
     from labkit.experiments.catalogue import registered
-    from labkit.i18n import language
     from labkit.lessons.attempts import exercise, reveal
     from labkit.lessons.course import progress, tried
     from labkit.lessons.exercises import Exercise
-    from labkit.lessons.notebook import after, check, on_server, session, start_lesson, table
+    from labkit.lessons.notebook import (
+        after,
+        check,
+        language,
+        on_server,
+        session,
+        start_lesson,
+        table,
+    )
     from labkit.run.doctor import run as doctor
     from labkit.servers import mongodb
 
 # Imported on first use, so that a command (``labkit predict``) loads only what it needs.
 _LAZY = {
     "registered": ("labkit.experiments.catalogue", "registered"),
-    "language": ("labkit.i18n", "language"),
+    "language": ("labkit.lessons.notebook", "language"),
     "progress": ("labkit.lessons.course", "progress"),
     "tried": ("labkit.lessons.course", "tried"),
     "Exercise": ("labkit.lessons.exercises", "Exercise"),

@@ -1,6 +1,8 @@
 """The exceptions labkit raises; each one's message tells the user what to do next.
 
-Messages are shown and written into shareable reports: every password in them is hidden.
+Messages are shown and written into shareable reports: every password in them is hidden. A
+message is a ``labkit.i18n.Message`` (English where files keep it, shown in the learner's
+language) or a plain text; the exceptions keep their parts as such, never read back.
 """
 
 from __future__ import annotations
@@ -8,49 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-# The learner's language reaches this module through hooks ``labkit.i18n`` installs when it
-# loads: this module is below every other and imports none of them. ``_message`` keeps English
-# with the means to show it translated (``i18n.Message``); ``_show`` gives such a text in the
-# learner's language. Until then both are plain English.
+from labkit.i18n import N_ as N_  # re-exported for the model's modules, as the two below
+from labkit.i18n import Message, _
+from labkit.i18n import Shown as Shown
+from labkit.i18n import shown as shown_text
 
-
-def _english(template: str, /, **values: Any) -> str:
-    return template.format(**values) if values else template
-
-
-_translate: Callable[[str], str] = str
-_message: Callable[..., str] = _english
-_show: Callable[[str], str] = str
-
-
-def use_translator(translate: Callable[[str], str], *, message: Callable[..., str] | None = None,
-                   show: Callable[[str], str] | None = None) -> None:
-    """Have this module's own words (``Hint:``, ``Tried:``) kept English with the means to be
-    shown through ``translate``: ``message(template, **values)`` keeps a text as data and
-    ``show(text)`` gives it in the learner's language."""
-    global _translate, _message, _show
-    _translate = translate
-    _message = message or _english
-    _show = show or str
-
-
-def N_(message: str) -> str:  # noqa: N802 - the name the message extractor looks for
-    """``message`` unchanged: this module's own words, shown translated (``labkit.i18n``)."""
-    return message
-
-
-def _(message: str) -> str:
-    """``message`` in the learner's language (English until ``labkit.i18n`` is loaded)."""
-    return _translate(message)
-
-
-class Shown(str):
-    """English text, as ``str`` and files see it, that gives the learner's form through
-    ``shown()`` (``labkit.i18n.Message`` is the one labkit builds its messages with)."""
-
-    def shown(self) -> str:
-        """The text in the learner's language."""
-        return str(self)
+# The model's modules build their refusals through ``N_``, ``_message`` and ``Shown`` from
+# here: labkit.i18n's own, under the names they were given when this module could not import
+# i18n. i18n now sits below this module, and the model may import it: new code takes them
+# from there.
+_message = Message
 
 
 class _OneLine(Shown):
@@ -73,7 +42,7 @@ class _OneLine(Shown):
 
     def shown(self) -> str:
         """The line in the learner's language."""
-        return self._cut(_show(self.text), self.first)
+        return self._cut(shown_text(self.text), self.first)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _OneLine, (self.text, self.first)
@@ -90,7 +59,7 @@ def redact(text: str) -> str:
 def shown(text: str) -> str:
     """``text`` as the learner reads it, any password hidden: a message kept as data in the
     learner's language, any other text as it is."""
-    return redact(_show(text))
+    return redact(shown_text(text))
 
 
 def _redacted(text: str) -> str:
@@ -135,7 +104,7 @@ def _as_hint(text: str) -> str:
         return ""
     if text.lstrip().startswith(("Hint:", _("Hint:"))):
         return text
-    return _message("{label} {hint}", label=_message(N_("Hint:")), hint=text)
+    return Message("{label} {hint}", label=Message(N_("Hint:")), hint=text)
 
 
 class _Hinted(LabkitError):
@@ -170,7 +139,7 @@ class ServerUnavailable(LabkitError):
             return [show(self.message)]
         # A tried way may carry several lines (a start failure's log): indent them under it.
         items = ["  - " + "\n    ".join(show(way).splitlines()) for way in self.tried]
-        return [f"{show(self.message)} {show(_message(N_('Tried:')))}", *items]
+        return [f"{show(self.message)} {show(Message(N_('Tried:')))}", *items]
 
     def _text(self, show: Callable[[str], str]) -> str:
         return "\n".join(self._body(show) + ([show(self.hint)] if self.hint else []))
@@ -189,16 +158,16 @@ class ServerUnavailable(LabkitError):
             return f"{type(self).__name__}."
         what = _OneLine(self.message, first=False)
         if not self.tried:
-            return _message("{what}.", what=what)
+            return Message("{what}.", what=what)
         ways = {f"w{i}": _OneLine(way, first=True) for i, way in enumerate(self.tried)}
-        listed = _message("; ".join(f"{{{name}}}" for name in ways), **ways)
-        return _message("{what} ({tried} {ways}).", what=what, tried=_message(N_("tried")),
-                        ways=listed)
+        listed = Message("; ".join(f"{{{name}}}" for name in ways), **ways)
+        return Message("{what} ({tried} {ways}).", what=what, tried=Message(N_("tried")),
+                       ways=listed)
 
     def summary(self) -> str:
         """The message on one line: what failed, what was tried, and the hint."""
         failed = self.what_failed()
-        return _message("{failed} {hint}", failed=failed, hint=self.hint) if self.hint else failed
+        return Message("{failed} {hint}", failed=failed, hint=self.hint) if self.hint else failed
 
 
 class ServerStartError(ServerUnavailable):
@@ -212,7 +181,7 @@ class ServerStartError(ServerUnavailable):
     def _body(self, show: Callable[[str], str]) -> list[str]:
         body = super()._body(show)
         if self.log_tail:
-            body.append(f"{show(_message(N_('Last lines of its log:')))}\n{self.log_tail}")
+            body.append(f"{show(Message(N_('Last lines of its log:')))}\n{self.log_tail}")
         return body
 
 

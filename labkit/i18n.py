@@ -1,5 +1,11 @@
 """The learner's language for labkit's own words: English unless ``labkit.language("vi")`` in
-a notebook, or ``LABKIT_LANG=vi`` for the command line and the report."""
+a notebook, or ``LABKIT_LANG=vi`` for the command line and the report.
+
+A ``Message`` is one of labkit's sentences kept as data (its English template and its values)
+until it is shown: ``english()`` is the text files keep (results.json, JUnit, ``--json``),
+``shown()`` the learner's. This module sits below every other, ``errors`` too (whose words it
+keeps): it imports nothing of labkit but ``_paths``.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from labkit import errors
 from labkit._paths import PACKAGE
-from labkit.errors import BadInput, Shown
 
 LANGUAGES = ("en", "vi")
 CATALOGUES = PACKAGE / "locale"
@@ -19,15 +23,23 @@ _chosen: str | None = None
 
 
 def language(code: str | None = None) -> str:
-    """Set the language (``"en"`` or ``"vi"``) when given one; return the language in use."""
+    """Set the language when given one of ``LANGUAGES`` (any case); return the language in
+    use. An unknown code is a ``ValueError``: the learner's own call, ``labkit.language``,
+    refuses one first, in the learner's words (``lessons.notebook.language``)."""
     global _chosen
     if code is not None:
-        code = code.strip().lower()
-        if code not in LANGUAGES:
-            raise BadInput(_("unknown language {code}; choose one of {choices}").format(
-                code=repr(code), choices=", ".join(LANGUAGES)))
-        _chosen = code
+        known = known_language(code)
+        if known is None:
+            raise ValueError(f"unknown language {code!r}; choose one of {', '.join(LANGUAGES)}")
+        _chosen = known
     return _chosen or _from_environment()
+
+
+def known_language(code: str) -> str | None:
+    """``code`` as ``LANGUAGES`` spells it (``" EN"`` is ``"en"``), or None when labkit does
+    not speak it."""
+    code = code.strip().lower()
+    return code if code in LANGUAGES else None
 
 
 def _from_environment() -> str:
@@ -96,6 +108,19 @@ def percent(ratio: float, digits: int = 1) -> str:
 _NUMBER_SPEC = re.compile(r",?(?:\.(?P<digits>\d+))?(?P<kind>[f%]?)")
 
 
+class Shown(str):
+    """English text, as ``str`` and files see it, that gives the learner's form through
+    ``shown()`` (``Message`` is the one labkit builds its messages with)."""
+
+    def shown(self) -> str:
+        """The text in the learner's language."""
+        return str(self)
+
+    def english(self) -> str:
+        """The text in English, as files keep it."""
+        return str.__str__(self)
+
+
 class _Shown:
     """One value of a message as the learner reads it: a number by its format spec through
     Babel ("{n:,}" as ``number``, "{x:.2f}" as ``number(x, 2)``, "{r:.1%}" as ``percent``), a
@@ -150,6 +175,11 @@ def shown(text: str) -> str:
     return text.shown() if isinstance(text, Shown) else text
 
 
+def english(text: str) -> str:
+    """``text`` as files keep it: a ``Message`` in English, any other text as it is."""
+    return text.english() if isinstance(text, Shown) else text
+
+
 def joined(separator: str, parts: Iterable[str]) -> str:
     """The non-empty ``parts`` joined as ``str.join`` joins them; a ``Message`` when one of
     them is, so that the whole can still be shown in the learner's language."""
@@ -159,7 +189,3 @@ def joined(separator: str, parts: Iterable[str]) -> str:
     names = [f"p{i}" for i in range(len(kept))]
     template = separator.replace("{", "{{").replace("}", "}}").join(f"{{{n}}}" for n in names)
     return Message(template, **dict(zip(names, kept, strict=True)))
-
-
-# errors.py, below every module, keeps its own words and the servers' as messages through these.
-errors.use_translator(_, message=Message, show=shown)

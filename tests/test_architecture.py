@@ -13,11 +13,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "labkit"
 
 # Top to bottom, as docs/architecture.md lists them; a room may import only itself and below.
 ROOMS = ["__init__", "__main__", "cli", "lessons", "outputs", "run", "experiments", "engines",
-         "claims", "servers", "model", "syllabus", "i18n", "names", "_defaults", "_signals",
-         "errors", "_redact", "_conninfo", "_version", "_paths"]
-# What the model may import of labkit: a library of MongoDB's rules needs its errors, and the
-# fixtures' folder (_paths), nothing else.
-MODEL_MAY_IMPORT = {"model", "errors", "_redact", "_paths"}  # _paths: where data/ is
+         "claims", "servers", "model", "syllabus", "names", "_defaults", "_signals", "errors",
+         "i18n", "_redact", "_conninfo", "_version", "_paths"]
+# What the model may import of labkit: a library of MongoDB's rules needs its errors and their
+# words (i18n), and the fixtures' folder (_paths), nothing else.
+MODEL_MAY_IMPORT = {"model", "errors", "i18n", "_redact", "_paths"}  # _paths: where data/ is
 
 
 def _modules() -> dict[str, Path]:
@@ -81,6 +81,13 @@ def test_the_model_imports_nothing_of_labkit_but_errors():
                if _room(source) == "model" for target in targets
                if _room(target) not in MODEL_MAY_IMPORT]
     assert not foreign, "\n".join(foreign)
+
+
+def test_the_words_sit_below_the_errors():
+    """i18n, whose messages every error keeps, imports nothing of labkit but _paths (where its
+    catalogues are), and errors imports it: neither depends on what was imported first."""
+    assert GRAPH["labkit.i18n"] <= {"labkit._paths"}
+    assert "labkit.i18n" in GRAPH["labkit.errors"]
 
 
 def test_no_import_circle():

@@ -8,6 +8,7 @@ import json
 import polib
 import pytest
 
+import labkit
 from labkit import i18n
 from labkit.errors import BadInput
 from labkit.lessons import translate
@@ -115,7 +116,8 @@ def test_fuzzy_translations_do_not_count(layout):
 
 def test_language_switch_and_fallback(monkeypatch):
     """English by default; LABKIT_LANG or labkit.language picks Vietnamese; unknown codes are
-    refused; a message with no translation stays English."""
+    refused (the learner's ``labkit.language`` with ``BadInput``, ``i18n.language`` below it
+    with ``ValueError``); a message with no translation stays English."""
     monkeypatch.setattr(i18n, "_chosen", None)
     monkeypatch.delenv("LABKIT_LANG", raising=False)
     assert i18n.language() == "en"
@@ -123,8 +125,11 @@ def test_language_switch_and_fallback(monkeypatch):
     assert i18n.language() == "vi"
     assert i18n._("a message nobody translated") == "a message nobody translated"
     with pytest.raises(BadInput, match="en, vi"):
+        labkit.language("fr")
+    with pytest.raises(ValueError, match="en, vi"):
         i18n.language("fr")
-    assert i18n.language("EN") == "en"
+    assert labkit.language("EN") == "en"
+    assert i18n.language(" vi ") == "vi"
 
 
 def test_every_lesson_is_translated_and_the_vietnamese_edition_is_in_step():

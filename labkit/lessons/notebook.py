@@ -8,6 +8,7 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from labkit import i18n
 from labkit.claims.claim import (
     COLOURS,
     ERROR,
@@ -19,8 +20,8 @@ from labkit.claims.claim import (
     short_json,
     verdict_text,
 )
-from labkit.errors import ClaimFailed, ServerUnavailable
-from labkit.i18n import N_, _
+from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
+from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
 from labkit.outputs.cards import claim_card
@@ -60,6 +61,17 @@ def _short(label: str) -> str:
     if isinstance(label, _Label):
         return label.short
     return _(MODEL_SHORT) if label == MODEL_LABEL else _(label)
+
+
+def language(code: str | None = None) -> str:
+    """Set the lessons' language (``"en"`` or ``"vi"``, as ``labkit.language("vi")``) when
+    given one; return the language in use. An unknown code is refused: ``BadInput``, in the
+    learner's words, naming the languages there are."""
+    if code is not None and i18n.known_language(code) is None:
+        raise BadInput(Message(N_("unknown language {code}; choose one of {choices}"),
+                               code=repr(code.strip().lower()),
+                               choices=", ".join(i18n.LANGUAGES)))
+    return i18n.language(code)
 
 
 def _how_to_get_one() -> str:
