@@ -118,15 +118,16 @@ def test_the_model_says_not_supported_for_a_stage_it_does_not_know():
 
 
 def test_mongomock_is_named_as_a_fake_and_its_decimal_sort_crash_is_shown():
-    """mongomock is an engine named as an in-process fake with its version; its exception on
-    a sort over Decimal128 values is what it answered, and the claim does not hold there."""
+    """mongomock is an engine named as an in-process fake with its version; its own exception
+    on a sort over Decimal128 values is mongomock's error there, naming the exception, not an
+    answer MongoDB could give."""
     pytest.importorskip("mongomock")
     result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model,mongomock")
     assert [c.label for c in result.columns][1].startswith("mongomock ")
     rows = {(r.claim.id, r.engine): r for r in result.run.rows}
     crash = rows[("decimal-sort", "mongomock (in-process fake)")]
-    assert crash.verdict == claims.FAILS
-    assert "Decimal128" in crash.observation.observed["raised"]
+    assert crash.verdict == claims.ERROR
+    assert "Decimal128" in crash.reason
     assert rows[("decimal-sort", "model (labkit's rules for MongoDB 8.0)")].verdict == \
         claims.HOLDS
     assert "MongoDB" not in crash.engine
@@ -324,7 +325,8 @@ def test_the_kits_claim_files_hold_on_a_real_server(mongodb_server):
 
 def test_raised_lists_where_a_fake_crashed_from_the_observations():
     """``raised`` reads the exceptions from each row's observation (not from the scorecard's
-    text): mongomock 4.3 raises on a range query that meets Decimal128 (claim B1's $gt: 0)."""
+    text): mongomock 4.3 raises on a range query that meets Decimal128 (claim B1's $gt: 0),
+    its own exception and so its error."""
     from labkit.claims import files as claimfiles
 
     specs = [s for s in claimfiles.load([claimfiles.KIT_CLAIMS]) if s.id.startswith("B1.")]

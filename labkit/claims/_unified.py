@@ -1,8 +1,11 @@
 """The drivers' Unified Test Format (``schemaVersion``, ``initialData``, ``tests``), read for the
-part that fits a claim: ``runOnRequirements``, the fixture, the read operations ``find``,
-``aggregate``, ``countDocuments`` and ``distinct`` on a collection, and
-``expectResult``/``expectError``. What a claim check cannot judge there (events, client options,
-writes) is named per test, never dropped."""
+part that fits a claim: ``runOnRequirements``, the fixture, the reads a claim check performs
+(``find``, ``findOne``, ``aggregate``, ``countDocuments``, ``estimatedDocumentCount``, ``count``
+and ``distinct`` on a collection; ``aggregate`` on a database), and
+``expectResult``/``expectError``. The list of reads is closed: any other operation may change
+what a later read sees, so the reads after it are not judged, naming it. What a claim check
+cannot judge there (events, client options, other operations, ``outcome``) is named per test,
+never dropped; a test none of whose reads can be judged says why."""
 
 from __future__ import annotations
 
@@ -21,12 +24,34 @@ from labkit.i18n import N_, Message
 # Builds the one-line error for a problem at a place in the file (keys and indexes).
 ErrorAt = Callable[..., BadInput]
 
-_WRITES = {"insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne",
-           "deleteMany", "bulkWrite", "findOneAndUpdate", "findOneAndReplace",
-           "findOneAndDelete", "clientBulkWrite", "createIndex", "dropIndex", "drop",
-           "createCollection", "dropCollection", "rename"}
+# Operations a claim check does not perform that change no data a later read sees: the test
+# runner's assertions and waits (unified-test-format.md, "Special Test Operations", at
+# mongodb/specifications 92b3c0b9) and the listings of databases, collections and indexes.
+# Every other operation not performed, known or not, counts as one that may change the data.
+_LEAVES_DATA = {
+    "assertSessionTransactionState", "assertSessionPinned", "assertSessionUnpinned",
+    "assertDifferentLsidOnLastTwoCommands", "assertSameLsidOnLastTwoCommands",
+    "assertSessionDirty", "assertSessionNotDirty", "assertCollectionExists",
+    "assertCollectionNotExists", "assertIndexExists", "assertIndexNotExists",
+    "assertNumberConnectionsCheckedOut", "waitForEvent", "assertEventCount",
+    "recordTopologyDescription", "assertTopologyType", "wait",
+    "listDatabases", "listDatabaseNames", "listCollections", "listCollectionNames",
+    "listIndexes", "listIndexNames", "listSearchIndexes"}
+_WRITING_STAGES = ("$out", "$merge")  # an aggregate with one of these writes a collection
 _CLIENT_PLAIN = {"id"}  # client options that change nothing a claim check judges
 _TEST_JUDGED = {"description", "operations", "runOnRequirements", "skipReason"}
+# What a test may expect besides its operations' results, which a claim check does not judge.
+_ALSO_EXPECTED = ("expectEvents", "expectLogMessages", "outcome")
+
+
+@dataclass(frozen=True)
+class _Unperformed:
+    """An operation the check does not perform: its words, whether it may change the data,
+    whether the test expects a result or error of it."""
+
+    what: str
+    changes: bool
+    expected: bool
 
 
 @dataclass(frozen=True)
@@ -37,6 +62,7 @@ class _File:
     node: Node
     name: str
     collections: dict[str, tuple[str, str, str]]
+    databases: dict[str, tuple[str, str]]
     client_options: dict[str, list[str]]
     fixture: dict[tuple[str, str], list[Document]]
     requirements: tuple[Requirement, ...]
@@ -80,9 +106,9 @@ def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec
                                "version 1.x"), version=version), "schemaVersion")
     if not isinstance(data["tests"], list) or not data["tests"]:
         raise error(Message(N_("tests must be a list of one or more tests")), "tests")
-    collections, client_options = _unified_entities(data, error)
+    collections, databases, client_options = _unified_entities(data, error)
     file = _File(path, node, str(data.get("description") or path.stem), collections,
-                 client_options, _unified_data(data, path, node),
+                 databases, client_options, _unified_data(data, path, node),
                  _requirements(data.get("runOnRequirements"), error, "runOnRequirements"))
     specs = []
     for index, test in enumerate(data["tests"]):
@@ -93,8 +119,10 @@ def read_unified(path: Path, data: dict[str, Any], node: Node) -> list[ClaimSpec
 
 
 def _unified_entities(data: dict[str, Any], error: ErrorAt
-                      ) -> tuple[dict[str, tuple[str, str, str]], dict[str, list[str]]]:
-    """Collection entities (id -> client, database, collection) and each client's options."""
+                      ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]],
+                                 dict[str, list[str]]]:
+    """Collection entities (id -> client, database, collection), database entities (id ->
+    client, database) and each client's options."""
     databases: dict[str, tuple[str, str]] = {}
     collections: dict[str, tuple[str, str, str]] = {}
     clients: dict[str, list[str]] = {}
@@ -122,7 +150,7 @@ def _unified_entities(data: dict[str, Any], error: ErrorAt
             if options:
                 clients.setdefault(f"collection {spec['id']}", options)
             collections[spec["id"]] = (client, database, str(spec.get("collectionName", "")))
-    return collections, clients
+    return collections, databases, clients
 
 
 def _unified_data(data: dict[str, Any], path: Path, node: Node
@@ -168,59 +196,127 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
     if not isinstance(operations, list):
         raise file.error(Message(N_("a test needs operations, a list")), *at, "operations")
     not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
-    steps, used = _unified_steps(file, operations, at, not_checked)
+    steps, used, unperformed = _unified_steps(file, operations, at, not_checked)
+    described = [Message(N_("{name} on {target}"), name=str(op.get("name")),
+                         target=str(op.get("object"))) for op in operations]
     not_checked += _client_notes(file, used)
-    databases = {file.collections[t][1] for t in used}
+    databases = {_database_of(file, t) for t in used}
     docs = {coll: items for (db, coll), items in file.fixture.items()
             if db in databases or not used}
     own = _requirements(test.get("runOnRequirements"), file.error, *at, "runOnRequirements")
     groups = tuple(g for g in (file.requirements, own) if g)
     skip = test.get("skipReason", "")
+    also = tuple(key for key in _ALSO_EXPECTED if key in test)
     return ClaimSpec(
         id=f"{file.path.stem}: {test['description']}", title=test["description"],
         source=f"Unified Test Format file {file.path.name} ({file.name})", path=file.path,
         line=file.node.line_of(*at), steps=tuple(steps), fixture=docs, requirements=groups,
-        not_checked=tuple(dict.fromkeys(not_checked)), skip_reason=str(skip), form="unified")
+        not_checked=tuple(dict.fromkeys(not_checked)), skip_reason=str(skip), form="unified",
+        also_expected=also, unjudged=_unjudged(steps, unperformed, also, described))
+
+
+def _database_of(file: _File, target: str) -> str:
+    """The database name of a collection or database entity."""
+    if target in file.collections:
+        return file.collections[target][1]
+    return file.databases[target][1]
+
+
+def _unjudged(steps: list[Step], unperformed: list[_Unperformed], also: tuple[str, ...],
+              described: list[str]) -> str:
+    """Why none of a test's reads can be judged, its own cause; ``""`` when one can."""
+    if any(s.expect is not None and not s.skip for s in steps):
+        return ""
+    following = next((s for s in steps if s.expect is not None), None)
+    if following is not None:
+        return Message(N_("{operation} at line {line:d}: {why}"),
+                       operation=following.operation, line=following.line, why=following.skip)
+    expected = next((u for u in unperformed if u.expected), None)
+    if expected is not None:
+        return Message(N_("what it expects is of {operation}, which may change the data and "
+                          "which a claim check does not perform") if expected.changes else
+                       N_("what it expects is of {operation}, which a claim check does not "
+                          "perform"), operation=expected.what)
+    operations = ", ".join(dict.fromkeys(described))
+    if also:
+        return Message(N_("it checks only {checks}, which a claim check does not judge (its "
+                          "operations: {operations})"), checks=", ".join(also),
+                       operations=operations)
+    return Message(N_("no operation has an expected result or error (its operations: "
+                      "{operations})"), operations=operations)
 
 
 def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...],
-                   not_checked: list[str]) -> tuple[list[Step], set[str]]:
-    """The test's reads as steps and the collections they use; every operation not performed,
-    and what a step cannot judge, is added to ``not_checked`` in the order met."""
+                   not_checked: list[str]) -> tuple[list[Step], set[str], list[_Unperformed]]:
+    """The test's reads as steps, the entities they use and the operations not performed;
+    every operation not performed, and what a step cannot judge, is added to ``not_checked``
+    in the order met. A read after an operation that may change the data is kept, marked with
+    it (its ``skip``)."""
     steps: list[Step] = []
     used: set[str] = set()
+    unperformed: list[_Unperformed] = []
     wrote = ""
     for i, op in enumerate(operations):
         op_at = (*at, "operations", i)
         if not isinstance(op, dict) or not isinstance(op.get("name"), str):
             raise file.error(Message(N_("each operation needs a name")), *op_at)
-        name, target = op["name"], op.get("object")
-        if name not in READS or target not in file.collections:
-            not_checked.append(Message(
-                N_("write operation {name} on {target} (not performed)") if name in _WRITES
-                else N_("operation {name} on {target} (not performed)"), name=name,
-                target=str(target)))
-            if name in _WRITES or target == "testRunner":
-                wrote = wrote or Message(N_("{name} on {target}"), name=name, target=str(target))
+        name, target = op["name"], str(op.get("object"))
+        on = _read_target(file, name, target, op)
+        if on:
+            used.add(target)
+            steps.append(_unified_step(file, op, op_at, on, wrote, not_checked))
             continue
-        used.add(target)
-        steps.append(_unified_step(file, op, op_at, wrote, not_checked))
-    return steps, used
+        changes = name not in _LEAVES_DATA
+        stage = _writes(op) if name == "aggregate" else ""
+        what = Message(N_("aggregate with {stage} on {target}"), stage=stage, target=target) \
+            if stage else Message(N_("{name} on {target}"), name=name, target=target)
+        unperformed.append(_Unperformed(what, changes, "expectResult" in op
+                                        or "expectError" in op))
+        not_checked.append(Message(N_("{operation} (not performed: it may change the data)")
+                                   if changes else N_("{operation} (not performed)"),
+                                   operation=what))
+        if changes:
+            wrote = wrote or what
+    return steps, used, unperformed
 
 
-def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...], wrote: str,
-                  not_checked: list[str]) -> Step:
-    """One read on a collection entity; ``wrote`` names an earlier write it would follow."""
+def _writes(op: dict[str, Any]) -> str:
+    """The stage (``$out``, ``$merge``) by which an aggregate writes, or ``""``."""
+    arguments = op.get("arguments")
+    pipeline = arguments.get("pipeline") if isinstance(arguments, dict) else None
+    for stage in pipeline if isinstance(pipeline, list) else []:
+        for name in stage if isinstance(stage, dict) else ():
+            if name in _WRITING_STAGES:
+                return str(name)
+    return ""
+
+
+def _read_target(file: _File, name: str, target: str, op: dict[str, Any]) -> str:
+    """``collection`` or ``database`` where the operation is a read the check performs on that
+    entity, else ``""``."""
+    if name == "aggregate" and _writes(op):
+        return ""
+    if name in READS and target in file.collections:
+        return "collection"
+    if name == "aggregate" and target in file.databases:
+        return "database"
+    return ""
+
+
+def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...], on: str,
+                  wrote: str, not_checked: list[str]) -> Step:
+    """One read on a collection or database entity; ``wrote`` names an earlier operation that
+    may change the data, which it would follow."""
     name = op["name"]
     arguments = _unified_arguments(op, file, op_at, not_checked)
     expect = _unified_expect(op, name, file, op_at)
     if expect is None and not op.get("ignoreResultAndError"):
         not_checked.append(Message(N_("{name}: nothing to judge (no expectResult or "
                                       "expectError)"), name=name))
-    collection = file.collections[op["object"]][2]
+    collection = file.collections[op["object"]][2] if on == "collection" else ""
     return Step(name, arguments, expect, file.node.line_of(*op_at), collection,
                 skip=Message(N_("it follows {write}, which a claim check does not perform"),
-                             write=wrote) if wrote else "")
+                             write=wrote) if wrote else "", on=on)
 
 
 def _unified_arguments(op: dict[str, Any], file: _File, op_at: tuple[str | int, ...],
@@ -254,7 +350,8 @@ def _client_notes(file: _File, used: set[str]) -> list[str]:
     does not apply."""
     notes: list[str] = []
     for target in sorted(used):
-        client = file.collections[target][0]
+        client = file.collections[target][0] if target in file.collections else \
+            file.databases[target][0]
         if file.client_options.get(client):
             notes.append(Message(N_("client {client} options {options}"), client=client,
                                  options=", ".join(file.client_options[client])))
@@ -290,4 +387,6 @@ def _unified_expect(op: dict[str, Any], name: str, file: _File, at: tuple[str | 
             raise error(Message(N_("distinct's expectResult must be a list")), *at,
                         "expectResult")
         return Expectation("values", result, ordered=True)
+    if name == "findOne" and isinstance(result, dict):
+        return Expectation("document", result)  # a root-level document: extra fields allowed
     return Expectation("value", result)

@@ -36,6 +36,8 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
         problem = _match_list(expect.value, result, expect.ordered, root=True)
     elif expect.kind == "values":
         problem = _match_list(expect.value, result, expect.ordered, root=False)
+    elif expect.kind == "document":  # findOne's: a root-level document
+        problem = match(expect.value, result, root=True)
     else:
         problem = match(expect.value, result)
     return problem is None, result, problem or ""

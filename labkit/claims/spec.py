@@ -10,7 +10,10 @@ from typing import Any
 from labkit.claims.bounds import Requirement
 
 Document = dict[str, Any]
-READS = ("find", "aggregate", "countDocuments", "distinct")
+# The reads a claim check performs (the Unified Test Format's names; the short form's count is
+# countDocuments). Every other operation is not performed.
+READS = ("find", "findOne", "aggregate", "countDocuments", "estimatedDocumentCount", "count",
+         "distinct")
 # Arguments that do not change what a read returns: sent to MongoDB, ignored elsewhere.
 NEUTRAL_ARGUMENTS = ("batchSize", "comment", "maxTimeMS", "allowDiskUse")
 
@@ -23,8 +26,9 @@ class Expectation:
     document matches, extra fields allowed, as the Unified Test Format matches root documents),
     ``values`` (distinct values), ``count`` (the short form's ``{count: N}``: how many documents
     or values the read gives, whichever read it is), ``value`` (the Unified Test Format's
-    ``expectResult`` of ``countDocuments``, matched as written), ``error`` (the read raises;
-    ``value`` holds the Unified Test Format's ``expectError`` checks, if any).
+    ``expectResult`` of a count, matched as written), ``document`` (``findOne``'s document,
+    matched as a root document: extra fields allowed), ``error`` (the read raises; ``value``
+    holds the Unified Test Format's ``expectError`` checks, if any).
     """
 
     kind: str
@@ -35,7 +39,7 @@ class Expectation:
         """The expectation as the report shows it."""
         if self.kind == "error":
             return {"error": self.value or True}
-        shown = {self.kind if self.kind != "value" else "result": self.value}
+        shown = {self.kind if self.kind not in ("value", "document") else "result": self.value}
         if self.kind in ("ids", "documents", "values"):
             shown["ordered"] = self.ordered
         return shown
@@ -50,7 +54,8 @@ class Step:
     expect: Expectation | None
     line: int
     collection: str = "claim"
-    skip: str = ""  # why this read cannot be judged (it follows a write the check does not do)
+    skip: str = ""  # why this read cannot be judged (it follows an operation not performed)
+    on: str = "collection"  # or "database": an aggregate on the database (``$documents``)
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,10 @@ class ClaimSpec:
     """A claim read from a file: where it is, its fixture, its reads, the versions it speaks for.
 
     ``requirements`` holds groups (top level, then per test): every group must have one
-    requirement met. ``not_checked`` names what the file asks that a claim check cannot judge.
+    requirement met. ``not_checked`` names what the file asks that a claim check cannot judge;
+    ``also_expected`` the test's own expectations beyond its reads' results (``expectEvents``,
+    ``outcome``), which are not judged; ``unjudged`` why none of its reads can be judged, where
+    none can (its own cause, the same on every engine).
     """
 
     id: str
@@ -72,6 +80,14 @@ class ClaimSpec:
     not_checked: tuple[str, ...] = ()
     skip_reason: str = ""
     form: str = "short"
+    also_expected: tuple[str, ...] = ()
+    unjudged: str = ""
+
+    @property
+    def result_only(self) -> bool:
+        """True when the test expects more than its reads' results (events, the collections'
+        outcome): a verdict then judges the results only."""
+        return bool(self.also_expected)
 
     @property
     def where(self) -> str:

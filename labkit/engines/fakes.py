@@ -2,8 +2,10 @@
 
 They are not MongoDB and never stand in for it: each is named as an in-process fake with its
 package's version, and appears only where a user asks ``labkit check`` to judge it (and in the
-lesson about fakes). Where a fake raises, that is its answer: an application tested on it would
-see the same exception.
+lesson about fakes). Where a fake raises an error as MongoDB or pymongo would (its
+``OperationFailure``, pymongo's errors), that is its answer: an application tested on it would
+see the same exception. Any other exception it raises (a ``TypeError`` from its own code, a
+``NotImplementedError``) is the fake's error, that row's verdict, never a server's error.
 """
 
 from __future__ import annotations
@@ -56,13 +58,24 @@ class _FakeEngine(Engine):
 
         return (OperationFailure,)
 
+    def _answers(self) -> tuple[type, ...]:
+        """The exceptions that are the fake's answer: those it raises as MongoDB or pymongo
+        would (its server errors, pymongo's and bson's errors). Any other exception (a
+        ``TypeError`` from its own code, a ``NotImplementedError``) is the fake's error."""
+        import bson.errors
+        import pymongo.errors
+
+        return (*self._server_errors(), pymongo.errors.PyMongoError, bson.errors.BSONError)
+
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """Load the fixture into a fresh in-memory database, run the reads, drop it."""
         name = f"labkit_check_{next(_numbers)}"
         database = self.client[name]
+        answers = self._answers()
         try:
             return load_and_read(database, spec, steps, server_errors=self._server_errors(),
-                                 arguments=_without_neutral)
+                                 arguments=_without_neutral,
+                                 is_answer=lambda exc: isinstance(exc, answers))
         finally:
             self.client.drop_database(name)
 
@@ -114,6 +127,13 @@ class MontydbEngine(_FakeEngine):
         from montydb.errors import OperationFailure
 
         return (OperationFailure,)
+
+    def _answers(self) -> tuple[type, ...]:
+        """Besides pymongo's and bson's errors, montydb's own (its ``MontyError`` family
+        stands for pymongo's)."""
+        from montydb.errors import MontyError
+
+        return (*super()._answers(), MontyError)
 
 
 def engine(name: str) -> Engine:

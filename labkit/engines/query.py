@@ -95,9 +95,11 @@ class ModelEngine(Engine):
 
         answers = []
         for step in steps:
-            docs = spec.fixture.get(step.collection, [])
+            on_database = step.on == "database"
+            docs = [] if on_database else spec.fixture.get(step.collection, [])
             try:
-                answers.append(Answer(model_read(docs, step.operation, step.arguments)))
+                answers.append(Answer(model_read(docs, step.operation, step.arguments,
+                                                 on_database=on_database)))
             except (BadInput, ValueError) as exc:
                 raise NotSupported(_unsupported(str(exc))) from exc
         return answers
@@ -110,23 +112,48 @@ def _unsupported(message: str) -> str:
     return message if message.startswith("the model") else f"the model cannot answer: {message}"
 
 
-def model_read(docs: list[Document], operation: str, arguments: dict[str, Any]) -> Any:
-    """What the model says a read returns on ``docs`` (documents in insertion order)."""
-    known = {"find": {"filter", "sort", "projection", "skip", "limit", "collation"},
-             "countDocuments": {"filter", "skip", "limit", "collation"},
-             "distinct": {"fieldName", "filter"},
-             "aggregate": {"pipeline", "collation"}}[operation]
-    unknown = sorted(set(arguments) - known - set(NEUTRAL_ARGUMENTS))
+# The arguments the model reads for each read; any other is refused, save the neutral ones.
+_MODEL_ARGUMENTS = {
+    "find": {"filter", "sort", "projection", "skip", "limit", "collation"},
+    "findOne": {"filter", "sort", "projection", "skip", "collation"},
+    "countDocuments": {"filter", "skip", "limit", "collation", "hint"},
+    "count": {"filter", "skip", "limit", "collation", "hint"},
+    "estimatedDocumentCount": set(),
+    "distinct": {"fieldName", "filter", "hint"},
+    "aggregate": {"pipeline", "collation"}}
+
+
+def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], *,
+               on_database: bool = False) -> Any:
+    """What the model says a read returns on ``docs`` (documents in insertion order);
+    ``on_database``: an aggregate on the database, whose pipeline starts with ``$documents``."""
+    unknown = sorted(set(arguments) - _MODEL_ARGUMENTS[operation] - set(NEUTRAL_ARGUMENTS))
     if unknown:
         raise NotSupported(f"the model does not support the {operation} option {unknown[0]}")
+    if "hint" in arguments and not _names_the_id_index(arguments["hint"]):
+        raise NotSupported(f"the model supports a {operation} hint of the _id index only")
     if operation == "aggregate":
-        return _pipeline(docs, arguments["pipeline"], arguments.get("collation"))
+        return _pipeline(docs, arguments["pipeline"], arguments.get("collation"),
+                         on_database=on_database)
+    if operation == "estimatedDocumentCount":
+        return len(docs)
+    if operation == "count" and int(arguments.get("limit") or 0) < 0:
+        raise NotSupported("the model does not support a negative count limit")
+    if operation == "findOne":  # the first document find gives, or none
+        found = _find(docs, {**arguments, "limit": 1})
+        return found[0] if found else None
     found = _find(docs, arguments)
     if operation == "find":
         return found
-    if operation == "countDocuments":
+    if operation in ("countDocuments", "count"):
         return len(found)
     return _distinct(found, arguments["fieldName"])
+
+
+def _names_the_id_index(hint: Any) -> bool:
+    """A hint of the _id index, which every collection has: by its name or its key. A count
+    or a distinct so hinted gives what it gives without the hint."""
+    return hint == "_id_" or (isinstance(hint, dict) and list(hint.items()) == [("_id", 1)])
 
 
 def _find(docs: list[Document], arguments: dict[str, Any]) -> list[Document]:
@@ -190,13 +217,15 @@ def _distinct(docs: list[Document], field: str) -> list[Any]:
 
 
 def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
-              collation: dict[str, Any] | None = None) -> list[Document]:
+              collation: dict[str, Any] | None = None, *,
+              on_database: bool = False) -> list[Document]:
     """``$match``, ``$sort``, ``$skip``, ``$limit``, ``$project`` (top-level), ``$count`` and a
-    ``$group`` by ``{$type: "$path"}`` that counts; any other stage is not supported. The
-    aggregate's collation applies to ``$match`` and ``$sort``."""
+    ``$group`` by ``{$type: "$path"}`` that counts, after ``$documents`` of literal documents
+    where the aggregate is on a database; any other stage is not supported. The aggregate's
+    collation applies to ``$match`` and ``$sort``."""
     from labkit.model import bson_order, reads
 
-    out = list(docs)
+    out, pipeline = _pipeline_input(docs, pipeline, on_database)
     for stage in pipeline:
         (name, spec), = stage.items()
         if name == "$match":
@@ -223,6 +252,37 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
     return out
 
 
+def _pipeline_input(docs: list[Document], pipeline: list[dict[str, Any]], on_database: bool
+                    ) -> tuple[list[Document], list[dict[str, Any]]]:
+    """The documents a pipeline starts from and the stages left: the collection's, or, on a
+    database, those of its first stage, ``$documents``."""
+    if not on_database:
+        return list(docs), pipeline
+    first = pipeline[0] if pipeline else {}
+    if list(first) != ["$documents"]:
+        raise NotSupported("the model supports an aggregate on a database that starts with "
+                           "$documents only")
+    return _literal_documents(first["$documents"]), pipeline[1:]
+
+
+def _literal_documents(value: Any) -> list[Document]:
+    """``$documents``' documents, where they are written out: no field path, variable or
+    operator, which the model would have to evaluate."""
+    def literal(item: Any) -> bool:
+        if isinstance(item, str):
+            return not item.startswith("$")
+        if isinstance(item, dict):
+            return all(not str(k).startswith("$") and literal(v) for k, v in item.items())
+        if isinstance(item, list):
+            return all(literal(v) for v in item)
+        return True
+
+    if not isinstance(value, list) or not all(isinstance(d, dict) for d in value) or \
+            not literal(value):
+        raise NotSupported("the model supports $documents of documents written out only")
+    return copy.deepcopy(value)
+
+
 def _is_type_census(spec: Any) -> bool:
     if not isinstance(spec, dict) or len(spec) != 2:
         return False
@@ -236,13 +296,17 @@ def _is_type_census(spec: Any) -> bool:
 
 
 def pymongo_read(collection: Any, operation: str, arguments: dict[str, Any]) -> Any:
-    """Run one read through a pymongo-like collection (pymongo, mongomock, montydb)."""
+    """Run one read through a pymongo-like collection (pymongo, mongomock, montydb), or, for
+    an aggregate on a database, a pymongo-like database."""
     args = dict(arguments)
-    if operation == "find":
+    if operation in ("find", "findOne"):
         kwargs = {_FIND_KWARGS.get(k, k): v for k, v in args.items()
                   if k not in ("filter", "projection")}
         if "sort" in kwargs:
             kwargs["sort"] = list(kwargs["sort"].items())
+        if operation == "findOne":
+            return collection.find_one(args.get("filter") or {}, args.get("projection"),
+                                       **kwargs)
         return list(collection.find(args.get("filter") or {}, args.get("projection"),
                                     **kwargs))
     if operation == "aggregate":
@@ -250,6 +314,11 @@ def pymongo_read(collection: Any, operation: str, arguments: dict[str, Any]) -> 
         return list(collection.aggregate(pipeline, **args))
     if operation == "countDocuments":
         return collection.count_documents(args.pop("filter", {}) or {}, **args)
+    if operation == "estimatedDocumentCount":
+        return collection.estimated_document_count(**args)
+    if operation == "count":  # the count command (pymongo 4 has no Collection.count)
+        command = {"count": collection.name, "query": args.pop("filter", {}) or {}, **args}
+        return collection.database.command(command)["n"]
     field = args.pop("fieldName")
     return collection.distinct(field, args.pop("filter", None) or {}, **args)
 
@@ -257,24 +326,30 @@ def pymongo_read(collection: Any, operation: str, arguments: dict[str, Any]) -> 
 def load_and_read(database: Any, spec: ClaimSpec, steps: list[Step], *,
                   server_errors: tuple[type[BaseException], ...],
                   passes: tuple[type[BaseException], ...] = (),
-                  arguments: Callable[[Step], dict[str, Any]] | None = None) -> list[Answer]:
+                  arguments: Callable[[Step], dict[str, Any]] | None = None,
+                  is_answer: Callable[[BaseException], bool] | None = None) -> list[Answer]:
     """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
     (the server and the in-process fakes alike). The fixture is copied: ``insert_many`` adds
-    an ``_id`` to what it is given. ``arguments`` adapts a step's arguments to the engine."""
+    an ``_id`` to what it is given. ``arguments`` adapts a step's arguments to the engine;
+    ``is_answer`` says which exceptions are the engine's answer (see ``answer_with``)."""
     for name, docs in spec.fixture.items():
         if docs:
             database[name].insert_many(copy.deepcopy(docs))
     pick = arguments or (lambda step: step.arguments)
     return answer_with(
-        lambda step: pymongo_read(database[step.collection], step.operation, pick(step)),
-        steps, server_errors=server_errors, passes=passes)
+        lambda step: pymongo_read(database if step.on == "database" else
+                                  database[step.collection], step.operation, pick(step)),
+        steps, server_errors=server_errors, passes=passes, is_answer=is_answer)
 
 
 def answer_with(read: Callable[[Step], Any], steps: list[Step],
                 server_errors: tuple[type[BaseException], ...] = (),
-                passes: tuple[type[BaseException], ...] = ()) -> list[Answer]:
+                passes: tuple[type[BaseException], ...] = (),
+                is_answer: Callable[[BaseException], bool] | None = None) -> list[Answer]:
     """Each step's answer: its result, or the exception it raised as one line. Exceptions in
-    ``passes`` (a lost connection) are not answers: they propagate and cost the row."""
+    ``passes`` (a lost connection) are not answers: they propagate and cost the row. An
+    exception ``is_answer`` refuses (a fake's own ``TypeError``, a bug of the code that asked)
+    is no answer either: it propagates, and the row is that engine's error, naming it."""
     from labkit.claims.claim import one_line
 
     answers = []
@@ -283,7 +358,9 @@ def answer_with(read: Callable[[Step], Any], steps: list[Step],
             answers.append(Answer(read(step)))
         except passes:
             raise
-        except Exception as exc:  # an engine's exception is what it answered
+        except Exception as exc:  # an engine's exception is what it answered, if it is one
+            if is_answer is not None and not is_answer(exc):
+                raise
             details = getattr(exc, "details", None) or {}
             answers.append(Answer(raised=one_line(exc),
                                   server_error=isinstance(exc, server_errors),
@@ -323,6 +400,23 @@ class MongoDBEngine(Engine):
         database = self.server.fresh_database(f"check_{spec.id}")
         try:
             return load_and_read(database, spec, steps, server_errors=(OperationFailure,),
-                                 passes=(ConnectionFailure,))
+                                 passes=(ConnectionFailure,), is_answer=driver_raised)
         finally:
             self.server.drop(database.name)
+
+
+def driver_raised(exc: BaseException) -> bool:
+    """True when pymongo or bson raised ``exc``: one of their errors (a server's, or the
+    driver's own refusal), or a ``TypeError``/``ValueError`` raised inside their code (how
+    pymongo refuses an argument). Anything else is a bug of the code that asked, no answer."""
+    import bson.errors
+    import pymongo.errors
+
+    if isinstance(exc, pymongo.errors.PyMongoError | bson.errors.BSONError):
+        return True
+    trace = exc.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    module = str(trace.tb_frame.f_globals.get("__name__", "")) if trace is not None else ""
+    return isinstance(exc, TypeError | ValueError) and module.split(".")[0] in ("pymongo",
+                                                                             "bson")

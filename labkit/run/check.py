@@ -34,7 +34,7 @@ from labkit.claims.expect import judge_step
 from labkit.claims.files import ClaimSpec
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
-from labkit.i18n import N_, Message, joined
+from labkit.i18n import N_, Message, _, joined
 from labkit.names import EngineInfo, engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from labkit.servers.mongo import MongoServer
 
 DEFAULT_ENGINES = ("model",)
+# A row that holds on its reads' results where its test also expects what a claim check does
+# not judge (a Unified Test Format test's expectEvents or outcome): every output says so.
+RESULT_ONLY = N_("holds (result only)")
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,8 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
 
     if spec.skip_reason:
         return not_run(Message(N_("the test is marked skip: {why}"), why=spec.skip_reason))
+    if spec.unjudged:  # the file's own cause, the same on every engine
+        return not_run(Message(N_("nothing to judge: {why}"), why=spec.unjudged))
     unmet = _unmet(spec, engine)
     if unmet:
         return not_run(Message("runOnRequirements: {reason}", reason=unmet))
@@ -189,6 +194,16 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
                               note=joined("; ", [*notes, *skipped, *unjudged]),
                               engine_key=engine.key)
     return observation, HOLDS if all(item[0] for item in judged) else FAILS
+
+
+def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
+    """``observe`` inside the run's guard, as every cell of the matrix is judged: an exception
+    that is no answer of the engine (a fake's own ``TypeError``) is that engine's ``error``."""
+    outcome = guarded(engine.name, lambda: observe(spec, engine), version=engine.version,
+                      key=engine.key)
+    if isinstance(outcome, Observation):
+        return outcome, ERROR
+    return outcome
 
 
 # The matrix ------------------------------------------------------------------------------
@@ -230,7 +245,7 @@ class CheckRun:
         """pandas: one row per claim, one column per engine, the verdict words in the cells."""
         import pandas as pd
 
-        data = {c.label: [VERDICT_TEXT[r.verdict] for r in c.rows] for c in self.columns}
+        data = {c.label: [verdict_words(r) for r in c.rows] for c in self.columns}
         return pd.DataFrame(data, index=pd.Index([s.id for s in self.specs], name="claim"))
 
     def scorecard(self) -> pd.DataFrame:
@@ -248,7 +263,8 @@ class CheckRun:
 
     def raised(self, engines: Iterable[str]) -> pd.DataFrame:
         """pandas: the claims on which any of ``engines`` raised an exception where the claim
-        expects an answer, and what each raised (empty cells where it did not)."""
+        expects an answer (an error it answered with, or its own exception, its error), and
+        what each raised (empty cells where it did not)."""
         import pandas as pd
 
         columns = [c for c in self.columns if c.engine in set(engines)]
@@ -261,8 +277,21 @@ class CheckRun:
                                       columns=[c.label for c in columns]).rename_axis("claim")
 
 
+def verdict_words(row: Result) -> str:
+    """A row's verdict in the English words the check's outputs show (``_()`` gives them in
+    the learner's language): ``holds (result only)`` where the claim's test also expects what
+    a claim check does not judge, else the verdict's own words."""
+    spec = row.claim.spec if isinstance(row.claim, FileClaim) else None
+    if row.verdict == HOLDS and spec is not None and spec.result_only:
+        return RESULT_ONLY
+    return VERDICT_TEXT[row.verdict]
+
+
 def _raised(row: Result) -> str:
-    """What an engine raised where the claim expects an answer, or ""."""
+    """What an engine raised where the claim expects an answer, or "": an error it answered
+    with (a server's error, the claim does not hold), or its own exception (its error)."""
+    if row.verdict == ERROR and row.observation is not None:
+        return row.observation.error
     observed = row.observation.observed if row.verdict == FAILS and row.observation else None
     return observed["raised"] if isinstance(observed, dict) and list(observed) == ["raised"] \
         else ""
@@ -271,7 +300,8 @@ def _raised(row: Result) -> str:
 def cell(row: Result) -> str:
     """A scorecard cell: a mark, then what the engine gave (or why it did not run)."""
     if row.verdict == HOLDS:
-        return "✓ " + short_json(row.observed, 60)
+        only = " (" + _("result only") + ")" if verdict_words(row) == RESULT_ONLY else ""
+        return "✓" + only + " " + short_json(row.observed, 60)
     if row.verdict == FAILS:
         raised = _raised(row)
         if raised:
@@ -352,12 +382,10 @@ def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
     if engine is None:
         return judge(claim, not_run(engine_name(name), why, name))
     started = time.perf_counter()
-    outcome = guarded(engine.name, lambda: observe(spec, engine), version=engine.version,
-                      key=engine.key)
+    observation, verdict = judged(spec, engine)
     seconds = time.perf_counter() - started
-    if isinstance(outcome, Observation):  # the engine failed: that cell's error
-        return judge(claim, outcome, seconds)
-    observation, verdict = outcome
+    if verdict == ERROR:  # the engine failed: that cell's error
+        return judge(claim, observation, seconds)
     reason = observation.not_run or joined("; ", (observation.note, *_not_checked(spec)))
     return Result(claim, verdict, observation, reason, seconds)
 
