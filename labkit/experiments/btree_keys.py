@@ -26,7 +26,13 @@ from labkit.claims.claim import (
 )
 from labkit.claims.registry import claim
 from labkit.engines import btree, btree_io, processes
-from labkit.engines.btree_results import LoadResult, Measurement, MongoLoad
+from labkit.engines.btree_results import (
+    LoadResult,
+    Measurement,
+    MongoLoad,
+    PostgresIO,
+    SQLiteIO,
+)
 from labkit.errors import Shown
 from labkit.i18n import N_, Message, _, joined, number, shown
 from labkit.model import uuids
@@ -496,9 +502,10 @@ def growth(ctx: Loads, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict[str,
     """U5 as the index grows, on the first engine of ``GROWTH_ENGINES`` that runs: loads at
     N/8 to N keys with a checkpoint every ``_defaults.CHECKPOINT_EVERY`` keys and with none
     during the load, through the run's cache (the largest load with checkpoints is the one
-    U5 is judged on). ``{"engine", "engine_version", "cache", "writes": {setting: {kind:
-    [(n, bytes written)]}}, "cache_points": [{keys, n, index_to_cache, cache_reads}]}``;
-    ``{"not_run": why}`` when no engine runs."""
+    U5 is judged on). ``{"key", "engine", "engine_version", "cache", "writes": {setting:
+    {kind: [(n, bytes written)]}}, "cache_points": [{keys, n, index_to_cache, cache_reads}]}``
+    (bytes written None where the engine did not count them); ``{"not_run": why}`` when no
+    engine runs."""
     from labkit.errors import ServerUnavailable
 
     ns = sorted({max(ctx.btree_n >> i, 1) for i in range(GROWTH_STEPS)})
@@ -513,7 +520,8 @@ def growth(ctx: Loads, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict[str,
             why.append(Message("{engine}: {why}", engine=engine_name(engine), why=exc.summary()))
             continue
         last = loads[N_("with checkpoints")][-1]
-        return {"engine": engine_name(engine), "engine_version": last.engine_version,
+        return {"key": engine, "engine": engine_name(engine),
+                "engine_version": last.engine_version,
                 "cache": last.cache, "checkpoint_every": _defaults.CHECKPOINT_EVERY,
                 "writes": {setting: {k: [(m.n, r.write_bytes) for m in runs
                                          for r in m.results if r.keys == k]
@@ -537,8 +545,8 @@ def growth_rows(grown: dict[str, Any]) -> list[dict[str, str]]:
         for n, written in points:
             point = cache[(kind, n)]
             rows.append({"N": number(n), _("keys"): kind,
-                         _("bytes/key, with checkpoints"): number(written / n, 1),
-                         _("bytes/key, no checkpoint"): number(without[n] / n, 1),
+                         _("bytes/key, with checkpoints"): _per_key(written, n),
+                         _("bytes/key, no checkpoint"): _per_key(without[n], n),
                          _("index bytes"): _shown_count(point["index_bytes"]),
                          _("cache bytes"): _shown_count(point["cache_bytes"]),
                          _("pages read into the cache"): _shown_count(point["cache_reads"])})
@@ -549,9 +557,185 @@ def _shown_count(value: int | None) -> str:
     return "-" if value is None else number(value)
 
 
+def _per_key(written: int | None, n: int) -> str:
+    return "-" if written is None else number(written / n, 1)
+
+
 def growth_head(grown: dict[str, Any]) -> str:
     """The engine, its version and its cache above ``growth``'s table, in the learner's words."""
     return f"{grown['engine']} {grown['engine_version']}, {shown(grown['cache'])}".rstrip(", ")
+
+
+# What made random keys write more: read from the largest loads' own counters --------------
+
+# Below this ratio of bytes written, random keys cost "little more" (no cause is named).
+LITTLE_MORE = 1.25
+
+W_HEAD = N_("{engine} {version}, N = {n:,} keys per kind: UUIDv4 wrote {ratio:.2f} times the "
+            "bytes UUIDv7 wrote with a checkpoint every {every:,} keys, and {bare:.2f} times "
+            "with none during the load.")
+W_HEAD_NO_CHECKPOINT = N_(
+    "{engine} {version}, N = {n:,} keys per kind: UUIDv4 wrote {ratio:.2f} times the bytes "
+    "UUIDv7 wrote. No checkpoint came during these loads (N is not more than the interval, "
+    "{every:,} keys), so checkpoints made none of the difference.")
+W_SHARE = N_("The checkpoints during the load account for {share:.0%} of what UUIDv4 wrote "
+             "beyond UUIDv7.")
+W_REST = N_("Most of it came without any checkpoint.")
+W_CAUSES = {
+    "little": N_("At this N random keys cost little more: the index is still small, and the "
+                 "two kinds wrote about as many pages (the counters say how many)."),
+    "checkpoints": N_("So most of the difference is the checkpoints': after each one, the first "
+                      "change to a page writes the whole page again, and random keys change "
+                      "pages all over the index where sequential keys keep changing the one at "
+                      "its right edge."),
+    "outgrew": N_("The UUIDv4 index outgrew the cache, so changed pages were evicted, written "
+                  "out and read back, again and again, where sequential keys need only the "
+                  "right edge in the cache."),
+    "dirty": N_("Pages were evicted, written out and read back although the index is smaller "
+                "than the cache: WiredTiger evicts changed pages long before its cache is full "
+                "(once they take 5% of it, its eviction_dirty_target), and random keys change "
+                "pages all over the index."),
+    "shared": N_("Pages were evicted, written out and read back although the index alone is "
+                 "smaller than the cache, which holds the table's own pages too."),
+    "commits": N_("SQLite writes every page a transaction changed into its log, whole, at each "
+                  "commit, and each commit of random keys changes pages all over the index."),
+    "size": N_("No page had to be read back into the cache: the UUIDv4 index is {size:.2f} "
+               "times the UUIDv7 one, so it has more pages, and the counters say how often "
+               "they were written."),
+}
+# The causes that name what happened without checkpoints (after W_REST where some came).
+WITHOUT_CHECKPOINTS = ("outgrew", "dirty", "shared", "commits", "size")
+W_EVIDENCE = {
+    "postgres": N_("PostgreSQL's counters, UUIDv4 against UUIDv7: {fpi4:,} full-page images "
+                   "against {fpi7:,}, {pages4:,} data pages written against {pages7:,}, "
+                   "{reads4:,} pages read into the cache against {reads7:,}; the UUIDv4 index "
+                   "({index:,} bytes) is {to_cache:.0%} of the cache's size ({cache:,} "
+                   "bytes)."),
+    "wiredtiger": N_("WiredTiger's counters, UUIDv4 against UUIDv7: {written4:,} pages written "
+                     "from the cache against {written7:,}, {reads4:,} read into it against "
+                     "{reads7:,}; the UUIDv4 index ({index:,} bytes) is {to_cache:.0%} of the "
+                     "cache's size ({cache:,} bytes)."),
+    "sqlite": N_("SQLite's counters, UUIDv4 against UUIDv7: {frames4:,} pages written to the "
+                 "log against {frames7:,} (it does not count its cache reads); the UUIDv4 index "
+                 "({index:,} bytes) is {to_cache:.0%} of the cache's size ({cache:,} bytes)."),
+}
+NOT_COUNTED = N_("{engine} did not count the bytes it wrote: {why}")
+NO_WRITES = N_("no engine here measured the bytes it wrote ({why}), so this cannot be judged")
+
+
+@dataclass(frozen=True)
+class WriteReading:
+    """What ``growth``'s largest loads say about the bytes UUIDv4 wrote beyond UUIDv7: the
+    ratio with a checkpoint every ``every`` keys (``ratio``, the one U5 and 06.write_volume
+    judge) and with none during the load (``bare``), on ``engine`` (its name and version), the
+    share of the extra bytes the
+    checkpoints account for (None: none came during the loads, or there were no extra bytes),
+    the cause the counters point to (a key of ``W_CAUSES``), and in words (``Message``s, shown
+    in the learner's language): ``gist``, the ratios and the cause, and ``text``, the same with
+    the checkpoints' share and the engine's own counters."""
+
+    engine: str
+    ratio: float
+    bare: float
+    share: float | None
+    cause: str
+    gist: str
+    text: str
+
+
+def _written(result: LoadResult, engine: str) -> int:
+    if result.write_bytes is None:
+        raise Unobservable(Message(NOT_COUNTED, engine=engine,
+                                   why=_why(result.why.write_bytes_why or N_("not counted"))))
+    return result.write_bytes
+
+
+def _evidence(key: str, rnd: LoadResult, seq: LoadResult) -> Message | None:
+    """The engine's own counters of what each kind's load wrote and read, or None where the
+    engine is not one ``W_EVIDENCE`` knows or a counter is missing."""
+    values: dict[str, Any] = {"index": rnd.index_bytes, "cache": rnd.cache_bytes,
+                              "to_cache": rnd.index_to_cache,
+                              "reads4": rnd.cache_reads, "reads7": seq.cache_reads}
+    if key == "postgres" and isinstance(rnd.io, PostgresIO) and isinstance(seq.io, PostgresIO):
+        values.update(fpi4=rnd.io.wal_fpi, fpi7=seq.io.wal_fpi,
+                      pages4=rnd.io.data_pages_written, pages7=seq.io.data_pages_written)
+    elif key == "wiredtiger":
+        values.update(written4=rnd.counters.get(WRITTEN_FROM_CACHE),
+                      written7=seq.counters.get(WRITTEN_FROM_CACHE))
+    elif key == "sqlite" and isinstance(rnd.io, SQLiteIO) and isinstance(seq.io, SQLiteIO):
+        values.update(frames4=rnd.io.wal_frames, frames7=seq.io.wal_frames)
+        del values["reads4"], values["reads7"]
+    else:
+        return None
+    if any(value is None for value in values.values()):
+        return None
+    return Message(W_EVIDENCE[key], **values)
+
+
+WRITTEN_FROM_CACHE = "cache: pages written from cache"
+
+
+def _cause(key: str, ratio: float, share: float | None, rnd: LoadResult,
+           seq: LoadResult) -> str:
+    """Which of ``W_CAUSES`` the counters point to: little extra; the checkpoints, where they
+    account for half of it or more; else pages read back into the cache (eviction: the index
+    outgrew the cache, or WiredTiger's early eviction of changed pages, or a cache the table
+    shares), SQLite's commits, or the larger index alone."""
+    if ratio < LITTLE_MORE:
+        return "little"
+    if share is not None and share >= 0.5:
+        return "checkpoints"
+    if key == "sqlite":
+        return "commits"
+    reads4, reads7 = rnd.cache_reads, seq.cache_reads
+    if reads4 is not None and reads7 is not None and reads4 > 2 * reads7 + 10:
+        if (rnd.index_to_cache or 0) > 1:
+            return "outgrew"
+        return "dirty" if key == "wiredtiger" else "shared"
+    return "size"
+
+
+def write_reading(ctx: Loads, grown: dict[str, Any]) -> WriteReading:
+    """What made UUIDv4 write more than UUIDv7 in ``growth``'s largest loads, named from what
+    the engine counted: the checkpoints' share (the load with a checkpoint every
+    ``CHECKPOINT_EVERY`` keys against the one with none during it), pages read back into a
+    cache (eviction), SQLite's commits, or the index's size alone. ``Unobservable`` where no
+    engine ran or the engine did not count its bytes: the exercise is then not judged."""
+    if "not_run" in grown:
+        raise Unobservable(Message(NO_WRITES, why=grown["not_run"]))
+    key, every = grown["key"], grown["checkpoint_every"]
+    n = grown["writes"][N_("with checkpoints")]["uuid4"][-1][0]
+    loads = {setting: ctx.btree_load(key, ["uuid4", "uuid7"], n, checkpoint_every=interval)
+             for setting, interval in (("with", every), ("without", None))}
+    (rnd, seq), (rnd_bare, seq_bare) = ((m.by_kind()["uuid4"], m.by_kind()["uuid7"])
+                                        for m in (loads["with"], loads["without"]))
+    name = grown["engine"]
+    w4, w7, b4, b7 = (_written(r, name) for r in (rnd, seq, rnd_bare, seq_bare))
+    ratio, bare = w4 / w7, b4 / b7
+    extra = w4 - w7
+    checkpointed = n > every
+    share = (min(max(((w4 - b4) - (w7 - b7)) / extra, 0.0), 1.0)
+             if checkpointed and extra > 0 else None)
+    cause = _cause(key, ratio, share, rnd, seq)
+    values = {"engine": name, "version": grown["engine_version"], "n": n, "every": every,
+              "ratio": ratio, "bare": bare}
+    head = Message(W_HEAD if checkpointed else W_HEAD_NO_CHECKPOINT, **values)
+    why = (Message(W_CAUSES[cause], size=rnd.size() / seq.size()) if cause == "size"
+           else Message(W_CAUSES[cause]))
+    if checkpointed and cause in WITHOUT_CHECKPOINTS:
+        why = joined(" ", [Message(W_REST), why])
+    share_said = Message(W_SHARE, share=share) if share is not None and cause != "little" else ""
+    return WriteReading(f"{name} {grown['engine_version']}".strip(), ratio, bare, share, cause,
+                        joined(" ", [head, why]),
+                        joined(" ", [head, share_said, why, _evidence(key, rnd, seq) or ""]))
+
+
+def write_summary(ctx: Loads, grown: dict[str, Any]) -> str:
+    """``write_reading``'s text in the learner's words, or why there is none."""
+    try:
+        return shown(write_reading(ctx, grown).text)
+    except Unobservable as exc:
+        return shown(exc.args[0]) if exc.args else ""
 
 
 def key_points(ctx: Loads, grown: dict[str, Any], writes_shown: bool = True) -> str:
@@ -581,17 +765,10 @@ def key_points(ctx: Loads, grown: dict[str, Any], writes_shown: bool = True) -> 
         lines.append(_("The write and cache figures appear here once the write-volume question "
                        "of section 5 is answered."))
     elif "not_run" not in grown:
-        final = {k: p[-1] for k, p in grown["writes"][N_("with checkpoints")].items()}
-        reads = {p["keys"]: p for p in grown["cache_points"] if p["n"] == final["uuid4"][0]}
-        lines.append(_("{engine}, N = {n}, a checkpoint every {every} keys: UUIDv4 wrote {ratio} "
-                       "times the bytes UUIDv7 wrote, and read {r4} pages into the cache against "
-                       "{r7} (the UUIDv4 index is {size} times the cache).").format(
-            engine=grown["engine"], n=number(final["uuid4"][0]),
-            every=number(grown["checkpoint_every"]),
-            ratio=number(final["uuid4"][1] / final["uuid7"][1], 2),
-            r4=number(reads["uuid4"]["cache_reads"] or 0),
-            r7=number(reads["uuid7"]["cache_reads"] or 0),
-            size=number(reads["uuid4"]["index_to_cache"] or 0, 2)))
+        try:
+            lines.append(shown(write_reading(ctx, grown).gist))
+        except Unobservable as exc:  # the engine did not count its bytes: said, not shown
+            lines.append(shown(exc.args[0]))
     lines.append(_("A UUIDv7 exposes its creation time to the millisecond; use a generator that "
                    "is monotonic within a millisecond."))
     return "\n".join(f"- {line}" for line in lines)

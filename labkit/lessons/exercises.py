@@ -67,6 +67,8 @@ class ExerciseOptions(TypedDict, total=False):
     passes them on)."""
 
     explanation: Required[str]
+    finding: Callable[[], str] | None
+    measured: str | None
     accept: Accept[Any] | Callable[[Any, Any], bool] | None
     mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None
     compare: Callable[[Any, Any], bool] | None
@@ -80,12 +82,18 @@ class Exercise:
     predictions count as right (an ``Accept`` rule, or a function of prediction and
     answer). ``hint`` is one hint or several, from gentle to plain; ``mistakes`` gives a
     common wrong answer its own hint (a dict, or ``(answer, hint)`` pairs). Every
-    exercise says why, once answered: ``explanation``. ``lesson`` files it in the learner's
-    progress (a lesson's number; else the lesson the kernel is in, else "own").
+    exercise says why, once answered: ``explanation``, true wherever it runs; ``finding``,
+    where the answer is the learner's run's own (a measurement), says after it what this run
+    measured (a function called once the answer is had; a ``Message``). ``measured`` says in
+    words what the run measures, for an answer that differs from run to run or machine to
+    machine: the answer sheet says that instead of printing a figure. ``lesson`` files it in
+    the learner's progress (a lesson's number; else the lesson the kernel is in, else "own").
     """
 
     def __init__(self, question: str, observe: Callable[[], Any], hint: str | Iterable[str], *,
-                 explanation: str, accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
+                 explanation: str, finding: Callable[[], str] | None = None,
+                 measured: str | None = None,
+                 accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
                  mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None = None,
                  compare: Callable[[Any, Any], bool] | None = None,
                  lesson: str | None = None) -> None:
@@ -94,6 +102,8 @@ class Exercise:
         self.question = question
         self.hints = [hint] if isinstance(hint, str) else list(hint)
         self.explanation = explanation
+        self.finding = finding
+        self.measured = measured
         rule = accept if accept is not None else compare
         self.accept = rule if isinstance(rule, Accept) else Custom(rule) if rule else Same()
         pairs = mistakes.items() if isinstance(mistakes, dict) else (mistakes or [])
@@ -242,7 +252,7 @@ class Exercise:
             self.solved = True
             self._record("right")
             return Feedback(True, note + _("Right. {agreement} Why: {explanation}").format(
-                agreement=self._agreement(), explanation=_(self.explanation)))
+                agreement=self._agreement(), explanation=self._why()))
         self._record("tried")
         return Feedback(False, note + self._wrong(prediction, answer))
 
@@ -282,4 +292,16 @@ class Exercise:
             where = " " + _("(observed on {engine})").format(engine=self.engine) \
                 if self.engine else ""
         return Feedback(None, _("Answer: {answer}{where}. Why: {explanation}").format(
-            answer=self.accept.show(answer), where=where, explanation=_(self.explanation)))
+            answer=self.accept.show(answer), where=where, explanation=self._why()))
+
+    def _why(self) -> str:
+        """The explanation, then, where the answer is a measurement, what this run measured
+        (``finding``); a finding that cannot be had is left out, never raised."""
+        why = _(self.explanation)
+        if self.finding is None:
+            return why
+        try:
+            found = self.finding()
+        except Exception:  # the answer was had; a reading of it must not cost the feedback
+            return why
+        return f"{why} {_('In this run:')} {shown(found)}"

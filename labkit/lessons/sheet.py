@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
-from labkit.i18n import N_, _
+from labkit.i18n import _
 from labkit.lessons import questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise, Said
 from labkit.outputs.escape import markdown, markdown_code
@@ -31,16 +31,6 @@ if TYPE_CHECKING:
 
 SHEETS = {"en": CHECKOUT / "docs" / "answers.md", "vi": CHECKOUT / "docs" / "answers.vi.md"}
 COMMAND = "python -m labkit.lessons.sheet"
-
-# Exercises whose answer each run measures anew (a B-tree load of random keys): the sheet says
-# what to expect in words (the explanation) and prints no figure for them.
-MEASURED = {
-    "06.random_fill": N_("the learner's run measures it on labkit's textbook B-tree (random "
-                         "keys: the figure varies a little from run to run)"),
-    "06.sqlite_bigger": N_("the learner's run measures it on SQLite (random keys: the sizes vary "
-                           "a little from run to run)"),
-}
-
 
 def offline_session() -> Context:
     """A kernel session with no server at all, as on a laptop without MongoDB or PostgreSQL,
@@ -93,8 +83,8 @@ def _where(exercise: Exercise) -> str:
 
 def _entry(name: str, exercise: Exercise) -> list[str]:
     out = [f"### {markdown_code(name)}: {markdown(_(exercise.question))}", ""]
-    if name in MEASURED:
-        out.append("- **" + _("Answer") + "**: " + markdown(_(MEASURED[name])) + ".")
+    if exercise.measured:  # each run measures it anew: said in words, no figure printed
+        out.append("- **" + _("Answer") + "**: " + markdown(_(exercise.measured)) + ".")
     else:
         answer = exercise.accept.show(exercise.answer())
         out.append("- **" + _("Answer") + f"**: {markdown_code(answer)}")
