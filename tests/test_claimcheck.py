@@ -336,3 +336,20 @@ def test_raised_lists_where_a_fake_crashed_from_the_observations():
     assert crashed.loc["B1.gt_0"].iloc[0].startswith("NotImplementedError")
     assert "B1.eq_string_42" not in crashed.index  # answered (and right) on mongomock
     assert result.raised(["model"]).empty
+
+
+def test_only_what_pymongo_raises_is_mongodbs_answer():
+    """On MongoDB a read's exception is its answer when pymongo or bson raised it (a server's
+    OperationFailure, a driver's refusal of an argument inside pymongo's code); an exception
+    from the code that asked is no answer of MongoDB's, so the row is an error, not a verdict
+    (engines.query.driver_raised)."""
+    from pymongo import common
+    from pymongo.errors import OperationFailure
+
+    assert engines.driver_raised(OperationFailure("unknown operator: $bogus", code=2))
+    with pytest.raises(ValueError, match="positive") as refused:
+        common.validate_positive_integer("limit", -1)
+    assert engines.driver_raised(refused.value)
+    with pytest.raises(TypeError) as ours:
+        sorted([1, "a"])
+    assert not engines.driver_raised(ours.value)
