@@ -6,8 +6,10 @@ not make")."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
+import time
 
 import canary
 import pytest
@@ -40,11 +42,14 @@ def planted(own_postgres):
 
 
 def _killed_run(server: servers.PostgresServer) -> str:
-    """A real database of a run that died: created and marked, its lease connection gone."""
-    dead = servers.PostgresServer(dsn=server.dsn, how="dsn", version="?")
+    """A real database of a run that died: created and marked, its lease (made to last 0.3 s)
+    no longer renewed and run out."""
+    terms = servers.LeaseTerms(every=dt.timedelta(seconds=0.1), lasts=dt.timedelta(seconds=0.3))
+    dead = servers.PostgresServer(dsn=server.dsn, how="dsn", version="?", lease=terms)
     name = canary._name_of(dead.fresh_database("killed"))
     dead._created.clear()  # the process is gone: nothing will drop it
-    dead.stop()  # closes the lease connection, as a killed process's closes
+    dead.stop()  # its renewals stop, as a killed process's do
+    time.sleep(0.4)
     return name
 
 

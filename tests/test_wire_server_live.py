@@ -76,14 +76,18 @@ def test_drop_and_drop_database_have_the_scripted_shape(mongodb_server):
 
 def test_the_lease_labkit_writes_holds_the_servers_times(fresh_db, mongodb_server):
     """The lease a fresh database gets holds the mark and host as strings, the pid as an int32
-    and the server's ``$$NOW`` as dates, as the scripted lease documents do."""
+    and the server's ``$$NOW`` as dates, and its end (``$add`` of ``$$NOW`` and milliseconds)
+    a date ``lease.lasts`` after its renewal, as the scripted lease documents do."""
     lease = fresh_db[servers.LEASE_COLLECTION].find_one({"_id": "lease"})
     assert lease is not None
     assert same_shape({"mark": "", "host": "", "pid": 1, "created": dt.datetime.now(dt.UTC),
-                       "renewed": dt.datetime.now(dt.UTC)}, lease) == []
+                       "renewed": dt.datetime.now(dt.UTC),
+                       "expires": dt.datetime.now(dt.UTC)}, lease) == []
     assert lease["mark"] == servers.mark_for(fresh_db.name)
+    assert lease["expires"] - lease["renewed"] == mongodb_server.lease.lasts
     now = mongodb_server.client().admin.command("hello")["localTime"]
     assert now - lease["renewed"] < servers.STALE_AFTER
+    assert servers.lease_state(lease, now, fresh_db.name) == "in use"
 
 
 def test_a_refused_drop_database_has_the_scripted_shape(mongodb_server):

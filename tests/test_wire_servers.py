@@ -29,6 +29,7 @@ from mongo_wire import (
     cursor_reply,
     error_reply,
     unauthorized,
+    update_reply,
 )
 from wire_replies import (
     AHEAD,
@@ -54,6 +55,8 @@ from labkit.servers import mongo
 pytestmark = pytest.mark.wire
 
 GB = 1024**3
+# A lease renewed every 20 ms and lasting 2 s: the renewer's writes come within a test's time.
+SHORT = servers.LeaseTerms(every=dt.timedelta(milliseconds=20), lasts=dt.timedelta(seconds=2))
 
 
 # Discovery --------------------------------------------------------------------------------
@@ -214,8 +217,10 @@ def test_the_cache_report_from_server_status(wire_server, reply, gb, words):
 
 def test_the_fresh_database_gets_its_mark_and_lease_in_one_upsert(wire_server):
     """A new database's first write is one ``update`` of ``labkit_lease``: ``_id: "lease"``,
-    upsert, and a pipeline ``$set`` of the mark, host, pid (an int32) and the server's
-    ``$$NOW`` for both times, so the lease's clock is the server's."""
+    upsert, and a pipeline ``$set`` of the mark, host, pid (an int32), the server's ``$$NOW``
+    for both times and the lease's end, ``$$NOW`` and 30 minutes in milliseconds (``$add`` of
+    a date and a number is a date: the manual's "$add (aggregation)" page), so the lease's
+    clock is the server's."""
     wire_server.on("update", LEASE_UPSERTED)
     wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
@@ -230,7 +235,8 @@ def test_the_fresh_database_gets_its_mark_and_lease_in_one_upsert(wire_server):
         assert (statement["upsert"], statement["multi"]) == (True, False)
         assert statement["u"] == [{"$set": {
             "mark": servers.mark_for(database.name), "host": socket.gethostname(),
-            "pid": os.getpid(), "created": "$$NOW", "renewed": "$$NOW"}}]
+            "pid": os.getpid(), "created": "$$NOW", "renewed": "$$NOW",
+            "expires": {"$add": ["$$NOW", 30 * 60 * 1000]}}}]
         assert type(statement["u"][0]["$set"]["pid"]) is int  # int32, not int64
     finally:
         server.stop()
@@ -238,14 +244,15 @@ def test_the_fresh_database_gets_its_mark_and_lease_in_one_upsert(wire_server):
     assert wire_server.named("dropDatabase")[0].db == database.name
 
 
-def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server, monkeypatch):
+def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server):
     """The renewer's write is an ``update`` of the lease only (no upsert: a dropped database is
-    not made again) setting ``renewed`` to ``$$NOW``; it stops with the server."""
-    monkeypatch.setattr(mongo, "RENEW_EVERY", dt.timedelta(milliseconds=20))
+    not made again) setting ``renewed`` to ``$$NOW`` and the end ``lasts`` past it; it stops
+    with the server."""
     wire_server.on("update", LEASE_UPSERTED, times=1)
     wire_server.on("update", LEASE_RENEWED, match=lambda sent: not sent["updates"][0]["upsert"])
     wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
+    server.lease = SHORT
     database = server.fresh_database("wire")
     deadline = time.monotonic() + 2
     while len(wire_server.named("update")) < 2 and time.monotonic() < deadline:
@@ -253,11 +260,119 @@ def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server, monkey
     server.stop()
     renewal = wire_server.named("update")[1]
     assert renewal.db == database.name
-    assert renewal["updates"] == [{"q": {"_id": "lease"}, "u": [{"$set": {"renewed": "$$NOW"}}],
-                                   "multi": False, "upsert": False}]
+    assert renewal["updates"] == [{"q": {"_id": "lease"}, "u": [{"$set": {
+        "renewed": "$$NOW", "expires": {"$add": ["$$NOW", 2000]}}}],
+        "multi": False, "upsert": False}]
     after = len(wire_server.named("update"))
     time.sleep(0.1)
     assert len(wire_server.named("update")) == after  # stopped
+
+
+def _renewals(wire_server: WireServer, count: int, timeout: float = 3.0) -> None:
+    """Wait until the renewer has sent ``count`` renewals (updates without upsert)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and sum(
+            not s["updates"][0]["upsert"] for s in wire_server.named("update")) < count:
+        time.sleep(0.01)
+
+
+def test_a_renewal_that_matches_no_lease_loses_it_and_the_run_says_so(wire_server):
+    """A renewal whose update matches nothing (``n: 0``: the database or its lease was dropped,
+    as by a clean-up) loses the lease: the run's work ends with one ``ServerUnavailable``
+    naming the database, the next database is refused, and no renewal follows."""
+    wire_server.on("update", LEASE_UPSERTED, times=1)
+    wire_server.on("update", update_reply(0, 0),
+                   match=lambda sent: not sent["updates"][0]["upsert"])
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
+    server = started(wire_server)
+    server.lease = SHORT
+    name = server.fresh_database("wire").name
+    try:
+        _renewals(wire_server, 1)
+        with pytest.raises(ServerUnavailable) as caught, server.working():
+            pass  # the work went well, but its database was dropped under it
+        assert caught.value.message.startswith(f"This run's database {name} on ")
+        assert "lost its lease: the database or its lease was dropped" in caught.value.message
+        with pytest.raises(ServerUnavailable, match="lost its lease"):
+            server.fresh_database("next")
+        sent = len(wire_server.named("update"))
+        time.sleep(0.1)
+        assert len(wire_server.named("update")) == sent  # a lost lease is never renewed again
+    finally:
+        server.stop()
+    assert [s.db for s in wire_server.named("dropDatabase")] == [name]
+
+
+def test_renewals_that_fail_until_the_lease_runs_out_lose_it(wire_server):
+    """Renewals that all fail (the server hangs up on each) cost nothing until the lease has
+    run out; then the run says it was not renewed for that long, with the last failure."""
+    terms = servers.LeaseTerms(every=dt.timedelta(milliseconds=20),
+                               lasts=dt.timedelta(milliseconds=600))
+    wire_server.on("update", LEASE_UPSERTED, times=1)
+    wire_server.on("update", hangup=True, match=lambda sent: not sent["updates"][0]["upsert"])
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
+    server = started(wire_server)
+    server.lease = terms
+    name = server.fresh_database("wire").name
+    try:
+        _renewals(wire_server, 2)
+        server.check_lease()  # failed renewals, the lease not run out: the run goes on
+        time.sleep(0.7)
+        with pytest.raises(ServerUnavailable) as caught:
+            server.check_lease()
+        assert caught.value.message.startswith(f"This run's database {name} on ")
+        assert "lost its lease: it was not renewed for 0.6 s (AutoReconnect: " in \
+            caught.value.message
+        assert caught.value.message.endswith("so `labkit clean` may drop it.")
+    finally:
+        server.stop()
+
+
+def test_a_connection_lost_during_the_work_is_one_server_unavailable(wire_server):
+    """pymongo's ``AutoReconnect`` (the server hung up) inside ``working`` ends as one
+    ``ServerUnavailable`` naming the server and what the driver said; a refusal
+    (``OperationFailure``) stays the engine's own error."""
+    from pymongo.errors import OperationFailure
+
+    wire_server.on("update", LEASE_UPSERTED, times=1)
+    wire_server.on("update", LEASE_RENEWED, match=lambda sent: not sent["updates"][0]["upsert"])
+    wire_server.on("insert", hangup=True)
+    wire_server.on("find", error_reply(50, "operation exceeded time limit", "MaxTimeMSExpired"))
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
+    server = started(wire_server)
+    database = server.fresh_database("wire")
+    try:
+        with pytest.raises(ServerUnavailable) as caught, server.working():
+            database.t.insert_one({"_id": 1})
+        assert caught.value.message.startswith(f"The MongoDB server at {wire_server.uri} failed "
+                                               "during the run's work on it: ")
+        assert "Hint: check that it is running and reachable" in str(caught.value)
+        with pytest.raises(OperationFailure), server.working():
+            database.t.find_one()
+    finally:
+        server.stop()
+
+
+def test_clean_stale_judges_a_lease_by_its_end(wire_server):
+    """A lease holding an end (``expires``) is judged by it against the server's clock: renewed
+    long ago but ending later is in use, renewed a moment ago but ended is stale (a run with a
+    short lease that stopped renewing)."""
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    clock(wire_server, now)
+    later, ended = "labkit_later_0008", "labkit_ended_0009"
+    documents = {
+        later: {"_id": "lease", "mark": servers.mark_for(later), "renewed": now - AHEAD,
+                "expires": now + dt.timedelta(minutes=1)},
+        ended: {"_id": "lease", "mark": servers.mark_for(ended), "renewed": now,
+                "expires": now - dt.timedelta(seconds=1)}}
+    wire_server.on("listDatabases", databases(*documents))
+    wire_server.on("find", lambda sent: cursor_reply(f"{sent.db}.labkit_lease",
+                                                     [documents[sent.db]]))
+    wire_server.on("dropDatabase", DATABASE_DROPPED)
+    server = started(wire_server)
+    found = server.clean_stale()
+    server.stop()
+    assert (found.removed, found.in_use) == ([ended], [later])
 
 
 # Drop and its fallbacks ------------------------------------------------------------------------

@@ -229,7 +229,9 @@ def run_postgres(server: PostgresServer, kind: str, n: int, batch: int = 10_000,
     server.require("the B-tree load on PostgreSQL", superuser=True)
     dsn = server.fresh_database(f"btree_{kind}")
     try:
-        with server.connect(dsn) as conn:
+        # The server ending the load's connection, or the database's lease lost meanwhile,
+        # is one ServerUnavailable (``Server.working``).
+        with server.working(), server.connect(dsn) as conn:
             postgres_table(conn, kind)
             btree_io.pg_checkpoint(conn)
             before = btree_io.pg_snapshot(conn)
@@ -436,51 +438,55 @@ def run_mongodb(server: MongoServer, kind: str, n: int, batch: int = 1_000,
     """
     database = server.fresh_database(f"btree_{kind}")
     try:
-        # A fresh database never holds it: no listCollections check (pymongo's check_exists),
-        # which a role without listCollections would be refused.
-        collection = database.create_collection("t", check_exists=False)
-        client = server.client()
-        stats, counters_why = _read_stats(collection)
-        logged = btree_io.mongo_logged(stats, client)
-        io_before = btree_io.mongo_status(client)
-        refusals: list[str] = []
+        # A failure of the server, or the database's lease lost meanwhile (MongoDB would make
+        # a dropped database again at the next insert), is one ServerUnavailable
+        # (``Server.working``): no measurement stands on a database a clean-up dropped.
+        with server.working():
+            # A fresh database never holds it: no listCollections check (pymongo's check_exists),
+            # which a role without listCollections would be refused.
+            collection = database.create_collection("t", check_exists=False)
+            client = server.client()
+            stats, counters_why = _read_stats(collection)
+            logged = btree_io.mongo_logged(stats, client)
+            io_before = btree_io.mongo_status(client)
+            refusals: list[str] = []
 
-        def checkpoint() -> None:
-            why = _checkpoint(client)
-            if why:
-                refusals.append(why)
+            def checkpoint() -> None:
+                why = _checkpoint(client)
+                if why:
+                    refusals.append(why)
 
-        checkpoints = btree_io.Checkpoints(checkpoint_every, checkpoint)
-        rates = []
-        start = time.perf_counter()
-        for keys in keymod.batches(kind, n, batch):
-            began = time.perf_counter()
-            collection.insert_many([{"_id": mongo_value(kind, k)} for k in keys], ordered=False)
-            rates.append(len(keys) / (time.perf_counter() - began))
-            checkpoints.after(len(keys))
-            if progress:
-                progress(len(keys))
-        seconds = time.perf_counter() - start
-        not_checkpointed = _checkpoint(client)
-        io = btree_io.mongo_io(io_before, btree_io.mongo_status(client), inserted=n,
-                               logged=logged)
-        after, counters_why = _read_stats(collection) if stats else (None, counters_why)
-        file_bytes: int | None = None
-        counters: Counters = dict.fromkeys(MONGO_COUNTER_NAMES)
-        if stats is not None and after is not None:
-            file_bytes, counters_after = _index_figures(after)
-            counters = _during(_index_figures(stats)[1], counters_after)
-        reusable = counters["block-manager: file bytes available for reuse"]
-        why = counters_why or not_checkpointed
-        live = (file_bytes - reusable
-                if file_bytes is not None and isinstance(reusable, int) and not why else None)
-        return MongoLoad(keys=kind, n=n, index_bytes=live, leaf_pages=None, avg_leaf_fill=None,
-                         insert_seconds=seconds, inserts_per_second_by_batch=rates,
-                         checkpoint_every=checkpoint_every,
-                         checkpoints_refused=bool(refusals or not_checkpointed), logged=logged,
-                         smallest_cache_bytes=MONGO_SMALLEST_CACHE, io=io,
-                         file_bytes=file_bytes, counters=counters, index_bytes_why=why,
-                         counters_why=counters_why)
+            checkpoints = btree_io.Checkpoints(checkpoint_every, checkpoint)
+            rates = []
+            start = time.perf_counter()
+            for keys in keymod.batches(kind, n, batch):
+                began = time.perf_counter()
+                collection.insert_many([{"_id": mongo_value(kind, k)} for k in keys], ordered=False)
+                rates.append(len(keys) / (time.perf_counter() - began))
+                checkpoints.after(len(keys))
+                if progress:
+                    progress(len(keys))
+            seconds = time.perf_counter() - start
+            not_checkpointed = _checkpoint(client)
+            io = btree_io.mongo_io(io_before, btree_io.mongo_status(client), inserted=n,
+                                   logged=logged)
+            after, counters_why = _read_stats(collection) if stats else (None, counters_why)
+            file_bytes: int | None = None
+            counters: Counters = dict.fromkeys(MONGO_COUNTER_NAMES)
+            if stats is not None and after is not None:
+                file_bytes, counters_after = _index_figures(after)
+                counters = _during(_index_figures(stats)[1], counters_after)
+            reusable = counters["block-manager: file bytes available for reuse"]
+            why = counters_why or not_checkpointed
+            live = (file_bytes - reusable
+                    if file_bytes is not None and isinstance(reusable, int) and not why else None)
+            return MongoLoad(keys=kind, n=n, index_bytes=live, leaf_pages=None, avg_leaf_fill=None,
+                             insert_seconds=seconds, inserts_per_second_by_batch=rates,
+                             checkpoint_every=checkpoint_every,
+                             checkpoints_refused=bool(refusals or not_checkpointed), logged=logged,
+                             smallest_cache_bytes=MONGO_SMALLEST_CACHE, io=io,
+                             file_bytes=file_bytes, counters=counters, index_bytes_why=why,
+                             counters_why=counters_why)
     finally:
         server.drop(database.name)
 

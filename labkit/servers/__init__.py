@@ -20,6 +20,9 @@ from __future__ import annotations
 from labkit.errors import ServerStartError, ServerUnavailable
 from labkit.servers.base import (
     DB_PREFIX,
+    RENEW_EVERY,
+    STALE_AFTER,
+    LeaseTerms,
     Server,
     ServerRequest,
     Stale,
@@ -46,8 +49,6 @@ from labkit.servers.mongo import (
     MONGO_HINT,
     MONGO_MODES,
     REFUSED,
-    RENEW_EVERY,
-    STALE_AFTER,
     MongoServer,
     check_cache_gb,
     find_mongod,
@@ -91,6 +92,7 @@ __all__ = [
     "REFUSED",
     "RENEW_EVERY",
     "STALE_AFTER",
+    "LeaseTerms",
     "MongoServer",
     "Need",
     "PostgresServer",

@@ -2,23 +2,36 @@
 
 ``Server`` is the one interface both vendors implement, as testcontainers' ``DbContainer``
 serves every database module: a fallback chain over the ways to get a server, a fresh
-database named ``labkit_…`` and marked as labkit's, dropping what this run created,
-cleaning what killed runs left, stopping, describing, and use as a context manager.
-``MongoServer`` and ``PostgresServer`` supply only what differs.
+database named ``labkit_…`` and marked as labkit's, the lease its run holds on it, dropping
+what this run created, cleaning what killed runs left, stopping, describing, and use as a
+context manager. ``MongoServer`` and ``PostgresServer`` supply only what differs.
+
+The lease is one design for both. Each database this run makes says, by the server's clock,
+until when its run holds it (``LeaseTerms.lasts`` ahead); a thread of the run pushes that end
+ahead every ``LeaseTerms.every`` while it lives, each time over whatever connection it can get,
+so that no one connection holds the lease: a connection the server or a proxy ends (an idle
+timeout, ``pg_terminate_backend``) costs a renewal at most. A clean-up drops a database only
+once the server's clock is past its lease's end: a killed run's. A run whose renewals all fail
+until its lease runs out, or that finds its database or lease gone, has lost it, and says so
+(``check_lease``, ``working``) rather than go on with a database a clean-up may drop.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import re
+import threading
+import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from labkit import _redact
+from labkit._signals import raise_if_stopping
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable, Shown, one_line
 from labkit.i18n import N_, Message
 from labkit.names import EngineInfo
@@ -160,6 +173,83 @@ def container_logs(container: _HasLogs) -> str:
         return "(no logs)"
 
 
+# A run's lease on the databases it makes -------------------------------------------------
+
+# A live run renews each lease this often; a lease not renewed for STALE_AFTER has run out (its
+# run was killed): many renewals fit in it, so a slow one or a few failed ones cost nothing.
+RENEW_EVERY = dt.timedelta(minutes=1)
+STALE_AFTER = dt.timedelta(minutes=30)
+
+
+@dataclass(frozen=True)
+class LeaseTerms:
+    """How often a run renews its leases (``every``) and how far past the server's clock each
+    renewal puts a lease's end (``lasts``): the time a clean-up waits before it takes a
+    database whose run no longer renews it for a killed run's."""
+
+    every: dt.timedelta = RENEW_EVERY
+    lasts: dt.timedelta = STALE_AFTER
+
+
+def _aware(moment: dt.datetime) -> dt.datetime:
+    """A date without a zone as UTC, which both servers' clocks give."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
+
+
+def lease_over(now: dt.datetime, ends: object = None, renewed: object = None) -> bool | None:
+    """Whether a lease has run out by the server's ``now``: its end (``ends``) is past, or,
+    for a lease written without an end (an older labkit's), its last renewal (``renewed``) is
+    STALE_AFTER old. None where what it holds is no date: then it cannot be judged (left
+    alone)."""
+    if ends is None and isinstance(renewed, dt.datetime):
+        ends = _aware(renewed) + STALE_AFTER
+    if not isinstance(ends, dt.datetime):
+        return None
+    return _aware(now) >= _aware(ends)
+
+
+@dataclass(frozen=True)
+class _Instant:
+    """A moment by two clocks: the monotonic one, never set back, and the wall clock, which
+    goes on while the machine sleeps (Linux's monotonic clock stops then, the server's does
+    not); the time since is the longer of the two, so a lease is never thought held longer
+    than the server holds it."""
+
+    monotonic: float
+    wall: float
+
+    @classmethod
+    def now(cls) -> _Instant:
+        return cls(time.monotonic(), time.time())
+
+    def elapsed(self) -> float:
+        return max(time.monotonic() - self.monotonic, time.time() - self.wall)
+
+
+class _Renewer:
+    """A daemon thread renewing a server's leases every ``LeaseTerms.every`` until stopped."""
+
+    def __init__(self, server: Server[Any]) -> None:
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(server,), daemon=True,
+                                        name="labkit-lease")
+        self._thread.start()
+
+    def _run(self, server: Server[Any]) -> None:
+        while not self._stopped.wait(server.lease.every.total_seconds()):
+            server.renew()
+
+    def stop(self) -> None:
+        """Stop renewing (the databases are dropped next, or left to run out)."""
+        self._stopped.set()
+        self._thread.join(timeout=5)
+
+
+def _seconds(span: dt.timedelta) -> float | int:
+    seconds = round(span.total_seconds(), 3)
+    return int(seconds) if seconds.is_integer() else seconds
+
+
 # The server --------------------------------------------------------------------------
 
 
@@ -196,17 +286,21 @@ def why_unproven(name: str, mark: object, owner: str | None = None) -> str | Non
             "a copy, another installation's, or made before this secret")
 
 
-def sort_out(found: Stale, name: str, mark: object, *, stale: bool,
-             owner: str | None = None) -> bool:
+def sort_out(found: Stale, name: str, mark: object, *, stale: bool | None,
+             owner: str | None = None, undated: str = "") -> bool:
     """Record where database ``name`` goes in ``found``; True when it is labkit's beyond doubt
-    and ``stale``: then the caller drops it (and records it removed).
+    and ``stale`` (its lease ran out, ``lease_over``): then the caller drops it (and records
+    it removed).
 
     Unmarked databases are not recorded at all; marked ones that are not provably labkit's
-    (``why_unproven``) are left and said; provably labkit's ones held by a live run are kept.
+    (``why_unproven``) are left and said, and so are labkit's whose lease cannot be judged
+    (``stale`` None, with why: ``undated``); provably labkit's ones held by a live run are kept.
     """
     if not (isinstance(mark, str) and mark.startswith(MARK)):
         return False
     why = why_unproven(name, mark, owner)
+    if why is None and stale is None:
+        why = undated
     if why is not None:
         found.unproven[name] = why
         return False
@@ -226,8 +320,8 @@ class Server(ABC, Generic[H]):
     """A running server: how labkit got it (``how``), its exact version, the folder of a server
     labkit started, and the databases this object created on it.
 
-    The bookkeeping lives here once: a vendor says how to create, drop and clean one
-    database, and how it lets go of its connections.
+    The bookkeeping lives here once: a vendor says how to create, renew, drop and clean one
+    database's lease, and how it lets go of its connections.
     """
 
     how: str
@@ -238,6 +332,15 @@ class Server(ABC, Generic[H]):
     _cleaned: Stale | None = None
     # Databases this object created and could not remove wholly, with what was left and why.
     left: dict[str, str] = field(default_factory=dict)
+    # How this run renews its leases (a test gives short terms).
+    lease: LeaseTerms = field(default_factory=LeaseTerms)
+    # The leases this run holds, each with when its last renewal that got through was sent;
+    # the ones it lost, with why; the last failure of each renewal that did not get through.
+    _held: dict[str, _Instant] = field(default_factory=dict, repr=False)
+    _lost: dict[str, Message] = field(default_factory=dict, repr=False)
+    _failures: dict[str, str] = field(default_factory=dict, repr=False)
+    _renewer: _Renewer | None = field(default=None, repr=False)
+    _leases_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     key: ClassVar[str]  # the engine's key (``names.ENGINE_NAMES``): ``mongodb``, ``postgres``
     engine: ClassVar[str]  # its display name
@@ -267,12 +370,27 @@ class Server(ABC, Generic[H]):
 
     @abstractmethod
     def _create(self, name: str) -> H:
-        """Create database ``name`` with labkit's mark and this run's lease, and record it in
-        ``_created`` as soon as it exists; return what the caller uses (a handle or a DSN)."""
+        """Create database ``name`` with labkit's mark and this run's lease (ending
+        ``lease.lasts`` past the server's clock; ``_lease_sent`` just before it is written),
+        and record it in ``_created`` as soon as it exists; return what the caller uses (a
+        handle or a DSN)."""
 
     @abstractmethod
     def _drop(self, name: str) -> None:
-        """Drop database ``name`` (created by this object) and let go of its lease."""
+        """Drop database ``name`` (created by this object), its lease with it."""
+
+    def _renew(self, name: str, lasts: dt.timedelta) -> bool:
+        """Push the end of database ``name``'s lease to ``lasts`` past the server's clock; False
+        where the lease is gone (the database dropped, or its lease, or no longer labkit's).
+        It may raise: a renewal that fails is tried again, until the lease runs out. (A
+        vendor that keeps no lease has none to renew.)"""
+        return True
+
+    def _driver_failure(self, failure: BaseException) -> str | None:
+        """What the server's driver said, on one line, where ``failure`` is the driver's word
+        that the connection is gone (the server ended it, a reset, a timeout); None for any
+        other exception (a refusal, a bug: the engine's error, as before)."""
+        return None
 
     def _cleans_on_first_use(self) -> bool:
         """Whether the first ``fresh_database`` also runs ``clean_stale``."""
@@ -286,6 +404,9 @@ class Server(ABC, Generic[H]):
 
     def _let_go(self) -> None:
         """Stop renewing leases: the databases are dropped next, or left to go stale."""
+        if self._renewer is not None:
+            self._renewer.stop()
+            self._renewer = None
 
     def _close(self) -> None:
         """Close this object's connections (after its databases are dropped)."""
@@ -320,14 +441,18 @@ class Server(ABC, Generic[H]):
 
     def fresh_database(self, label: str) -> H:
         """Create a database named ``labkit_<label>_<random>``, marked as labkit's and leased
-        by this run, and return it (see ``clean_stale``)."""
+        by this run, and return it (see ``clean_stale``). A run that lost a lease makes no
+        more: it says so here (``check_lease``)."""
         self._before_create()
+        self.check_lease()
         if self._cleaned is None and self._cleans_on_first_use():
             self._cleaned = self.clean_stale()
         name = f"{DB_PREFIX}{self._safe_label(label)}_{uuid.uuid4().hex[:8]}"
         try:
-            return self._create(name)
+            made = self._create(name)
         except BaseException:
+            with self._leases_lock:
+                self._held.pop(name, None)
             # Recorded before its mark or lease was written (``_create``), the database may
             # exist: drop it now, not when the server stops (hours later, in a lesson). Where
             # that fails too, it stays recorded, and stopping tries again.
@@ -336,12 +461,117 @@ class Server(ABC, Generic[H]):
                     self._drop(name)
                     self._created.remove(name)
             raise
+        if self._renewer is None and self._held:
+            self._renewer = _Renewer(self)
+        return made
+
+    def _lease_sent(self, name: str) -> None:
+        """Note that the first lease of ``name`` is written now (``_create`` calls this just
+        before it writes it): the lease ends no earlier than this moment and ``lease.lasts``."""
+        with self._leases_lock:
+            self._held[name] = _Instant.now()
+
+    # The lease, renewed, lost and said -------------------------------------------------
+
+    def renew(self) -> None:
+        """Renew every lease this run holds (the renewer calls this every ``lease.every``).
+        Never raises: a renewal that does not get through is tried again next time, and the
+        lease is lost only once it has run out (``check_lease`` says so), or at once where the
+        database or its lease is found gone."""
+        for name in list(self._held):
+            if self._ran_out(name):
+                continue  # never renewed again: a clean-up may be dropping it right now
+            sent = _Instant.now()
+            try:
+                kept = self._renew(name, self.lease.lasts)
+            except Exception as exc:  # whatever failed, the next renewal tries again
+                with self._leases_lock:
+                    if name in self._held:
+                        self._failures[name] = one_line(exc)
+                continue
+            with self._leases_lock:
+                if name not in self._held or name in self._lost:
+                    continue  # dropped by this run meanwhile, or lost already
+                if kept:
+                    self._held[name] = sent
+                    self._failures.pop(name, None)
+                else:
+                    self._lost[name] = Message(N_(
+                        "This run's database {name} on {address} lost its lease: the database "
+                        "or its lease was dropped while the run used it (by `labkit clean`, or "
+                        "by hand)."), name=name, address=redact(self.address))
+
+    def _ran_out(self, name: str) -> bool:
+        """Whether the lease of ``name`` is lost (recorded so once its time is up)."""
+        with self._leases_lock:
+            held = self._held.get(name)
+            if name in self._lost or held is None:
+                return name in self._lost
+            if held.elapsed() < self.lease.lasts.total_seconds():
+                return False
+            why = self._failures.get(name) or Message(N_("no renewal got through"))
+            self._lost[name] = Message(N_(
+                "This run's database {name} on {address} lost its lease: it was not renewed "
+                "for {seconds:,} s ({why}), so `labkit clean` may drop it."), name=name,
+                address=redact(self.address), seconds=_seconds(self.lease.lasts), why=why)
+            return True
+
+    def _lease_lost(self) -> ServerUnavailable | None:
+        """The loss of a lease this run holds, as the error that ends its work; None if none."""
+        for name in list(self._held):
+            self._ran_out(name)
+        with self._leases_lock:
+            why = next(iter(self._lost.values()), None)
+        if why is None:
+            return None
+        return ServerUnavailable(why, hint=Message(N_(
+            "the run stops rather than go on with it; check that the server stays reachable "
+            "(a network down, a laptop asleep), then run labkit again.")))
+
+    def check_lease(self) -> None:
+        """Raise ``ServerUnavailable`` where this run lost the lease of a database it holds
+        (found gone, or not renewed until it ran out): what it measured there may stand on a
+        database a clean-up dropped."""
+        lost = self._lease_lost()
+        if lost is not None:
+            raise lost
+
+    @contextlib.contextmanager
+    def working(self) -> Iterator[None]:
+        """Around this run's work on the databases it made: the connection lost (the server
+        ended it, a reset) ends as one ``ServerUnavailable``, said as the lost lease where a
+        renewal now finds the database gone; any failure after a lease was lost is said as
+        that loss, its cause; and a lease lost meanwhile is raised when the work ends, even
+        well (``check_lease``)."""
+        try:
+            yield
+        except Exception as exc:
+            raise_if_stopping(exc)  # a stop the driver turned into its own error is the stop
+            said = self._driver_failure(exc)
+            if said is None:
+                lost = self._lease_lost()
+                if lost is None:
+                    raise
+                raise lost from exc
+            self.renew()  # a database dropped under the run shows now as its lost lease
+            raise self._lease_lost() or ServerUnavailable(
+                Message(N_("The {engine} server at {address} failed during the run's work on "
+                           "it: {error}"), engine=self.engine, address=redact(self.address),
+                        error=said),
+                hint=Message(N_("check that it is running and reachable, then run labkit "
+                                "again (`labkit clean` removes what a run left there)."))) \
+                from exc
+        self.check_lease()
 
     def drop(self, name: str) -> None:
         """Drop one database, only if this object created it. A clean-up that fails is
         recorded in ``left`` and never raised: a verdict already judged stays as judged."""
         if name in self._created and name.startswith(DB_PREFIX):
             self._created.remove(name)
+            with self._leases_lock:
+                self._held.pop(name, None)
+                self._lost.pop(name, None)
+                self._failures.pop(name, None)
             try:
                 self._drop(name)
             except Exception as exc:  # whatever the server refused, the run's verdicts stand

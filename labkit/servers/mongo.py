@@ -4,9 +4,10 @@ Every ``mongod`` labkit starts gets the WiredTiger cache asked for, by default t
 ``mongod`` accepts (0.25 GB): that still holds the whole ``_id`` index of the B-tree lesson's
 default load (a few MB), so at the defaults the index never outgrows the cache. On a server
 labkit did not start, the cache is that server's own. What labkit creates holds a lease
-document that the run renews while it lives. MongoDB has no owners and
-any client may write that document: only its ``mark`` proves, an HMAC of the database's name
-with this installation's secret (``mark.mark_for``).
+document that the run renews while it lives (``base``: one lease design for both vendors): its
+mark, and when it was renewed and until when it holds, both by the server's clock (``$$NOW``).
+MongoDB has no owners and any client may write that document: only its ``mark`` proves, an
+HMAC of the database's name with this installation's secret (``mark.mark_for``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import re
 import shutil
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -49,6 +49,7 @@ from labkit.servers.base import (
     Server,
     ServerRequest,
     Stale,
+    lease_over,
     redact,
     version_matches,
     why_unproven,
@@ -79,10 +80,8 @@ MONGO_HINT = N_(
     "or name it in LABKIT_MONGOD; or start Docker so labkit can run the mongo image."
 )
 
-# A database whose lease was not renewed for STALE_AFTER is a killed run's, provably labkit's.
+# A database whose lease ran out (``base.lease_over``) is a killed run's, provably labkit's.
 LEASE_COLLECTION = "labkit_lease"
-RENEW_EVERY = dt.timedelta(minutes=1)
-STALE_AFTER = dt.timedelta(minutes=30)
 
 # The codes of an action refused to this user, whatever refuses it: the server's Unauthorized
 # (src/mongo/base/error_codes.yml), or 8000, "AtlasError", which Atlas's shared tiers answer
@@ -161,23 +160,19 @@ def _lease_mark(lease: object) -> object:
 
 
 def _is_stale(lease: object, now: dt.datetime) -> bool | None:
-    """Whether the lease went STALE_AFTER without renewal by the server's ``now``; None when
-    its renewal time is not a date (then it cannot be judged: left alone)."""
-    renewed = lease.get("renewed") if isinstance(lease, dict) else None
-    if not isinstance(renewed, dt.datetime):
+    """Whether the lease ran out by the server's ``now`` (``base.lease_over``: past its
+    ``expires``, or an older labkit's lease without one STALE_AFTER after ``renewed``); None
+    when what it holds is not a date (then it cannot be judged: left alone)."""
+    if not isinstance(lease, dict):
         return None
-    if renewed.tzinfo is None:
-        renewed = renewed.replace(tzinfo=dt.UTC)
-    if now.tzinfo is None:
-        now = now.replace(tzinfo=dt.UTC)
-    return now - renewed >= STALE_AFTER
+    return lease_over(now, lease.get("expires"), lease.get("renewed"))
 
 
 def lease_state(lease: object, now: dt.datetime, name: str) -> str:
     """The lease of database ``name``: ``"unmarked"`` (no ``labkit:`` mark: never touched),
-    ``"unproven"`` (a mark that is not this installation's for this name, or a renewal time
-    that is not a date: left alone), ``"in use"`` (renewed within STALE_AFTER of the server's
-    ``now``) or ``"stale"``."""
+    ``"unproven"`` (a mark that is not this installation's for this name, or an end or renewal
+    time that is not a date: left alone), ``"in use"`` (not run out by the server's ``now``)
+    or ``"stale"``."""
     mark = _lease_mark(lease)
     if not (isinstance(mark, str) and mark.startswith(MARK)):
         return "unmarked"
@@ -187,24 +182,10 @@ def lease_state(lease: object, now: dt.datetime, name: str) -> str:
     return "stale" if stale else "in use"
 
 
-class _Renewer:
-    """A daemon thread renewing a MongoServer's leases every RENEW_EVERY until stopped."""
-
-    def __init__(self, server: MongoServer) -> None:
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(server,), daemon=True,
-                                        name="labkit-lease")
-        self._thread.start()
-
-    def _run(self, server: MongoServer) -> None:
-        while not self._stopped.wait(RENEW_EVERY.total_seconds()):
-            with contextlib.suppress(Exception):  # a missed renewal is retried next time
-                server.renew()
-
-    def stop(self) -> None:
-        """Stop renewing (the databases are dropped next, or left to go stale)."""
-        self._stopped.set()
-        self._thread.join(timeout=5)
+def _until(lasts: dt.timedelta) -> dict[str, list[object]]:
+    """The server's ``$$NOW`` and ``lasts`` more: a lease's end, by the server's clock (``$add``
+    of a date and a number of milliseconds is a date)."""
+    return {"$add": ["$$NOW", int(lasts.total_seconds() * 1000)]}
 
 
 @dataclass(kw_only=True, repr=False)  # the repr is Server's: it hides the password
@@ -217,7 +198,6 @@ class MongoServer(Server["Database[Document]"]):
     # What the URI's user may do (None: a server labkit started, or not readable).
     privileges: Privileges | None = None
     _client: Client | None = None
-    _renewer: _Renewer | None = None
 
     key = "mongodb"
     engine = engine_name(key)
@@ -245,14 +225,14 @@ class MongoServer(Server["Database[Document]"]):
         mark = mark_for(name)  # before anything exists: a secret that cannot be had stops here
         database = self.client()[name]
         self._created.append(name)  # before the write: whatever it did, stop() drops it
+        self._lease_sent(name)
         with _speaking(self.uri, N_("The MongoDB server at {uri} failed while labkit wrote a "
                                     "new database's lease: {error}")):
             database[LEASE_COLLECTION].update_one(
                 {"_id": "lease"},
                 [{"$set": {"mark": mark, "host": socket.gethostname(), "pid": os.getpid(),
-                           "created": "$$NOW", "renewed": "$$NOW"}}], upsert=True)
-        if self._renewer is None:
-            self._renewer = _Renewer(self)
+                           "created": "$$NOW", "renewed": "$$NOW",
+                           "expires": _until(self.lease.lasts)}}], upsert=True)
         return database
 
     def _before_create(self) -> None:
@@ -338,17 +318,19 @@ class MongoServer(Server["Database[Document]"]):
                                         or "its lease's renewal time is not a date")
         return found
 
-    def renew(self) -> None:
-        """Renew the lease of every database this object created (the renewer calls this)."""
-        client = self.client()
-        for name in list(self._created):
-            client[name][LEASE_COLLECTION].update_one({"_id": "lease"},
-                                                      [{"$set": {"renewed": "$$NOW"}}])
+    def _renew(self, name: str, lasts: dt.timedelta) -> bool:
+        """An update of the lease only (no upsert: a dropped database is not made again);
+        False where it matched no lease (the database or its lease was dropped)."""
+        result = self.client()[name][LEASE_COLLECTION].update_one(
+            {"_id": "lease"}, [{"$set": {"renewed": "$$NOW", "expires": _until(lasts)}}])
+        # An unacknowledged write (a URI's w=0) tells nothing: the lease counts as renewed.
+        return not result.acknowledged or result.matched_count == 1
 
-    def _let_go(self) -> None:
-        if self._renewer is not None:
-            self._renewer.stop()
-            self._renewer = None
+    def _driver_failure(self, failure: BaseException) -> str | None:
+        """pymongo's ``ConnectionFailure``: a reset, a timeout, no server to select."""
+        from pymongo.errors import ConnectionFailure
+
+        return server_said(failure) if isinstance(failure, ConnectionFailure) else None
 
     def _close(self) -> None:
         if self._client is not None:

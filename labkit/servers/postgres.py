@@ -1,12 +1,14 @@
 """PostgreSQL: the server at ``LABKIT_POSTGRES_DSN``, a cluster of labkit's own from local
 binaries, or Docker's postgres image.
 
-What labkit creates is owned by the role it connects as, carries labkit's mark in its comment
-(``mark.mark_for``: an HMAC of its name with this installation's secret) and, while the run
-that created it lives, an advisory lock (``LEASE_CLASS``, a number from the name) held by
-that run's connection. A killed run's connection closes and its locks go with it: a database
-of this role whose mark verifies and that no one locks is provably labkit's and provably
-stale. Anyone can write a comment or take no lock; only the mark and the owner prove.
+What labkit creates is owned by the role it connects as and carries, in its comment, labkit's
+mark (``mark.mark_for``: an HMAC of its name with this installation's secret) and its run's
+lease: the moment, by the server's clock, until which the run holds it, pushed ahead while the
+run lives (``base``: one lease design for both vendors; each renewal is a connection of its
+own, so a session the server ends for being idle, or an administrator's
+``pg_terminate_backend``, costs a renewal at most). A database of this role whose mark
+verifies and whose lease has run out is provably labkit's and provably a killed run's. Only
+the owner (or a superuser) may change a database's comment; only the mark and the owner prove.
 """
 
 from __future__ import annotations
@@ -20,8 +22,7 @@ import secrets
 import shutil
 import subprocess
 import time
-import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -37,11 +38,12 @@ from labkit.servers.base import (
     Server,
     ServerRequest,
     Stale,
+    lease_over,
     redact,
     sort_out,
     version_matches,
 )
-from labkit.servers.mark import MARK, mark_for
+from labkit.servers.mark import MARK, mark_for, mark_verifies
 from labkit.servers.process import OwnedServer, Stopper
 from labkit.servers.reaper import detached
 
@@ -57,12 +59,28 @@ POSTGRES_HINT = N_(
     "or install PostgreSQL (apt-get install postgresql, or the conda environment); "
     "or start Docker so labkit can run the postgres image."
 )
-LEASE_CLASS = 0x6C6B  # "lk": the advisory-lock class of labkit's leases
 OWN_SHARED_BUFFERS_MB = _defaults.OWN_SHARED_BUFFERS_MB
 
+# The comment of a database labkit made: its mark first (``mark_verifies`` reads the first
+# word), then when it was made and the end of its run's lease, both by the server's clock.
+_COMMENT = "{mark} created by a labkit run on {created}; leased until {until}; removed when it ends"
+_UNTIL = re.compile(r"; leased until (\S+);")
+# Why a database of labkit's whose comment holds no lease end is left alone.
+UNDATED = ("its comment holds no lease end (an older labkit's, whose runs held an advisory "
+           "lock instead): drop it by hand once no run uses it")
 
-def _lease_key(name: str) -> int:
-    return zlib.crc32(name.encode()) - 2**31  # a signed int4, as pg_advisory_lock takes
+
+def lease_end(comment: object) -> dt.datetime | None:
+    """The end of the lease a database's comment holds, with its time zone; None where it
+    holds none that is a date."""
+    found = _UNTIL.search(comment) if isinstance(comment, str) else None
+    if found is None:
+        return None
+    try:
+        until = dt.datetime.fromisoformat(found.group(1))
+    except ValueError:
+        return None
+    return until if until.tzinfo is not None else None
 
 
 @dataclass(kw_only=True, repr=False)  # the repr is Server's: it hides the password
@@ -78,7 +96,9 @@ class PostgresServer(Server[str]):
     superuser: bool = True
     createdb: bool = True
     role: str = ""
-    _lease: Connection[Row] | None = None
+    # The mark and creation time of each database this object made, which each renewal of its
+    # comment writes again around the lease's new end.
+    _comments: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False)
 
     key = "postgres"
     engine = engine_name(key)
@@ -122,57 +142,84 @@ class PostgresServer(Server[str]):
         from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
         mark = mark_for(name)  # before anything exists: a secret that cannot be had stops here
-        if self._lease is None:
-            self._lease = self.connect()
-        # The lock comes first: there is no moment at which the marked database has no lease.
-        self._lease.execute("SELECT pg_advisory_lock(%s, %s)", (LEASE_CLASS, _lease_key(name)))
         with self.connect() as conn:
+            # Until its comment is written the new database is unmarked, which no clean-up
+            # ever touches: it never exists marked without a lease.
             conn.execute(f'CREATE DATABASE "{name}"')
             self._created.append(name)
             stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-            conn.execute(f'COMMENT ON DATABASE "{name}" IS '
-                         f"'{mark} created by a labkit run on {stamp}; removed when it ends'")
+            self._comments[name] = (mark, stamp)
+            self._lease_sent(name)
+            self._write_lease(conn, name, self.lease.lasts)
         params = conninfo_to_dict(self.dsn)
         params["dbname"] = name
         return make_conninfo("", **params)
 
+    def _write_lease(self, conn: Connection[Row], name: str, lasts: dt.timedelta) -> None:
+        """Write database ``name``'s comment: its mark, and a lease ending ``lasts`` past the
+        server's clock."""
+        from psycopg import sql
+
+        row = conn.execute("SELECT now() + %s", (lasts,)).fetchone()
+        mark, created = self._comments[name]
+        comment = _COMMENT.format(mark=mark, created=created,
+                                  until=row[0].isoformat() if row else "?")
+        conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
+            sql.Identifier(name), sql.Literal(comment)))
+
+    def _renew(self, name: str, lasts: dt.timedelta) -> bool:
+        """Write the lease's new end into the comment, over a connection of its own; False
+        where the database is gone or its comment no longer holds labkit's mark for it."""
+        import psycopg
+
+        with self.connect() as conn:
+            row = conn.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
+                               "WHERE datname = %s", (name,)).fetchone()
+            if row is None or not mark_verifies(name, row[0]):
+                return False
+            try:
+                self._write_lease(conn, name, lasts)
+            except psycopg.errors.InvalidCatalogName:  # dropped since the line above
+                return False
+        return True
+
+    def _driver_failure(self, failure: BaseException) -> str | None:
+        """psycopg's ``OperationalError``: the connection lost, or the server ending it
+        (``AdminShutdown`` for ``pg_terminate_backend``, ``IdleSessionTimeout``), or refusing
+        for want of resources (SQLSTATE classes 08, 53, 57 and 58 in psycopg.errors)."""
+        import psycopg
+
+        if not isinstance(failure, psycopg.OperationalError):
+            return None
+        return (str(failure).strip().splitlines() or [type(failure).__name__])[0]
+
     def _drop(self, name: str) -> None:
         with self.connect() as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if self._lease is not None:
-            with contextlib.suppress(Exception):
-                self._lease.execute("SELECT pg_advisory_unlock(%s, %s)",
-                                    (LEASE_CLASS, _lease_key(name)))
+        self._comments.pop(name, None)
 
     def clean_stale(self) -> Stale:
-        """Drop the databases labkit provably made whose run has ended (no lease held): killed
-        runs'. Provably made: this role owns it and its comment holds this installation's
-        mark for its name. Any other database, even named ``labkit_…``, is never touched;
-        one with a ``labkit:`` comment that does not prove it is left and said."""
+        """Drop the databases labkit provably made whose run has ended (its lease ran out by
+        the server's clock): killed runs'. Provably made: this role owns it and its comment
+        holds this installation's mark for its name. Any other database, even named
+        ``labkit_…``, is never touched; one with a ``labkit:`` comment that does not prove it
+        is left and said, and so is one of labkit's whose comment holds no lease end."""
         found = Stale()
         with self.connect() as conn:
             marked = conn.execute(
                 "SELECT datname, shobj_description(oid, 'pg_database'), "
-                "pg_get_userbyid(datdba), pg_get_userbyid(datdba) = current_user "
+                "pg_get_userbyid(datdba), pg_get_userbyid(datdba) = current_user, now() "
                 "FROM pg_database WHERE datname LIKE %s "
                 "AND shobj_description(oid, 'pg_database') LIKE %s ORDER BY datname",
                 (DB_PREFIX.replace("_", "\\_") + "%", MARK + "%")).fetchall()
-            held = {row[0] for row in conn.execute(
-                "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s "
-                "AND objsubid = 2 AND granted", (LEASE_CLASS,))}
-            for name, comment, owner, own in marked:
-                key = _lease_key(name) % 2**32  # pg_locks shows the key as an unsigned oid
-                stale = key not in held and name not in self._created
-                if sort_out(found, name, comment, stale=stale, owner=None if own else owner):
+            for name, comment, owner, own, now in marked:
+                over = lease_over(now, lease_end(comment))
+                stale = None if over is None else over and name not in self._created
+                if sort_out(found, name, comment, stale=stale, owner=None if own else owner,
+                            undated=UNDATED):
                     conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                     found.removed.append(name)
         return found
-
-    def _close(self) -> None:
-        if self._lease is not None:
-            with contextlib.suppress(Exception):
-                self._lease.close()
-            self._lease = None
 
     @classmethod
     def ways(cls, request: ServerRequest) -> dict[str, Attempt[PostgresServer]]:
