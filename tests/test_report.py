@@ -28,6 +28,13 @@ ROW_FIELDS = {"verdict", "engine", "engine_version", "engine_key", "engine_name"
 # all, on small B-tree loads: its MongoDB rows say "no mongodb: this run is offline on purpose".
 
 
+@pytest.fixture(scope="module")
+def offline_report(offline_run, tmp_path_factory):
+    """``report.write`` of the offline run, once for the tests that only read what it wrote
+    (its plots take a second or more to draw): ``{"json", "html", "markdown"}`` paths."""
+    return report.write(offline_run, tmp_path_factory.mktemp("offline-report"))
+
+
 def test_the_offline_run_has_no_errors(offline_run):
     """Without servers, claims hold, are findings or are not run; none errs."""
     verdicts = {row.verdict for row in offline_run.rows}
@@ -37,9 +44,9 @@ def test_the_offline_run_has_no_errors(offline_run):
     assert offline_run.exit_status(strict=True) == 1
 
 
-def test_results_json_has_every_field_for_every_claim(offline_run, tmp_path):
+def test_results_json_has_every_field_for_every_claim(offline_run, offline_report):
     """Each claim in results.json carries the documented fields, its rows, and known verdicts."""
-    paths = report.write(offline_run, tmp_path)
+    paths = offline_report
     data = json.loads(paths["json"].read_text())
     assert len(data["claims"]) == 31
     for claim in data["claims"]:
@@ -52,9 +59,9 @@ def test_results_json_has_every_field_for_every_claim(offline_run, tmp_path):
     assert data["summary"] == offline_run.summary()
 
 
-def test_html_is_self_contained(offline_run, tmp_path):
+def test_html_is_self_contained(offline_run, offline_report):
     """report.html loads nothing from elsewhere and embeds its plots as data URIs."""
-    page = report.write(offline_run, tmp_path)["html"].read_text()
+    page = offline_report["html"].read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert page.count("data:image/png;base64,") >= 2  # the summary and U1's bit layout
     for claim in offline_run.to_dict()["claims"]:
@@ -62,9 +69,9 @@ def test_html_is_self_contained(offline_run, tmp_path):
     assert offline_run.summary() in page
 
 
-def test_markdown_lists_every_claim_and_engine_with_its_verdict(offline_run, tmp_path):
+def test_markdown_lists_every_claim_and_engine_with_its_verdict(offline_run, offline_report):
     """report.md has a table row per claim, and one per engine under a survey claim."""
-    text = report.write(offline_run, tmp_path)["markdown"].read_text()
+    text = offline_report["markdown"].read_text()
     for result in offline_run.claims:
         verdict = claims.VERDICT_TEXT[result.verdict]
         assert f"| {result.claim.id} | {verdict} |" in text
@@ -74,9 +81,9 @@ def test_markdown_lists_every_claim_and_engine_with_its_verdict(offline_run, tmp
                 assert f"| | {claims.VERDICT_TEXT[row.verdict]} | {engine} | |" in text
 
 
-def test_the_same_words_everywhere(offline_run, tmp_path):
+def test_the_same_words_everywhere(offline_run, offline_report):
     """The summary line of the terminal table, report.md, report.html and results.json agree."""
-    paths = report.write(offline_run, tmp_path)
+    paths = offline_report
     summary = offline_run.summary()
     assert summary.startswith("31 claims: ")
     assert summary in report.terminal_table(offline_run)
@@ -115,9 +122,10 @@ def test_a_figure_that_fails_does_not_cost_the_report(tmp_path, monkeypatch):
 HINT = "Hint: set LABKIT_MONGODB_URI"
 
 
-def test_the_page_gives_the_mongodb_hint_once_however_many_claims_miss_it(offline_run, tmp_path):
+def test_the_page_gives_the_mongodb_hint_once_however_many_claims_miss_it(offline_run,
+                                                                          offline_report):
     """Sixteen claims without MongoDB cost one summary line with the hint, not sixteen."""
-    page = report.write(offline_run, tmp_path)["html"].read_text()
+    page = offline_report["html"].read_text()
     mongodb_rows = sum(row.reason.startswith("needs mongodb") for row in offline_run.rows)
     assert mongodb_rows > 1
     assert page.count("no mongodb: this run is offline on purpose") == 1
@@ -221,9 +229,9 @@ def test_values_read_as_people_write_them(value, key, text):
     assert report.readable(value, key) == text
 
 
-def test_claim_ids_never_wrap(offline_run, tmp_path):
+def test_claim_ids_never_wrap(offline_run, offline_report):
     """The ID column is styled not to wrap, so "O10" never breaks over two lines."""
-    page = report.write(offline_run, tmp_path)["html"].read_text()
+    page = offline_report["html"].read_text()
     assert "td.id,th.id" in page
     assert "white-space:nowrap" in page
     assert "<td class='id'><a href='#O10'>O10</a></td>" in page
