@@ -358,3 +358,58 @@ def test_the_type_ladder_has_a_legend_in_the_lesson_language(monkeypatch):
     import matplotlib.pyplot as plt
 
     plt.close(figure)
+
+
+LESSON_03 = [ROOT / "notebooks" / "03_type_bracketing.ipynb",
+             ROOT / "notebooks" / "vi" / "03_type_bracketing.ipynb"]
+LESSON_02 = [ROOT / "notebooks" / "02_bson_sort_order.ipynb",
+             ROOT / "notebooks" / "vi" / "02_bson_sort_order.ipynb"]
+
+
+@pytest.mark.parametrize("path", LESSON_03, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lesson_03_says_its_cards_footer_once(path, kernel, monkeypatch):
+    """Run top to bottom without a server, lesson 03's not-run cards (B2, X2 to X4, the repair,
+    the validator: six, each of which said the same footer) say once that a stand-in is no
+    observation, and explain each column heading once, on the first card that has it."""
+    import html
+
+    monkeypatch.setattr(labkit, "session", lambda: kernel, raising=False)
+    shown = "\n".join(_run_lesson(path))
+    footer = i18n._("Neither is an observation of your server; the verdict stays \u201cnot "
+                    "run\u201d.")
+    assert shown.count(html.escape(footer)) == 1
+    assert shown.count(i18n._("(neither is an observation of your server; the verdict stays "
+                              "'not run')")) == 1
+    model_legend = f"<li><i>{html.escape(i18n._(notebook.MODEL_SHORT))}</i>"
+    assert shown.count(model_legend) == 1
+    manual = f"<li><i>{html.escape(i18n._('stated by the manual'))}</i>"
+    assert shown.count(manual) == 1
+
+
+@pytest.mark.parametrize("path", LESSON_02, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lesson_02s_collation_cell_shows_the_models_collation_order(path, kernel, monkeypatch):
+    """Without a server, lesson 02's collation cell shows the model's order with
+    numericOrdering beside the bytewise one, labelled as the model's (labkit.model.collation
+    builds it on ICU, as CollatorFactoryICU does in the server's
+    src/mongo/db/query/collation/collator_factory_icu.cpp), where it said the model had no
+    collations."""
+    monkeypatch.setattr(labkit, "session", lambda: kernel, raising=False)
+    cells, shown = _code_cells(path), _run_lesson(path)
+    text = next(out for cell, out in zip(cells, shown, strict=True) if "collation_sort(db" in cell)
+    assert "has no collations" not in text
+    assert "numericOrdering" in text
+    assert '["1a", "2", "9", "10", "100", "a", "Z"]' in text
+    assert i18n._("labkit's model predicts, with its ICU collation (no server asked)") in text
+
+
+def test_lesson_07_names_the_model_column_as_labkits_model_of_a_version(model_run):
+    """The tally, the verdicts and the scorecard head the model's column "labkit's model (8.0
+    rules)", never "model 8.0", which reads as if it were MongoDB 8.0."""
+    from labkit.model.versions import CURRENT_MAJOR
+
+    heading = f"labkit's model ({CURRENT_MAJOR} rules)"
+    assert heading in checkviews.tally(model_run).index
+    assert heading in checkviews.verdicts(model_run).columns
+    assert heading in checkviews.scorecard(model_run).columns
+    headings = [*checkviews.tally(model_run).index, *checkviews.scorecard(model_run).columns]
+    assert not [h for h in headings if h.startswith(("model", "MongoDB"))]

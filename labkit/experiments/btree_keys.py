@@ -720,8 +720,8 @@ def write_reading(ctx: Loads, grown: dict[str, Any]) -> WriteReading:
     values = {"engine": name, "version": grown["engine_version"], "n": n, "every": every,
               "ratio": ratio, "bare": bare}
     head = Message(W_HEAD if checkpointed else W_HEAD_NO_CHECKPOINT, **values)
-    why = (Message(W_CAUSES[cause], size=rnd.size() / seq.size()) if cause == "size"
-           else Message(W_CAUSES[cause]))
+    why: str = (Message(W_CAUSES[cause], size=rnd.size() / seq.size()) if cause == "size"
+                else Message(W_CAUSES[cause]))
     if checkpointed and cause in WITHOUT_CHECKPOINTS:
         why = joined(" ", [Message(W_REST), why])
     share_said = Message(W_SHARE, share=share) if share is not None and cause != "little" else ""

@@ -39,6 +39,16 @@ def _is_model(column: Column) -> bool:
     return column.engine == "model"
 
 
+def _heading(column: Column) -> str:
+    """A column's heading: the engine's label, the model's as labkit's model of the version
+    whose rules it states ("model 8.0" read as if it were MongoDB 8.0)."""
+    if _is_model(column):
+        from labkit.model.versions import CURRENT_MAJOR
+
+        return _("labkit's model ({version} rules)").format(version=CURRENT_MAJOR)
+    return column.label
+
+
 def _word(column: Column, row: Result) -> str:
     """A verdict cell: the real engines' word, or, in the model's column, what it predicts."""
     if _is_model(column):
@@ -63,7 +73,7 @@ def verdicts(result: CheckRun) -> pd.DataFrame:
     learner's language (the model's column says what it predicts)."""
     import pandas as pd
 
-    data = {c.label: [_word(c, row) for row in c.rows] for c in result.columns}
+    data = {_heading(c): [_word(c, row) for row in c.rows] for c in result.columns}
     return pd.DataFrame(data, index=pd.Index([s.id for s in result.specs], name=_("claim")))
 
 
@@ -116,7 +126,7 @@ def scorecard(result: CheckRun) -> pd.DataFrame:
         row = {_("claim"): spec.id, _("source"): _source(result, index),
                _("expected"): readable(spec.expected)}
         for column in result.columns:
-            row[column.label] = _cell(column.rows[index])
+            row[_heading(column)] = _cell(column.rows[index])
         rows.append(row)
     return pd.DataFrame(rows).set_index(_("claim"))
 
@@ -127,7 +137,7 @@ def tally(result: CheckRun) -> pd.DataFrame:
     import pandas as pd
 
     total = len(result.specs)
-    rows = {column.label: _("{agree} of {total}").format(
+    rows = {_heading(column): _("{agree} of {total}").format(
         agree=number(sum(row.verdict == HOLDS for row in column.rows)), total=number(total))
         for column in result.columns}
     return pd.DataFrame({_("agrees with the expected result"): rows}).rename_axis(_("engine"))

@@ -38,6 +38,10 @@ T = TypeVar("T")  # what an experiment on a server gives (``on_server``)
 
 _session: Context | None = None
 _notice_shown = False  # the one-line note on a missing server is shown once per lesson
+# What the not-run cards of this lesson have explained already: each column heading's legend
+# and the footer saying a stand-in is no observation, each once per lesson (a lesson of six
+# cards said the same footer six times).
+_explained: set[str] = set()
 
 # Stand-in labels are kept in English (the model's is compared below) and shown translated.
 MODEL_LABEL = N_("labkit's model predicts (computed here, no server asked)")
@@ -114,9 +118,19 @@ def session() -> Context:
 
 
 def _take_notice() -> bool:
-    """True the first time in this lesson: the caller shows the note on a missing server."""
+    """True the first time in this lesson: the caller shows the note on a missing server (and
+    the cards' explanations start afresh: ``_first_time``)."""
     global _notice_shown
     first, _notice_shown = not _notice_shown, True
+    if first:
+        _explained.clear()
+    return first
+
+
+def _first_time(what: str) -> bool:
+    """True the first time ``what`` (a legend line, the footer) is said in this lesson."""
+    first = what not in _explained
+    _explained.add(what)
     return first
 
 
@@ -154,6 +168,10 @@ class NotRun:
         self.kind = kind
         self.stand_ins = stand_ins
         self.first = _take_notice()
+        # Said on the first card of the lesson that needs them, and on no later one.
+        self.legend = [label for label, _value in stand_ins if _short(label) != _(label)
+                       and _first_time(f"{_short(label)}: {_legend(label)}")]
+        self.footer = bool(stand_ins) and _first_time("footer")
 
     def table(self) -> pd.DataFrame | None:
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
@@ -177,7 +195,7 @@ class NotRun:
             lines.append(_server_note_text())
         for label, value in self.stand_ins:
             lines.append(f"  {_(label)}: {short_json(value, 400)}")
-        if self.stand_ins:
+        if self.footer:
             lines.append("  " + _("(neither is an observation of your server; the verdict "
                                   "stays 'not run')"))
         return "\n".join(lines)
@@ -189,7 +207,7 @@ class NotRun:
         frame = self.table()
         if frame is not None:
             legend = "".join(f"<li><i>{esc(_short(label))}</i>: {esc(_legend(label))}</li>"
-                             for label, _value in self.stand_ins if _short(label) != _(label))
+                             for label in self.legend)
             parts = [frame.to_html(escape=True, border=0)]
             if legend:
                 parts.append(f"<details><summary><small>{esc(_('What the columns are'))}"
@@ -213,6 +231,7 @@ class NotRun:
             parts.append(f"<div><small>{_server_note_html(self.missing)}</small></div>")
         if self.stand_ins:
             parts += self._stand_ins_html()
+        if self.footer:
             parts.append("<small>" + esc(_("Neither is an observation of your server; the "
                                            "verdict stays \u201cnot run\u201d.")) + "</small>")
         parts.append("</div>")
@@ -445,6 +464,7 @@ def start_lesson(lesson: str) -> ServerStatus:
     info = course.lesson(lesson)
     course.set_current(info.number)
     _notice_shown = False  # the note on a missing server is shown once per lesson
+    _explained.clear()  # and so are the cards' legends and footer
     needs_server = "mongodb" in info.uses
     if not needs_server:
         return ServerStatus(info.number, False)

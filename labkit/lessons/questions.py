@@ -352,10 +352,10 @@ def _06_write_volume(lesson: str) -> Exercise:
     # which says what caused it.
     def observe() -> bool:
         reading = _write_reading()
-        exercise.engine = exercise.engine_name = reading.engine
+        made.engine = made.engine_name = reading.engine
         return reading.ratio > 2
 
-    exercise = Exercise(
+    made = Exercise(
         N_("On the engine printed above, at this run's N and with a checkpoint every 50,000 "
            "keys, do UUIDv4 keys make it write more than twice the bytes UUIDv7 keys do?"),
         observe=observe,
@@ -379,7 +379,7 @@ def _06_write_volume(lesson: str) -> Exercise:
                     "gives figures measured at two N on each engine"),
         lesson=lesson,
     )
-    return exercise
+    return made
 
 
 def _06_sqlite_bigger(lesson: str) -> Exercise:

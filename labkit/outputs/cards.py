@@ -1,7 +1,9 @@
 """A claim's verdict card in a notebook: the claim's verdict, then each engine's row.
 
 The card is an output like the report: it reads a ``run.results.ClaimResult`` and draws it.
-The notebook's ``Checked`` (``lessons.notebook``, above this room) shows it as its HTML.
+The notebook's ``Checked`` (``lessons.notebook``, above this room) shows it as its HTML. Beside
+a card whose rows are ``_id``s of a fixture, ``Fixture`` shows that fixture and each row's
+query.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from labkit.claims.claim import COLOURS, jsonable, kind_text, short_json, verdict_text
+from labkit.claims.spec import Step
 from labkit.i18n import _, shown
 from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
@@ -65,3 +68,59 @@ def claim_card(result: ClaimResult) -> str:
         return head + row_card(result.rows[0])
     return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row)}</div>"
                           for row in result.rows)
+
+
+# The fixture beside a card -----------------------------------------------------------------
+
+
+def _query(step: Step) -> str:
+    """A read of a claim file as mongosh writes it: ``find({a: {$gt: null}})``, with its sort."""
+    from labkit.outputs.tables import shell
+
+    arguments = step.arguments
+    if step.operation == "aggregate":
+        return f"aggregate({shell(arguments.get('pipeline', []))})"
+    text = f"{step.operation}({shell(arguments.get('filter', {}))})"
+    return text + (f".sort({shell(arguments['sort'])})" if arguments.get("sort") else "")
+
+
+class Fixture:
+    """The documents a claim's questions are asked on, and the query each question (each row
+    of its card: ``eq``, ``gte``…) asks, read from the kit's claim files: what a card's answers
+    are the ``_id``s of. Shown beside the card, with or without a server."""
+
+    def __init__(self, claim_id: str) -> None:
+        from labkit.claims.files import kit_claim
+        from labkit.experiments.catalogue import get
+
+        self.claim_id = claim_id
+        specs = {str(key): kit_claim(f"{claim_id}.{key}") for key in get(claim_id).expected}
+        self.docs: list[dict[str, Any]] = next(iter(specs.values())).fixture["claim"]
+        self.queries = {key: _query(spec.steps[0]) for key, spec in specs.items()}
+
+    def _heading(self) -> str:
+        return _("{claim}'s questions, each asked on these {count} documents:").format(
+            claim=self.claim_id, count=len(self.docs))
+
+    def __str__(self) -> str:
+        from labkit.outputs.tables import shell
+
+        lines = [self._heading()]
+        lines += [f"  {shell(doc)}" for doc in self.docs]
+        lines += [f"  {key}: {query}" for key, query in self.queries.items()]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        from labkit.outputs.tables import fixture
+
+        esc = escape.html
+        rows = "".join(f"<tr><th style='text-align:left'>{esc(key)}</th>"
+                       f"<td style='text-align:left'><code>{esc(query)}</code></td></tr>"
+                       for key, query in self.queries.items())
+        questions = (f"<table style='margin:.3em 0'><tr><th>{esc(_('question'))}</th>"
+                     f"<th>{esc(_('query'))}</th></tr>{rows}</table>")
+        return (f"<div><small>{esc(self._heading())}</small>"
+                f"<div style='display:flex;gap:2em;align-items:flex-start'>"
+                f"{fixture(self.docs).to_html(escape=True, border=0)}{questions}</div></div>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
@@ -76,7 +77,8 @@ def _shell_writers() -> tuple[tuple[type | tuple[type, ...], Callable[[Any], str
         ((type(None), bool), lambda v: {None: "null", True: "true", False: "false"}[v]),
         (str, lambda v: json.dumps(v, ensure_ascii=False)),
         (Int64, lambda v: f'NumberLong("{int(v)}")'),
-        ((int, float), repr),
+        (int, repr),
+        (float, _shell_double),
         (Decimal128, lambda v: f'NumberDecimal("{v}")'),
         (dt.datetime, lambda v: f'ISODate("{iso_z(v)}")'),
         (ObjectId, lambda v: f'ObjectId("{v}")'),
@@ -85,6 +87,15 @@ def _shell_writers() -> tuple[tuple[type | tuple[type, ...], Callable[[Any], str
         ((list, tuple), lambda v: "[" + ", ".join(shell(item) for item in v) + "]"),
         (dict, lambda v: "{" + ", ".join(f"{k}: {shell(item)}" for k, item in v.items()) + "}"),
     )
+
+
+def _shell_double(value: float) -> str:
+    # mongosh writes the IEEE specials as JavaScript does: NaN, Infinity, -Infinity.
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
 
 
 def _shell_binary(value: Any) -> str:
