@@ -141,10 +141,11 @@ def test_visible_escapes_match_pythons_repr(text, shown):
 
 
 @pytest.mark.parametrize(("text", "shown"), [
-    ("<b>", "\\<b\\>"), ("# title", "\\# title"), ("1. x", "\\1. x"), ("a_b*c", "a\\_b\\*c"),
+    ("<b>", "\\<b\\>"), ("# title", "\\# title"), ("1. x", "1\\. x"), ("a_b*c", "a\\_b\\*c"),
     ("$x$", "\\$x\\$"), ("password=***", "password=`***`"),
 ])
 def test_markdown_escapes_what_markdown_would_read(text, shown):
     """HTML, emphasis, mathematics and a block marker at the start are backslash-escaped
-    (CommonMark's backslash escapes); a secret's mask reads as code."""
+    (CommonMark's backslash escapes, which exist for ASCII punctuation only: a list number's
+    "." or ")" is escaped, never its digit); a secret's mask reads as code."""
     assert escape.markdown(text) == shown

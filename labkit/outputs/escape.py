@@ -24,11 +24,19 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Cn", "Zl", "Zp"})
 _JOINERS = frozenset({"\u200c", "\u200d"})
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # CommonMark reads these anywhere in a line (emphasis, code, links, raw HTML, entities, tables,
-# strikethrough) and Jupyter reads "$" as mathematics; a backslash makes each a literal.
-_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>&|~$]")
-# At the start of a list item or paragraph, these open a block (heading, quote, list, rule).
+# strikethrough), Jupyter reads "$" as mathematics, an ATX heading drops a closing run of "#",
+# and GFM and linkify make links of bare URLs, www. names and e-mail addresses: a backslash
+# makes each a literal. A "." before a letter is escaped so that no name reads as a domain
+# ("runner.py", "www.x.org"), "@" so that no address does, and a "/" before a "/" so that no
+# "scheme://" does; a backslash escape also splits the text a linkifier scans. Only ASCII
+# punctuation has a backslash escape in CommonMark: a backslash before anything else shows.
+_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>&|~$#@]|/(?=/)|\.(?=[^\W\d_])")
 _ESCAPED_MASK = "".join(f"\\{char}" for char in MASK)
-_MARKDOWN_BLOCK = re.compile(r"^(?:[#>+=-]|\d+(?=[.)]))")
+# At the start of a list item or paragraph, these open a block (a list, a thematic break or a
+# setext underline; "#" and ">" are escaped everywhere). "1." and "2)" open an ordered list
+# only before a space or the line's end: their "." or ")" is escaped, never a digit.
+_MARKDOWN_BLOCK = re.compile(r"^[+=-]")
+_MARKDOWN_LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])(?= |$)")
 
 
 def _invisible(char: str) -> bool:
@@ -86,10 +94,13 @@ def html(value: Any) -> str:
 
 def markdown(value: Any) -> str:
     """A value as Markdown text (a table cell, a heading, a list item): read as plain text by
-    GitHub, GitLab and Jupyter alike."""
-    text = _MARKDOWN_INLINE.sub(r"\\\g<0>", shown(value))
+    GitHub, GitLab and Jupyter alike, links included (none is made). Whitespace at its ends
+    is trimmed, as a renderer trims it (four spaces at the start would open a code block, and
+    a space inside ``**`` ends the bold)."""
+    text = _MARKDOWN_INLINE.sub(r"\\\g<0>", shown(value).strip())
     # A hidden secret's mask reads as a code span, not as emphasis markers.
     text = text.replace(_ESCAPED_MASK, f"`{MASK}`")
+    text = _MARKDOWN_LIST_NUMBER.sub(r"\1\\\2", text)
     return _MARKDOWN_BLOCK.sub(r"\\\g<0>", text)
 
 
