@@ -30,10 +30,10 @@ os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
 collect_ignore_glob = ["notebooks/vi/*.ipynb"]
 
 # How `--dist loadscope` (pyproject.toml's addopts) shares the tests among the workers. A unit
-# of work runs on one worker, in collection order; the units with most tests go out first (so
-# the single tests come last and even out the workers' ends). By default
-# a unit is a file: a notebook's cells run in order in one kernel, and a file's module-scoped
-# fixtures are made once. The exceptions, each with why:
+# of work runs on one worker, in collection order; the longest units go out first (SLOW, below),
+# then the others by their number of tests, so that the short units come last and even out the
+# workers' ends. By default a unit is a file: a notebook's cells run in order in one kernel,
+# and a file's module-scoped fixtures are made once. The exceptions, each with why:
 SPREAD = {  # each test is its own unit: long, independent tests that start their own processes
     "tests/test_interruptions.py",  # 20 cases of 1 to 10 s, each with its own run to kill
     "tests/test_fastread.py",  # three generated-input tests of several seconds each
@@ -47,6 +47,26 @@ SHARED = {  # files that read one session-scoped result: one unit, so it is made
 # lesson, as each lesson runs once for all of its tests.
 BY_LESSON = {"tests/test_vietnamese_outputs.py"}
 _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
+# The units that take longest, in seconds of a whole `make test` on two cores (a SPREAD test
+# named by its function, for each of its cases). A unit of few tests but long, sent out by its
+# count of tests, started late and was the last to finish while the other workers stood idle:
+# longest first, the workers end together. A later run goes by what the last one measured
+# (pytest's cache, ``unit_seconds``); these are for a fresh clone.
+SLOW = {
+    "tests/test_canary.py": 40, "tests/test_postgres.py": 30, "tests/test_forgeries.py": 29,
+    "offline run": 23, "tests/test_lesson_pacing.py": 20, "tests/test_packaging.py": 20,
+    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 20,
+    "tests/test_fastread.py::test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined":
+        20,
+    "tests/test_fastread.py::test_the_c_path_reads_as_the_python_reader_or_declines": 13,
+    "notebooks/06_btree_keys.ipynb": 19, "tests/test_vietnamese_outputs.py::06_btree_keys": 18,
+    "tests/test_btree.py": 15, "tests/test_results_english.py": 15,
+    "tests/test_btree_io.py": 12, "tests/test_hostile_files.py": 12,
+    "tests/test_plot_labels.py": 12, "tests/test_wire_btree.py": 11, "offline exercises": 11,
+    "tests/test_cli.py": 10, "tests/test_btree_keys.py": 10,
+    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 6,
+}
+_MEASURED = "labkit/unit-seconds"  # pytest's cache key for the seconds each unit took
 
 
 def scope_of(nodeid: str) -> str:
@@ -59,14 +79,43 @@ def scope_of(nodeid: str) -> str:
     return SHARED.get(path, path)
 
 
+def unit_seconds(scope: str, measured: dict[str, float]) -> float:
+    """How long the unit ``scope`` takes: as the last run measured it, else as SLOW says (a
+    SPREAD case by its function), else 0 (short)."""
+    if scope in measured:
+        return measured[scope]
+    return SLOW.get(scope, SLOW.get(scope.split("[", 1)[0], 0.0))
+
+
+_took: Counter[str] = Counter()  # this run's seconds per unit, summed on the controller
+
+
 def pytest_configure(config):
     """Say so when a file the scheduling rules name is gone (renamed): its tests then go by
-    file, which is correct but may be slower."""
+    file, or their unit is no longer sent out early, which is correct but may be slower."""
     root = Path(__file__).resolve().parent
-    for path in sorted(SPREAD | set(SHARED) | BY_LESSON):
+    named = SPREAD | set(SHARED) | BY_LESSON | {unit.split("::")[0] for unit in SLOW}
+    for path in sorted(named - set(SHARED.values())):
         if not (root / path).exists():
             config.issue_config_time_warning(pytest.PytestConfigWarning(
                 f"conftest.py's scheduling names {path}, which does not exist: update it"), 2)
+
+
+def pytest_runtest_logreport(report):
+    """Add up each unit's seconds, where the reports arrive (the controller, or a run without
+    workers)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        _took[scope_of(report.nodeid)] += report.duration
+
+
+def pytest_sessionfinish(session):
+    """Keep this run's seconds per unit for the next run's order (only the units that ran)."""
+    cache = getattr(session.config, "cache", None)
+    if cache is None or os.environ.get("PYTEST_XDIST_WORKER") or not _took:
+        return
+    measured = cache.get(_MEASURED, {})
+    measured.update({unit: round(seconds, 1) for unit, seconds in _took.items()})
+    cache.set(_MEASURED, measured)
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
@@ -85,15 +134,29 @@ def pytest_xdist_auto_num_workers(config):
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Under ``--dist loadscope``, xdist's scheduling with the suite's own units (``scope_of``);
-    every other ``--dist`` is xdist's own."""
+    """Under ``--dist loadscope``, xdist's scheduling with the suite's own units (``scope_of``),
+    the longest first (``unit_seconds``); every other ``--dist`` is xdist's own."""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    cache = getattr(config, "cache", None)
+    measured = cache.get(_MEASURED, {}) if cache is not None else {}
+
     class SuiteScheduling(LoadScopeScheduling):
+        _ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return scope_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self._ordered:  # the whole queue is there by the first assignment
+                self._ordered = True
+                units = sorted(self.workqueue.items(), key=lambda unit: (
+                    -unit_seconds(unit[0], measured), -len(unit[1])))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
 
     return SuiteScheduling(config, log)
 
