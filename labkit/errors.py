@@ -7,11 +7,11 @@ language) or a plain text; the exceptions keep their parts as such, never read b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from labkit.i18n import N_ as N_  # re-exported for the model's modules, as the two below
-from labkit.i18n import Message, _
+from labkit.i18n import Message, Text, _, english
 from labkit.i18n import Shown as Shown
 from labkit.i18n import shown as shown_text
 
@@ -22,30 +22,51 @@ from labkit.i18n import shown as shown_text
 _message = Message
 
 
-class _OneLine(Shown):
-    """``text`` on one line as ``what_failed`` writes it, English and shown alike: its first
-    line only (``first``), or every line joined with its closing full stop dropped."""
+@dataclass(frozen=True)
+class _Line:
+    """A message on one line as ``what_failed`` writes it, in English and shown alike: its
+    first line only (``first``), or every line joined with its closing full stop dropped (a
+    value of a ``Message``)."""
 
-    text: str
+    text: Message
     first: bool
 
-    def __new__(cls, text: str, first: bool) -> _OneLine:
-        line = super().__new__(cls, cls._cut(str(text), first))
-        line.text, line.first = text, first
-        return line
-
-    @staticmethod
-    def _cut(text: str, first: bool) -> str:
-        if first:
-            return text.strip().splitlines()[0] if text.strip() else text
-        return " ".join(line.strip() for line in text.splitlines()).rstrip(".")
+    def english(self) -> str:
+        """The line in English."""
+        return _cut(self.text.english(), self.first)
 
     def shown(self) -> str:
         """The line in the learner's language."""
-        return self._cut(shown_text(self.text), self.first)
+        return _cut(self.text.shown(), self.first)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _OneLine, (self.text, self.first)
+
+def _cut(text: str, first: bool) -> str:
+    if first:
+        return text.strip().splitlines()[0] if text.strip() else text
+    return " ".join(line.strip() for line in text.splitlines()).rstrip(".")
+
+
+def _one_line(text: Text, first: bool) -> Text:
+    """``text`` on one line (``_Line``), still a message where it was one."""
+    if not isinstance(text, Message):
+        return _cut(text, first)
+    return Message("{line}", line=_Line(text, first))
+
+
+@dataclass(frozen=True)
+class _Indented:
+    """A text of several lines as a list item holds it: every line after the first indented
+    under the item (a value of a ``Message``)."""
+
+    text: Text
+
+    def english(self) -> str:
+        """The text in English."""
+        return "\n    ".join(english(self.text).splitlines())
+
+    def shown(self) -> str:
+        """The text in the learner's language."""
+        return "\n    ".join(shown_text(self.text).splitlines())
 
 
 def redact(text: str) -> str:
@@ -56,23 +77,22 @@ def redact(text: str) -> str:
     return hide(text)
 
 
-def shown(text: str) -> str:
-    """``text`` as the learner reads it, any password hidden: a message kept as data in the
-    learner's language, any other text as it is."""
+def _shown(text: Text) -> str:
+    """``text`` as the learner reads it, any password hidden."""
     return redact(shown_text(text))
 
 
-def _redacted(text: str) -> str:
+def _redacted(text: Text) -> Text:
     """``text`` with every connection string hidden, still a message kept as data (its English
     and the learner's form) where it was one and its values could be hidden one by one."""
-    template, values = getattr(text, "template", None), getattr(text, "values", None)
-    if not isinstance(template, str) or not isinstance(values, dict) \
-            or redact(template) != template:
+    if not isinstance(text, Message):
         return redact(text)
-    kept = type(text)(template, **{k: _redacted(v) if isinstance(v, str) else v
-                                   for k, v in values.items()})
+    if redact(text.template) != text.template:
+        return redact(text.english())
+    kept = Message(text.template, **{k: _redacted(v) if isinstance(v, str | Message) else v
+                                     for k, v in text.values.items()})
     # A secret may span a value and the words around it: then only the plain English is safe.
-    return kept if redact(kept) == str(kept) else redact(str(text))
+    return kept if redact(kept.english()) == kept.english() else redact(text.english())
 
 
 class LabkitError(Exception):
@@ -82,13 +102,14 @@ class LabkitError(Exception):
 
     def __init__(self, *args: object) -> None:
         # A message may quote what the user gave, a connection string among it: never its password.
-        super().__init__(*(_redacted(arg) if isinstance(arg, str) else arg for arg in args))
+        super().__init__(*(_redacted(arg) if isinstance(arg, str | Message) else arg
+                           for arg in args))
 
     def __str__(self) -> str:
         # What a person reads (the command line's ``Error:`` line, a notebook's traceback) is
         # in the learner's language; the parts that files keep stay English.
-        if len(self.args) == 1 and isinstance(self.args[0], str):
-            return shown(self.args[0])
+        if len(self.args) == 1 and isinstance(self.args[0], str | Message):
+            return _shown(self.args[0])
         return super().__str__()
 
 
@@ -98,11 +119,12 @@ class BadInput(LabkitError, ValueError):
     exit_status = 2
 
 
-def _as_hint(text: str) -> str:
-    text = _redacted(text)  # a message stays one: ``strip`` would make it plain English
-    if not text.strip():
+def _as_hint(text: Text) -> Text:
+    text = _redacted(text)
+    plain = english(text)
+    if not plain.strip():
         return ""
-    if text.lstrip().startswith(("Hint:", _("Hint:"))):
+    if plain.lstrip().startswith(("Hint:", _("Hint:"))):
         return text
     return Message("{label} {hint}", label=Message(N_("Hint:")), hint=text)
 
@@ -110,13 +132,13 @@ def _as_hint(text: str) -> str:
 class _Hinted(LabkitError):
     """A message and a ``Hint:`` line, both kept as attributes and shown on two lines."""
 
-    def __init__(self, message: str, *, hint: str) -> None:
+    def __init__(self, message: Text, *, hint: Text) -> None:
         super().__init__(message)
-        self.message = self.args[0]
+        self.message: Text = self.args[0]
         self.hint = _as_hint(hint)
 
     def __str__(self) -> str:
-        return f"{shown(self.message)}\n{shown(self.hint)}"
+        return f"{_shown(self.message)}\n{_shown(self.hint)}"
 
 
 class ServerUnavailable(LabkitError):
@@ -124,47 +146,54 @@ class ServerUnavailable(LabkitError):
 
     ``tried`` lists each way that was tried and why it gave nothing; ``hint`` says what
     to do. Both stay attributes: the message is built from them, never read back. Each is
-    English (``what_failed()`` and ``summary()`` too, as results.json keeps them), shown in the
-    learner's language through ``shown()``; ``str()`` is the learner's.
+    English where files keep it (``what_failed()`` and ``summary()`` too, as results.json keeps
+    them) and shown in the learner's language through ``i18n.shown``; ``str()`` is the
+    learner's, ``english()`` the whole of it in English.
     """
 
-    def __init__(self, message: str, *, tried: Iterable[str] = (), hint: str = "") -> None:
+    def __init__(self, message: Text, *, tried: Iterable[Text] = (), hint: Text = "") -> None:
         super().__init__(message)
-        self.message: str = self.args[0]
+        self.message: Text = self.args[0]
         self.tried = [_redacted(way) for way in tried]
         self.hint = _as_hint(hint)
 
-    def _body(self, show: Callable[[str], str]) -> list[str]:
+    def _body(self) -> list[Text]:
         if not self.tried:
-            return [show(self.message)]
+            return [self.message]
         # A tried way may carry several lines (a start failure's log): indent them under it.
-        items = ["  - " + "\n    ".join(show(way).splitlines()) for way in self.tried]
-        return [f"{show(self.message)} {show(Message(N_('Tried:')))}", *items]
+        return [Message("{message} {tried}", message=self.message, tried=Message(N_("Tried:"))),
+                *(Message("  - {way}", way=_Indented(way)) for way in self.tried)]
 
-    def _text(self, show: Callable[[str], str]) -> str:
-        return "\n".join(self._body(show) + ([show(self.hint)] if self.hint else []))
+    def _lines(self) -> list[Text]:
+        return self._body() + ([self.hint] if self.hint else [])
 
     def __str__(self) -> str:
-        return self._text(shown)
+        return "\n".join(_shown(line) for line in self._lines())
 
     def english(self) -> str:
         """The whole message in English, as files keep it (``str()`` is the learner's)."""
-        return self._text(str)
+        return "\n".join(english(line) for line in self._lines())
 
-    def what_failed(self) -> str:
+    def text(self) -> Message:
+        """The whole message kept as data, English and the learner's alike (a start failure
+        quoted among the ways another search tried)."""
+        lines = {f"l{i}": line for i, line in enumerate(self._lines())}
+        return Message("\n".join(f"{{{name}}}" for name in lines), **lines)
+
+    def what_failed(self) -> Message:
         """What failed and what was tried, on one line, without the hint (English, shown in
         the learner's language through ``labkit.i18n.shown``)."""
-        if not self.message.strip():
-            return f"{type(self).__name__}."
-        what = _OneLine(self.message, first=False)
+        if not english(self.message).strip():
+            return Message("{name}.", name=type(self).__name__)
+        what = _one_line(self.message, first=False)
         if not self.tried:
             return Message("{what}.", what=what)
-        ways = {f"w{i}": _OneLine(way, first=True) for i, way in enumerate(self.tried)}
+        ways = {f"w{i}": _one_line(way, first=True) for i, way in enumerate(self.tried)}
         listed = Message("; ".join(f"{{{name}}}" for name in ways), **ways)
         return Message("{what} ({tried} {ways}).", what=what, tried=Message(N_("tried")),
                        ways=listed)
 
-    def summary(self) -> str:
+    def summary(self) -> Message:
         """The message on one line: what failed, what was tried, and the hint."""
         failed = self.what_failed()
         return Message("{failed} {hint}", failed=failed, hint=self.hint) if self.hint else failed
@@ -173,15 +202,16 @@ class ServerUnavailable(LabkitError):
 class ServerStartError(ServerUnavailable):
     """A server was found but did not start; the error carries its log's last lines and a hint."""
 
-    def __init__(self, message: str, *, log_tail: str = "", hint: str = "",
-                 tried: Iterable[str] = ()) -> None:
+    def __init__(self, message: Text, *, log_tail: str = "", hint: Text = "",
+                 tried: Iterable[Text] = ()) -> None:
         self.log_tail = redact(log_tail)
         super().__init__(message, tried=tried, hint=hint)
 
-    def _body(self, show: Callable[[str], str]) -> list[str]:
-        body = super()._body(show)
+    def _body(self) -> list[Text]:
+        body = super()._body()
         if self.log_tail:
-            body.append(f"{show(Message(N_('Last lines of its log:')))}\n{self.log_tail}")
+            body.append(Message("{label}\n{log}", label=Message(N_("Last lines of its log:")),
+                                log=self.log_tail))
         return body
 
 
@@ -189,10 +219,10 @@ class CleanupIncomplete(LabkitError):
     """A database labkit made could not be removed wholly: ``database`` is it, ``left`` the
     collections that stay, ``why`` the server's refusal. Said after a run, never a verdict."""
 
-    def __init__(self, database: str, left: Iterable[str], why: str) -> None:
+    def __init__(self, database: str, left: Iterable[str], why: Text) -> None:
         self.database = database
         self.left = list(left)
-        self.why = redact(why)
+        self.why = redact(english(why))
         super().__init__(f"{database}: left {', '.join(self.left) or 'nothing'} ({self.why})")
 
 
@@ -227,7 +257,7 @@ class CannotJudge(_Hinted, BadInput):
     ``library`` names what is missing; ``hint`` says how to get it.
     """
 
-    def __init__(self, message: str, *, library: str, hint: str) -> None:
+    def __init__(self, message: Text, *, library: str, hint: Text) -> None:
         self.library = library
         super().__init__(message, hint=hint)
 
@@ -243,7 +273,7 @@ class SecretUnusable(_Hinted):
     until it is fixed: a mark anyone can make proves nothing.
     """
 
-    def __init__(self, message: str, *, path: str, hint: str) -> None:
+    def __init__(self, message: Text, *, path: str, hint: Text) -> None:
         self.path = path
         super().__init__(message, hint=hint)
 
@@ -300,15 +330,15 @@ def server_said(exc: BaseException) -> str:
     return why if timed else line
 
 
-def one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> Text:
     """An exception as one line: its type unless it is one of labkit's own, then its message
     (a server's refusal as ``server_said`` has it), with any password hidden (foreign
-    exceptions can carry a connection string). labkit's own stay English, shown in the
-    learner's language through ``labkit.i18n.shown``."""
+    exceptions can carry a connection string). labkit's own stay messages: English where files
+    keep them, shown in the learner's language through ``labkit.i18n.shown``."""
     if isinstance(exc, ServerUnavailable):
         return exc.summary()
-    if isinstance(exc, LabkitError) and len(exc.args) == 1 and isinstance(exc.args[0], str) \
-            and exc.args[0].strip():
-        return _OneLine(exc.args[0], first=True)
+    if isinstance(exc, LabkitError) and len(exc.args) == 1 \
+            and isinstance(exc.args[0], str | Message) and english(exc.args[0]).strip():
+        return _one_line(exc.args[0], first=True)
     text = redact(server_said(exc))
     return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"

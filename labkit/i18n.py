@@ -13,7 +13,7 @@ import functools
 import os
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from labkit._paths import PACKAGE
 
@@ -108,6 +108,54 @@ def percent(ratio: float, digits: int = 1) -> str:
 _NUMBER_SPEC = re.compile(r",?(?:\.(?P<digits>\d+))?(?P<kind>[f%]?)")
 
 
+@runtime_checkable
+class Phrase(Protocol):
+    """A value a message quotes that has two forms of its own: its English and the learner's
+    (a ``Message`` is one; ``errors`` keeps a text cut to one line as another)."""
+
+    def english(self) -> str:
+        """The value as files keep it."""
+        ...
+
+    def shown(self) -> str:
+        """The value as the learner reads it."""
+        ...
+
+
+class _English:
+    """One value of a message as files keep it: a phrase's English, anything else as
+    ``format`` writes it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        if isinstance(self.value, Phrase):
+            return format(self.value.english(), spec)
+        return format(self.value, spec)
+
+
+class _Shown:
+    """One value of a message as the learner reads it: a number by its format spec through
+    Babel ("{n:,}" as ``number``, "{x:.2f}" as ``number(x, 2)``, "{r:.1%}" as ``percent``), a
+    phrase in the learner's words, anything else as ``format`` writes it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        value = self.value
+        if isinstance(value, Phrase):
+            return format(value.shown(), spec)
+        found = _NUMBER_SPEC.fullmatch(spec)
+        if not isinstance(value, int | float) or isinstance(value, bool) or found is None:
+            return format(value, spec)
+        digits = int(found["digits"]) if found["digits"] else None
+        if found["kind"] == "%":
+            return percent(value, digits or 0)
+        return number(value, digits)
+
+
 class Shown(str):
     """English text, as ``str`` and files see it, that gives the learner's form through
     ``shown()`` (``Message`` is the one labkit builds its messages with)."""
@@ -121,27 +169,6 @@ class Shown(str):
         return str.__str__(self)
 
 
-class _Shown:
-    """One value of a message as the learner reads it: a number by its format spec through
-    Babel ("{n:,}" as ``number``, "{x:.2f}" as ``number(x, 2)``, "{r:.1%}" as ``percent``), a
-    message in the learner's words, anything else as ``format`` writes it."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __format__(self, spec: str) -> str:
-        value = self.value
-        if isinstance(value, Shown):
-            return value.shown()
-        found = _NUMBER_SPEC.fullmatch(spec)
-        if not isinstance(value, int | float) or isinstance(value, bool) or found is None:
-            return format(value, spec)
-        digits = int(found["digits"]) if found["digits"] else None
-        if found["kind"] == "%":
-            return percent(value, digits or 0)
-        return number(value, digits)
-
-
 class Message(Shown):
     """English text filled in from ``template`` and ``values`` (what ``str`` and files see),
     which keeps both, so that ``shown()`` gives it in the learner's language: the template
@@ -152,7 +179,8 @@ class Message(Shown):
     values: dict[str, Any]
 
     def __new__(cls, template: str, /, **values: Any) -> Message:
-        text = super().__new__(cls, template.format(**values) if values else template)
+        text = super().__new__(cls, template.format(**{k: _English(v) for k, v in
+                                                       values.items()}) if values else template)
         text.template, text.values = template, values
         return text
 
@@ -170,17 +198,21 @@ def _message(template: str, values: dict[str, Any]) -> Message:
     return Message(template, **values)
 
 
-def shown(text: str) -> str:
-    """``text`` in the language in use: a ``Message`` shown, any other text as it is."""
-    return text.shown() if isinstance(text, Shown) else text
+# Where a message or a plain text is accepted alike (a plain one is shown as it is).
+Text: TypeAlias = str | Message
 
 
-def english(text: str) -> str:
+def english(text: Text) -> str:
     """``text`` as files keep it: a ``Message`` in English, any other text as it is."""
     return text.english() if isinstance(text, Shown) else text
 
 
-def joined(separator: str, parts: Iterable[str]) -> str:
+def shown(text: Text) -> str:
+    """``text`` in the language in use: a ``Message`` shown, any other text as it is."""
+    return text.shown() if isinstance(text, Shown) else text
+
+
+def joined(separator: str, parts: Iterable[Text]) -> Text:
     """The non-empty ``parts`` joined as ``str.join`` joins them; a ``Message`` when one of
     them is, so that the whole can still be shown in the learner's language."""
     kept = [part for part in parts if part]
@@ -189,3 +221,15 @@ def joined(separator: str, parts: Iterable[str]) -> str:
     names = [f"p{i}" for i in range(len(kept))]
     template = separator.replace("{", "{{").replace("}", "}}").join(f"{{{n}}}" for n in names)
     return Message(template, **dict(zip(names, kept, strict=True)))
+
+
+def in_english(value: Any) -> Any:
+    """A JSON-like value (``labkit btree --json``, results.json) with every ``Message`` in it
+    in English, as files keep them; every other value as it is."""
+    if isinstance(value, Message):
+        return value.english()
+    if isinstance(value, dict):
+        return {key: in_english(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [in_english(item) for item in value]
+    return value

@@ -15,8 +15,7 @@ from labkit.errors import ServerUnavailable
 # Both are used here and imported from here by the runner, the cards and the experiments.
 from labkit.errors import Unobservable as Unobservable
 from labkit.errors import one_line as one_line
-from labkit.i18n import N_, Message, _
-from labkit.i18n import shown as shown_text
+from labkit.i18n import N_, Message, Text, _
 
 if TYPE_CHECKING:
     from pymongo.database import Database
@@ -120,43 +119,40 @@ class Observation:
     """
 
     observed: Any
-    engine: str
+    engine: Text  # English where files keep it, shown translated (a model's split policy)
     engine_version: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
-    note: str = ""  # English; a template when ``note_values`` fills it
+    note: Text = ""  # English; a template when ``note_values`` fills it
     note_values: dict[str, Any] = field(default_factory=dict)
     figure: Figure | None = None
-    not_run: str = ""
-    error: str = ""
+    not_run: Text = ""
+    error: Text = ""
     missing: str = ""  # a server kind that could not be had ("mongodb", ...): the not-run cause
-    missing_detail: str = ""  # what failed when it was sought, without the hint
-    hint: str = ""  # what to do about it
+    missing_detail: Text = ""  # what failed when it was sought, without the hint
+    hint: Text = ""  # what to do about it
     # The engine's key (``names.ENGINE_NAMES``: ``sqlite``, ``mongodb``) where it is one of
     # labkit's engines, so that no output reads it back out of ``engine``, the row's label
     # ("SQLite · size"); empty for a library observed directly (``pymongo bson``).
     engine_key: str = ""
 
 
-def note_text(observation: Observation, shown: bool = False) -> str:
-    """An observation's note filled in: English as results.json keeps it, or (``shown``) in
-    the learner's language, where labkit's catalogue has the note. Either way a ``Message``
-    (a note is one of labkit's sentences), so that text built from it can still be shown."""
+def note_text(observation: Observation) -> Text:
+    """An observation's note filled in, a ``Message`` (a note is one of labkit's sentences:
+    English as results.json keeps it, shown in the learner's language where labkit's
+    catalogue has it); ``""`` when there is none."""
     note = observation.note
-    if not note:
+    if not note or isinstance(note, Message):
         return note
-    if not isinstance(note, Message):
-        note = Message(note, **observation.note_values) if observation.note_values else \
-            Message(note)
-    return shown_text(note) if shown else note
+    return Message(note, **observation.note_values)
 
 
-def not_run(engine: str, reason: str, key: str = "") -> Observation:
+def not_run(engine: Text, reason: Text, key: str = "") -> Observation:
     """An engine this claim is judged on could not be had: reported as not run, with why
     (``key``: the engine's key, as ``Observation.engine_key``)."""
     return Observation(None, engine, "", not_run=reason, engine_key=key)
 
 
-def needs(kind: str, exc: ServerUnavailable, engine: str = "", key: str = "") -> Observation:
+def needs(kind: str, exc: ServerUnavailable, engine: Text = "", key: str = "") -> Observation:
     """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
     ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
     return Observation(None, engine, "", not_run=Message(N_("needs {kind}: {summary}"),
@@ -165,7 +161,7 @@ def needs(kind: str, exc: ServerUnavailable, engine: str = "", key: str = "") ->
                        engine_key=key)
 
 
-def errored(engine: str, exc: BaseException, version: str = "", key: str = "") -> Observation:
+def errored(engine: Text, exc: BaseException, version: str = "", key: str = "") -> Observation:
     """An engine's experiment failed: that engine's verdict is ``error``, with the cause."""
     return Observation(None, engine, version, error=one_line(exc), engine_key=key)
 
@@ -188,7 +184,7 @@ class Context(Protocol):
         """The run's PostgreSQL server; ``ServerUnavailable`` where none can be had."""
         ...
 
-    def guard(self, engine: str, attempt: Callable[[], T], *, version: str = "",
+    def guard(self, engine: Text, attempt: Callable[[], T], *, version: str = "",
               kind: str = "", key: str = "") -> T | Observation:
         """``attempt()`` for one engine of several, or the observation saying why that engine
         gave none (an error, or not run where ``kind`` cannot be had); ``key`` is the engine's
@@ -215,7 +211,7 @@ class BTreeContext(Context, Protocol[M]):
 # An experiment observes a claim in a run's context: one that asks for no B-tree load takes a
 # ``Context``, the B-tree claims a ``BTreeContext[Measurement]``; every run gives both.
 Experiment = Callable[[BTreeContext[Any]], Observation | list[Observation]]
-Judge = Callable[[Any, Any], bool | tuple[bool, str]]
+Judge = Callable[[Any, Any], bool | tuple[bool, Text]]
 
 
 @dataclass(frozen=True)
@@ -269,7 +265,7 @@ class Claim:
             return _("recorded by the source (real server)")
         return _("stated by the source")
 
-    def verdict_for(self, observation: Observation) -> tuple[Verdict, str]:
+    def verdict_for(self, observation: Observation) -> tuple[Verdict, Text]:
         """Judge one observation: ``(verdict, note)``; a survey's disagreement is a finding."""
         outcome = (self.judge or _equal)(self.expected, observation.observed)
         agreed, note = outcome if isinstance(outcome, tuple) else (outcome, "")
@@ -305,13 +301,14 @@ def retry_until(attempt: Callable[[], T], done: Callable[[T], bool], limit: int 
             return result, tries
 
 
-def subset_of_observed(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
+def subset_of_observed(expected: dict[str, Any], observed: dict[str, Any]
+                       ) -> tuple[bool, Text]:
     """Judge: every expected key is observed with the same value (extra observations are fine)."""
     wrong = [key for key in expected if jsonable(observed.get(key)) != jsonable(expected[key])]
     return not wrong, (Message(N_("differs in: {keys}"), keys=", ".join(wrong)) if wrong else "")
 
 
-def require(value: Any, what: str, engine: str = "this engine") -> Any:
+def require(value: Any, what: Text, engine: Text = "this engine") -> Any:
     """Return ``value``; when it is None, the engine cannot give ``what``: raise Unobservable."""
     if value is None:
         raise Unobservable(Message(N_("{engine} does not report {what}"), engine=engine,
@@ -325,6 +322,8 @@ def jsonable(value: Any) -> Any:
 
 
 def _json_default(value: Any) -> Any:
+    if isinstance(value, Message):  # one of labkit's sentences, as files keep it
+        return value.english()
     if isinstance(value, dt.datetime):
         from labkit.model.objectid import iso_z
 

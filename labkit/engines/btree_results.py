@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labkit.errors import Unobservable
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 
 # The per-page and per-batch lists a summary leaves out (tables, JSON, a claim's evidence).
 LONG = ("leaf_fills", "splits_trace", "trace_every", "inserts_per_second_by_batch")
@@ -31,12 +31,12 @@ class Reasons:
     (``*_disturbed``): English as files keep it, a ``Message`` where labkit wrote it, so that
     it is shown in the learner's language; None where there is nothing to say."""
 
-    write_bytes_why: str | None = None
-    write_disturbed: str | None = None
-    cache_reads_why: str | None = None
-    cache_reads_disturbed: str | None = None
-    index_bytes_why: str | None = None
-    counters_why: str | None = None
+    write_bytes_why: Text | None = None
+    write_disturbed: Text | None = None
+    cache_reads_why: Text | None = None
+    cache_reads_disturbed: Text | None = None
+    index_bytes_why: Text | None = None
+    counters_why: Text | None = None
 
 
 # Every reason's key, in the order a table says them (outputs/btree_table.py).
@@ -114,7 +114,7 @@ class MongoIO(WiredTigerIO):
     server's counters showed during the load (``counted``: whether they could be compared;
     not where ``serverStatus`` was refused, ``refused``, or its counters went back)."""
 
-    refused: str | None = None
+    refused: Text | None = None
     counted: bool = False
     others_writes: int | None = None
     others_reads: int | None = None
@@ -140,7 +140,7 @@ class MongoIO(WiredTigerIO):
 
 
 def index_size(kind: str, index_bytes: int | None, leaf_pages: int | None,
-               why: str | None = None) -> int:
+               why: Text | None = None) -> int:
     """An index's size: bytes where the engine reports them, else leaf pages (the model);
     ``Unobservable`` where neither was measured, with ``why`` where it is known."""
     if index_bytes is not None:
@@ -366,8 +366,8 @@ class MongoLoad(LoadResult):
     logged: bool = True
     smallest_cache_bytes: int = 0
     file_bytes: int | None = None
-    index_bytes_why: str | None = None
-    counters_why: str | None = None
+    index_bytes_why: Text | None = None
+    counters_why: Text | None = None
 
     @property
     def why(self) -> Reasons:
@@ -406,7 +406,7 @@ class Measurement:
     engine: str
     engine_version: str
     n: int
-    cache: str
+    cache: Text
     checkpoint_every: int | None
     results: list[LoadResult]
 
@@ -432,8 +432,8 @@ class NotMeasured:
     or an error (its load failed, and the cause)."""
 
     engine: str
-    not_run: str = ""
-    error: str = ""
+    not_run: Text = ""
+    error: Text = ""
 
     def to_dict(self) -> dict[str, Any]:
         """``{"engine", "error"}`` or ``{"engine", "not_run"}``, as a comparison entry."""

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Required, TypedDict, Unpack
 
-from labkit.errors import NoAnswer, Shown, Unreadable
-from labkit.i18n import N_, _, shown
+from labkit.errors import NoAnswer, Unreadable
+from labkit.i18n import N_, Message, _, english, shown
 from labkit.lessons.answers import parse_time
 from labkit.lessons.rules import (
     Accept,
@@ -112,7 +112,7 @@ class Exercise:
         self._answer: Any = None
         self._failure = ""
         self._observed = False
-        self._given: set[str] = set()
+        self._given: set[str | Message] = set()
         self.attempts = 0
         self.solved = False
         self.engine: str | None = None  # what produced the answer, for reveal
@@ -148,8 +148,8 @@ class Exercise:
                 row = ctx.claim_result(item).rows[0]
                 # A row that shows an observation was judged on one (run.guard.judge).
                 if row.shows_observation and (obs := row.observation) is not None:
-                    exercise.engine = f"{obs.engine} {obs.engine_version}".strip()
-                    exercise.engine_name = obs.engine
+                    exercise.engine = f"{english(obs.engine)} {obs.engine_version}".strip()
+                    exercise.engine_name = english(obs.engine)
                     return pick(obs.observed)
             predicted = model_prediction(item)
             if predicted is not None and predicted[0] == MODEL_LABEL:
@@ -203,7 +203,7 @@ class Exercise:
         return any(isinstance(wrong, Said) and wrong.says(prediction)
                    for wrong, _text in self.mistakes)
 
-    def _next_hint(self, prediction: Any, answer: Any) -> str:
+    def _next_hint(self, prediction: Any, answer: Any) -> str | Message:
         for wrong, text in self.mistakes:
             if isinstance(wrong, Said):
                 hit = wrong.says(prediction)
@@ -214,9 +214,9 @@ class Exercise:
                     hit = False
             if hit and text not in self._given:
                 return text
-        text = self.accept.mistake(prediction, answer)
-        if text and text not in self._given:
-            return text
+        said = self.accept.mistake(prediction, answer)
+        if said and said not in self._given:
+            return said
         return next((h for h in self.hints if h not in self._given), "")
 
     def check(self, prediction: Any = None, *more: Any) -> Feedback:
@@ -268,7 +268,7 @@ class Exercise:
         text = self._next_hint(prediction, answer)
         if text:
             self._given.add(text)
-            said = shown(text) if isinstance(text, Shown) else _(text)  # a hint with values
+            said = shown(text) if isinstance(text, Message) else _(text)  # a hint with values
             message = _("Not quite. Hint: {hint}").format(hint=said)
             if self.attempts >= 3:
                 message += " " + _("(.reveal() shows the answer and why.)")

@@ -92,7 +92,7 @@ class Accept(Generic[R]):
         """How the prediction was read, where it could have been read another way, else ""."""
         return ""
 
-    def mistake(self, prediction: Any, answer: Any) -> str:
+    def mistake(self, prediction: Any, answer: Any) -> str | Message:
         """A hint for a wrong answer this kind of answer invites (any exercise), else ""."""
         return ""
 
@@ -224,7 +224,7 @@ class Time(Accept[dt.datetime]):
     def __init__(self, utc: str = N_("the answer")) -> None:
         self.utc = utc
 
-    def mistake(self, prediction: Any, answer: Any) -> str:
+    def mistake(self, prediction: Any, answer: Any) -> str | Message:
         """A local time where UTC is asked: a time written as UTC (no offset, ``Z``) that is a
         whole number of hours or half hours off, within any zone's offset, is named by that
         offset ("7 hours ahead: that is the time in UTC+7"); UTC's clock digits labelled with
@@ -285,7 +285,7 @@ class Hex(Accept[str]):
         """Same digits, leading zeros included (the width is the lesson)."""
         return prediction == str(answer).lower().removeprefix("0x")
 
-    def mistake(self, prediction: Any, answer: Any) -> str:
+    def mistake(self, prediction: Any, answer: Any) -> str | Message:
         """The decimal value typed where its hex digits are asked for."""
         try:
             decimal = int(read_hex(prediction))

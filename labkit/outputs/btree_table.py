@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from labkit.engines.btree_results import LONG, REASON_KEYS
-from labkit.i18n import shown
+from labkit.i18n import english, shown
 
 # Measurement = a measurement's dictionary (``Measurement.to_dict``, as ``labkit btree --json``
 # gives it), or a comparison entry that gave none (``{"engine", "not_run"}``, ``{"engine",
@@ -32,9 +32,9 @@ def table(measurement: Measurement) -> str:
     A comparison entry that did not run (``{"engine", "not_run"}``) is one line.
     """
     if "not_run" in measurement:
-        return f"{measurement['engine']}: not run ({measurement['not_run']})"
+        return f"{measurement['engine']}: not run ({english(measurement['not_run'])})"
     if "error" in measurement:
-        return f"{measurement['engine']}: error ({measurement['error']})"
+        return f"{measurement['engine']}: error ({english(measurement['error'])})"
     results: list[Mapping[str, Any]] = measurement["results"]
     lines = [_head(measurement),
              f"{'keys':<12} {'index bytes':>13} {'leaf pages':>10} {'avg fill':>8} "
@@ -51,7 +51,7 @@ def _head(measurement: Measurement) -> str:
     """The engine, its version, N and the cache the loads went through."""
     head = f"{measurement['engine']} {measurement['engine_version']}, N = {measurement['n']:,}"
     if measurement.get("cache"):
-        head += f", {measurement['cache']}"
+        head += f", {english(measurement['cache'])}"
     return head
 
 

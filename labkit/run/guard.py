@@ -25,14 +25,14 @@ from labkit.claims.claim import (
     note_text,
     one_line,
 )
-from labkit.errors import ServerUnavailable, Shown
-from labkit.i18n import joined
+from labkit.errors import ServerUnavailable
+from labkit.i18n import Message, Text, english, joined
 from labkit.run.results import Result
 
 T = TypeVar("T")
 
 
-def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: str = "",
+def guarded(engine: Text, attempt: Callable[[], T], *, version: str = "", kind: str = "",
             key: str = "", passes: tuple[type[BaseException], ...] = ()) -> T | Observation:
     """``attempt()`` for one engine, or the observation that says why that engine gave none.
 
@@ -51,7 +51,7 @@ def guarded(engine: str, attempt: Callable[[], T], *, version: str = "", kind: s
         return _failed(engine, exc, version, kind, key)
 
 
-def _failed(engine: str, exc: Exception, version: str, kind: str, key: str) -> Observation:
+def _failed(engine: Text, exc: Exception, version: str, kind: str, key: str) -> Observation:
     """Why ``engine`` gave no observation: a missing server, a statistic it does not give, or
     an error (one engine's failure is that engine's alone)."""
     if isinstance(exc, ServerUnavailable) and kind:
@@ -61,10 +61,10 @@ def _failed(engine: str, exc: Exception, version: str, kind: str, key: str) -> O
     return errored(engine, exc, version, key)
 
 
-def unobservable_reason(exc: Unobservable) -> str:
+def unobservable_reason(exc: Unobservable) -> Text:
     """Why the engine gave nothing to judge: the exception's message, kept a ``Message`` (to be
     shown in the learner's language) when it was raised with one."""
-    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Shown) else str(exc)
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
 
 
 def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Result:
@@ -79,7 +79,8 @@ def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Resul
         raise_if_stopping(exc)
         if isinstance(exc, Unobservable):
             return Result(claim, NOT_RUN, observation, unobservable_reason(exc), seconds)
-        return Result(claim, ERROR, observation, f"judging failed: {one_line(exc)}", seconds)
+        return Result(claim, ERROR, observation, "judging failed: " + english(one_line(exc)),
+                      seconds)
     reason = joined("; ", (note_text(observation), note))
     return Result(claim, verdict, observation, reason, seconds)
 

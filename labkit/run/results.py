@@ -31,9 +31,8 @@ from labkit.claims.claim import (
     short_json,
     verdict_text,
 )
-from labkit.errors import Shown
 from labkit.experiments.catalogue import lesson_of
-from labkit.i18n import _, shown
+from labkit.i18n import Message, Text, _, english, shown
 from labkit.names import EngineInfo, engine_name
 
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
@@ -47,12 +46,13 @@ class Result:
     claim: Claim
     verdict: str
     observation: Observation | None = None
-    reason: str = ""
+    reason: Text = ""  # English where results.json keeps it; ``shown_reason`` is the learner's
     seconds: float = 0.0
 
     @property
-    def engine(self) -> str | None:
-        """The engine that produced the observation (None when no engine was reached)."""
+    def engine(self) -> Text | None:
+        """The engine that produced the observation (None when no engine was reached): English
+        where files keep it, shown translated (``where``)."""
         return (self.observation.engine or None) if self.observation else None
 
     @property
@@ -73,7 +73,7 @@ class Result:
         "SQLite · size"): the name of its key, else the label, which then is the name."""
         if not self.engine:
             return None
-        return engine_name(self.engine_key) if self.engine_key else str(self.engine)
+        return engine_name(self.engine_key) if self.engine_key else english(self.engine)
 
     @property
     def where(self) -> str:
@@ -104,12 +104,12 @@ class Result:
         return self.observation.missing if self.observation else ""
 
     @property
-    def missing_detail(self) -> str:
+    def missing_detail(self) -> Text:
         """What failed when that server was sought, without the hint."""
         return self.observation.missing_detail if self.observation else ""
 
     @property
-    def hint(self) -> str:
+    def hint(self) -> Text:
         """What to do about the missing server (``Hint: …``)."""
         return self.observation.hint if self.observation else ""
 
@@ -117,26 +117,26 @@ class Result:
     def shown_reason(self) -> str:
         """``reason`` in the learner's language where it starts with the observation's note,
         which labkit's catalogue translates; the rest (a judge's words, a server's) as is."""
-        if isinstance(self.reason, Shown):
+        if isinstance(self.reason, Message):
             return self.reason.shown()
-        obs = self.observation
-        if obs is None or not obs.note or not self.reason.startswith(note_text(obs)):
+        note = note_text(self.observation) if self.observation is not None else ""
+        if not note or not self.reason.startswith(english(note)):
             return self.reason
-        return note_text(obs, shown=True) + self.reason[len(note_text(obs)):]
+        return shown(note) + self.reason[len(english(note)):]
 
     def to_dict(self) -> dict[str, Any]:
         """The row as ``results.json`` stores it, under its claim."""
         return {
             "verdict": self.verdict,
-            "engine": self.engine,
+            "engine": english(self.engine) if self.engine else self.engine,
             "engine_version": self.engine_version,
             "engine_key": self.engine_key,
             "engine_name": self.engine_name,
             "observed": self.observed,
-            "reason": self.reason,
+            "reason": english(self.reason),
             "missing": self.missing,
-            "missing_detail": self.missing_detail,
-            "hint": self.hint,
+            "missing_detail": english(self.missing_detail),
+            "hint": english(self.hint),
             "evidence": self.evidence,
             "seconds": round(self.seconds, 3),
         }

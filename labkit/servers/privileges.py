@@ -166,7 +166,7 @@ class Privileges:
         """Whether every required action is allowed: the experiments can run at all."""
         return not self.missing(required=True)
 
-    def who(self) -> str:
+    def who(self) -> Message:
         """The authenticated users and their roles, in words."""
         if not self.access_control:
             return Message(N_("the server runs without access control"))
@@ -179,7 +179,7 @@ class Privileges:
         return Message(N_("user {users} with {roles}"), users=", ".join(self.users),
                        roles=roles)
 
-    def report(self) -> str:
+    def report(self) -> Message:
         """One paragraph: who is connected, what is missing, what labkit does without it and
         which built-in roles give it (or, before any user exists, what to do first)."""
         if self.no_user_yet:
@@ -195,7 +195,7 @@ class Privileges:
                        needs=joined("; ", [_lacking(need) for need in lacking]))
 
 
-def _lacking(need: Need) -> str:
+def _lacking(need: Need) -> Message:
     """One missing need as the report names it: the action, whether labkit can do without it,
     where, what for, and the built-in roles that give it."""
     must = Message(N_("required")) if need.required else Message(N_("optional"))

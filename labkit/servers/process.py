@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from labkit.errors import ServerStartError
+from labkit.i18n import Text
 from labkit.servers.reaper import STOP_GRACE, Watcher, detached, remove
 
 PORT_ATTEMPTS = 5  # a port found free can be taken before the server binds it: pick again
@@ -133,7 +134,7 @@ class OwnedServer:
         """False once the process labkit started has exited."""
         return self.process is None or self.process.poll() is None
 
-    def failed(self, message: str, hint: str) -> ServerStartError:
+    def failed(self, message: Text, hint: Text) -> ServerStartError:
         """Read the log, then clean up, then return the error to raise: in that order."""
         tail = log_tail(self.log)
         self.stopper()
