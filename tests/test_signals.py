@@ -114,15 +114,15 @@ def test_a_stopped_run_removes_the_out_folder_it_made(tmp_path, monkeypatch, com
 
 def test_a_stopped_run_keeps_what_its_out_folder_held(tmp_path, monkeypatch):
     """Into a folder that was there, a stopped run removes only what it wrote: an older report
-    stays, a half-written new one goes."""
+    stays, a half-written new one (staged in the run's record, ``runner.Made``) goes."""
     from labkit.outputs import report
 
     out = tmp_path / "reports"
     out.mkdir()
     (out / "older.html").write_text("kept")
 
-    def half_written(run, folder):
-        (Path(folder) / "report.html").write_text("half")
+    def half_written(run, folder, made):
+        made.stage(Path(folder) / "report.html", b"half")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(report, "write", half_written)
