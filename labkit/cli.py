@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
-import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from labkit import _defaults, _signals
 from labkit._version import __version__
@@ -33,13 +33,46 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"Error: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, _text(f"Error: {message} (see `{self.prog} --help`)") + "\n")
+
+
+def _line(value: object) -> str:
+    """``value`` on one line for the terminal: a line break, a control, a bidirectional
+    override or a lone surrogate in it shown as an escape (``escape.visible``), so nothing from
+    outside (a database's name, a server's version, an ``_id``, a path) acts on the terminal."""
+    text = str(value)
+    if text.isprintable():
+        return text  # the usual case, without loading the escaping (labkit predict is quick)
+    from labkit.outputs.escape import visible
+
+    return visible(text)
+
+
+def _text(text: object) -> str:
+    """Text of several lines for the terminal: its line breaks kept, any other invisible
+    character escaped (``escape.terminal_text``)."""
+    shown = str(text)
+    if shown.replace("\n", "").isprintable():
+        return shown
+    from labkit.outputs.escape import terminal_text
+
+    return terminal_text(shown)
+
+
+def _say(text: object, file: TextIO | None = None) -> None:
+    """Print labkit's text for the terminal through ``_text``: the way this module prints,
+    but for the verdict table and the check matrix, which escape each value themselves and
+    add their own colours."""
+    print(_text(text), file=file or sys.stdout)
 
 
 def _emit_json(value: object) -> None:
-    from labkit._redact import redact_all
+    """``--json``: the escaped JSON results.json holds (``escape.json_text``), all ASCII where
+    stdout cannot take UTF-8."""
+    from labkit.outputs.escape import json_text
 
-    print(json.dumps(redact_all(value), indent=2, ensure_ascii=False))
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    print(json_text(value, ascii_only=encoding != "utf8"))
 
 
 def _show_fields(info: Mapping[str, object], as_json: bool) -> int:
@@ -48,7 +81,7 @@ def _show_fields(info: Mapping[str, object], as_json: bool) -> int:
     else:
         width = max(map(len, info)) + 1
         for key, value in info.items():
-            print(f"{key:<{width}} {value}")
+            _say(f"{key:<{width}} {_line(value)}")
     return 0
 
 
@@ -73,8 +106,8 @@ class _Progress:
                 sys.stderr.write("\r\033[K")
             sys.stderr.write(_("Ran {total} claims.").format(total=total) + "\n")
         else:
-            self.current = f"[{done + 1}/{total}] {claim.id}"
-            text = f"{self.current} {claim.shown_title}"[:100]
+            self.current = f"[{done + 1}/{total}] {_line(claim.id)}"
+            text = f"{self.current} {_line(claim.shown_title)}"[:100]
             sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
         sys.stderr.flush()
 
@@ -82,8 +115,8 @@ class _Progress:
         """A B-tree load is starting (the long part of a run): say which."""
         if not self.enabled:
             return
-        text = f"{self.current} " + _("loading {n} {kind} keys into {engine}…").format(
-            n=number(n), kind=kind, engine=engine)
+        text = f"{self.current} " + _line(_("loading {n} {kind} keys into {engine}…")
+                                                   .format(n=number(n), kind=kind, engine=engine))
         sys.stderr.write(f"\r\033[K{text}" if self.tty else text + "\n")
         sys.stderr.flush()
 
@@ -127,8 +160,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         _emit_json(run.to_dict())
     else:
         print(report.terminal_table(run, colour=sys.stdout.isatty()))
-        print("\n" + _("Report: {html}  (also {markdown}, {json})").format(
-            html=paths["html"], markdown=paths["markdown"].name, json=paths["json"].name))
+        _say("\n" + _("Report: {html}  (also {markdown}, {json})").format(
+            html=_line(paths["html"]), markdown=paths["markdown"].name,
+            json=paths["json"].name))
     return run.exit_status(args.strict)
 
 
@@ -151,7 +185,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     def progress(column: str, done: int, total: int, spec: ClaimSpec | None) -> None:
         if not args.quiet and spec is not None and done == 0:
-            print(f"Checking {total} claims on {column}…", file=sys.stderr)
+            _say(f"Checking {total} claims on {_line(column)}…", sys.stderr)
 
     with runner.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
@@ -165,9 +199,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         _emit_json(result.run.to_dict())
     else:
         print(matrix.matrix_table(result))
-        print("\n" + _("Report: {html}  (also {markdown}, {json})").format(
-            html=paths["html"], markdown=paths["markdown"].name, json=paths["json"].name)
-              + (f"; JUnit XML: {args.junit}" if args.junit else ""))
+        _say("\n" + _("Report: {html}  (also {markdown}, {json})").format(
+            html=_line(paths["html"]), markdown=paths["markdown"].name,
+            json=paths["json"].name)
+            + (f"; JUnit XML: {_line(args.junit)}" if args.junit else ""))
     return result.exit_status(args.strict)
 
 
@@ -209,7 +244,7 @@ def cmd_server(args: argparse.Namespace) -> int:
         env = {k: v for k, v in os.environ.items() if k != "LABKIT_MONGODB_URI"}
         unset = " (LABKIT_MONGODB_URI is unset for the command)" \
             if "LABKIT_MONGODB_URI" in os.environ else ""
-        print(f"Warning: {exc}\nContinuing without a MongoDB server{unset}.", file=sys.stderr)
+        _say(f"Warning: {exc}\nContinuing without a MongoDB server{unset}.", sys.stderr)
         return run_beside(command, env)
     with server:
         info = {"uri": server.uri, "how": server.how, "version": server.version,
@@ -217,9 +252,10 @@ def cmd_server(args: argparse.Namespace) -> int:
         if args.json:
             _emit_json(info)
         else:
-            print(f"MongoDB {server.version} ({server.how}) at {servers.redact(server.uri)}")
-            print(server.cache)
-            print(_export_line(server.uri, args.show_password))
+            _say(f"MongoDB {_line(server.version)} ({_line(server.how)}) "
+                 f"at {_line(servers.redact(server.uri))}")
+            _say(_line(server.cache))
+            _say(_line(_export_line(server.uri, args.show_password)))
         sys.stdout.flush()
         if command:
             return run_beside(command, dict(os.environ, LABKIT_MONGODB_URI=server.uri))
@@ -249,17 +285,24 @@ def _export_line(uri: str, show_password: bool) -> str:
 def _say_cleaned(found: Stale | None, server: Server[object]) -> None:
     """Lines on stderr for the stale databases a clean-up removed or was not allowed to drop,
     and for this run's databases it could not remove wholly (never a verdict)."""
+    esc = _line
     if found is not None and found.removed:
-        print(f"Removed {len(found.removed)} stale labkit database(s) left by killed runs on "
-              f"{server.describe()}: {', '.join(found.removed)}", file=sys.stderr)
+        _say(f"Removed {len(found.removed)} stale labkit database(s) left by killed runs on "
+             f"{esc(server.describe())}: {_names(found.removed)}", sys.stderr)
     skipped = getattr(found, "skipped", None) or {}
     left = getattr(server, "left", None) or {}
     for heading, items in (("Stale labkit database(s) kept (this user may not drop them)",
                             skipped), ("This run's database(s) not removed wholly", left)):
         if items:
-            print(f"{heading} on {server.describe()}:", file=sys.stderr)
+            _say(f"{heading} on {esc(server.describe())}:", sys.stderr)
             for name, why in items.items():
-                print(f"  {name}: {why}", file=sys.stderr)
+                _say(f"  {esc(name)}: {esc(why)}", sys.stderr)
+
+
+def _names(names: Iterable[object]) -> str:
+    """Database names as one line lists them, each escaped (another role may name its own
+    databases anything, ESC sequences among it)."""
+    return ", ".join(_line(name) for name in names)
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
@@ -272,26 +315,27 @@ def cmd_clean(args: argparse.Namespace) -> int:
         _emit_json(report)
         return 0
     if not report:
-        print("Nothing to clean: neither LABKIT_POSTGRES_DSN nor LABKIT_MONGODB_URI is set, and "
-              "the servers labkit starts itself leave nothing behind.")
+        _say("Nothing to clean: neither LABKIT_POSTGRES_DSN nor LABKIT_MONGODB_URI is set, and "
+             "the servers labkit starts itself leave nothing behind.")
         return 0
+    esc = _line
     for item in report:
         removed = item["removed"]
-        print(f"{item['server']}: removed {len(removed)} stale labkit database(s)"
-              + (f": {', '.join(removed)}" if removed else "."))
+        _say(f"{esc(item['server'])}: removed {len(removed)} stale labkit database(s)"
+             + (f": {_names(removed)}" if removed else "."))
         if item["in_use"]:
-            print(f"Kept {len(item['in_use'])} in use by a running labkit: "
-                  f"{', '.join(item['in_use'])}")
+            _say(f"Kept {len(item['in_use'])} in use by a running labkit: "
+                 f"{_names(item['in_use'])}")
         if item["unproven"]:
-            print(f"Left {len(item['unproven'])} marked labkit: that labkit cannot prove it "
-                  f"made (its secret is {servers.secret_path()}):")
+            _say(f"Left {len(item['unproven'])} marked labkit: that labkit cannot prove it "
+                 f"made (its secret is {esc(servers.secret_path())}):")
             for name, why in item["unproven"].items():
-                print(f"  {name}: {why}")
+                _say(f"  {esc(name)}: {esc(why)}")
         if item["skipped"]:
-            print(f"Kept {len(item['skipped'])} stale labkit database(s) this user may not drop "
-                  "(docs/hosted.md says which role may):")
+            _say(f"Kept {len(item['skipped'])} stale labkit database(s) this user may not drop "
+                 "(docs/hosted.md says which role may):")
             for name, why in item["skipped"].items():
-                print(f"  {name}: {why}")
+                _say(f"  {esc(name)}: {esc(why)}")
     return 0
 
 
@@ -302,8 +346,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     result = environment.run()
     if args.json:
         _emit_json(result.to_dict())
-    else:
-        print(result)
+    else:  # each check on its line, whatever a server's version or a path holds
+        _say("\n".join(_line(line) for line in result.lines()))
     return 0 if result.ok else 1
 
 
@@ -329,7 +373,7 @@ def cmd_objectid_generate(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json([objectid.explain(h) for h in batch])
     else:
-        print("\n".join(batch))
+        _say("\n".join(_line(h) for h in batch))
     return 0
 
 
@@ -427,7 +471,8 @@ def cmd_btree(args: argparse.Namespace) -> int:
     else:
         from labkit.outputs import btree_table
 
-        print(btree_table.table(measurement) + (f"\nPlot: {args.plot}" if args.plot else ""))
+        _say(btree_table.table(measurement)
+             + (f"\nPlot: {_line(args.plot)}" if args.plot else ""))
     return 0
 
 
@@ -460,12 +505,11 @@ def _print_ids(ids: list[Any], as_json: bool) -> int:  # _id values: any BSON va
 
     if as_json:
         _emit_json(fixtures.relaxed(ids))
-    elif set(map(type, ids)) <= {str, int}:  # plain ints and strings print as themselves
-        sys.stdout.write("".join(map("{}\n".format, ids)))
-    else:  # other BSON values need Extended JSON
+    else:  # plain ints and strings print as themselves, other BSON values as Extended JSON;
+        # each on one line, escaped (an _id "a\nb" is one id, not two)
         sys.stdout.write("".join(
-            f"{value if type(value) in (str, int) else fixtures.dumps(value)}\n"
-            for value in ids))
+            _line(value if type(value) in (str, int) else fixtures.dumps(value))
+            + "\n" for value in ids))
     return 0
 
 
@@ -627,15 +671,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unfailing_output() -> None:
+    """A character the terminal's encoding lacks (Vietnamese under an ASCII locale) is
+    written as a backslash escape instead of ending the command in a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "") == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``labkit`` console script."""
+    _unfailing_output()
     with _signals.as_interrupts():
         try:
             args = build_parser().parse_args(argv)
             command: Command = args.func
             return command(args)
         except LabkitError as exc:
-            print(f"Error: {exc}", file=sys.stderr)
+            _say(f"Error: {exc}", sys.stderr)
             return exc.exit_status
         except KeyboardInterrupt as exc:
             signum = _signals.stopped(exc)
@@ -644,8 +699,8 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             return 1
         except OSError as exc:  # a path the system refuses (too long, no permission, …)
-            where = f": {_short(exc.filename)}" if exc.filename else ""
-            print(f"Error: {exc.strerror or exc}{where}", file=sys.stderr)
+            where = f": {_line(_short(exc.filename))}" if exc.filename else ""
+            _say(f"Error: {exc.strerror or exc}{where}", sys.stderr)
             return 1
 
 

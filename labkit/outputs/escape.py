@@ -11,11 +11,12 @@ display form (``labkit._redact``).
 from __future__ import annotations
 
 import html as _html
+import json
 import re
 import unicodedata
 from typing import Any
 
-from labkit._redact import MASK, redact
+from labkit._redact import MASK, redact, redact_all
 
 # Unicode categories shown as escapes: controls, format characters (the bidirectional
 # overrides and isolates, zero-width spaces), surrogates, unassigned code points (U+FFFE),
@@ -69,6 +70,15 @@ def json_visible(text: str) -> str:
                    for char in text)
 
 
+def json_text(value: Any, ascii_only: bool = False) -> str:
+    """``value`` as JSON text, as results.json and every ``--json`` write it: secrets hidden,
+    and every invisible character (a control, a bidirectional override, a lone surrogate
+    from a file name that is not UTF-8) a ``\\u`` escape, so the text is UTF-8 that prints
+    as it is. ``ascii_only`` escapes every other non-ASCII character too (a terminal that
+    cannot show them)."""
+    return json_visible(json.dumps(redact_all(value), indent=2, ensure_ascii=ascii_only))
+
+
 def _json_escaped(char: str) -> str:
     code = ord(char)
     if code < 0x10000:
@@ -83,8 +93,18 @@ def shown(value: Any, keep: str = "") -> str:
 
 
 def terminal(value: Any) -> str:
-    """A value for the terminal: nothing that moves the cursor, colours, rings or reorders."""
+    """A value for the terminal: nothing that moves the cursor, colours, rings or reorders,
+    on one line (a line break in it is shown as ``\\n``)."""
     return shown(value)
+
+
+def terminal_text(value: Any) -> str:
+    """Text of several lines for the terminal (a message, a table, a line of labkit's): its
+    line breaks kept, every other control, format character and surrogate shown as an
+    escape. Secrets are hidden where such a text is made (an error's message, a server's
+    description); it is not redacted again here, so that an export line asked for with its
+    password is printed as asked."""
+    return visible(str(value), keep="\n")
 
 
 def html(value: Any) -> str:

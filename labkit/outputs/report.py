@@ -7,14 +7,12 @@ render from the run's objects (``run.results``); results.json is the run's one d
 from __future__ import annotations
 
 import base64
-import json
 import math
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from labkit._redact import redact_all
 from labkit.claims.claim import (
     ERROR,
     FAILS,
@@ -554,8 +552,7 @@ def write(run: Run, out: Path, made: runner.Made | None = None) -> dict[str, Pat
     try:
         record.folder(out)
         check_targets(out)
-        text = json.dumps(redact_all(run.to_dict()), indent=2, ensure_ascii=False)
-        record.stage(paths["json"], (escape.json_visible(text) + "\n").encode("utf-8"))
+        record.stage(paths["json"], (escape.json_text(run.to_dict()) + "\n").encode("utf-8"))
         record.stage(paths["markdown"], (markdown(run) + "\n").encode("utf-8"))
         record.stage(paths["html"], html_report(run).encode("utf-8"))
         if own:

@@ -81,8 +81,13 @@ class Report:
                      "Docker.")
         return _("Ready.")
 
+    def lines(self) -> list[str]:
+        """One line per check, then the summary (``labkit doctor`` prints each escaped for the
+        terminal: a server's version or a path may hold anything)."""
+        return [c.line() for c in self.checks] + [self.summary()]
+
     def __str__(self) -> str:
-        return "\n".join([c.line() for c in self.checks] + [self.summary()])
+        return "\n".join(self.lines())
 
     __repr__ = __str__
 
