@@ -10,8 +10,12 @@ as 5, lets an integer literal past 64 bits wrap round, and reads ``$undefined`` 
 ``pysimdjson``), a strict JSON parser, reads; whose every ``$`` wrapper is one of the canonical
 forms below, written out in full; and which holds no integer literal of 19 digits or more. Any
 other text (and any text libbson refuses, and every text where simdjson does not load) goes to
-the Python reader, which reads it or says what is wrong. ``tests/test_fastread.py`` checks that
-both readers give the same values of the same types.
+the Python reader, which reads it or says what is wrong. The Python reader reads libbson's own
+language (``fixtures``: whatever libbson refuses it refuses, and what libbson reads beyond the
+Extended JSON specification it refuses too), so which reader runs never changes what a file
+means. ``tests/test_fastread.py`` checks that both readers give the same values of the same
+types, and ``tests/test_fastread_corpus.py`` that both refuse every parse error of the BSON
+corpus.
 
 The wrapper and literal checks are searches over the whole text. On a large text they run in
 PCRE2 (PyPI ``pcre2``, which the model's ``$regex`` uses too), whose compiled-to-machine-code

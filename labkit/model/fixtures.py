@@ -2,6 +2,15 @@
 
 One loader serves the server and the model alike, so both see the same BSON types
 (an ``int`` where the shell stored an int32, ``Int64`` for ``NumberLong``, ...).
+
+The Extended JSON read is one language, libbson's (mongodb/mongo-c-driver
+``src/libbson/src/bson/bson-json.c``, ``bson-decimal128.c`` and ``bson-iso8601.c``), judged by
+the BSON corpus of the drivers' specifications: whatever libbson refuses is refused here, so
+that the C path (``_fastread``, libbson itself) and this reader never differ on what a file
+means. Where libbson reads more than the Extended JSON specification writes (white space or
+text around a number's digits, ``inf`` for a double, a day that does not exist, an ObjectId
+that is not hexadecimal, a timestamp past 32 bits, a binary subtype of three digits), this
+reader refuses that too, saying what is wrong. ``tests/test_fastread_corpus.py`` holds both lists.
 """
 
 from __future__ import annotations
@@ -10,6 +19,7 @@ import datetime as dt
 import io
 import itertools
 import json
+import math
 import os
 import re
 import stat
@@ -135,14 +145,28 @@ class _Decoder:
     query operator.
     """
 
-    _INT = re.compile(r"-?\d+")
+    # ASCII digits only: Python's \d and int() read every script's digits ("٣" as 3), libbson's
+    # strtoll and strtod none.
+    _INT = re.compile(r"-?[0-9]+")
     # Possessive, so that a long run of digits is read once (see _fastread._NUMBER).
-    _DOUBLE = re.compile(r"-?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][+-]?\d++)?|-?Infinity|NaN")
+    _DOUBLE = re.compile(r"-?(?:[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)(?:[eE][+-]?[0-9]++)?"
+                         r"|-?Infinity|NaN")
+    # What bson_decimal128_from_string reads: a sign, then inf, infinity or nan in any case, or
+    # digits with at most one radix point and an exponent (no white space, no "_", no sNaN).
+    _DECIMAL = re.compile(r"[+-]?(?:(?:[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)(?:[eE]([+-]?[0-9]++))?"
+                          r"|(?i:inf|infinity|nan))")
 
-    def __init__(self, query: bool = False) -> None:
+    def __init__(self, query: bool = False, nul: bool = False) -> None:
         self.query = query
+        self.nul = nul  # the text holds a NUL (only as "\u0000": JSON has no raw one)
 
     def __call__(self, doc: dict[str, Any]) -> Any:
+        if self.nul:
+            for name in doc:
+                if "\0" in name:
+                    raise BadInput(errors._message(N_(
+                        "the field name {name} holds a NUL character, which a BSON field name "
+                        "cannot hold"), name=repr(name)))
         for name in doc:
             if name[:1] == "$":
                 decode = self._SINGLE.get(name)
@@ -164,7 +188,9 @@ class _Decoder:
                 and isinstance(doc["$regex"], str):
             from bson import Regex
 
-            return Regex(doc["$regex"], self._text(doc.get("$options", ""), "$options"))
+            return Regex(self._cstring(doc["$regex"], "$regex"),
+                         self._cstring(self._text(doc.get("$options", ""), "$options"),
+                                       "$options"))
         if "$dbPointer" in names:
             raise BadInput(errors._message(N_("the model does not handle the deprecated "
                                               "DBPointer type")))
@@ -176,6 +202,14 @@ class _Decoder:
             raise BadInput(errors._message(N_("{what} needs a string, not {value}"), what=what,
                                            value=repr(value)))
         return value
+
+    @staticmethod
+    def _cstring(text: str, what: str) -> str:
+        """``text``, a regular expression's pattern or options, which BSON keeps NUL-ended."""
+        if "\0" in text:
+            raise BadInput(errors._message(N_("{what} holds a NUL character, which a BSON "
+                                              "regular expression cannot hold"), what=what))
+        return text
 
     def _oid(self, value: Any) -> Any:
         from bson import ObjectId
@@ -191,8 +225,12 @@ class _Decoder:
         if not self._INT.fullmatch(text):
             raise BadInput(errors._message(N_("{what} needs a decimal integer string, not "
                                               "{text}"), what=what, text=repr(text[:40])))
-        check_integer_text(text, what)
-        number = int(text)
+        # Leading zeros, however many, are read as libbson's strtoll reads them: the bound is on
+        # the digits that count.
+        negative = text[0] == "-"
+        digits = text[negative:].lstrip("0") or "0"
+        check_integer_text(digits, what)
+        number = -int(digits) if negative else int(digits)
         if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
             raise BadInput(errors._message(N_("{what} {text} is out of range for a {bits}-bit "
                                               "integer"), what=what, text=text, bits=bits))
@@ -216,18 +254,33 @@ class _Decoder:
         text = self._text(value, "$numberDouble")
         if not self._DOUBLE.fullmatch(text):
             raise BadInput(errors._message(N_("$numberDouble needs a number string, not "
-                                              "{text}"), text=repr(text)))
-        return float(text)
+                                              "{text}"), text=repr(text[:40])))
+        number = float(text)
+        if math.isinf(number) and text[-1] != "y":  # beyond a double, not spelt Infinity
+            raise BadInput(errors._message(N_("$numberDouble {text} is beyond a double's range; "
+                                              "write \"Infinity\" or \"-Infinity\" for "
+                                              "infinity"), text=repr(text[:40])))
+        return number
 
     def _decimal(self, value: Any) -> Any:
         from bson import Decimal128
 
         text = self._text(value, "$numberDecimal")
+        found = self._DECIMAL.fullmatch(text)
+        # libbson reads the exponent as a 32-bit integer, and refuses one that is not.
+        exponent = found.group(1) if found else None
+        if exponent is not None:
+            digits = exponent.lstrip("+-").lstrip("0")
+            found = found if len(digits) <= 10 and int(digits or "0") < 2**31 else None
         try:
-            return Decimal128(text)
+            if found is None:
+                raise ValueError(text)
+            number = Decimal128(text)
         except (ValueError, TypeError, ArithmeticError):
             raise BadInput(errors._message(N_("$numberDecimal {text} is not a Decimal128 "
-                                              "number"), text=repr(text))) from None
+                                              "number"), text=repr(text[:40]))) from None
+        # libbson keeps no NaN's sign (BSON_DECIMAL128_SET_NAN): one NaN.
+        return Decimal128("NaN") if number.to_decimal().is_nan() else number
 
     def _uuid(self, value: Any) -> Any:
         from bson import Binary
@@ -260,6 +313,9 @@ class _Decoder:
                                               "not {subtype}"), subtype=repr(subtype)))
         try:
             raw = base64.b64decode(data, validate=True)
+            # Padding bits that are not zero ("AB==" for b"\0"): libbson's b64_pton refuses them.
+            if base64.b64encode(raw) != data.encode():
+                raise ValueError(data)
         except (binascii.Error, ValueError):
             raise BadInput(errors._message(N_("$binary base64 {data} is not base64"),
                                            data=repr(data[:40]))) from None
@@ -280,12 +336,14 @@ class _Decoder:
         return Code(self._text(doc["$code"], "$code"), scope)
 
     def _date(self, value: Any) -> Any:
-        from bson import DatetimeMS
+        from bson import DatetimeMS, Int64
 
-        if isinstance(value, dict) and set(value) == {"$numberLong"}:
-            ms = self._integer(value["$numberLong"], "$date $numberLong", 64)
-        elif isinstance(value, int) and not isinstance(value, bool):
-            ms = value
+        # The hook reads inner documents first: {"$numberLong": …} comes as the Int64 it made.
+        # A bare number, which libbson reads as milliseconds, is refused: the BSON corpus calls
+        # it a parse error (top.json, "Bad $date (number, not string or hash)"); one past 32
+        # bits, an Int64 here too, is found in the text (``_BARE_DATE``).
+        if isinstance(value, Int64):
+            ms = int(value)
         elif isinstance(value, str):
             ms = self._iso_millis(value)
         else:
@@ -300,17 +358,32 @@ class _Decoder:
         except OverflowError:
             return DatetimeMS(ms)  # a valid Date beyond what datetime holds
 
-    @staticmethod
-    def _iso_millis(text: str) -> int:
-        try:
-            moment = dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise BadInput(errors._message(N_("$date {text} is not an ISO-8601 date"),
-                                           text=repr(text))) from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
-        delta = moment - _EPOCH
-        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+    # The dates _bson_iso8601_date_parse reads: yyyy-mm-ddThh:mm, then :ss and one to three
+    # digits of milliseconds if given, then Z, ±hhmm or ±hh:mm (a time zone it requires).
+    _ISO = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})"
+                      r"(?::([0-9]{2})(?:\.([0-9]{1,3}))?)?(?:Z|([+-])([0-9]{2}):?([0-9]{2}))")
+
+    @classmethod
+    def _iso_millis(cls, text: str) -> int:
+        """The milliseconds since the epoch of an ISO-8601 date as libbson reads one; a day or
+        time that does not exist (February 30th, 24:00, a 60th second: libbson's timegm moves
+        them on to the next) is refused."""
+        found = cls._ISO.fullmatch(text)
+        if found is not None:
+            year, month, day, hour, minute = (int(part) for part in found.group(1, 2, 3, 4, 5))
+            second = int(found.group(6) or 0)
+            millis = int((found.group(7) or "0").ljust(3, "0"))
+            sign, zone_hours, zone_minutes = found.group(8, 9, 10)
+            zone = (0, 0) if sign is None else (int(zone_hours), int(zone_minutes))
+            offset = (-1 if sign == "-" else 1) * (zone[0] * 60 + zone[1])
+            if 1 <= month <= 12 and 1 <= day <= _days_in(year, month) and hour <= 23 \
+                    and minute <= 59 and second <= 59 and zone[0] <= 23 and zone[1] <= 59:
+                days = _days_from_civil(year, month, day)
+                return (((days * 24 + hour) * 60 + minute - offset) * 60 + second) * 1000 + millis
+        raise BadInput(errors._message(N_(
+            "$date {text} is not a date as Extended JSON writes one: yyyy-mm-ddThh:mm, then :ss "
+            "and .mmm if given, then Z, ±hhmm or ±hh:mm, naming a day and time that exist"),
+            text=repr(text[:40])))
 
     def _timestamp(self, value: Any) -> Any:
         from bson import Timestamp
@@ -328,8 +401,8 @@ class _Decoder:
         if not isinstance(value, dict) or set(value) != {"pattern", "options"}:
             raise BadInput(errors._message(N_("$regularExpression needs {\"pattern\": …, "
                                               "\"options\": …}")))
-        return Regex(self._text(value["pattern"], "pattern"),
-                     self._text(value["options"], "options"))
+        return Regex(self._cstring(self._text(value["pattern"], "pattern"), "pattern"),
+                     self._cstring(self._text(value["options"], "options"), "options"))
 
     def _symbol(self, value: Any) -> Any:
         return self._text(value, "$symbol")
@@ -337,14 +410,14 @@ class _Decoder:
     def _min_key(self, value: Any) -> Any:
         from bson import MinKey
 
-        if value != 1:
+        if type(value) is not int or value != 1:  # not true, not 1.0 (the corpus: parse errors)
             raise BadInput(errors._message(N_("$minKey needs the value 1")))
         return MinKey()
 
     def _max_key(self, value: Any) -> Any:
         from bson import MaxKey
 
-        if value != 1:
+        if type(value) is not int or value != 1:
             raise BadInput(errors._message(N_("$maxKey needs the value 1")))
         return MaxKey()
 
@@ -364,6 +437,23 @@ class _Decoder:
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def _days_in(year: int, month: int) -> int:
+    """The days of ``month`` in the proleptic Gregorian calendar (year 0 a leap year)."""
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a proleptic Gregorian date, year 0 included (datetime stops at
+    year 1; libbson's timegm does not): H. Hinnant's days_from_civil."""
+    year -= month <= 2
+    era = year // 400
+    of_era = year - era * 400
+    of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146_097 + of_era * 365 + of_era // 4 - of_era // 100 + of_year - 719_468
 _SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
 
 
@@ -418,9 +508,45 @@ def _utf8(text: str, where: str) -> None:
                                        where=_named(where), code=ord(bad))) from None
 
 
+def _json_float(text: str) -> float:
+    """A JSON number with a fraction or an exponent as a double; one beyond a double's range is
+    refused, as libbson refuses it (where Python's float makes it an infinity)."""
+    number = float(text)
+    if math.isinf(number):
+        raise BadInput(errors._message(N_("the number {text} is beyond a double's range; write "
+                                          "{{\"$numberDouble\": \"Infinity\"}} for infinity"),
+                                       text=text[:40]))
+    return number
+
+
+def _json_constant(word: str) -> float:
+    """NaN, Infinity and -Infinity written bare, which Python's json reads and JSON (RFC 8259,
+    section 6) and libbson do not: refused, with the Extended JSON to write."""
+    raise BadInput(errors._message(N_("{word} is not a JSON number; write "
+                                      "{{\"$numberDouble\": \"{word}\"}}"), word=word))
+
+
+# A "$date" whose value is a bare number (JSON's string escapes aside, the text of a field name
+# "$date" followed by a colon: a string value is never followed by one).
+_BARE_DATE = re.compile(r'"\$date"[ \t\n\r]*:[ \t\n\r]*(-?[0-9][0-9.eE+-]*)')
+
+
+# A number literal that may be beyond a double's range: an exponent of three digits or more, or
+# a run of 309 digits. Only a text holding one is read with the check (its cost, a call per
+# number, is saved elsewhere).
+_MAY_OVERFLOW = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}|[0-9]{309}")
+
+
 def _loads(text: str, where: str, query: bool = False, depth: bool = True) -> Any:
     try:
-        value = json.loads(text, object_hook=_Decoder(query), parse_int=_json_int)
+        bare = _BARE_DATE.search(text) if '"$date"' in text else None
+        if bare is not None:
+            raise BadInput(errors._message(N_("$date needs an ISO-8601 string or "
+                                              "{{\"$numberLong\": …}}, not {value}"),
+                                           value=bare.group(1)[:40]))
+        value = json.loads(text, object_hook=_Decoder(query, nul="\\u0000" in text),
+                           parse_int=_json_int, parse_constant=_json_constant,
+                           parse_float=_json_float if _MAY_OVERFLOW.search(text) else float)
     except RecursionError:
         raise BadInput(errors._message(N_("{where} is nested too deeply to read (MongoDB "
                                           "allows {depth} levels)"), where=_named(where),
