@@ -3,7 +3,7 @@ source/crud/tests/unified/ at 92b3c0b9287bfba1b0ec4084300858d05c654f8c) as a cor
 files: read whole, judged on the model with no disagreement with MongoDB's expectations, every
 read-only test the model can answer judged, every other test not run with its own cause; the
 list of reads is closed, a fake's own exception is its error, and a test whose events are not
-checked holds on its results only.
+checked holds on its results only, in the matrix and the JUnit file.
 
 The figures pinned here are the corpus's, counted on this commit of the files; an update of the
 files that moves them should say why in its commit."""
@@ -335,3 +335,18 @@ def test_a_test_with_unchecked_events_holds_on_its_results_only(corpus, on_the_m
     assert "holds (result only)" in line
     plain = [s.id for s in corpus].index("find: Find with filter")
     assert claimcheck.verdict_words(on_the_model.columns[0].rows[plain]) == "holds"
+
+
+def test_junit_names_a_result_only_verdict(corpus, on_the_model):
+    """The JUnit file names each case's verdict in a `verdict` property, "holds (result only)"
+    for a test whose events are not checked, and a passing case's output opens with it."""
+    tree = ET.fromstring(junit.junit_xml(on_the_model).split("\n", 1)[1])
+    cases = {case.get("name"): case for case in tree.iter("testcase")}
+    only = cases["find: find with multiple batches works [model 8.0]"]
+    assert only.find("properties/property[@name='verdict']").get("value") == \
+        "holds (result only)"
+    assert only.find("system-out").text.startswith("holds (result only)\n")
+    plain = cases["find: Find with filter [model 8.0]"]
+    assert plain.find("properties/property[@name='verdict']").get("value") == "holds"
+    skipped = cases["find-let: Find with let option [model 8.0]"]
+    assert skipped.find("properties/property[@name='verdict']").get("value") == "not run"

@@ -5,17 +5,20 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json
+from labkit.claims.claim import ERROR, FAILS, HOLDS, NOT_RUN, short_json
 from labkit.outputs.escape import xml
-from labkit.run.check import CheckRun
+from labkit.run.check import CheckRun, verdict_words
 from labkit.run.runner import Made, check_target
 
 
 def junit_xml(result: CheckRun) -> str:
     """JUnit XML for CI: a test suite per engine column, a test case per claim; a claim that
-    does not hold is a failure, an error an error, not run a skip with the reason. Every
-    value passes through :func:`~labkit.outputs.escape.xml`: the file parses whatever a
-    claim's id says, and holds no secret."""
+    does not hold is a failure, an error an error, not run a skip with the reason. Each case
+    names its verdict in a ``verdict`` property, the words the matrix shows ("holds (result
+    only)" where the claim file's test also expects what a check does not judge, its events),
+    which a passing case's output also opens with. Every value passes through
+    :func:`~labkit.outputs.escape.xml`: the file parses whatever a claim's id says, and holds
+    no secret."""
     suites = ET.Element("testsuites", name="labkit check")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for column in result.columns:
@@ -28,6 +31,9 @@ def junit_xml(result: CheckRun) -> str:
                                  time=f"{row.seconds:.3f}")
             case.set("file", xml(spec.path))
             case.set("line", str(spec.line))
+            words = verdict_words(row)
+            properties = ET.SubElement(case, "properties")
+            ET.SubElement(properties, "property", name="verdict", value=xml(words))
             if row.verdict == FAILS:
                 counts["failures"] += 1
                 failure = ET.SubElement(case, "failure", message="does not hold",
@@ -42,7 +48,8 @@ def junit_xml(result: CheckRun) -> str:
                 ET.SubElement(case, "skipped", message=xml(row.reason))
             if row.verdict != NOT_RUN:
                 out = ET.SubElement(case, "system-out")
-                out.text = xml(f"{row.engine} {row.engine_version or ''}".strip()
+                out.text = xml((f"{words}\n" if row.verdict == HOLDS else "")
+                               + f"{row.engine} {row.engine_version or ''}".strip()
                                + (f"\n{row.reason}" if row.reason else ""))
         for key, value in counts.items():
             suite.set(key, str(value))
