@@ -197,8 +197,8 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
         raise file.error(Message(N_("a test needs operations, a list")), *at, "operations")
     not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
     steps, used, unperformed = _unified_steps(file, operations, at, not_checked)
-    described = [Message(N_("{name} on {target}"), name=str(op.get("name")),
-                         target=str(op.get("object"))) for op in operations]
+    described: list[str] = [Message(N_("{name} on {target}"), name=str(op.get("name")),
+                                    target=str(op.get("object"))) for op in operations]
     not_checked += _client_notes(file, used)
     databases = {_database_of(file, t) for t in used}
     docs = {coll: items for (db, coll), items in file.fixture.items()
