@@ -128,9 +128,12 @@ def test_every_role_named_for_a_need_grants_it(need):
 # The action the server checks for each pymongo call (src/mongo/db/auth/authorization_checks.cpp
 # at 02fe612f: checkAuthForFind, ...Insert, ...Update with insert for an upsert, ...Delete
 # (remove), ...Create; the manual's "Privilege Actions" page for the others). A method that
-# reads a collection through aggregate (count_documents) needs find; $collStats needs collStats.
+# reads a collection through aggregate (count_documents) needs find; $collStats needs collStats;
+# estimated_document_count sends the count command, which checks find as a query does
+# (src/mongo/db/commands/count_cmd.cpp, checkAuthForOperation); so does the count command itself.
 CALL_ACTIONS = {
     "find": {"find"}, "find_one": {"find"}, "count_documents": {"find"}, "distinct": {"find"},
+    "estimated_document_count": {"find"},
     "aggregate": {"find", "collStats"}, "insert_one": {"insert"}, "insert_many": {"insert"},
     "update_one": {"update", "insert"}, "update_many": {"update", "insert"},
     "replace_one": {"update", "insert"}, "delete_one": {"remove"}, "delete_many": {"remove"},
@@ -143,7 +146,7 @@ CALL_ACTIONS = {
 }
 COMMAND_ACTIONS = {"ping": set(), "hello": set(), "buildInfo": set(), "connectionStatus": set(),
                    "listDatabases": set(), "listCollections": {"listCollections"},
-                   "fsync": {"fsync"}, "serverStatus": {"serverStatus"}}
+                   "fsync": {"fsync"}, "serverStatus": {"serverStatus"}, "count": {"find"}}
 
 
 def _pymongo_calls() -> dict[str, set[str]]:

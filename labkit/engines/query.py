@@ -317,8 +317,8 @@ def pymongo_read(collection: Any, operation: str, arguments: dict[str, Any]) -> 
     if operation == "estimatedDocumentCount":
         return collection.estimated_document_count(**args)
     if operation == "count":  # the count command (pymongo 4 has no Collection.count)
-        command = {"count": collection.name, "query": args.pop("filter", {}) or {}, **args}
-        return collection.database.command(command)["n"]
+        query = args.pop("filter", {}) or {}
+        return collection.database.command("count", collection.name, query=query, **args)["n"]
     field = args.pop("fieldName")
     return collection.distinct(field, args.pop("filter", None) or {}, **args)
 
