@@ -324,9 +324,10 @@ def test_a_connected_client_does_not_hold_up_stopping_the_server(local_postgres)
 
 
 STALE_OWNER = """\
-import sys, time
+import datetime as dt, sys, time
 from labkit import servers
-server = servers.PostgresServer(dsn=sys.argv[1], how="dsn", version="?")
+terms = servers.LeaseTerms(every=dt.timedelta(seconds=0.1), lasts=dt.timedelta(seconds=1))
+server = servers.PostgresServer(dsn=sys.argv[1], how="dsn", version="?", lease=terms)
 server.fresh_database("stale")
 print(server._created[0], flush=True)
 time.sleep(600)
@@ -335,7 +336,8 @@ time.sleep(600)
 
 @pytest.mark.postgres
 def test_databases_left_by_a_killed_run_are_removed_by_the_next_and_only_those(own_postgres):
-    """A run killed with SIGKILL leaves its marked database; the next run's clean-up removes it
+    """A run killed with SIGKILL leaves its marked database; once its lease has run out (a
+    second here, renewed ten times a second while it lived), the next run's clean-up removes it
     (and says so) but keeps a live run's database and every unmarked one."""
     live = servers.PostgresServer(dsn=own_postgres.dsn, how="dsn", version="?")
     other = others_database_name()
@@ -349,6 +351,7 @@ def test_databases_left_by_a_killed_run_are_removed_by_the_next_and_only_those(o
         in_use = servers.PostgresServer(dsn=own_postgres.dsn, how="dsn", version="?")
         assert left in in_use.clean_stale().in_use  # its owner still lives: kept
         kill(owner)
+        time.sleep(1.2)  # past the killed run's last lease end
         found = in_use.clean_stale()
         assert found.removed == [left]
         assert live._created[0] in found.in_use
