@@ -53,18 +53,23 @@ _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
 # longest first, the workers end together. A later run goes by what the last one measured
 # (pytest's cache, ``unit_seconds``); these are for a fresh clone.
 SLOW = {
-    "tests/test_canary.py": 40, "tests/test_postgres.py": 30, "tests/test_forgeries.py": 29,
-    "offline run": 23, "tests/test_lesson_pacing.py": 20, "tests/test_packaging.py": 20,
-    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 20,
+    "tests/test_postgres.py": 35, "tests/test_vietnamese_outputs.py::06_btree_keys": 29,
+    "notebooks/06_btree_keys.ipynb": 18, "tests/test_hostile_files.py": 17, "offline run": 16,
+    "tests/test_leases.py": 14, "tests/test_packaging.py": 12, "tests/test_forgeries.py": 12,
+    "tests/test_btree_io.py": 11, "tests/test_plot_labels.py": 10,
+    "tests/test_measured_answers.py": 10, "tests/test_btree_keys.py": 10,
+    "tests/test_canary.py": 10, "tests/test_btree.py": 9, "tests/test_cli.py": 9,
+    "tests/test_classroom.py": 9, "tests/test_engine_fields.py": 9,
+    "tests/test_lesson_pacing.py": 8, "tests/test_results_english.py": 8,
+    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 8,
+    "tests/test_mongo.py": 8, "tests/test_redaction.py": 8, "tests/test_terminal_escaping.py": 7,
+    "tests/test_cli_fuzz.py": 7, "tests/test_wire_btree.py": 7, "tests/test_docs_commands.py": 7,
+    "offline exercises": 6, "tests/test_wire_objectid.py": 6, "tests/test_wire_server_start.py": 6,
     "tests/test_fastread.py::test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined":
-        20,
-    "tests/test_fastread.py::test_the_c_path_reads_as_the_python_reader_or_declines": 13,
-    "notebooks/06_btree_keys.ipynb": 19, "tests/test_vietnamese_outputs.py::06_btree_keys": 18,
-    "tests/test_btree.py": 15, "tests/test_results_english.py": 15,
-    "tests/test_btree_io.py": 12, "tests/test_hostile_files.py": 12,
-    "tests/test_plot_labels.py": 12, "tests/test_wire_btree.py": 11, "offline exercises": 11,
-    "tests/test_cli.py": 10, "tests/test_btree_keys.py": 10,
-    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 6,
+        6,
+    "tests/test_fastread.py::test_the_c_path_reads_as_the_python_reader_or_declines": 6,
+    "tests/test_vietnamese_outputs.py::04_objectid_anatomy": 5,
+    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 3,
 }
 _MEASURED = "labkit/unit-seconds"  # pytest's cache key for the seconds each unit took
 
