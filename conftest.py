@@ -42,6 +42,7 @@ SHARED = {  # files that read one session-scoped result: one unit, so it is made
     "tests/test_answers.py": "offline exercises", "tests/test_questions.py": "offline exercises",
     "tests/test_sheet.py": "offline exercises",
     "tests/test_report.py": "offline run", "tests/test_lesson_claims.py": "offline run",
+    "tests/test_btree_keys.py": "offline run",
 }
 # Tests parametrized by a lesson (their id starts with its stem, "06_btree_keys"): one unit per
 # lesson, as each lesson runs once for all of its tests.
@@ -54,12 +55,11 @@ _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
 # (pytest's cache, ``unit_seconds``); these are for a fresh clone.
 SLOW = {
     "tests/test_postgres.py": 35, "tests/test_vietnamese_outputs.py::06_btree_keys": 29,
-    "notebooks/06_btree_keys.ipynb": 18, "tests/test_hostile_files.py": 17, "offline run": 16,
+    "offline run": 24, "notebooks/06_btree_keys.ipynb": 18, "tests/test_hostile_files.py": 17,
     "tests/test_leases.py": 14, "tests/test_packaging.py": 12, "tests/test_forgeries.py": 12,
     "tests/test_btree_io.py": 11, "tests/test_plot_labels.py": 10,
-    "tests/test_measured_answers.py": 10, "tests/test_btree_keys.py": 10,
-    "tests/test_canary.py": 10, "tests/test_btree.py": 9, "tests/test_cli.py": 9,
-    "tests/test_classroom.py": 9, "tests/test_engine_fields.py": 9,
+    "tests/test_measured_answers.py": 10, "tests/test_canary.py": 10, "tests/test_btree.py": 9,
+    "tests/test_cli.py": 9, "tests/test_classroom.py": 9, "tests/test_engine_fields.py": 9,
     "tests/test_lesson_pacing.py": 8, "tests/test_results_english.py": 8,
     "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 8,
     "tests/test_mongo.py": 8, "tests/test_redaction.py": 8, "tests/test_terminal_escaping.py": 7,

@@ -133,8 +133,9 @@ def _offline(kind: str):
 def offline_run():
     """A real run (``runner.run``) of every claim in one context with no MongoDB or PostgreSQL,
     on 3,000-key B-tree loads, made once for the tests that only read its results
-    (tests/test_report.py and tests/test_lesson_claims.py, one unit of work under the root
-    conftest.py): its ID-making processes alone wait several seconds for shared seconds."""
+    (tests/test_report.py, tests/test_lesson_claims.py and tests/test_btree_keys.py, one unit
+    of work under the root conftest.py): its ID-making processes alone wait several seconds
+    for shared seconds."""
     from labkit.experiments import catalogue as claims
     from labkit.run import runner
 

@@ -1,6 +1,6 @@
 """What several test modules share: running the command line as a user would, starting a child
-that a test will signal and waiting for what it does, a database name no test made, and the
-lessons' claims run offline or on a given server."""
+that a test will signal and waiting for what it does, a database name no test made, the
+lessons' claims, and a claim run on a given server."""
 
 from __future__ import annotations
 
@@ -118,12 +118,6 @@ def lesson_claims(module: str, offline: bool) -> list[str]:
     return [c.id for c in claims.registered()
             if c.experiment.__module__ == f"labkit.experiments.{module}"
             and (not c.needs) == offline]
-
-
-def run_offline(claim_id: str) -> runner.ClaimResult:
-    """Run one claim in a fresh context that has no server."""
-    with runner.Context() as ctx:
-        return runner.run_claim(claims.get(claim_id), ctx)
 
 
 def run_on(server, claim_id: str) -> runner.ClaimResult:
