@@ -21,7 +21,7 @@ from labkit.syllabus import TOPICS
 if TYPE_CHECKING:
     from labkit.claims.claim import Claim
     from labkit.claims.spec import ClaimSpec
-    from labkit.run.runner import Made
+    from labkit.run.made import Made
     from labkit.servers.base import Server, Stale
 
 # Every command takes the parsed arguments (argparse.Namespace: its attributes are Any, each
@@ -135,6 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from labkit.engines import btree
     from labkit.experiments import catalogue as claims
     from labkit.outputs import report
+    from labkit.run import made as made_on_disk
     from labkit.run import runner
 
     servers.check_pinned_version(args.mongodb_version)
@@ -145,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
-    with runner.undone_if_stopped(out) as made:
+    with made_on_disk.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
         report.check_targets(out)
         progress = _Progress(not args.quiet)
@@ -171,7 +172,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from labkit.claims import files as claimfiles
     from labkit.outputs import junit, matrix, report
     from labkit.run import check as claimcheck
-    from labkit.run import runner
+    from labkit.run import made as made_on_disk
 
     engines = claimcheck.parse_engines(args.engines)
     versions = claimcheck.parse_versions(args.mongodb_version)
@@ -187,7 +188,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not args.quiet and spec is not None and done == 0:
             _say(f"Checking {total} claims on {_line(column)}…", sys.stderr)
 
-    with runner.undone_if_stopped(out) as made:
+    with made_on_disk.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
         report.check_targets(out)
         result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
@@ -419,7 +420,7 @@ def _output_file(path: str, option: str, example: str) -> Path:
         raise BadInput(f"{option}: {path!r} is a folder; give a file name such as {example}")
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise BadInput(f"{option}: the folder {str(target.parent)!r} is not writable")
-    from labkit.run.runner import check_target
+    from labkit.run.made import check_target
 
     check_target(target, option)  # a link, a named pipe: refused before the work
     return target
@@ -461,7 +462,7 @@ def cmd_btree(args: argparse.Namespace) -> int:
             server.stop()
     if args.plot and plot_format is not None:
         from labkit.outputs.plots import btree_summary, figure_bytes
-        from labkit.run.runner import write_file
+        from labkit.run.made import write_file
 
         write_file(Path(args.plot), figure_bytes(btree_summary(measurement), plot_format),
                    "--plot")

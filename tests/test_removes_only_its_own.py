@@ -153,7 +153,7 @@ def test_a_killed_run_leaves_no_folder_it_made_and_keeps_the_others(tmp_path, cl
 def test_a_name_another_process_took_since_is_left_to_it(tmp_path):
     """A file the run made that another process replaced since (another inode at that name)
     is theirs: the stop leaves it, and the folder holding it, in place."""
-    from labkit.run.runner import Made
+    from labkit.run.made import Made
 
     made = Made()
     folder = made.folder(tmp_path / "new")

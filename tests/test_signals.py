@@ -114,7 +114,7 @@ def test_a_stopped_run_removes_the_out_folder_it_made(tmp_path, monkeypatch, com
 
 def test_a_stopped_run_keeps_what_its_out_folder_held(tmp_path, monkeypatch):
     """Into a folder that was there, a stopped run removes only what it wrote: an older report
-    stays, a half-written new one (staged in the run's record, ``runner.Made``) goes."""
+    stays, a half-written new one (staged in the run's record, ``made.Made``) goes."""
     from labkit.outputs import report
 
     out = tmp_path / "reports"

@@ -8,7 +8,7 @@ from pathlib import Path
 from labkit.claims.claim import ERROR, FAILS, HOLDS, NOT_RUN, short_json
 from labkit.outputs.escape import xml
 from labkit.run.check import CheckRun, verdict_words
-from labkit.run.runner import Made, check_target
+from labkit.run.made import Made, check_target, staged_in
 
 
 def junit_xml(result: CheckRun) -> str:
@@ -64,16 +64,8 @@ def write_junit(result: CheckRun, path: str | Path, made: Made | None = None) ->
     """Write the JUnit XML to ``path`` (its folder is made if needed), whole and never through
     a link; with ``made``, the run's record, it is put in place with the report."""
     target = Path(path)
-    own = made is None
-    record = Made() if made is None else made
-    try:
+    with staged_in(made) as record:
         record.folder(target.parent)
         check_target(target, "--junit")
         record.stage(target, (junit_xml(result) + "\n").encode("utf-8"))
-        if own:
-            record.commit()
-    except BaseException:
-        if own:
-            record.undo()
-        raise
     return target

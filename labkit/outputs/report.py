@@ -30,7 +30,7 @@ from labkit.claims.claim import (
 from labkit.i18n import N_, _, language, number, percent, shown
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
-from labkit.run import runner
+from labkit.run.made import Made, check_target, staged_in
 from labkit.run.results import ClaimResult, Result, Run
 
 _ANSI: dict[str, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
@@ -536,29 +536,21 @@ def check_targets(out: Path, option: str = "--out") -> None:
     other than a regular file (a link, a named pipe, a folder): the report would be lost
     after the run, or, for a named pipe, the run would block there for ever."""
     for name in REPORT_FILES.values():
-        runner.check_target(out / name, option)
+        check_target(out / name, option)
 
 
-def write(run: Run, out: Path, made: runner.Made | None = None) -> dict[str, Path]:
+def write(run: Run, out: Path, made: Made | None = None) -> dict[str, Path]:
     """Write report.html, report.md and results.json under ``out``; return their paths.
 
     Each is written whole beside its name, then the three are put in place together (never
     through a link; an interrupt or a full disk leaves the report that was there). With
     ``made``, the run's record, they wait for its ``commit``, so a JUnit file can join them.
     """
-    own = made is None
-    record = runner.Made() if made is None else made
     paths = {kind: out / name for kind, name in REPORT_FILES.items()}
-    try:
+    with staged_in(made) as record:
         record.folder(out)
         check_targets(out)
         record.stage(paths["json"], (escape.json_text(run.to_dict()) + "\n").encode("utf-8"))
         record.stage(paths["markdown"], (markdown(run) + "\n").encode("utf-8"))
         record.stage(paths["html"], html_report(run).encode("utf-8"))
-        if own:
-            record.commit()
-    except BaseException:
-        if own:
-            record.undo()
-        raise
     return paths
