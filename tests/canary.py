@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 
 import psycopg
+from helpers import database_comment
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -28,7 +29,7 @@ def plant(server: servers.PostgresServer) -> str:
     _fill(server, name, two_tables=True)
     real = servers.PostgresServer(dsn=server.dsn, how="dsn", version="?")
     try:
-        real_mark = _comment(server, _name_of(real.fresh_database("canary_real")))
+        real_mark = database_comment(server, _name_of(real.fresh_database("canary_real")))
     finally:
         real.stop()
     _database(server, name + BARE, comment=OLD_COMMENT)
@@ -75,12 +76,6 @@ def _fill(server: servers.PostgresServer, name: str, two_tables: bool) -> None:
                 cur.executemany("INSERT INTO t VALUES (%s)", [(i,) for i in range(50)])
 
 
-def _comment(server: servers.PostgresServer, name: str) -> str:
-    with server.connect() as conn:
-        row = conn.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
-                           "WHERE datname = %s", (name,)).fetchone()
-    assert row is not None
-    return str(row[0])
 
 
 def _name_of(dsn: str) -> str:

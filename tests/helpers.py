@@ -17,6 +17,7 @@ import pytest
 
 from labkit.experiments import catalogue as claims
 from labkit.run import runner
+from labkit.servers import base
 
 
 def labkit(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -124,3 +125,49 @@ def run_on(server, claim_id: str) -> runner.ClaimResult:
     """Run one claim against a given real MongoDB server."""
     with runner.Context(mongodb_provider=lambda: server) as ctx:
         return runner.run_claim(claims.get(claim_id), ctx)
+
+
+# A claim file of one query claim that holds on the model: for tests of what labkit check
+# writes and prints around a claim, not of the claim.
+ONE_CLAIM = """\
+- id: A1
+  title: plain
+  fixture: [{_id: a, v: 1}]
+  find: {v: 1}
+  expect: {ids: [a]}
+"""
+
+
+class BareServer(base.Server[str]):
+    """A server of no vendor, so that ``Server``'s own bookkeeping alone is under test: it
+    makes and drops nothing; a subclass says how a drop or a renewal answers."""
+
+    engine, modes, hint, user_mode, user_variable = "X", ("auto",), "", "x", "X"
+
+    @property
+    def address(self) -> str:
+        return "x://"
+
+    @classmethod
+    def ways(cls, request):
+        return {}
+
+    def clean_stale(self):
+        return base.Stale()
+
+    def _create(self, name: str) -> str:
+        self._created.append(name)
+        return name
+
+    def _drop(self, name: str) -> None:
+        pass
+
+
+def database_comment(server, name: str) -> str:
+    """The comment of the PostgreSQL database ``name`` (labkit's mark and lease live there)."""
+    with server.connect() as conn:
+        row = conn.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
+                           "WHERE datname = %s", (name,)).fetchone()
+    assert row is not None
+    return str(row[0])
+

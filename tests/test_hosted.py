@@ -14,6 +14,7 @@ import datetime as dt
 import uuid
 
 import pytest
+from helpers import BareServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from wire_replies import ANY, CLUSTER, HOSTED_PAGE, UNAUTHENTICATED, hosted_role, status
@@ -394,25 +395,8 @@ def test_a_user_who_cannot_write_is_told_before_anything_is_created():
     assert server._created == []
 
 
-class _Failing(base.Server[str]):
+class _Failing(BareServer):
     """A server whose drop always fails: the base's bookkeeping alone is under test."""
-
-    engine, modes, hint, user_mode, user_variable = "X", ("auto",), "", "x", "X"
-
-    @property
-    def address(self) -> str:
-        return "x://"
-
-    @classmethod
-    def ways(cls, request):
-        return {}
-
-    def clean_stale(self):
-        return base.Stale()
-
-    def _create(self, name: str) -> str:
-        self._created.append(name)
-        return name
 
     def _drop(self, name: str) -> None:
         raise RuntimeError("the server went away")

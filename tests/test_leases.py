@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
+from helpers import BareServer, database_comment
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -151,30 +152,15 @@ def _as_shown(text: str) -> str:
     return servers.redact(text)
 
 
-class _Leasing(base.Server[str]):
+class _Leasing(BareServer):
     """A server whose renewals answer as the test says: the base's bookkeeping alone."""
 
-    engine, modes, hint, user_mode, user_variable = "X", ("auto",), "", "x", "X"
     renewals: list[bool | Exception]
 
-    @property
-    def address(self) -> str:
-        return "x://"
-
-    @classmethod
-    def ways(cls, request):
-        return {}
-
-    def clean_stale(self):
-        return base.Stale()
-
     def _create(self, name: str) -> str:
-        self._created.append(name)
+        made = super()._create(name)
         self._lease_sent(name)
-        return name
-
-    def _drop(self, name: str) -> None:
-        pass
+        return made
 
     def _renew(self, name: str, lasts: dt.timedelta) -> bool:
         answer = self.renewals.pop(0) if self.renewals else True
@@ -399,24 +385,16 @@ def test_the_renewer_pushes_the_lease_end_ahead_in_the_comment(make_role):
     run.lease = SHORT
     try:
         name = _name_of(run.fresh_database("renewed"))
-        comment = _comment(run, name)
+        comment = database_comment(run, name)
         first = postgres.lease_end(comment)
         time.sleep(0.5)  # several renewals
-        again = _comment(run, name)
+        again = database_comment(run, name)
         assert servers.mark_verifies(name, again)
         assert first is not None
         assert postgres.lease_end(again) > first
         assert again.startswith(comment.split("; leased until ")[0])
     finally:
         run.stop()
-
-
-def _comment(server: servers.PostgresServer, name: str) -> str:
-    with server.connect() as conn:
-        row = conn.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
-                           "WHERE datname = %s", (name,)).fetchone()
-    assert row is not None
-    return str(row[0])
 
 
 @pytest.mark.postgres

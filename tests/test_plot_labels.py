@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 import warnings
 from pathlib import Path
 
 import matplotlib
 import pytest
+from helpers import ONE_CLAIM
 
 from labkit.cli import main
 from labkit.outputs import plots
@@ -24,13 +24,6 @@ matplotlib.use("Agg")
 
 HOSTILE = ["x$\\nope{$", "$x^2$", "a\\$b$c$", "\udcff", "\x1b]0;PWNED\x07\x1b[2J", "\u202eevil",
            "{$gt: 1} and {$lt: 2}", "tab\there", "$"]
-CLAIM = textwrap.dedent("""\
-    - id: A1
-      title: plain
-      fixture: [{_id: a, v: 1}]
-      find: {v: 1}
-      expect: {ids: [a]}
-""")
 
 
 def _plain(text) -> str:
@@ -89,7 +82,7 @@ def _report_of(tmp_path: Path, file_name: str | bytes, capfd) -> str:
     folder.mkdir()
     path = os.path.join(os.fsencode(folder), os.fsencode(file_name))
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(CLAIM)
+        handle.write(ONE_CLAIM)
     out = tmp_path / "out"
     status = main(["check", os.fsdecode(path), "--quiet", "--out", str(out)])
     captured = capfd.readouterr()

@@ -13,24 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import start
+from helpers import ONE_CLAIM, start
 
 from labkit.cli import main
 from labkit.run import check as claimcheck
-
-CLAIM = textwrap.dedent("""\
-    - id: A1
-      title: plain
-      fixture: [{_id: a, v: 1}]
-      find: {v: 1}
-      expect: {ids: [a]}
-""")
 
 
 @pytest.fixture
 def claim_file(tmp_path: Path) -> Path:
     path = tmp_path / "claims.yaml"
-    path.write_text(CLAIM, encoding="utf-8")
+    path.write_text(ONE_CLAIM, encoding="utf-8")
     return path
 
 

@@ -11,22 +11,15 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import ONE_CLAIM
 
 from labkit.cli import main
 from labkit.outputs import report
 from labkit.run import check as claimcheck
 
-CLAIM = textwrap.dedent("""\
-    - id: A1
-      title: plain
-      fixture: [{_id: a, v: 1}]
-      find: {v: 1}
-      expect: {ids: [a]}
-""")
 NAMES = ("report.html", "report.md", "results.json")
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX's")
 
@@ -34,7 +27,7 @@ posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes a
 @pytest.fixture
 def claim_file(tmp_path: Path) -> Path:
     path = tmp_path / "claims.yaml"
-    path.write_text(CLAIM, encoding="utf-8")
+    path.write_text(ONE_CLAIM, encoding="utf-8")
     return path
 
 
@@ -145,7 +138,8 @@ def _a_first_report(claim_file: Path, out: Path, capsys: pytest.CaptureFixture[s
     before = _files(out)
     assert sorted(before) == sorted(NAMES)
     # The next run's report differs in every file (runs within one second look alike).
-    claim_file.write_text(CLAIM.replace("title: plain", "title: the next run"), encoding="utf-8")
+    claim_file.write_text(ONE_CLAIM.replace("title: plain", "title: the next run"),
+                          encoding="utf-8")
     return before
 
 

@@ -11,11 +11,11 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import unicodedata
 from pathlib import Path
 
 import pytest
+from helpers import ONE_CLAIM
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,13 +26,6 @@ from labkit.run import doctor
 
 TITLE_AND_CLEAR = "labkit_\x1b]0;PWNED\x07\x1b[2J"
 JOINERS = {"\u200c", "\u200d"}  # join letters and emoji: shown as they are
-CLAIM = textwrap.dedent("""\
-    - id: A1
-      title: plain
-      fixture: [{_id: a, v: 1}]
-      find: {v: 1}
-      expect: {ids: [a]}
-""")
 
 
 def raw_controls(text: str) -> list[str]:
@@ -146,7 +139,7 @@ def test_labkit_checks_first_line_shows_the_columns_version_escaped(tmp_path, mo
     """``Checking N claims on <column>…``, ``labkit check``'s first line, shows a column whose
     server version holds controls as escapes."""
     claim = tmp_path / "claims.yaml"
-    claim.write_text(CLAIM, encoding="utf-8")
+    claim.write_text(ONE_CLAIM, encoding="utf-8")
 
     def check(specs, engines, versions, mode, progress):
         progress(f"mongodb {label}", 0, len(specs), specs[0])
@@ -223,7 +216,7 @@ def test_json_on_stdout_is_utf8_for_a_folder_name_that_is_not(tmp_path, encoding
     os.mkdir(folder)
     claim = os.path.join(folder, b"a.yaml")
     with open(claim, "w", encoding="utf-8") as handle:
-        handle.write(CLAIM)
+        handle.write(ONE_CLAIM)
     env = {**os.environ, "PYTHONIOENCODING": encoding} if encoding else \
         {k: v for k, v in os.environ.items() if k != "PYTHONIOENCODING"}
     done = subprocess.run([sys.executable, "-m", "labkit", "check", os.fsdecode(claim),
@@ -241,7 +234,7 @@ def test_a_glyph_warning_never_carries_a_raw_escape(tmp_path):
     """A claim file named with ESC gets its report without matplotlib's "Glyph 27 missing"
     warning, which printed the ESC raw on stderr."""
     name = os.path.join(tmp_path, "e\x1b[2Jx.yaml")
-    Path(name).write_text(CLAIM, encoding="utf-8")
+    Path(name).write_text(ONE_CLAIM, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "labkit", "check", name, "--quiet", "--out",
                            str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
