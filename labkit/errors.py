@@ -10,16 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from labkit.i18n import N_ as N_  # re-exported for the model's modules, as the two below
-from labkit.i18n import Message, Text, _, english
-from labkit.i18n import Shown as Shown
+from labkit.i18n import N_, Message, Text, _, english
 from labkit.i18n import shown as shown_text
-
-# The model's modules build their refusals through ``N_``, ``_message`` and ``Shown`` from
-# here: labkit.i18n's own, under the names they were given when this module could not import
-# i18n. i18n now sits below this module, and the model may import it: new code takes them
-# from there.
-_message = Message
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,7 @@ from labkit.engines.btree_results import (
     PostgresIO,
     SQLiteIO,
 )
-from labkit.errors import Shown
-from labkit.i18n import N_, Message, _, joined, number, shown
+from labkit.i18n import N_, Message, Shown, _, joined, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
 

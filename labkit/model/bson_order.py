@@ -38,8 +38,8 @@ from bson import (
     Timestamp,
 )
 
-from labkit import errors
-from labkit.errors import N_, BadInput, ParallelArrays
+from labkit.errors import BadInput, ParallelArrays
+from labkit.i18n import N_, Message
 from labkit.model.collation import Strings, collation_strings
 from labkit.model.versions import check_rules_version
 
@@ -112,7 +112,7 @@ def bson_type(value: Any) -> str:
     for cls, name in _TYPE_OF.items():
         if isinstance(value, cls):
             return name
-    raise BadInput(errors._message(N_("no BSON type for {value}"), value=repr(value)))
+    raise BadInput(Message(N_("no BSON type for {value}"), value=repr(value)))
 
 
 def rank(value: Any) -> int:
@@ -278,7 +278,7 @@ def _slow_key(value: Any, strings: Strings) -> SortKey:
     for cls, make in _KEYS.items():
         if isinstance(value, cls):
             return make(value)
-    raise BadInput(errors._message(N_("no BSON type for {value}"), value=repr(value)))
+    raise BadInput(Message(N_("no BSON type for {value}"), value=repr(value)))
 
 
 def compare(a: Any, b: Any, collation: dict[str, Any] | None = None) -> int:
@@ -319,11 +319,11 @@ def parse_sort(spec: SortSpec) -> list[tuple[str, int]]:
         # A path is text: a claim file's YAML can give a number, which no field is named.
         if not isinstance(path, str) or not path or value not in (1, -1) \
                 or "" in path.split("."):
-            raise BadInput(errors._message(N_("sort {spec}: each part is path:1 or path:-1"),
+            raise BadInput(Message(N_("sort {spec}: each part is path:1 or path:-1"),
                                            spec=repr(spec)))
         out.append((path, value))
     if len({path for path, _ in out}) != len(out):
-        raise BadInput(errors._message(N_("sort {spec} names a path twice"), spec=repr(spec)))
+        raise BadInput(Message(N_("sort {spec} names a path twice"), spec=repr(spec)))
     return out
 
 
@@ -380,7 +380,7 @@ def _index_keys(states: Sequence[_State], doc_id: Any) -> list[SortKey]:
     if not arrays:
         return [tuple(finals)]
     if len(arrays) > 1:
-        raise ParallelArrays(errors._message(N_(
+        raise ParallelArrays(Message(N_(
             "cannot sort on parallel arrays: document _id {id} has arrays on two of the sort "
             "paths (MongoDB refuses the sort too)"), id=repr(doc_id)))
     (array_id, array), = arrays.items()

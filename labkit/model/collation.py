@@ -21,8 +21,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from labkit import errors
-from labkit.errors import N_, BadInput, CannotJudge
+from labkit.errors import BadInput, CannotJudge
+from labkit.i18n import N_, Message
 
 Strings = Callable[[str], Any] | None  # how a collation orders strings (None: bytewise)
 
@@ -52,23 +52,23 @@ def check(collation: Any) -> dict[str, Any] | None:
     ranges, unknown fields, the server's ICU version, the combinations it refuses); None
     for the simple collation."""
     if not isinstance(collation, dict) or not isinstance(collation.get("locale"), str):
-        raise BadInput(errors._message(N_("a collation is a document with a locale, such as "
+        raise BadInput(Message(N_("a collation is a document with a locale, such as "
                                           "{example}"), example=_EXAMPLE))
     unknown = sorted(set(collation) - FIELDS)
     if unknown:
-        raise BadInput(errors._message(N_("unknown collation field {name}"),
+        raise BadInput(Message(N_("unknown collation field {name}"),
                                        name=repr(unknown[0])))
     locale = collation["locale"]
     if locale == "simple":
         if len(collation) > 1:
-            raise BadInput(errors._message(N_("the simple locale takes no other collation "
+            raise BadInput(Message(N_("the simple locale takes no other collation "
                                               "fields")))
         return None
     if not locale or "\0" in locale:
-        raise BadInput(errors._message(N_("a collation's locale is a name such as \"en_US\", not "
+        raise BadInput(Message(N_("a collation's locale is a name such as \"en_US\", not "
                                           "empty and without a null byte")))
     if "version" in collation and collation["version"] != SERVER_ICU_VERSION:
-        raise BadInput(errors._message(N_("collation version {version}: a server's ICU is "
+        raise BadInput(Message(N_("collation version {version}: a server's ICU is "
                                           "{icu} (IncompatibleCollationVersion)"),
                                        version=repr(collation["version"]),
                                        icu=SERVER_ICU_VERSION))
@@ -93,14 +93,14 @@ def _options(collation: dict[str, Any]) -> dict[str, Any]:
 
 def _boolean(value: Any, name: str) -> bool:
     if not isinstance(value, bool):
-        raise BadInput(errors._message(N_("collation field {name} is true or false, not "
+        raise BadInput(Message(N_("collation field {name} is true or false, not "
                                           "{value}"), name=repr(name), value=repr(value)))
     return value
 
 
 def _choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
     if value not in choices or not isinstance(value, str):
-        raise BadInput(errors._message(N_("collation field {name} is one of {choices}, not "
+        raise BadInput(Message(N_("collation field {name} is one of {choices}, not "
                                           "{value}"), name=repr(name),
                                        choices=", ".join(choices), value=repr(value)))
     return value
@@ -111,7 +111,7 @@ def _strength(value: Any) -> int:
     whole = isinstance(value, int | float) and not isinstance(value, bool) \
         and value == value and float(value).is_integer()
     if not whole or not 1 <= int(value) <= 5:
-        raise BadInput(errors._message(N_("collation field 'strength' must be an integer 1 "
+        raise BadInput(Message(N_("collation field 'strength' must be an integer 1 "
                                           "through 5, not {value}"), value=repr(value)))
     return int(value)
 
@@ -120,11 +120,11 @@ def _check_combinations(options: dict[str, Any]) -> None:
     """``validateCollationSpec``: the fields that only act at a level the strength drops."""
     strength = options.get("strength", 3)
     if options.get("backwards") and strength == 1:
-        raise BadInput(errors._message(N_("collation field 'backwards' is invalid with "
+        raise BadInput(Message(N_("collation field 'backwards' is invalid with "
                                           "'strength' of 1")))
     if options.get("caseFirst", "off") != "off" and not options.get("caseLevel") \
             and strength < 3:
-        raise BadInput(errors._message(N_("collation field 'caseFirst' is invalid unless "
+        raise BadInput(Message(N_("collation field 'caseFirst' is invalid unless "
                                           "'caseLevel' is on or 'strength' is greater than 2")))
 
 
@@ -148,18 +148,18 @@ def _collator(fields: tuple[tuple[str, Any], ...]) -> Any:
     icu = _icu()
     if icu is None:
         raise CannotJudge(
-            errors._message(N_("the model cannot judge a collation without ICU, which MongoDB "
+            Message(N_("the model cannot judge a collation without ICU, which MongoDB "
                                "orders strings with")), library="ICU",
-            hint=errors._message(N_("pip install pyicu-wheels (or PyICU), or ask a server")))
+            hint=Message(N_("pip install pyicu-wheels (or PyICU), or ask a server")))
     options = dict(fields)
     locale = options["locale"]
     collator = icu.Collator.createInstance(icu.Locale.createFromName(locale))
     valid = collator.getLocale(icu.ULocDataLocaleType.VALID_LOCALE).getName()
     if valid != locale:  # validateLocaleID: ICU must name the locale back unchanged
         if valid in ("", "root"):
-            raise BadInput(errors._message(N_("collation locale {locale} is not one ICU knows"),
+            raise BadInput(Message(N_("collation locale {locale} is not one ICU knows"),
                                            locale=repr(locale)))
-        raise BadInput(errors._message(N_("collation locale {locale} is not one ICU knows; did "
+        raise BadInput(Message(N_("collation locale {locale} is not one ICU knows; did "
                                           "you mean {valid}?"), locale=repr(locale),
                                        valid=repr(valid)))
     if "maxVariable" in options:  # ICU's locale keyword kv is ucol_setMaxVariable

@@ -12,8 +12,8 @@ from typing import Any, cast
 
 from bson import Decimal128, Int64
 
-from labkit import errors
-from labkit.errors import N_, BadInput, ConversionFailure, UnsupportedConversion
+from labkit.errors import BadInput, ConversionFailure, UnsupportedConversion
+from labkit.i18n import N_, Message
 from labkit.model.bson_order import MISSING, UNDEFINED, bson_type, millis
 
 CONVERSION_OPERATORS = {"$toString": "string", "$toDouble": "double", "$toDecimal": "decimal",
@@ -60,12 +60,12 @@ def conversion_target(to: Any) -> str:
         return to
     if isinstance(to, int) and not isinstance(to, bool) and to in _TARGET_CODES:
         return _TARGET_CODES[to]
-    raise BadInput(errors._message(N_("$convert: the model converts to {targets}; not {to}"),
+    raise BadInput(Message(N_("$convert: the model converts to {targets}; not {to}"),
                                    targets=", ".join(sorted(_TARGETS)), to=repr(to)))
 
 
 def _fail(value: Any, target: str) -> ConversionFailure:
-    return ConversionFailure(errors._message(N_(
+    return ConversionFailure(Message(N_(
         "cannot convert {type} {value} to {target} (MongoDB fails the whole query; $convert "
         "with onError avoids it)"), type=bson_type(value), value=repr(value), target=target))
 
@@ -102,7 +102,7 @@ def _numeric_string(text: str, target: str) -> decimal.Decimal:
     if _NUMERIC_TEXT.fullmatch(text):
         return decimal.Decimal(text)
     if text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
-        raise UnsupportedConversion(errors._message(N_("the model does not say how MongoDB "
+        raise UnsupportedConversion(Message(N_("the model does not say how MongoDB "
                                                        "converts {text} to {target}"),
                                                     text=repr(text), target=target))
     raise _fail(text, target)
@@ -147,13 +147,13 @@ def _to_string(value: Any, kind: str) -> str:
         try:
             moment += dt.timedelta(milliseconds=millis(value))
         except OverflowError:
-            raise UnsupportedConversion(errors._message(N_("the model does not format the "
+            raise UnsupportedConversion(Message(N_("the model does not format the "
                                                            "date {value}"), value=repr(value))) \
                 from None
         return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
     if kind in ("object", "array", "minKey", "maxKey", "javascriptWithScope"):
         raise _fail(value, "string")
-    raise UnsupportedConversion(errors._message(N_("the model does not say how MongoDB writes "
+    raise UnsupportedConversion(Message(N_("the model does not say how MongoDB writes "
                                                    "the {type} {value} as a string"), type=kind,
                                                 value=repr(value)))
 

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from labkit import errors
-from labkit.errors import N_, BadInput, ConversionFailure
+from labkit.errors import BadInput, ConversionFailure
+from labkit.i18n import N_, Message
 from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, key
 from labkit.model.collation import Strings
 from labkit.model.convert import (
@@ -65,7 +65,7 @@ def _collated_compare(strings: Strings) -> Callable[[Any, Any], int]:
 def deeper(depth: int) -> int:
     """One level deeper into a filter or an expression; BadInput past MongoDB's limit."""
     if depth > MAX_DEPTH:
-        raise BadInput(errors._message(N_("the filter is nested more than {depth} levels deep "
+        raise BadInput(Message(N_("the filter is nested more than {depth} levels deep "
                                           "(MongoDB's limit)"), depth=MAX_DEPTH))
     return depth + 1
 
@@ -118,7 +118,7 @@ def compile_expression(expression: Any, depth: int = 0) -> Expression:
         names = list(expression)
         if any(isinstance(name, str) and name.startswith("$") for name in names):
             if len(names) != 1:
-                raise BadInput(errors._message(N_("an expression object with an operator holds "
+                raise BadInput(Message(N_("an expression object with an operator holds "
                                                   "exactly one field, not {fields}"),
                                                fields=", ".join(map(str, names))))
             return _expression_operator(names[0], expression[names[0]], depth)
@@ -139,14 +139,14 @@ def _field_expression(text: str) -> Expression:
     if text.startswith("$$"):
         variable, _, rest = text[2:].partition(".")
         if variable not in ("ROOT", "CURRENT"):
-            raise BadInput(errors._message(N_("the model does not know the variable "
+            raise BadInput(Message(N_("the model does not know the variable "
                                               "$${variable}"), variable=variable))
         if not rest:
             return lambda doc: doc
         text = "$" + rest
     parts = tuple(text[1:].split("."))
     if any(not part or part.startswith("$") for part in parts):
-        raise BadInput(errors._message(N_("{path} is not a valid field path"), path=repr(text)))
+        raise BadInput(Message(N_("{path} is not a valid field path"), path=repr(text)))
     return lambda doc: _aggregate_get(doc, parts, 0)
 
 
@@ -154,13 +154,13 @@ def _arguments(op: str, args: Any, depth: int, count: int | None = None,
                at_least: int | None = None) -> list[Expression]:
     items = args if isinstance(args, list) else [args]
     if count is not None and len(items) != count:
-        raise BadInput(errors._message(
+        raise BadInput(Message(
             N_("expression {op} takes exactly {count:,} argument; {given:,} were given")
             if count == 1 else
             N_("expression {op} takes exactly {count:,} arguments; {given:,} were given"),
             op=op, count=count, given=len(items)))
     if at_least is not None and len(items) < at_least:
-        raise BadInput(errors._message(N_("expression {op} needs at least {count:,} arguments"),
+        raise BadInput(Message(N_("expression {op} needs at least {count:,} arguments"),
                                        op=op, count=at_least))
     return [compile_expression(item, depth) for item in items]
 
@@ -179,7 +179,7 @@ def _comparison(op: str, args: Any, depth: int) -> Expression:
 def _expression_operator(op: str, args: Any, depth: int) -> Expression:
     compile_operator = _OPERATORS.get(op)
     if compile_operator is None:
-        raise BadInput(errors._message(N_("the model does not know the expression operator "
+        raise BadInput(Message(N_("the model does not know the expression operator "
                                           "{op}"), op=op))
     return compile_operator(op, args, depth)
 
@@ -232,7 +232,7 @@ def _conversion(op: str, args: Any, depth: int) -> Expression:
 
 def _expression_in(needle: Any, haystack: Any, strings: Strings) -> bool:
     if type(haystack) is not list:
-        raise BadInput(errors._message(N_("$in needs an array as its second argument, found "
+        raise BadInput(Message(N_("$in needs an array as its second argument, found "
                                           "{type} (MongoDB fails the whole query)"),
                                        type=bson_type(haystack)))
     wanted = key(needle, strings)
@@ -249,10 +249,10 @@ def _if_null(items: list[Expression], doc: dict[str, Any]) -> Any:
 
 def _convert_expression(op: str, args: Any, depth: int) -> Expression:
     if not isinstance(args, dict) or "input" not in args or "to" not in args:
-        raise BadInput(errors._message(N_("$convert needs a document with 'input' and 'to'")))
+        raise BadInput(Message(N_("$convert needs a document with 'input' and 'to'")))
     unknown = sorted(set(args) - {"input", "to", "onError", "onNull"})
     if unknown:
-        raise BadInput(errors._message(N_("$convert: unknown field {name}"),
+        raise BadInput(Message(N_("$convert: unknown field {name}"),
                                        name=repr(unknown[0])))
     source = compile_expression(args["input"], depth)
     to = compile_expression(args["to"], depth)
@@ -283,11 +283,11 @@ def _cond(op: str, args: Any, depth: int) -> Expression:
     if isinstance(args, dict):
         unknown = sorted(set(args) - {"if", "then", "else"})
         if unknown:
-            raise BadInput(errors._message(N_("$cond: unrecognized parameter {name}"),
+            raise BadInput(Message(N_("$cond: unrecognized parameter {name}"),
                                            name=repr(unknown[0])))
         missing = [name for name in ("if", "then", "else") if name not in args]
         if missing:
-            raise BadInput(errors._message(N_("$cond: missing {name} parameter"),
+            raise BadInput(Message(N_("$cond: missing {name} parameter"),
                                            name=repr(missing[0])))
         args = [args["if"], args["then"], args["else"]]
     test, then, otherwise = _arguments(op, args, depth, count=3)
@@ -298,14 +298,14 @@ def _switch(op: str, args: Any, depth: int) -> Expression:
     """``{$switch: {branches: [{case, then}, …], default}}``: the first branch whose case is
     true; without a default, no true case fails the query."""
     if not isinstance(args, dict):
-        raise BadInput(errors._message(N_("$switch requires an object as an argument")))
+        raise BadInput(Message(N_("$switch requires an object as an argument")))
     unknown = sorted(set(args) - {"branches", "default"})
     if unknown:
-        raise BadInput(errors._message(N_("$switch found an unknown argument: {name}"),
+        raise BadInput(Message(N_("$switch found an unknown argument: {name}"),
                                        name=unknown[0]))
     branches = args.get("branches")
     if not isinstance(branches, list) or not branches:
-        raise BadInput(errors._message(N_("$switch requires at least one branch, in an array "
+        raise BadInput(Message(N_("$switch requires at least one branch, in an array "
                                           "'branches'")))
     cases = [_switch_branch(branch, depth) for branch in branches]
     default = compile_expression(args["default"], depth) if "default" in args else None
@@ -315,7 +315,7 @@ def _switch(op: str, args: Any, depth: int) -> Expression:
             if truthy(case(doc)):
                 return then(doc)
         if default is None:
-            raise BadInput(errors._message(N_("$switch could not find a matching branch for an "
+            raise BadInput(Message(N_("$switch could not find a matching branch for an "
                                               "input, and no default was specified (MongoDB "
                                               "fails the whole query)")))
         return default(doc)
@@ -324,14 +324,14 @@ def _switch(op: str, args: Any, depth: int) -> Expression:
 
 def _switch_branch(branch: Any, depth: int) -> tuple[Expression, Expression]:
     if not isinstance(branch, dict):
-        raise BadInput(errors._message(N_("$switch expected each branch to be an object")))
+        raise BadInput(Message(N_("$switch expected each branch to be an object")))
     unknown = sorted(set(branch) - {"case", "then"})
     if unknown:
-        raise BadInput(errors._message(N_("$switch found an unknown argument to a branch: "
+        raise BadInput(Message(N_("$switch found an unknown argument to a branch: "
                                           "{name}"), name=unknown[0]))
     for name in ("case", "then"):
         if name not in branch:
-            raise BadInput(errors._message(N_("$switch requires each branch have a {name} "
+            raise BadInput(Message(N_("$switch requires each branch have a {name} "
                                               "expression"), name=repr(name)))
     return compile_expression(branch["case"], depth), compile_expression(branch["then"], depth)
 
@@ -343,10 +343,10 @@ def _get_field(op: str, args: Any, depth: int) -> Expression:
     spec = args if named else {"field": args}
     unknown = sorted(set(spec) - {"field", "input"})
     if unknown:
-        raise BadInput(errors._message(N_("$getField found an unknown argument: {name}"),
+        raise BadInput(Message(N_("$getField found an unknown argument: {name}"),
                                        name=unknown[0]))
     if "field" not in spec:
-        raise BadInput(errors._message(N_("$getField requires 'field' to be specified")))
+        raise BadInput(Message(N_("$getField requires 'field' to be specified")))
     field = _constant_string(spec["field"])
     source = compile_expression(spec.get("input", "$$CURRENT"), depth)
 
@@ -355,7 +355,7 @@ def _get_field(op: str, args: Any, depth: int) -> Expression:
         if _nullish(value):
             return None
         if not isinstance(value, dict):
-            raise BadInput(errors._message(N_("$getField requires 'input' to evaluate to type "
+            raise BadInput(Message(N_("$getField requires 'input' to evaluate to type "
                                               "Object, found {type} (MongoDB fails the whole "
                                               "query)"), type=bson_type(value)))
         return value.get(field, MISSING)
@@ -367,11 +367,11 @@ def _constant_string(field: Any) -> str:
     if isinstance(field, dict) and list(field) == ["$literal"]:
         field = field["$literal"]
     elif isinstance(field, str) and field.startswith("$"):
-        raise BadInput(errors._message(N_("$getField requires 'field' to evaluate to a "
+        raise BadInput(Message(N_("$getField requires 'field' to evaluate to a "
                                           "constant; a name that starts with '$' goes in "
                                           "{$literal: …}")))
     if not isinstance(field, str):
-        raise BadInput(errors._message(N_("$getField requires 'field' to evaluate to type "
+        raise BadInput(Message(N_("$getField requires 'field' to evaluate to type "
                                           "String")))
     return field
 
@@ -382,7 +382,7 @@ def _size(op: str, args: Any, depth: int) -> Expression:
     def run(doc: dict[str, Any]) -> int:
         value = item(doc)
         if type(value) is not list:
-            raise BadInput(errors._message(N_("The argument to $size must be an array. Type of "
+            raise BadInput(Message(N_("The argument to $size must be an array. Type of "
                                               "argument: {type} (MongoDB fails the whole "
                                               "query)"), type=bson_type(value)))
         return len(value)
@@ -399,13 +399,13 @@ def _element_at(array: Any, index: Any) -> Any:
     if _nullish(array) or _nullish(index):
         return None
     if type(array) is not list:
-        raise BadInput(errors._message(N_("$arrayElemAt's first argument must be an array, but "
+        raise BadInput(Message(N_("$arrayElemAt's first argument must be an array, but "
                                           "is {type} (MongoDB fails the whole query)"),
                                        type=bson_type(array)))
     number = as_number(index)
     position = whole(number) if number is not None else None
     if position is None or not -(2**31) <= position < 2**31:
-        raise BadInput(errors._message(N_("$arrayElemAt's second argument must be a number "
+        raise BadInput(Message(N_("$arrayElemAt's second argument must be a number "
                                           "representable as a 32-bit integer, not {index} "
                                           "(MongoDB fails the whole query)"), index=repr(index)))
     if position < 0:
@@ -417,14 +417,14 @@ def _regex_match(op: str, args: Any, depth: int) -> Expression:
     """``{$regexMatch: {input, regex, options}}`` by PCRE2, as ``$regex`` in a filter: false
     where the input or the regex is null."""
     if not isinstance(args, dict):
-        raise BadInput(errors._message(N_("$regexMatch expects an object of named arguments")))
+        raise BadInput(Message(N_("$regexMatch expects an object of named arguments")))
     unknown = sorted(set(args) - {"input", "regex", "options"})
     if unknown:
-        raise BadInput(errors._message(N_("$regexMatch found an unknown argument: {name}"),
+        raise BadInput(Message(N_("$regexMatch found an unknown argument: {name}"),
                                        name=unknown[0]))
     for name in ("input", "regex"):
         if name not in args:
-            raise BadInput(errors._message(N_("$regexMatch requires {name} parameter"),
+            raise BadInput(Message(N_("$regexMatch requires {name} parameter"),
                                            name=repr(name)))
     source = compile_expression(args["input"], depth)
     pattern = compile_expression(args["regex"], depth)
@@ -436,7 +436,7 @@ def _regex_match(op: str, args: Any, depth: int) -> Expression:
         if _nullish(text) or search is None:
             return False
         if not isinstance(text, str):
-            raise BadInput(errors._message(N_("$regexMatch needs 'input' to be of type string, "
+            raise BadInput(Message(N_("$regexMatch needs 'input' to be of type string, "
                                               "found {type} (MongoDB fails the whole query)"),
                                            type=bson_type(text)))
         return search(text)
@@ -449,7 +449,7 @@ def _regex_search(pattern: Any, options: Any) -> Search | None:
         options = None
     if _nullish(pattern):
         if options is not None and not isinstance(options, str):
-            raise BadInput(errors._message(N_("$regexMatch needs 'options' to be of type "
+            raise BadInput(Message(N_("$regexMatch needs 'options' to be of type "
                                               "string")))
         return None
     source, flags = regex_source(pattern, options, "$regexMatch")

@@ -28,9 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from labkit import errors
 from labkit._paths import CHECKOUT, PACKAGE
-from labkit.errors import N_, BadInput, Shown
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message, Shown
 from labkit.model import _fastread
 from labkit.model.bson_order import bson_type
 
@@ -79,7 +79,7 @@ def read_bytes(path: str | Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | nonblocking)
     except OSError as exc:
-        raise BadInput(errors._message(N_("cannot read {path}: {error}"), path=str(path),
+        raise BadInput(Message(N_("cannot read {path}: {error}"), path=str(path),
                                        error=exc.strerror)) from exc
     try:
         _check_kind_and_size(path, os.fstat(fd))
@@ -96,13 +96,13 @@ def _check_kind_and_size(path: str | Path, status: os.stat_result) -> None:
     if stat.S_ISREG(status.st_mode):
         _check_size(path, status.st_size)
     elif not stat.S_ISFIFO(status.st_mode):
-        raise BadInput(errors._message(N_("{path} is not a regular file or a pipe; give a file "
+        raise BadInput(Message(N_("{path} is not a regular file or a pipe; give a file "
                                           "of documents"), path=str(path)))
 
 
 def _check_size(path: str | Path, size: int) -> None:
     if size > MAX_FILE_BYTES:
-        raise BadInput(errors._message(N_("{path} is larger than {mib:,} MiB, the most labkit "
+        raise BadInput(Message(N_("{path} is larger than {mib:,} MiB, the most labkit "
                                           "reads (see labkit --help)"), path=str(path),
                                        mib=MAX_FILE_BYTES // 2**20))
 
@@ -122,7 +122,7 @@ def _read_within_bound(path: str | Path, stream: io.FileIO) -> bytes:
 def _named(where: str) -> str:
     """``where`` (a path, an option, a label marked with ``N_``) as a message's value: a label
     is shown in the learner's language, anything else as it is."""
-    return where if isinstance(where, Shown) else errors._message(where)
+    return where if isinstance(where, Shown) else Message(where)
 
 
 def check_integer_text(text: str, where: str) -> None:
@@ -130,7 +130,7 @@ def check_integer_text(text: str, where: str) -> None:
     it (Python refuses beyond 4,300, and a long conversion costs quadratic time)."""
     digits = len(text) - (text[:1] in "+-")
     if digits > MAX_INTEGER_DIGITS:
-        raise BadInput(errors._message(N_("{where} holds an integer of {digits:,} digits; "
+        raise BadInput(Message(N_("{where} holds an integer of {digits:,} digits; "
                                           "labkit reads at most {most:,} (a 64-bit integer has "
                                           "19)"), where=_named(where), digits=digits,
                                        most=MAX_INTEGER_DIGITS))
@@ -164,7 +164,7 @@ class _Decoder:
         if self.nul:
             for name in doc:
                 if "\0" in name:
-                    raise BadInput(errors._message(N_(
+                    raise BadInput(Message(N_(
                         "the field name {name} holds a NUL character, which a BSON field name "
                         "cannot hold"), name=repr(name)))
         for name in doc:
@@ -178,7 +178,7 @@ class _Decoder:
     def _wrapper(self, doc: dict[str, Any]) -> Any:
         names = set(doc)
         for name in names & self._SINGLE.keys():
-            raise BadInput(errors._message(N_("{name} takes no other fields: {fields}"),
+            raise BadInput(Message(N_("{name} takes no other fields: {fields}"),
                                            name=name, fields=str(sorted(names))))
         if "$binary" in names:
             return self._binary(doc)
@@ -192,14 +192,14 @@ class _Decoder:
                          self._cstring(self._text(doc.get("$options", ""), "$options"),
                                        "$options"))
         if "$dbPointer" in names:
-            raise BadInput(errors._message(N_("the model does not handle the deprecated "
+            raise BadInput(Message(N_("the model does not handle the deprecated "
                                               "DBPointer type")))
         return doc  # a DBRef, a query operator, or a field name that starts with $
 
     @staticmethod
     def _text(value: Any, what: str) -> str:
         if not isinstance(value, str):
-            raise BadInput(errors._message(N_("{what} needs a string, not {value}"), what=what,
+            raise BadInput(Message(N_("{what} needs a string, not {value}"), what=what,
                                            value=repr(value)))
         return value
 
@@ -207,7 +207,7 @@ class _Decoder:
     def _cstring(text: str, what: str) -> str:
         """``text``, a regular expression's pattern or options, which BSON keeps NUL-ended."""
         if "\0" in text:
-            raise BadInput(errors._message(N_("{what} holds a NUL character, which a BSON "
+            raise BadInput(Message(N_("{what} holds a NUL character, which a BSON "
                                               "regular expression cannot hold"), what=what))
         return text
 
@@ -216,14 +216,14 @@ class _Decoder:
 
         text = self._text(value, "$oid")
         if len(text) != 24 or not all(c in "0123456789abcdefABCDEF" for c in text):
-            raise BadInput(errors._message(N_("$oid needs 24 hexadecimal digits, not {text}"),
+            raise BadInput(Message(N_("$oid needs 24 hexadecimal digits, not {text}"),
                                            text=repr(text)))
         return ObjectId(text)
 
     def _integer(self, value: Any, what: str, bits: int) -> int:
         text = self._text(value, what)
         if not self._INT.fullmatch(text):
-            raise BadInput(errors._message(N_("{what} needs a decimal integer string, not "
+            raise BadInput(Message(N_("{what} needs a decimal integer string, not "
                                               "{text}"), what=what, text=repr(text[:40])))
         # Leading zeros, however many, are read as libbson's strtoll reads them: the bound is on
         # the digits that count.
@@ -232,7 +232,7 @@ class _Decoder:
         check_integer_text(digits, what)
         number = -int(digits) if negative else int(digits)
         if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
-            raise BadInput(errors._message(N_("{what} {text} is out of range for a {bits}-bit "
+            raise BadInput(Message(N_("{what} {text} is out of range for a {bits}-bit "
                                               "integer"), what=what, text=text, bits=bits))
         return number
 
@@ -253,11 +253,11 @@ class _Decoder:
     def _double(self, value: Any) -> Any:
         text = self._text(value, "$numberDouble")
         if not self._DOUBLE.fullmatch(text):
-            raise BadInput(errors._message(N_("$numberDouble needs a number string, not "
+            raise BadInput(Message(N_("$numberDouble needs a number string, not "
                                               "{text}"), text=repr(text[:40])))
         number = float(text)
         if math.isinf(number) and text[-1] != "y":  # beyond a double, not spelt Infinity
-            raise BadInput(errors._message(N_("$numberDouble {text} is beyond a double's range; "
+            raise BadInput(Message(N_("$numberDouble {text} is beyond a double's range; "
                                               "write \"Infinity\" or \"-Infinity\" for "
                                               "infinity"), text=repr(text[:40])))
         return number
@@ -277,7 +277,7 @@ class _Decoder:
                 raise ValueError(text)
             number = Decimal128(text)
         except (ValueError, TypeError, ArithmeticError):
-            raise BadInput(errors._message(N_("$numberDecimal {text} is not a Decimal128 "
+            raise BadInput(Message(N_("$numberDecimal {text} is not a Decimal128 "
                                               "number"), text=repr(text[:40]))) from None
         # libbson keeps no NaN's sign (BSON_DECIMAL128_SET_NAN): one NaN.
         return Decimal128("NaN") if number.to_decimal().is_nan() else number
@@ -287,7 +287,7 @@ class _Decoder:
 
         text = self._text(value, "$uuid")
         if not re.fullmatch(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", text):
-            raise BadInput(errors._message(N_("$uuid needs a UUID such as "
+            raise BadInput(Message(N_("$uuid needs a UUID such as "
                                               "0f8fad5b-d9cb-469f-a165-70867728950e, not {text}"),
                                            text=repr(text)))
         return Binary(uuid.UUID(text).bytes, 4)
@@ -301,15 +301,15 @@ class _Decoder:
         body = doc["$binary"]
         if isinstance(body, dict) and set(doc) == {"$binary"}:
             if set(body) != {"base64", "subType"}:
-                raise BadInput(errors._message(N_("$binary needs exactly base64 and subType")))
+                raise BadInput(Message(N_("$binary needs exactly base64 and subType")))
             data, subtype = body["base64"], body["subType"]
         elif isinstance(body, str) and set(doc) == {"$binary", "$type"}:
             data, subtype = body, doc["$type"]
         else:
-            raise BadInput(errors._message(N_("$binary needs {\"base64\": …, \"subType\": …}")))
+            raise BadInput(Message(N_("$binary needs {\"base64\": …, \"subType\": …}")))
         data, subtype = self._text(data, "base64"), self._text(subtype, "subType")
         if not re.fullmatch(r"[0-9a-fA-F]{1,2}", subtype):
-            raise BadInput(errors._message(N_("$binary subType needs one or two hex digits, "
+            raise BadInput(Message(N_("$binary subType needs one or two hex digits, "
                                               "not {subtype}"), subtype=repr(subtype)))
         try:
             raw = base64.b64decode(data, validate=True)
@@ -317,11 +317,11 @@ class _Decoder:
             if base64.b64encode(raw) != data.encode():
                 raise ValueError(data)
         except (binascii.Error, ValueError):
-            raise BadInput(errors._message(N_("$binary base64 {data} is not base64"),
+            raise BadInput(Message(N_("$binary base64 {data} is not base64"),
                                            data=repr(data[:40]))) from None
         number = int(subtype, 16)
         if number == 4 and len(raw) != 16:
-            raise BadInput(errors._message(N_("a UUID (BinData subtype 4) has 16 bytes, not "
+            raise BadInput(Message(N_("a UUID (BinData subtype 4) has 16 bytes, not "
                                               "{count:,}"), count=len(raw)))
         return Binary(raw, number)
 
@@ -329,10 +329,10 @@ class _Decoder:
         from bson import Code
 
         if not set(doc) <= {"$code", "$scope"}:
-            raise BadInput(errors._message(N_("$code takes only $scope beside it")))
+            raise BadInput(Message(N_("$code takes only $scope beside it")))
         scope = doc.get("$scope")
         if scope is not None and not isinstance(scope, dict):
-            raise BadInput(errors._message(N_("$scope needs a document")))
+            raise BadInput(Message(N_("$scope needs a document")))
         return Code(self._text(doc["$code"], "$code"), scope)
 
     def _date(self, value: Any) -> Any:
@@ -347,11 +347,11 @@ class _Decoder:
         elif isinstance(value, str):
             ms = self._iso_millis(value)
         else:
-            raise BadInput(errors._message(N_("$date needs an ISO-8601 string or "
+            raise BadInput(Message(N_("$date needs an ISO-8601 string or "
                                               "{{\"$numberLong\": …}}, not {value}"),
                                            value=repr(value)))
         if not -(2**63) <= ms < 2**63:
-            raise BadInput(errors._message(N_("$date {ms} ms is out of range for a BSON Date"),
+            raise BadInput(Message(N_("$date {ms} ms is out of range for a BSON Date"),
                                            ms=str(ms)))
         try:
             return _EPOCH + dt.timedelta(milliseconds=ms)
@@ -380,7 +380,7 @@ class _Decoder:
                     and minute <= 59 and second <= 59 and zone[0] <= 23 and zone[1] <= 59:
                 days = _days_from_civil(year, month, day)
                 return (((days * 24 + hour) * 60 + minute - offset) * 60 + second) * 1000 + millis
-        raise BadInput(errors._message(N_(
+        raise BadInput(Message(N_(
             "$date {text} is not a date as Extended JSON writes one: yyyy-mm-ddThh:mm, then :ss "
             "and .mmm if given, then Z, ±hhmm or ±hh:mm, naming a day and time that exist"),
             text=repr(text[:40])))
@@ -391,7 +391,7 @@ class _Decoder:
         if not isinstance(value, dict) or set(value) != {"t", "i"} or not all(
                 isinstance(value[k], int) and not isinstance(value[k], bool)
                 and 0 <= value[k] < 2**32 for k in "ti"):
-            raise BadInput(errors._message(N_("$timestamp needs {\"t\": seconds, \"i\": "
+            raise BadInput(Message(N_("$timestamp needs {\"t\": seconds, \"i\": "
                                               "increment}, unsigned 32-bit integers")))
         return Timestamp(value["t"], value["i"])
 
@@ -399,7 +399,7 @@ class _Decoder:
         from bson import Regex
 
         if not isinstance(value, dict) or set(value) != {"pattern", "options"}:
-            raise BadInput(errors._message(N_("$regularExpression needs {\"pattern\": …, "
+            raise BadInput(Message(N_("$regularExpression needs {\"pattern\": …, "
                                               "\"options\": …}")))
         return Regex(self._cstring(self._text(value["pattern"], "pattern"), "pattern"),
                      self._cstring(self._text(value["options"], "options"), "options"))
@@ -411,21 +411,21 @@ class _Decoder:
         from bson import MinKey
 
         if type(value) is not int or value != 1:  # not true, not 1.0 (the corpus: parse errors)
-            raise BadInput(errors._message(N_("$minKey needs the value 1")))
+            raise BadInput(Message(N_("$minKey needs the value 1")))
         return MinKey()
 
     def _max_key(self, value: Any) -> Any:
         from bson import MaxKey
 
         if type(value) is not int or value != 1:
-            raise BadInput(errors._message(N_("$maxKey needs the value 1")))
+            raise BadInput(Message(N_("$maxKey needs the value 1")))
         return MaxKey()
 
     def _undefined(self, value: Any) -> Any:
         from labkit.model.bson_order import UNDEFINED
 
         if value is not True:
-            raise BadInput(errors._message(N_("$undefined needs the value true")))
+            raise BadInput(Message(N_("$undefined needs the value true")))
         return UNDEFINED
 
     _SINGLE: ClassVar[dict[str, Callable[[_Decoder, Any], Any]]] = {
@@ -465,7 +465,7 @@ def _json_int(text: str) -> int:
     if -(2**31) <= number < 2**31:
         return number
     if not -(2**63) <= number < 2**63:
-        raise BadInput(errors._message(N_("the integer {text} does not fit in 64 bits"),
+        raise BadInput(Message(N_("the integer {text} does not fit in 64 bits"),
                                        text=text[:30]))
     from bson import Int64
 
@@ -490,7 +490,7 @@ def _check_depth_and_text(value: Any, where: str, strings: bool) -> None:
                 _utf8(item, where)
             continue
         if depth > MAX_DEPTH:
-            raise BadInput(errors._message(N_("{where} is nested more than {depth} levels deep "
+            raise BadInput(Message(N_("{where} is nested more than {depth} levels deep "
                                               "(MongoDB's limit)"), where=_named(where),
                                            depth=MAX_DEPTH))
         for child in children:
@@ -503,7 +503,7 @@ def _utf8(text: str, where: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         bad = text[exc.start]
-        raise BadInput(errors._message(N_("{where} holds a lone surrogate U+{code:04X}, which is "
+        raise BadInput(Message(N_("{where} holds a lone surrogate U+{code:04X}, which is "
                                           "not valid UTF-8 (BSON strings are UTF-8)"),
                                        where=_named(where), code=ord(bad))) from None
 
@@ -513,7 +513,7 @@ def _json_float(text: str) -> float:
     refused, as libbson refuses it (where Python's float makes it an infinity)."""
     number = float(text)
     if math.isinf(number):
-        raise BadInput(errors._message(N_("the number {text} is beyond a double's range; write "
+        raise BadInput(Message(N_("the number {text} is beyond a double's range; write "
                                           "{{\"$numberDouble\": \"Infinity\"}} for infinity"),
                                        text=text[:40]))
     return number
@@ -522,7 +522,7 @@ def _json_float(text: str) -> float:
 def _json_constant(word: str) -> float:
     """NaN, Infinity and -Infinity written bare, which Python's json reads and JSON (RFC 8259,
     section 6) and libbson do not: refused, with the Extended JSON to write."""
-    raise BadInput(errors._message(N_("{word} is not a JSON number; write "
+    raise BadInput(Message(N_("{word} is not a JSON number; write "
                                       "{{\"$numberDouble\": \"{word}\"}}"), word=word))
 
 
@@ -541,21 +541,21 @@ def _loads(text: str, where: str, query: bool = False, depth: bool = True) -> An
     try:
         bare = _BARE_DATE.search(text) if '"$date"' in text else None
         if bare is not None:
-            raise BadInput(errors._message(N_("$date needs an ISO-8601 string or "
+            raise BadInput(Message(N_("$date needs an ISO-8601 string or "
                                               "{{\"$numberLong\": …}}, not {value}"),
                                            value=bare.group(1)[:40]))
         value = json.loads(text, object_hook=_Decoder(query, nul="\\u0000" in text),
                            parse_int=_json_int, parse_constant=_json_constant,
                            parse_float=_json_float if _MAY_OVERFLOW.search(text) else float)
     except RecursionError:
-        raise BadInput(errors._message(N_("{where} is nested too deeply to read (MongoDB "
+        raise BadInput(Message(N_("{where} is nested too deeply to read (MongoDB "
                                           "allows {depth} levels)"), where=_named(where),
                                        depth=MAX_DEPTH)) from None
     except (ValueError, TypeError) as exc:  # BadInput is a ValueError: keep its message
         if isinstance(exc, BadInput):
-            raise BadInput(errors._message("{where}: {problem}", where=_named(where),
+            raise BadInput(Message("{where}: {problem}", where=_named(where),
                                            problem=exc.args[0])) from None
-        raise BadInput(errors._message(N_("{where} is not Extended JSON: {error}"),
+        raise BadInput(Message(N_("{where} is not Extended JSON: {error}"),
                                        where=_named(where), error=str(exc))) from None
     strings = ("\\u" in text or not text.isascii()) and bool(_SURROGATE.search(text))
     if strings or (depth and _might_be_deep(text)):
@@ -576,14 +576,14 @@ def parse(text: str, where: str = N_("the input")) -> list[Document]:
     first_line = 1 + text[:text.find(stripped[:1]) if stripped else 0].count("\n")
     del text  # a file's worth of memory, where stripping made a copy
     if not stripped:
-        raise BadInput(errors._message(N_("{where} is empty: no documents"),
+        raise BadInput(Message(N_("{where} is empty: no documents"),
                                        where=_named(where)))
     docs: list[Document]
     if stripped.startswith("["):
         fast = _fastread.documents(stripped)
         docs = _loads(stripped, where) if fast is None else fast
         if not isinstance(docs, list):
-            raise BadInput(errors._message(N_("{where}: expected an array of documents"),
+            raise BadInput(Message(N_("{where}: expected an array of documents"),
                                            where=_named(where)))
     else:
         # The C path is handed the only copy of the array's text, which it frees while decoding.
@@ -596,14 +596,14 @@ def parse(text: str, where: str = N_("the input")) -> list[Document]:
             docs = _loads("[" + "\n,".join(lines) + "]", where, depth=False)
             if len(docs) != len(lines):  # a document ran over its line's end (as "[1" and
                 # "2]" do), or a line held two: only reading each line says which
-                raise BadInput(errors._message(N_("{where}: a document runs past the end of its "
+                raise BadInput(Message(N_("{where}: a document runs past the end of its "
                                                   "line, or a line holds more than one"),
                                                where=_named(where)))
             for doc, line in zip(docs, lines, strict=True):
                 if _might_be_deep(line):
                     _check_depth_and_text(doc, where, strings=False)
         except BadInput:  # read again line by line, to say which line is wrong
-            docs = [_loads(line, errors._message(N_("{where}, line {line:d}"),
+            docs = [_loads(line, Message(N_("{where}, line {line:d}"),
                                                  where=_named(where), line=number))
                     for number, line in enumerate(stripped.split("\n"), start=first_line)
                     if line.strip()]
@@ -633,18 +633,18 @@ def _only_documents(docs: list[Any], where: str, lines: str | None = None,
                    if line.strip()]
         at = next(i for i, doc in enumerate(docs) if not isinstance(doc, dict))
         if len(numbers) == len(docs):
-            raise BadInput(errors._message(N_("{where}, line {line:d}: expected a document (an "
+            raise BadInput(Message(N_("{where}, line {line:d}: expected a document (an "
                                               "object in braces), not a value of type {type}"),
                                            where=_named(where), line=numbers[at],
                                            type=bson_type(docs[at])))
-    raise BadInput(errors._message(N_("{where}: expected an array of documents, or one document "
+    raise BadInput(Message(N_("{where}: expected an array of documents, or one document "
                                       "per line"), where=_named(where)))
 
 
 def parse_value(text: str, where: str = N_("the filter")) -> Any:
     """Parse one Extended JSON value (a filter, an operand); ``$regex`` stays an operator."""
     if not text.strip():
-        raise BadInput(errors._message(N_("{where} is empty"), where=_named(where)))
+        raise BadInput(Message(N_("{where} is empty"), where=_named(where)))
     return _loads(text, where, query=True)
 
 
@@ -657,7 +657,7 @@ def _text(data: bytes, path: str | Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise BadInput(errors._message(N_("{path} is not UTF-8 text (byte 0x{byte:02x} at "
+        raise BadInput(Message(N_("{path} is not UTF-8 text (byte 0x{byte:02x} at "
                                           "offset {offset:,})"), path=str(path),
                                        byte=data[exc.start], offset=exc.start)) from None
 
@@ -670,7 +670,7 @@ def names() -> list[str]:
 def load(name: str) -> list[Document]:
     """The documents of collection ``name`` from ``data/<name>.json``."""
     if name not in names():
-        raise BadInput(errors._message(N_("no fixture {name}; known: {known}"), name=repr(name),
+        raise BadInput(Message(N_("no fixture {name}; known: {known}"), name=repr(name),
                                        known=", ".join(names())))
     return read(DATA / f"{name}.json")
 

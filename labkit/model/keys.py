@@ -14,8 +14,8 @@ import struct
 import time
 from collections.abc import Iterator
 
-from labkit import errors
-from labkit.errors import N_, BadInput
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 KINDS = ("uuid4", "uuid7", "objectid", "int")
 EXTRA_KINDS = ("uuid7-naive",)
@@ -28,7 +28,7 @@ def parse_kinds(text: str) -> list[str]:
     known = KINDS + EXTRA_KINDS
     unknown = [k for k in kinds if k not in known]
     if unknown or not kinds:
-        raise BadInput(errors._message(N_("unknown key kind {kind}; choose from {known}"),
+        raise BadInput(Message(N_("unknown key kind {kind}; choose from {known}"),
                                        kind=repr(unknown[0] if unknown else text),
                                        known=", ".join(known)))
     return kinds
@@ -81,7 +81,7 @@ def stream(kind: str, n: int) -> Iterator[bytes]:
     if kind not in _MAKERS:
         parse_kinds(kind)
     if n < 1:
-        raise BadInput(errors._message(N_("the number of keys must be at least 1, not {n}"),
+        raise BadInput(Message(N_("the number of keys must be at least 1, not {n}"),
                                        n=repr(n)))
     return itertools.islice(_MAKERS[kind](), n)
 

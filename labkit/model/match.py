@@ -10,8 +10,8 @@ from typing import Any
 
 from bson import Decimal128, Int64, Regex
 
-from labkit import errors
-from labkit.errors import N_, BadInput
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 from labkit.model.bson_order import (
     MISSING,
     NUMBER_TYPES,
@@ -160,7 +160,7 @@ def _comparison(op: str, operand: Any, version: str) -> ValuesTest:
     """``{$eq|$gt|…: operand}`` on the candidates: only values in the operand's bracket;
     strings, inside documents and arrays too, by the collation in force."""
     if operand is UNDEFINED:
-        raise BadInput(errors._message(N_("{op}: cannot compare to undefined"), op=op))
+        raise BadInput(Message(N_("{op}: cannot compare to undefined"), op=op))
     if operand is None:
         return _null_comparison(op, version)
     strings = strings_in_force()
@@ -260,21 +260,21 @@ def _equality(item: Any, version: str) -> ValuesTest:
 def _type_test(wanted: Any) -> Callable[[Any], bool]:
     names = wanted if isinstance(wanted, list) else [wanted]
     if not names:
-        raise BadInput(errors._message(N_("$type must name at least one type")))
+        raise BadInput(Message(N_("$type must name at least one type")))
     kinds = set()
     for name in names:
         if isinstance(name, bool) or not isinstance(name, int | float | Int64 | Decimal128 | str):
-            raise BadInput(errors._message(N_("$type: {name} is not a type name or number"),
+            raise BadInput(Message(N_("$type: {name} is not a type name or number"),
                                            name=repr(name)))
         if not isinstance(name, str):
             number = name.to_decimal() if isinstance(name, Decimal128) else name
             finite = number == number and abs(number) != float("inf")  # int() refuses NaN, inf
             if not finite or number != int(number) or int(number) not in TYPE_CODES:
-                raise BadInput(errors._message(N_("$type: {name} is not a BSON type number"),
+                raise BadInput(Message(N_("$type: {name} is not a BSON type number"),
                                                name=repr(name)))
             name = TYPE_CODES[int(number)]
         elif name not in TYPE_NAMES:
-            raise BadInput(errors._message(N_("$type: unknown type name {name}"),
+            raise BadInput(Message(N_("$type: unknown type name {name}"),
                                            name=repr(name)))
         kinds.add(name)
     if "number" in kinds:
@@ -311,33 +311,33 @@ def _mod_operand(operand: Any) -> tuple[int, int]:
     """``$mod``'s divisor and remainder, both truncated toward zero; BadInput unless both are
     numbers whose truncation is a 64-bit integer and the divisor is not 0 (since 5.1)."""
     if not isinstance(operand, list) or len(operand) != 2:
-        raise BadInput(errors._message(N_("$mod needs an array of two numbers: [divisor, "
+        raise BadInput(Message(N_("$mod needs an array of two numbers: [divisor, "
                                           "remainder]")))
     wholes: list[int] = []
     for item in operand:
         number = as_number(item)
         if number is None:
-            raise BadInput(errors._message(N_("$mod needs an array of two numbers: [divisor, "
+            raise BadInput(Message(N_("$mod needs an array of two numbers: [divisor, "
                                               "remainder]")))
         whole = _as_int64(number)
         if whole is None:
-            raise BadInput(errors._message(N_("$mod: the divisor and remainder must be finite "
+            raise BadInput(Message(N_("$mod: the divisor and remainder must be finite "
                                               "numbers that fit in a 64-bit integer")))
         wholes.append(whole)
     divisor, remainder = wholes
     if divisor == 0:
-        raise BadInput(errors._message(N_("$mod: the divisor cannot be 0")))
+        raise BadInput(Message(N_("$mod: the divisor cannot be 0")))
     return divisor, remainder
 
 
 def _size_test(operand: Any) -> Callable[[list[Any]], bool]:
     number = as_number(operand) if not isinstance(operand, bool) else None
     if number is None:
-        raise BadInput(errors._message(N_("$size needs a number")))
+        raise BadInput(Message(N_("$size needs a number")))
     if number != number or number != int(number):
-        raise BadInput(errors._message(N_("$size needs a whole number")))
+        raise BadInput(Message(N_("$size needs a whole number")))
     if number < 0:
-        raise BadInput(errors._message(N_("$size may not be negative")))
+        raise BadInput(Message(N_("$size may not be negative")))
     size = int(number)
     return lambda array: len(array) == size
 
@@ -355,11 +355,11 @@ def compile_filter(query: Any, version: str, depth: int = 0, *,
             return compile_filter(query, version, depth)
     depth = deeper(depth)
     if not isinstance(query, dict):
-        raise BadInput(errors._message(N_("a filter is a document")))
+        raise BadInput(Message(N_("a filter is a document")))
     tests: list[Test] = []
     for name, condition in query.items():
         if not isinstance(name, str):
-            raise BadInput(errors._message(N_("a filter's field names are strings")))
+            raise BadInput(Message(N_("a filter's field names are strings")))
         if name in _LOGICAL:
             tests.append(_logical(name, condition, version, depth))
         elif name == "$expr":
@@ -368,7 +368,7 @@ def compile_filter(query: Any, version: str, depth: int = 0, *,
         elif name == "$comment":
             continue
         elif name.startswith("$"):
-            raise BadInput(errors._message(N_("the model does not know the top-level operator "
+            raise BadInput(Message(N_("the model does not know the top-level operator "
                                           "{op}"), op=name))
         else:
             tests.append(_field_test(name, condition, version, depth))
@@ -383,10 +383,10 @@ def _truthy_test(expression: Expression) -> Test:
 
 def _logical(name: str, clauses: Any, version: str, depth: int) -> Test:
     if not isinstance(clauses, list) or not clauses:
-        raise BadInput(errors._message(N_("{op} needs a non-empty array of filter documents"),
+        raise BadInput(Message(N_("{op} needs a non-empty array of filter documents"),
                                        op=name))
     if not all(isinstance(clause, dict) for clause in clauses):
-        raise BadInput(errors._message(N_("{op} needs a non-empty array of filter documents"),
+        raise BadInput(Message(N_("{op} needs a non-empty array of filter documents"),
                                        op=name))
     tests = [compile_filter(clause, version, depth) for clause in clauses]
     if name == "$and":
@@ -449,10 +449,10 @@ def _condition(condition: Any, version: str, depth: int) -> ValuesTest:
 def _operators(condition: dict[str, Any], version: str, depth: int) -> list[ValuesTest]:
     tests: list[ValuesTest] = []
     if "$options" in condition and "$regex" not in condition:
-        raise BadInput(errors._message(N_("$options needs a $regex beside it")))
+        raise BadInput(Message(N_("$options needs a $regex beside it")))
     for op, operand in condition.items():
         if not isinstance(op, str) or not op.startswith("$"):
-            raise BadInput(errors._message(N_("unknown operator {op}: a condition mixes "
+            raise BadInput(Message(N_("unknown operator {op}: a condition mixes "
                                               "operators and fields"), op=repr(op)))
         if op == "$options":
             continue
@@ -466,7 +466,7 @@ def _operators(condition: dict[str, Any], version: str, depth: int) -> list[Valu
 def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     compile_operator = _QUERY_OPERATORS.get(op)
     if compile_operator is None:
-        raise BadInput(errors._message(N_("the model does not know the query operator {op}"),
+        raise BadInput(Message(N_("the model does not know the query operator {op}"),
                                        op=op))
     return compile_operator(op, operand, version, depth)
 
@@ -517,10 +517,10 @@ def _mod(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
 
 def _in_test(op: str, operand: Any, version: str) -> ValuesTest:
     if not isinstance(operand, list):
-        raise BadInput(errors._message(N_("{op} needs an array"), op=op))
+        raise BadInput(Message(N_("{op} needs an array"), op=op))
     for item in operand:
         if _is_operator_object(item):
-            raise BadInput(errors._message(N_("{op}: cannot nest an operator ({inner}) inside "
+            raise BadInput(Message(N_("{op}: cannot nest an operator ({inner}) inside "
                                               "{op}"), op=op, inner=next(iter(item))))
     tests = [_equality(item, version) for item in operand]
     return lambda candidates: any(test(candidates) for test in tests)
@@ -531,11 +531,11 @@ def _not(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
         test = _regex(operand)
         return lambda values: not any(test(c) for c in _expand(values))
     if not isinstance(operand, dict):
-        raise BadInput(errors._message(N_("$not needs a regex or a document of operators")))
+        raise BadInput(Message(N_("$not needs a regex or a document of operators")))
     if not operand:
-        raise BadInput(errors._message(N_("$not cannot be empty")))
+        raise BadInput(Message(N_("$not cannot be empty")))
     if not _is_operator_object(operand):
-        raise BadInput(errors._message(N_("$not needs a document of operators, such as "
+        raise BadInput(Message(N_("$not needs a document of operators, such as "
                                           "{\"$gt\": 5}")))
     tests = _operators(operand, version, deeper(depth))
     return lambda values: not all(test(values) for test in tests)
@@ -544,7 +544,7 @@ def _not(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
 def _elem_match(operand: Any, version: str, depth: int) -> Callable[[Any], bool]:
     """A test of one array element: a filter on a document, or operators on a value."""
     if not isinstance(operand, dict):
-        raise BadInput(errors._message(N_("$elemMatch needs a document")))
+        raise BadInput(Message(N_("$elemMatch needs a document")))
     first = next(iter(operand), None)
     if first is not None and first.startswith("$") and first not in _OBJECT_LEVEL:
         tests = _operators(operand, version, deeper(depth))
@@ -564,13 +564,13 @@ def _elem_match(operand: Any, version: str, depth: int) -> Callable[[Any], bool]
 
 def _all(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     if not isinstance(operand, list):
-        raise BadInput(errors._message(N_("$all needs an array")))
+        raise BadInput(Message(N_("$all needs an array")))
     if not operand:
         return lambda values: False
     elem_matches = [isinstance(item, dict) and next(iter(item), None) == "$elemMatch"
                     for item in operand]
     if any(elem_matches) and not all(elem_matches):
-        raise BadInput(errors._message(N_("$all: either every element is an $elemMatch or none "
+        raise BadInput(Message(N_("$all: either every element is an $elemMatch or none "
                                           "is")))
     if all(elem_matches):
         tests = [_operator("$elemMatch", item["$elemMatch"], version, depth)
@@ -578,7 +578,7 @@ def _all(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
         return lambda values: all(test(values) for test in tests)
     for item in operand:
         if _is_operator_object(item):
-            raise BadInput(errors._message(N_("{op}: cannot nest an operator ({inner}) inside "
+            raise BadInput(Message(N_("{op}: cannot nest an operator ({inner}) inside "
                                               "{op}"), op="$all", inner=next(iter(item))))
     equalities = [_equality(item, version) for item in operand]
     return lambda values: all(test(_expand(values)) for test in equalities)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from labkit import errors
-from labkit.errors import N_, BadInput
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 MAX_TIMESTAMP = 2**32 - 1
 MAX_RANDOM = 2**40 - 1
@@ -70,11 +70,11 @@ def _check_range(name: str, value: int, top: int) -> int:
     """``value``, an integer from 0 to ``top``; else BadInput naming it by ``name`` (marked
     with ``N_``, shown in the learner's language)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(errors._message(N_("{name} must be an integer, not {value}"),
-                                       name=errors._message(name), value=repr(value)))
+        raise BadInput(Message(N_("{name} must be an integer, not {value}"),
+                                       name=Message(name), value=repr(value)))
     if not 0 <= value <= top:
-        raise BadInput(errors._message(N_("{name} {value:d} is outside 0..{top:,}"),
-                                       name=errors._message(name), value=value, top=top))
+        raise BadInput(Message(N_("{name} {value:d} is outside 0..{top:,}"),
+                                       name=Message(name), value=value, top=top))
     return value
 
 
@@ -92,18 +92,18 @@ def _as_bytes(value: object) -> bytes:
     if isinstance(value, str):
         value = value.strip()  # a pasted ID often carries a newline
         if not _HEX24.match(value):
-            raise BadInput(errors._message(N_("{value} is not an ObjectId: expected 24 hex "
+            raise BadInput(Message(N_("{value} is not an ObjectId: expected 24 hex "
                                               "characters"), value=repr(value)))
         return bytes.fromhex(value)
     if isinstance(value, bytes | bytearray):
         if len(value) != 12:
-            raise BadInput(errors._message(N_("an ObjectId is 12 bytes, not {count:,}"),
+            raise BadInput(Message(N_("an ObjectId is 12 bytes, not {count:,}"),
                                            count=len(value)))
         return bytes(value)
     binary = getattr(value, "binary", None)
     if isinstance(binary, bytes) and len(binary) == 12:
         return binary
-    raise BadInput(errors._message(N_("{value} is not an ObjectId"), value=repr(value)))
+    raise BadInput(Message(N_("{value} is not an ObjectId"), value=repr(value)))
 
 
 def build(timestamp: int, random: int, counter: int) -> str:
@@ -133,7 +133,7 @@ def lower_bound(seconds: int) -> str:
 def parse_random(text: str) -> int:
     """Parse a 5-byte random value given as 10 hex characters."""
     if not _HEX10.match(text):
-        raise BadInput(errors._message(N_("random value {text} must be 10 hex characters"),
+        raise BadInput(Message(N_("random value {text} must be 10 hex characters"),
                                        text=repr(text)))
     return int(text, 16)
 
@@ -143,7 +143,7 @@ def parse_time(text: str) -> int:
     text = text.strip()
     if re.fullmatch(r"-?\d+", text):
         if len(text.lstrip("-")) > 20:  # far beyond any timestamp; int() of it is slow or refused
-            raise BadInput(errors._message(N_("time must be between 0 and {most:,} seconds, not "
+            raise BadInput(Message(N_("time must be between 0 and {most:,} seconds, not "
                                               "a {digits:,}-digit number"), most=MAX_TIMESTAMP,
                                            digits=len(text)))
         seconds = int(text)
@@ -151,7 +151,7 @@ def parse_time(text: str) -> int:
         try:
             moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError as exc:
-            raise BadInput(errors._message(N_("{text} is neither seconds since the epoch nor an "
+            raise BadInput(Message(N_("{text} is neither seconds since the epoch nor an "
                                               "ISO 8601 time"), text=repr(text))) from exc
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=dt.UTC)
@@ -189,7 +189,7 @@ class Generator:
         """Return ``count`` (1..100) consecutive ObjectIds made in the same second."""
         _check_range(N_("count"), count, MAX_BATCH)
         if count < 1:
-            raise BadInput(errors._message(N_("count {count:d} is outside 1..{most:,}"),
+            raise BadInput(Message(N_("count {count:d} is outside 1..{most:,}"),
                                            count=count, most=MAX_BATCH))
         seconds = int(self._clock()) if at is None else at
         return [self.next(seconds) for _ in range(count)]

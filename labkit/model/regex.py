@@ -21,8 +21,8 @@ from typing import Any
 
 from bson import Regex
 
-from labkit import errors
-from labkit.errors import N_, BadInput, CannotJudge
+from labkit.errors import BadInput, CannotJudge
+from labkit.i18n import N_, Message
 from labkit.model.bson_order import regex_flags
 
 MAX_PATTERN_BYTES = 32764  # pcre.cpp's kMaxPatternLength, set in the compile context
@@ -54,9 +54,9 @@ def _library() -> Any:
         # and NEVER_BACKSLASH_C on and lets only UCP be taken off.
         cy = importlib.import_module("pcre2._cy")
     except ImportError as exc:
-        raise CannotJudge(errors._message(N_("the model cannot judge a regular expression: "
+        raise CannotJudge(Message(N_("the model cannot judge a regular expression: "
                                              "PCRE2 did not load ({error})"), error=str(exc)),
-                          library="pcre2", hint=errors._message(_HINT)) from None
+                          library="pcre2", hint=Message(_HINT)) from None
     return pcre2, cy
 
 
@@ -65,18 +65,18 @@ def regex_source(pattern: Any, options: Any, op: str = "$regex") -> tuple[str, s
     both) or from a string (flags in the options)."""
     if isinstance(pattern, Regex | re.Pattern):
         if options is not None and regex_flags(pattern):
-            raise BadInput(errors._message(N_("{op}: options given both in the regex and beside "
+            raise BadInput(Message(N_("{op}: options given both in the regex and beside "
                                               "it"), op=op))
         source = pattern.pattern
         if not isinstance(source, str):
-            raise BadInput(errors._message(N_("{op} needs a text pattern"), op=op))
+            raise BadInput(Message(N_("{op} needs a text pattern"), op=op))
         flags = options if options is not None else regex_flags(pattern)
     elif isinstance(pattern, str):
         source, flags = pattern, options or ""
     else:
-        raise BadInput(errors._message(N_("{op} needs a string or a regular expression"), op=op))
+        raise BadInput(Message(N_("{op} needs a string or a regular expression"), op=op))
     if not isinstance(flags, str):
-        raise BadInput(errors._message(N_("{op}: the options are a string"), op=op))
+        raise BadInput(Message(N_("{op}: the options are a string"), op=op))
     return source, flags
 
 
@@ -86,10 +86,10 @@ def compile_regex(source: str, flags: str, op: str = "$regex") -> Search:
     where PCRE2 is not here."""
     bad = sorted(set(flags) - set(FLAGS))
     if bad:
-        raise BadInput(errors._message(N_("{op}: invalid flag {flag} in the regex options"),
+        raise BadInput(Message(N_("{op}: invalid flag {flag} in the regex options"),
                                        op=op, flag=repr(bad[0])))
     if "\x00" in source or "\x00" in flags:
-        raise BadInput(errors._message(N_("{op}: a regular expression cannot contain a NUL "
+        raise BadInput(Message(N_("{op}: a regular expression cannot contain a NUL "
                                           "character"), op=op))
     bits = _UTF
     for flag in flags:
@@ -103,21 +103,21 @@ def _compiled(source: str, bits: int, op: str) -> Search:
     try:
         encoded = source.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadInput(errors._message(N_("{op}: the pattern {pattern} is not valid UTF-8"),
+        raise BadInput(Message(N_("{op}: the pattern {pattern} is not valid UTF-8"),
                                        op=op, pattern=repr(source))) from None
     if len(encoded) > MAX_PATTERN_BYTES:
-        raise BadInput(errors._message(N_("{op}: the regular expression is longer than "
+        raise BadInput(Message(N_("{op}: the regular expression is longer than "
                                           "MongoDB's limit of {most:,} bytes"), op=op,
                                        most=MAX_PATTERN_BYTES))
     try:
         code = cy.compile(encoded, bits, _NOT_MONGODB)
     except pcre2.PatternError as exc:
         if exc.code == _BACKSLASH_C_LIBRARY_DISABLED:
-            raise CannotJudge(errors._message(N_("the model cannot judge {pattern}: this PCRE2 "
+            raise CannotJudge(Message(N_("the model cannot judge {pattern}: this PCRE2 "
                                                  "build refuses \\C, which MongoDB's accepts"),
                                               pattern=repr(source)),
-                              library="pcre2", hint=errors._message(N_("ask a server"))) from None
-        raise BadInput(errors._message(N_("{op}: invalid regular expression {pattern}: {error}"),
+                              library="pcre2", hint=Message(N_("ask a server"))) from None
+        raise BadInput(Message(N_("{op}: invalid regular expression {pattern}: {error}"),
                                        op=op, pattern=repr(source), error=exc.msg)) from None
     pattern = pcre2.Pattern(code, encoded, 0, False, None)
     pattern.jit_compile()

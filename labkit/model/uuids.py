@@ -6,8 +6,8 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from labkit import errors
-from labkit.errors import N_, BadInput
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 from labkit.model.objectid import iso_z
 
 
@@ -19,12 +19,12 @@ def parse(value: object) -> uuid.UUID:
         return uuid.UUID(bytes=value.bytes)
     text = str(value).strip()
     if text.startswith("{") != text.endswith("}"):
-        raise BadInput(errors._message(N_("{value} is not a UUID: its braces do not pair"),
+        raise BadInput(Message(N_("{value} is not a UUID: its braces do not pair"),
                                        value=repr(value)))
     try:
         return uuid.UUID(text)
     except ValueError as exc:
-        raise BadInput(errors._message(N_("{value} is not a UUID: expected 32 hex digits"),
+        raise BadInput(Message(N_("{value} is not a UUID: expected 32 hex digits"),
                                        value=repr(value))) from exc
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from labkit import errors
-from labkit.errors import N_, BadInput
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message
 
 CURRENT_MAJOR = "8.0"  # MongoDB's current major release: the model's rules unless told otherwise
 # The rule sets the model carries. 6.0 and 7.0: {a: null} also matches the deprecated BSON
@@ -18,7 +18,7 @@ def check_rules_version(version: str | None) -> str:
     BadInput otherwise."""
     version = version or CURRENT_MAJOR
     if version not in VERSIONS:
-        raise BadInput(errors._message(N_("the model knows MongoDB {known}, not {version}"),
+        raise BadInput(Message(N_("the model knows MongoDB {known}, not {version}"),
                                        known=", ".join(VERSIONS), version=repr(version)))
     return version
 

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVa
 
 from labkit import _redact
 from labkit._signals import raise_if_stopping
-from labkit.errors import BadInput, ServerStartError, ServerUnavailable, Shown, one_line
-from labkit.i18n import N_, Message
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
+from labkit.i18n import N_, Message, Shown
 from labkit.names import EngineInfo
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
