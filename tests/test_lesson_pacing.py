@@ -102,8 +102,10 @@ def _run_lesson(path: Path) -> list[str]:
     import io
 
     import matplotlib
+    import matplotlib.pyplot as plt
 
     matplotlib.use("Agg")
+    plt.close("all")  # a figure an earlier test left open is no cell's output
     shown: list[str] = []
     namespace: dict[str, object] = {}
     for source in _code_cells(path):

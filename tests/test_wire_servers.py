@@ -271,8 +271,21 @@ def test_the_renewer_renews_the_lease_with_the_servers_clock(wire_server):
 def _renewals(wire_server: WireServer, count: int, timeout: float = 3.0) -> None:
     """Wait until the renewer has sent ``count`` renewals (updates without upsert)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and sum(
-            not s["updates"][0]["upsert"] for s in wire_server.named("update")) < count:
+    while sum(not s["updates"][0]["upsert"] for s in wire_server.named("update")) < count:
+        assert time.monotonic() < deadline, f"fewer than {count} renewals in {timeout} s"
+        time.sleep(0.01)
+
+
+def _until_lost(server: servers.Server, timeout: float = 3.0) -> None:
+    """Wait until the renewer has read the reply that loses the lease: the scripted server
+    records a renewal when it arrives, and the renewer's thread reads the reply a moment later."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            server.check_lease()
+        except ServerUnavailable:
+            return
+        assert time.monotonic() < deadline, f"the lease was not lost in {timeout} s"
         time.sleep(0.01)
 
 
@@ -289,6 +302,7 @@ def test_a_renewal_that_matches_no_lease_loses_it_and_the_run_says_so(wire_serve
     name = server.fresh_database("wire").name
     try:
         _renewals(wire_server, 1)
+        _until_lost(server)
         with pytest.raises(ServerUnavailable) as caught, server.working():
             pass  # the work went well, but its database was dropped under it
         # (As an error keeps it: where the session's DSN password is "labkit", as CI's is, that
@@ -308,22 +322,25 @@ def test_a_renewal_that_matches_no_lease_loses_it_and_the_run_says_so(wire_serve
 def test_renewals_that_fail_until_the_lease_runs_out_lose_it(wire_server):
     """Renewals that all fail (the server hangs up on each) cost nothing until the lease has
     run out; then the run says it was not renewed for that long, with the last failure."""
+    # A renewal the server hung up on waits for pymongo's monitor to find the server again
+    # (half a second at least), so the lease lasts long enough for one to fail before it ends.
     terms = servers.LeaseTerms(every=dt.timedelta(milliseconds=20),
-                               lasts=dt.timedelta(milliseconds=600))
+                               lasts=dt.timedelta(milliseconds=1500))
     wire_server.on("update", LEASE_UPSERTED, times=1)
     wire_server.on("update", hangup=True, match=lambda sent: not sent["updates"][0]["upsert"])
     wire_server.on("dropDatabase", DATABASE_DROPPED)
     server = started(wire_server)
     server.lease = terms
+    made = time.monotonic()
     name = server.fresh_database("wire").name
     try:
-        _renewals(wire_server, 2)
-        server.check_lease()  # failed renewals, the lease not run out: the run goes on
-        time.sleep(0.7)
+        _renewals(wire_server, 1)
+        server.check_lease()  # a failed renewal, the lease not run out: the run goes on
+        time.sleep(max(0.0, made + 1.6 - time.monotonic()))
         with pytest.raises(ServerUnavailable) as caught:
             server.check_lease()
         assert caught.value.message.startswith(servers.redact(f"This run's database {name} on "))
-        assert "lost its lease: it was not renewed for 0.6 s (AutoReconnect: " in \
+        assert "lost its lease: it was not renewed for 1.5 s (AutoReconnect: " in \
             caught.value.message
         assert caught.value.message.endswith(servers.redact("so `labkit clean` may drop it."))
     finally:
