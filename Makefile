@@ -1,9 +1,12 @@
 # Bootstrap targets. Each one creates .venv on first use and reinstalls only
-# when pyproject.toml changes, so repeated runs cost nothing.
+# when pyproject.toml changes, so repeated runs cost nothing. A learner's targets (run, lab,
+# doctor, wiredtiger) install labkit with the lab extra only; `make test` adds the test extra
+# (pytest, mypy, ruff, the wire tests' server), which no lesson needs.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.labkit-installed
+TEST_STAMP := $(VENV)/.labkit-test-installed
 ARGS ?=
 
 .PHONY: run test lab doctor wiredtiger clean
@@ -20,7 +23,7 @@ run: $(STAMP)
 # processes); with bytecode written, each loads labkit's modules compiled instead of compiling
 # them again, which PYTHONDONTWRITEBYTECODE, where set, would switch off (a tenth of the tests'
 # CPU time here). The files go to __pycache__ folders, which git ignores.
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	@report=$$(mktemp); $(BIN)/mypy > "$$report" 2>&1 & typing=$$!; \
 	echo "PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest $(ARGS)"; \
@@ -36,6 +39,9 @@ LAB_AS_ROOT = $(shell $(PYTHON) -c 'import os; print("--allow-root" if hasattr(o
 lab: $(STAMP)
 	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks $(LAB_AS_ROOT) $(ARGS)
 
+# Exit status 0 when labkit and its required packages are in place, with or without a way to
+# MongoDB or PostgreSQL (every lesson runs without a server); 1 when a requirement is missing or
+# a server the environment names (LABKIT_MONGODB_URI, LABKIT_POSTGRES_DSN) cannot be used.
 doctor: $(STAMP)
 	$(BIN)/labkit doctor
 
@@ -49,8 +55,12 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "labkit needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,lab]'
+	$(BIN)/python -m pip install -q -e '.[lab]'
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[test,lab]'
+	touch $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis .mypy_cache .ruff_cache

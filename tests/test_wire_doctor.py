@@ -158,7 +158,7 @@ def test_a_server_that_does_not_answer_connection_status(english, uri_at, wire_s
 @pytest.mark.parametrize(("reply", "probe", "databases", "status", "ready"), [
     (ROLE_SETS["root"][0], None, None, 0, "Ready."),
     (UNAUTHENTICATED, unauthorized("listCollections", db=PROBE_DATABASE), databases(), 1,
-     "No way to a MongoDB server"),
+     "Not ready: MongoDB via LABKIT_MONGODB_URI cannot be used"),
 ])
 def test_labkit_doctor_prints_the_line_and_exits_by_it(english, nothing_available, uri_at,
                                                         wire_server, capsys, reply, probe,

@@ -36,12 +36,16 @@ DOCKER_WAY = N_("MongoDB via Docker")
 @dataclass
 class Check:
     """One requirement: whether it is met, what was found, and whether labkit needs it (its
-    name and detail in the language in use when it was checked)."""
+    name and detail in the language in use when it was checked). A way to a server is never
+    needed unless the environment names that server: then it must work."""
 
     name: str
     ok: bool
     detail: str
     required: bool = True
+    # A server the environment names (LABKIT_MONGODB_URI, LABKIT_POSTGRES_DSN): asked for, so
+    # required, though a server itself is optional.
+    named: bool = False
 
     def line(self) -> str:
         """``[OK]   name: detail`` or ``[FAIL] name: detail``."""
@@ -65,19 +69,27 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """True when every required check passes and some way to MongoDB works."""
-        return all(c.ok for c in self.checks if c.required) and any(
-            c.ok for c in self.mongodb_ways)
+        """True when every required check passes. A way to MongoDB is optional, as PostgreSQL
+        and WiredTiger are: without one, every lesson runs on labkit's model and the MongoDB
+        claims are reported as not run, so a learner without a server is ready too (the
+        summary says which of the two)."""
+        return all(c.ok for c in self.checks if c.required)
 
     def summary(self) -> str:
         """The closing line: ready, or what is missing."""
+        named = [c.name for c in self.checks if c.required and not c.ok and c.named]
+        if named:
+            return _("Not ready: {names} cannot be used (the lines above say why); fix the "
+                     "variable that names it, or unset it to go on without that server.").format(
+                names=", ".join(named))
         missing = [c.name for c in self.checks if c.required and not c.ok]
         if missing:
-            return _("Not ready: {missing} missing. Run `make test` or `make run` to install "
-                     "labkit's requirements.").format(missing=", ".join(missing))
+            return _("Not ready: {missing} missing. Run `make doctor` (or `make lab`) to "
+                     "install what the lessons need.").format(missing=", ".join(missing))
         if not any(c.ok for c in self.mongodb_ways):
-            return _("No way to a MongoDB server: offline claims run, MongoDB claims will be "
-                     "reported as not run. Set LABKIT_MONGODB_URI, put mongod on PATH, or start "
+            return _("Ready without a MongoDB server: every lesson runs, on labkit's model "
+                     "where a lesson asks MongoDB, and MongoDB claims are reported as not run. "
+                     "For a real server, set LABKIT_MONGODB_URI, put mongod on PATH, or start "
                      "Docker.")
         return _("Ready.")
 
@@ -117,13 +129,13 @@ def _mongodb_uri() -> Check:
     try:
         server = servers.provide("mongodb", "uri")
     except (LabkitError, ValueError) as exc:  # pymongo's parser raises ValueError too
-        return Check(_(URI_WAY), False, one_line(exc), False)
+        return Check(_(URI_WAY), False, one_line(exc), required=True, named=True)
     with server:
         detail = _("MongoDB {version} at {uri}").format(
             version=server.version, uri=display(uri)) + \
             f"; {server.cache}; {privileges_line(server.privileges)}"
         usable = server.privileges is None or server.privileges.usable
-    return Check(_(URI_WAY), usable, detail, required=False)
+    return Check(_(URI_WAY), usable, detail, required=True, named=True)
 
 
 def privileges_line(privileges: Privileges | None) -> str:
@@ -165,10 +177,10 @@ def _postgres() -> Check:
         try:
             server = servers.provide("postgres", "dsn")
         except Exception as exc:  # any failure to connect is what this line reports
-            return Check("PostgreSQL", False, one_line(exc), required=False)
+            return Check("PostgreSQL", False, one_line(exc), required=True, named=True)
         with server:
             return Check("PostgreSQL", True, f"{server.version} at {display(dsn)}",
-                         False)
+                         required=True, named=True)
     bindir = servers.find_postgres_bin()
     if bindir:
         version = servers.postgres_bin_version(bindir)
