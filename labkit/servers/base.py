@@ -53,16 +53,17 @@ def check_pinned_version(version: str | None) -> str | None:
     if version is None:
         return None
     if version == "latest" or not _VERSION_RE.match(version):
-        raise BadInput(
-            f"server version {version!r} is not a pinned version such as 8.0 or 7.0.14"
-        )
+        raise BadInput(Message(
+            N_("server version {version} is not a pinned version such as 8.0 or 7.0.14"),
+            version=repr(version)))
     return version
 
 
 def check_mode(mode: str, modes: Sequence[str]) -> None:
     """Refuse a way to a server that is not one of ``modes``."""
     if mode not in modes:
-        raise BadInput(f"unknown server mode {mode!r}; choose one of {', '.join(modes)}")
+        raise BadInput(Message(N_("unknown server mode {mode}; choose one of {modes}"),
+                               mode=repr(mode), modes=", ".join(modes)))
 
 
 def version_matches(actual: str, wanted: str | None) -> bool:

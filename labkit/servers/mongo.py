@@ -146,12 +146,15 @@ def check_cache_gb(cache_gb: object) -> float:
     """
     if cache_gb is None:
         return DEFAULT_CACHE_GB
-    valid = f"it must be a number from {MIN_CACHE_GB:g} to {MAX_CACHE_GB:g} GB"
+    valid = Message(N_("it must be a number from {low:g} to {high:g} GB"),
+                    low=MIN_CACHE_GB, high=MAX_CACHE_GB)
     if isinstance(cache_gb, bool) or not isinstance(cache_gb, int | float):
-        raise BadInput(f"WiredTiger cache size {cache_gb!r} is not a number; {valid}")
+        raise BadInput(Message(N_("WiredTiger cache size {size} is not a number; {valid}"),
+                               size=repr(cache_gb), valid=valid))
     if not math.isfinite(cache_gb) or not MIN_CACHE_GB <= cache_gb <= MAX_CACHE_GB:
-        raise BadInput(f"WiredTiger cache size {cache_gb!r} GB is out of range: {valid} "
-                       f"({MIN_CACHE_GB:g} is the smallest mongod accepts)")
+        raise BadInput(Message(N_("WiredTiger cache size {size} GB is out of range: {valid} "
+                                  "({low:g} is the smallest mongod accepts)"),
+                               size=repr(cache_gb), valid=valid, low=MIN_CACHE_GB))
     return float(cache_gb)
 
 
@@ -552,8 +555,9 @@ def _among(uris: list[str], version: str | None) -> MongoServer:
             return server
         found.append(server.version)
         server.stop()
-    raise ServerUnavailable(f"None of the {len(uris)} servers in LABKIT_MONGODB_URI is "
-                            f"version {version} (found {', '.join(found)}).")
+    raise ServerUnavailable(Message(N_("None of the {n} servers in LABKIT_MONGODB_URI is "
+                                       "version {version} (found {found})."),
+                                    n=len(uris), version=version, found=", ".join(found)))
 
 
 def find_mongod() -> str | None:
@@ -579,20 +583,21 @@ def mongod_missing_reason() -> str | None:
 
 def mongod_version(binary: str) -> str:
     """Return the version a ``mongod`` binary reports, such as ``7.0.14``."""
-    hint = ("LABKIT_MONGOD (or the mongod on PATH) must be a MongoDB server binary; "
-            "`mongod --version` prints `db version v…`.")
+    hint = Message(N_("LABKIT_MONGOD (or the mongod on PATH) must be a MongoDB server binary; "
+                      "`mongod --version` prints `db version v…`."))
     try:
         out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
-        raise ServerStartError(f"{binary} --version did not finish within 30 s.",
-                               hint=hint) from exc
+        raise ServerStartError(Message(N_("{binary} --version did not finish within 30 s."),
+                                       binary=binary), hint=hint) from exc
     except OSError as exc:
-        raise ServerStartError(f"{binary} cannot be run: {exc.strerror or exc}.",
-                               hint=hint) from exc
+        raise ServerStartError(Message(N_("{binary} cannot be run: {error}."), binary=binary,
+                                       error=exc.strerror or str(exc)), hint=hint) from exc
     match = re.search(r"db version v(\S+)", out.stdout + out.stderr)
     if not match:
-        raise ServerStartError(f"{binary} --version did not print a version.",
+        raise ServerStartError(Message(N_("{binary} --version did not print a version."),
+                                       binary=binary),
                                log_tail=out.stderr[-500:].strip(), hint=hint)
     return match.group(1)
 
@@ -633,12 +638,14 @@ def _start_local_mongod(binary: str, cache_gb: float) -> MongoServer:
     except Exception as exc:
         if client is not None:
             client.close()
-        taken = (f" (after port(s) {', '.join(map(str, owned.taken))}, taken before it bound "
-                 "them)") if owned.taken else ""
+        taken = Message(N_(" (after port(s) {ports}, taken before it bound them)"),
+                        ports=", ".join(map(str, owned.taken))) if owned.taken else ""
         raise owned.failed(
-            f"Started {binary} on port {owned.port}{taken}, but it did not answer ({exc}).",
-            hint="run the same mongod by hand to see why, or point LABKIT_MONGOD at "
-                 "another binary.",
+            Message(N_("Started {binary} on port {port}{taken}, but it did not answer "
+                       "({error})."), binary=binary, port=str(owned.port), taken=taken,
+                    error=str(exc)),
+            hint=Message(N_("run the same mongod by hand to see why, or point LABKIT_MONGOD "
+                            "at another binary.")),
         ) from exc
     return MongoServer(uri=uri, how="local", version=version, workdir=owned.workdir,
                        cache_gb=actual_gb, cache=cache, _stopper=owned.stopper,
@@ -669,9 +676,10 @@ def _start_docker_mongo(version: str, cache_gb: float) -> MongoServer:
             container.stop()
         cause = str(exc).splitlines()[0] if str(exc) else repr(exc)
         raise ServerStartError(
-            f"Docker could not start {image} ({cause}).", log_tail=logs,
-            hint=f"check `docker run --rm {image} --version`, or choose another "
-                 "--mongodb-version.",
+            Message(N_("Docker could not start {image} ({cause})."), image=image, cause=cause),
+            log_tail=logs,
+            hint=Message(N_("check `docker run --rm {image} --version`, or choose another "
+                            "--mongodb-version."), image=image),
         ) from exc
     return MongoServer(uri=uri, how="docker", version=actual, cache_gb=actual_gb, cache=cache,
                        _stopper=Stopper(container.stop), _client=client)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from labkit import _defaults, _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text, joined
 from labkit.names import engine_name
 from labkit.servers import base
 from labkit.servers.base import (
@@ -118,22 +118,25 @@ class PostgresServer(Server[str]):
 
         return psycopg.connect(dsn or self.dsn, autocommit=True, connect_timeout=10)
 
-    def require(self, what: str, superuser: bool = False) -> None:
+    def require(self, what: Text, superuser: bool = False) -> None:
         """Raise ``ServerUnavailable`` saying plainly which privilege ``what`` needs and lacks."""
         if superuser and not self.superuser:
             raise ServerUnavailable(
-                f"{what} needs a PostgreSQL superuser (CREATE DATABASE and the pgstattuple and "
-                f"pageinspect extensions); role {self.role or '?'} at {redact(self.dsn)} is not "
-                "one.", hint="set LABKIT_POSTGRES_DSN to a superuser's connection string, or "
-                "unset it to let labkit start a PostgreSQL of its own.")
+                Message(N_("{what} needs a PostgreSQL superuser (CREATE DATABASE and the "
+                           "pgstattuple and pageinspect extensions); role {role} at {dsn} is "
+                           "not one."), what=what, role=self.role or "?", dsn=redact(self.dsn)),
+                hint=Message(N_("set LABKIT_POSTGRES_DSN to a superuser's connection string, "
+                                "or unset it to let labkit start a PostgreSQL of its own.")))
         if not (self.createdb or self.superuser):
             raise ServerUnavailable(
-                f"{what} needs CREATE DATABASE; role {self.role or '?'} at {redact(self.dsn)} "
-                "has neither CREATEDB nor superuser.",
-                hint="ALTER ROLE … CREATEDB, or set LABKIT_POSTGRES_DSN to another role.")
+                Message(N_("{what} needs CREATE DATABASE; role {role} at {dsn} has neither "
+                           "CREATEDB nor superuser."),
+                        what=what, role=self.role or "?", dsn=redact(self.dsn)),
+                hint=Message(N_("ALTER ROLE … CREATEDB, or set LABKIT_POSTGRES_DSN to another "
+                                "role.")))
 
     def _before_create(self) -> None:
-        self.require("creating a database for an experiment")
+        self.require(Message(N_("creating a database for an experiment")))
 
     def _safe_label(self, label: str) -> str:
         return re.sub(r"[^a-z0-9_]", "_", label.lower())[:30]
@@ -271,8 +274,9 @@ def from_dsn(dsn: str, version: str | None = None) -> PostgresServer:
                 "SELECT rolname, rolsuper, rolcreatedb FROM pg_roles "
                 "WHERE rolname = current_user").fetchone() or ("", False, False)
     except psycopg.ProgrammingError as exc:
-        raise BadInput("LABKIT_POSTGRES_DSN is not a valid connection string (libpq's parser "
-                       "refused it; its text is not shown: it may hold a password)") from exc
+        raise BadInput(Message(N_("LABKIT_POSTGRES_DSN is not a valid connection string "
+                                  "(libpq's parser refused it; its text is not shown: it may "
+                                  "hold a password)"))) from exc
     except psycopg.Error as exc:
         raise ServerUnavailable(
             Message(N_("The PostgreSQL server at {dsn} did not answer: {error}"),
@@ -342,7 +346,8 @@ def run_as() -> tuple[list[str], _User | None]:
         entry = pwd.getpwnam("postgres")
     except KeyError as exc:
         raise ServerStartError(
-            "PostgreSQL will not run as root and there is no 'postgres' user to run it as.",
+            Message(N_("PostgreSQL will not run as root and there is no 'postgres' user to run "
+                       "it as.")),
             hint=Message(POSTGRES_HINT),
         ) from exc
     return ["runuser", "-u", "postgres", "--"], _User(entry.pw_uid, entry.pw_gid)
@@ -406,7 +411,7 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
             raise RuntimeError(output.strip()[-800:])
 
     owned.shutdown = lambda: run(pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop")
-    taken: list[str] = []
+    taken: list[Text] = []
     try:
         # The password goes through a file only the server's user can read, never argv.
         pwfile = owned.workdir / "pwfile"
@@ -429,7 +434,8 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
             written = owned.written_since_start()
             if not any(sign in written.lower() for sign in _PORT_TAKEN):
                 return False
-            taken.append(f"port {owned.port} was taken ({written.splitlines()[-1].strip()})")
+            taken.append(Message(N_("port {port} was taken ({said})"), port=str(owned.port),
+                                 said=written.splitlines()[-1].strip()))
             return True
 
         owned.on_a_free_port(start, port_taken)
@@ -438,9 +444,11 @@ def _start_local_postgres(bindir: str, cache_gb: float | None = None) -> Postgre
         dsn = f"postgresql://labkit:{password}@127.0.0.1:{owned.port}/postgres"
         server = from_dsn(dsn, None)
     except Exception as exc:
-        before = f" (after {'; '.join(taken)})" if taken else ""
-        raise owned.failed(f"Could not start PostgreSQL from {bindir} on port {owned.port}"
-                           f"{before}: {exc}", hint=Message(POSTGRES_HINT)) from exc
+        before = Message(N_(" (after {ports})"), ports=joined("; ", taken)) if taken else ""
+        raise owned.failed(Message(N_("Could not start PostgreSQL from {bindir} on port "
+                                      "{port}{before}: {error}"), bindir=str(bindir),
+                                   port=str(owned.port), before=before, error=str(exc)),
+                           hint=Message(POSTGRES_HINT)) from exc
     server.how, server.workdir, server._stopper = "local", owned.workdir, owned.stopper
     return server
 
@@ -479,8 +487,9 @@ def _start_docker_postgres(version: str, cache_gb: float | None = None) -> Postg
         with contextlib.suppress(Exception):
             container.stop()
         raise ServerStartError(
-            f"Docker could not start {image}: {exc}", log_tail=logs,
-            hint="choose another --postgres-version, or set LABKIT_POSTGRES_DSN.",
+            Message(N_("Docker could not start {image}: {error}"), image=image, error=str(exc)),
+            log_tail=logs,
+            hint=Message(N_("choose another --postgres-version, or set LABKIT_POSTGRES_DSN.")),
         ) from exc
     return PostgresServer(dsn=dsn, how="docker", version=server.version,
                           _stopper=Stopper(container.stop))
