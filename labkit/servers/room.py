@@ -1,0 +1,284 @@
+"""One MongoDB server for a room: a ``mongod`` labkit starts on the instructor's machine, bound
+to the address the instructor names, with access control on and one user, of the
+least-privilege role docs/hosted.md gives, whose password labkit generates; the one line
+students paste is its URI.
+
+The steps are those of the manual's "Enable Access Control on Self-Managed Deployments" page:
+start ``mongod`` without access control, reachable from this machine only (``--bind_ip
+127.0.0.1``), create the role and the user, then start it again with access control
+(``--auth``) on the room's address. Once a user exists, the localhost exception (the manual's
+"Localhost Exception" page: it applies only while the server has no user and no role) is off,
+so nobody, on this machine or in the room, gets in without the password.
+
+The password goes to the server over the wire (``createUser``'s ``pwd``), never on a command
+line, and is remembered by ``_redact`` at once, so no error, log line or report shows it; only
+the student line shows it, where the instructor asks for it (``labkit server --room
+--show-password``) or in the file only the instructor can read.
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import os
+import re
+import secrets
+import socket
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from labkit import _redact
+from labkit.errors import BadInput, ServerStartError, ServerUnavailable
+from labkit.i18n import N_, Message
+from labkit.servers.mark import config_dir
+from labkit.servers.process import OwnedServer
+from labkit.servers.reaper import STOP_GRACE
+
+if TYPE_CHECKING:
+    from pymongo import MongoClient
+
+ROLE = "labkitRole"
+USER = "labkit"
+ROOM_PORT = 27017  # mongod's own default port: the one students are least likely to mistype
+LINE_FILE = "room-uri.txt"  # beside the installation's secret, readable by its owner only
+
+# docs/hosted.md, "The smallest user: a custom role" (tests/test_room.py reads that page and
+# compares): every action labkit's experiments use on any database, and serverStatus on the
+# cluster; fsync is left out, as there, since it forces a checkpoint of the whole server.
+ROLE_PRIVILEGES: list[dict[str, Any]] = [
+    {"resource": {"db": "", "collection": ""},
+     "actions": ["find", "insert", "update", "remove", "createCollection", "dropCollection",
+                 "listCollections", "collStats", "dropDatabase"]},
+    {"resource": {"cluster": True}, "actions": ["serverStatus"]},
+]
+
+_WILDCARDS = {"0.0.0.0", "::"}
+_LOCAL = {"127.0.0.1", "localhost", "::1"}
+_HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
+
+
+def check_address(address: str) -> str:
+    """The address students reach this machine at (an IP address or a host name), checked;
+    ``BadInput`` for a wildcard (it binds every network, public Wi-Fi included, and names no
+    machine a student can type) or for text that is neither."""
+    text = address.strip()
+    if text in _WILDCARDS:
+        raise BadInput(Message(N_("--room {address} binds every network this machine is on and "
+                                  "names no machine students can reach: give this machine's "
+                                  "address in the room's network, such as 192.168.1.20"),
+                               address=text))
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        if not _HOST_NAME.match(text):
+            raise BadInput(Message(N_("--room {address} is neither an IP address nor a host "
+                                      "name"), address=repr(address))) from None
+    return text
+
+
+def check_port(port: int) -> int:
+    """A TCP port a ``mongod`` can listen on; ``BadInput`` otherwise."""
+    if not 1 <= port <= 65535:
+        raise BadInput(Message(N_("--port {port} is not a TCP port (1 to 65535)"),
+                               port=str(port)))
+    return port
+
+
+def bind_addresses(address: str) -> list[str]:
+    """What ``--bind_ip`` gets: the room's address, and 127.0.0.1 beside it, so the instructor's
+    own machine reaches the server too (the manual's ``--bind_ip`` takes a comma-separated
+    list)."""
+    return [address] if address in _LOCAL else ["127.0.0.1", address]
+
+
+def mongod_command(binary: str, dbpath: Path, log: Path, port: int, addresses: list[str], *,
+                   auth: bool, cache_gb: float) -> list[str]:
+    """The ``mongod`` command line for the room: options as the manual's "mongod" reference
+    page names them (``--dbpath``, ``--port``, ``--bind_ip``, ``--auth``, ``--logpath``,
+    ``--wiredTigerCacheSizeGB``); never a password."""
+    command = [binary, "--dbpath", str(dbpath), "--port", str(port),
+               "--bind_ip", ",".join(addresses), "--logpath", str(log),
+               "--setParameter", "diagnosticDataCollectionEnabled=false",
+               "--wiredTigerCacheSizeGB", str(cache_gb)]
+    if auth:
+        command.append("--auth")
+    if os.name != "nt":  # Windows builds have no Unix socket option
+        command.append("--nounixsocket")
+    return command
+
+
+def new_password() -> str:
+    """A generated password: 24 characters of ``secrets.token_urlsafe`` (letters, digits, ``-``
+    and ``_``, which a URI's user information takes as they are), remembered by ``_redact``."""
+    password = secrets.token_urlsafe(18)
+    _redact.remember(student_uri("127.0.0.1", ROOM_PORT, password))
+    return password
+
+
+def student_uri(address: str, port: int, password: str) -> str:
+    """The URI students set as LABKIT_MONGODB_URI: labkit's user at the room's address, its
+    user kept in ``admin`` (``authSource``), one server (``directConnection``)."""
+    host = f"[{address}]" if ":" in address else address
+    return (f"mongodb://{USER}:{password}@{host}:{port}/"
+            "?authSource=admin&directConnection=true")
+
+
+def create_user(client: MongoClient[dict[str, Any]], password: str) -> None:
+    """Create the room's role and its one user, in ``admin`` (the manual's "createRole" and
+    "createUser" pages: the role's privileges and inherited roles, the user's password and
+    roles), on a server that has neither yet."""
+    # Both commands reply {ok: 1} alone: neither names a reply_type in
+    # src/mongo/db/commands/user_management_commands.idl, and both are strict (a field the
+    # file does not list is refused).
+    client.admin.command({"createRole": ROLE, "privileges": ROLE_PRIVILEGES, "roles": []})
+    client.admin.command({"createUser": USER, "pwd": password,
+                          "roles": [{"role": ROLE, "db": "admin"}]})
+
+
+@dataclass
+class Room:
+    """The room's server while it runs: where students reach it, its version, the line they
+    paste, and how it stops (``stop``, or Ctrl-C's clean-up at exit)."""
+
+    address: str
+    port: int
+    version: str
+    uri: str
+    owned: OwnedServer
+
+    @property
+    def shown_uri(self) -> str:
+        """The URI with its password hidden, as any log may show it."""
+        return _redact.redact(self.uri)
+
+    def stop(self) -> None:
+        self.owned.stopper()
+
+    def __enter__(self) -> Room:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def write_line(uri: str, folder: Path | None = None) -> Path:
+    """Write the student line (``export LABKIT_MONGODB_URI='…'``) to a file only its owner may
+    read, beside the installation's secret, and return its path."""
+    target = (folder or config_dir()) / LINE_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(export_line(uri) + "\n")
+    os.chmod(target, 0o600)  # a file that existed keeps its mode through O_CREAT
+    return target
+
+
+def export_line(uri: str) -> str:
+    """The shell line students paste (quoted for any POSIX shell)."""
+    import shlex
+
+    return f"export LABKIT_MONGODB_URI={shlex.quote(uri)}"
+
+
+def start(address: str, port: int, cache_gb: float) -> Room:
+    """Start the room's ``mongod`` (``LABKIT_MONGOD`` or the one on PATH): its user created on
+    127.0.0.1 without access control, then started again with ``--auth`` on ``address``."""
+    from labkit.servers.mongo import find_mongod, mongod_missing_reason
+
+    binary = find_mongod()
+    if binary is None:
+        raise ServerUnavailable(
+            Message(N_("--room starts a mongod on this machine, and there is none: {why}"),
+                    why=mongod_missing_reason() or ""),
+            hint=Message(N_("install MongoDB's server (conda install -c conda-forge mongodb, or "
+                            "MongoDB's packages), or point LABKIT_MONGOD at its mongod.")))
+    check_port_free(bind_addresses(address), port)
+    owned = OwnedServer("mongod-room", "mongod.log")
+    owned.port = port
+    dbpath = owned.workdir / "db"
+    dbpath.mkdir()
+    password = new_password()
+    try:
+        _run(owned, mongod_command(binary, dbpath, owned.log, port, ["127.0.0.1"], auth=False,
+                                   cache_gb=cache_gb))
+        with _client(port) as client:
+            create_user(client, password)
+        _stop_process(owned)
+        _run(owned, mongod_command(binary, dbpath, owned.log, port, bind_addresses(address),
+                                   auth=True, cache_gb=cache_gb))
+        uri = student_uri(address, port, password)
+        version = _check_student(port, password)
+    except Exception as exc:
+        raise owned.failed(
+            Message(N_("Started {binary} for the room on port {port}, but it did not come up "
+                       "with its user: {error}"), binary=binary, port=str(port),
+                    error=_redact.redact(str(exc))),
+            hint=Message(N_("is another server on port {port}? Choose another with --port, or "
+                            "run the same mongod by hand to see why."), port=str(port))) from exc
+    return Room(address=address, port=port, version=version, uri=uri, owned=owned)
+
+
+def check_port_free(addresses: list[str], port: int) -> None:
+    """Refuse to start where something listens on ``port`` already (labkit would otherwise
+    create its user on that other server) or where ``address`` is not this machine's."""
+    for address in addresses:
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            if os.name != "nt":  # as mongod does; on Windows the option lets a port be shared
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((address, port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise BadInput(Message(N_("port {port} on {address} is taken (another "
+                                              "server?): choose another with --port"),
+                                           port=str(port), address=address)) from exc
+                raise BadInput(Message(N_("--room {address} is not an address of this machine "
+                                          "({error})"), address=address,
+                                       error=exc.strerror or str(exc))) from exc
+
+
+def _run(owned: OwnedServer, command: list[str]) -> None:
+    from labkit.servers.mongo import _ping_until
+
+    owned.popen(command)
+    _ping_until(f"mongodb://127.0.0.1:{owned.port}/?directConnection=true", owned.running)
+
+
+def _client(port: int) -> MongoClient[dict[str, Any]]:
+    from labkit.servers.mongo import mongo_client
+
+    return mongo_client(f"mongodb://127.0.0.1:{port}/?directConnection=true")
+
+
+def _stop_process(owned: OwnedServer) -> None:
+    """Stop the first ``mongod`` (SIGTERM: mongod's clean shutdown) before the second starts on
+    the same data."""
+    process = owned.process
+    if process is None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired as exc:
+        process.kill()
+        process.wait()
+        raise ServerStartError(Message(N_("the room's first mongod did not stop within {seconds} "
+                                          "s"), seconds=STOP_GRACE)) from exc
+
+
+def _check_student(port: int, password: str) -> str:
+    """Connect as the students will (on 127.0.0.1) and return the server's version, once
+    ``connectionStatus`` says the user may run the experiments."""
+    from labkit.servers.mongo import mongo_client
+    from labkit.servers.privileges import read_privileges
+
+    with mongo_client(student_uri("127.0.0.1", port, password)) as client:
+        privileges = read_privileges(client)
+        if not privileges.usable:
+            raise ServerStartError(Message(N_("the room's user cannot run the experiments: "
+                                              "{report}"), report=privileges.report()))
+        return str(client.server_info()["version"])

@@ -1,0 +1,190 @@
+"""The room's server (``labkit server --room``) without a server: the mongod command lines labkit
+would run, the address and port it accepts, the student line and where it is kept, and that
+the generated password is hidden everywhere else (``_redact``). What labkit sends to the server
+is in tests/test_wire_room.py.
+
+The options are the manual's "mongod" command-line reference (Configuration File Settings and
+Command-Line Options Mapping; ``--bind_ip`` takes a comma-separated list of addresses, ``--auth``
+turns access control on, ``--port`` the TCP port), and the two starts follow the manual's
+"Enable Access Control on Self-Managed Deployments" page: without access control on localhost
+to create the user, then with ``--auth``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import stat
+import sys
+
+import pytest
+from wire_replies import hosted_role
+
+from labkit import _redact
+from labkit.errors import BadInput
+from labkit.servers import room
+
+
+def _options(command: list[str]) -> dict[str, str | None]:
+    """A mongod command line as its options: ``--name value`` pairs, and flags as None."""
+    found: dict[str, str | None] = {}
+    words = command[1:]
+    for i, word in enumerate(words):
+        if word.startswith("--"):
+            following = words[i + 1] if i + 1 < len(words) else ""
+            found[word] = None if not following or following.startswith("--") else following
+    return found
+
+
+def test_the_first_start_is_local_and_without_access_control(tmp_path):
+    """The first mongod listens on 127.0.0.1 alone, on the room's port, without ``--auth``:
+    only this machine can reach it while the user is created."""
+    command = room.mongod_command("/opt/mongod", tmp_path / "db", tmp_path / "log", 27017,
+                                  ["127.0.0.1"], auth=False, cache_gb=0.25)
+    options = _options(command)
+    assert command[0] == "/opt/mongod"
+    assert options["--bind_ip"] == "127.0.0.1"
+    assert options["--port"] == "27017"
+    assert "--auth" not in options
+    assert options["--dbpath"] == str(tmp_path / "db")
+
+
+def test_the_second_start_binds_the_rooms_address_with_access_control(tmp_path):
+    """The second mongod has ``--auth`` and binds the room's address and 127.0.0.1, as one
+    comma-separated ``--bind_ip``; the same data folder, so the user created first is there."""
+    addresses = room.bind_addresses("192.0.2.7")
+    command = room.mongod_command("/opt/mongod", tmp_path / "db", tmp_path / "log", 27018,
+                                  addresses, auth=True, cache_gb=0.25)
+    options = _options(command)
+    assert options["--bind_ip"] == "127.0.0.1,192.0.2.7"
+    assert "--auth" in options
+    assert options["--auth"] is None
+    assert options["--port"] == "27018"
+    assert options["--dbpath"] == str(tmp_path / "db")
+
+
+def test_no_command_line_carries_the_password(tmp_path):
+    """The password goes over the wire (createUser's pwd), never on mongod's command line,
+    which any user of the machine can read (``ps``)."""
+    password = room.new_password()
+    for auth in (False, True):
+        command = room.mongod_command("/opt/mongod", tmp_path, tmp_path / "log", 27017,
+                                      room.bind_addresses("192.0.2.7"), auth=auth, cache_gb=1)
+        assert password not in " ".join(command)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "localhost", "::1"])
+def test_a_local_address_is_bound_once(address):
+    """A room on this machine alone binds that address only, never 127.0.0.1 twice."""
+    assert room.bind_addresses(address) == [address]
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0", "::"])
+def test_a_wildcard_address_is_refused_with_a_reason(address):
+    """``--room 0.0.0.0`` binds every network (public Wi-Fi too) and names no machine a student
+    can type: refused, with an example of what to give."""
+    with pytest.raises(BadInput, match=r"192\.168\.1\.20"):
+        room.check_address(address)
+
+
+@pytest.mark.parametrize("address", ["192.168.1.20", "fe80::1", "lab-pc.local", "db1"])
+def test_addresses_and_host_names_are_accepted(address):
+    """An IPv4 or IPv6 address or a host name is taken as it is."""
+    assert room.check_address(address) == address
+
+
+@pytest.mark.parametrize("address", ["http://x", "a b", "-bad", ""])
+def test_other_text_is_refused(address):
+    """Text that is neither an address nor a host name is refused with one line."""
+    with pytest.raises(BadInput, match="neither an IP address nor a host name"):
+        room.check_address(address)
+
+
+@pytest.mark.parametrize("port", [0, 65536, -1])
+def test_a_port_out_of_range_is_refused(port):
+    """A port outside 1-65535 is refused."""
+    with pytest.raises(BadInput, match="not a TCP port"):
+        room.check_port(port)
+
+
+def test_a_taken_port_is_refused_before_any_mongod_starts():
+    """Where something listens on the room's port already, labkit refuses at once: otherwise
+    its user would be created on that other server."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(BadInput, match=f"port {port} on 127.0.0.1 is taken"):
+            room.check_port_free(["127.0.0.1"], port)
+
+
+def test_a_free_port_passes_the_check():
+    """A port nothing listens on passes (the check itself can succeed)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    room.check_port_free(["127.0.0.1"], port)
+
+
+def test_an_address_of_another_machine_is_refused():
+    """An address this machine does not have (192.0.2.0/24 is TEST-NET-1, RFC 5737, never
+    assigned) cannot be bound: said in one line."""
+    with pytest.raises(BadInput, match="not an address of this machine"):
+        room.check_port_free(["192.0.2.7"], 27017)
+
+
+def test_the_role_is_the_one_docs_hosted_md_gives():
+    """The role labkit creates has exactly the privileges of docs/hosted.md's custom role
+    (read from the page: every action labkit uses on any database, serverStatus on the
+    cluster), so the page and the room cannot drift."""
+    made = [(privilege["resource"], privilege["actions"]) for privilege in room.ROLE_PRIVILEGES]
+    assert made == hosted_role()
+
+
+def test_the_student_uri_names_the_user_the_room_and_admin():
+    """The line students paste: labkit's user and password at the room's address and port,
+    authSource admin (where the user lives), one server; an IPv6 address in brackets."""
+    assert room.student_uri("192.0.2.7", 27017, "pw-123_x") == (
+        "mongodb://labkit:pw-123_x@192.0.2.7:27017/?authSource=admin&directConnection=true")
+    assert room.student_uri("fe80::1", 27017, "p").startswith("mongodb://labkit:p@[fe80::1]:")
+
+
+def test_the_student_uri_parses_as_pymongo_reads_it():
+    """pymongo's own parser reads the user, password, host, port and options back."""
+    from pymongo.uri_parser import parse_uri
+
+    password = room.new_password()
+    parsed = parse_uri(room.student_uri("192.0.2.7", 27018, password))
+    assert (parsed["username"], parsed["password"]) == ("labkit", password)
+    assert parsed["nodelist"] == [("192.0.2.7", 27018)]
+    assert parsed["options"]["authSource"] == "admin"
+
+
+def test_generated_passwords_are_long_and_different():
+    """Each password is 24 URL-safe characters (no percent-encoding needed), never the same."""
+    passwords = {room.new_password() for _ in range(20)}
+    assert len(passwords) == 20
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{24}", p) for p in passwords)
+
+
+def test_the_password_is_hidden_in_any_text_labkit_shows():
+    """Once generated, the password is a secret in force: any text ``_redact`` is given
+    (an error, a log line) shows it masked, the student URI as ``labkit:***``."""
+    password = room.new_password()
+    uri = room.student_uri("192.0.2.7", 27017, password)
+    assert password not in _redact.redact(f"connect failed: {password} refused")
+    assert _redact.redact(uri).startswith("mongodb://labkit:***@192.0.2.7:27017/")
+    assert password not in _redact.redact(uri)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+def test_the_student_line_is_kept_for_its_owner_only(tmp_path):
+    """The student line goes to a file of mode 0600 beside the installation's secret, also
+    where the file existed with a wider mode; it is the export line, quoted for the shell."""
+    (tmp_path / room.LINE_FILE).write_text("old")
+    os.chmod(tmp_path / room.LINE_FILE, 0o644)
+    uri = room.student_uri("192.0.2.7", 27017, "pw")
+    path = room.write_line(uri, tmp_path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text() == f"export LABKIT_MONGODB_URI='{uri}'\n"
