@@ -471,14 +471,37 @@ def _sort_keys(doc: Document, keyers: list[Keyer], paths: list[tuple[str, ...]],
         return cast(tuple[SortKey, ...], tuple(fast))  # its one None is replaced
     states = [(doc, parts) for parts in paths]
     candidates = [[key(v, strings) for v in k] for k in _index_keys(states, doc.get("_id"))]
-    best = candidates[0]
-    for other in candidates[1:]:
-        for mine, theirs, direction in zip(other, best, directions, strict=True):
+    return tuple(candidates[_first_in_order(candidates, directions)])
+
+
+def _first_in_order(candidates: list[list[SortKey]], directions: list[int]) -> int:
+    """Which of a document's index keys (each a list of per-path sort keys) comes first in
+    the sort's order: the one the document sorts by."""
+    best = 0
+    for i in range(1, len(candidates)):
+        for mine, theirs, direction in zip(candidates[i], candidates[best], directions,
+                                           strict=True):
             if mine != theirs:
                 if (mine < theirs) == (direction > 0):
-                    best = other
+                    best = i
                 break
-    return tuple(best)
+    return best
+
+
+def sort_values(doc: Document, spec: SortSpec,
+                collation: dict[str, Any] | None = None) -> list[tuple[Any, SortKey]]:
+    """Per sort path, the value a document sorts by and its sort key: of every key an index
+    on the paths would hold for it, the one first in the sort's order (an array's smallest
+    element ascending, its largest descending; a missing field as null; an empty array as
+    ``EMPTY_ARRAY``, below null), strings keyed by the collation where one is given."""
+    pairs = parse_sort(spec)
+    strings = collation_strings(collation)
+    directions = [direction for _, direction in pairs]
+    states = [(doc, tuple(path.split("."))) for path, _ in pairs]
+    values = _index_keys(states, doc.get("_id"))
+    candidates = [[key(v, strings) for v in k] for k in values]
+    best = _first_in_order(candidates, directions)
+    return list(zip(values[best], candidates[best], strict=True))
 
 
 # Column types whose Python order is MongoDB's order among them (ints exactly; strings by code

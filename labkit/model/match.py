@@ -154,6 +154,27 @@ def _arrays(values: Values) -> list[list[Any]]:
     return out
 
 
+def path_values(doc: Document, path: str, version: str) -> Values:
+    """What ``path`` reaches in one document, as a filter reads it (``MISSING`` where it
+    reaches nothing; an array a positional path reaches as one value); ``candidates`` gives
+    the values a comparison then meets."""
+    return _path_reader(path, version == "9.0")(doc)
+
+
+def candidates(values: Values) -> Values:
+    """The values a comparison meets among those a path reached: each leaf array as a whole
+    and each of its elements."""
+    return _expand(values)
+
+
+def passes_alone(op: str, operand: Any, version: str) -> Callable[[Any], bool]:
+    """Whether one value, alone, passes ``{op: operand}`` (``$eq``, ``$gt``, ``$gte``, ``$lt``,
+    ``$lte``): the comparison a filter compiles, under the collation in force, given that one
+    value as all its path reached."""
+    comparison = _comparison(op, operand, version)
+    return lambda value: comparison([value])
+
+
 # Comparisons with type bracketing ------------------------------------------------------------
 
 def _comparison(op: str, operand: Any, version: str) -> ValuesTest:
@@ -245,13 +266,13 @@ def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
     return test
 
 
-def _is_regex(value: Any) -> bool:
+def is_regex(value: Any) -> bool:
     return isinstance(value, Regex | re.Pattern)
 
 
 def _equality(item: Any, version: str) -> ValuesTest:
     """What an element of ``$in``/``$all`` or an implicit equality tests."""
-    if _is_regex(item):
+    if is_regex(item):
         test = _regex(item)
         return lambda candidates: any(test(c) for c in candidates)
     return _comparison("$eq", item, version)
@@ -396,7 +417,7 @@ def _logical(name: str, clauses: Any, version: str, depth: int) -> Test:
     return lambda doc: not any(test(doc) for test in tests)
 
 
-def _is_operator_object(condition: Any) -> bool:
+def is_operator_object(condition: Any) -> bool:
     if not isinstance(condition, dict) or not condition:
         return False
     first = next(iter(condition))
@@ -421,12 +442,12 @@ def _top_level_comparison(path: str, condition: Any) -> Callable[[Any], bool] | 
     """For ``{field: value}``, ``{field: {$gt: value}}`` and the like (a top-level field, one
     comparison with a value of one bracket), the test of one value that is not an array."""
     op, operand = "$eq", condition
-    if _is_operator_object(condition):
+    if is_operator_object(condition):
         if len(condition) != 1:
             return None
         (op, operand), = condition.items()
     if "." in path or op not in _ORDER_TESTS or operand is None or operand is UNDEFINED \
-            or _is_regex(operand):
+            or is_regex(operand):
         return None
     strings = strings_in_force()
     wanted = key(operand, strings)
@@ -435,9 +456,9 @@ def _top_level_comparison(path: str, condition: Any) -> Callable[[Any], bool] | 
 
 def _condition(condition: Any, version: str, depth: int) -> ValuesTest:
     """A test on the values a path reaches: an operator object, a regex or an equality."""
-    if _is_regex(condition):
+    if is_regex(condition):
         return _any_expanded(_regex(condition))
-    if not _is_operator_object(condition):
+    if not is_operator_object(condition):
         eq = _comparison("$eq", condition, version)
         return lambda values: eq(_expand(values))
     tests = _operators(condition, version, depth)
@@ -519,7 +540,7 @@ def _in_test(op: str, operand: Any, version: str) -> ValuesTest:
     if not isinstance(operand, list):
         raise BadInput(Message(N_("{op} needs an array"), op=op))
     for item in operand:
-        if _is_operator_object(item):
+        if is_operator_object(item):
             raise BadInput(Message(N_("{op}: cannot nest an operator ({inner}) inside "
                                               "{op}"), op=op, inner=next(iter(item))))
     tests = [_equality(item, version) for item in operand]
@@ -527,14 +548,14 @@ def _in_test(op: str, operand: Any, version: str) -> ValuesTest:
 
 
 def _not(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
-    if _is_regex(operand):
+    if is_regex(operand):
         test = _regex(operand)
         return lambda values: not any(test(c) for c in _expand(values))
     if not isinstance(operand, dict):
         raise BadInput(Message(N_("$not needs a regex or a document of operators")))
     if not operand:
         raise BadInput(Message(N_("$not cannot be empty")))
-    if not _is_operator_object(operand):
+    if not is_operator_object(operand):
         raise BadInput(Message(N_("$not needs a document of operators, such as "
                                           "{\"$gt\": 5}")))
     tests = _operators(operand, version, deeper(depth))
@@ -577,7 +598,7 @@ def _all(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
                  for item in operand]
         return lambda values: all(test(values) for test in tests)
     for item in operand:
-        if _is_operator_object(item):
+        if is_operator_object(item):
             raise BadInput(Message(N_("{op}: cannot nest an operator ({inner}) inside "
                                               "{op}"), op="$all", inner=next(iter(item))))
     equalities = [_equality(item, version) for item in operand]
