@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit import syllabus
 from labkit.errors import BadInput
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message, _
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,8 +34,8 @@ def lesson(key: str | int) -> syllabus.Lesson:
         if text in (item.number, item.file, item.file.removesuffix(".ipynb")) or (
                 text.isdigit() and int(text) == int(item.number)):
             return item
-    raise BadInput(_("no lesson {key}; known: {known}").format(
-        key=repr(key), known=", ".join(i.number for i in LESSONS)))
+    raise BadInput(Message(N_("no lesson {key}; known: {known}"), key=repr(key),
+                           known=", ".join(i.number for i in LESSONS)))
 
 
 def set_current(number: str) -> None:
@@ -53,6 +53,13 @@ def progress_file() -> Path:
     """Where progress is kept: ``LABKIT_PROGRESS``, else ``~/.labkit/progress.json``."""
     named = os.environ.get("LABKIT_PROGRESS", "").strip()
     return Path(named) if named else Path.home() / ".labkit" / "progress.json"
+
+
+def entries() -> list[dict[str, Any]]:
+    """The progress file's entries, one per exercise met (``lesson``, ``exercise`` (its
+    question, whole), ``state``, ``tries``, ``when``, and ``id`` where known), for the
+    export (``labkit.lessons.progress_csv``)."""
+    return [entry for entry in _load().values() if isinstance(entry, dict)]
 
 
 def _load() -> dict[str, Any]:
@@ -73,8 +80,18 @@ STATE_TEXT = {"seen": N_("seen"), "tried": N_("tried"), "right": N_("right"),
 
 
 def made(name: str, question: str) -> None:
-    """Note that exercise ``name`` (asking ``question``) was made in this kernel."""
+    """Note that exercise ``name`` (asking ``question``) was made in this kernel, and give
+    its entries in the progress file that name (its first "seen" is noted before it is
+    known)."""
     _made[name] = question
+    data = _load()
+    unnamed = [entry for entry in data.values()
+               if isinstance(entry, dict) and entry.get("exercise") == question
+               and entry.get("id") != name]
+    for entry in unnamed:
+        entry["id"] = name
+    if unnamed:
+        _save(data)
 
 
 def tried(name: str) -> bool:
@@ -98,6 +115,14 @@ def record(question: str, state: str, attempts: int, lesson_number: str | None =
     data[key] = {"lesson": number, "exercise": question, "state": state,
                  "tries": max(attempts, old.get("tries", 0)),
                  "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    # The exercise's name ("01.silent"), where this kernel made it by name (the export's ID).
+    name = next((n for n, q in _made.items() if q == question), None) or old.get("id")
+    if name:
+        data[key]["id"] = name
+    _save(data)
+
+
+def _save(data: dict[str, Any]) -> None:
     path = progress_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
