@@ -569,7 +569,9 @@ def _place(doc: Document, pair: tuple[str, int], chosen: tuple[Any, SortKey], ve
         return Why(True, Message(N_("no `{path}`: a missing field sorts as null, on {rung}"),
                                  **values), "missing-sorts-as-null")
     if len(reached) != 1 or reached[0] is not value:  # the path went through an array
-        whole = reached[0] if len(reached) == 1 else reached
+        # what the path reached, a missing field as the null it sorts as
+        whole = reached[0] if len(reached) == 1 else [
+            None if v is MISSING else v for v in reached]
         words = (N_("`{path}` is the array {array}: an ascending sort uses its smallest "
                     "element, {value}, on {rung}") if direction > 0 else
                  N_("`{path}` is the array {array}: a descending sort uses its largest "
