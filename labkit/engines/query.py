@@ -72,22 +72,29 @@ class Engine:
 
 
 class ModelEngine(Engine):
-    """labkit's executable model of MongoDB's documented comparison rules (``labkit.model``)."""
+    """labkit's executable model of MongoDB's documented comparison rules (``labkit.model``),
+    following one MongoDB version's rule set (``model.versions.VERSIONS``; the current major
+    unless told otherwise)."""
 
     key = "model"
-    detail = f"labkit's rules for MongoDB {CURRENT_MAJOR}"
+    detail = f"labkit's rules for MongoDB {CURRENT_MAJOR}"  # the current major's, by default
     name = called(key, detail)
     speaks_for = CURRENT_MAJOR
 
-    def __init__(self) -> None:
+    def __init__(self, rules: str | None = None) -> None:
         from labkit._version import __version__
+        from labkit.model.versions import check_rules_version
 
         self.version = __version__
+        self.rules = check_rules_version(rules)
+        self.speaks_for = self.rules
+        self.detail = f"labkit's rules for MongoDB {self.rules}"
+        self.name = called(self.key, self.detail)
 
     @property
     def label(self) -> str:
         """The column of the matrix."""
-        return f"model {CURRENT_MAJOR}"
+        return f"model {self.rules}"
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """The model's answer to each read (it predicts results, never server errors)."""
@@ -99,7 +106,7 @@ class ModelEngine(Engine):
             docs = [] if on_database else spec.fixture.get(step.collection, [])
             try:
                 answers.append(Answer(model_read(docs, step.operation, step.arguments,
-                                                 on_database=on_database)))
+                                                 on_database=on_database, rules=self.rules)))
             except (BadInput, ValueError) as exc:
                 raise NotSupported(_unsupported(str(exc))) from exc
         return answers
@@ -124,9 +131,10 @@ _MODEL_ARGUMENTS = {
 
 
 def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], *,
-               on_database: bool = False) -> Any:
-    """What the model says a read returns on ``docs`` (documents in insertion order);
-    ``on_database``: an aggregate on the database, whose pipeline starts with ``$documents``."""
+               on_database: bool = False, rules: str = CURRENT_MAJOR) -> Any:
+    """What the model says a read returns on ``docs`` (documents in insertion order), by the
+    rule set of MongoDB ``rules``; ``on_database``: an aggregate on the database, whose
+    pipeline starts with ``$documents``."""
     unknown = sorted(set(arguments) - _MODEL_ARGUMENTS[operation] - set(NEUTRAL_ARGUMENTS))
     if unknown:
         raise NotSupported(f"the model does not support the {operation} option {unknown[0]}")
@@ -134,15 +142,15 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
         raise NotSupported(f"the model supports a {operation} hint of the _id index only")
     if operation == "aggregate":
         return _pipeline(docs, arguments["pipeline"], arguments.get("collation"),
-                         on_database=on_database)
+                         on_database=on_database, rules=rules)
     if operation == "estimatedDocumentCount":
         return len(docs)
     if operation == "count" and int(arguments.get("limit") or 0) < 0:
         raise NotSupported("the model does not support a negative count limit")
     if operation == "findOne":  # the first document find gives, or none
-        found = _find(docs, {**arguments, "limit": 1})
+        found = _find(docs, {**arguments, "limit": 1}, rules)
         return found[0] if found else None
-    found = _find(docs, arguments)
+    found = _find(docs, arguments, rules)
     if operation == "find":
         return found
     if operation in ("countDocuments", "count"):
@@ -156,11 +164,11 @@ def _names_the_id_index(hint: Any) -> bool:
     return hint == "_id_" or (isinstance(hint, dict) and list(hint.items()) == [("_id", 1)])
 
 
-def _find(docs: list[Document], arguments: dict[str, Any]) -> list[Document]:
+def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[Document]:
     from labkit.model import bson_order, reads
 
     collation = arguments.get("collation")
-    found = reads.find(docs, arguments.get("filter") or {}, collation)
+    found = reads.find(docs, arguments.get("filter") or {}, collation, rules)
     if arguments.get("sort"):
         found = bson_order.sort(found, arguments["sort"], collation)
     found = found[int(arguments.get("skip") or 0):]
@@ -218,7 +226,7 @@ def _distinct(docs: list[Document], field: str) -> list[Any]:
 
 def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
               collation: dict[str, Any] | None = None, *,
-              on_database: bool = False) -> list[Document]:
+              on_database: bool = False, rules: str = CURRENT_MAJOR) -> list[Document]:
     """``$match``, ``$sort``, ``$skip``, ``$limit``, ``$project`` (top-level), ``$count`` and a
     ``$group`` by ``{$type: "$path"}`` that counts, after ``$documents`` of literal documents
     where the aggregate is on a database; any other stage is not supported. The aggregate's
@@ -229,7 +237,7 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
     for stage in pipeline:
         (name, spec), = stage.items()
         if name == "$match":
-            out = reads.find(out, spec, collation)
+            out = reads.find(out, spec, collation, rules)
         elif name == "$sort":
             out = bson_order.sort(out, spec, collation)
         elif name == "$skip":

@@ -104,6 +104,20 @@ def parse_versions(text: str | None) -> list[str] | None:
     return [checked for v in dict.fromkeys(versions) if (checked := check_pinned_version(v))]
 
 
+def parse_model_versions(text: str | None) -> list[str] | None:
+    """``"6.0,9.0"`` -> the model's rule sets to follow, one column each, checked (BadInput on
+    one the model does not carry); None: the current major's."""
+    from labkit.model.versions import check_rules_version
+
+    if text is None:
+        return None
+    versions = [v.strip() for v in text.split(",")]
+    if not all(versions):
+        raise BadInput(Message(N_("{option} needs versions such as 6.0,7.0,8.0, with none "
+                                  "empty"), option="--model-version"))
+    return [check_rules_version(v) for v in dict.fromkeys(versions)]
+
+
 # Judging one claim on one engine ---------------------------------------------------------
 
 
@@ -322,16 +336,20 @@ def _one_server(version: str | None, mode: str) -> Iterator[MongoServer]:
         yield server
 
 
-def _columns(engines: list[str], versions: list[str] | None,
-             mode: str) -> Iterator[tuple[str, str, Engine | None, str, str]]:
+def _columns(engines: list[str], versions: list[str] | None, mode: str,
+             model_versions: list[str] | None = None
+             ) -> Iterator[tuple[str, str, Engine | None, str, str]]:
     """``(label, engine name, engine or None, why not, version asked for)`` per column, one
-    server at a time."""
+    server at a time, and one model column per rule set asked for."""
     from labkit.engines import fakes
     from labkit.engines.query import MongoDBEngine
 
     for name in engines:
         if name == "model":
-            yield "model", name, ModelEngine(), "", ""
+            rule_sets: list[str | None] = [*model_versions] if model_versions else [None]
+            for rules in rule_sets:
+                model = ModelEngine(rules)
+                yield model.label, name, model, "", ""
         elif name == "mongodb":
             wanted: list[str | None] = [*versions] if versions else [None]
             for version in wanted:
@@ -353,14 +371,16 @@ def _columns(engines: list[str], versions: list[str] | None,
 
 def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
           versions: list[str] | None = None, mongodb_mode: str = "auto",
-          progress: Callable[[str, int, int, ClaimSpec | None], None] | None = None
-          ) -> CheckRun:
-    """Judge every claim on every engine (and MongoDB version), one server at a time."""
+          progress: Callable[[str, int, int, ClaimSpec | None], None] | None = None,
+          model_versions: list[str] | None = None) -> CheckRun:
+    """Judge every claim on every engine (and MongoDB version), one server at a time; the
+    model once per rule set of ``model_versions`` (the current major's if None)."""
     started = dt.datetime.now(dt.UTC)
     claims = [as_claim(spec) for spec in specs]
     columns: list[Column] = []
     described: list[EngineInfo] = []
-    for label, name, engine, why, asked in _columns(list(engines), versions, mongodb_mode):
+    for label, name, engine, why, asked in _columns(list(engines), versions, mongodb_mode,
+                                                    model_versions):
         info = engine.info() if engine else EngineInfo(name, asked, not_run=True)
         described.append(info)
         column = Column(engine.label if engine else label, name, info.line())
@@ -395,8 +415,10 @@ def _not_checked(spec: ClaimSpec) -> list[str]:
 
 
 def run_files(paths: Iterable[str | Path], engines: Iterable[str] | str = DEFAULT_ENGINES,
-              versions: list[str] | str | None = None, mongodb_mode: str = "auto") -> CheckRun:
+              versions: list[str] | str | None = None, mongodb_mode: str = "auto",
+              model_versions: str | None = None) -> CheckRun:
     """Read claim files and check them: the notebook's one call (``labkit check`` in Python)."""
     if isinstance(versions, str):
         versions = parse_versions(versions)
-    return check(claimfiles.load(paths), parse_engines(engines), versions, mongodb_mode)
+    return check(claimfiles.load(paths), parse_engines(engines), versions, mongodb_mode,
+                 model_versions=parse_model_versions(model_versions))
