@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from labkit import _defaults, _signals
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
-from labkit.i18n import _, number
+from labkit.i18n import N_, Message, _, number
 from labkit.model import versions
 from labkit.syllabus import TOPICS
 
@@ -178,6 +178,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     versions = claimcheck.parse_versions(args.mongodb_version)
     if versions and "mongodb" not in engines:
         raise BadInput("--mongodb-version needs mongodb among --engines")
+    model_versions = claimcheck.parse_model_versions(args.model_version)
+    if model_versions and "model" not in engines:
+        raise BadInput(Message(N_("{option} needs {engine} among --engines"),
+                               option="--model-version", engine="model"))
     specs = claimfiles.load(args.paths)
     if args.junit:
         _output_file(args.junit, "--junit", "junit.xml")
@@ -191,7 +195,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     with made_on_disk.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
         report.check_targets(out)
-        result = claimcheck.check(specs, engines, versions, args.mongodb, progress)
+        result = claimcheck.check(specs, engines, versions, args.mongodb, progress,
+                                  model_versions)
         paths = report.write(result.run, out, made)
         if args.junit:  # put in place with the report: both are new, or neither
             junit.write_junit(result, args.junit, made)
@@ -205,6 +210,29 @@ def cmd_check(args: argparse.Namespace) -> int:
             json=paths["json"].name)
             + (f"; JUnit XML: {_line(args.junit)}" if args.junit else ""))
     return result.exit_status(args.strict)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Join several runs' results.json into one page: claims by run, differences first."""
+    from labkit.outputs import compare
+    from labkit.run import made as made_on_disk
+    from labkit.run.comparison import compare as joined
+
+    comparison = joined(args.results)
+    out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
+        "compare-%Y%m%d-%H%M%S")
+    with made_on_disk.undone_if_stopped(out) as made:
+        _writable_folder(out, "--out", made)
+        compare.check_targets(out)
+        paths = compare.write(comparison, out, made)
+        made.commit()
+    if args.json:
+        _emit_json(comparison.to_dict())
+    else:
+        _say(compare.headline(comparison))
+        _say(_("Comparison: {html}  (also {markdown})").format(
+            html=_line(paths["html"]), markdown=paths["markdown"].name))
+    return 0
 
 
 def _writable_folder(path: Path, option: str, made: Made) -> None:
@@ -559,6 +587,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how to get each MongoDB server (default: auto)")
     check.add_argument("--mongodb-version", metavar="V,…",
                        help="comma-separated versions, e.g. 6.0,7.0,8.0: one server at a time")
+    check.add_argument("--model-version", metavar="V,…",
+                       help="comma-separated MongoDB versions whose rules the model follows, "
+                            f"one column each: {', '.join(versions.VERSIONS)} (default: "
+                            f"{versions.CURRENT_MAJOR})")
     check.add_argument("--out", metavar="DIR",
                        help="report directory (default reports/check-<time>/)")
     check.add_argument("--junit", metavar="FILE", help="also write JUnit XML for CI")
@@ -566,6 +598,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print results.json to stdout")
     check.add_argument("--quiet", action="store_true", help="no progress lines")
     check.set_defaults(func=cmd_check)
+
+    compare = sub.add_parser("compare", help="join several runs' results.json into one page",
+                             description="Join the results.json of several runs (servers, "
+                             "MongoDB versions, the model's rule sets, fakes) into one page: "
+                             "claims as rows, each run's engines as columns, the claims whose "
+                             "verdicts differ first. Writes compare.html and compare.md.")
+    compare.add_argument("results", nargs="+", metavar="RESULTS.json",
+                         help="results.json files (or the report folders holding them), two "
+                              "or more, of labkit run or labkit check")
+    compare.add_argument("--out", metavar="DIR",
+                         help="folder of the page (default reports/compare-<time>/)")
+    compare.add_argument("--json", action="store_true",
+                         help="print the comparison as JSON to stdout")
+    compare.set_defaults(func=cmd_compare)
 
     server = sub.add_parser("server", help="start a MongoDB server and print its URI")
     _add_mongodb_options(server)

@@ -163,6 +163,8 @@ NOT_IN_REPOSITORY = {
     "results.json": "a file each run writes under --out",
     "reports/<time>/": "the folder a run writes by default",
     "reports/check-<time>/": "the folder labkit check writes by default",
+    "compare.html": "a file labkit compare writes under --out",
+    "compare.md": "a file labkit compare writes under --out",
     "wheels/": "the folder `pip wheel -w wheels` makes for an offline room",
     "OWNER/REPO": "the Binder badge's placeholder for this repository's GitHub path",
     "mongodb/specifications": "the drivers' specifications repository on GitHub",

@@ -360,7 +360,8 @@ def markdown(run: Run) -> str:
     return "\n".join(out)
 
 
-_CSS = """
+# The report's styles; the comparison page (outputs/compare.py) uses the same.
+CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:60rem;margin:2rem auto;
 padding:0 1rem;color:#1f2328;line-height:1.45}
 table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #d0d7de;
@@ -447,7 +448,7 @@ def html_report(run: Run) -> str:
     esc = escape.html
     about = run.about()
     parts = [f"<!doctype html><html lang='{language()}'><head><meta charset='utf-8'>"
-             f"<title>{_('labkit report')} {esc(about['started'])}</title><style>{_CSS}</style>"
+             f"<title>{_('labkit report')} {esc(about['started'])}</title><style>{CSS}</style>"
              "</head><body>",
              f"<h1>{_('labkit report')}</h1>",
              "<p class='meta'>" + esc(_about(run, N_(

@@ -1,0 +1,268 @@
+"""``labkit compare``: results.json files of real ``labkit check`` runs (the model's 6.0, 7.0,
+8.0 and 9.0 rule sets, mongomock and montydb) joined into one page, claims as rows and runs'
+engines as columns, the claims that differ first; bad input is one ``Error:`` line.
+
+The claims are tests/data/compare/versions.yaml; the verdicts that differ between rule sets
+are docs/model.md's "Rule sets per version" (null and undefined before 8.0, null through
+arrays in 9.0), each cited in the claim's source.
+"""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from helpers import labkit as run_labkit
+from markdown_it import MarkdownIt
+
+from labkit.cli import main
+from labkit.run import comparison as joined
+from labkit.run.results import SCHEMA
+
+CLAIMS = Path(__file__).parent / "data" / "compare" / "versions.yaml"
+RULE_SETS = ("6.0", "7.0", "8.0", "9.0")
+IDS = ["null-skips-undefined", "null-through-arrays", "decimal-sort", "count-strings"]
+MODEL = "model (labkit's rules for MongoDB {})"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> list[Path]:
+    """One ``labkit check`` per rule set of the model, then one on mongomock and montydb."""
+    root = tmp_path_factory.mktemp("runs")
+    made = []
+    for rules in RULE_SETS:
+        out = root / f"model-{rules}"
+        main(["check", str(CLAIMS), "--model-version", rules, "--out", str(out), "--quiet"])
+        made.append(out / "results.json")
+    out = root / "fakes"
+    main(["check", str(CLAIMS), "--engines", "mongomock,montydb", "--out", str(out), "--quiet"])
+    made.append(out / "results.json")
+    assert all(path.is_file() for path in made)
+    return made
+
+
+@pytest.fixture(scope="module")
+def page(runs, tmp_path_factory) -> Path:
+    """``labkit compare`` of the five runs, written to a folder."""
+    out = tmp_path_factory.mktemp("compare")
+    assert main(["compare", *map(str, runs), "--out", str(out)]) == 0
+    return out
+
+
+def _verdicts(data: dict, claim_id: str) -> dict[str, str | None]:
+    row = next(c for c in data["claims"] if c["id"] == claim_id)
+    return {col["label"]: v for col, v in zip(data["columns"], row["verdicts"], strict=True)}
+
+
+def test_the_json_has_a_column_per_engine_of_each_run_and_a_row_per_claim(runs, capsys,
+                                                                            tmp_path):
+    """Four model runs give a column each, the fakes' run two; every claim is a row."""
+    assert main(["compare", *map(str, runs), "--out", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == joined.SCHEMA
+    assert [run["source"] for run in data["runs"]] == [str(path) for path in runs]
+    assert [(c["run"], c["engine"]) for c in data["columns"]] == [
+        *((i, MODEL.format(rules)) for i, rules in enumerate(RULE_SETS)),
+        (4, "mongomock (in-process fake)"), (4, "montydb (in-process fake)")]
+    assert sorted(c["id"] for c in data["claims"]) == sorted(IDS)
+
+
+def test_differences_come_first_and_the_known_version_differences_show(runs, capsys,
+                                                                        tmp_path):
+    """null and undefined: 6.0 and 7.0 match (the claim, 8.0's rule, does not hold there),
+    8.0 and 9.0 do not; null through arrays: only 9.0 matches. The claim that holds
+    everywhere comes last, after every claim that differs."""
+    assert main(["compare", *map(str, runs), "--out", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    ids = [c["id"] for c in data["claims"]]
+    assert ids[-1] == "count-strings"
+    assert data["differing"] == 3
+    assert [c["differs"] for c in data["claims"]] == [True, True, True, False]
+    undefined = _verdicts(data, "null-skips-undefined")
+    model = {rules: undefined[f"{MODEL.format(rules)} {data['runs'][0]['labkit_version']}"]
+             for rules in RULE_SETS}
+    assert model == {"6.0": "fails", "7.0": "fails", "8.0": "holds", "9.0": "holds"}
+    arrays = [v for label, v in _verdicts(data, "null-through-arrays").items()
+              if label.startswith("model")]
+    assert arrays == ["holds", "holds", "holds", "fails"]
+    assert set(_verdicts(data, "count-strings").values()) == {"holds"}
+
+
+def test_a_claim_one_run_lacks_is_absent_there_and_differs(runs, tmp_path):
+    """A claim judged in one run only has no verdict in the other run's columns: it differs."""
+    data = json.loads(runs[0].read_text(encoding="utf-8"))
+    data["claims"] = data["claims"][:1]
+    fewer = tmp_path / "fewer.json"
+    fewer.write_text(json.dumps(data), encoding="utf-8")
+    result = joined.compare([fewer, runs[2]])
+    row = next(r for r in result.rows if r.id == "count-strings")
+    assert row.cells[0] is None
+    assert row.cells[1] is not None
+    assert row.differs
+
+
+class _Cells(HTMLParser):
+    """Each table row's cells as ``(class, text)``, the header cells too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[tuple[str, str]]] = []
+        self.scripts = 0
+        self._cell: list[str] | None = None
+        self._class = ""
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self.scripts += 1
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell, self._class = [], dict(attrs).get("class") or ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append((self._class, "".join(self._cell).strip()))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_the_html_colours_each_cell_by_its_verdict_differences_first(page):
+    """compare.html: the differences' table before the rest's, one coloured cell per column,
+    its class the verdict's (the report's colours)."""
+    text = (page / "compare.html").read_text(encoding="utf-8")
+    assert text.index("Verdicts that differ (3)") < text.index("The same in every column (1)")
+    cells = _Cells()
+    cells.feed(text)
+    body = [row for row in cells.rows if len(row) > 2 and row[2][0].startswith("c ")]
+    assert [row[0][1] for row in body] == [*IDS[:3], "count-strings"]
+    undefined = body[0][2:]
+    assert [cls for cls, _ in undefined] == ["c fails", "c fails", "c holds", "c holds",
+                                             "c error", "c error"]
+    assert [text for _, text in undefined][:3] == ["does not hold", "does not hold", "holds"]
+    header = next(row for row in cells.rows if row and row[0] == ("id", "ID"))
+    assert len(header) == 2 + 6
+    assert header[2][1].startswith(MODEL.format("6.0"))
+
+
+def test_the_markdown_is_two_gfm_tables_differences_first(page):
+    """compare.md renders (GFM) as two tables, the three claims that differ in the first, with
+    a column per engine of each run."""
+    text = (page / "compare.md").read_text(encoding="utf-8")
+    html = MarkdownIt("gfm-like").render(text)
+    assert html.count("<table>") == 2
+    assert "<script" not in html
+    first, second = html.split("<table>")[1:]
+    assert all(claim in first for claim in IDS[:3])
+    assert "count-strings" in second
+    assert first.split("</tr>")[0].count("<th>") == 2 + 6
+    assert "<strong>does not hold</strong>" in first
+
+
+def test_values_from_a_file_are_escaped_in_html_and_markdown(runs, tmp_path):
+    """A claim's title holding markup and a table's pipe stays text in both pages."""
+    data = json.loads(runs[0].read_text(encoding="utf-8"))
+    data["claims"][0]["title"] = "<script>alert(1)</script> | **x**"
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "page"
+    assert main(["compare", str(odd), str(runs[1]), "--out", str(out)]) == 0
+    cells = _Cells()
+    cells.feed((out / "compare.html").read_text(encoding="utf-8"))
+    assert cells.scripts == 0
+    rendered = MarkdownIt("gfm-like").render((out / "compare.md").read_text(encoding="utf-8"))
+    assert "<script>" not in rendered
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; | **x**" \
+        in rendered
+
+
+def _refused(argv: list[str], capsys) -> str:
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.startswith("Error: ")
+    assert "Traceback" not in err
+    assert err.count("\n") == 1
+    return err
+
+
+def test_fewer_than_two_files_is_an_error_line(runs, capsys, tmp_path):
+    """One file, or none, is refused in one line."""
+    assert "at least two results files; 1 given" in _refused(
+        ["compare", str(runs[0]), "--out", str(tmp_path)], capsys)
+    with pytest.raises(SystemExit) as stopped:  # argparse's usage error, one line
+        main(["compare"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert err.startswith("Error: ")
+    assert "RESULTS.json" in err
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ("[1, 2]", "is not labkit results: it has no \"schema\""),
+    ("{\"schema\": \"junit\"}", "is not labkit results"),
+    ("not json", "is not labkit results: it is not JSON"),
+    ("{\"schema\": \"labkit-results/1\", \"claims\": [{\"id\": \"x\"}]}",
+     "claim 1 lacks an id, a verdict or rows with verdicts"),
+])
+def test_a_file_that_is_not_labkit_results_is_an_error_line(runs, capsys, tmp_path, content,
+                                                             words):
+    """JSON that is not results.json, or no JSON, is named and refused."""
+    bad = tmp_path / "bad.json"
+    bad.write_text(content, encoding="utf-8")
+    assert words in _refused(["compare", str(runs[0]), str(bad), "--out", str(tmp_path / "o")],
+                             capsys)
+
+
+def test_another_schema_version_is_an_error_line(runs, capsys, tmp_path):
+    """A results.json of another layout names both versions."""
+    data = json.loads(runs[0].read_text(encoding="utf-8"))
+    data["schema"] = "labkit-results/2"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data), encoding="utf-8")
+    err = _refused(["compare", str(runs[0]), str(other), "--out", str(tmp_path / "o")], capsys)
+    assert "labkit-results/2" in err
+    assert SCHEMA in err
+
+
+def test_a_missing_or_binary_file_is_an_error_line(runs, capsys, tmp_path):
+    """A path with nothing there, and bytes that are not UTF-8, are refused in one line."""
+    assert "no such file" in _refused(
+        ["compare", str(runs[0]), str(tmp_path / "nowhere.json"), "--out", str(tmp_path / "o")],
+        capsys)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    assert "not UTF-8" in _refused(
+        ["compare", str(runs[0]), str(binary), "--out", str(tmp_path / "o")], capsys)
+
+
+def test_the_model_version_option_is_checked(capsys, tmp_path):
+    """``--model-version`` names rule sets the model carries, and needs the model's column."""
+    assert "the model knows MongoDB 6.0, 7.0, 8.0, 9.0, not '5.0'" in _refused(
+        ["check", str(CLAIMS), "--model-version", "5.0", "--out", str(tmp_path)], capsys)
+    assert "--model-version needs model among --engines" in _refused(
+        ["check", str(CLAIMS), "--engines", "mongomock", "--model-version", "7.0",
+         "--out", str(tmp_path)], capsys)
+
+
+def test_the_page_speaks_vietnamese_and_the_json_stays_english(runs, tmp_path):
+    """Under LABKIT_LANG=vi the page's headings and verdicts are Vietnamese; --json English."""
+    out = tmp_path / "vi"
+    result = run_labkit("compare", str(runs[0]), str(runs[2]), "--out", str(out),
+                        env={"LABKIT_LANG": "vi"})
+    assert result.returncode == 0, result.stderr
+    text = (out / "compare.html").read_text(encoding="utf-8")
+    assert "<html lang='vi'>" in text
+    assert "Kết luận khác nhau (1)" in text
+    assert "không đúng" in text
+    assert "Verdicts that differ" not in text
+    assert "Kết luận khác nhau (1)" in (out / "compare.md").read_text(encoding="utf-8")
+    as_json = run_labkit("compare", str(runs[0]), str(runs[2]), "--out", str(out), "--json",
+                         env={"LABKIT_LANG": "vi"})
+    data = json.loads(as_json.stdout)
+    assert _verdicts(data, "null-skips-undefined")[
+        f"{MODEL.format('6.0')} {data['runs'][0]['labkit_version']}"] == "fails"
