@@ -52,7 +52,7 @@ def test_stand_ins_are_labelled_recorded_and_predicted(offline):
     table = card.table()
     assert list(table.columns) == ["recorded by the source (real server)",
                                    "labkit's model predicts"]
-    assert table.loc["date_range"].tolist() == ['["b", "c"]', '["b", "c"]']
+    assert table.loc["range on the Date field"].tolist() == ['["b", "c"]', '["b", "c"]']
 
 
 def test_a_stated_expectation_is_not_called_recorded(offline):

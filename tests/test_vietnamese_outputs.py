@@ -4,9 +4,18 @@ catalogue, no run of English function words ("not set", "wrote at") and no numbe
 English way ("1,700,000,000") (issue 21, "The Vietnamese edition leaks English and English
 numbers").
 
+Nor do they show an identifier or an English word where a learner reads a label (issue 32,
+"English and unformatted numbers left in the Vietnamese edition"): a card's question rows
+(``string_range``, ``uuid7_fill``), a table's column headings (``process``, ``clock_ns``), and
+the numbers of a card written the Vietnamese way (``0,875``, ``5.541.888``, not ``0.875`` or
+``5541888``). The scan reads each lesson twice: as it is (nothing answered), and with every
+exercise's answer revealed (``.reveal()`` where the lesson has ``.check(None)``), which shows the
+cards and tables that wait for an exercise.
+
 This file is the Vietnamese edition's notebook test: each lesson runs once, top to bottom in one
 fresh kernel, and both the test of each cell and the scan of its outputs read that run (nbval,
-which runs the English edition, does not collect notebooks/vi: see the root conftest.py).
+which runs the English edition, does not collect notebooks/vi: see the root conftest.py); the
+revealed run is read by the scan alone.
 """
 
 from __future__ import annotations
@@ -27,7 +36,9 @@ from labkit.lessons import translate
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks" / "vi").glob("[0-9][0-9]_*.ipynb"))
-ENGLISH_GROUPING = re.compile(r"\d(?:,\d{3})+(?!\d)")
+# Grouped the English way: a first group of one to three digits, never a lone 0 ("0,501" is a
+# Vietnamese decimal), then groups of three after commas.
+ENGLISH_GROUPING = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:,\d{3})+(?!\d)")
 PLACEHOLDER = re.compile(r"\{\w*(?:[:!][^{}]*)?\}")  # a name, with its format spec if any
 
 # English function words: two or more in a row of plain words is an English phrase, whatever
@@ -90,6 +101,79 @@ def english_numbers_in(text: str) -> list[str]:
     return [text[max(0, m.start() - 40):m.end() + 40] for m in ENGLISH_GROUPING.finditer(text)]
 
 
+# A label that is an identifier: lowercase words joined by underscores (string_range, clock_ns).
+IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+# A label of plain lowercase ASCII words (process, leaf pages): English unless it is one of the
+# terms the Vietnamese edition keeps as they are, each with why.
+ASCII_WORDS = re.compile(r"[a-z]{3,}(?: [a-z]+)*")
+KEPT = frozenset([
+    # BSON type names, as the server's $type and the census print them (lesson 03's tables).
+    "int", "long", "double", "decimal", "string", "date", "bool", "null", "array", "object",
+    # Key kinds, named as labkit's B-tree loads name them (lesson 06's tables).
+    "uuid4", "uuid7", "objectid",
+    # Terms the glossary keeps in Vietnamese (docs/glossary.md): ObjectId's timestamp, hex,
+    # engine.
+    "timestamp", "hex", "engine",
+])
+# What a learner reads as a label: a card's question rows, a table's headings, and the rows of
+# a table indexed by question or field (the headings "câu hỏi", "trường").
+CARD_ROW = re.compile(r"<th style='text-align:left'[^>]*>(.*?)</th>", re.S)
+TABLE = re.compile(r"<table.*?</table>", re.S)
+HEAD = re.compile(r"<thead>(.*?)</thead>", re.S)
+CELL = re.compile(r"<t[hd][^>]*>(.*?)</t[hd]>", re.S)
+ROW_HEAD = re.compile(r"<tr>\s*<th>(.*?)</th>", re.S)
+CARD_VALUE = re.compile(r"<td><code>(.*?)</code></td>", re.S)
+# A number written the English way in a card's value: a decimal point (after a 0, or before
+# other than three digits: "430.080" is a Vietnamese 430 080, "0.875" and "1.0" English), or
+# five digits or more ungrouped (outside quoted strings, and not part of a word, a version, a
+# time or a hex; a number never starts with a 0, a hex such as "003039" may).
+ENGLISH_DECIMAL = re.compile(r"(?<![\w.:])-?(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\w.:])")
+UNGROUPED = re.compile(r"(?<![\w.:,-])[1-9]\d{4,}(?![\w.:])")
+QUOTED = re.compile(r'"[^"]*"')
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", fragment)).strip()
+
+
+def labels_in(page: str) -> list[str]:
+    """Every label a learner reads in an output's HTML: its cards' question rows, its tables'
+    headings, and the row headings of its tables indexed by question or field."""
+    found = [_text(m) for m in CARD_ROW.findall(page)]
+    for table in TABLE.findall(page):
+        head = HEAD.search(table)
+        if head is None:
+            continue
+        headings = [_text(cell) for cell in CELL.findall(head.group(1))]
+        found += headings
+        if {"câu hỏi", "trường"} & set(headings):
+            found += [_text(cell) for cell in ROW_HEAD.findall(table[head.end():])]
+    return [label for label in found if label]
+
+
+def english_labels_in(page: str) -> list[str]:
+    """The labels of an output that are identifiers or plain English words."""
+    return [label for label in labels_in(page) if IDENTIFIER.fullmatch(label)
+            or (ASCII_WORDS.fullmatch(label) and label not in KEPT)]
+
+
+def card_values_in(page: str) -> list[str]:
+    """The values of an output's cards and of its tables indexed by question."""
+    found = [_text(m) for m in CARD_VALUE.findall(page)]
+    for table in TABLE.findall(page):
+        head = HEAD.search(table)
+        if head is not None and "câu hỏi" in _text(head.group(1)):
+            found += [_text(cell) for cell in re.findall(r"<td>(.*?)</td>", table, re.S)]
+    return found
+
+
+def english_card_numbers_in(page: str) -> list[str]:
+    """Card values holding a number written the English way ("0.875", "5541888")."""
+    return [value for value in card_values_in(page)
+            if ENGLISH_DECIMAL.search(QUOTED.sub('""', value))
+            or UNGROUPED.search(QUOTED.sub('""', value))]
+
+
 def _shown(output: dict) -> str:
     """What a learner reads in one output: a stream, a result's text or its HTML as text
     (images and the HTML tables' styles left out)."""
@@ -116,6 +200,7 @@ class Ran:
     source: str
     shown: str
     error: str
+    html: str = ""
 
 
 def _code_cells(lesson: Path) -> list[dict]:
@@ -135,16 +220,25 @@ def _error(cell, stopped: str) -> str:
     return ""
 
 
+UNANSWERED = re.compile(r"\.check\(None\)\s*$")
+
+
 @functools.cache
-def _executed(lesson: Path) -> tuple[Ran, ...]:
+def _executed(lesson: Path, revealed: bool = False) -> tuple[Ran, ...]:
     """Run a Vietnamese lesson top to bottom in a fresh kernel, as nbval runs a lesson (every
     cell in order, an error in one not stopping the next), with no MongoDB server (no URI, no
     mongod, no Docker here) and the suite's B-tree size (``LABKIT_BTREE_N``, which the root
-    conftest.py sets for the English edition's kernels too); each code cell as it ran."""
+    conftest.py sets for the English edition's kernels too); each code cell as it ran. With
+    ``revealed``, each exercise's answer is revealed where the lesson leaves it unanswered, as
+    a learner who clicks through the answers runs it."""
     import nbformat
     from nbclient import NotebookClient
 
     notebook = nbformat.read(lesson, as_version=4)
+    if revealed:
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                cell.source = UNANSWERED.sub(".reveal()", cell.source)
     progress = Path(tempfile.mkdtemp(prefix="labkit-vi-")) / "progress.json"
     environment = {"LABKIT_LANG": "", "LABKIT_PROGRESS": str(progress),
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -163,7 +257,9 @@ def _executed(lesson: Path) -> tuple[Ran, ...]:
             else:
                 os.environ[key] = value
     return tuple(Ran(cell.source, "\n".join(_shown(o) for o in cell.get("outputs", [])),
-                     _error(cell, stopped))
+                     _error(cell, stopped),
+                     "\n".join("".join(o.get("data", {}).get("text/html", ""))
+                               for o in cell.get("outputs", [])))
                  for cell in notebook.cells if cell.cell_type == "code")
 
 
@@ -184,7 +280,8 @@ def test_the_fragments_are_labkits_english():
 
 @pytest.mark.parametrize(("text", "found"), [
     ("1,700,000,000 giây", 1), ("Bộ đếm sau 16,777,215", 1), ("1.700.000.000 giây", 0),
-    ("[1, 2, 3]", 0), ("69,6%", 0), ("đang nạp 200.000 khoá", 0),
+    ("[1, 2, 3]", 0), ("69,6%", 0), ("đang nạp 200.000 khoá", 0), ("0,501", 0),
+    ("-0,277", 0),
 ])
 def test_the_number_scan_finds_english_grouping_only(text, found):
     """Commas grouping thousands are found; a Vietnamese decimal comma and lists are not."""
@@ -219,6 +316,43 @@ def test_the_phrase_scan_leaves_vietnamese_code_and_values(text):
     assert not english_phrases_in(text)
 
 
+CARD = ("<table><tr><th>câu hỏi</th><th>mong đợi</th><th>quan sát được</th></tr>"
+        "<tr><th style='text-align:left' title='{key}'>{label}</th><td><code>{value}</code>"
+        "</td><td><code></code></td></tr></table>")
+FRAME = ("<table border='0' class='dataframe'><thead><tr style='text-align: right;'><th></th>"
+         "{heads}</tr></thead><tbody><tr><th>0</th><td>P3</td></tr></tbody></table>")
+
+
+@pytest.mark.parametrize(("page", "found"), [
+    # What issue 32 found in the Vietnamese lessons 01, 03, 05 and 06.
+    (CARD.format(key="string_range", label="string_range", value="[1]"), ["string_range"]),
+    (CARD.format(key="part", label="part", value="size"), ["part"]),
+    (FRAME.format(heads="<th>process</th><th>hex</th><th>clock_ns</th>"),
+     ["process", "clock_ns"]),
+    (CARD.format(key="string_range", label="khoảng trên trường chuỗi", value="[1]"), []),
+    (CARD.format(key="eq", label="$eq", value="[1]"), []),
+    (FRAME.format(heads="<th>tiến trình</th><th>hex</th><th>kiểu của v</th><th>userId</th>"),
+     []),
+])
+def test_the_label_scan_finds_identifiers_and_english_words(page, found):
+    """A card row or a heading that is an identifier or an English word is found; Vietnamese
+    labels, operators, field names and the kept terms are not."""
+    assert english_labels_in(page) == found
+
+
+@pytest.mark.parametrize(("value", "found"), [
+    ("0.875", 1), ("-0.281", 1), ("[0.9, 1.0]", 1), ("5541888", 1),
+    ("0,875", 0), ("[0,9; 1]", 0), ("5.541.888", 0), ("430.080", 0), ("65.3", 1),
+    ('"00000000"', 0), ("003039", 0),
+    ("2026-10-01T00:00:00.000Z", 0),
+    ('["dbl9.5", "int10"]', 0), ("pymongo 4.20.1", 0), ("[1, 2, 3]", 0),
+])
+def test_the_card_number_scan_finds_english_numbers(value, found):
+    """A card value with an English decimal or an ungrouped long number is found; Vietnamese
+    numbers, quoted strings, times and versions are not."""
+    assert len(english_card_numbers_in(CARD.format(key="k", label="k", value=value))) == found
+
+
 @pytest.mark.parametrize(("lesson", "index"), CELLS)
 def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index):
     """Code cell ``index`` of the Vietnamese lesson, run in order in the lesson's one kernel,
@@ -234,17 +368,42 @@ def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
-def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson):
-    """Every output of the lesson, run without a server from top to bottom with no error, is
-    free of labkit's English sentences, of runs of English function words and of
-    English-grouped numbers; identifiers, commands and values may stay."""
-    ran = _executed(lesson)
+@pytest.mark.parametrize("revealed", [False, True], ids=["as it is", "answers revealed"])
+def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson, revealed):
+    """Every output of the lesson, run without a server from top to bottom with no error (as
+    it is, and with its answers revealed), is free of labkit's English sentences, of runs of
+    English function words and of English-grouped numbers; its labels (card rows, table
+    headings) are neither identifiers nor English words, and its cards' numbers are written
+    the Vietnamese way. Identifiers, commands and values may stay where they are values."""
+    ran = _executed(lesson, revealed)
     failed = [f"code cell {index}" for index, cell in enumerate(ran) if cell.error]
     assert not failed, f"the lesson did not run through: {', '.join(failed)} failed"
     fragments = english_fragments()
     problems = []
-    for index, text in enumerate(cell.shown for cell in ran):
+    for index, cell in enumerate(ran):
+        text = cell.shown
         problems += [f"code cell {index}: {hit}" for hit in english_in(text, fragments)]
         problems += [f"code cell {index}: English …{hit}…" for hit in english_phrases_in(text)]
         problems += [f"code cell {index}: number …{hit}…" for hit in english_numbers_in(text)]
+        problems += [f"code cell {index}: label {hit!r}" for hit in english_labels_in(cell.html)]
+        problems += [f"code cell {index}: card number {hit!r}"
+                     for hit in english_card_numbers_in(cell.html)]
     assert not problems, "\n".join(problems)
+
+
+def test_every_question_of_every_claim_has_a_label():
+    """Each key of a claim's expectation, and of the model's prediction where a claim has one,
+    is labelled in words (``labkit.claims.labels``), so that no card row shows an identifier
+    for a claim added later; each label is in labkit's catalogue."""
+    from labkit.claims.labels import LABELS
+    from labkit.experiments.catalogue import registered
+
+    missing = []
+    for item in registered():
+        keys = list(item.expected) if isinstance(item.expected, dict) else []
+        predicted = item.predict() if item.predict is not None else None
+        keys += list(predicted) if isinstance(predicted, dict) else []
+        missing += [f"{item.id}.{key}" for key in keys if key not in LABELS]
+    assert missing == []
+    catalogue = {entry.msgid for entry in polib.pofile(str(translate.LABKIT_CATALOGUE))}
+    assert sorted(set(LABELS.values()) - catalogue) == []

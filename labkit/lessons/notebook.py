@@ -20,11 +20,12 @@ from labkit.claims.claim import (
     short_json,
     verdict_text,
 )
+from labkit.claims.labels import label as question_label
 from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
-from labkit.outputs.cards import claim_card
+from labkit.outputs.cards import cell_text, claim_card
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
 
@@ -140,7 +141,7 @@ def _legend(label: str) -> str:
 
 
 def _cell(value: Any) -> str:
-    return value if isinstance(value, str) else short_json(value)
+    return cell_text(value, 160)
 
 
 def _rows_frame(value: Any) -> pd.DataFrame | None:
@@ -183,7 +184,8 @@ class NotRun:
         keys = list(dict.fromkeys(key for value in dicts for key in value))
         columns = {_short(label): [_cell(value[k]) if k in value else "" for k in keys]
                    for label, value in self.stand_ins}
-        return pd.DataFrame(columns, index=pd.Index(keys, name=_("question")))
+        return pd.DataFrame(columns, index=pd.Index([question_label(k) for k in keys],
+                                                    name=_("question")))
 
     def _head(self) -> str:
         return _("{what}: not run (no {name} here)").format(what=_(self.what),
@@ -194,7 +196,7 @@ class NotRun:
         if self.first:
             lines.append(_server_note_text())
         for label, value in self.stand_ins:
-            lines.append(f"  {_(label)}: {short_json(value, 400)}")
+            lines.append(f"  {_(label)}: {cell_text(value, 400)}")
         if self.footer:
             lines.append("  " + _("(neither is an observation of your server; the verdict "
                                   "stays 'not run')"))
@@ -218,7 +220,7 @@ class NotRun:
         for label, value in self.stand_ins:
             rows = _rows_frame(value)
             shown = (rows.to_html(escape=True, border=0, index=False) if rows is not None
-                     else f"<code>{esc(short_json(value, 400))}</code>")
+                     else f"<code>{esc(cell_text(value, 400))}</code>")
             parts.append(f"<div><i>{esc(_(label))}</i>:</div>{shown}")
         return parts
 
@@ -340,8 +342,10 @@ def table(value: dict[Any, Any] | list[dict[str, Any]], heading: str = MODEL_SHO
 
     if isinstance(value, dict):
         return pd.DataFrame({_(heading): [_words(v) for v in value.values()]},
-                            index=pd.Index([str(k) for k in value], name=_(ROWS[rows])))
-    return pd.DataFrame([{key: _words(item) for key, item in row.items()} for row in value])
+                            index=pd.Index([question_label(k) for k in value],
+                                           name=_(ROWS[rows])))
+    return pd.DataFrame([{question_label(key): _words(item) for key, item in row.items()}
+                         for row in value])
 
 
 class Checked(list[Result]):

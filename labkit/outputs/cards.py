@@ -8,18 +8,54 @@ query.
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any
 
-from labkit.claims.claim import COLOURS, jsonable, kind_text, short_json, verdict_text
+from labkit.claims.claim import COLOURS, jsonable, kind_text, verdict_text
+from labkit.claims.labels import label, value_word
 from labkit.claims.spec import Step
-from labkit.i18n import _, shown
+from labkit.i18n import Phrase, _, number, shown
 from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
 
 
-def _shown(value: Any) -> str:
-    """One cell: text as it is, anything else as compact JSON."""
-    return value if isinstance(value, str) else short_json(value, 200)
+def _value(value: Any, decimal_comma: bool) -> str:
+    """A JSON value written as compact JSON is, its numbers as the learner's language writes
+    them ("0,875", "5.541.888" in Vietnamese); a list holding a decimal number separates its
+    items with "; " where the decimal mark is a comma ("[0,9; 1,0]")."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return number(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return json.dumps(value)
+        # Three decimals below 1 (a fill, 0,501), two above (a ratio, 1,23): "1,226" would
+        # read as an English 1226.
+        return number(value, at_most=3 if abs(value) < 1 else 2)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        decimals = decimal_comma and any(isinstance(v, float) for v in value)
+        return "[" + ("; " if decimals else ", ").join(_value(v, decimal_comma)
+                                                      for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: "
+                               f"{_value(v, decimal_comma)}" for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def cell_text(value: Any, limit: int = 200) -> str:
+    """One cell of a card: labkit's own words translated, other text as it is, anything else
+    as compact JSON with its numbers in the learner's format, shortened with an ellipsis."""
+    if isinstance(value, Phrase):  # one of labkit's sentences: in the learner's words
+        return value.shown()
+    value = jsonable(value_word(value))
+    if isinstance(value, str):
+        return value
+    text = _value(value, "," in number(0.5, 1))
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
@@ -28,15 +64,16 @@ def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
     expected, observed = jsonable(expected), jsonable(observed)
     if isinstance(expected, dict) and isinstance(observed, dict):
         keys = list(dict.fromkeys([*expected, *observed]))
-        rows = [(str(key), _shown(expected[key]) if key in expected else "",
-                 _shown(observed[key]) if key in observed else "") for key in keys]
+        rows = [(str(key), cell_text(expected[key]) if key in expected else "",
+                 cell_text(observed[key]) if key in observed else "") for key in keys]
     else:
-        rows = [("", _shown(expected), _shown(observed))]
+        rows = [("", cell_text(expected), cell_text(observed))]
     esc = escape.html
     head = (f"<tr><th>{esc(_('question'))}</th><th>{esc(expected_heading)}</th>"
             f"<th>{esc(_('observed'))}</th></tr>")
     body = "".join(
-        f"<tr><th style='text-align:left'>{esc(key)}</th><td><code>{esc(left)}</code></td>"
+        f"<tr><th style='text-align:left' title='{esc(key)}'>{esc(label(key))}</th>"
+        f"<td><code>{esc(left)}</code></td>"
         f"<td><code>{esc(right)}</code></td></tr>" for key, left, right in rows)
     return f"<table style='margin:.3em 0'>{head}{body}</table>"
 
@@ -107,7 +144,7 @@ class Fixture:
 
         lines = [self._heading()]
         lines += [f"  {shell(doc)}" for doc in self.docs]
-        lines += [f"  {key}: {query}" for key, query in self.queries.items()]
+        lines += [f"  {label(key)}: {query}" for key, query in self.queries.items()]
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -116,7 +153,7 @@ class Fixture:
         from labkit.outputs.tables import fixture
 
         esc = escape.html
-        rows = "".join(f"<tr><th style='text-align:left'>{esc(key)}</th>"
+        rows = "".join(f"<tr><th style='text-align:left' title='{esc(key)}'>{esc(label(key))}</th>"
                        f"<td style='text-align:left'><code>{esc(query)}</code></td></tr>"
                        for key, query in self.queries.items())
         questions = (f"<table style='margin:.3em 0'><tr><th>{esc(_('question'))}</th>"
