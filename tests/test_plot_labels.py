@@ -9,6 +9,7 @@ warning). Matplotlib's rule: an even number of unescaped ``$`` makes a text math
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -17,6 +18,7 @@ import matplotlib
 import pytest
 from helpers import ONE_CLAIM
 
+from labkit import i18n
 from labkit.cli import main
 from labkit.outputs import plots
 
@@ -114,3 +116,40 @@ def test_a_claim_file_whose_name_holds_an_escape_warns_nothing(tmp_path, capfd):
         warnings.simplefilter("always")
         _report_of(tmp_path, "e\x1b[2Jx.yaml", capfd)
     assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
+
+
+# Each figure a lesson draws, with data whose ticks fall between whole numbers (the rank chart
+# of lesson 05 read "0.5 … 3.5" in Vietnamese, issue 32).
+ENGLISH_DECIMAL_TICK = re.compile(r"^[\u2212-]?\d+\.\d+$")
+FIGURES = {
+    "bit_layout": lambda: plots.bit_layout([{"field": "timestamp", "bits": 32},
+                                            {"field": "counter", "bits": 24}], "ObjectId"),
+    "verdict_summary": lambda: plots.verdict_summary([{"topic": "dates", "verdict": "holds"}]),
+    "id_rank": lambda: plots.id_rank([{"hex": "65" * 12, "process": "P1", "clock_ns": 1_000_000},
+                                      {"hex": "66" * 12, "process": "P2", "clock_ns": 3_700_000}],
+                                     "ranks"),
+    "type_ladder": lambda: plots.type_ladder([{"_id": "a", "v": 1}, {"_id": "b", "v": "s"}]),
+    "btree_summary": lambda: plots.btree_summary({"engine": "model", "engine_version": "", "n": 10,
+                                                  "results": [{"keys": "uuid4", "leaf_pages": 3,
+                                                               "leaf_fills": [0.55, 0.7]}]}),
+    "splits_per_1000": lambda: plots.splits_per_1000({"uuid4": [1, 2, 3]}, 10, "splits"),
+}
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_a_figure_writes_its_tick_numbers_in_the_learners_language(name, monkeypatch):
+    """In Vietnamese every numeric tick label of every figure is written with a decimal comma
+    ("0,5", "1,5"), never the English "0.5"; names on a categorical axis stay as they are."""
+    monkeypatch.setattr(i18n, "_chosen", "vi")
+    figure = FIGURES[name]()
+    figure.canvas.draw()
+    ticks = [t.get_text() for axes in figure.axes
+             for t in [*axes.get_xticklabels(), *axes.get_yticklabels()] if t.get_text()]
+    assert ticks, name
+    assert [t for t in ticks if ENGLISH_DECIMAL_TICK.match(t)] == [], ticks
+    monkeypatch.setattr(i18n, "_chosen", "en")
+    english = FIGURES[name]()
+    english.canvas.draw()
+    assert not [t.get_text() for axes in english.axes for t in axes.get_xticklabels()
+                if "," in t.get_text() and t.get_text()[0].isdigit()
+                and not re.fullmatch(r"\d{1,3}(,\d{3})+", t.get_text())]

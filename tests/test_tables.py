@@ -78,3 +78,15 @@ def test_every_notebook_is_a_lesson_of_the_course_and_back():
     """course.LESSONS and the notebooks folder list the same files (new lessons join both)."""
     files = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert {lesson.file for lesson in course.LESSONS} <= files
+
+
+def test_a_long_note_is_cut_at_a_word_before_pandas_cuts_it():
+    """A not-run note longer than pandas shows of a cell (``display.max_colwidth``, 50) is cut
+    at a word, with an ellipsis: lesson 06's MongoDB row read "…nào dùng đư..." (issue 32)."""
+    note = tables.fitted("chưa chạy: Không có server MongoDB nào dùng được (đã thử "
+                         "LABKIT_MONGODB_URI: chưa đặt)")
+    assert note == "chưa chạy: Không có server MongoDB nào dùng được\u2026"
+    assert len(note) <= tables.CELL_WIDTH
+    assert tables.fitted("not run: short") == "not run: short"
+    frame = tables.btree_frame({"engine": "mongodb", "not_run": "x " * 60})
+    assert len(frame.iloc[0, -1]) <= tables.CELL_WIDTH

@@ -104,6 +104,7 @@ def bit_layout(rows: Sequence[BitField], title: str) -> MplFigure:
     axes.set_yticks([])
     axes.set_xlabel(text(_("bit position (most significant first)")))
     axes.set_title(text(_(title)), fontsize=10)
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -127,6 +128,7 @@ def verdict_summary(claims: Sequence[TopicVerdict]) -> MplFigure:
     axes.set_xlabel(text(_("claims")))
     axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     _whole_ticks(axes.xaxis)
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -168,6 +170,7 @@ def id_rank(table: Sequence[IdPoint], title: str) -> MplFigure:
     _whole_ticks(axes.yaxis)
     axes.legend(fontsize=8)
     axes.set_title(text(_(title)), fontsize=10)
+    _local_ticks(*figure.axes)
     return figure
 
 
@@ -390,6 +393,7 @@ def type_ladder(docs: Sequence[Document], path: str = "v",
     axes.grid(axis="y", color="#eaeef2")
     axes.set_title(text(_(title)), fontsize=10)
     figure.tight_layout()  # room for the legend beside the rungs
+    _local_ticks(*figure.axes)
     return figure
 
 

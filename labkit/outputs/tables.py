@@ -126,6 +126,21 @@ def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.D
     return pd.DataFrame(rows).set_index("_id")
 
 
+# pandas shows at most this many characters of a cell (``display.max_colwidth``), cutting the
+# rest wherever it falls, mid-word too: a longer note is cut here, at a word, first.
+CELL_WIDTH = 50
+
+
+def fitted(text: str, width: int = CELL_WIDTH) -> str:
+    """``text`` as a table cell shows it whole: cut at the last word boundary that fits, with an
+    ellipsis, where it is longer than ``width`` characters."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    at = max(cut.rfind(" "), cut.rfind("("))
+    return (cut[:at] if at > 0 else cut).rstrip(" ,;:(") + "\u2026"
+
+
 def _percent(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else percent(value, digits)
 
@@ -147,8 +162,8 @@ def btree_frame(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
     for m in measurements:
         if "results" not in m:
             rows.append({"engine": m["engine"], "keys": "-",
-                         "note": _("not run: {why}").format(
-                             why=shown(m.get("not_run") or m.get("error") or ""))})
+                         "note": fitted(_("not run: {why}").format(
+                             why=shown(m.get("not_run") or m.get("error") or "")))})
             continue
         for r in m["results"]:
             rows.append({"engine": f"{m['engine']} {m['engine_version']}".strip(),
