@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         start_lesson,
         table,
     )
+    from labkit.outputs.explanations import explain
     from labkit.run.doctor import run as doctor
     from labkit.servers import mongodb
 
@@ -48,6 +49,7 @@ _LAZY = {
     "exercise": ("labkit.lessons.attempts", "exercise"),
     "reveal": ("labkit.lessons.attempts", "reveal"),
     "doctor": ("labkit.run.doctor", "run"),
+    "explain": ("labkit.outputs.explanations", "explain"),
     "mongodb": ("labkit.servers", "mongodb"),
 }
 
@@ -78,6 +80,7 @@ __all__ = [
     "check",
     "doctor",
     "exercise",
+    "explain",
     "language",
     "mongodb",
     "on_server",
