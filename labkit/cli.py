@@ -263,7 +263,7 @@ def cmd_server(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     servers.check_pinned_version(args.mongodb_version)
     servers.check_cache_gb(args.cache_gb)
-    print("Looking for a MongoDB server…", file=sys.stderr)
+    print(_("Looking for a MongoDB server…"), file=sys.stderr)
     try:
         server = servers.provide("mongodb", args.mongodb, args.mongodb_version, args.cache_gb)
     except ServerUnavailable as exc:
@@ -271,9 +271,10 @@ def cmd_server(args: argparse.Namespace) -> int:
             raise
         # Without a server, the command must not be handed some other one (a CI job's URI).
         env = {k: v for k, v in os.environ.items() if k != "LABKIT_MONGODB_URI"}
-        unset = " (LABKIT_MONGODB_URI is unset for the command)" \
-            if "LABKIT_MONGODB_URI" in os.environ else ""
-        _say(f"Warning: {exc}\nContinuing without a MongoDB server{unset}.", sys.stderr)
+        going_on = _("Continuing without a MongoDB server (LABKIT_MONGODB_URI is unset for the "
+                     "command).") if "LABKIT_MONGODB_URI" in os.environ else \
+            _("Continuing without a MongoDB server.")
+        _say(_("Warning: {why}").format(why=exc) + "\n" + going_on, sys.stderr)
         return run_beside(command, env)
     with server:
         info = {"uri": server.uri, "how": server.how, "version": server.version,
@@ -281,8 +282,9 @@ def cmd_server(args: argparse.Namespace) -> int:
         if args.json:
             _emit_json(info)
         else:
-            _say(f"MongoDB {_line(server.version)} ({_line(server.how)}) "
-                 f"at {_line(servers.redact(server.uri))}")
+            _say(_("MongoDB {version} ({how}) at {uri}").format(
+                version=_line(server.version), how=_line(server.how),
+                uri=_line(servers.redact(server.uri))))
             _say(_line(server.cache))
             _say(_line(_export_line(server.uri, args.show_password)))
         sys.stdout.flush()
@@ -290,7 +292,7 @@ def cmd_server(args: argparse.Namespace) -> int:
             return run_beside(command, dict(os.environ, LABKIT_MONGODB_URI=server.uri))
         if server.how == "uri":
             return 0
-        print("Press Ctrl-C to stop it.", file=sys.stderr)
+        print(_("Press Ctrl-C to stop it."), file=sys.stderr)
         while True:  # a sleep, unlike some waits, is interrupted by Ctrl-C on every platform
             time.sleep(1)
 

@@ -5,6 +5,8 @@ ObjectId lessons' small demonstrations, in the learner's language; English every
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import labkit
@@ -105,3 +107,22 @@ def test_the_clock_skew_example_sorts_b_first_and_speaks_vietnamese(vietnamese):
     assert rows[0]["ghi lúc (đồng hồ đúng)"] == "2023-11-14T22:13:21Z"
     assert rows[0]["thời điểm ghi trong _id"] == "2023-11-14T22:13:19Z"
     assert rows[1]["_id"] == "6553f1001111111111000000"
+
+
+def test_the_server_command_speaks_vietnamese(monkeypatch, capsys, nothing_available):
+    """``LABKIT_LANG=vi labkit server`` with no way to a server: the first line and the
+    error are Vietnamese, and ``--optional`` warns in Vietnamese (it printed "Looking for a
+    MongoDB server…", issue 32)."""
+    from labkit.cli import main
+
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.setenv("LABKIT_LANG", "vi")
+    assert main(["server", "--mongodb", "local"]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith("Đang tìm một server MongoDB…\n"), err
+    assert "Looking for" not in err
+    assert main(["server", "--mongodb", "local", "--optional", "--", sys.executable, "-c",
+                 "pass"]) == 0
+    err = capsys.readouterr().err
+    assert "Tiếp tục mà không có server MongoDB." in err, err
+    assert "Continuing" not in err
