@@ -159,3 +159,21 @@ def test_processes_have_their_own_random_values():
     randoms = [{objectid.split(h).random for h in r["ids"]} for r in results]
     assert all(len(r) == 1 for r in randoms)
     assert randoms[0] != randoms[1]
+
+
+def test_the_projector_view_is_narrow_and_in_id_order():
+    """Lesson 05's table of IDs made in several processes (issue 32: nine columns and a 19-digit
+    clock_ns did not fit a projector): six short columns, the ID's three fields apart in hex as
+    the chapter's recorded table shows them, the counter in decimal, the clock as the time of
+    day at the millisecond, in sort({_id: 1}) order (the 12 bytes')."""
+    rows = processes.rows([
+        {"label": "P2", "ids": ["6ac71201a9fded4f0c2e7ec8"],
+         "clock_ns": [1_791_430_913_849_000_000]},
+        {"label": "P1", "ids": ["6ac71201d1375a74bd43981a"],
+         "clock_ns": [1_791_430_913_591_000_000]},
+    ])
+    view = objectid.fields_view(rows)  # 1,791,430,913.849 s is 2026-10-08T03:41:53.849Z
+    assert [row["process"] for row in view] == ["P2", "P1"]  # a9… sorts before d1…
+    assert view[0] == {"process": "P2", "timestamp_hex": "6ac71201", "random": "a9fded4f0c",
+                       "counter_hex": "2e7ec8", "counter": 0x2E7EC8, "clock": "03:41:53.849"}
+    assert all(len(str(value)) <= 12 for row in view for value in row.values())

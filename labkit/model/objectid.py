@@ -215,6 +215,19 @@ def sorted_by_id(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(table, key=lambda row: row["hex"])
 
 
+def fields_view(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows made in several processes (each with ``process``, ``hex`` and an ISO ``clock``) as
+    a table narrow enough for a projector, the way the chapter's recorded table shows them: in
+    ``sort({_id: 1})`` order, each ID's three fields apart in hex, its counter in decimal, and
+    the clock at the millisecond as the time of day (UTC); the whole hex, the timestamp in
+    seconds and the clock in nanoseconds (a 19-digit number) are left to the plot."""
+    return [{"process": row["process"], "timestamp_hex": row["hex"][:8],
+             "random": row["hex"][8:18], "counter_hex": row["hex"][18:],
+             "counter": int(row["hex"][18:], 16),
+             "clock": str(row["clock"]).partition("T")[2].removesuffix("Z")}
+            for row in sorted_by_id(table)]
+
+
 RECORDED_INVERSION = (  # the course chapter's run: process, random, first counter, insert ms
     ("A", 0xD1375A74BD, 0x43981A, (591, 609, 610)),
     ("B", 0xA9FDED4F0C, 0x2E7EC8, (844, 849, 850)),
