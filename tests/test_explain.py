@@ -142,6 +142,14 @@ def test_a_collation_is_named_where_it_compared_strings():
     assert rows[2].rule == "collation"
 
 
+def test_vietnamese_because(monkeypatch):
+    """With LABKIT_LANG=vi the sentence is Vietnamese, the rule and source unchanged."""
+    monkeypatch.setenv("LABKIT_LANG", "vi")
+    row = explain.find(fixtures.load("orders"), {"userId": 42})[1]
+    assert row.because.shown() != row.because.english()
+    assert row.rule == "type-bracketing"
+
+
 def test_json_rows_have_the_documented_fields():
     """--json's objects: _id, matched, because, rule, source for find; _id, key, because,
     rule, source for sort."""
