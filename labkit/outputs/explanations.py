@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 # The headings and words a table shows, kept in English here and shown translated.
 HEADINGS = (N_("matched"), N_("sorts by"), N_("rule"), N_("because"), N_("Sources:"))
+# A frame's columns are --json's keys, each headed in the learner's words ("_id" stays).
+COLUMNS = {"matched": N_("matched"), "key": N_("key"), "because": N_("because"),
+           "rule": N_("rule"), "source": N_("source")}
 YES, NO = N_("yes"), N_("no")
 
 
@@ -70,8 +73,8 @@ def _source(rule: str) -> str:
 
 def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
     """The rows as a DataFrame with ``--json``'s columns (``_id``, ``matched`` or ``key``,
-    ``because``, ``rule``, ``source``), ``because`` in the learner's language and a key as
-    mongosh writes it."""
+    ``because``, ``rule``, ``source``), each headed in the learner's language (English: those
+    names), ``because`` in the learner's language and a key as mongosh writes it."""
     import pandas as pd
 
     from labkit.model.explain import FindRow
@@ -85,7 +88,8 @@ def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
         records.append(record)
     columns = ["_id", "matched" if not rows or isinstance(rows[0], FindRow) else "key",
                "because", "rule", "source"]
-    return pd.DataFrame(records, columns=columns)
+    table = pd.DataFrame(records, columns=columns)
+    return table.rename(columns={name: _(heading) for name, heading in COLUMNS.items()})
 
 
 def explain(filter_or_sort: Any, documents: str | list[Document], *,
