@@ -38,7 +38,7 @@ from labkit.engines.btree_results import (
 from labkit.engines.wt_binding import wiredtiger_module, wiredtiger_version, wt_inserter
 from labkit.engines.wt_binding import wt_stats as _wt_stats
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 from labkit.model import keys as keymod
 from labkit.names import engine_name
 from labkit.servers import MAX_CACHE_GB, MIN_CACHE_GB, refused
@@ -226,7 +226,7 @@ def run_postgres(server: PostgresServer, kind: str, n: int, batch: int = 10_000,
     ``ServerUnavailable``, where the role is not a superuser: the statistics come from the
     pgstattuple and pageinspect extensions, which only a superuser may create.
     """
-    server.require("the B-tree load on PostgreSQL", superuser=True)
+    server.require(Message(N_("the B-tree load on PostgreSQL")), superuser=True)
     dsn = server.fresh_database(f"btree_{kind}")
     try:
         # The server ending the load's connection, or the database's lease lost meanwhile,
@@ -528,7 +528,8 @@ S = TypeVar("S")
 def check_n(n: int, name: str = "--n") -> None:
     """Refuse a key count outside 1..MAX_N, naming the option it came from."""
     if not 1 <= n <= MAX_N:
-        raise BadInput(f"{name} must be between 1 and {MAX_N:,} keys, not {n:,}")
+        raise BadInput(Message(N_("{name} must be between 1 and {most:,} keys, not {n:,}"),
+                               name=name, most=MAX_N, n=n))
 
 
 class BTreeEngine(ABC, Generic[S]):
@@ -542,7 +543,7 @@ class BTreeEngine(ABC, Generic[S]):
     server: ClassVar[str | None] = None
     binding: ClassVar[str | None] = None
     # Why the smallest cache ``cache_range_mb`` allows is what it is, where that needs saying.
-    cache_floor: ClassVar[str] = ""
+    cache_floor: ClassVar[Text] = ""
 
     @property
     def name(self) -> str:
@@ -572,8 +573,9 @@ class BTreeEngine(ABC, Generic[S]):
             return
         low, high = self.cache_range_mb()
         if not low <= settings.cache_mb <= high:
-            raise BadInput(f"--cache-mb must be between {low}{self.cache_floor} and {high}, "
-                           f"not {settings.cache_mb}")
+            raise BadInput(Message(N_("--cache-mb must be between {low}{floor} and {high}, not "
+                                      "{given}"), low=str(low), floor=self.cache_floor,
+                                   high=str(high), given=str(settings.cache_mb)))
 
     @abstractmethod
     def version(self, server: S) -> str:
@@ -735,7 +737,7 @@ class MongoTree(BTreeEngine["MongoServer"]):
 
     key = "mongodb"
     server = "mongodb"
-    cache_floor = " (the smallest cache mongod accepts)"
+    cache_floor = Message(N_(" (the smallest cache mongod accepts)"))
 
     def cache_range_mb(self) -> tuple[int, int]:
         """mongod's own range (``servers.check_cache_gb``), in MB."""
@@ -770,7 +772,8 @@ ENGINES: dict[str, BTreeEngine[Any]] = {
 def engine(key: str) -> BTreeEngine[Any]:
     """The B-tree engine of ``key``; an unknown one is refused with the list of engines."""
     if key not in ENGINES:
-        raise BadInput(f"unknown engine {key!r}; choose from {', '.join(ENGINES)}")
+        raise BadInput(Message(N_("unknown engine {engine}; choose from {known}"),
+                               engine=repr(key), known=", ".join(ENGINES)))
     return ENGINES[key]
 
 

@@ -40,8 +40,9 @@ WT_IO_STATS = {"log_bytes": "log: log bytes written",
 def check_checkpoint_every(every: int | None, name: str = "--checkpoint-every") -> None:
     """Refuse a checkpoint interval that is not a positive number of keys (None: none)."""
     if every is not None and (isinstance(every, bool) or every < 1):
-        raise BadInput(f"{name} must be a positive number of keys (or none for no "
-                       f"checkpoint during the load), not {every}")
+        raise BadInput(Message(N_("{name} must be a positive number of keys (or none for no "
+                                  "checkpoint during the load), not {every}"),
+                               name=name, every=str(every)))
 
 
 class Checkpoints:

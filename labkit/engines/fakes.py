@@ -17,6 +17,7 @@ from typing import Any
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.engines.query import Engine, called, load_and_read
 from labkit.errors import ServerUnavailable
+from labkit.i18n import N_, Message
 
 FAKES = ("mongomock", "montydb")
 FAKE = "in-process fake"  # what each is, beside its name
@@ -28,8 +29,10 @@ def _installed(package: str) -> str:
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError as exc:
-        raise ServerUnavailable(f"{package} is not installed. Hint: pip install "
-                                f"'labkit[fakes]' (or pip install {package}).") from exc
+        raise ServerUnavailable(
+            Message(N_("{package} is not installed."), package=package),
+            hint=Message(N_("pip install 'labkit[fakes]' (or pip install {package})."),
+                         package=package)) from exc
 
 
 def _without_neutral(step: Step) -> dict[str, Any]:

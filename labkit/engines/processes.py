@@ -44,7 +44,7 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
     env = None
     if uri:  # in the environment, not on the command line, which every local user can read
         if not database:
-            raise BadInput("IDs inserted into a server need a database to go into")
+            raise BadInput(Message(N_("IDs inserted into a server need a database to go into")))
         env = {**os.environ, WORKER_URI_VARIABLE: uri}
     procs: list[tuple[str, subprocess.Popen[str]]] = []
     try:

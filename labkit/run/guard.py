@@ -26,7 +26,7 @@ from labkit.claims.claim import (
     one_line,
 )
 from labkit.errors import ServerUnavailable
-from labkit.i18n import Message, Text, english, joined
+from labkit.i18n import N_, Message, Text, joined
 from labkit.run.results import Result
 
 T = TypeVar("T")
@@ -79,8 +79,8 @@ def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Resul
         raise_if_stopping(exc)
         if isinstance(exc, Unobservable):
             return Result(claim, NOT_RUN, observation, unobservable_reason(exc), seconds)
-        return Result(claim, ERROR, observation, "judging failed: " + english(one_line(exc)),
-                      seconds)
+        return Result(claim, ERROR, observation,
+                      Message(N_("judging failed: {error}"), error=one_line(exc)), seconds)
     reason = joined("; ", (note_text(observation), note))
     return Result(claim, verdict, observation, reason, seconds)
 

@@ -16,7 +16,7 @@ from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import BTreeContext, Claim, Observation, needs
 from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
 from labkit.errors import BadInput, ServerUnavailable
-from labkit.i18n import joined
+from labkit.i18n import N_, Message, joined
 from labkit.names import EngineInfo
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
@@ -43,7 +43,8 @@ def btree_n_from_env() -> int:
     try:
         n = int(text)
     except ValueError as exc:
-        raise BadInput(f"LABKIT_BTREE_N must be a whole number of keys, not {text!r}") from exc
+        raise BadInput(Message(N_("LABKIT_BTREE_N must be a whole number of keys, not {text}"),
+                               text=repr(text))) from exc
     check_n(n, "LABKIT_BTREE_N")
     return n
 

@@ -38,7 +38,7 @@ from labkit.errors import (
     one_line,
     server_said,
 )
-from labkit.i18n import N_, Message, _
+from labkit.i18n import N_, Message
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
 from labkit.servers import base
@@ -281,7 +281,8 @@ class MongoServer(Server["Database[Document]"]):
                 left.append(collection)
                 why = server_said(exc)
         if left:
-            raise CleanupIncomplete(name, left, f"dropDatabase is not allowed and {why}")
+            raise CleanupIncomplete(name, left, Message(N_("dropDatabase is not allowed and "
+                                                           "{why}"), why=why))
 
     def clean_stale(self) -> Stale:
         """Drop the databases labkit provably made (their lease's mark verifies for their
@@ -511,8 +512,9 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
         client.admin.command("ping")
         actual = str(client.server_info()["version"])
     except (ConfigurationError, ValueError) as exc:  # pymongo's parser raises both
-        raise BadInput(_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's parser "
-                         "refused it; its text is not shown: it may hold a password)")) from exc
+        raise BadInput(Message(N_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's "
+                                  "parser refused it; its text is not shown: it may hold a "
+                                  "password)"))) from exc
     except PyMongoError as exc:
         if _credentials_refused(exc):
             raise ServerUnavailable(
