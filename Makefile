@@ -36,8 +36,12 @@ test: $(TEST_STAMP)
 # ARGS go to JupyterLab, e.g. ARGS="--no-browser --ip 0.0.0.0". JupyterLab refuses to run as root without --allow-root (containers, VMs).
 LAB_AS_ROOT = $(shell $(PYTHON) -c 'import os; print("--allow-root" if hasattr(os, "geteuid") and os.geteuid() == 0 else "")')
 
+# lab-settings/overrides.json is JupyterLab's application settings folder for the lessons: it
+# sets fetchNews to "false", so JupyterLab does not open on its "Would you like to get notified
+# about official Jupyter news?" prompt (nor fetch news or check for updates) on a learner's
+# first start.
 lab: $(STAMP)
-	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks $(LAB_AS_ROOT) $(ARGS)
+	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks --LabApp.app_settings_dir=$(CURDIR)/lab-settings $(LAB_AS_ROOT) $(ARGS)
 
 # Exit status 0 when labkit and its required packages are in place, with or without a way to
 # MongoDB or PostgreSQL (every lesson runs without a server); 1 when a requirement is missing or

@@ -140,6 +140,63 @@ def test_make_lab_allows_root_exactly_when_root():
     assert ("--allow-root" in _make_lab().split()) is as_root
 
 
+SETTINGS = "@jupyterlab/apputils-extension:notification"
+
+
+def test_make_lab_starts_jupyterlab_with_the_projects_settings():
+    """``make lab`` points JupyterLab's application settings at lab-settings/, whose
+    overrides.json turns the news prompt off (fetchNews "false", the schema's "Never") and is
+    valid against the installed JupyterLab's own schema of that setting."""
+    import json
+    import sys
+
+    jsonschema = pytest.importorskip("jsonschema")
+    assert f"--LabApp.app_settings_dir={ROOT}/lab-settings" in _make_lab().split()
+    overrides = json.loads((ROOT / "lab-settings" / "overrides.json").read_text())
+    assert overrides[SETTINGS]["fetchNews"] == "false"
+    schema = Path(sys.prefix, "share", "jupyter", "lab", "schemas",
+                  *SETTINGS.replace(":", "/").split("/")).with_suffix(".json")
+    if not schema.is_file():
+        pytest.skip(f"JupyterLab's schemas are not installed here ({schema})")
+    jsonschema.validate(overrides[SETTINGS], json.loads(schema.read_text()))
+
+
+@pytest.mark.slow
+def test_jupyterlab_reads_the_news_setting_from_lab_settings(tmp_path):
+    """A JupyterLab started with make lab's settings folder serves fetchNews's default as
+    "false" (its own default is "none": ask), read from its settings API."""
+    import json
+    import sys
+    import time
+    import urllib.request
+
+    from labkit.servers.process import free_port
+
+    jupyter = Path(sys.executable).parent / "jupyter"
+    if not (Path(sys.executable).parent / "jupyter-lab").exists():
+        pytest.skip("JupyterLab is not installed")
+    port = free_port()
+    server = subprocess.Popen(
+        [str(jupyter), "lab", "--no-browser", "--allow-root", f"--port={port}",
+         "--ServerApp.token=t", f"--LabApp.app_settings_dir={ROOT}/lab-settings",
+         f"--notebook-dir={tmp_path}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/lab/api/settings/{SETTINGS}"
+    request = urllib.request.Request(url, headers={"Authorization": "token t"})
+    try:
+        deadline, found = time.monotonic() + 60, None
+        while found is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(request, timeout=5) as reply:
+                    found = json.load(reply)
+            except OSError:
+                time.sleep(0.5)
+        assert found is not None, "JupyterLab did not answer within 60 s"
+        assert found["schema"]["properties"]["fetchNews"]["default"] == "false"
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def _make_installs(target: str) -> list[str]:
     """The extras each ``pip install -e '.[…]'`` installs, in order, that ``make TARGET`` runs
     on a checkout whose pyproject.toml changed (``-W``: make takes it as newer than every stamp,
