@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.errors import Unreadable
-from labkit.i18n import LANGUAGES, N_, _, language, number
+from labkit.i18n import LANGUAGES, N_, Message, _, language, number
 
 # Words in front of a number that only say it is rounded: "~69%", "about 70%", "khoảng 70%".
 _ROUGHLY = ("~", "≈", "about", "around", "roughly", "approximately", "approx.", "approx",
@@ -122,11 +122,11 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
     of ``units`` after the number, in any case, with or without a space (``"29 bytes"``,
     ``"29B"``), is allowed. Raises ``Unreadable``."""
     if isinstance(value, bool):
-        raise Unreadable(_("write a number, not True or False"))
+        raise Unreadable(Message(N_("write a number, not True or False")))
     if isinstance(value, int | float):
         return Reading(float(value))
     if not isinstance(value, str):
-        raise Unreadable(_("{value} is not a number").format(value=repr(value)))
+        raise Unreadable(Message(N_("{value} is not a number"), value=repr(value)))
     text = _strip_roughly(" ".join(value.strip().strip("\"'").lower().split()))
     for unit in sorted((u.lower() for u in units), key=len, reverse=True):
         # "29b" is 29 bytes, but in "0x1b" the b is a hex digit: a one-letter unit glued to a
@@ -140,10 +140,10 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
     text = text.removesuffix("%").strip()
     reading = _plain(text)
     if reading is None and units and re.match(r"[\d.,]+\s*\S", text):
-        raise Unreadable(_("{value}: write the number alone, or followed by {units}").format(
-            value=repr(value), units=" / ".join(units)))
+        raise Unreadable(Message(N_("{value}: write the number alone, or followed by {units}"),
+                                 value=repr(value), units=" / ".join(units)))
     if reading is None:
-        raise Unreadable(_("{value} is not a number").format(value=repr(value)))
+        raise Unreadable(Message(N_("{value} is not a number"), value=repr(value)))
     return Reading(reading.value / 100, reading.note) if share else reading
 
 
@@ -164,7 +164,7 @@ def read_bool(value: Any) -> bool:
         text = " ".join(value.strip().strip("\"'.!").lower().split())
         if text in words:
             return words[text]
-    raise Unreadable(_("answer True or False, or yes or no"))
+    raise Unreadable(Message(N_("answer True or False, or yes or no")))
 
 
 def yes_no(value: bool) -> str:
@@ -192,9 +192,9 @@ def parse_time(value: Any) -> dt.datetime:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError as exc:
-            raise Unreadable(_("{value} is not a time").format(value=repr(value))) from exc
+            raise Unreadable(Message(N_("{value} is not a time"), value=repr(value))) from exc
     else:
-        raise Unreadable(_("{value} is not a time").format(value=repr(value)))
+        raise Unreadable(Message(N_("{value} is not a time"), value=repr(value)))
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
@@ -206,7 +206,7 @@ def read_hex(value: Any) -> str:
     (or grouped decimal text, "1,700,000,000") gives its decimal digits: an int carries no
     base, and a number typed in decimal is not its hex digits."""
     if isinstance(value, bool) or (not isinstance(value, int | str) and not _is_objectid(value)):
-        raise Unreadable(_("write hex digits as a string"))
+        raise Unreadable(Message(N_("write hex digits as a string")))
     if isinstance(value, int):
         return str(value)
     text = re.sub(r"[\s_|]", "", str(value).strip().strip("\"'")).lower()
@@ -215,7 +215,7 @@ def read_hex(value: Any) -> str:
     wrapped = _OBJECTID.fullmatch(text)
     text = (wrapped.group(1) if wrapped else text).removeprefix("0x")
     if not re.fullmatch(r"[0-9a-f]+", text):
-        raise Unreadable(_("{value} is not hex digits (0-9, a-f)").format(value=repr(value)))
+        raise Unreadable(Message(N_("{value} is not hex digits (0-9, a-f)"), value=repr(value)))
     return text
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit.claims.claim import ERROR, FAILS, HOLDS, jsonable, short_json, verdict_text
 from labkit.errors import ClaimFailed
-from labkit.i18n import _, number
+from labkit.i18n import N_, Message, _, number
 from labkit.run.check import CheckRun, Column
 from labkit.run.results import Result
 
@@ -152,8 +152,8 @@ def model_agreement(result: CheckRun) -> str:
     wrong = [f"{spec.id}: {verdict_text(row.verdict)}"
              for spec, row in zip(result.specs, model.rows, strict=True) if row.verdict != HOLDS]
     if wrong:
-        raise ClaimFailed(_("The model disagrees with these entries: {entries}").format(
-            entries="; ".join(wrong)))
+        raise ClaimFailed(Message(N_("The model disagrees with these entries: {entries}"),
+                                  entries="; ".join(wrong)))
     sources = Counter(_source(result, index) for index in range(len(result.specs)))
     parts = [f"{source}: {number(count)}" for source, count in sources.items()]
     return _("The model predicts the expected result for all {total} entries. Where the "

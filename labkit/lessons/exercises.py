@@ -260,7 +260,8 @@ class Exercise:
         example = (" " + _("Write it like {example}.").format(example=_(self.accept.example))
                    if self.accept.example else "")
         if isinstance(exc, Unreadable):
-            return Feedback(None, _("I could not read that: {why}.").format(why=exc) + example)
+            why = shown(exc.args[0]) if exc.args else ""  # a message, shown in the learner's words
+            return Feedback(None, _("I could not read that: {why}.").format(why=why) + example)
         return Feedback(None, _("I could not read that as an answer to this question.")
                         + example)
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message
 from labkit.lessons.answers import says_error
 from labkit.lessons.exercises import (
     AsSet,
@@ -453,6 +453,6 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
 def exercise(name: str) -> Exercise:
     """A fresh exercise of a lesson by name, such as ``"01.string_range"``."""
     if name not in EXERCISES:
-        raise BadInput(_("no exercise {name}; known: {known}").format(
-            name=repr(name), known=", ".join(EXERCISES)))
+        raise BadInput(Message(N_("no exercise {name}; known: {known}"), name=repr(name),
+                               known=", ".join(EXERCISES)))
     return EXERCISES[name](name[:2])

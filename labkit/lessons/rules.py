@@ -85,8 +85,8 @@ class Accept(Generic[R]):
             return text, _("I read {parts} as {text}: without quotes, Python splits a number at "
                            "its comma. Next time write it in quotes: \"{text}\".").format(
                 parts=", ".join(str(p) for p in parts), text=text)
-        raise Unreadable(_("give check one answer, in quotes if it holds a comma; it was given "
-                           "{count} values").format(count=len(parts)))
+        raise Unreadable(Message(N_("give check one answer, in quotes if it holds a comma; it "
+                                    "was given {count} values"), count=len(parts)))
 
     def note(self, prediction: Any, answer: Any) -> str:
         """How the prediction was read, where it could have been read another way, else ""."""
@@ -168,13 +168,13 @@ class Text(Accept[str]):
                 and not isinstance(prediction, bool):
             prediction = str(prediction)
         if not isinstance(prediction, str):
-            raise Unreadable(_("write the text in quotes, like {example}").format(
-                example=self.example))
+            raise Unreadable(Message(N_("write the text in quotes, like {example}"),
+                                     example=self.example))
         text = prediction.strip().strip("\"'")
         known = list(self.choices()) if self.choices else []
         if known and not any(self.equal(text, choice) for choice in known):
-            raise Unreadable(_("{value} is not one of {choices}").format(
-                value=repr(text), choices=", ".join(known)))
+            raise Unreadable(Message(N_("{value} is not one of {choices}"), value=repr(text),
+                                     choices=", ".join(known)))
         return text
 
     def equal(self, prediction: str, answer: Any) -> bool:
@@ -410,7 +410,7 @@ def _items(prediction: Any) -> list[Any]:
             return []
         text = prediction.strip().strip("[]()")
         return [part.strip().strip("\"'") for part in re.split(r"[,\s]+", text) if part.strip()]
-    raise Unreadable(_("write a list, such as [1, 2]"))
+    raise Unreadable(Message(N_("write a list, such as [1, 2]")))
 
 
 def _item(value: Any, like: Any) -> Any:
@@ -449,8 +449,8 @@ class InOrder(Accept[list[Any]]):
             return items
         for raw, value in zip(typed, items, strict=True):
             if not any(self._same_item(value, c) for c in choices):
-                raise Unreadable(_("{value} is not one of {choices}").format(
-                    value=repr(raw), choices=", ".join(self.item.show(c) for c in choices)))
+                raise Unreadable(Message(N_("{value} is not one of {choices}"), value=repr(raw),
+                                         choices=", ".join(self.item.show(c) for c in choices)))
         return items
 
     def _same_item(self, value: Any, choice: Any) -> bool:
@@ -463,7 +463,7 @@ class InOrder(Accept[list[Any]]):
         if whole_or_none(prediction) != "all":
             return None
         if self.choices is None:
-            raise Unreadable(_("name the items one by one"))
+            raise Unreadable(Message(N_("name the items one by one")))
         return self.choices
 
     @property

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
-from labkit.i18n import _
+from labkit.i18n import N_, Message, _
 from labkit.lessons import questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise, Said
 from labkit.outputs.escape import markdown, markdown_code
@@ -40,7 +40,7 @@ def offline_session() -> Context:
     from labkit.run import runner
 
     def unavailable() -> NoReturn:
-        raise ServerUnavailable("the answer sheet is made without a server")
+        raise ServerUnavailable(Message(N_("the answer sheet is made without a server")))
 
     return runner.Context(btree_n=2_000, mongodb_provider=unavailable,
                           postgres_provider=unavailable)
