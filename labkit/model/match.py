@@ -267,6 +267,7 @@ def _regex(pattern: Any, options: str | None = None) -> Callable[[Any], bool]:
 
 
 def is_regex(value: Any) -> bool:
+    """Whether a value is a regular expression (a BSON Regex or a compiled Python pattern)."""
     return isinstance(value, Regex | re.Pattern)
 
 
@@ -418,6 +419,8 @@ def _logical(name: str, clauses: Any, version: str, depth: int) -> Test:
 
 
 def is_operator_object(condition: Any) -> bool:
+    """Whether a field's condition is a document of operators (``{"$gt": 5}``), not a value to
+    equal (a document whose first key is not an operator, or a DBRef's ``$ref``)."""
     if not isinstance(condition, dict) or not condition:
         return False
     first = next(iter(condition))
