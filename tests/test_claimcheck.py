@@ -90,8 +90,9 @@ def test_the_report_is_the_run_report(on_the_model, tmp_path):
 
 def test_unified_reads_on_the_model():
     """The Unified Test Format file's reads on the model: results hold, an error expectation is
-    not the model's to judge, a read after a write and an events-only test are not run, and a
-    wrong expectation does not hold."""
+    not the model's to judge, a read after a write the model does not perform (an updateOne)
+    and an events-only test are not run, a read and the outcome after an insert, which the
+    model performs, hold, and a wrong expectation does not hold."""
     result = claimcheck.run_files([DATA / "unified" / "reads.yml"], "model")
     verdicts = {row.claim.title: (row.verdict, row.reason) for row in result.run.rows}
     for title in ("find without a sort returns insertion order", "find with sort, skip and limit",
@@ -101,8 +102,10 @@ def test_unified_reads_on_the_model():
     assert verdicts["a document comment before 4.4 is a server error"] == (
         claims.NOT_RUN, "runOnRequirements: it speaks for MongoDB 3.6.0 to 4.3.99; the model "
         "follows MongoDB 8.0")
-    assert verdicts["a find after a write is not judged"][0] == claims.NOT_RUN
-    assert "insertOne" in verdicts["a find after a write is not judged"][1]
+    assert verdicts["a find after a write is not judged"] == (
+        claims.NOT_RUN, "nothing to judge: find at line 97: it follows updateOne at line 94, "
+        "which the model does not perform")
+    assert verdicts["a find after an insert the model performs"][0] == claims.HOLDS
     assert verdicts["events only: nothing to judge"][0] == claims.NOT_RUN
     assert verdicts["a wrong expectation does not hold"][0] == claims.FAILS
     assert "not checked: expectEvents" in verdicts[
@@ -353,3 +356,38 @@ def test_only_what_pymongo_raises_is_mongodbs_answer():
     with pytest.raises(TypeError) as ours:
         sorted([1, "a"])
     assert not engines.driver_raised(ours.value)
+
+
+INSERT_THEN_NULL = """\
+description: insert-then-null
+schemaVersion: "1.0"
+createEntities:
+  - client: {id: client0}
+  - database: {id: database0, client: client0, databaseName: db}
+  - collection: {id: coll0, database: database0, collectionName: coll}
+initialData:
+  - {collectionName: coll, databaseName: db, documents: [{_id: 1, a: null},
+                                                        {_id: 3, a: {$undefined: true}}]}
+tests:
+  - description: "an insert, then {a: null}"
+    operations:
+      - name: insertOne
+        object: coll0
+        arguments: {document: {_id: 2}}
+      - name: find
+        object: coll0
+        arguments: {filter: {a: null}, sort: {_id: 1}}
+        expectResult: [{_id: 1}, {_id: 2}]
+"""
+
+
+@pytest.mark.parametrize(("rules", "verdict"), [("6.0", claims.FAILS), ("8.0", claims.HOLDS)])
+def test_the_models_insert_leaves_the_fixtures_values_as_they_are(tmp_path, rules, verdict):
+    """After an insert the model performs, the fixture's undefined is still undefined: on 6.0's
+    rules {a: null} matches it (jstests/core/null_query_semantics.js:39-43 at 1a18c8f8), on
+    8.0's it does not (jstests/core/query/null_query_semantics.js:10-11 at 1704949c); a copy
+    of the fixture's documents would have lost the value the model knows by identity."""
+    path = tmp_path / "insert.yml"
+    path.write_text(INSERT_THEN_NULL, encoding="utf-8")
+    (row,) = claimcheck.run_files([path], "model", model_versions=rules).run.rows
+    assert row.verdict == verdict, row.reason

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import labkit
 
+from labkit.claims import files
 from labkit.claims.claim import Figure, Observation, needs
 from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
@@ -20,8 +21,9 @@ from labkit.run.results import ClaimResult, Result, Run
 
 CLAIM_FIELDS = {"id", "title", "topic", "kind", "source", "experiment", "lesson", "verdict",
                 "expected", "results"}
-ROW_FIELDS = {"verdict", "engine", "engine_version", "engine_key", "engine_name", "observed",
-              "reason", "missing", "missing_detail", "hint", "evidence", "seconds"}
+ROW_FIELDS = {"verdict", "verdict_words", "engine", "engine_version", "engine_key",
+              "engine_name", "observed", "reason", "missing", "missing_detail", "hint",
+              "evidence", "seconds"}
 
 
 # ``offline_run`` (tests/conftest.py) is a real run of every claim with no database server at
@@ -293,3 +295,28 @@ def test_labkit_check_writes_results_json_that_its_schema_describes(tmp_path):
     data = _validate(tmp_path / "results.json")
     assert data["schema"] == SCHEMA_ID
     assert data["claims"]
+
+
+def test_labkit_check_json_says_holds_result_only_where_the_matrix_does(tmp_path):
+    """``labkit check --json`` on MongoDB's CRUD spec file find.yml (tests/data/crud-unified,
+    mongodb/specifications at 92b3c0b9) prints a results.json its schema describes, whose row
+    for "find with multiple batches works", whose expectEvents a check does not judge, says
+    "holds (result only)" as the matrix and JUnit do; "Find with filter", which expects its
+    result alone, says "holds"; and every other row's words are its verdict's, or "holds
+    (result only)" where it holds and its test has expectEvents."""
+    spec_file = Path(__file__).parent / "data" / "crud-unified" / "find.yml"
+    result = labkit("check", str(spec_file), "--json", "--out", str(tmp_path), "--quiet")
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "stdout.json").write_text(result.stdout, encoding="utf-8")
+    data = _validate(tmp_path / "stdout.json")
+    assert data == json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    rows = {c["title"]: c["results"][0] for c in data["claims"]}
+    events = {spec.title for spec in files.read(spec_file) if spec.also_expected}
+    assert rows["find with multiple batches works"]["verdict"] == "holds"
+    assert rows["find with multiple batches works"]["verdict_words"] == "holds (result only)"
+    assert rows["Find with filter"]["verdict_words"] == "holds"
+    words = {"holds": "holds", "fails": "does not hold", "not-run": "not run", "error": "error"}
+    for title, row in rows.items():
+        only = row["verdict"] == "holds" and title in events
+        assert row["verdict_words"] == ("holds (result only)" if only
+                                        else words[row["verdict"]]), title

@@ -1,11 +1,13 @@
 """The drivers' Unified Test Format (``schemaVersion``, ``initialData``, ``tests``), read for the
 part that fits a claim: ``runOnRequirements``, the fixture, the reads a claim check performs
 (``find``, ``findOne``, ``aggregate``, ``countDocuments``, ``estimatedDocumentCount``, ``count``
-and ``distinct`` on a collection; ``aggregate`` on a database), and
-``expectResult``/``expectError``. The list of reads is closed: any other operation may change
-what a later read sees, so the reads after it are not judged, naming it. What a claim check
-cannot judge there (events, client options, other operations, ``outcome``) is named per test,
-never dropped; a test none of whose reads can be judged says why."""
+and ``distinct`` on a collection; ``aggregate`` on a database), the CRUD writes on a collection
+(``spec.WRITES``, performed where an engine writes), ``expectResult``/``expectError`` and the
+test's ``outcome`` (read back as a ``find`` sorted by ``_id``). The lists of reads and writes
+are closed: any other operation may change what a later read sees, so the steps after it are
+not judged, naming it. What a claim check cannot judge there (events, client options, other
+operations) is named per test, never dropped; a test none of whose steps can be judged says
+why."""
 
 from __future__ import annotations
 
@@ -17,7 +19,15 @@ from typing import Any
 
 from labkit.claims._source import Node, extended_json, said, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
-from labkit.claims.spec import NEUTRAL_ARGUMENTS, READS, ClaimSpec, Document, Expectation, Step
+from labkit.claims.spec import (
+    NEUTRAL_ARGUMENTS,
+    READS,
+    WRITES,
+    ClaimSpec,
+    Document,
+    Expectation,
+    Step,
+)
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 
@@ -37,11 +47,20 @@ _LEAVES_DATA = {
     "recordTopologyDescription", "assertTopologyType", "wait",
     "listDatabases", "listDatabaseNames", "listCollections", "listCollectionNames",
     "listIndexes", "listIndexNames", "listSearchIndexes"}
+# What each CRUD write cannot do without (crud.md's signatures): the argument and its type.
+_WRITE_NEEDS: dict[str, tuple[str, Any]] = {
+    "insertOne": ("document", dict), "insertMany": ("documents", list),
+    "bulkWrite": ("requests", list), "updateOne": ("update", dict | list),
+    "updateMany": ("update", dict | list), "replaceOne": ("replacement", dict),
+    "deleteOne": ("filter", dict), "deleteMany": ("filter", dict),
+    "findOneAndUpdate": ("update", dict | list), "findOneAndReplace": ("replacement", dict),
+    "findOneAndDelete": ("filter", dict)}
 _WRITING_STAGES = ("$out", "$merge")  # an aggregate with one of these writes a collection
 _CLIENT_PLAIN = {"id"}  # client options that change nothing a claim check judges
-_TEST_JUDGED = {"description", "operations", "runOnRequirements", "skipReason"}
-# What a test may expect besides its operations' results, which a claim check does not judge.
-_ALSO_EXPECTED = ("expectEvents", "expectLogMessages", "outcome")
+_TEST_JUDGED = {"description", "operations", "runOnRequirements", "skipReason", "outcome"}
+# What a test may expect besides its operations' results and outcome, which a check does not
+# judge.
+_ALSO_EXPECTED = ("expectEvents", "expectLogMessages")
 
 
 @dataclass(frozen=True)
@@ -197,12 +216,18 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
         raise file.error(Message(N_("a test needs operations, a list")), *at, "operations")
     not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
     steps, used, unperformed = _unified_steps(file, operations, at, not_checked)
+    wrote = next((u.what for u in unperformed if u.changes), "")
+    steps += _outcome(file, test, at, Message(N_("it follows {write}, which a claim check "
+                                                 "does not perform"), write=wrote)
+                      if wrote else "")
     described: list[str] = [Message(N_("{name} on {target}"), name=str(op.get("name")),
                                     target=str(op.get("object"))) for op in operations]
     not_checked += _client_notes(file, used)
     databases = {_database_of(file, t) for t in used}
+    outcome = {(str(c.get("databaseName", "")), str(c.get("collectionName", "")))
+               for c in test.get("outcome") or () if isinstance(c, dict)}
     docs = {coll: items for (db, coll), items in file.fixture.items()
-            if db in databases or not used}
+            if db in databases or not used or (db, coll) in outcome}
     own = _requirements(test.get("runOnRequirements"), file.error, *at, "runOnRequirements")
     groups = tuple(g for g in (file.requirements, own) if g)
     skip = test.get("skipReason", "")
@@ -248,7 +273,8 @@ def _unjudged(steps: list[Step], unperformed: list[_Unperformed], also: tuple[st
 
 def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...],
                    not_checked: list[str]) -> tuple[list[Step], set[str], list[_Unperformed]]:
-    """The test's reads as steps, the entities they use and the operations not performed;
+    """The test's reads and CRUD writes as steps, the entities they use and the operations not
+    performed;
     every operation not performed, and what a step cannot judge, is added to ``not_checked``
     in the order met. A read after an operation that may change the data is kept, marked with
     it (its ``skip``)."""
@@ -262,9 +288,10 @@ def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...]
             raise file.error(Message(N_("each operation needs a name")), *op_at)
         name, target = op["name"], str(op.get("object"))
         on = _read_target(file, name, target, op)
-        if on:
+        if on or (name in WRITES and target in file.collections):
             used.add(target)
-            steps.append(_unified_step(file, op, op_at, on, wrote, not_checked))
+            steps.append(_unified_step(file, op, op_at, on or "collection", wrote,
+                                       not_checked))
             continue
         changes = name not in _LEAVES_DATA
         stage = _writes(op) if name == "aggregate" else ""
@@ -278,6 +305,32 @@ def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...]
         if changes:
             wrote = wrote or what
     return steps, used, unperformed
+
+
+def _outcome(file: _File, test: dict[str, Any], at: tuple[str | int, ...],
+             wrote: str) -> list[Step]:
+    """The test's ``outcome`` as reads: each collection's documents, read with an empty filter
+    sorted by ``_id`` and compared exactly (unified-test-format.md, "Executing a Test": "the
+    documents MUST match exactly", key order free; mongodb/specifications at 92b3c0b9).
+    ``wrote``: why they cannot be judged, where an operation no engine performs came first."""
+    outcome = test.get("outcome")
+    if outcome is None:
+        return []
+    if not isinstance(outcome, list):
+        raise file.error(Message(N_("outcome must be a list")), *at, "outcome")
+    out = []
+    for i, block in enumerate(outcome):
+        if not isinstance(block, dict) or not isinstance(block.get("documents"), list) or \
+                not isinstance(block.get("collectionName"), str):
+            raise file.error(Message(N_("each outcome entry needs collectionName, databaseName "
+                                        "and documents")), *at, "outcome", i)
+        docs = _bson(file.path, file.node, block["documents"],
+                     N_("outcome documents are {problem}"), *at, "outcome", i, "documents")
+        out.append(Step("find", {"filter": {}, "sort": {"_id": 1}},
+                        Expectation("exactly", docs, ordered=True),
+                        file.node.line_of(*at, "outcome", i), block["collectionName"],
+                        skip=wrote))
+    return out
 
 
 def _writes(op: dict[str, Any]) -> str:
@@ -305,12 +358,12 @@ def _read_target(file: _File, name: str, target: str, op: dict[str, Any]) -> str
 
 def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...], on: str,
                   wrote: str, not_checked: list[str]) -> Step:
-    """One read on a collection or database entity; ``wrote`` names an earlier operation that
-    may change the data, which it would follow."""
+    """One read on a collection or database entity, or one CRUD write on a collection;
+    ``wrote`` names an earlier operation that may change the data, which it would follow."""
     name = op["name"]
     arguments = _unified_arguments(op, file, op_at, not_checked)
     expect = _unified_expect(op, name, file, op_at)
-    if expect is None and not op.get("ignoreResultAndError"):
+    if expect is None and name not in WRITES and not op.get("ignoreResultAndError"):
         not_checked.append(Message(N_("{name}: nothing to judge (no expectResult or "
                                       "expectError)"), name=name))
     collection = file.collections[op["object"]][2] if on == "collection" else ""
@@ -321,7 +374,8 @@ def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...],
 
 def _unified_arguments(op: dict[str, Any], file: _File, op_at: tuple[str | int, ...],
                        not_checked: list[str]) -> dict[str, Any]:
-    """A read's arguments as Extended JSON, without the session (noted as not used)."""
+    """A read's or write's arguments as Extended JSON, without the session (noted as not
+    used)."""
     error = file.error
     name = op["name"]
     given = op.get("arguments") or {}
@@ -334,6 +388,10 @@ def _unified_arguments(op: dict[str, Any], file: _File, op_at: tuple[str | int, 
         raise error(Message(N_("aggregate needs a pipeline")), *op_at, "arguments")
     if name == "distinct" and not isinstance(arguments.get("fieldName"), str):
         raise error(Message(N_("distinct needs fieldName")), *op_at, "arguments")
+    needs = _WRITE_NEEDS.get(name)
+    if needs is not None and not isinstance(arguments.get(needs[0]), needs[1]):
+        raise error(Message(N_("{name} needs {argument}"), name=name, argument=needs[0]),
+                    *op_at, "arguments")
     if "session" in arguments:
         not_checked.append(Message(N_("the session argument of {name} (not used)"), name=name))
         arguments.pop("session")
@@ -387,6 +445,7 @@ def _unified_expect(op: dict[str, Any], name: str, file: _File, at: tuple[str | 
             raise error(Message(N_("distinct's expectResult must be a list")), *at,
                         "expectResult")
         return Expectation("values", result, ordered=True)
-    if name == "findOne" and isinstance(result, dict):
-        return Expectation("document", result)  # a root-level document: extra fields allowed
+    if (name == "findOne" and isinstance(result, dict)) or name in WRITES:
+        # a root-level document (a found one, a write's result): extra fields allowed
+        return Expectation("document", result)
     return Expectation("value", result)

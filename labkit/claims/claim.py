@@ -48,6 +48,9 @@ VERDICTS = tuple(Verdict)
 VERDICT_TEXT: dict[str, str] = {
     HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("finding"),
     NOT_RUN: N_("not run"), ERROR: N_("error")}
+# A row that holds on its reads' results where its claim also expects what a check does not
+# judge (a Unified Test Format test's expectEvents or outcome): every output says so.
+RESULT_ONLY = N_("holds (result only)")
 COUNT_TEXT: dict[str, str] = {
     HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
     NOT_RUN: N_("not run"), ERROR: N_("error")}
@@ -232,6 +235,12 @@ class Claim:
     predict: Callable[[], Any] | None = None
     # True when ``expected`` is an output the source document recorded on a real server.
     recorded: bool = False
+
+    @property
+    def results_only(self) -> bool:
+        """True when a verdict of this claim judges its reads' results only: it also expects
+        what no engine's row judges (a claim file's command events, say)."""
+        return False
 
     @property
     def shown_title(self) -> str:

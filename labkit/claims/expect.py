@@ -32,15 +32,21 @@ def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
         return _same_ids(expect.value, ids, expect.ordered), ids, ""
     if expect.kind == "count":
         return _judge_count(expect.value, result)
-    if expect.kind == "documents":
-        problem = _match_list(expect.value, result, expect.ordered, root=True)
-    elif expect.kind == "values":
-        problem = _match_list(expect.value, result, expect.ordered, root=False)
-    elif expect.kind == "document":  # findOne's: a root-level document
-        problem = match(expect.value, result, root=True)
-    else:
-        problem = match(expect.value, result)
+    problem = _MATCHERS.get(expect.kind, _as_written)(expect, result)
     return problem is None, result, problem or ""
+
+
+# How each kind of expectation matches a result (``Expectation``'s kinds); ``value`` is matched
+# as written.
+_MATCHERS: dict[str, Any] = {
+    "documents": lambda e, r: _match_list(e.value, r, e.ordered, root=True),
+    "values": lambda e, r: _match_list(e.value, r, e.ordered, root=False),
+    "document": lambda e, r: match(e.value, r, root=True),  # findOne's, a write's result
+    "exactly": lambda e, r: _exactly(e.value, r)}  # a test's outcome
+
+
+def _as_written(expect: Expectation, result: Any) -> str | None:
+    return match(expect.value, result)
 
 
 def _judge_count(expected: int, result: Any) -> tuple[bool, Any, str]:
@@ -225,6 +231,52 @@ def _scalar(expected: Any, actual: Any) -> str | None:
 def _differs(actual: Any, expected: Any) -> Message:
     return Message(N_("{actual}, not {expected}"), actual=short_json(actual, 60),
                    expected=short_json(expected, 60))
+
+
+def _exactly(expected: Any, actual: Any) -> str | None:
+    """A test's ``outcome``: "the rules in Evaluating Matches do not apply and the documents
+    MUST match exactly", key order free (unified-test-format.md, "Executing a Test",
+    mongodb/specifications at 92b3c0b9): the same fields, the same BSON types and values, arrays
+    element by element. None, or where and how ``actual`` differs."""
+    from labkit.model import bson_order
+
+    if isinstance(expected, dict):
+        return _exact_document(expected, actual)
+    if isinstance(expected, list):
+        return _exact_array(expected, actual)
+    try:
+        same = (bson_order.bson_type(expected) == bson_order.bson_type(actual)
+                and _cmp(expected, actual) == 0)
+    except BadInput:
+        same = expected == actual
+    return None if same else _differs(actual, expected)
+
+
+def _exact_document(expected: dict[str, Any], actual: Any) -> str | None:
+    if not isinstance(actual, dict):
+        return Message(N_("expected a document, got {actual}"), actual=short_json(actual, 60))
+    for key in [*expected, *(k for k in actual if k not in expected)]:
+        if key not in actual:
+            return Message(N_("{key}: missing"), key=key)
+        if key not in expected:
+            return Message(N_("unexpected field {field}"), field=key)
+        problem = _exactly(expected[key], actual[key])
+        if problem:
+            return Message("{key}: {problem}", key=key, problem=problem)
+    return None
+
+
+def _exact_array(expected: list[Any], actual: Any) -> str | None:
+    if not isinstance(actual, list):
+        return Message(N_("expected an array, got {actual}"), actual=short_json(actual, 60))
+    if len(actual) != len(expected):
+        return Message(N_("{got:,} elements, not {wanted:,}"), got=len(actual),
+                       wanted=len(expected))
+    for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        problem = _exactly(want, got)
+        if problem:
+            return Message("[{index:d}]: {problem}", index=index, problem=problem)
+    return None
 
 
 def _match_list(expected: list[Any], actual: Any, ordered: bool, root: bool) -> str | None:

@@ -14,6 +14,11 @@ Document = dict[str, Any]
 # countDocuments). Every other operation is not performed.
 READS = ("find", "findOne", "aggregate", "countDocuments", "estimatedDocumentCount", "count",
          "distinct")
+# The Unified Test Format's CRUD writes on a collection (crud.md's write operations and
+# findOneAnd…, mongodb/specifications source/crud/crud.md at 92b3c0b9): steps an engine that
+# writes performs in order with the reads; on any other engine, what follows one is not judged.
+WRITES = ("insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne",
+          "deleteMany", "bulkWrite", "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete")
 # Arguments that do not change what a read returns: sent to MongoDB, ignored elsewhere.
 NEUTRAL_ARGUMENTS = ("batchSize", "comment", "maxTimeMS", "allowDiskUse")
 
@@ -28,7 +33,9 @@ class Expectation:
     or values the read gives, whichever read it is), ``value`` (the Unified Test Format's
     ``expectResult`` of a count, matched as written), ``document`` (``findOne``'s document,
     matched as a root document: extra fields allowed), ``error`` (the read raises; ``value``
-    holds the Unified Test Format's ``expectError`` checks, if any).
+    holds the Unified Test Format's ``expectError`` checks, if any), ``exactly`` (a test's
+    ``outcome``: the collection's documents, sorted by ``_id``, equal to these in number, fields
+    and BSON types, key order free).
     """
 
     kind: str
@@ -47,7 +54,9 @@ class Expectation:
 
 @dataclass(frozen=True)
 class Step:
-    """One read of a claim: the operation, its arguments (BSON values) and what it should give."""
+    """One read or CRUD write of a claim: the operation, its arguments (BSON values) and what it
+    should give. A test's ``outcome`` is a read too: a ``find`` sorted by ``_id`` that should
+    give exactly its documents."""
 
     operation: str
     arguments: dict[str, Any]
@@ -56,6 +65,11 @@ class Step:
     collection: str = "claim"
     skip: str = ""  # why this read cannot be judged (it follows an operation not performed)
     on: str = "collection"  # or "database": an aggregate on the database (``$documents``)
+
+    @property
+    def writes(self) -> bool:
+        """True for a CRUD write (``WRITES``): a step that changes the collection."""
+        return self.operation in WRITES
 
 
 @dataclass(frozen=True)

@@ -62,9 +62,14 @@ class Engine:
         """One line for the report's list of engines."""
         return self.info().line()
 
+    def performs(self, step: Step) -> bool:
+        """Whether the engine performs ``step``: every read; no write (an engine that
+        writes says which it performs)."""
+        return not step.writes
+
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
-        """Answer the given reads of a claim on its fixture; raise ``NotSupported`` if it
-        cannot."""
+        """Answer the given steps of a claim on its fixture, in order (the writes among them
+        changing what the reads after them see); raise ``NotSupported`` if it cannot."""
         raise NotImplementedError
 
 
@@ -96,17 +101,30 @@ class ModelEngine(Engine):
         """The column of the matrix."""
         return f"model {self.rules}"
 
+    def performs(self, step: Step) -> bool:
+        """Every read, and the inserts (``writes.MODEL_WRITES``)."""
+        from labkit.engines.writes import MODEL_WRITES
+
+        return not step.writes or step.operation in MODEL_WRITES
+
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
-        """The model's answer to each read (it predicts results, never server errors)."""
+        """The model's answer to each step, on its own copy of the fixture (it predicts
+        results, never server errors)."""
+        from labkit.engines.writes import model_write
         from labkit.errors import BadInput
 
+        # Each collection's own list: an insert adds to it, no step changes a document, and
+        # the documents stay the fixture's own (the model's UNDEFINED is known by identity).
+        collections = {name: list(docs) for name, docs in spec.fixture.items()}
         answers = []
         for step in steps:
             on_database = step.on == "database"
-            docs = [] if on_database else spec.fixture.get(step.collection, [])
+            docs = [] if on_database else collections.setdefault(step.collection, [])
             try:
-                answers.append(Answer(model_read(docs, step.operation, step.arguments,
-                                                 on_database=on_database, rules=self.rules)))
+                answers.append(Answer(
+                    model_write(docs, step.operation, step.arguments) if step.writes else
+                    model_read(docs, step.operation, step.arguments,
+                               on_database=on_database, rules=self.rules)))
             except (BadInput, ValueError) as exc:
                 raise NotSupported(_unsupported(str(exc))) from exc
         return answers
@@ -121,13 +139,13 @@ def _unsupported(message: str) -> str:
 
 # The arguments the model reads for each read; any other is refused, save the neutral ones.
 _MODEL_ARGUMENTS = {
-    "find": {"filter", "sort", "projection", "skip", "limit", "collation"},
+    "find": {"filter", "sort", "projection", "skip", "limit", "collation", "let"},
     "findOne": {"filter", "sort", "projection", "skip", "collation"},
     "countDocuments": {"filter", "skip", "limit", "collation", "hint"},
     "count": {"filter", "skip", "limit", "collation", "hint"},
     "estimatedDocumentCount": set(),
-    "distinct": {"fieldName", "filter", "hint"},
-    "aggregate": {"pipeline", "collation"}}
+    "distinct": {"fieldName", "filter", "hint", "collation"},
+    "aggregate": {"pipeline", "collation", "let"}}
 
 
 def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], *,
@@ -140,6 +158,8 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
         raise NotSupported(f"the model does not support the {operation} option {unknown[0]}")
     if "hint" in arguments and not _names_the_id_index(arguments["hint"]):
         raise NotSupported(f"the model supports a {operation} hint of the _id index only")
+    if "let" in arguments:
+        arguments = _bound(operation, arguments)
     if operation == "aggregate":
         return _pipeline(docs, arguments["pipeline"], arguments.get("collation"),
                          on_database=on_database, rules=rules)
@@ -155,7 +175,47 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
         return found
     if operation in ("countDocuments", "count"):
         return len(found)
-    return _distinct(found, arguments["fieldName"])
+    return _distinct(found, arguments["fieldName"], arguments.get("collation"))
+
+
+def _bound(operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A read's arguments with its ``let`` variables put where its expressions read them: in
+    a find's filter, each ``$expr``; in an aggregate, each ``$match``'s ``$expr`` and each
+    ``$project``'s expressions (the manual's "find" and "aggregate" command pages, ``let``)."""
+    from labkit.model import expr
+
+    variables = expr.let_values(arguments["let"])
+    out = {k: v for k, v in arguments.items() if k != "let"}
+    if operation == "find":
+        out["filter"] = _bound_filter(out.get("filter") or {}, variables)
+        return out
+    stages = []
+    for stage in out["pipeline"]:
+        (name, spec), = stage.items()
+        if name == "$match":
+            spec = _bound_filter(spec, variables)
+        elif name == "$project":
+            spec = {k: expr.bind(v, variables) for k, v in spec.items()}
+        stages.append({name: spec})
+    out["pipeline"] = stages
+    return out
+
+
+def _bound_filter(query: Any, variables: dict[str, Any]) -> Any:
+    """A filter whose ``$expr`` (at its top, or under ``$and``, ``$or``, ``$nor``) reads the
+    variables; a variable's name written elsewhere in a filter is a string, left as is."""
+    from labkit.model import expr
+
+    if not isinstance(query, dict):
+        return query
+    out = {}
+    for key, value in query.items():
+        if key == "$expr":
+            value = expr.bind(value, variables)
+        elif key in ("$and", "$or", "$nor") and isinstance(value, list):
+            value = [_bound_filter(item, variables) for item in value]
+        out[key] = value
+    return out
 
 
 def _names_the_id_index(hint: Any) -> bool:
@@ -180,8 +240,12 @@ def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[D
     return found
 
 
-def _project(doc: Document, projection: dict[str, Any]) -> Document:
-    """Top-level inclusion or exclusion; anything else is beyond the model."""
+def _project(doc: Document, projection: dict[str, Any], *, computed: bool = False) -> Document:
+    """Top-level inclusion or exclusion; with ``computed`` (a ``$project`` stage), also
+    top-level fields computed from an expression (a field path, an operator, a ``$literal``)
+    beside included ones; anything else is beyond the model."""
+    if computed and any(_computes(v) for k, v in projection.items() if k != "_id"):
+        return _computed(doc, projection)
     fields = {k: v for k, v in projection.items() if k != "_id"}
     if any("." in k or isinstance(v, dict) or k.startswith("$") for k, v in projection.items()):
         raise NotSupported("the model supports only top-level inclusion or exclusion "
@@ -198,6 +262,36 @@ def _project(doc: Document, projection: dict[str, Any]) -> Document:
             if not (k in fields and not fields[k]) and not (k == "_id" and not keep_id)}
 
 
+def _computes(value: Any) -> bool:
+    """Whether a ``$project`` value computes a field (an expression) rather than including or
+    excluding one (a number or a boolean)."""
+    return not isinstance(value, bool | int | float)
+
+
+def _computed(doc: Document, projection: dict[str, Any]) -> Document:
+    """A ``$project`` of computed and included top-level fields: ``_id`` unless excluded,
+    then each field as the projection names it, an expression evaluated on the document (a
+    field that evaluates to nothing is left out)."""
+    from labkit.model import expr
+    from labkit.model.bson_order import MISSING
+
+    if any("." in k or k.startswith("$") for k in projection) or any(
+            not _computes(v) and not v for k, v in projection.items() if k != "_id"):
+        raise NotSupported("the model supports only top-level computed or included fields "
+                           "in a $project")
+    out: Document = {}
+    if projection.get("_id", 1) and "_id" in doc and not _computes(projection.get("_id", 1)):
+        out["_id"] = doc["_id"]
+    for name, value in projection.items():
+        if name == "_id" and not _computes(value):
+            continue
+        got = expr.compile_expression(value)(doc) if _computes(value) else doc.get(
+            name, MISSING)
+        if got is not MISSING:
+            out[name] = got
+    return out
+
+
 def _values_at(doc: Any, parts: list[str]) -> list[Any]:
     if not parts:
         return [doc]
@@ -208,18 +302,26 @@ def _values_at(doc: Any, parts: list[str]) -> list[Any]:
     return []
 
 
-def _distinct(docs: list[Document], field: str) -> list[Any]:
-    """Each value once (arrays give their elements), in ascending BSON order."""
+def _distinct(docs: list[Document], field: str,
+              collation: dict[str, Any] | None = None) -> list[Any]:
+    """Each value once (arrays give their elements), in ascending BSON order; values the
+    collation makes equal (``PING`` and ``ping`` at strength 2) count once, as the first
+    document gives it in the collection's order: the model's choice, which the CRUD spec's
+    distinct-collation.yml (mongodb/specifications at 92b3c0b9) pins only for its two
+    documents, expecting ``PING``, the first."""
     from labkit.model import bson_order
+
+    def compare(a: Any, b: Any) -> int:
+        return bson_order.compare(a, b, collation)
 
     values: list[Any] = []
     for doc in docs:
         for value in _values_at(doc, field.split(".")):
             values.extend(value if isinstance(value, list) else [value])
-    ordered = sorted(values, key=functools.cmp_to_key(bson_order.compare))
+    ordered = sorted(values, key=functools.cmp_to_key(compare))
     out: list[Any] = []
     for value in ordered:
-        if not out or bson_order.compare(out[-1], value) != 0:
+        if not out or compare(out[-1], value) != 0:
             out.append(value)
     return out
 
@@ -245,7 +347,7 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
         elif name == "$limit":
             out = out[:int(spec)]
         elif name == "$project":
-            out = [_project(doc, spec) for doc in out]
+            out = [_project(doc, spec, computed=True) for doc in out]
         elif name == "$count":
             out = [{spec: len(out)}] if out else []
         elif name == "$group" and _is_type_census(spec):
@@ -337,17 +439,25 @@ def load_and_read(database: Any, spec: ClaimSpec, steps: list[Step], *,
                   arguments: Callable[[Step], dict[str, Any]] | None = None,
                   is_answer: Callable[[BaseException], bool] | None = None) -> list[Answer]:
     """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
-    (the server and the in-process fakes alike). The fixture is copied: ``insert_many`` adds
-    an ``_id`` to what it is given. ``arguments`` adapts a step's arguments to the engine;
-    ``is_answer`` says which exceptions are the engine's answer (see ``answer_with``)."""
+    (the server and the in-process fakes alike), a write through ``writes.pymongo_write``.
+    The fixture is copied: ``insert_many`` adds an ``_id`` to what it is given. ``arguments``
+    adapts a step's arguments to the engine; ``is_answer`` says which exceptions are the
+    engine's answer (see ``answer_with``)."""
     for name, docs in spec.fixture.items():
         if docs:
             database[name].insert_many(copy.deepcopy(docs))
+    from labkit.engines.writes import pymongo_write
+
     pick = arguments or (lambda step: step.arguments)
-    return answer_with(
-        lambda step: pymongo_read(database if step.on == "database" else
-                                  database[step.collection], step.operation, pick(step)),
-        steps, server_errors=server_errors, passes=passes, is_answer=is_answer)
+
+    def perform(step: Step) -> Any:
+        if step.writes:
+            return pymongo_write(database[step.collection], step.operation, step.arguments)
+        return pymongo_read(database if step.on == "database" else database[step.collection],
+                            step.operation, pick(step))
+
+    return answer_with(perform, steps, server_errors=server_errors, passes=passes,
+                       is_answer=is_answer)
 
 
 def answer_with(read: Callable[[Step], Any], steps: list[Step],
@@ -364,6 +474,8 @@ def answer_with(read: Callable[[Step], Any], steps: list[Step],
     for step in steps:
         try:
             answers.append(Answer(read(step)))
+        except NotSupported:  # a step labkit does not send: no answer
+            raise
         except passes:
             raise
         except Exception as exc:  # an engine's exception is what it answered, if it is one
@@ -400,6 +512,10 @@ class MongoDBEngine(Engine):
     def info(self) -> EngineInfo:
         """The server as the run records it (``Server.info``)."""
         return self.server.info()
+
+    def performs(self, step: Step) -> bool:
+        """Every read and every CRUD write, in the claim's own fresh database."""
+        return True
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """Insert the fixture in a fresh database, run the reads, drop the database."""

@@ -456,6 +456,58 @@ def _regex_search(pattern: Any, options: Any) -> Search | None:
     return compile_regex(source, flags, "$regexMatch")
 
 
+def _rand(op: str, args: Any, depth: int) -> Expression:
+    """``$rand: {}``: a double drawn uniformly from [0, 1) at each evaluation (the manual's
+    "$rand (aggregation)" page); it takes no argument."""
+    import random
+
+    if args != {}:
+        raise BadInput(Message(N_("$rand takes an empty document, not {args}"),
+                               args=repr(args)))
+    return lambda doc: random.random()
+
+
+def let_values(let: Any) -> dict[str, Any]:
+    """A read's ``let`` variables, each evaluated once, as the server evaluates them before the
+    read (the manual's "find" command page, ``let``: "constant or closed expressions that do
+    not reference document fields"): ``{id: 1, y: {$literal: "$bar"}}`` gives ``{id: 1, y:
+    "$bar"}``. A name must be a variable name (a lowercase letter first); a value may not read
+    a document."""
+    if not isinstance(let, dict):
+        raise BadInput(Message(N_("let must be a document of variables")))
+    values = {}
+    for name, value in let.items():
+        if not isinstance(name, str) or not name[:1].islower() or not name.isidentifier():
+            raise BadInput(Message(N_("the model does not know the variable $${variable}"),
+                                   variable=str(name)))
+        values[name] = compile_expression(value)({})
+        if values[name] is MISSING:
+            raise BadInput(Message(N_("the model does not know the variable $${variable}"),
+                                   variable=name))
+    return values
+
+
+def bind(expression: Any, variables: dict[str, Any]) -> Any:
+    """``expression`` with each ``"$$name"`` of ``variables`` (a whole string, or
+    ``"$$name.path"`` under a document's field) replaced by its value as a ``$literal``: how
+    an expression reads a read's ``let`` variables."""
+    if isinstance(expression, str) and expression.startswith("$$"):
+        name, _, rest = expression[2:].partition(".")
+        if name in variables:
+            value = variables[name]
+            for part in rest.split(".") if rest else ():
+                value = value.get(part, MISSING) if isinstance(value, dict) else MISSING
+            return {"$literal": value} if value is not MISSING else "$$REMOVE"
+        return expression
+    if isinstance(expression, list):
+        return [bind(item, variables) for item in expression]
+    if isinstance(expression, dict):
+        if list(expression) == ["$literal"]:
+            return expression
+        return {k: bind(v, variables) for k, v in expression.items()}
+    return expression
+
+
 # What compiles each expression operator the model knows. Every compiler takes the same three
 # arguments so that one table names them all; the operator's name serves those that report it
 # in an error or pick by it (the comparisons, the conversions).
@@ -477,4 +529,5 @@ _OPERATORS: dict[str, Callable[[str, Any, int], Expression]] = {
     "$size": _size,
     "$arrayElemAt": _array_elem_at,
     "$regexMatch": _regex_match,
+    "$rand": _rand,
 }

@@ -24,7 +24,7 @@ from labkit.claims.claim import (
     FAILS,
     HOLDS,
     NOT_RUN,
-    VERDICT_TEXT,
+    RESULT_ONLY,
     Claim,
     Observation,
     not_run,
@@ -32,6 +32,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.expect import judge_step
 from labkit.claims.files import ClaimSpec
+from labkit.claims.steps import plan
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message, _, joined
@@ -45,9 +46,6 @@ if TYPE_CHECKING:
     from labkit.servers.mongo import MongoServer
 
 DEFAULT_ENGINES = ("model",)
-# A row that holds on its reads' results where its test also expects what a claim check does
-# not judge (a Unified Test Format test's expectEvents or outcome): every output says so.
-RESULT_ONLY = N_("holds (result only)")
 
 
 @dataclass(frozen=True)
@@ -60,6 +58,12 @@ class FileClaim(Claim):
     def experiment_name(self) -> str:
         """Where the claim is written: ``claims/lesson01_dates.yaml:12``."""
         return self.spec.where if self.spec else super().experiment_name
+
+    @property
+    def results_only(self) -> bool:
+        """True when the file's test also expects what a claim check does not judge (its
+        expectEvents): a verdict judges its steps' results only."""
+        return bool(self.spec and self.spec.result_only)
 
 
 def as_claim(spec: ClaimSpec) -> FileClaim:
@@ -164,7 +168,9 @@ def _speaks_for_text(engine: Engine, versions: str) -> Message:
 
 
 def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
-    """Run a claim's reads on one engine and judge them: ``(observation, verdict)``."""
+    """Run a claim's steps on one engine, those it performs (``steps.plan``), and judge them:
+    ``(observation, verdict)``. A write that raised where nothing was expected of it makes
+    the claim not hold, as the Unified Test Format fails a test on an unexpected error."""
     def not_run(reason: str) -> tuple[Observation, str]:
         return Observation(None, engine.name, engine.version, not_run=reason,
                            engine_key=engine.key), NOT_RUN
@@ -176,27 +182,33 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
     unmet = _unmet(spec, engine)
     if unmet:
         return not_run(Message("runOnRequirements: {reason}", reason=unmet))
-    steps = [s for s in spec.steps if s.expect is not None and not s.skip]
-    expects = [s.expect for s in steps if s.expect is not None]  # the same reads', in order
+    share = plan(spec, engine.performs,
+                 Message(N_("the model")) if engine.key == "model" else engine_name(engine.key))
+    steps = share.judged
+    expects = [s.expect for s in steps if s.expect is not None]  # the same steps', in order
     if not steps:
-        skipped = [s.skip for s in spec.steps if s.skip]
-        return not_run(Message(N_("nothing to judge: {why}"), why=skipped[0]) if skipped else
-                       Message(N_("nothing to judge: no read has an expected result or error")))
+        return not_run(share.reason)
     if engine.key == "model" and any(e.kind == "error" for e in expects):
         return not_run(Message(N_("the model predicts results, not server errors")))
     try:
-        answers = engine.answer(spec, steps)
+        performed = engine.answer(spec, share.run)
+        answers = [a for step, a in zip(share.run, performed, strict=True)
+                   if step.expect is not None]
         judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
                                                                        strict=True)]
     except NotSupported as exc:  # its message, kept to be shown in the learner's language
         return not_run(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str)
                        else str(exc))
+    failed = [Message(N_("{operation} at line {line:d} raised {error}"),
+                      operation=step.operation, line=step.line, error=answer.raised)
+              for step, answer in zip(share.run, performed, strict=True)
+              if step.expect is None and answer.raised]
     shown = [item[1] for item in judged]
     notes = [Message(N_("read {n:d}: {note}"), n=i + 1, note=item[2]) if len(judged) > 1
              else item[2] for i, item in enumerate(judged) if item[2]]
     skipped = [Message(N_("not judged: {operation} at line {line:d}, {why}"),
-                       operation=s.operation, line=s.line, why=s.skip)
-               for s in spec.steps if s.skip and s.expect is not None]
+                       operation=s.operation, line=s.line, why=why)
+               for s, why in share.unjudged]
     unjudged = [Message(N_("not checked: expectError {checks}"), checks=", ".join(c))
                 for e in expects if (c := claimfiles.unjudged_checks(e))]
     evidence = [*spec.field_types(),
@@ -205,9 +217,9 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
                   for step, answer in zip(steps, answers, strict=True))]
     observation = Observation(shown[0] if len(shown) == 1 else shown, engine.name,
                               engine.version, evidence,
-                              note=joined("; ", [*notes, *skipped, *unjudged]),
+                              note=joined("; ", [*failed, *notes, *skipped, *unjudged]),
                               engine_key=engine.key)
-    return observation, HOLDS if all(item[0] for item in judged) else FAILS
+    return observation, HOLDS if all(item[0] for item in judged) and not failed else FAILS
 
 
 def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
@@ -294,11 +306,8 @@ class CheckRun:
 def verdict_words(row: Result) -> str:
     """A row's verdict in the English words the check's outputs show (``_()`` gives them in
     the learner's language): ``holds (result only)`` where the claim's test also expects what
-    a claim check does not judge, else the verdict's own words."""
-    spec = row.claim.spec if isinstance(row.claim, FileClaim) else None
-    if row.verdict == HOLDS and spec is not None and spec.result_only:
-        return RESULT_ONLY
-    return VERDICT_TEXT[row.verdict]
+    a claim check does not judge, else the verdict's own words (``Result.verdict_words``)."""
+    return row.verdict_words
 
 
 def _raised(row: Result) -> str:

@@ -20,7 +20,9 @@ from labkit.claims.claim import (
     FINDING,
     HOLDS,
     NOT_RUN,
+    RESULT_ONLY,
     SOURCES,
+    VERDICT_TEXT,
     VERDICTS,
     Claim,
     Observation,
@@ -88,6 +90,15 @@ class Result:
         return self.verdict in (HOLDS, FAILS, FINDING)
 
     @property
+    def verdict_words(self) -> str:
+        """The verdict in the English words every output shows (``_()`` gives them in the
+        learner's language): ``holds (result only)`` where the claim also expects what the row
+        does not judge, else the verdict's own words."""
+        if self.verdict == HOLDS and self.claim.results_only:
+            return RESULT_ONLY
+        return VERDICT_TEXT[self.verdict]
+
+    @property
     def observed(self) -> Any:
         """What the engine observed, as plain JSON values; None without an observation."""
         obs = self.observation
@@ -128,6 +139,7 @@ class Result:
         """The row as ``results.json`` stores it, under its claim."""
         return {
             "verdict": self.verdict,
+            "verdict_words": self.verdict_words,
             "engine": english(self.engine) if self.engine else self.engine,
             "engine_version": self.engine_version,
             "engine_key": self.engine_key,
