@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ from labkit.claims.claim import (
     topic_text,
     verdict_text,
 )
+from labkit.claims.labels import label as question_label
+from labkit.claims.labels import value_word
 from labkit.i18n import N_, _, language, number, percent, shown
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
@@ -242,7 +245,7 @@ def readable(value: object, key: str = "") -> str:
         return _readable_list(value, key)
     if isinstance(value, dict):
         return _readable_dict(value)
-    return str(value)
+    return str(value_word(value))
 
 
 def _readable_float(value: float, key: str) -> str:
@@ -285,9 +288,11 @@ def _numbers(value: object) -> list[float] | None:
     return None
 
 
-def outside_range(expected: object, observed: object) -> list[str]:
+def outside_range(expected: object, observed: object,
+                  named: Callable[[str], str] = str) -> list[str]:
     """For each stated number or range that an observed number misses, say in which direction:
-    ``random_larger_by +42.0% is larger than stated (25.0% to 40.0%)``."""
+    ``random_larger_by +42.0% is larger than stated (25.0% to 40.0%)``, each quantity as
+    ``named`` calls it (the report's page: by its label)."""
     if not isinstance(expected, dict) or not isinstance(observed, dict):
         return []
     notes = []
@@ -310,7 +315,8 @@ def outside_range(expected: object, observed: object) -> list[str]:
             if value[0] > high + tolerance or value[0] < low - tolerance:
                 text = (_("{name} {value} is larger than stated ({stated})") if value[0] > high
                         else _("{name} {value} is smaller than stated ({stated})"))
-                notes.append(text.format(name=name, value=readable(value[0], name),
+                notes.append(text.format(name=named(name),
+                                         value=readable(value[0], name),
                                          stated=readable(stated, key)))
     return notes
 
@@ -374,7 +380,8 @@ tr.sub td{border-top:none;font-size:.92em}tr.sub td.e{padding-left:1.5rem}
 section{border-top:1px solid #d0d7de;margin-top:1.5rem}.meta{color:#59636e}img{max-width:100%}
 .row{margin:.75rem 0 .75rem 1rem}
 td.id,th.id,td.e,td.n{white-space:nowrap}td.n{text-align:right}
-.ev{overflow-x:auto;max-width:100%}.ev td,.ev th{overflow-wrap:normal;white-space:nowrap}
+.ev{overflow-x:auto;max-width:100%}.ev table{font-size:.85em}
+.ev td,.ev th{padding:.2rem .35rem;overflow-wrap:normal}
 .summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem}
 .summary li{margin:.2rem 0}.dir{color:#9a6700}
 """
@@ -385,14 +392,29 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{escape.html(alt)}" src="data:image/png;base64,{data}">'
 
 
+# Where a long value of an evidence table may break when the page is narrow (a projector): after
+# the T of a date and time, and after each group mark of a long number. Words never break.
+_DATE_TIME = re.compile(r"(\d)T(\d)")
+_GROUP = re.compile(r"(\d[.,\u00a0])(?=\d{3})")
+
+
+def _breakable(text: str) -> str:
+    """An escaped cell with a break opportunity (``<wbr>``) in its long dates and numbers."""
+    if len(text) <= 12:
+        return text
+    return _GROUP.sub(r"\1<wbr>", _DATE_TIME.sub(r"\1T<wbr>\2", text))
+
+
 def _evidence_table(rows: Sequence[Mapping[str, object]]) -> str:
     if not rows:
         return ""
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    head = "".join(f"<th>{escape.html(str(c).replace('_', ' '))}</th>" for c in columns)
+    head = "".join(f"<th title='{escape.html(str(c))}'>{escape.html(question_label(c))}</th>"
+                   for c in columns)
 
     def cell(value: object, column: str) -> str:
-        return escape.html(value if isinstance(value, str) else readable(value, str(column)))
+        return _breakable(escape.html(value_word(value) if isinstance(value, str)
+                                      else readable(value, str(column))))
 
     body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c), c)}</td>" for c in columns)
                    + "</tr>" for row in rows)
@@ -428,12 +450,12 @@ def _compare_html(expected: object, observed: object) -> str:
         return f"<p>{_('Observed:')} {esc(readable(observed))}</p>"
     stated = expected if isinstance(expected, dict) else {}
     keys = list(dict.fromkeys([*stated, *observed]))
-    body = "".join(f"<tr><td class='e'>{esc(k.replace('_', ' '))}</td>"
+    body = "".join(f"<tr><td class='e' title='{esc(k)}'>{esc(question_label(k))}</td>"
                    f"<td>{esc(readable(stated[k], k)) if k in stated else ''}</td>"
                    f"<td>{esc(readable(observed[k], k)) if k in observed else ''}</td></tr>"
                    for k in keys)
     notes = "".join(f"<br><span class='dir'>{esc(n)}</span>"
-                    for n in outside_range(stated, observed))
+                    for n in outside_range(stated, observed, question_label))
     return (f"<table><tr><th></th><th>{_('expected')}</th><th>{_('observed')}</th></tr>"
             f"{body}</table>"
             + (f"<p>{notes[4:]}</p>" if notes else ""))
