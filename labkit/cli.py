@@ -15,6 +15,7 @@ from labkit import _defaults, _signals
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import N_, Message, _, number
+from labkit.i18n import shown as shown_text
 from labkit.model import versions
 from labkit.syllabus import TOPICS
 
@@ -141,7 +142,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     servers.check_pinned_version(args.mongodb_version)
     selected = claims.select(_list(args.claims), _list(args.topics))
     if not selected:
-        raise BadInput("no claim matches --claims/--topics")
+        raise BadInput(Message(N_("no claim matches --claims/--topics")))
     btree_n = args.btree_n if args.btree_n is not None else runner.btree_n_from_env()
     btree.check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
@@ -177,7 +178,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     engines = claimcheck.parse_engines(args.engines)
     versions = claimcheck.parse_versions(args.mongodb_version)
     if versions and "mongodb" not in engines:
-        raise BadInput("--mongodb-version needs mongodb among --engines")
+        raise BadInput(Message(N_("{option} needs {engine} among --engines"),
+                               option="--mongodb-version", engine="mongodb"))
     model_versions = claimcheck.parse_model_versions(args.model_version)
     if model_versions and "model" not in engines:
         raise BadInput(Message(N_("{option} needs {engine} among --engines"),
@@ -190,7 +192,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     def progress(column: str, done: int, total: int, spec: ClaimSpec | None) -> None:
         if not args.quiet and spec is not None and done == 0:
-            _say(f"Checking {total} claims on {_line(column)}…", sys.stderr)
+            _say(shown_text(Message(N_("Checking {total} claims on {column}…"), total=total,
+                                    column=_line(column))), sys.stderr)
 
     with made_on_disk.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
@@ -208,7 +211,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         _say("\n" + _("Report: {html}  (also {markdown}, {json})").format(
             html=_line(paths["html"]), markdown=paths["markdown"].name,
             json=paths["json"].name)
-            + (f"; JUnit XML: {_line(args.junit)}" if args.junit else ""))
+            + ("; " + _("JUnit XML: {path}").format(path=_line(args.junit))
+               if args.junit else ""))
     return result.exit_status(args.strict)
 
 
@@ -240,12 +244,15 @@ def _writable_folder(path: Path, option: str, made: Made) -> None:
     folders it makes are recorded in ``made``, so that a stop removes those and only those."""
     try:
         if path.exists() and not path.is_dir():
-            raise BadInput(f"{option} {path} is a file, not a folder")
+            raise BadInput(Message(N_("{option} {path} is a file, not a folder"), option=option,
+                                   path=str(path)))
         made.folder(path)
     except OSError as exc:
-        raise BadInput(f"{option} {_short(path)} cannot be created: {exc.strerror}") from exc
+        raise BadInput(Message(N_("{option} {path} cannot be created: {error}"), option=option,
+                               path=_short(path), error=str(exc.strerror))) from exc
     if not os.access(path, os.W_OK | os.X_OK):
-        raise BadInput(f"{option} {path} is not writable")
+        raise BadInput(Message(N_("{option} {path} is not writable"), option=option,
+                               path=str(path)))
 
 
 def _short(path: object) -> str:
@@ -308,9 +315,9 @@ def _export_line(uri: str, show_password: bool) -> str:
 
     if show_password or display(uri) == uri:  # the display form is the URI: it holds no secret
         return f"export LABKIT_MONGODB_URI={shlex.quote(uri)}"
-    return ("The export line is not printed: the URI holds (or may hold) a password. "
-            "`labkit server --show-password` prints it; a command after -- gets the URI in "
-            "its environment.")
+    return _("The export line is not printed: the URI holds (or may hold) a password. "
+             "`labkit server --show-password` prints it; a command after -- gets the URI in "
+             "its environment.")
 
 
 def _say_cleaned(found: Stale | None, server: Server[object]) -> None:
@@ -318,14 +325,17 @@ def _say_cleaned(found: Stale | None, server: Server[object]) -> None:
     and for this run's databases it could not remove wholly (never a verdict)."""
     esc = _line
     if found is not None and found.removed:
-        _say(f"Removed {len(found.removed)} stale labkit database(s) left by killed runs on "
-             f"{esc(server.describe())}: {_names(found.removed)}", sys.stderr)
+        _say(shown_text(Message(N_("Removed {n} stale labkit database(s) left by killed runs on "
+                                   "{server}: {names}"), n=len(found.removed),
+                                server=esc(server.describe()), names=_names(found.removed))),
+             sys.stderr)
     skipped = getattr(found, "skipped", None) or {}
     left = getattr(server, "left", None) or {}
-    for heading, items in (("Stale labkit database(s) kept (this user may not drop them)",
-                            skipped), ("This run's database(s) not removed wholly", left)):
+    for heading, items in ((N_("Stale labkit database(s) kept (this user may not drop them) "
+                               "on {server}:"), skipped),
+                           (N_("This run's database(s) not removed wholly on {server}:"), left)):
         if items:
-            _say(f"{heading} on {esc(server.describe())}:", sys.stderr)
+            _say(shown_text(Message(heading, server=esc(server.describe()))), sys.stderr)
             for name, why in items.items():
                 _say(f"  {esc(name)}: {esc(why)}", sys.stderr)
 
@@ -346,25 +356,30 @@ def cmd_clean(args: argparse.Namespace) -> int:
         _emit_json(report)
         return 0
     if not report:
-        _say("Nothing to clean: neither LABKIT_POSTGRES_DSN nor LABKIT_MONGODB_URI is set, and "
-             "the servers labkit starts itself leave nothing behind.")
+        _say(_("Nothing to clean: neither LABKIT_POSTGRES_DSN nor LABKIT_MONGODB_URI is set, "
+               "and the servers labkit starts itself leave nothing behind."))
         return 0
     esc = _line
     for item in report:
         removed = item["removed"]
-        _say(f"{esc(item['server'])}: removed {len(removed)} stale labkit database(s)"
-             + (f": {_names(removed)}" if removed else "."))
+        where = esc(item["server"])
+        _say(shown_text(
+            Message(N_("{server}: removed {n} stale labkit database(s): {names}"), server=where,
+                    n=len(removed), names=_names(removed)) if removed else
+            Message(N_("{server}: removed {n} stale labkit database(s)."), server=where, n=0)))
         if item["in_use"]:
-            _say(f"Kept {len(item['in_use'])} in use by a running labkit: "
-                 f"{_names(item['in_use'])}")
+            _say(shown_text(Message(N_("Kept {n} in use by a running labkit: {names}"),
+                                    n=len(item["in_use"]), names=_names(item["in_use"]))))
         if item["unproven"]:
-            _say(f"Left {len(item['unproven'])} marked labkit: that labkit cannot prove it "
-                 f"made (its secret is {esc(servers.secret_path())}):")
+            _say(shown_text(Message(N_("Left {n} marked labkit: that labkit cannot prove it made "
+                                       "(its secret is {secret}):"), n=len(item["unproven"]),
+                                    secret=esc(servers.secret_path()))))
             for name, why in item["unproven"].items():
                 _say(f"  {esc(name)}: {esc(why)}")
         if item["skipped"]:
-            _say(f"Kept {len(item['skipped'])} stale labkit database(s) this user may not drop "
-                 "(docs/hosted.md says which role may):")
+            _say(shown_text(Message(N_("Kept {n} stale labkit database(s) this user may not drop "
+                                       "(docs/hosted.md says which role may):"),
+                                    n=len(item["skipped"]))))
             for name, why in item["skipped"].items():
                 _say(f"  {esc(name)}: {esc(why)}")
     return 0
@@ -445,11 +460,15 @@ def _output_file(path: str, option: str, example: str) -> Path:
     line, not a measurement."""
     target = Path(path)
     if not target.parent.is_dir():
-        raise BadInput(f"{option}: the folder {str(target.parent)!r} does not exist")
+        raise BadInput(Message(N_("{option}: the folder {folder} does not exist"),
+                               option=option, folder=repr(str(target.parent))))
     if target.is_dir():
-        raise BadInput(f"{option}: {path!r} is a folder; give a file name such as {example}")
+        raise BadInput(Message(N_("{option}: {path} is a folder; give a file name such as "
+                                  "{example}"), option=option, path=repr(path),
+                               example=example))
     if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise BadInput(f"{option}: the folder {str(target.parent)!r} is not writable")
+        raise BadInput(Message(N_("{option}: the folder {folder} is not writable"),
+                               option=option, folder=repr(str(target.parent))))
     from labkit.run.made import check_target
 
     check_target(target, option)  # a link, a named pipe: refused before the work
@@ -503,7 +522,7 @@ def cmd_btree(args: argparse.Namespace) -> int:
         from labkit.outputs import btree_table
 
         _say(btree_table.table(measurement)
-             + (f"\nPlot: {_line(args.plot)}" if args.plot else ""))
+             + ("\n" + _("Plot: {path}").format(path=_line(args.plot)) if args.plot else ""))
     return 0
 
 
@@ -525,7 +544,8 @@ def cmd_predict_find(args: argparse.Namespace) -> int:
     docs = fixtures.read(args.file)
     query = fixtures.parse_value(args.filter, "--filter")
     if not isinstance(query, dict):
-        raise BadInput("--filter must be a JSON document, such as '{\"v\": {\"$gt\": 0}}'")
+        raise BadInput(Message(N_("--filter must be a JSON document, such as {example}"),
+                               example="'{\"v\": {\"$gt\": 0}}'"))
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
     found = reads.find(docs, query, collation=collation, mongodb_version=args.mongodb_version)
     return _print_ids(reads.ids(found), args.json)
@@ -548,7 +568,8 @@ def _int(text: str) -> int:
     try:
         return int(text, 0)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+        raise argparse.ArgumentTypeError(  # argparse shows it at once, in its own line
+            _("{text} is not an integer").format(text=repr(text))) from exc
 
 
 def build_parser() -> argparse.ArgumentParser:

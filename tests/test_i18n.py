@@ -3,6 +3,7 @@ feedback, cards, the report and plots in the learner's language, machine output 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import warnings
@@ -12,7 +13,8 @@ import pytest
 from helpers import labkit as run_labkit
 
 import labkit
-from labkit import i18n
+from labkit import errors, i18n
+from labkit._paths import PACKAGE
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.experiments import catalogue as claim_catalogue
 from labkit.lessons import notebook, questions, translate
@@ -361,3 +363,74 @@ def test_the_check_matrix_speaks_the_language(lang):
         assert text.startswith("claim")
         assert "Engines:" in text
         assert " holds " in text
+
+
+# The exceptions whose text a learner reads (the command line's ``Error:`` line, a notebook's
+# traceback, a lesson's "I could not read that"): every labkit error, and Unreadable.
+_SHOWN_ERRORS = {name for name, value in vars(errors).items() if isinstance(value, type)
+                 and (issubclass(value, errors.LabkitError) or value is errors.Unreadable)}
+
+
+def _english_text(node: ast.expr) -> bool:
+    """Whether ``node`` is a sentence written in place: a string literal with a word in it, an
+    f-string, a sum or ``%`` of such, or ``_()``/``.format`` of one (translated as it is raised,
+    so that files, which keep English, get the learner's language)."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and re.search(r"[A-Za-z]{2,}", node.value) is not None
+    if isinstance(node, ast.BinOp):
+        return _english_text(node.left) or _english_text(node.right)
+    if isinstance(node, ast.Call):
+        called = ast.unparse(node.func)
+        return called == "_" or (called.endswith(".format") and isinstance(node.func,
+                                                                              ast.Attribute)
+                                 and _english_text(node.func.value))
+    return False
+
+
+def _untranslated_raises(package) -> list[str]:
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            called = node.exc.func
+            name = called.attr if isinstance(called, ast.Attribute) else ast.unparse(called)
+            if name not in _SHOWN_ERRORS:
+                continue
+            given = [*node.exc.args, *(k.value for k in node.exc.keywords
+                                       if k.arg in ("hint", "tried", "message"))]
+            given += [item for value in given if isinstance(value, ast.List | ast.Tuple)
+                      for item in value.elts]  # tried=[...]
+            if any(_english_text(value) for value in given):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}: "
+                             f"{ast.unparse(node.exc)[:80]}")
+    return found
+
+
+def test_no_error_a_learner_reads_is_raised_in_plain_english():
+    """Issue 27: a labkit error (BadInput, ServerUnavailable, ServerStartError, …) or an
+    Unreadable answer is raised with a ``Message(N_("…"), …)``, its hint too, never with a
+    literal sentence, an f-string or a text translated at raise time: the English stays where
+    files keep it and the learner reads their own language."""
+    assert {"BadInput", "ServerUnavailable", "ServerStartError", "Unreadable"} <= _SHOWN_ERRORS
+    assert _untranslated_raises(PACKAGE) == []
+
+
+def test_the_scan_for_plain_english_raises_finds_each_form(tmp_path):
+    """The scan above can fail: each way of raising plain English is found, a message is not."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "m.py").write_text(
+        'raise BadInput("no claim matches")\n'
+        'raise errors.ServerUnavailable(f"{x} is gone")\n'
+        'raise ServerStartError(Message(N_("it failed")), hint="try again")\n'
+        'raise Unreadable(_("{v} is not a time").format(v=v))\n'
+        'raise ServerUnavailable(Message(N_("none")), tried=["Docker: off"])\n'
+        'raise BadInput(Message(N_("{n} is out of range"), n=n))\n'
+        'raise CannotJudge(Message(N_("no ICU")), library="ICU")\n'
+        'raise TypeError(f"a bug: {x!r}")\n', encoding="utf-8")
+    assert [line.split(":")[1] for line in _untranslated_raises(package)] == \
+        ["1", "2", "3", "4", "5"]
