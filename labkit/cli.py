@@ -526,12 +526,30 @@ def cmd_btree(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_predict_sort(args: argparse.Namespace) -> int:
-    """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
-    from labkit.model import bson_order, fixtures, reads
+def _read_input(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any] | None]:
+    """``predict``'s and ``explain``'s FILE and ``--collation``, read and checked."""
+    from labkit.model import fixtures
 
     docs = fixtures.read(args.file)
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
+    return docs, collation
+
+
+def _filter(args: argparse.Namespace) -> dict[str, Any]:
+    from labkit.model import fixtures
+
+    query = fixtures.parse_value(args.filter, "--filter")
+    if not isinstance(query, dict):
+        raise BadInput(Message(N_("--filter must be a JSON document, such as {example}"),
+                               example="'{\"v\": {\"$gt\": 0}}'"))
+    return query
+
+
+def cmd_predict_sort(args: argparse.Namespace) -> int:
+    """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
+    from labkit.model import bson_order, reads
+
+    docs, collation = _read_input(args)
     order = bson_order.sort(docs, args.sort, collation=collation,
                             mongodb_version=args.mongodb_version)
     return _print_ids(reads.ids(order), args.json)
@@ -539,16 +557,45 @@ def cmd_predict_sort(args: argparse.Namespace) -> int:
 
 def cmd_predict_find(args: argparse.Namespace) -> int:
     """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
-    from labkit.model import fixtures, reads
+    from labkit.model import reads
 
-    docs = fixtures.read(args.file)
-    query = fixtures.parse_value(args.filter, "--filter")
-    if not isinstance(query, dict):
-        raise BadInput(Message(N_("--filter must be a JSON document, such as {example}"),
-                               example="'{\"v\": {\"$gt\": 0}}'"))
-    collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
-    found = reads.find(docs, query, collation=collation, mongodb_version=args.mongodb_version)
+    docs, collation = _read_input(args)
+    found = reads.find(docs, _filter(args), collation=collation,
+                       mongodb_version=args.mongodb_version)
     return _print_ids(reads.ids(found), args.json)
+
+
+def cmd_explain_sort(args: argparse.Namespace) -> int:
+    """Print each document in sorted order with the value it sorts by, why, the rule and its
+    source (``labkit.model.explain``)."""
+    from labkit.model import explain
+
+    docs, collation = _read_input(args)
+    return _print_explanation(explain.sorted_rows(docs, args.sort, collation=collation,
+                                                  mongodb_version=args.mongodb_version),
+                              args.json)
+
+
+def cmd_explain_find(args: argparse.Namespace) -> int:
+    """Print each document in file order with whether FILTER matches it, why, the rule and its
+    source (``labkit.model.explain``)."""
+    from labkit.model import explain
+
+    docs, collation = _read_input(args)
+    return _print_explanation(explain.find(docs, _filter(args), collation=collation,
+                                           mongodb_version=args.mongodb_version), args.json)
+
+
+def _print_explanation(rows: Any, as_json: bool) -> int:  # FindRow or SortRow list
+    from labkit.model import fixtures
+
+    if as_json:
+        _emit_json(fixtures.relaxed([row.to_dict() for row in rows]))
+    else:
+        from labkit.outputs import explanations
+
+        _say(explanations.table(rows))
+    return 0
 
 
 def _print_ids(ids: list[Any], as_json: bool) -> int:  # _id values: any BSON value
@@ -711,25 +758,18 @@ def build_parser() -> argparse.ArgumentParser:
                                                        parser_class=_Parser)
     predict.required = True
     rules_help = f"whose rules to follow (default: the default server's, {versions.CURRENT_MAJOR})"
-    psort = predict.add_parser("sort", help="the _ids in the order find().sort() returns them",
-                               epilog=limits_text())
-    psort.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
-    psort.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
-    psort.add_argument("--collation", metavar="JSON",
-                       help="for example '{\"locale\": \"en\", \"numericOrdering\": true}'")
-    psort.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
-    psort.add_argument("--json", action="store_true")
-    psort.set_defaults(func=cmd_predict_sort)
-    pfind = predict.add_parser("find", help="the _ids find(filter) matches, in file order",
-                               epilog=limits_text())
-    pfind.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
-    pfind.add_argument("--filter", required=True, help="an Extended JSON filter document")
-    pfind.add_argument("--collation", metavar="JSON",
-                       help="how its comparisons order strings (not $regex), for example "
-                            "'{\"locale\": \"en\", \"strength\": 2}'")
-    pfind.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
-    pfind.add_argument("--json", action="store_true")
-    pfind.set_defaults(func=cmd_predict_find)
+    _read_parser(predict, "sort", "the _ids in the order find().sort() returns them",
+                 cmd_predict_sort, rules_help)
+    _read_parser(predict, "find", "the _ids find(filter) matches, in file order",
+                 cmd_predict_find, rules_help)
+    explain_reads = sub.add_parser("explain", help="why MongoDB's documented rules place each "
+                                   "document where predict says").add_subparsers(
+        dest="explain_command", metavar="ACTION", parser_class=_Parser)
+    explain_reads.required = True
+    _read_parser(explain_reads, "sort", "each document in sorted order: the value it sorts "
+                 "by, why, the rule and its source", cmd_explain_sort, rules_help)
+    _read_parser(explain_reads, "find", "each document in file order: whether find(filter) "
+                 "matches it, why, the rule and its source", cmd_explain_find, rules_help)
 
     uid = sub.add_parser("uuid", help="UUID anatomy").add_subparsers(
         dest="uuid_command", metavar="ACTION", parser_class=_Parser)
@@ -739,6 +779,28 @@ def build_parser() -> argparse.ArgumentParser:
     uexplain.add_argument("--json", action="store_true")
     uexplain.set_defaults(func=cmd_uuid_explain)
     return parser
+
+
+def _read_parser(group: Any, action: str, help_text: str, command: Command,
+                 rules_help: str) -> None:
+    """``predict``'s and ``explain``'s ``sort`` or ``find``: FILE, --sort or --filter,
+    --collation, --mongodb-version, --json."""
+    from labkit.model.fixtures import limits_text
+
+    parser = group.add_parser(action, help=help_text, epilog=limits_text())
+    parser.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
+    if action == "sort":
+        parser.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
+        parser.add_argument("--collation", metavar="JSON", help="for example "
+                            "'{\"locale\": \"en\", \"numericOrdering\": true}'")
+    else:
+        parser.add_argument("--filter", required=True, help="an Extended JSON filter document")
+        parser.add_argument("--collation", metavar="JSON",
+                            help="how its comparisons order strings (not $regex), for example "
+                                 "'{\"locale\": \"en\", \"strength\": 2}'")
+    parser.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=command)
 
 
 def _unfailing_output() -> None:
