@@ -117,6 +117,13 @@ def test_nothing_promises_mongodb_8_from_conda():
     assert not re.search(r"\b[78]\.\d", servers.MONGO_HINT)
 
 
+def test_the_no_server_hint_names_the_free_hosted_route():
+    """The hint after "No MongoDB server is available" names a free hosted cluster, the route
+    for a learner without Docker or conda (issue 32), and where lesson 00 explains it."""
+    assert "Atlas's free tier" in servers.MONGO_HINT
+    assert "lesson 00" in servers.MONGO_HINT
+
+
 def _make_lab(*args: str) -> str:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")

@@ -75,7 +75,8 @@ _GB = 1024**3  # mongod reads --wiredTigerCacheSizeGB in units of 2**30 bytes
 SOCKET_TIMEOUT_MS = 300_000
 
 MONGO_HINT = N_(
-    "Hint: point labkit at a server with LABKIT_MONGODB_URI=mongodb://host:27017; "
+    "Hint: point labkit at a server with LABKIT_MONGODB_URI=mongodb://host:27017 (a free "
+    "hosted cluster, Atlas's free tier, will do: lesson 00 says how); "
     "or put a mongod on PATH (conda env create -f environment.yml ships one, MongoDB 6.0) "
     "or name it in LABKIT_MONGOD; or start Docker so labkit can run the mongo image."
 )
