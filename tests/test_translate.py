@@ -149,3 +149,42 @@ def test_the_glossary_links_each_term_to_lessons_that_exist():
     for link in links:
         assert (translate.ROOT / "docs" / link).resolve().exists(), link
     assert any("/vi/" in link for link in links)
+
+
+@pytest.fixture
+def commented(tmp_path):
+    """A lesson whose code cells hold comments (and a ``#`` inside a string, no comment)."""
+    (tmp_path / "notebooks").mkdir()
+    lesson = _notebook(("markdown", "# 06 · Keys"),
+                       ("code", 'ctx = labkit.session()  # the kernel\'s loads\nx = "#1"'),
+                       ("code", "labkit.check('U5')  # it quotes both answers\n# untouched"))
+    (tmp_path / "notebooks" / "06_keys.ipynb").write_text(json.dumps(lesson))
+    return translate.Layout(tmp_path)
+
+
+def test_code_comments_are_translated_and_the_code_is_not(commented):
+    """A code cell's comments are messages of the lesson's catalogue (issue 32: the
+    Vietnamese lessons' comments were English); the built cell runs the English code with the
+    Vietnamese comment in its place, a comment left untranslated stays English and is no
+    problem, and a change of code is still caught."""
+    translate.update(commented)
+    path = commented.catalogues / "06_keys.po"
+    catalogue = polib.pofile(str(path))
+    assert [e.msgid for e in catalogue] == ["# 06 · Keys", "the kernel's loads",
+                                            "it quotes both answers", "untouched"]
+    words = {"# 06 · Keys": "# 06 · Khoá", "the kernel's loads": "các lần nạp của kernel",
+             "it quotes both answers": "thẻ này trích cả hai đáp án"}
+    for entry in catalogue:
+        entry.msgstr = words.get(entry.msgid, "")
+    catalogue.save(str(path))
+    (built_path,) = translate.build(commented)
+    built = json.loads(built_path.read_text())
+    assert translate.code_cells(built) == [
+        'ctx = labkit.session()  # các lần nạp của kernel\nx = "#1"',
+        "labkit.check('U5')  # thẻ này trích cả hai đáp án\n# untouched"]
+    assert translate.check(commented) == []
+    cell = next(c for c in built["cells"] if c["cell_type"] == "code"
+                and translate.LANGUAGE_TAG not in c["metadata"].get("tags", []))
+    cell["source"] = 'ctx = labkit.session(1)  # các lần nạp của kernel\nx = "#1"'
+    built_path.write_text(json.dumps(built))
+    assert any("code differs" in p for p in translate.check(commented))

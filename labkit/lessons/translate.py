@@ -1,9 +1,10 @@
 """The Vietnamese lessons, built from the English ones and one gettext catalogue per lesson.
 
 The English notebooks are the source. Each markdown cell's text is a message of
-``locale/vi/notebooks/<lesson>.po``; code cells are copied unchanged, so the two editions
-cannot drift apart in what they run. One extra code cell, tagged ``labkit-language``, switches
-labkit's own messages (feedback, hints, cards) to Vietnamese.
+``locale/vi/notebooks/<lesson>.po``; code cells are copied unchanged but for their comments,
+each of which is a message too (a comment not yet translated stays English), so the two
+editions cannot drift apart in what they run. One extra code cell, tagged
+``labkit-language``, switches labkit's own messages (feedback, hints, cards) to Vietnamese.
 
     python -m labkit.lessons.translate update   # add new English text to the catalogues
     python -m labkit.lessons.translate build    # write notebooks/vi/ from the catalogues
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import io
 import json
 import sys
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -113,6 +116,50 @@ def messages(notebook: Notebook) -> list[str]:
     return list(seen)
 
 
+def _comment_tokens(source: str) -> list[tokenize.TokenInfo]:
+    """The comments of one code cell, as Python's tokenizer finds them (a ``#`` inside a
+    string is none); none where the cell is not Python (an IPython magic)."""
+    try:
+        return [token for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                if token.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return []
+
+
+def _comment_text(token: tokenize.TokenInfo) -> str:
+    return token.string[1:].strip()
+
+
+def comments(notebook: Notebook) -> list[str]:
+    """The code comments to translate, each comment's words without its ``#``, in order,
+    without repeats. A comment left untranslated stays English in the built lesson."""
+    seen: dict[str, None] = {}
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            for token in _comment_tokens(_text(cell)):
+                if _comment_text(token):
+                    seen.setdefault(_comment_text(token), None)
+    return list(seen)
+
+
+def _with_comments(source: str, comment: Any) -> str:
+    """``source`` with each comment's words replaced by ``comment(words)`` (its code and the
+    column each comment starts at unchanged)."""
+    lines = source.split("\n")
+    for token in reversed(_comment_tokens(source)):
+        row, column = token.start
+        line = lines[row - 1]
+        end = column + len(token.string)
+        words = _comment_text(token)
+        lines[row - 1] = line[:column] + ("# " + comment(words) if words else "#") + line[end:]
+    return "\n".join(lines)
+
+
+def code_without_comments(source: str) -> str:
+    """A code cell's source with its comments' words left out: what both editions run."""
+    return _with_comments(source, lambda _words: "")
+
+
 def update(layout: Layout = Layout()) -> dict[str, dict[str, int]]:
     """Bring every lesson's catalogue in step with its English text.
 
@@ -127,7 +174,9 @@ def update(layout: Layout = Layout()) -> dict[str, dict[str, int]]:
         path = layout.catalogue(lesson)
         catalogue = (polib.pofile(str(path), wrapwidth=100) if path.exists()
                      else _new_catalogue(lesson))
-        wanted = messages(_read(lesson))
+        english = _read(lesson)
+        wanted = messages(english) + [c for c in comments(english)
+                                      if c not in messages(english)]
         added, dropped = _merge(catalogue, {text: [] for text in wanted})
         catalogue.save(str(path))
         changes[lesson.stem] = {"added": added, "obsolete": dropped}
@@ -200,6 +249,9 @@ def build_notebook(lesson: Path, layout: Layout = Layout()) -> Notebook:
     for cell in built["cells"]:
         if cell["cell_type"] == "markdown" and _text(cell).strip():
             cell["source"] = _lines(done[_text(cell)])
+        elif cell["cell_type"] == "code" and _comment_tokens(_text(cell)):
+            cell["source"] = _lines(_with_comments(_text(cell),
+                                                   lambda words: done.get(words, words)))
     first_code = next((i for i, c in enumerate(built["cells"]) if c["cell_type"] == "code"),
                       len(built["cells"]))
     built["cells"].insert(first_code, {
@@ -270,7 +322,8 @@ def _edition_problems(lesson: Path, layout: Layout) -> list[str]:
         return [f"{lesson.name}: notebooks/{LANGUAGE}/{lesson.name} is missing"]
     problems = []
     built = _read(target)
-    if code_cells(built) != code_cells(_read(lesson)):
+    if [code_without_comments(c) for c in code_cells(built)] != \
+            [code_without_comments(c) for c in code_cells(_read(lesson))]:
         problems.append(f"{lesson.name}: the Vietnamese lesson's code differs from the "
                         "English one's")
     try:
