@@ -366,9 +366,11 @@ def test_the_check_matrix_speaks_the_language(lang):
 
 
 # The exceptions whose text a learner reads (the command line's ``Error:`` line, a notebook's
-# traceback, a lesson's "I could not read that"): every labkit error, and Unreadable.
+# traceback, a lesson's "I could not read that", a check's "not run" reason): every labkit
+# error, Unreadable and NotSupported.
 _SHOWN_ERRORS = {name for name, value in vars(errors).items() if isinstance(value, type)
-                 and (issubclass(value, errors.LabkitError) or value is errors.Unreadable)}
+                 and (issubclass(value, errors.LabkitError)
+                      or value in (errors.Unreadable, errors.NotSupported))}
 
 
 def _english_text(node: ast.expr) -> bool:
@@ -415,7 +417,8 @@ def test_no_error_a_learner_reads_is_raised_in_plain_english():
     Unreadable answer is raised with a ``Message(N_("…"), …)``, its hint too, never with a
     literal sentence, an f-string or a text translated at raise time: the English stays where
     files keep it and the learner reads their own language."""
-    assert {"BadInput", "ServerUnavailable", "ServerStartError", "Unreadable"} <= _SHOWN_ERRORS
+    assert {"BadInput", "ServerUnavailable", "ServerStartError", "Unreadable",
+            "NotSupported"} <= _SHOWN_ERRORS
     assert _untranslated_raises(PACKAGE) == []
 
 

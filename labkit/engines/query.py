@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.errors import NotSupported
+from labkit.i18n import N_, Message, Text, english
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import EngineInfo, engine_name
 
@@ -126,15 +127,22 @@ class ModelEngine(Engine):
                     model_read(docs, step.operation, step.arguments,
                                on_database=on_database, rules=self.rules)))
             except (BadInput, ValueError) as exc:
-                raise NotSupported(_unsupported(str(exc))) from exc
+                raise NotSupported(_unsupported(exc)) from exc
         return answers
 
 
-def _unsupported(message: str) -> str:
+def _unsupported(exc: Exception) -> Text:
+    """Why the model gives no answer, from its refusal ``exc``: kept a message where it was
+    one, and read in its English (the learner's form may be another language)."""
+    said: Text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str | Message) \
+        else str(exc)
+    message = english(said)
     operator = re.search(r"\$[A-Za-z]+", message)
     if operator and "does not know" in message:
-        return f"the model does not support {operator.group(0)}"
-    return message if message.startswith("the model") else f"the model cannot answer: {message}"
+        return Message(N_("the model does not support {operator}"), operator=operator.group(0))
+    if message.startswith("the model"):
+        return said
+    return Message(N_("the model cannot answer: {reason}"), reason=said)
 
 
 # The arguments the model reads for each read; any other is refused, save the neutral ones.
@@ -155,9 +163,11 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
     pipeline starts with ``$documents``."""
     unknown = sorted(set(arguments) - _MODEL_ARGUMENTS[operation] - set(NEUTRAL_ARGUMENTS))
     if unknown:
-        raise NotSupported(f"the model does not support the {operation} option {unknown[0]}")
+        raise NotSupported(Message(N_("the model does not support the {operation} option "
+                                      "{option}"), operation=operation, option=unknown[0]))
     if "hint" in arguments and not _names_the_id_index(arguments["hint"]):
-        raise NotSupported(f"the model supports a {operation} hint of the _id index only")
+        raise NotSupported(Message(N_("the model supports a {operation} hint of the _id index "
+                                      "only"), operation=operation))
     if "let" in arguments:
         arguments = _bound(operation, arguments)
     if operation == "aggregate":
@@ -166,7 +176,7 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
     if operation == "estimatedDocumentCount":
         return len(docs)
     if operation == "count" and int(arguments.get("limit") or 0) < 0:
-        raise NotSupported("the model does not support a negative count limit")
+        raise NotSupported(Message(N_("the model does not support a negative count limit")))
     if operation == "findOne":  # the first document find gives, or none
         found = _find(docs, {**arguments, "limit": 1}, rules)
         return found[0] if found else None
@@ -248,8 +258,8 @@ def _project(doc: Document, projection: dict[str, Any], *, computed: bool = Fals
         return _computed(doc, projection)
     fields = {k: v for k, v in projection.items() if k != "_id"}
     if any("." in k or isinstance(v, dict) or k.startswith("$") for k, v in projection.items()):
-        raise NotSupported("the model supports only top-level inclusion or exclusion "
-                           "projections")
+        raise NotSupported(Message(N_("the model supports only top-level inclusion or "
+                                      "exclusion projections")))
     keep_id = bool(projection.get("_id", 1))
     including = any(bool(v) for v in fields.values()) or (not fields and "_id" in projection
                                                           and keep_id)
@@ -277,8 +287,8 @@ def _computed(doc: Document, projection: dict[str, Any]) -> Document:
 
     if any("." in k or k.startswith("$") for k in projection) or any(
             not _computes(v) and not v for k, v in projection.items() if k != "_id"):
-        raise NotSupported("the model supports only top-level computed or included fields "
-                           "in a $project")
+        raise NotSupported(Message(N_("the model supports only top-level computed or "
+                                      "included fields in a $project")))
     out: Document = {}
     if projection.get("_id", 1) and "_id" in doc and not _computes(projection.get("_id", 1)):
         out["_id"] = doc["_id"]
@@ -356,9 +366,11 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
             out = [{"_id": kind, counter: n}
                    for kind, n in reads.census(out, path).items()]
         else:
-            raise NotSupported(f"the model does not support the stage {name}"
-                               + (" (only a count by {$type: \"$path\"})"
-                                  if name == "$group" else ""))
+            raise NotSupported(
+                Message(N_("the model does not support the stage {name} (only a count by "
+                           "{example})"), name=name, example='{$type: "$path"}')
+                if name == "$group" else
+                Message(N_("the model does not support the stage {name}"), name=name))
     return out
 
 
@@ -370,8 +382,8 @@ def _pipeline_input(docs: list[Document], pipeline: list[dict[str, Any]], on_dat
         return list(docs), pipeline
     first = pipeline[0] if pipeline else {}
     if list(first) != ["$documents"]:
-        raise NotSupported("the model supports an aggregate on a database that starts with "
-                           "$documents only")
+        raise NotSupported(Message(N_("the model supports an aggregate on a database that "
+                                      "starts with $documents only")))
     return _literal_documents(first["$documents"]), pipeline[1:]
 
 
@@ -389,7 +401,8 @@ def _literal_documents(value: Any) -> list[Document]:
 
     if not isinstance(value, list) or not all(isinstance(d, dict) for d in value) or \
             not literal(value):
-        raise NotSupported("the model supports $documents of documents written out only")
+        raise NotSupported(Message(N_("the model supports $documents of documents written out "
+                                      "only")))
     return copy.deepcopy(value)
 
 

@@ -197,8 +197,8 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
         judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
                                                                        strict=True)]
     except NotSupported as exc:  # its message, kept to be shown in the learner's language
-        return not_run(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str)
-                       else str(exc))
+        return not_run(exc.args[0] if len(exc.args) == 1
+                       and isinstance(exc.args[0], str | Message) else str(exc))
     failed = [Message(N_("{operation} at line {line:d} raised {error}"),
                       operation=step.operation, line=step.line, error=answer.raised)
               for step, answer in zip(share.run, performed, strict=True)
