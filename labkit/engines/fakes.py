@@ -16,7 +16,8 @@ from typing import Any
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.engines.query import Engine, called, load_and_read
-from labkit.errors import ServerUnavailable
+from labkit.engines.undefined import holds_undefined
+from labkit.errors import NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message
 
 FAKES = ("mongomock", "montydb")
@@ -71,7 +72,13 @@ class _FakeEngine(Engine):
         return (*self._server_errors(), pymongo.errors.PyMongoError, bson.errors.BSONError)
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
-        """Load the fixture into a fresh in-memory database, run the reads, drop it."""
+        """Load the fixture into a fresh in-memory database, run the reads, drop it. A
+        fixture holding BSON's ``undefined`` is not run: the fake keeps Python values, among
+        which ``undefined`` has none, so it would answer about a null instead."""
+        if any(holds_undefined(doc) for docs in spec.fixture.values() for doc in docs):
+            raise NotSupported(Message(N_(
+                "{engine} keeps documents as Python values, and BSON's undefined has no Python "
+                "value: it would store a null in its place"), engine=self.key))
         name = f"labkit_check_{next(_numbers)}"
         database = self.client[name]
         answers = self._answers()

@@ -48,14 +48,28 @@ SortKey = tuple[Any, ...]  # a value's place in MongoDB's order, as Python order
 SortSpec = str | Mapping[str, Any] | Sequence[tuple[str, Any]]
 
 
-class _Missing:
+class _One:
+    """A value known by identity: a copy, a deep copy or a pickle of it is itself, so a
+    fixture copied before an engine loads it (``insert_many`` adds ``_id``) keeps it."""
+
+    def __copy__(self) -> _One:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _One:
+        return self
+
+    def __reduce__(self) -> str:
+        return repr(self)  # the module-level name: pickle finds the one instance by it
+
+
+class _Missing(_One):
     """An absent field (matches null in queries; below null, equal to undefined, in ``$expr``)."""
 
     def __repr__(self) -> str:
         return "MISSING"
 
 
-class _Undefined:
+class _Undefined(_One):
     """BSON's deprecated undefined type: its own type, below null; not equal to null."""
 
     def __repr__(self) -> str:
