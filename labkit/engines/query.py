@@ -453,12 +453,15 @@ def load_and_read(database: Any, spec: ClaimSpec, steps: list[Step], *,
                   is_answer: Callable[[BaseException], bool] | None = None) -> list[Answer]:
     """Insert a claim's fixture into ``database`` and answer each step through pymongo's API
     (the server and the in-process fakes alike), a write through ``writes.pymongo_write``.
-    The fixture is copied: ``insert_many`` adds an ``_id`` to what it is given. ``arguments``
+    The fixture is copied: ``insert_many`` adds an ``_id`` to what it is given (but to a
+    document holding undefined, sent as BSON bytes, the server gives one). ``arguments``
     adapts a step's arguments to the engine; ``is_answer`` says which exceptions are the
     engine's answer (see ``answer_with``)."""
+    from labkit.engines.undefined import as_bson
+
     for name, docs in spec.fixture.items():
-        if docs:
-            database[name].insert_many(copy.deepcopy(docs))
+        if docs:  # a document holding undefined goes as BSON bytes (labkit.engines.undefined)
+            database[name].insert_many([as_bson(doc) for doc in copy.deepcopy(docs)])
     from labkit.engines.writes import pymongo_write
 
     pick = arguments or (lambda step: step.arguments)
