@@ -268,6 +268,11 @@ def cmd_server(args: argparse.Namespace) -> int:
     from labkit.servers.command import run_beside
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.room is not None:
+        if command:
+            raise BadInput(_("--room takes no command: the room's server serves other "
+                             "machines, not a command run here"))
+        return _serve_room(args)
     servers.check_pinned_version(args.mongodb_version)
     servers.check_cache_gb(args.cache_gb)
     print(_("Looking for a MongoDB server…"), file=sys.stderr)
@@ -300,6 +305,42 @@ def cmd_server(args: argparse.Namespace) -> int:
         if server.how == "uri":
             return 0
         print(_("Press Ctrl-C to stop it."), file=sys.stderr)
+        while True:  # a sleep, unlike some waits, is interrupted by Ctrl-C on every platform
+            time.sleep(1)
+
+
+def _serve_room(args: argparse.Namespace) -> int:
+    """``labkit server --room ADDRESS``: one mongod for a room, with access control and one
+    least-privilege user (labkit.servers.room), and the line students paste, until Ctrl-C."""
+    import time
+
+    from labkit import servers
+    from labkit.servers import room
+
+    address = room.check_address(args.room)
+    port = room.check_port(room.ROOM_PORT if args.port is None else args.port)
+    cache_gb = servers.check_cache_gb(args.cache_gb)
+    _say(_("Starting the room's MongoDB server on {address}, port {port}…").format(
+        address=_line(address), port=port), sys.stderr)
+    with room.start(address, port, cache_gb) as started:
+        line = room.export_line(started.uri) if args.show_password else None
+        kept = None if line else room.write_line(started.uri)
+        if args.json:
+            _emit_json({"uri": started.shown_uri, "version": started.version,
+                        "address": address, "port": port,
+                        "line_file": str(kept) if kept else None})
+        else:
+            _say(_("MongoDB {version} for the room at {uri}, with access control: user {user}, "
+                   "role {role}").format(version=_line(started.version),
+                                         uri=_line(started.shown_uri), user=room.USER,
+                                         role=room.ROLE))
+            _say(_line(line) if line else _(
+                "The line students paste holds the password, so it is not printed: it is in "
+                "{path}, which only you may read (`--show-password` prints it).").format(
+                path=_line(kept)))
+        sys.stdout.flush()
+        print(_("Press Ctrl-C to stop the room's server (its data goes with it)."),
+              file=sys.stderr)
         while True:  # a sleep, unlike some waits, is interrupted by Ctrl-C on every platform
             time.sleep(1)
 
@@ -395,6 +436,29 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:  # each check on its line, whatever a server's version or a path holds
         _say("\n".join(_line(line) for line in result.lines()))
     return 0 if result.ok else 1
+
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    """This learner's exercises: shown whole, exported as CSV, or a room's files merged."""
+    from labkit.lessons import course, progress_csv
+    from labkit.run.made import write_file
+
+    if args.out and not args.merge:
+        raise BadInput(_("--out goes with --merge"))
+    if args.export:
+        written = progress_csv.export(Path(args.export))
+        _say(_("Wrote {n} exercise row(s) to {path}.").format(n=written,
+                                                            path=_line(args.export)))
+    elif args.merge:
+        text = progress_csv.merged_csv(Path(name) for name in args.merge)
+        if args.out:
+            write_file(Path(args.out), text.encode("utf-8"), "--out")
+            _say(_("Wrote the room's table to {path}.").format(path=_line(args.out)))
+        else:
+            sys.stdout.write(_text(text))
+    else:  # the questions whole, however long
+        _say(course.progress().to_string(index=False, max_colwidth=None))
+    return 0
 
 
 def cmd_objectid_explain(args: argparse.Namespace) -> int:
@@ -696,6 +760,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "often on a projector)")
     server.add_argument("--optional", action="store_true",
                         help="with a command: run it even if no server can be had")
+    server.add_argument("--room", metavar="ADDRESS",
+                        help="start a mongod for a room on this machine, bound to ADDRESS (its "
+                             "address in the room's network) and 127.0.0.1, with access "
+                             "control and one user whose password labkit generates; prints "
+                             "the line students paste (docs/classroom.md)")
+    server.add_argument("--port", type=_int, metavar="N",
+                        help="with --room: the port (default 27017)")
     server.add_argument("command", nargs=argparse.REMAINDER,
                         help="after --: a command to run with LABKIT_MONGODB_URI set")
     server.set_defaults(func=cmd_server)
@@ -707,6 +778,19 @@ def build_parser() -> argparse.ArgumentParser:
                            "the servers labkit starts itself leave nothing behind.")
     clean.add_argument("--json", action="store_true")
     clean.set_defaults(func=cmd_clean)
+
+    progress = sub.add_parser("progress", help="the exercises done: shown, exported as CSV, "
+                              "or a room's exports merged")
+    what = progress.add_mutually_exclusive_group()
+    what.add_argument("--export", metavar="FILE",
+                      help="write this learner's exercises as CSV (ID, lesson, question, state, "
+                           "tries, right, revealed, when)")
+    what.add_argument("--merge", nargs="+", metavar="FILE",
+                      help="merge exported files into one table, each file's name as its "
+                           "learner")
+    progress.add_argument("--out", metavar="FILE",
+                          help="with --merge: write the table there (default: stdout)")
+    progress.set_defaults(func=cmd_progress)
 
     doctor = sub.add_parser("doctor", help="check Python, packages and the ways to servers")
     doctor.add_argument("--json", action="store_true")

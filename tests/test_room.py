@@ -188,3 +188,32 @@ def test_the_student_line_is_kept_for_its_owner_only(tmp_path):
     path = room.write_line(uri, tmp_path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.read_text() == f"export LABKIT_MONGODB_URI='{uri}'\n"
+
+
+def test_labkit_server_room_without_a_mongod_says_what_to_install(monkeypatch, tmp_path, capsys):
+    """``labkit server --room`` on a machine without mongod: one ``Error:`` line saying the room
+    starts a mongod here and there is none, and a hint naming how to get one; exit status 1."""
+    from labkit import cli
+
+    monkeypatch.setenv("LABKIT_MONGOD", str(tmp_path / "no-mongod"))
+    assert cli.main(["server", "--room", "127.0.0.1", "--port", "27999"]) == 1
+    err = capsys.readouterr().err
+    assert "Error: --room starts a mongod on this machine, and there is none" in err
+    assert "Hint: install MongoDB's server" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--room", "0.0.0.0"], "binds every network"),
+    (["--room", "127.0.0.1", "--port", "70000"], "not a TCP port"),
+    (["--room", "127.0.0.1", "--", "echo"], "--room takes no command"),
+])
+def test_labkit_server_room_refuses_bad_input_in_one_line(capsys, argv, words):
+    """A wildcard address, a port out of range, or a command after ``--`` with ``--room``:
+    an ``Error:`` line, exit status 2, before anything starts."""
+    from labkit import cli
+
+    assert cli.main(["server", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ")
+    assert words in err

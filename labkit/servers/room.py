@@ -155,6 +155,7 @@ class Room:
         return _redact.redact(self.uri)
 
     def stop(self) -> None:
+        """Stop the room's mongod and remove its data (once; again is nothing)."""
         self.owned.stopper()
 
     def __enter__(self) -> Room:
