@@ -153,3 +153,15 @@ def test_the_command_line_exports_and_merges(tmp_path, monkeypatch):
     assert bad.returncode == 2  # BadInput: the input, not labkit, is at fault
     assert bad.stderr.startswith("Error: ")
     assert "Traceback" not in bad.stderr
+
+
+def test_the_progress_table_shows_each_question_whole():
+    """``labkit.progress()`` in a notebook (HTML) and as text shows a long question whole,
+    where pandas would cut it at 50 characters with "..." (issue 32: "cut-off question text
+    for rows")."""
+    question = "Which of these orders comes first once sorted by _id? " * 4
+    course.record(question, "tried", 1, "05")
+    frame = course.progress()
+    assert question.strip() in frame._repr_html_()
+    assert question.strip() in repr(frame)
+    assert frame[frame.columns[1]].str.len().max() > 50  # a cut would have needed one
