@@ -270,8 +270,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if args.room is not None:
         if command:
-            raise BadInput(_("--room takes no command: the room's server serves other "
-                             "machines, not a command run here"))
+            raise BadInput(Message(N_("--room takes no command: the room's server serves "
+                                      "other machines, not a command run here")))
         return _serve_room(args)
     servers.check_pinned_version(args.mongodb_version)
     servers.check_cache_gb(args.cache_gb)
@@ -444,7 +444,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from labkit.run.made import write_file
 
     if args.out and not args.merge:
-        raise BadInput(_("--out goes with --merge"))
+        raise BadInput(Message(N_("--out goes with --merge")))
     if args.export:
         written = progress_csv.export(Path(args.export))
         _say(_("Wrote {n} exercise row(s) to {path}.").format(n=written,
