@@ -595,3 +595,58 @@ def _scalar_place(value: Any, sort_key: SortKey, values: dict[str, Any],
     return Why(True, Message(N_("`{path}` is the {type} {value}, on {rung} of the type "
                                 "order"), **values), "type-order")
 
+
+
+# The documents an answer and its expectation disagree about ---------------------------------
+
+# How a document's place in an answer differs from the expectation, in the report's words.
+DIFFERENCES = {"missing": N_("expected, not returned"), "extra": N_("returned, not expected"),
+               "moved": N_("out of order")}
+
+
+@dataclass(frozen=True)
+class InQuestion:
+    """One document a read's answer and its expectation disagree about (``how``:
+    ``DIFFERENCES``' keys), with the model's explanation of it: its row under the read's
+    filter (expected and not returned, or the reverse), or under its sort (out of order)."""
+
+    how: str
+    row: FindRow | SortRow
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A read whose answer differs from its expectation (its operation, the line it is written
+    at, its filter, sort and collation), and the documents in question, explained: in the
+    documents' order for the filter's rows, in sorted order for the sort's."""
+
+    operation: str
+    line: int
+    asked: dict[str, Any]
+    documents: tuple[InQuestion, ...]
+
+
+def in_question(docs: list[Document], arguments: Mapping[str, Any], expected: list[Any],
+                returned: list[Any], ordered: bool,
+                mongodb_version: str | None = None) -> list[InQuestion]:
+    """The documents of ``docs`` a find's answer (the ``_id`` of each document ``returned``)
+    and its expectation (``expected``, in order where ``ordered``) disagree about, each with
+    the model's row: under the filter, each expected and not returned or returned and not
+    expected; under the sort, each of the documents in both that stands elsewhere than
+    expected. ``_id`` values are the same when they compare equal (``1`` and ``1.0``)."""
+    wanted, given = [key(v) for v in expected], [key(v) for v in returned]
+    how: dict[SortKey, str] = {k: "missing" for k in wanted if k not in given}
+    how.update({k: "extra" for k in given if k not in wanted})
+    moved: set[SortKey] = set()
+    if ordered:
+        both = [k for k in wanted if k in given], [k for k in given if k in wanted]
+        moved = {a for a, b in zip(*both, strict=True) if a != b}
+    collation = arguments.get("collation")
+    rows = find(docs, arguments.get("filter") or {}, collation, mongodb_version)
+    found: list[InQuestion] = [InQuestion(how[k], row) for row in rows
+                               if (k := key(row.id)) in how]
+    if moved and arguments.get("sort"):
+        matched = [doc for doc, row in zip(docs, rows, strict=True) if row.matched]
+        found += [InQuestion("moved", row) for row in sorted_rows(
+            matched, arguments["sort"], collation, mongodb_version) if key(row.id) in moved]
+    return found

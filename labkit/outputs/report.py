@@ -362,8 +362,77 @@ def markdown(run: Run) -> str:
                         if seen is not None else _("no observation"))
             out.append(f"- {md(row.where)}: **{verdict_text(row.verdict)}**, {observed}"
                        + (f"; {md(row.shown_reason)}" if row.reason else ""))
+            out += _explained_markdown(row)
         out.append("")
     return "\n".join(out)
+
+
+# Where an answer differs from its expectation, the documents in question as labkit's model
+# explains them: its account of MongoDB's rules, never an answer of MongoDB's.
+EXPLAINED_LABEL = N_("labkit's model explains the documents in question (the model's account "
+                     "of MongoDB's rules, not an answer of MongoDB's):")
+EXPLAINED_READ = N_("{operation} at line {line:d}: {why}")
+_MATCHED, _NOT_MATCHED, _SORTS_BY = N_("matched"), N_("not matched"), N_("sorts by {key}")
+EXPLAINED_HEADINGS = ("_id", N_("difference"), N_("the model"), N_("because"), N_("rule"),
+                      N_("source"))
+
+
+def _explained_cells(row: Result) -> Iterator[tuple[str, list[list[str]]]]:
+    """Each read the row's answer differs on: its line, then one row of plain text per
+    document in question (``_id``, how it differs, the model's decision, why, the rule, its
+    source), each to be escaped for its format."""
+    from labkit.model.explain import FindRow
+    from labkit.model.fixtures import dumps
+    from labkit.outputs.explanations import key_text
+
+    for read in row.explained:
+        cells = []
+        for item in read.documents:
+            decided = item.row
+            if isinstance(decided, FindRow):
+                decision = _(_MATCHED if decided.matched else _NOT_MATCHED)
+            else:
+                decision = _(_SORTS_BY).format(key=key_text(decided.key))
+            cells.append([dumps(decided.id), _(_difference(item.how)), decision,
+                          shown(decided.because), decided.rule, decided.source])
+        yield _(EXPLAINED_READ).format(operation=read.operation, line=read.line,
+                                       why=dumps(read.asked)), cells
+
+
+def _difference(how: str) -> str:
+    from labkit.model.explain import DIFFERENCES
+
+    return DIFFERENCES[how]
+
+
+def _explained_markdown(row: Result) -> list[str]:
+    """report.md's lines under an engine's row: the model's explanation, labelled as its."""
+    md, code = escape.markdown, escape.markdown_code
+    if not row.explained:
+        return []
+    out = [f"  - {md(_(EXPLAINED_LABEL))}"]
+    for read, cells in _explained_cells(row):
+        out.append(f"    - {md(read)}")
+        out += [f"      - {code(ident)} ({md(how)}): {md(decision)}; {md(because)} "
+                f"({code(rule)}; {md(source)})" for ident, how, decision, because, rule, source
+                in cells]
+    return out
+
+
+def _explained_html(row: Result) -> str:
+    """report.html's table under an engine's row: the model's explanation, labelled as its."""
+    esc = escape.html
+    if not row.explained:
+        return ""
+    parts = [f"<div class='explained'><p><b>{esc(_(EXPLAINED_LABEL))}</b></p>"]
+    head = "".join(f"<th>{esc(_(h) if h != '_id' else h)}</th>" for h in EXPLAINED_HEADINGS)
+    for read, cells in _explained_cells(row):
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in line) + "</tr>"
+                       for line in cells)
+        parts.append(f"<p>{esc(read)}</p><div class='ev'><table><tr>{head}</tr>{body}"
+                     "</table></div>")
+    parts.append("</div>")
+    return "".join(parts)
 
 
 # The report's styles; the comparison page (outputs/compare.py) uses the same.
@@ -541,6 +610,7 @@ def _claim_section(result: ClaimResult) -> str:
         parts.append("</p>")
         if observed is not None:
             parts.append(_compare_html(expected, observed))
+        parts.append(_explained_html(row))
         parts.append(_evidence_table(row.evidence))
         figure = row.observation.figure if row.observation is not None else None
         if figure is not None and observed is not None:

@@ -32,6 +32,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.expect import judge_step
 from labkit.claims.files import ClaimSpec
+from labkit.claims.spec import Answer, Step
 from labkit.claims.steps import plan
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
@@ -43,6 +44,7 @@ from labkit.run.results import ClaimResult, Result, Run
 if TYPE_CHECKING:
     import pandas as pd
 
+    from labkit.model import explain
     from labkit.servers.mongo import MongoServer
 
 DEFAULT_ENGINES = ("model",)
@@ -167,10 +169,12 @@ def _speaks_for_text(engine: Engine, versions: str) -> Message:
                    versions=versions, engine=engine_name(engine.key), version=engine.speaks_for)
 
 
-def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
+def observe(spec: ClaimSpec, engine: Engine,
+            answered: list[tuple[Step, Answer]] | None = None) -> tuple[Observation, str]:
     """Run a claim's steps on one engine, those it performs (``steps.plan``), and judge them:
     ``(observation, verdict)``. A write that raised where nothing was expected of it makes
-    the claim not hold, as the Unified Test Format fails a test on an unexpected error."""
+    the claim not hold, as the Unified Test Format fails a test on an unexpected error.
+    ``answered``, if given, receives each step run and its answer."""
     def not_run(reason: str) -> tuple[Observation, str]:
         return Observation(None, engine.name, engine.version, not_run=reason,
                            engine_key=engine.key), NOT_RUN
@@ -192,6 +196,8 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
         return not_run(Message(N_("the model predicts results, not server errors")))
     try:
         performed = engine.answer(spec, share.run)
+        if answered is not None:
+            answered.extend(zip(share.run, performed, strict=True))
         answers = [a for step, a in zip(share.run, performed, strict=True)
                    if step.expect is not None]
         judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
@@ -225,11 +231,69 @@ def observe(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
 def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
     """``observe`` inside the run's guard, as every cell of the matrix is judged: an exception
     that is no answer of the engine (a fake's own ``TypeError``) is that engine's ``error``."""
-    outcome = guarded(engine.name, lambda: observe(spec, engine), version=engine.version,
-                      key=engine.key)
+    observation, verdict, _answered = _judged(spec, engine)
+    return observation, verdict
+
+
+def _judged(spec: ClaimSpec, engine: Engine
+            ) -> tuple[Observation, str, list[tuple[Step, Answer]]]:
+    """``judged``, with each step the engine ran and its answer (none where it erred)."""
+    answered: list[tuple[Step, Answer]] = []
+    outcome = guarded(engine.name, lambda: observe(spec, engine, answered),
+                      version=engine.version, key=engine.key)
     if isinstance(outcome, Observation):
-        return outcome, ERROR
-    return outcome
+        return outcome, ERROR, []
+    return (*outcome, answered)
+
+
+# The model's explanation where an answer differs from the expectation ---------------------
+
+def explain_differences(spec: ClaimSpec, answered: list[tuple[Step, Answer]],
+                        rules: str | None = None) -> tuple[explain.Explained, ...]:
+    """For each ``find`` whose answer's documents differ from the expected ones (``ids`` or
+    ``documents`` with their ``_id``), the model's explanation (``model.explain``, by MongoDB
+    ``rules``' rule set, the current major's if None) of each fixture document expected and
+    not returned, returned and not expected, or, where the order is expected, out of order.
+    Reads after a write, or with ``skip`` or ``limit``, are left out: the fixture alone no
+    longer says which documents they could return."""
+    from labkit.model import explain
+
+    out = []
+    for step, answer in answered:
+        if step.writes:
+            break
+        expected = _expected_ids(step)
+        result = answer.result
+        if (step.operation != "find" or expected is None or answer.raised
+                or not isinstance(result, list) or not all(isinstance(d, dict) and "_id" in d
+                                                           for d in result)
+                or {"skip", "limit"} & set(step.arguments)):
+            continue
+        try:
+            found = explain.in_question(spec.fixture.get(step.collection, []), step.arguments,
+                                 expected, [d["_id"] for d in result],
+                                 step.expect is not None and step.expect.ordered, rules)
+        except (BadInput, NotSupported, ValueError):  # a filter beyond the explanations
+            continue
+        if found:
+            asked: dict[str, Any] = {k: step.arguments[k] for k in
+                                     ("filter", "sort", "collation") if k in step.arguments}
+            out.append(explain.Explained(step.operation, step.line, asked, tuple(found)))
+    return tuple(out)
+
+
+def _expected_ids(step: Step) -> list[Any] | None:
+    """The ``_id`` of each document the read should return, or None where the expectation
+    does not say them."""
+    expect = step.expect
+    if expect is None or expect.kind not in ("ids", "documents") \
+            or not isinstance(expect.value, list):
+        return None
+    if expect.kind == "ids":
+        return list(expect.value)
+    if not all(isinstance(d, dict) and "_id" in d for d in expect.value):
+        return None
+    return [d["_id"] for d in expect.value]
 
 
 # The matrix ------------------------------------------------------------------------------
@@ -411,12 +475,26 @@ def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
     if engine is None:
         return judge(claim, not_run(engine_name(name), why, name))
     started = time.perf_counter()
-    observation, verdict = judged(spec, engine)
+    observation, verdict, answered = _judged(spec, engine)
     seconds = time.perf_counter() - started
     if verdict == ERROR:  # the engine failed: that cell's error
         return judge(claim, observation, seconds)
     reason = observation.not_run or joined("; ", (observation.note, *_not_checked(spec)))
-    return Result(claim, verdict, observation, reason, seconds)
+    explained = explain_differences(spec, answered, _rules_of(engine)) if verdict == FAILS \
+        else ()
+    return Result(claim, verdict, observation, reason, seconds, explained)
+
+
+def _rules_of(engine: Engine) -> str | None:
+    """The model's rule set that speaks for ``engine``'s version where the model carries one
+    (a MongoDB 7.0 server, the model following 6.0), else the current major's (None)."""
+    from labkit.model.versions import check_rules_version
+
+    try:
+        major = ".".join(engine.speaks_for.split(".")[:2]) if engine.speaks_for else None
+        return check_rules_version(major) if major else None
+    except BadInput:
+        return None
 
 
 def _not_checked(spec: ClaimSpec) -> list[str]:

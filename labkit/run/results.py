@@ -10,7 +10,7 @@ import datetime as dt
 import functools
 import platform
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labkit._version import __version__
 from labkit.claims.claim import (
@@ -37,6 +37,9 @@ from labkit.experiments.catalogue import lesson_of
 from labkit.i18n import Message, Text, _, english, shown
 from labkit.names import EngineInfo, engine_name
 
+if TYPE_CHECKING:
+    from labkit.model.explain import Explained
+
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
 SCHEMA = "labkit-results/1"
 
@@ -50,6 +53,9 @@ class Result:
     observation: Observation | None = None
     reason: Text = ""  # English where results.json keeps it; ``shown_reason`` is the learner's
     seconds: float = 0.0
+    # Where the answer differs from the expectation (labkit check's reads of a fixture): the
+    # model's explanation of the documents in question, read by read.
+    explained: tuple[Explained, ...] = ()
 
     @property
     def engine(self) -> Text | None:
