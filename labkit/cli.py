@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from labkit import _defaults, _signals
 from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
-from labkit.i18n import N_, Message, _, number
+from labkit.i18n import N_, Message, _, english, in_english, number
 from labkit.i18n import shown as shown_text
 from labkit.model import versions
 from labkit.syllabus import TOPICS
@@ -290,14 +290,14 @@ def cmd_server(args: argparse.Namespace) -> int:
         return run_beside(command, env)
     with server:
         info = {"uri": server.uri, "how": server.how, "version": server.version,
-                "cache_gb": server.cache_gb, "cache": server.cache}
+                "cache_gb": server.cache_gb, "cache": english(server.cache)}
         if args.json:
             _emit_json(info)
         else:
             _say(_("MongoDB {version} ({how}) at {uri}").format(
                 version=_line(server.version), how=_line(server.how),
                 uri=_line(servers.redact(server.uri))))
-            _say(_line(server.cache))
+            _say(_line(shown_text(server.cache)))
             _say(_line(_export_line(server.uri, args.show_password)))
         sys.stdout.flush()
         if command:
@@ -378,7 +378,7 @@ def _say_cleaned(found: Stale | None, server: Server[object]) -> None:
         if items:
             _say(shown_text(Message(heading, server=esc(server.describe()))), sys.stderr)
             for name, why in items.items():
-                _say(f"  {esc(name)}: {esc(why)}", sys.stderr)
+                _say(f"  {esc(name)}: {esc(shown_text(why))}", sys.stderr)
 
 
 def _names(names: Iterable[object]) -> str:
@@ -393,8 +393,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
     from labkit import servers
 
     report = servers.clean_user_servers()
-    if args.json:
-        _emit_json(report)
+    if args.json:  # why each database stays, in English, as files keep labkit's words
+        _emit_json(in_english(report))
         return 0
     if not report:
         _say(_("Nothing to clean: neither LABKIT_POSTGRES_DSN nor LABKIT_MONGODB_URI is set, "
@@ -416,13 +416,13 @@ def cmd_clean(args: argparse.Namespace) -> int:
                                        "(its secret is {secret}):"), n=len(item["unproven"]),
                                     secret=esc(servers.secret_path()))))
             for name, why in item["unproven"].items():
-                _say(f"  {esc(name)}: {esc(why)}")
+                _say(f"  {esc(name)}: {esc(shown_text(why))}")
         if item["skipped"]:
             _say(shown_text(Message(N_("Kept {n} stale labkit database(s) this user may not drop "
                                        "(docs/hosted.md says which role may):"),
                                     n=len(item["skipped"]))))
             for name, why in item["skipped"].items():
-                _say(f"  {esc(name)}: {esc(why)}")
+                _say(f"  {esc(name)}: {esc(shown_text(why))}")
     return 0
 
 

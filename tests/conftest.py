@@ -7,14 +7,16 @@ import os
 import pytest
 
 from labkit import servers
+from labkit.i18n import Text, english
 
 
-def skip_unless_required(kind: str, reason: str) -> None:
+def skip_unless_required(kind: str, reason: Text) -> None:
     """Skip with the reason, unless LABKIT_REQUIRE names ``kind``: then a missing engine fails.
 
     .ci/run sets LABKIT_REQUIRE=postgres,wiredtiger and the workflow's MongoDB jobs
     LABKIT_REQUIRE=mongodb, so those tests can never be skipped there.
     """
+    reason = english(reason)  # a labkit message (``servers.mongodb_missing``) in English
     required = {k.strip() for k in os.environ.get("LABKIT_REQUIRE", "").split(",")}
     if kind in required:
         pytest.fail(f"{kind} is required here (LABKIT_REQUIRE) but missing: {reason}")
@@ -59,7 +61,7 @@ def switch_off_docker_and_local_postgres(monkeypatch) -> None:
 def mongodb_server():
     """One real MongoDB server for the session; the test is skipped, with why, when none exists."""
     why = servers.mongodb_missing()
-    if why:
+    if why is not None:
         skip_unless_required("mongodb", why)
     server = servers.get_mongodb()
     yield server

@@ -12,6 +12,7 @@ import time
 import pytest
 from helpers import assert_one_line_error, labkit, plain_signals, start
 
+from labkit.i18n import english
 from labkit.servers.command import Command
 
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="sends POSIX signals")
@@ -124,8 +125,8 @@ def test_server_with_a_command_stops_the_server_after_the_command(tmp_path):
     from labkit import servers
 
     why = servers.mongodb_missing()
-    if why:
-        pytest.skip(why)
+    if why is not None:
+        pytest.skip(english(why))
     if os.environ.get("LABKIT_MONGODB_URI"):
         pytest.skip("LABKIT_MONGODB_URI is set: labkit would reuse that server, not start one")
     probe = ("import os, json; print(json.dumps(os.environ['LABKIT_MONGODB_URI']))")

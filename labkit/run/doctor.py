@@ -133,7 +133,7 @@ def _mongodb_uri() -> Check:
     with server:
         detail = _("MongoDB {version} at {uri}").format(
             version=server.version, uri=display(uri)) + \
-            f"; {server.cache}; {privileges_line(server.privileges)}"
+            f"; {shown(server.cache)}; {privileges_line(server.privileges)}"
         usable = server.privileges is None or server.privileges.usable
     return Check(_(URI_WAY), usable, detail, required=True, named=True)
 

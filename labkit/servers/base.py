@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVa
 from labkit import _redact
 from labkit._signals import raise_if_stopping
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
-from labkit.i18n import N_, Message, Shown
+from labkit.i18n import N_, Message, Shown, Text
 from labkit.names import EngineInfo
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
@@ -264,11 +264,11 @@ class Stale:
 
     removed: list[str] = field(default_factory=list)
     in_use: list[str] = field(default_factory=list)
-    unproven: dict[str, str] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
+    unproven: dict[str, Text] = field(default_factory=dict)
+    skipped: dict[str, Text] = field(default_factory=dict)
 
 
-def why_unproven(name: str, mark: object, owner: str | None = None) -> str | None:
+def why_unproven(name: str, mark: object, owner: str | None = None) -> Message | None:
     """None when ``mark`` proves labkit made database ``name`` (and, where the engine has
     owners, ``owner`` is None: the database is the current role's); otherwise why not.
 
@@ -276,19 +276,21 @@ def why_unproven(name: str, mark: object, owner: str | None = None) -> str | Non
     field); a database that carries none (not ``labkit:…``) is not asked about.
     """
     if owner is not None:
-        return f"owned by role {owner}, not by this one: another role's database is never dropped"
+        return Message(N_("owned by role {owner}, not by this one: another role's database is "
+                          "never dropped"), owner=owner)
     if mark_verifies(name, mark):
         return None
     path = secret_path()
     if not path.exists():
-        return (f"there is no secret at {path} (deleted?), so no mark can be proven; "
-                "databases marked before it was made are left alone")
-    return (f"its mark was not made for this name with this installation's secret ({path}): "
-            "a copy, another installation's, or made before this secret")
+        return Message(N_("there is no secret at {path} (deleted?), so no mark can be proven; "
+                          "databases marked before it was made are left alone"), path=str(path))
+    return Message(N_("its mark was not made for this name with this installation's secret "
+                      "({path}): a copy, another installation's, or made before this secret"),
+                   path=str(path))
 
 
 def sort_out(found: Stale, name: str, mark: object, *, stale: bool | None,
-             owner: str | None = None, undated: str = "") -> bool:
+             owner: str | None = None, undated: Text = "") -> bool:
     """Record where database ``name`` goes in ``found``; True when it is labkit's beyond doubt
     and ``stale`` (its lease ran out, ``lease_over``): then the caller drops it (and records
     it removed).
@@ -299,7 +301,7 @@ def sort_out(found: Stale, name: str, mark: object, *, stale: bool | None,
     """
     if not (isinstance(mark, str) and mark.startswith(MARK)):
         return False
-    why = why_unproven(name, mark, owner)
+    why: Text | None = why_unproven(name, mark, owner)
     if why is None and stale is None:
         why = undated
     if why is not None:

@@ -38,7 +38,7 @@ from labkit.errors import (
     one_line,
     server_said,
 )
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text, english
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import engine_name
 from labkit.servers import base
@@ -147,15 +147,17 @@ def check_cache_gb(cache_gb: object) -> float:
     """
     if cache_gb is None:
         return DEFAULT_CACHE_GB
-    valid = Message(N_("it must be a number from {low:g} to {high:g} GB"),
-                    low=MIN_CACHE_GB, high=MAX_CACHE_GB)
+    # The lower bound a number in the learner's digits ("0,25"); the upper one as mongod's
+    # option validator writes it ("10000", ungrouped in every language).
+    valid = Message(N_("it must be a number from {low} to {high} GB"),
+                    low=_gb(MIN_CACHE_GB), high=str(_gb(MAX_CACHE_GB)))
     if isinstance(cache_gb, bool) or not isinstance(cache_gb, int | float):
         raise BadInput(Message(N_("WiredTiger cache size {size} is not a number; {valid}"),
                                size=repr(cache_gb), valid=valid))
     if not math.isfinite(cache_gb) or not MIN_CACHE_GB <= cache_gb <= MAX_CACHE_GB:
         raise BadInput(Message(N_("WiredTiger cache size {size} GB is out of range: {valid} "
-                                  "({low:g} is the smallest mongod accepts)"),
-                               size=repr(cache_gb), valid=valid, low=MIN_CACHE_GB))
+                                  "({low} is the smallest mongod accepts)"),
+                               size=repr(cache_gb), valid=valid, low=_gb(MIN_CACHE_GB)))
     return float(cache_gb)
 
 
@@ -198,7 +200,8 @@ class MongoServer(Server["Database[Document]"]):
 
     uri: str
     cache_gb: float | None = None
-    cache: str = ""
+    # The cache in words (``cache_report``): English in results, the learner's on screen.
+    cache: Text = ""
     # What the URI's user may do (None: a server labkit started, or not readable).
     privileges: Privileges | None = None
     _client: Client | None = None
@@ -320,7 +323,8 @@ class MongoServer(Server["Database[Document]"]):
                 found.in_use.append(name)
             elif state == "unproven":
                 found.unproven[name] = (why_unproven(name, _lease_mark(lease))
-                                        or "its lease's renewal time is not a date")
+                                        or Message(N_("its lease's renewal time is not a "
+                                                      "date")))
         return found
 
     def _renew(self, name: str, lasts: dt.timedelta) -> bool:
@@ -343,7 +347,7 @@ class MongoServer(Server["Database[Document]"]):
             self._client = None
 
     def _settings(self) -> str:
-        return self.cache
+        return english(self.cache)  # the run's record of the engine keeps English
 
     def gone(self, failure: BaseException) -> ServerUnavailable | None:
         """After the driver lost its connection (``failure`` or what caused it is pymongo's
@@ -401,21 +405,25 @@ class MongoServer(Server["Database[Document]"]):
                 "docker": ("Docker", docker)}
 
 
-def _why_kept(exc: Exception) -> str:
+def _why_kept(exc: Exception) -> Message:
     """Why a stale database of labkit's stays: what was left, or the server's refusal."""
     if isinstance(exc, CleanupIncomplete):
-        return f"left {', '.join(exc.left)}: {exc.why}"
-    return f"could not drop it: {one_line(exc)}"
+        return Message(N_("left {collections}: {why}"), collections=", ".join(exc.left),
+                       why=exc.why)
+    return Message(N_("could not drop it: {why}"), why=one_line(exc))
 
 
 # The cache a server reports ------------------------------------------------------------
 
 
-def _gb(value: float) -> str:
-    return f"{round(value, 2):g}"
+def _gb(value: float) -> float | int:
+    """A size in GB to two decimals, a whole one as an int: a message's ``{size}`` writes it
+    as ``:g`` did in English ("0.25", "1") and in the learner's own digits ("0,25")."""
+    rounded = round(value, 2)
+    return int(rounded) if rounded.is_integer() else rounded
 
 
-def _configured_cache(status: Mapping[str, Any] | Exception) -> tuple[float | None, str]:
+def _configured_cache(status: Mapping[str, Any] | Exception) -> tuple[float | None, Text]:
     """The WiredTiger cache a ``serverStatus`` reply reports, in GB, or why it cannot be read.
 
     ``status`` is the reply, or the error the command raised (a user without the
@@ -426,29 +434,32 @@ def _configured_cache(status: Mapping[str, Any] | Exception) -> tuple[float | No
     cache = (status.get("wiredTiger") or {}).get("cache") or {}
     configured = cache.get("maximum bytes configured")
     if configured is None:
-        return None, "serverStatus has no wiredTiger.cache section"
+        return None, Message(N_("serverStatus has no wiredTiger.cache section"))
     return int(configured) / _GB, ""
 
 
 def cache_report(status: Mapping[str, Any] | Exception,
-                 asked_gb: float | None) -> tuple[float | None, str]:
-    """The cache to report, in GB and in words: what the server says, against what labkit asked.
+                 asked_gb: float | None) -> tuple[float | None, Message]:
+    """The cache to report, in GB and in words (a message: English where results keep it, the
+    learner's language on screen): what the server says, against what labkit asked.
 
     ``asked_gb`` is None for a server labkit did not start.
     """
     actual, why = _configured_cache(status)
     if asked_gb is None:
         if actual is None:
-            return None, (f"WiredTiger cache: the server's own setting (not readable: {why}); "
-                          "labkit did not start this server")
-        return actual, (f"WiredTiger cache {_gb(actual)} GB (the server's own setting; "
-                        "labkit did not start this server)")
+            return None, Message(N_("WiredTiger cache: the server's own setting (not readable: "
+                                    "{why}); labkit did not start this server"), why=why)
+        return actual, Message(N_("WiredTiger cache {size} GB (the server's own setting; "
+                                  "labkit did not start this server)"), size=_gb(actual))
     if actual is None or math.isclose(actual, asked_gb, rel_tol=1e-3):
-        return asked_gb, f"WiredTiger cache {_gb(asked_gb)} GB (set by labkit)"
-    return actual, f"WiredTiger cache {_gb(actual)} GB (labkit asked for {_gb(asked_gb)} GB)"
+        return asked_gb, Message(N_("WiredTiger cache {size} GB (set by labkit)"),
+                                 size=_gb(asked_gb))
+    return actual, Message(N_("WiredTiger cache {size} GB (labkit asked for {asked} GB)"),
+                           size=_gb(actual), asked=_gb(asked_gb))
 
 
-def _cache_of(client: Client, asked_gb: float | None) -> tuple[float | None, str]:
+def _cache_of(client: Client, asked_gb: float | None) -> tuple[float | None, Message]:
     from pymongo.errors import PyMongoError
 
     status: Mapping[str, Any] | Exception
@@ -688,12 +699,13 @@ def _start_docker_mongo(version: str, cache_gb: float) -> MongoServer:
                        _stopper=Stopper(container.stop), _client=client)
 
 
-def mongodb_missing() -> str | None:
-    """Why no MongoDB server can be had here, checked without starting one; None if one can."""
+def mongodb_missing() -> Message | None:
+    """Why no MongoDB server can be had here, checked without starting one (a message: a test's
+    skip reason keeps its English, a lesson shows the learner's); None if one can."""
     if os.environ.get("LABKIT_MONGODB_URI") or find_mongod():
         return None
     ok, detail = base.docker_status()
     if ok:
         return None
-    return ("no MongoDB server: LABKIT_MONGODB_URI is not set, no local mongod was found, "
-            f"and Docker is not usable ({detail})")
+    return Message(N_("no MongoDB server: LABKIT_MONGODB_URI is not set, no local mongod was "
+                      "found, and Docker is not usable ({detail})"), detail=detail)

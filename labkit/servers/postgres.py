@@ -66,8 +66,8 @@ OWN_SHARED_BUFFERS_MB = _defaults.OWN_SHARED_BUFFERS_MB
 _COMMENT = "{mark} created by a labkit run on {created}; leased until {until}; removed when it ends"
 _UNTIL = re.compile(r"; leased until (\S+);")
 # Why a database of labkit's whose comment holds no lease end is left alone.
-UNDATED = ("its comment holds no lease end (an older labkit's, whose runs held an advisory "
-           "lock instead): drop it by hand once no run uses it")
+UNDATED = Message(N_("its comment holds no lease end (an older labkit's, whose runs held an "
+                     "advisory lock instead): drop it by hand once no run uses it"))
 
 
 def lease_end(comment: object) -> dt.datetime | None:

@@ -12,7 +12,7 @@ import os
 from typing import Literal, TypedDict, overload
 
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 from labkit.servers.base import Server, ServerRequest
 from labkit.servers.mongo import MongoServer
 from labkit.servers.postgres import PostgresServer
@@ -87,8 +87,8 @@ class Cleaned(TypedDict):
     server: str
     removed: list[str]
     in_use: list[str]
-    unproven: dict[str, str]
-    skipped: dict[str, str]
+    unproven: dict[str, Text]
+    skipped: dict[str, Text]
 
 
 def clean_user_servers() -> list[Cleaned]:
