@@ -25,7 +25,7 @@ from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
-from labkit.outputs.cards import cell_text, claim_card
+from labkit.outputs.cards import Why, cell_text, claim_card
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
 
@@ -161,8 +161,11 @@ class NotRun:
     verdict = NOT_RUN
 
     def __init__(self, what: str, missing: ServerUnavailable, stand_ins: list[tuple[str, Any]],
-                 title: str = "", kind: str = "mongodb") -> None:
+                 title: str = "", kind: str = "mongodb", why: Any = None) -> None:
         self.what = what
+        # The model's explanation (``cards.Why``), or a ``Waiting`` note where it would give
+        # an exercise's answer away; shown after the stand-ins, None where there is none.
+        self.why = why
         self.title = title
         self.missing = missing
         self.reason = missing.summary()
@@ -197,6 +200,8 @@ class NotRun:
             lines.append(_server_note_text())
         for label, value in self.stand_ins:
             lines.append(f"  {_(label)}: {cell_text(value, 400)}")
+        if self.why is not None:
+            lines.append(str(self.why))
         if self.footer:
             lines.append("  " + _("(neither is an observation of your server; the verdict "
                                   "stays 'not run')"))
@@ -233,6 +238,8 @@ class NotRun:
             parts.append(f"<div><small>{_server_note_html(self.missing)}</small></div>")
         if self.stand_ins:
             parts += self._stand_ins_html()
+        if self.why is not None:
+            parts.append(self.why._repr_html_())
         if self.footer:
             parts.append("<small>" + esc(_("Neither is an observation of your server; the "
                                            "verdict stays \u201cnot run\u201d.")) + "</small>")
@@ -275,25 +282,30 @@ def _untried(names: Names) -> str | None:
                 None)
 
 
+CELL_WAITS = N_("This cell shows the answer to exercise {name}: answer the exercise above "
+                "first, then run this cell again (or run {command} to see the answer).")
+EXPLANATION_WAITS = N_("labkit's model's explanation of this card would give away the answer "
+                       "to exercise {name}: answer the exercise first, then run this cell "
+                       "again (or run {command} to see the answer).")
+
+
 class Waiting:
-    """A cell that would show an exercise's answer, held back until the exercise is tried."""
+    """A cell that would show an exercise's answer, held back until the exercise is tried
+    (``says``: what is held, the whole cell or a card's explanation)."""
 
     verdict = None
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, says: str = CELL_WAITS) -> None:
         self.name = name
+        self.says = says
 
     def __str__(self) -> str:
-        return _("This cell shows the answer to exercise {name}: answer the exercise above "
-                 "first, then run this cell again (or run {command} to see the answer).").format(
-            name=self.name, command=f'labkit.reveal("{self.name}")')
+        return _(self.says).format(name=self.name, command=f'labkit.reveal("{self.name}")')
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        text = html.escape(_(
-            "This cell shows the answer to exercise {name}: answer the exercise above first, "
-            "then run this cell again (or run {command} to see the answer)."))
+        text = html.escape(_(self.says))
         command = f'labkit.reveal("{self.name}")'
         text = text.format(name=f"<b>{html.escape(self.name)}</b>",
                            command=f"<code>{html.escape(command)}</code>")
@@ -372,14 +384,18 @@ class Checked(list[Result]):
 
 
 def check(claim_id: str, ctx: Context | None = None, *,
-          after: Names | None = None) -> Checked | NotRun | Waiting:
+          after: Names | None = None,
+          explain_after: Names | None = None) -> Checked | NotRun | Waiting:
     """Run one claim live (in a notebook: on the kernel's servers) and return its verdicts.
 
     Raises ``ClaimFailed`` when a behaviour claim does not hold or any engine errs. When
     the claim needs a server that cannot be had, returns a "not run" card instead, with the
-    source's expectation and the model's prediction, each labelled. A survey claim that
-    does not hold on some engine is a finding, shown and not raised. With ``after`` (an
-    exercise's name, or several), the card waits until they have been tried (``Waiting``).
+    source's expectation and the model's prediction, each labelled, and the model's
+    explanation of its questions where they are finds of the kit's claim files
+    (``cards.Why``). A survey claim that does not hold on some engine is a finding, shown
+    and not raised. With ``after`` (an exercise's name, or several), the card waits until
+    they have been tried (``Waiting``); with ``explain_after``, the explanation alone does,
+    where it would give those exercises' answers away and the card would not.
     """
     from labkit.experiments.catalogue import get
 
@@ -392,7 +408,10 @@ def check(claim_id: str, ctx: Context | None = None, *,
     missing = first_missing(ctx, item.needs)
     if missing is not None:
         kind, why = missing
-        return NotRun(item.id, why, stand_ins(item), title=item.shown_title, kind=kind)
+        held = _untried(explain_after or ())
+        explained = Waiting(held, EXPLANATION_WAITS) if held else Why.of(item.id)
+        return NotRun(item.id, why, stand_ins(item), title=item.shown_title, kind=kind,
+                      why=explained)
     checked = Checked(ctx.claim_result(item))
     bad = [row for row in checked if row.verdict in (FAILS, ERROR)]
     if bad:

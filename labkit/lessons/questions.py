@@ -208,6 +208,23 @@ def _03_expr(lesson: str) -> Exercise:
     )
 
 
+def _03_array_fate(lesson: str) -> Exercise:
+    return Exercise.from_claim(
+        "X4", N_("Does find({a: 10}) return the document {_id: 1, a: [1, 10]}?"),
+        pick=lambda observed: 1 in observed["eq_element"],
+        accept=Bool(),
+        hint=[N_("Is a condition on an array asked of the array as a whole only?"),
+              N_("A condition on an array field is asked of the array and of each of its "
+                 "elements: is one of them 10?")],
+        mistakes=[(False, N_("The array [1, 10] is not 10, but a scalar condition is also asked "
+                             "of each element, and one element is 10."))],
+        explanation=N_("A condition on an array matches when the array as a whole or any one of "
+                       "its elements matches: the element 10 equals 10, so the document is "
+                       "returned (labkit.explain names the rule: array-element-matching)."),
+        lesson=lesson,
+    )
+
+
 def _04_timestamp_hex(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "O2", N_("Timestamp field of an ID made at 1,700,000,000 s?"),
@@ -435,6 +452,7 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "02.after_array": _02_after_array,
     "03.gt_zero": _03_gt_zero,
     "03.expr": _03_expr,
+    "03.array_fate": _03_array_fate,
     "04.timestamp_hex": _04_timestamp_hex,
     "04.next_id": _04_next_id,
     "04.after_top": _04_after_top,

@@ -15,7 +15,7 @@ from typing import Any
 from labkit.claims.claim import COLOURS, jsonable, kind_text, verdict_text
 from labkit.claims.labels import label, value_word
 from labkit.claims.spec import Step
-from labkit.i18n import Phrase, _, number, shown
+from labkit.i18n import N_, Phrase, _, number, shown
 from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
 
@@ -161,3 +161,76 @@ class Fixture:
         return (f"<div><small>{esc(self._heading())}</small>"
                 f"<div style='display:flex;gap:2em;align-items:flex-start'>"
                 f"{fixture(self.docs).to_html(escape=True, border=0)}{questions}</div></div>")
+
+
+# The model's explanation beside a not-run card ---------------------------------------------
+
+WHY_HEADING = N_("Why, as labkit's model explains it (the model's account of MongoDB's rules, "
+                 "computed here; not an observation of a server):")
+
+
+class Why:
+    """labkit's model's explanation of a claim's questions, each asked on its fixture (the
+    kit's claim files, as ``Fixture`` reads them): per question, each document, whether the
+    model's filter matches it or the value it sorts by, and the rule that decided, with its
+    source. Offered beside a card whose server cell did not run, labelled as the model's."""
+
+    def __init__(self, claim_id: str, reads: list[tuple[str, str, list[Any]]]) -> None:
+        self.claim_id = claim_id
+        self.reads = reads  # (question, query as mongosh writes it, explain's rows)
+
+    @classmethod
+    def of(cls, claim_id: str) -> Why | None:
+        """The explanation of each of a claim's questions that is a ``find`` of the kit's
+        claim files (a sort through the documents the filter matches), or None where the
+        claim has no such question. An explanation that cannot be made is left out: it is a
+        stand-in beside a card and must never stop a lesson."""
+        from labkit.claims.files import kit_claim
+        from labkit.experiments.catalogue import get
+        from labkit.model import explain
+
+        expected = get(claim_id).expected
+        reads = []
+        for key in expected if isinstance(expected, dict) else ():
+            try:
+                spec = kit_claim(f"{claim_id}.{key}")
+            except KeyError:
+                continue
+            step = spec.steps[0]
+            arguments = step.arguments
+            if step.operation != "find" or {"skip", "limit"} & set(arguments):
+                continue
+            docs = spec.fixture.get(step.collection, [])
+            collation = arguments.get("collation")
+            try:
+                rows: list[Any] = explain.find(docs, arguments.get("filter") or {}, collation)
+                if arguments.get("sort"):
+                    matched = [d for d, r in zip(docs, rows, strict=True) if r.matched]
+                    rows = explain.sorted_rows(matched, arguments["sort"], collation)
+            except Exception:  # a stand-in's failure must not stop a lesson
+                continue
+            reads.append((str(key), _query(step), rows))
+        return cls(claim_id, reads) if reads else None
+
+    def __str__(self) -> str:
+        from labkit.outputs.explanations import table
+
+        lines = [_(WHY_HEADING)]
+        for key, query, rows in self.reads:
+            lines.append(f"  {label(key)}: {query}")
+            lines += [f"    {line}".rstrip() for line in table(rows).splitlines()]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        from labkit.outputs.explanations import frame
+
+        esc = escape.html
+        parts = [f"<details><summary><small>{esc(_(WHY_HEADING))}</small></summary>"]
+        for key, query, rows in self.reads:
+            parts.append(f"<div><i title='{esc(key)}'>{esc(label(key))}</i>: "
+                         f"<code>{esc(query)}</code></div>"
+                         + frame(rows).to_html(escape=True, border=0, index=False))
+        parts.append("</details>")
+        return "".join(parts)

@@ -1,0 +1,108 @@
+"""Where a lesson's server cell is not run, its card offers labkit's model's explanation of the
+claim's questions beside the model's prediction, labelled as the model's (issue 31, item 4),
+and holds it back, as cards are held, where it would give an exercise's answer away.
+
+The rules and sources named are labkit.model.explain's RULES: null-matches-missing
+(jstests/core/query/null_query_semantics.js:46-77 at 1704949c), for claim X2's nulls fixture;
+array-sort-key (jstests/core/query/sort/sort_array.js:59-66, 72-79 at 6fdbf4c4) and
+empty-array-below-null (jstests/core/query/sort/sort_dotted_paths.js:29-34 at b6fcc56b), the
+answers of lesson 02's exercises; array-element-matching (the manual's Query an Array page),
+the answer of lesson 03's 03.array_fate (claim X4).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_lesson_pacing import _code_cells, _run_lesson
+
+import labkit
+from labkit import i18n
+from labkit.errors import ServerUnavailable
+from labkit.lessons import course, notebook
+from labkit.run import runner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _offline():
+    raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
+                            hint="Hint: set LABKIT_MONGODB_URI")
+
+
+@pytest.fixture
+def kernel(monkeypatch, tmp_path):
+    """A fresh kernel: no MongoDB, no exercise made or tried, no note shown, English."""
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(course, "_here", {})
+    monkeypatch.setattr(course, "_made", {})
+    monkeypatch.setattr(i18n, "_chosen", None)
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    monkeypatch.setattr(labkit, "session", lambda: ctx, raising=False)
+    yield ctx
+    ctx.close()
+
+
+def test_a_not_run_card_offers_the_models_explanation_labelled_as_its(kernel):
+    """X2 without a server: beside the model's prediction, each of its questions explained on
+    the nulls fixture, the missing field's row naming null-matches-missing and its source, in
+    the card's text and HTML; the heading says it is the model's, not an observation."""
+    card = labkit.check("X2", kernel)
+    assert isinstance(card, notebook.NotRun)
+    for shown in (str(card), card._repr_html_()):
+        assert "labkit" in shown
+        assert "model&#x27;s account of MongoDB" in shown or "model's account of MongoDB" in shown
+        assert "not an observation of a server" in shown
+        assert "null-matches-missing" in shown
+        assert "null_query_semantics.js:46-77 at 1704949c" in shown
+    assert "no `a`: a missing field equals null, so {\"$eq\": null} matches" in str(card)
+
+
+def test_a_claim_without_finds_of_the_kits_files_offers_none(kernel):
+    """D1's questions are no finds of a fixture: its card explains nothing."""
+    card = labkit.check("D1", kernel)
+    assert isinstance(card, notebook.NotRun)
+    assert card.why is None
+
+
+def test_an_explanation_that_would_give_an_answer_away_waits(kernel):
+    """S1's card shows without an exercise tried, but its explanation (an array sorts by its
+    smallest element: 02.after_array's answer) waits, naming labkit.reveal, until both of
+    lesson 02's exercises are tried; a wrong answer is a try."""
+    held = labkit.check("S1", kernel, explain_after=["02.first", "02.after_array"])
+    assert isinstance(held, notebook.NotRun)
+    shown = str(held) + held._repr_html_()
+    assert "array-sort-key" not in shown
+    assert 'labkit.reveal("02.first")' in shown
+    for name, wrong in (("02.first", "null"), ("02.after_array", "object")):
+        assert not labkit.exercise(name).check(wrong)  # a common mistake: wrong, but tried
+    card = labkit.check("S1", kernel, explain_after=["02.first", "02.after_array"])
+    assert "array-sort-key" in str(card) + card._repr_html_()
+
+
+# What would give each exercise's answer away in lessons 02 and 03: the rule that decides it.
+TELLS = {"02.first": "empty-array-below-null", "02.after_array": "array-sort-key",
+         "03.array_fate": "array-element-matching"}
+LESSONS = [ROOT / "notebooks" / name for name in ("02_bson_sort_order.ipynb",
+                                                  "03_type_bracketing.ipynb")]
+LESSONS += [ROOT / "notebooks" / "vi" / path.name for path in LESSONS]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lessons_explain_no_answer_before_its_exercise_is_tried(path, kernel):
+    """Run top to bottom offline with no exercise answered, lessons 02 and 03 (both editions)
+    name no exercise's deciding rule in any cell, not-run cards' explanations included; once
+    the exercises are revealed, the same cells name each."""
+    tells = {name: tell for name, tell in TELLS.items() if name[:2] == path.name[:2]}
+    before = _run_lesson(path)
+    for name, tell in tells.items():
+        for cell, text in zip(_code_cells(path), before, strict=True):
+            assert tell not in text, f"{name}'s rule {tell} shows before it is tried:\n{cell}"
+    for name in tells:
+        labkit.reveal(name)
+    after = "\n".join(_run_lesson(path))
+    for name, tell in tells.items():
+        assert tell in after, name
