@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from labkit.claims import files
+from labkit.engines.query import ModelEngine
 from labkit.outputs import report
 from labkit.run import check
 
@@ -111,3 +112,17 @@ def test_report_html_shows_the_explanation_escaped(checked):
     assert "&quot;&lt;b&gt;*x*&lt;/b&gt;&quot;" in section
     assert "<b>*x*</b>" not in section
     assert "missing-sorts-as-null" in page.split("id='W2'")[1]
+
+
+@pytest.mark.parametrize(("speaks_for", "rules"), [("7.0.12", "7.0"), ("8.0", "8.0"),
+                                                   ("4.4.29", None), (None, None)])
+def test_the_explanation_follows_the_rule_set_of_the_engines_version(speaks_for, rules):
+    """A server of 7.0.12 is explained by the model's 7.0 rules; a version the model carries no
+    rules of (4.4), or none, by the current major's (None)."""
+
+    class Speaking(ModelEngine):
+        pass
+
+    engine = Speaking()
+    engine.speaks_for = speaks_for
+    assert check._rules_of(engine) == rules
