@@ -507,10 +507,10 @@ class _Bar:
         if self.tty:
             filled = percent * 30 // 100
             sys.stderr.write(f"\r\033[K[{'#' * filled}{'.' * (30 - filled)}] {percent:3d}% "
-                             f"{kind} {self.done:,}/{self.total:,}")
+                             f"{kind} {number(self.done)}/{number(self.total)}")
         elif percent // 10 != self.shown:
             self.shown = percent // 10
-            sys.stderr.write(f"{percent:3d}% {kind} {self.done:,}/{self.total:,}\n")
+            sys.stderr.write(f"{percent:3d}% {kind} {number(self.done)}/{number(self.total)}\n")
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -580,8 +580,8 @@ def cmd_btree(args: argparse.Namespace) -> int:
         write_file(Path(args.plot), figure_bytes(btree_summary(measurement), plot_format),
                    "--plot")
     shown = dict(measurement, results=[btree.summary(r) for r in measurement["results"]])
-    if args.json:
-        _emit_json(shown)
+    if args.json:  # labkit's words in it in English, as files keep them
+        _emit_json(in_english(shown))
     else:
         from labkit.outputs import btree_table
 

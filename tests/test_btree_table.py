@@ -3,6 +3,8 @@ what it says below them, and the one-line entries of engines that gave no loads.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from labkit.engines import btree, btree_results
@@ -59,3 +61,31 @@ def test_an_engine_that_gave_no_loads_is_one_line(entry, line):
     """A comparison's engine that was not run, or failed, is one line saying why."""
     assert btree_table.table(entry) == line
     assert btree_table.table(btree_results.NotMeasured(**entry).to_dict()) == line
+
+
+def test_under_labkit_lang_vi_the_table_is_vietnamese_and_the_json_english(
+        sqlite_measured, monkeypatch, capsys):
+    """Issue 27: ``LABKIT_LANG=vi labkit btree`` shows the headings, the cache, the figures'
+    meanings and its numbers in Vietnamese (CLDR's "2.000", "89,6%"); ``--json`` stays the
+    English the tests above read."""
+    from labkit import i18n
+    from labkit.cli import main
+
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.setenv("LABKIT_LANG", "vi")
+    shown = btree_table.table(sqlite_measured).splitlines()
+    assert shown[0] == f"sqlite {btree.sqlite_version()}, N = 2.000, cache trang của SQLite 64 MB"
+    assert shown[1].split()[:3] == ["khoá", "byte", "chỉ"]
+    fills = [r["avg_leaf_fill"] for r in sqlite_measured["results"]]
+    assert all(f"{fill * 100:.1f}%".replace(".", ",") in row
+               for fill, row in zip(fills, shown[2:4], strict=True))
+    assert shown[4] == "ghi: số frame WAL x (kích thước trang + 24 byte header của frame)"
+    assert shown[5].startswith("cache: mô-đun sqlite3 của Python")
+    assert btree_table.table({"engine": "postgres", "not_run": "no server"}) == \
+        "postgres: chưa chạy (no server)"
+    assert main(["btree", "--engine", "sqlite", "--n", "500", "--keys", "uuid4",
+                 "--quiet", "--json"]) == 0
+    measured = json.loads(capsys.readouterr().out)
+    assert measured["cache"] == "SQLite page cache 64 MB"
+    assert measured["results"][0]["write_meaning"] == \
+        "WAL frames x (page size + 24-byte frame header)"

@@ -23,7 +23,7 @@ from labkit.engines.btree_results import (
     WiredTigerIO,
 )
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, joined
 
 # Keys between two checkpoints, the same for every key kind (``--checkpoint-every``).
 SEQUENTIAL = ("uuid7", "objectid", "int")
@@ -96,9 +96,10 @@ def sqlite_io(conn: Any, frames: list[int]) -> SQLiteIO:
     cache = -pages * 1024 if pages < 0 else pages * page  # negative: KiB, as SQLite documents
     return SQLiteIO(write_bytes=sum(frames) * (page + SQLITE_FRAME_HEADER),
                     wal_frames=sum(frames),
-                    write_meaning="WAL frames x (page size + 24-byte frame header)",
+                    write_meaning=Message(N_("WAL frames x (page size + 24-byte frame "
+                                             "header)")),
                     cache_bytes=cache, cache_reads=None,
-                    why=Reasons(cache_reads_why=SQLITE_NO_CACHE_READS))
+                    why=Reasons(cache_reads_why=Message(SQLITE_NO_CACHE_READS)))
 
 
 # PostgreSQL -----------------------------------------------------------------------------
@@ -174,8 +175,8 @@ def pg_io(conn: Any, before: dict[str, Any], after: dict[str, Any]) -> PostgresI
                         "FROM pg_settings WHERE name = 'shared_buffers'")
     return PostgresIO(write_bytes=wal + pages * block, wal_bytes=wal, wal_fpi=diff("wal_fpi"),
                       data_pages_written=pages, checkpoints=diff("checkpoints"),
-                      write_meaning="WAL bytes (LSN difference) + data pages written x block "
-                                    "size",
+                      write_meaning=Message(N_("WAL bytes (LSN difference) + data pages "
+                                               "written x block size")),
                       cache_reads=diff("cache_reads"), cache_bytes=int(shared))
 
 
@@ -198,9 +199,9 @@ def wt_io(before: dict[str, int], after: dict[str, int], logged: bool = True
     log, block = diff("log_bytes") if logged else None, diff("block_bytes")
     written = None if block is None else block + (log or 0)
     return WiredTigerIO(write_bytes=written, log_bytes=log, block_bytes=block,
-                        write_meaning="log bytes + block-manager bytes written" if logged else
-                                      "block-manager bytes written (the table is not logged, "
-                                      "as in a replica set)",
+                        write_meaning=Message(N_("log bytes + block-manager bytes written"))
+                        if logged else Message(N_("block-manager bytes written (the table is "
+                                                  "not logged, as in a replica set)")),
                         cache_reads=diff("cache_reads"),
                         cache_bytes=after.get(WT_IO_STATS["cache_bytes"]))
 
@@ -220,8 +221,9 @@ OPCOUNTERS = (*WRITES, *READS)
 # mongod's logical session cache, which writes config.system.sessions every 5 minutes.
 HOUSEKEEPING_WRITES = 5
 WRITES_PER_MINUTE = 2
-SERVER_WIDE = ("server-wide (serverStatus): every client's work on the server counts, labkit "
-               "compares the server's operation counters with its own to tell")
+SERVER_WIDE = Message(N_("server-wide (serverStatus): every client's work on the server "
+                         "counts, labkit compares the server's operation counters with its "
+                         "own to tell"))
 REFUSED = N_("the server refused {command} (code {code}): the user lacks the {action} action "
              "{where}, which the built-in roles {roles} grant; labkit measures the rest")
 OTHERS_WROTE = N_("other clients wrote to the server during the load: its operation counters "
@@ -351,7 +353,8 @@ def mongo_io(before: dict[str, Any], after: dict[str, Any], *, inserted: int,
     else:
         wrote = read = Message(COUNTERS_BACK)
     return MongoIO(write_bytes=wt.write_bytes, log_bytes=wt.log_bytes, block_bytes=wt.block_bytes,
-                   write_meaning=f"{wt.write_meaning}, {SERVER_WIDE}", cache_reads=wt.cache_reads,
+                   write_meaning=joined(", ", [wt.write_meaning, SERVER_WIDE]),
+                   cache_reads=wt.cache_reads,
                    cache_bytes=wt.cache_bytes, counted=counted, others_writes=others,
                    others_reads=reads,
                    why=Reasons(write_disturbed=wrote, cache_reads_disturbed=read))

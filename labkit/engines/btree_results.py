@@ -22,7 +22,7 @@ from labkit.i18n import N_, Message, Text
 # The per-page and per-batch lists a summary leaves out (tables, JSON, a claim's evidence).
 LONG = ("leaf_fills", "splits_trace", "trace_every", "inserts_per_second_by_batch")
 # What "index size" means wherever a file is measured (embedded WiredTiger and mongod alike).
-SIZE_MEANING = "file size less the space free for reuse, after a checkpoint"
+SIZE_MEANING = Message(N_("file size less the space free for reuse, after a checkpoint"))
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class LoadIO:
     the engine does not tell, with why in ``why``."""
 
     write_bytes: int | None
-    write_meaning: str
+    write_meaning: Text
     cache_reads: int | None
     cache_bytes: int | None
     why: Reasons = Reasons()

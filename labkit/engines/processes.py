@@ -70,8 +70,10 @@ def _result(label: str, proc: subprocess.Popen[str], deadline: float) -> dict[st
     try:
         out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.0))
     except subprocess.TimeoutExpired as exc:
+        # A number, which the message writes in the learner's digits ("120", as :g wrote it).
+        seconds = int(WAIT_S) if WAIT_S.is_integer() else WAIT_S
         raise LabkitError(Message(N_("the ID-making process {label} did not finish within "
-                                     "{seconds} s"), label=label, seconds=f"{WAIT_S:g}")) from exc
+                                     "{seconds} s"), label=label, seconds=seconds)) from exc
     if proc.returncode != 0:
         # idworker says why in its last line (a traceback's last line says it too)
         lines = err.strip().splitlines()
