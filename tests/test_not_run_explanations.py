@@ -6,7 +6,8 @@ The rules and sources named are labkit.model.explain's RULES: null-matches-missi
 (jstests/core/query/null_query_semantics.js:46-77 at 1704949c), for claim X2's nulls fixture;
 array-sort-key (jstests/core/query/sort/sort_array.js:59-66, 72-79 at 6fdbf4c4) and
 empty-array-below-null (jstests/core/query/sort/sort_dotted_paths.js:29-34 at b6fcc56b), the
-answers of lesson 02's exercises; array-element-matching (the manual's Query an Array page),
+answers of lesson 02's exercises; type-bracketing (the manual's BSON comparison order page),
+03.gt_zero's (claim B1); array-element-matching (the manual's Query an Array page),
 the answer of lesson 03's 03.array_fate (claim X4).
 """
 
@@ -85,6 +86,7 @@ def test_an_explanation_that_would_give_an_answer_away_waits(kernel):
 
 # What would give each exercise's answer away in lessons 02 and 03: the rule that decides it.
 TELLS = {"02.first": "empty-array-below-null", "02.after_array": "array-sort-key",
+         "03.gt_zero": "type-bracketing",
          "03.array_fate": "array-element-matching"}
 LESSONS = [ROOT / "notebooks" / name for name in ("02_bson_sort_order.ipynb",
                                                   "03_type_bracketing.ipynb")]
