@@ -108,3 +108,23 @@ def test_lessons_explain_no_answer_before_its_exercise_is_tried(path, kernel):
     after = "\n".join(_run_lesson(path))
     for name, tell in tells.items():
         assert tell in after, name
+
+
+def test_a_not_run_server_cell_offers_the_explanation_it_is_given(kernel):
+    """on_server(explain=...) without a server: beside the model's answer, labkit.explain's
+    rows of the cell's own documents, labelled as the model's. Lesson 02's collation cell
+    sorts strings under numericOrdering (collation.js:406-753 at 6fdbf4c4, the collation
+    rule): "9" sorts before "10"."""
+    docs = [{"_id": 0, "s": "10"}, {"_id": 1, "s": "9"}]
+    numeric = {"locale": "en", "numericOrdering": True}
+    card = labkit.on_server("collation", lambda db: None, model=lambda: {"n": 2},
+                            explain=lambda: labkit.explain("s:1", docs, collation=numeric),
+                            ctx=kernel)
+    assert isinstance(card, notebook.NotRun)
+    text, page = str(card), card._repr_html_()
+    for shown in (text, page):
+        assert "as labkit" in shown
+        assert "collation" in shown
+    assert text.index('s: "9"') < text.index('s: "10"')
+    failing = labkit.on_server("collation", lambda db: None, explain=lambda: 1 / 0, ctx=kernel)
+    assert failing.why is None  # a stand-in's failure costs the explanation only

@@ -25,7 +25,7 @@ from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
-from labkit.outputs.cards import Why, cell_text, claim_card
+from labkit.outputs.cards import Why, WhyFrame, cell_text, claim_card
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
 
@@ -421,10 +421,13 @@ def check(claim_id: str, ctx: Context | None = None, *,
 
 def on_server(what: str, experiment: Callable[[Database[dict[str, Any]]], T], *,
               model: Callable[[], Any] | None = None, model_label: str = MODEL_LABEL,
+              explain: Callable[[], Any] | None = None,
               ctx: Context | None = None, after: Names | None = None) -> T | NotRun | Waiting:
     """Run ``experiment(database)`` on a fresh database of the kernel's MongoDB and return its
-    result; without a server, a "not run" card with the model's answer (``model()``), labelled.
-    With ``after`` (an exercise's name, or several), it waits until they have been tried.
+    result; without a server, a "not run" card with the model's answer (``model()``), labelled,
+    and, with ``explain`` (a call of ``labkit.explain`` on the cell's documents), the model's
+    explanation beside it, labelled as the model's. With ``after`` (an exercise's name, or
+    several), it waits until they have been tried.
     """
     waiting = _untried(after or ())
     if waiting is not None:
@@ -438,7 +441,13 @@ def on_server(what: str, experiment: Callable[[Database[dict[str, Any]]], T], *,
                 shown.append((model_label, model()))
             except Exception as exc:  # a stand-in's failure must not stop a lesson
                 shown.append((MODEL_FAILED, one_line(exc)))
-        return NotRun(what, missing, shown)
+        why = None
+        if explain is not None:
+            try:
+                why = WhyFrame(explain())
+            except Exception:  # a stand-in's failure must not stop a lesson
+                why = None
+        return NotRun(what, missing, shown, why=why)
     return experiment(ctx.mongodb_database(what.split()[0].lower()))
 
 

@@ -234,3 +234,21 @@ class Why:
                          + frame(rows).to_html(escape=True, border=0, index=False))
         parts.append("</details>")
         return "".join(parts)
+
+
+class WhyFrame:
+    """labkit's model's explanation as ``labkit.explain`` gives it (its frame), offered beside
+    a not-run cell of a lesson's own documents, under the heading that says whose it is."""
+
+    def __init__(self, frame: Any) -> None:
+        self.frame = frame  # a pandas DataFrame
+
+    def __str__(self) -> str:
+        body = self.frame.to_string(index=False)
+        return "\n".join([_(WHY_HEADING), *(f"  {line}".rstrip() for line in body.splitlines())])
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return (f"<details><summary><small>{escape.html(_(WHY_HEADING))}</small></summary>"
+                + str(self.frame.to_html(escape=True, border=0, index=False)) + "</details>")
