@@ -138,6 +138,13 @@ CALL_ACTIONS = {
     "aggregate": {"find", "collStats"}, "insert_one": {"insert"}, "insert_many": {"insert"},
     "update_one": {"update", "insert"}, "update_many": {"update", "insert"},
     "replace_one": {"update", "insert"}, "delete_one": {"remove"}, "delete_many": {"remove"},
+    # bulk_write sends insert, update and delete commands, each checked as above; the
+    # findAndModify of find_one_and_* checks find, then update (insert too for an upsert) or
+    # remove (src/mongo/db/commands/find_and_modify_common.cpp at 09d4e0d9,
+    # addPrivilegesRequiredForFindAndModify).
+    "bulk_write": {"insert", "update", "remove"},
+    "find_one_and_update": {"find", "update", "insert"},
+    "find_one_and_replace": {"find", "update", "insert"}, "find_one_and_delete": {"find", "remove"},
     "create_collection": {"createCollection"}, "drop": {"dropCollection"},
     "drop_collection": {"dropCollection"}, "drop_database": {"dropDatabase"},
     "list_collection_names": {"listCollections"},

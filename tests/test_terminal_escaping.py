@@ -141,7 +141,7 @@ def test_labkit_checks_first_line_shows_the_columns_version_escaped(tmp_path, mo
     claim = tmp_path / "claims.yaml"
     claim.write_text(ONE_CLAIM, encoding="utf-8")
 
-    def check(specs, engines, versions, mode, progress):
+    def check(specs, engines, versions, mode, progress, *rest, **options):
         progress(f"mongodb {label}", 0, len(specs), specs[0])
         raise KeyboardInterrupt
 
