@@ -65,6 +65,22 @@ def test_the_claims_table_has_no_titles_or_expectations():
     assert frame.loc["S2", "lesson"] == "02_bson_sort_order.ipynb"
 
 
+def test_the_claims_table_names_each_source_whole_in_vietnamese(monkeypatch):
+    """The manual's Vietnamese title holds a parenthesis ("tài liệu hướng dẫn (manual) và…"):
+    the column keeps it whole, and a document's title loses only its file name."""
+    import labkit
+    from labkit import i18n
+
+    monkeypatch.setattr(i18n, "_chosen", None)
+    labkit.language("vi")
+    try:
+        frame = tables.claims()
+    finally:
+        monkeypatch.setattr(i18n, "_chosen", None)
+    assert frame.loc["X1", "nguồn"] == "tài liệu hướng dẫn (manual) và bộ test của server MongoDB"
+    assert frame.loc["D1", "nguồn"] == "BSON & ObjectId, phần 2/3"
+
+
 def test_the_recorded_outputs_are_the_chapters_and_say_so():
     """The same-second table splits the chapter's IDs and carries the 'recorded' label."""
     frame = recorded.same_second()

@@ -85,6 +85,15 @@ SOURCES = {
 }
 
 
+def source_title(source: str) -> str:
+    """A source's title in the learner's words, without the file name the catalogue's entry
+    opens with: ``BSON & ObjectId, part 2/3``; the manual's entry is its title whole."""
+    text = _(SOURCES[source])
+    if source == "manual":
+        return text
+    return text.split(" (", 1)[-1].removesuffix(")")
+
+
 def verdict_text(verdict: str) -> str:
     """A verdict code (``holds``, ``not-run``…) in the learner's words."""
     return _(VERDICT_TEXT[verdict])
@@ -258,7 +267,7 @@ class Claim:
         """What ``expected`` is, in words: recorded on a real server, or stated."""
         if self.source == "manual":
             return _("stated by MongoDB's manual and server tests (not an observation)")
-        title = _(SOURCES[self.source]).split(" (", 1)[-1].removesuffix(")")
+        title = source_title(self.source)
         if self.recorded:
             return _("recorded by the source document \u201c{title}\u201d on a real server "
                      "through mongosh; it does not say which MongoDB version").format(title=title)

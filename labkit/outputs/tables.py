@@ -264,14 +264,14 @@ def claims() -> pd.DataFrame:
     them."""
     import pandas as pd
 
-    from labkit.claims.claim import SOURCES, kind_text, topic_text
+    from labkit.claims.claim import kind_text, source_title, topic_text
     from labkit.experiments.catalogue import lesson_of, registered
     from labkit.names import engine_name
 
     rows = [{"id": c.id, "topic": topic_text(c.topic), "kind": kind_text(c.kind),
              "lesson": lesson_of(c).removeprefix("notebooks/"),
              "needs": ", ".join(engine_name(n) for n in c.needs) or _("no server"),
-             "source": _(SOURCES[c.source]).split(" (", 1)[-1].removesuffix(")")}
+             "source": source_title(c.source)}
             for c in registered()]
     return _headings(pd.DataFrame(rows).set_index("id"))
 
