@@ -62,6 +62,18 @@ def test_a_not_run_card_offers_the_models_explanation_labelled_as_its(kernel):
     assert "no `a`: a missing field equals null, so {\"$eq\": null} matches" in str(card)
 
 
+def test_a_not_run_cards_page_says_matched_in_the_learners_words(kernel):
+    """The card's HTML writes whether each document matches as its text does, "có" or "không"
+    in Vietnamese, where it showed Python's True and False (claim X2's nulls fixture: the null
+    and the missing field match {$eq: null}, 1 and "x" do not)."""
+    labkit.language("vi")
+    page = labkit.check("X2", kernel)._repr_html_()
+    assert "<td>có</td>" in page
+    assert "<td>không</td>" in page
+    assert "<td>True</td>" not in page
+    assert "<td>False</td>" not in page
+
+
 def test_a_claim_without_finds_of_the_kits_files_offers_none(kernel):
     """D1's questions are no finds of a fixture: its card explains nothing."""
     card = labkit.check("D1", kernel)

@@ -231,7 +231,7 @@ class Why:
         for key, query, rows in self.reads:
             parts.append(f"<div><i title='{esc(key)}'>{esc(label(key))}</i>: "
                          f"<code>{esc(query)}</code></div>"
-                         + frame(rows).to_html(escape=True, border=0, index=False))
+                         + frame(rows, words=True).to_html(escape=True, border=0, index=False))
         parts.append("</details>")
         return "".join(parts)
 

@@ -71,10 +71,12 @@ def _source(rule: str) -> str:
     return RULES[rule].source
 
 
-def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
+def frame(rows: Sequence[FindRow] | Sequence[SortRow], *, words: bool = False) -> pd.DataFrame:
     """The rows as a DataFrame with ``--json``'s columns (``_id``, ``matched`` or ``key``,
     ``because``, ``rule``, ``source``), each headed in the learner's language (English: those
-    names), ``because`` in the learner's language and a key as mongosh writes it."""
+    names), ``because`` in the learner's language and a key as mongosh writes it. ``matched``
+    is a bool to filter by; ``words`` writes it as the text table does, "yes" or "no" in the
+    learner's language, for a page that is only read."""
     import pandas as pd
 
     from labkit.model.explain import FindRow
@@ -83,6 +85,8 @@ def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
     for row in rows:
         record = row.to_dict()
         record["because"] = shown(row.because)
+        if words and isinstance(row, FindRow):
+            record["matched"] = _(YES) if row.matched else _(NO)
         if not isinstance(row, FindRow):
             record["key"] = key_text(row.key)
         records.append(record)
