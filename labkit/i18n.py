@@ -156,39 +156,60 @@ class _Shown:
         return number(value, digits)
 
 
-class Shown(str):
-    """English text, as ``str`` and files see it, that gives the learner's form through
-    ``shown()`` (``Message`` is the one labkit builds its messages with)."""
+class Message:
+    """One of labkit's sentences kept as data: its English ``template`` and its ``values``,
+    never a ``str``, so that nothing reads or cuts it as text before it is shown. ``shown()``
+    gives it in the learner's language (the template through the catalogue, each number in
+    the language's own format: ``{n:,}`` is "2,000" here and "2.000" in Vietnamese);
+    ``english()`` and ``str()`` give its English, which files (results.json, JUnit,
+    ``--json``) and exception text keep. Two messages are equal when their template and values
+    are; a message is immutable, hashable and pickles as its template and values."""
 
-    def shown(self) -> str:
-        """The text in the learner's language."""
-        return str(self)
-
-    def english(self) -> str:
-        """The text in English, as files keep it."""
-        return str.__str__(self)
-
-
-class Message(Shown):
-    """English text filled in from ``template`` and ``values`` (what ``str`` and files see),
-    which keeps both, so that ``shown()`` gives it in the learner's language: the template
-    through the catalogue, each number in the language's own format (``{n:,}`` is
-    "2,000" here and "2.000" in Vietnamese)."""
-
+    __slots__ = ("template", "values")
     template: str
     values: dict[str, Any]
 
-    def __new__(cls, template: str, /, **values: Any) -> Message:
-        text = super().__new__(cls, template.format(**{k: _English(v) for k, v in
-                                                       values.items()}) if values else template)
-        text.template, text.values = template, values
-        return text
+    def __init__(self, template: str, /, **values: Any) -> None:
+        object.__setattr__(self, "template", template)
+        object.__setattr__(self, "values", values)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Message is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Message is immutable: cannot delete {name!r}")
+
+    def english(self) -> str:
+        """The message in English, as files keep it."""
+        if not self.values:
+            return self.template
+        return self.template.format(**{k: _English(v) for k, v in self.values.items()})
 
     def shown(self) -> str:
         """The message in the language in use."""
         if not self.values:
             return _(self.template)
         return _(self.template).format(**{k: _Shown(v) for k, v in self.values.items()})
+
+    def __str__(self) -> str:
+        return self.english()
+
+    def __repr__(self) -> str:
+        values = "".join(f", {k}={v!r}" for k, v in self.values.items())
+        return f"Message({self.template!r}{values})"
+
+    def __bool__(self) -> bool:
+        # A message with no words (an empty hint) is as empty as the empty text.
+        return bool(self.english())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return (self.template, self.values) == (other.template, other.values)
+
+    def __hash__(self) -> int:
+        # Values may be lists or dictionaries: their names alone keep the hash equal for equals.
+        return hash((self.template, frozenset(self.values)))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _message, (self.template, self.values)
@@ -198,26 +219,27 @@ def _message(template: str, values: dict[str, Any]) -> Message:
     return Message(template, **values)
 
 
-# Where a message or a plain text is accepted alike (a plain one is shown as it is).
+# Where a message or a plain text is accepted alike (a plain one is shown as it is, and is the
+# same in English). Any other phrase (``Phrase``) goes in as a value of a ``Message``.
 Text: TypeAlias = str | Message
 
 
 def english(text: Text) -> str:
     """``text`` as files keep it: a ``Message`` in English, any other text as it is."""
-    return text.english() if isinstance(text, Shown) else text
+    return text.english() if isinstance(text, Message) else text
 
 
 def shown(text: Text) -> str:
     """``text`` in the language in use: a ``Message`` shown, any other text as it is."""
-    return text.shown() if isinstance(text, Shown) else text
+    return text.shown() if isinstance(text, Message) else text
 
 
 def joined(separator: str, parts: Iterable[Text]) -> Text:
     """The non-empty ``parts`` joined as ``str.join`` joins them; a ``Message`` when one of
     them is, so that the whole can still be shown in the learner's language."""
     kept = [part for part in parts if part]
-    if not any(isinstance(part, Shown) for part in kept):
-        return separator.join(kept)
+    if not any(isinstance(part, Message) for part in kept):
+        return separator.join(str(part) for part in kept)
     names = [f"p{i}" for i in range(len(kept))]
     template = separator.replace("{", "{{").replace("}", "}}").join(f"{{{n}}}" for n in names)
     return Message(template, **dict(zip(names, kept, strict=True)))

@@ -191,7 +191,7 @@ def test_a_refused_fsync_means_no_checkpoint_not_an_error(code):
     to every user) leave the load without a checkpoint, so no size is reported (docs/hosted.md);
     for 13 the reason names the action and the built-in roles that grant it
     (builtin_roles.yml), for 8000 it says a hosted tier may refuse it whatever the role."""
-    why = btree._checkpoint(_Refusing(code))
+    why = str(btree._checkpoint(_Refusing(code)))
     if code == 8000:
         assert "the hosted server refused fsync" in why
         assert "whatever the role" in why

@@ -178,7 +178,7 @@ def test_the_issues_probe_two_documents_count_two(tmp_path, engine_named, engine
     spec = claim(tmp_path, "find: {a: 1}", "{count: 3}")
     observation, verdict = claimcheck.judged(spec, engine_named[engine])
     assert verdict == FAILS
-    assert observation.note == "2, not 3"
+    assert str(observation.note) == "2, not 3"
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -262,4 +262,4 @@ def test_doctor_tells_an_unset_labkit_mongod_from_a_bad_one(monkeypatch, tmp_pat
         monkeypatch.setenv("LABKIT_MONGOD", str(target))
     check = environment._mongodb_local()
     assert not check.ok
-    assert expected in check.detail
+    assert expected in str(check.detail)

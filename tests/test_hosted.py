@@ -70,7 +70,7 @@ def test_an_unauthenticated_connection_is_not_usable_and_says_so():
     no user is authenticated (``ping`` and ``buildInfo`` would have passed)."""
     privileges = parse_connection_status(UNAUTHENTICATED)
     assert not privileges.usable
-    assert privileges.report().startswith("no user is authenticated")
+    assert str(privileges.report()).startswith("no user is authenticated")
 
 
 def test_a_server_without_access_control_allows_everything():
@@ -79,8 +79,8 @@ def test_a_server_without_access_control_allows_everything():
     privileges = parse_connection_status(UNAUTHENTICATED, access_control=False)
     assert privileges.usable
     assert privileges.missing() == []
-    assert privileges.report() == ("the server runs without access control: every privilege "
-                                   "labkit uses")
+    assert str(privileges.report()) == ("the server runs without access control: every "
+                                        "privilege labkit uses")
 
 
 def test_a_named_user_means_access_control_whatever_the_caller_said():
@@ -110,7 +110,7 @@ def test_a_cluster_action_on_a_database_resource_does_not_count():
 def test_the_report_names_what_is_missing_and_the_roles_that_give_it():
     """The report says plainly which action is missing, what labkit does without it, and which
     built-in roles grant it."""
-    text = parse_connection_status(status("readWriteAnyDatabase")).report()
+    text = str(parse_connection_status(status("readWriteAnyDatabase")).report())
     assert text.startswith("user labkit (admin) with readWriteAnyDatabase (admin); missing:")
     assert "dropDatabase (optional, on every database: drop each run's database in one step " \
            "(without it labkit drops its collections); given by dbAdminAnyDatabase, " \
@@ -403,7 +403,7 @@ def test_a_user_who_cannot_write_is_told_before_anything_is_created():
     assert "does not let this user run the experiments" in text
     assert "insert (required, on every database: load the fixtures and each run's lease; " \
            "given by readWriteAnyDatabase, root)" in text
-    assert "docs/hosted.md" in caught.value.hint
+    assert "docs/hosted.md" in str(caught.value.hint)
     assert server._created == []
 
 

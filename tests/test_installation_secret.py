@@ -49,7 +49,7 @@ def _refused(use=lambda: servers.mark_for("labkit_a_1")) -> SecretUnusable:
         use()
     assert caught.value.path == str(servers.secret_path())
     assert str(servers.secret_path().parent) in str(caught.value)
-    assert caught.value.hint
+    assert str(caught.value.hint)
     return caught.value
 
 
@@ -82,7 +82,7 @@ def test_a_folder_others_may_write_is_refused(config, mode):
     config.chmod(mode)
     refused = _refused()
     assert "may be written by others" in str(refused)
-    assert f"chmod go-w {config}" in refused.hint
+    assert f"chmod go-w {config}" in str(refused.hint)
 
 
 def test_a_folder_others_may_write_is_refused_before_a_secret_is_made(config):

@@ -182,7 +182,7 @@ def test_a_machine_asleep_longer_than_the_lease_has_lost_it(monkeypatch):
         monkeypatch.setattr(base.time, "time", lambda: woke)
         with pytest.raises(ServerUnavailable) as caught:
             server.check_lease()
-        assert caught.value.message == _as_shown(
+        assert str(caught.value.message) == _as_shown(
             f"This run's database {name} on x:// lost its lease: it was not renewed for 1,800 s "
             "(no renewal got through), so `labkit clean` may drop it.")
     finally:
@@ -213,7 +213,7 @@ def test_a_renewal_that_fails_costs_nothing_until_the_lease_runs_out():
         time.sleep(0.5)
         with pytest.raises(ServerUnavailable) as caught:
             server.check_lease()
-        assert caught.value.message == _as_shown(
+        assert str(caught.value.message) == _as_shown(
             f"This run's database {name} on x:// lost its lease: it was not renewed for 1 s "
             "(ConnectionError: reset again), so `labkit clean` may drop it.")
     finally:
@@ -234,7 +234,7 @@ def test_work_that_fails_after_its_lease_was_lost_says_the_loss():
         server.renew()
         with pytest.raises(ServerUnavailable) as caught, server.working():
             raise KeyError("t")
-        assert _as_shown(f"{name} on x:// lost its lease") in caught.value.message
+        assert _as_shown(f"{name} on x:// lost its lease") in str(caught.value.message)
         assert isinstance(caught.value.__cause__, KeyError)
     finally:
         server.stop()
@@ -413,7 +413,7 @@ def test_a_run_that_cannot_renew_until_its_lease_runs_out_stops(make_role, postg
         time.sleep(1.2)
         with pytest.raises(ServerUnavailable) as caught:
             run.fresh_database("next")
-        message = caught.value.message
+        message = str(caught.value.message)
         assert f"_{name.partition('_')[2]} on " in message  # (CI's DSN password hides "labkit")
         assert "lost its lease: it was not renewed for 1 s (OperationalError: " in message
         assert "is not permitted to log in" in message

@@ -117,7 +117,7 @@ def test_a_secret_others_may_read_is_refused(config, mode):
         with pytest.raises(SecretUnusable) as caught:
             use()
         assert caught.value.path == str(servers.secret_path())
-        assert f"chmod 600 {servers.secret_path()}" in caught.value.hint
+        assert f"chmod 600 {servers.secret_path()}" in str(caught.value.hint)
         assert "may be read by others" in str(caught.value)
 
 

@@ -384,10 +384,10 @@ def test_a_role_that_is_not_superuser_is_told_so_before_any_load(own_postgres):
         with runner.Context(btree_n=2000, postgres_provider=lambda: plain,
                             mongodb_provider=_refuse) as ctx:
             results = runner.run(claims.select(ids=["U4"]), ctx).claims
-        rows = {row.engine: row for row in results[0].rows}
+        rows = {str(row.engine): row for row in results[0].rows}
         assert rows["PostgreSQL"].verdict == "not-run"
-        assert "needs a PostgreSQL superuser" in rows["PostgreSQL"].reason
-        assert f"role {role}" in rows["PostgreSQL"].reason
+        assert "needs a PostgreSQL superuser" in str(rows["PostgreSQL"].reason)
+        assert f"role {role}" in str(rows["PostgreSQL"].reason)
         assert rows["SQLite"].verdict in ("holds", "finding")
         assert rows["model (rightmost splits)"].verdict == "holds"
     finally:
@@ -409,8 +409,8 @@ def test_postgres_stopping_mid_run_costs_only_its_own_verdicts(local_postgres):
         local_postgres.stop()
         results = runner.run(claims.select(ids=["U4", "U5", "U6"]), ctx).claims
     for result in results:
-        rows = {row.engine.removesuffix(" · size"): row for row in result.rows}
+        rows = {str(row.engine).removesuffix(" · size"): row for row in result.rows}
         assert rows["PostgreSQL"].verdict == "error", str(rows["PostgreSQL"])
-        assert "connection" in rows["PostgreSQL"].reason.lower()
+        assert "connection" in str(rows["PostgreSQL"].reason).lower()
         assert rows["SQLite"].verdict in ("holds", "finding")
         assert rows["model (50/50 splits)"].verdict in ("holds", "finding")

@@ -128,7 +128,7 @@ def test_the_page_gives_the_mongodb_hint_once_however_many_claims_miss_it(offlin
                                                                           offline_report):
     """Sixteen claims without MongoDB cost one summary line with the hint, not sixteen."""
     page = offline_report["html"].read_text()
-    mongodb_rows = sum(row.reason.startswith("needs mongodb") for row in offline_run.rows)
+    mongodb_rows = sum(str(row.reason).startswith("needs mongodb") for row in offline_run.rows)
     assert mongodb_rows > 1
     assert page.count("no mongodb: this run is offline on purpose") == 1
     assert "MongoDB was not available here (how to get it: see the summary" in page

@@ -284,7 +284,7 @@ def btree_rows(server, ids=("U4", "U5", "U6", "X7")) -> dict:
     with runner.Context(btree_n=N, mongodb_provider=lambda: server,
                         postgres_provider=no_postgres) as ctx:
         results = runner.run(claims.select(ids=list(ids)), ctx).claims
-    return {(row.claim.id, row.engine): row for result in results for row in result.rows}
+    return {(row.claim.id, str(row.engine)): row for result in results for row in result.rows}
 
 
 def load_commands(wire) -> list[tuple[str, str]]:
@@ -407,7 +407,7 @@ def test_u5_and_x7_verdict_logic_runs_on_the_scripted_replies(wire_server, conne
     assert writes.observation.observed["uuid4_writes_vs_uuid7"] == round(420 / 230, 3)
     assert churn.verdict == "not-run"
     needed = math.floor(SMALLEST_CACHE / 48) + 1
-    assert f"N = {needed:,} keys" in churn.reason
+    assert f"N = {needed:,} keys" in str(churn.reason)
     assert x7.verdict == "holds", str(x7)
     assert {r.engine_version for r in (size, writes, x7)} == {version}
     assert not [key for key in rows if key[0] in ("U4", "U6") and key[1].startswith("MongoDB")]
@@ -438,13 +438,13 @@ def test_a_refused_server_status_costs_only_the_write_and_cache_figures(wire_ser
         assert row.verdict == "not-run", str(row)
         if code == ATLAS_ERROR:
             assert "the hosted server refused serverStatus (user is not allowed to do action " \
-                   "[serverStatus] on [admin] (code 8000))" in row.reason
-            assert "whatever the role" in row.reason
-            assert "clusterMonitor" not in row.reason
+                   "[serverStatus] on [admin] (code 8000))" in str(row.reason)
+            assert "whatever the role" in str(row.reason)
+            assert "clusterMonitor" not in str(row.reason)
         else:
             for words in ("serverStatus", f"code {code}", "clusterMonitor", "clusterAdmin",
                           "root"):
-                assert words in row.reason
+                assert words in str(row.reason)
     assert not [row for row in rows.values() if row.verdict == "error"]
 
 
@@ -467,7 +467,7 @@ def test_a_server_status_without_its_wired_tiger_section_is_said_not_taken_for_z
     for part in ("write amplification", "cache churn"):
         row = rows[("U5", f"MongoDB · {part}")]
         assert row.verdict == "not-run", str(row)
-        assert "serverStatus has no wiredTiger section" in row.reason
+        assert "serverStatus has no wiredTiger section" in str(row.reason)
     assert rows[("U5", "MongoDB · size")].verdict == "holds"
 
 
@@ -481,9 +481,9 @@ def test_read_write_any_database_alone_gets_reasons_not_errors(wire_server, conn
     mongo_rows = {k: r for k, r in rows.items() if k[1].startswith("MongoDB")}
     assert len(mongo_rows) == 4
     assert {r.verdict for r in mongo_rows.values()} == {"not-run"}
-    assert "fsync" in rows[("U5", "MongoDB · size")].reason
-    assert "hostManager" in rows[("X7", "MongoDB")].reason
-    assert "clusterMonitor" in rows[("U5", "MongoDB · write amplification")].reason
+    assert "fsync" in str(rows[("U5", "MongoDB · size")].reason)
+    assert "hostManager" in str(rows[("X7", "MongoDB")].reason)
+    assert "clusterMonitor" in str(rows[("U5", "MongoDB · write amplification")].reason)
     assert not wire_server.named("dropDatabase")
     assert {s["drop"] for s in wire_server.named("drop")} == {"t", "labkit_lease"}
     assert not any(mongod.collections.values())
@@ -498,14 +498,14 @@ def test_a_refused_coll_stats_costs_the_index_figures_only(wire_server, connect)
     result, = measured["results"]
     assert result["index_bytes"] is None
     assert result["file_bytes"] is None
-    assert "$collStats" in result["counters_why"]
-    assert "collStats" in result["index_bytes_why"]
+    assert "$collStats" in str(result["counters_why"])
+    assert "collStats" in str(result["index_bytes_why"])
     assert result["write_bytes"] == N * (BLOCK_PER_KEY["uuid4"] + LOG_PER_KEY)
     assert len(wire_server.named("aggregate")) == 1  # not asked again once refused
     rows = btree_rows(server, ("U5", "X7"))
     for key in (("U5", "MongoDB · size"), ("X7", "MongoDB")):
         assert rows[key].verdict == "not-run", str(rows[key])
-        assert "readWriteAnyDatabase" in rows[key].reason
+        assert "readWriteAnyDatabase" in str(rows[key].reason)
     assert rows[("U5", "MongoDB · write amplification")].verdict == "holds"
 
 
@@ -519,12 +519,12 @@ def test_a_refused_fsync_leaves_no_index_size_and_says_why(wire_server, connect,
     result = btree.run_mongodb(connect(), "uuid4", N, checkpoint_every=100).to_dict()
     assert result["checkpoints_refused"] is True
     assert result["index_bytes"] is None
-    assert "fsync" in result["index_bytes_why"]
+    assert "fsync" in str(result["index_bytes_why"])
     if code == ATLAS_ERROR:
-        assert "whatever the role" in result["index_bytes_why"]
-        assert "hostManager" not in result["index_bytes_why"]
+        assert "whatever the role" in str(result["index_bytes_why"])
+        assert "hostManager" not in str(result["index_bytes_why"])
     else:
-        assert "hostManager" in result["index_bytes_why"]
+        assert "hostManager" in str(result["index_bytes_why"])
     assert result["file_bytes"] == N * 48 + RESERVED
     assert result["write_bytes"] == N * (300 + LOG_PER_KEY)
 
@@ -547,10 +547,10 @@ def test_cache_churn_on_mongod_says_which_n_would_show_it(wire_server, connect, 
     rows = btree_rows(connect(), ("U5",))
     churn = rows[("U5", "MongoDB · cache churn")]
     assert churn.verdict == "not-run"
-    assert "48.0 bytes per key" in churn.reason
-    assert "0.25 GB (268,435,456 bytes)" in churn.reason
-    assert f"from N = {SMALLEST_CACHE // 48 + 1:,}" in churn.reason
-    assert words in churn.reason
+    assert "48.0 bytes per key" in str(churn.reason)
+    assert "0.25 GB (268,435,456 bytes)" in str(churn.reason)
+    assert f"from N = {SMALLEST_CACHE // 48 + 1:,}" in str(churn.reason)
+    assert words in str(churn.reason)
 
 
 # Server-wide counters --------------------------------------------------------------------
@@ -562,7 +562,7 @@ def test_the_write_figures_are_said_to_be_server_wide(wire_server, connect):
     Mongod(wire_server)
     measured = btree.measure("mongodb", ["uuid4"], N, server=connect())
     result, = measured["results"]
-    assert "server-wide" in result["write_meaning"]
+    assert "server-wide" in str(result["write_meaning"])
     assert ("write: log bytes + block-manager bytes written, server-wide"
             in btree_table.table(measured))
 
@@ -580,12 +580,12 @@ def test_a_server_busy_with_other_clients_has_its_figure_marked(wire_server, con
     Mongod(wire_server, others=others)
     server = connect()
     result, = btree.measure("mongodb", ["uuid4"], N, server=server)["results"]
-    assert result[marked].startswith("other clients")
-    assert "server-wide" in result[marked]
+    assert str(result[marked]).startswith("other clients")
+    assert "server-wide" in str(result[marked])
     part = "write amplification" if marked == "write_disturbed" else "cache churn"
     row = btree_rows(server, ("U5",))[("U5", f"MongoDB · {part}")]
     assert row.verdict == "not-run"
-    assert "other clients" in row.reason
+    assert "other clients" in str(row.reason)
 
 
 def test_labkits_own_housekeeping_does_not_mark_a_quiet_server(wire_server, connect):
@@ -624,7 +624,7 @@ def test_counters_that_go_back_mark_both_figures(wire_server, connect):
 
     wire_server.on("serverStatus", restarted)
     result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
-    assert "went back" in result["write_disturbed"]
+    assert "went back" in str(result["write_disturbed"])
     assert result["cache_reads_disturbed"] == result["write_disturbed"]
 
 
@@ -639,7 +639,7 @@ def test_without_operation_counters_the_figure_stays_unmarked(wire_server, conne
     result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
     assert (result["others_writes"], result["others_reads"]) == (None, None)
     assert "write_disturbed" not in result
-    assert "server-wide" in result["write_meaning"]
+    assert "server-wide" in str(result["write_meaning"])
 
 
 def test_a_failure_that_is_no_refusal_is_an_error_and_the_database_is_dropped(wire_server,
@@ -654,7 +654,7 @@ def test_a_failure_that_is_no_refusal_is_an_error_and_the_database_is_dropped(wi
     rows = btree_rows(connect(), ("U5",))
     mongo_rows = [row for (_, engine), row in rows.items() if engine.startswith("MongoDB")]
     assert {row.verdict for row in mongo_rows} == {"error"}
-    assert all("operation exceeded time limit" in row.reason for row in mongo_rows)
+    assert all("operation exceeded time limit" in str(row.reason) for row in mongo_rows)
     assert rows[("U5", "SQLite · size")].verdict in ("holds", "finding")
     loads = {s.db for s in wire_server.named("insert")}
     assert loads == {s.db for s in wire_server.named("dropDatabase")}

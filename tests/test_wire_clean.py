@@ -151,7 +151,7 @@ def test_a_reset_on_the_lease_write_is_one_error_and_leaves_nothing(wire_server)
     server = started(wire_server)
     with pytest.raises(ServerUnavailable) as caught:
         server.fresh_database("wire")
-    assert "failed while labkit wrote a new database's lease: " in caught.value.message
+    assert "failed while labkit wrote a new database's lease: " in str(caught.value.message)
     [update] = wire_server.named("update")
     assert [s.db for s in wire_server.named("dropDatabase")] == [update.db]
     server.stop()

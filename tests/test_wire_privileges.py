@@ -120,7 +120,7 @@ def test_read_privileges_sends_one_command_for_a_root_user(wire_server):
     assert privileges.missing() == []
     assert privileges.usable
     assert privileges.roles == ("root (admin)",)
-    assert privileges.report() == ("user labkit (admin) with root (admin): every privilege "
+    assert str(privileges.report()) == ("user labkit (admin) with root (admin): every privilege "
                                    "labkit uses")
 
 
@@ -134,7 +134,7 @@ def test_a_role_on_one_database_is_refused_with_what_it_lacks(wire_server):
         privileges = read_privileges(client)
     assert not privileges.usable
     assert privileges.roles == ("readWrite (shop)",)
-    text = privileges.report()
+    text = str(privileges.report())
     assert text.startswith("user labkit (admin) with readWrite (shop); missing: find (required")
     assert "remove (required, on every database: empty a collection between tries (O9's " \
            "delete_many); given by readWriteAnyDatabase, root)" in text
@@ -159,7 +159,7 @@ def test_a_server_without_access_control_answers_the_probe(wire_server):
     assert "filter" not in probe.doc
     assert not privileges.access_control
     assert privileges.usable
-    assert privileges.report() == ("the server runs without access control: every privilege "
+    assert str(privileges.report()) == ("the server runs without access control: every privilege "
                                    "labkit uses")
 
 
@@ -180,7 +180,7 @@ def test_no_credentials_on_a_server_with_access_control(wire_server):
     assert privileges.access_control
     assert not privileges.no_user_yet
     assert not privileges.usable
-    assert privileges.report().startswith("no user is authenticated (the URI has no "
+    assert str(privileges.report()).startswith("no user is authenticated (the URI has no "
                                           "credentials); missing: find (required")
 
 
@@ -202,7 +202,7 @@ def test_the_localhost_exception_is_not_taken_for_a_server_without_access_contro
     assert privileges.no_user_yet
     assert not privileges.usable
     assert not privileges.allows("insert")
-    assert privileges.report() == (
+    assert str(privileges.report()) == (
         "access control is on and no user exists yet (MongoDB's localhost exception): from this "
         "machine the server lets a connection without a user create the first user and nothing "
         "else; create a user administrator in the admin database, then labkit's user "
@@ -270,7 +270,7 @@ def test_without_server_status_the_report_says_what_is_lost(wire_server):
     assert "serverStatus (optional, on the cluster: the B-tree experiment's MongoDB write volume " \
            "and cache reads, and the WiredTiger cache labkit reports (without it those figures " \
            "are not run); given by clusterMonitor, backup, clusterAdmin, root)" \
-           in server.privileges.report()
+           in str(server.privileges.report())
 
 
 # Live: the real replies have the scripted shapes ----------------------------------------------

@@ -185,7 +185,7 @@ def test_a_mongod_that_fails_otherwise_is_not_started_again(fake_mongod, monkeyp
         servers.get_mongodb("local")
     assert len(fake_mongod()) == 1
     assert "unable to read the dbpath" in caught.value.log_tail
-    assert "taken before" not in caught.value.message
+    assert "taken before" not in str(caught.value.message)
 
 
 def test_a_second_start_failing_otherwise_is_not_taken_for_its_port(fake_mongod, taken_port,
@@ -222,7 +222,7 @@ def test_every_port_taken_is_said(fake_mongod, monkeypatch):
             sock.close()
     ports = [int(_option(start, "--port")) for start in fake_mongod()]
     assert len(ports) == 2
-    assert caught.value.message.startswith(
+    assert str(caught.value.message).startswith(
         f"Started {fake_mongod.binary} on port {ports[1]} (after port(s) {ports[0]}, taken "
         "before it bound them), but it did not answer (the server exited before it answered).")
     assert "Address already in use" in caught.value.log_tail
@@ -235,7 +235,7 @@ def test_a_local_mongod_of_another_version_is_passed_over_and_said(fake_mongod, 
     with pytest.raises(servers.ServerUnavailable) as caught:
         servers.get_mongodb("auto", "8.0")
     assert fake_mongod() == []
-    assert caught.value.tried == [
+    assert [str(way) for way in caught.value.tried] == [
         "LABKIT_MONGODB_URI: not set",
         f"local mongod: {fake_mongod.binary} is version 7.0.16, not 8.0",
         "Docker: Docker switched off"]
@@ -308,6 +308,6 @@ def test_a_docker_mongod_that_stops_answering_is_a_start_error(docker, wire_serv
     wire_server.on("buildInfo", hangup=True)
     with pytest.raises(servers.ServerStartError) as caught:
         servers.get_mongodb("docker", "7.0")
-    assert caught.value.message.startswith("Docker could not start mongo:7.0 (")
+    assert str(caught.value.message).startswith("Docker could not start mongo:7.0 (")
     assert caught.value.log_tail == "stand-in container log"
     assert docker[0].stopped

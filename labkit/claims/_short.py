@@ -11,7 +11,7 @@ from labkit.claims._source import Node, extended_json, said, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit"}
 _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
@@ -38,7 +38,7 @@ class _Where:
         return BadInput(Message(N_("{path}:{line:d}: a claim: {problem}"), path=path, line=line,
                                 problem=problem))
 
-    def bson(self, value: Any, what: str, *at: str | int) -> Any:
+    def bson(self, value: Any, what: Text, *at: str | int) -> Any:
         """``value`` read as Extended JSON; a mistake is the claim's error at ``at``, and an
         unquoted value in mongosh's notation is refused on its own line."""
         found = shell_notation(self.node.at(*at))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 from labkit.model import fixtures
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ def said(exc: BadInput) -> Any:
     return exc.args[0] if len(exc.args) == 1 else str(exc)
 
 
-def extended_json(value: Any, where: str = N_("the value")) -> Any:
+def extended_json(value: Any, where: Text = N_("the value")) -> Any:
     """A value as read from YAML or JSON, with Extended JSON (``$numberDecimal``, ``$date``, …)
     turned into BSON values, exactly as ``fixtures`` reads the data files."""
     try:

@@ -29,7 +29,7 @@ from labkit.claims.spec import (
     Step,
 )
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text, joined
 
 # Builds the one-line error for a problem at a place in the file (keys and indexes).
 ErrorAt = Callable[..., BadInput]
@@ -68,7 +68,7 @@ class _Unperformed:
     """An operation the check does not perform: its words, whether it may change the data,
     whether the test expects a result or error of it."""
 
-    what: str
+    what: Text
     changes: bool
     expected: bool
 
@@ -214,13 +214,13 @@ def _unified_test(file: _File, index: int, test: dict[str, Any]) -> ClaimSpec:
     operations = test.get("operations")
     if not isinstance(operations, list):
         raise file.error(Message(N_("a test needs operations, a list")), *at, "operations")
-    not_checked = [key for key in sorted(test) if key not in _TEST_JUDGED]
+    not_checked: list[Text] = [key for key in sorted(test) if key not in _TEST_JUDGED]
     steps, used, unperformed = _unified_steps(file, operations, at, not_checked)
     wrote = next((u.what for u in unperformed if u.changes), "")
     steps += _outcome(file, test, at, Message(N_("it follows {write}, which a claim check "
                                                  "does not perform"), write=wrote)
                       if wrote else "")
-    described: list[str] = [Message(N_("{name} on {target}"), name=str(op.get("name")),
+    described: list[Message] = [Message(N_("{name} on {target}"), name=str(op.get("name")),
                                     target=str(op.get("object"))) for op in operations]
     not_checked += _client_notes(file, used)
     databases = {_database_of(file, t) for t in used}
@@ -248,7 +248,7 @@ def _database_of(file: _File, target: str) -> str:
 
 
 def _unjudged(steps: list[Step], unperformed: list[_Unperformed], also: tuple[str, ...],
-              described: list[str]) -> str:
+              described: list[Message]) -> Text:
     """Why none of a test's reads can be judged, its own cause; ``""`` when one can."""
     if any(s.expect is not None and not s.skip for s in steps):
         return ""
@@ -262,7 +262,7 @@ def _unjudged(steps: list[Step], unperformed: list[_Unperformed], also: tuple[st
                           "which a claim check does not perform") if expected.changes else
                        N_("what it expects is of {operation}, which a claim check does not "
                           "perform"), operation=expected.what)
-    operations = ", ".join(dict.fromkeys(described))
+    operations = joined(", ", dict.fromkeys(described))
     if also:
         return Message(N_("it checks only {checks}, which a claim check does not judge (its "
                           "operations: {operations})"), checks=", ".join(also),
@@ -272,7 +272,7 @@ def _unjudged(steps: list[Step], unperformed: list[_Unperformed], also: tuple[st
 
 
 def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...],
-                   not_checked: list[str]) -> tuple[list[Step], set[str], list[_Unperformed]]:
+                   not_checked: list[Text]) -> tuple[list[Step], set[str], list[_Unperformed]]:
     """The test's reads and CRUD writes as steps, the entities they use and the operations not
     performed;
     every operation not performed, and what a step cannot judge, is added to ``not_checked``
@@ -281,7 +281,7 @@ def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...]
     steps: list[Step] = []
     used: set[str] = set()
     unperformed: list[_Unperformed] = []
-    wrote = ""
+    wrote: Text = ""
     for i, op in enumerate(operations):
         op_at = (*at, "operations", i)
         if not isinstance(op, dict) or not isinstance(op.get("name"), str):
@@ -308,7 +308,7 @@ def _unified_steps(file: _File, operations: list[Any], at: tuple[str | int, ...]
 
 
 def _outcome(file: _File, test: dict[str, Any], at: tuple[str | int, ...],
-             wrote: str) -> list[Step]:
+             wrote: Text) -> list[Step]:
     """The test's ``outcome`` as reads: each collection's documents, read with an empty filter
     sorted by ``_id`` and compared exactly (unified-test-format.md, "Executing a Test": "the
     documents MUST match exactly", key order free; mongodb/specifications at 92b3c0b9).
@@ -357,7 +357,7 @@ def _read_target(file: _File, name: str, target: str, op: dict[str, Any]) -> str
 
 
 def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...], on: str,
-                  wrote: str, not_checked: list[str]) -> Step:
+                  wrote: Text, not_checked: list[Text]) -> Step:
     """One read on a collection or database entity, or one CRUD write on a collection;
     ``wrote`` names an earlier operation that may change the data, which it would follow."""
     name = op["name"]
@@ -373,7 +373,7 @@ def _unified_step(file: _File, op: dict[str, Any], op_at: tuple[str | int, ...],
 
 
 def _unified_arguments(op: dict[str, Any], file: _File, op_at: tuple[str | int, ...],
-                       not_checked: list[str]) -> dict[str, Any]:
+                       not_checked: list[Text]) -> dict[str, Any]:
     """A read's or write's arguments as Extended JSON, without the session (noted as not
     used)."""
     error = file.error
@@ -403,10 +403,10 @@ def _unified_arguments(op: dict[str, Any], file: _File, op_at: tuple[str | int, 
     return arguments
 
 
-def _client_notes(file: _File, used: set[str]) -> list[str]:
+def _client_notes(file: _File, used: set[str]) -> list[Message]:
     """The options of the clients and collection entities the reads used, which a claim check
     does not apply."""
-    notes: list[str] = []
+    notes: list[Message] = []
     for target in sorted(used):
         client = file.collections[target][0] if target in file.collections else \
             file.databases[target][0]

@@ -10,12 +10,12 @@ from typing import Any
 from labkit.claims.claim import short_json
 from labkit.claims.spec import Answer, Expectation
 from labkit.errors import BadInput, NotSupported
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text, english
 
 _ERROR_CHECKS = {"isError", "isClientError", "errorContains", "errorCode", "errorCodeName"}
 
 
-def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, str]:
+def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, Text]:
     """One read against its expectation: ``(holds, what to show as observed, note)``."""
     if answer.raised:
         if expect.kind != "error":
@@ -45,11 +45,11 @@ _MATCHERS: dict[str, Any] = {
     "exactly": lambda e, r: _exactly(e.value, r)}  # a test's outcome
 
 
-def _as_written(expect: Expectation, result: Any) -> str | None:
+def _as_written(expect: Expectation, result: Any) -> Message | None:
     return match(expect.value, result)
 
 
-def _judge_count(expected: int, result: Any) -> tuple[bool, Any, str]:
+def _judge_count(expected: int, result: Any) -> tuple[bool, Any, Text]:
     """``{count: N}``: the number a ``count`` read gives, or how many documents (``find``,
     ``aggregate``) or values (``distinct``) the read returns, is N."""
     if isinstance(result, list):
@@ -69,7 +69,7 @@ def _shown(result: Any) -> Any:
     return result
 
 
-def _error_note(checks: dict[str, Any], answer: Answer) -> str:
+def _error_note(checks: dict[str, Any], answer: Answer) -> Text:
     """Why the raised error does not meet the ``expectError`` checks, or ``""`` if it does."""
     if "isClientError" in checks and bool(checks["isClientError"]) == answer.server_error:
         return Message(N_("the error came from the server") if answer.server_error else
@@ -83,7 +83,7 @@ def _error_note(checks: dict[str, Any], answer: Answer) -> str:
                        name=answer.code_name or Message(N_("none")),
                        expected=str(checks["errorCodeName"]))
     if "errorContains" in checks and str(checks["errorContains"]).lower() not in \
-            answer.raised.lower():
+            english(answer.raised).lower():
         return Message(N_("the message does not contain {text}"),
                        text=repr(checks["errorContains"]))
     return ""
@@ -115,7 +115,7 @@ def _special(value: Any) -> str | None:
     return None
 
 
-def _operator(op: str, argument: Any, actual: Any, root: bool) -> str | None:
+def _operator(op: str, argument: Any, actual: Any, root: bool) -> Message | None:
     from labkit.model import bson_order
 
     if op == "$$unsetOrMatches":  # a root document stays one: extra fields are still allowed
@@ -137,9 +137,9 @@ def _operator(op: str, argument: Any, actual: Any, root: bool) -> str | None:
     raise NotSupported(Message(N_("the claim check does not evaluate {op}"), op=op))
 
 
-def _either(names: list[Any]) -> str:
+def _either(names: list[Any]) -> Text:
     """``int``, ``int or long``, ``int or long or double``: the names as alternatives."""
-    text: str = str(names[0]) if names else ""
+    text: Text = str(names[0]) if names else ""
     for name in names[1:]:
         text = Message(N_("{first} or {second}"), first=text, second=str(name))
     return text
@@ -151,8 +151,9 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | Int64 | Decimal128) and not isinstance(value, bool)
 
 
-def match(expected: Any, actual: Any, root: bool = False) -> str | None:
-    """Match as the Unified Test Format does: None, or where and how ``actual`` differs.
+def match(expected: Any, actual: Any, root: bool = False) -> Message | None:
+    """Match as the Unified Test Format does: None, or where and how ``actual`` differs (a
+    message).
 
     Root documents may carry extra fields; nested ones may not; key order is free; arrays
     match element by element; 32-bit, 64-bit and double numbers match by value (not Decimal128).
@@ -167,7 +168,7 @@ def match(expected: Any, actual: Any, root: bool = False) -> str | None:
     return _scalar(expected, actual)
 
 
-def _match_document(expected: dict[str, Any], actual: Any, root: bool) -> str | None:
+def _match_document(expected: dict[str, Any], actual: Any, root: bool) -> Message | None:
     if not isinstance(actual, dict):
         return Message(N_("expected a document, got {actual}"), actual=short_json(actual, 60))
     for key, value in expected.items():
@@ -180,7 +181,7 @@ def _match_document(expected: dict[str, Any], actual: Any, root: bool) -> str | 
     return None
 
 
-def _match_field(key: str, value: Any, actual: dict[str, Any]) -> str | None:
+def _match_field(key: str, value: Any, actual: dict[str, Any]) -> Message | None:
     """One expected field against the document: ``$$exists`` and ``$$unsetOrMatches`` are the
     operators that may accept a missing field."""
     inner = _special(value)
@@ -197,7 +198,7 @@ def _match_field(key: str, value: Any, actual: dict[str, Any]) -> str | None:
     return Message("{key}: {problem}", key=key, problem=problem) if problem else None
 
 
-def _match_array(expected: list[Any], actual: Any) -> str | None:
+def _match_array(expected: list[Any], actual: Any) -> Message | None:
     if not isinstance(actual, list):
         return Message(N_("expected an array, got {actual}"), actual=short_json(actual, 60))
     if len(actual) != len(expected):
@@ -210,7 +211,7 @@ def _match_array(expected: list[Any], actual: Any) -> str | None:
     return None
 
 
-def _scalar(expected: Any, actual: Any) -> str | None:
+def _scalar(expected: Any, actual: Any) -> Message | None:
     from bson import Decimal128
 
     from labkit.model import bson_order
@@ -233,7 +234,7 @@ def _differs(actual: Any, expected: Any) -> Message:
                    expected=short_json(expected, 60))
 
 
-def _exactly(expected: Any, actual: Any) -> str | None:
+def _exactly(expected: Any, actual: Any) -> Message | None:
     """A test's ``outcome``: "the rules in Evaluating Matches do not apply and the documents
     MUST match exactly", key order free (unified-test-format.md, "Executing a Test",
     mongodb/specifications at 92b3c0b9): the same fields, the same BSON types and values, arrays
@@ -252,7 +253,7 @@ def _exactly(expected: Any, actual: Any) -> str | None:
     return None if same else _differs(actual, expected)
 
 
-def _exact_document(expected: dict[str, Any], actual: Any) -> str | None:
+def _exact_document(expected: dict[str, Any], actual: Any) -> Message | None:
     if not isinstance(actual, dict):
         return Message(N_("expected a document, got {actual}"), actual=short_json(actual, 60))
     for key in [*expected, *(k for k in actual if k not in expected)]:
@@ -266,7 +267,7 @@ def _exact_document(expected: dict[str, Any], actual: Any) -> str | None:
     return None
 
 
-def _exact_array(expected: list[Any], actual: Any) -> str | None:
+def _exact_array(expected: list[Any], actual: Any) -> Message | None:
     if not isinstance(actual, list):
         return Message(N_("expected an array, got {actual}"), actual=short_json(actual, 60))
     if len(actual) != len(expected):
@@ -279,7 +280,8 @@ def _exact_array(expected: list[Any], actual: Any) -> str | None:
     return None
 
 
-def _match_list(expected: list[Any], actual: Any, ordered: bool, root: bool) -> str | None:
+def _match_list(expected: list[Any], actual: Any, ordered: bool,
+                root: bool) -> Message | None:
     if not isinstance(actual, list):
         return Message(N_("expected a list, got {actual}"), actual=short_json(actual, 60))
     if len(actual) != len(expected):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from labkit.claims.bounds import Requirement
+from labkit.i18n import Text
 
 Document = dict[str, Any]
 # The reads a claim check performs (the Unified Test Format's names; the short form's count is
@@ -63,7 +64,7 @@ class Step:
     expect: Expectation | None
     line: int
     collection: str = "claim"
-    skip: str = ""  # why this read cannot be judged (it follows an operation not performed)
+    skip: Text = ""  # why this read cannot be judged (it follows an operation not performed)
     on: str = "collection"  # or "database": an aggregate on the database (``$documents``)
 
     @property
@@ -91,11 +92,11 @@ class ClaimSpec:
     steps: tuple[Step, ...]
     fixture: dict[str, list[Document]] = field(default_factory=dict)
     requirements: tuple[tuple[Requirement, ...], ...] = ()
-    not_checked: tuple[str, ...] = ()
+    not_checked: tuple[Text, ...] = ()
     skip_reason: str = ""
     form: str = "short"
     also_expected: tuple[str, ...] = ()
-    unjudged: str = ""
+    unjudged: Text = ""
 
     @property
     def result_only(self) -> bool:
@@ -138,7 +139,7 @@ class Answer:
     sent it, with its code)."""
 
     result: Any = None
-    raised: str = ""
+    raised: Text = ""
     server_error: bool = False
     code: int | None = None
     code_name: str = ""

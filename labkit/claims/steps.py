@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from labkit.claims.spec import ClaimSpec, Step
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 
 
 @dataclass
@@ -21,11 +21,11 @@ class Plan:
 
     run: list[Step] = field(default_factory=list)
     judged: list[Step] = field(default_factory=list)
-    unjudged: list[tuple[Step, str]] = field(default_factory=list)
-    reason: str = ""
+    unjudged: list[tuple[Step, Text]] = field(default_factory=list)
+    reason: Text = ""
 
 
-def plan(spec: ClaimSpec, performs: Callable[[Step], bool], engine: str) -> Plan:
+def plan(spec: ClaimSpec, performs: Callable[[Step], bool], engine: Text) -> Plan:
     """The steps of ``spec`` an engine named ``engine`` runs, where ``performs`` says which
     writes it performs (every read is performed)."""
     out = Plan()

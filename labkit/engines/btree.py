@@ -399,7 +399,7 @@ def _id_index_stats(collection: Collection[dict[str, Any]]) -> tuple[int, Counte
 
 
 def _read_stats(collection: Collection[dict[str, Any]]
-                ) -> tuple[dict[str, Any] | None, str | None]:
+                ) -> tuple[dict[str, Any] | None, Message | None]:
     """``storageStats`` now, or None and why where the server refuses ``$collStats``."""
     try:
         return _storage_stats(collection), None
@@ -449,7 +449,7 @@ def run_mongodb(server: MongoServer, kind: str, n: int, batch: int = 1_000,
             stats, counters_why = _read_stats(collection)
             logged = btree_io.mongo_logged(stats, client)
             io_before = btree_io.mongo_status(client)
-            refusals: list[str] = []
+            refusals: list[Message] = []
 
             def checkpoint() -> None:
                 why = _checkpoint(client)
@@ -491,7 +491,7 @@ def run_mongodb(server: MongoServer, kind: str, n: int, batch: int = 1_000,
         server.drop(database.name)
 
 
-def _checkpoint(client: MongoClient[dict[str, Any]]) -> str | None:
+def _checkpoint(client: MongoClient[dict[str, Any]]) -> Message | None:
     """``fsync``: a checkpoint, so the index file holds its pages. None once taken; where the
     user may not (no ``fsync`` action; MongoDB Atlas refuses it to every user), why: without a
     checkpoint the file's size says nothing, so no index size is reported and the size claims
@@ -590,7 +590,7 @@ class BTreeEngine(ABC, Generic[S]):
         """What, besides the key kind and N, sets two loads apart (a run loads each once)."""
         return (settings.cache_mb, settings.checkpoint_every)
 
-    def cache(self, settings: Settings, server: S, results: Sequence[LoadResult]) -> str:
+    def cache(self, settings: Settings, server: S, results: Sequence[LoadResult]) -> Text:
         """The cache the loads went through, in words ("" where there is none to say)."""
         return ""
 
@@ -622,7 +622,7 @@ def ticks(progress: Callable[[str, int], None] | None, kind: str) -> Progress | 
     return lambda count: report(kind, count)
 
 
-def _cache_in_mb(text: str, results: Sequence[LoadResult]) -> str:
+def _cache_in_mb(text: str, results: Sequence[LoadResult]) -> Text:
     """``text`` filled with the largest cache the loads report, in MB ("" where none does)."""
     sizes = [size for r in results if (size := r.cache_bytes)]
     if not sizes:
@@ -670,7 +670,7 @@ class SQLiteTree(BTreeEngine[None]):
         return run_sqlite(kind, n, progress=progress, checkpoint_every=settings.checkpoint_every,
                           cache_mb=settings.cache_mb)
 
-    def cache(self, settings: Settings, server: None, results: Sequence[LoadResult]) -> str:
+    def cache(self, settings: Settings, server: None, results: Sequence[LoadResult]) -> Text:
         """SQLite's page cache, in MB."""
         return _cache_in_mb(N_("SQLite page cache {mb:,} MB"), results)
 
@@ -698,7 +698,7 @@ class PostgresTree(BTreeEngine["PostgresServer"]):
         return (settings.checkpoint_every,)
 
     def cache(self, settings: Settings, server: PostgresServer,
-              results: Sequence[LoadResult]) -> str:
+              results: Sequence[LoadResult]) -> Text:
         """``shared_buffers``, in MB."""
         return _cache_in_mb(N_("shared_buffers {mb:,} MB"), results)
 
@@ -727,7 +727,7 @@ class WiredTigerTree(BTreeEngine[None]):
         """A WiredTiger load is set apart by its cache and checkpoint interval."""
         return (settings.cache_mb or WT_CACHE_MB, settings.checkpoint_every)
 
-    def cache(self, settings: Settings, server: None, results: Sequence[LoadResult]) -> str:
+    def cache(self, settings: Settings, server: None, results: Sequence[LoadResult]) -> Text:
         """WiredTiger's cache, in MB."""
         return Message(N_("WiredTiger cache {mb:,} MB"), mb=settings.cache_mb or WT_CACHE_MB)
 
@@ -758,7 +758,7 @@ class MongoTree(BTreeEngine["MongoServer"]):
         return (server.cache_gb, settings.checkpoint_every)
 
     def cache(self, settings: Settings, server: MongoServer,
-              results: Sequence[LoadResult]) -> str:
+              results: Sequence[LoadResult]) -> Text:
         """The server's cache, as the server reports it."""
         return server.cache
 

@@ -33,7 +33,7 @@ from labkit.engines.btree_results import (
     PostgresIO,
     SQLiteIO,
 )
-from labkit.i18n import N_, Message, Shown, _, joined, number, shown
+from labkit.i18n import N_, Message, Text, _, joined, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
 
@@ -140,7 +140,7 @@ class Row:
     and shown translated."""
 
     engine: str
-    label: str
+    label: Text
     policy: str = "half"
 
 
@@ -159,7 +159,7 @@ def measurement(ctx: Loads, row: str) -> Measurement:
 
 
 def per_engine(ctx: Loads, rows: Sequence[str],
-               observe: Callable[[ByKind, str], dict[str, Any]],
+               observe: Callable[[ByKind, Text], dict[str, Any]],
                figure: bool = False) -> list[Observation]:
     """One observation per row (``ROWS``): observed, not run (why the engine is missing), or
     an error.
@@ -192,7 +192,7 @@ def _fill(result: LoadResult) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def _fills_within(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
+def _fills_within(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, Text]:
     low, high = expected["sequential_fill"]
     fills = [require(observed["uuid7_fill"], N_("an average leaf fill")), observed["int_fill"]]
     inside = all(low - FILL_TOLERANCE <= f <= high for f in fills)
@@ -205,14 +205,14 @@ def _fills_within(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[b
        expected={"sequential_fill": [0.90, 1.00]})
 def sequential_fill(ctx: Loads) -> list[Observation]:
     """Average leaf fill after loading UUIDv7 and integer keys, per engine."""
-    def observe(by_kind: ByKind, engine: str) -> dict[str, Any]:
+    def observe(by_kind: ByKind, engine: Text) -> dict[str, Any]:
         return {"uuid7_fill": _fill(by_kind["uuid7"]), "int_fill": _fill(by_kind["int"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres",
                             "wiredtiger"], observe)
 
 
-def _u5_part(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
+def _u5_part(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, Text]:
     """One of U5's three parts on one engine, against its own expectation: size within the
     stated range; random keys writing, and reading into the cache, more than sequential ones
     (by how much is the finding, shown in the note)."""
@@ -296,12 +296,12 @@ def _u5_size(by_kind: ByKind) -> dict[str, Any]:
             "random_larger_by": round(random / base - 1, 3)}
 
 
-def _why(text: str) -> str:
+def _why(text: Text) -> Message:
     """A reason a result carries, as a message (kept as it is where it already is one)."""
-    return text if isinstance(text, Shown) else Message(text)
+    return text if isinstance(text, Message) else Message(text)
 
 
-def _unless_said(result: LoadResult, *reasons: str | None) -> None:
+def _unless_said(result: LoadResult, *reasons: Text | None) -> None:
     """Not run, with the result's own reason, where it says why a figure is missing or cannot
     be trusted (a refused command, other clients at work on a shared server)."""
     for why in reasons:
@@ -310,7 +310,7 @@ def _unless_said(result: LoadResult, *reasons: str | None) -> None:
                                        why=_why(why)))
 
 
-def _u5_writes(by_kind: ByKind, engine: str) -> dict[str, Any]:
+def _u5_writes(by_kind: ByKind, engine: Text) -> dict[str, Any]:
     for kind in ("uuid4", "uuid7"):
         why = by_kind[kind].why
         _unless_said(by_kind[kind], why.write_bytes_why, why.write_disturbed)
@@ -324,7 +324,7 @@ def _u5_writes(by_kind: ByKind, engine: str) -> dict[str, Any]:
             "checkpoint_every": by_kind["uuid4"].checkpoint_every}
 
 
-def _u5_churn(by_kind: ByKind, engine: str) -> dict[str, Any]:
+def _u5_churn(by_kind: ByKind, engine: Text) -> dict[str, Any]:
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     rnd_reads, seq_reads = rnd.cache_reads, seq.cache_reads
     if rnd_reads is None:
@@ -354,7 +354,7 @@ def random_index_size(ctx: Loads) -> list[Observation]:
     """U5 in three parts per engine, UUIDv4 against UUIDv7 (same width: the claim is about
     order): index size; bytes written with checkpoints at one interval; pages read into a
     cache smaller than the index. ObjectId and integers are in the evidence beside them."""
-    observers: dict[str, Callable[[ByKind, str], dict[str, Any]]] = {
+    observers: dict[str, Callable[[ByKind, Text], dict[str, Any]]] = {
         "size": lambda by_kind, engine: _u5_size(by_kind),
         "write amplification": _u5_writes, "cache churn": _u5_churn}
     rows = []
@@ -368,7 +368,7 @@ def random_index_size(ctx: Loads) -> list[Observation]:
     return rows
 
 
-def _half_full(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
+def _half_full(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, Text]:
     fill = require(observed["uuid4_fill"], N_("an average leaf fill"))
     near = abs(fill - expected["uuid4_fill"]) <= 0.05
     return near, Message(N_("random keys fill leaves to {fill:.1%}; ln 2 = {ln2:.1%}, the claim "
@@ -380,7 +380,7 @@ def _half_full(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool
        topic="btree", kind=SURVEY, judge=_half_full, expected={"uuid4_fill": 0.5})
 def random_fill(ctx: Loads) -> list[Observation]:
     """Average leaf fill after loading random UUIDv4 keys, per engine, against 50% and ln 2."""
-    def observe(by_kind: ByKind, engine: str) -> dict[str, Any]:
+    def observe(by_kind: ByKind, engine: Text) -> dict[str, Any]:
         return {"uuid4_fill": _fill(by_kind["uuid4"])}
 
     return per_engine(ctx, ["model-half", "model-rightmost", "sqlite", "postgres", "wiredtiger"],
@@ -390,7 +390,7 @@ def random_fill(ctx: Loads) -> list[Observation]:
 MIN_SHARED_MS = 3  # fewer shared milliseconds than this cannot show an order is random
 
 
-def _judge_v7_order(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, str]:
+def _judge_v7_order(expected: dict[str, Any], observed: dict[str, Any]) -> tuple[bool, Text]:
     """As ``subset_of_observed``, once the two processes met in enough milliseconds to say
     anything about the order of IDs from two nodes; before that, there is nothing to judge."""
     shared = observed.get("milliseconds_shared_by_both_nodes") or 0
@@ -466,7 +466,7 @@ def postgres_uuidv7(ctx: Context) -> Observation:
 EVICTION, IN_MEMORY = "cache: leaf pages split during eviction", "cache: in-memory page splits"
 
 
-def _split_paths(by_kind: ByKind, engine: str) -> dict[str, Any]:
+def _split_paths(by_kind: ByKind, engine: Text) -> dict[str, Any]:
     seq, rnd = by_kind["uuid7"], by_kind["uuid4"]
     for result in (seq, rnd):
         _unless_said(result, result.why.counters_why)
@@ -638,8 +638,8 @@ class WriteReading:
     bare: float
     share: float | None
     cause: str
-    gist: str
-    text: str
+    gist: Text
+    text: Text
 
 
 def _written(result: LoadResult, engine: str) -> int:
@@ -719,7 +719,7 @@ def write_reading(ctx: Loads, grown: dict[str, Any]) -> WriteReading:
     values = {"engine": name, "version": grown["engine_version"], "n": n, "every": every,
               "ratio": ratio, "bare": bare}
     head = Message(W_HEAD if checkpointed else W_HEAD_NO_CHECKPOINT, **values)
-    why: str = (Message(W_CAUSES[cause], size=rnd.size() / seq.size()) if cause == "size"
+    why: Text = (Message(W_CAUSES[cause], size=rnd.size() / seq.size()) if cause == "size"
                 else Message(W_CAUSES[cause]))
     if checkpointed and cause in WITHOUT_CHECKPOINTS:
         why = joined(" ", [Message(W_REST), why])

@@ -67,7 +67,7 @@ class ExerciseOptions(TypedDict, total=False):
     passes them on)."""
 
     explanation: Required[str]
-    finding: Callable[[], str] | None
+    finding: Callable[[], str | Message] | None
     measured: str | None
     accept: Accept[Any] | Callable[[Any, Any], bool] | None
     mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None
@@ -91,7 +91,7 @@ class Exercise:
     """
 
     def __init__(self, question: str, observe: Callable[[], Any], hint: str | Iterable[str], *,
-                 explanation: str, finding: Callable[[], str] | None = None,
+                 explanation: str, finding: Callable[[], str | Message] | None = None,
                  measured: str | None = None,
                  accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
                  mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None = None,

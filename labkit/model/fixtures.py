@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message, Shown
+from labkit.i18n import N_, Message, Text
 from labkit.model import _fastread
 from labkit.model.bson_order import bson_type
 
@@ -119,13 +119,13 @@ def _read_within_bound(path: str | Path, stream: io.FileIO) -> bytes:
     return b"".join(chunks)
 
 
-def _named(where: str) -> str:
+def _named(where: Text) -> Message:
     """``where`` (a path, an option, a label marked with ``N_``) as a message's value: a label
     is shown in the learner's language, anything else as it is."""
-    return where if isinstance(where, Shown) else Message(where)
+    return where if isinstance(where, Message) else Message(where)
 
 
-def check_integer_text(text: str, where: str) -> None:
+def check_integer_text(text: str, where: Text) -> None:
     """Refuse an integer literal of more than ``MAX_INTEGER_DIGITS`` digits before converting
     it (Python refuses beyond 4,300, and a long conversion costs quadratic time)."""
     digits = len(text) - (text[:1] in "+-")
@@ -472,7 +472,7 @@ def _json_int(text: str) -> int:
     return Int64(number)
 
 
-def _check_depth_and_text(value: Any, where: str, strings: bool) -> None:
+def _check_depth_and_text(value: Any, where: Text, strings: bool) -> None:
     """Refuse nesting beyond MongoDB's limit and (if ``strings``) text that is not UTF-8."""
     stack = [(value, 1)]
     while stack:
@@ -498,7 +498,7 @@ def _check_depth_and_text(value: Any, where: str, strings: bool) -> None:
                 stack.append((child, depth + 1))
 
 
-def _utf8(text: str, where: str) -> None:
+def _utf8(text: str, where: Text) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -537,7 +537,7 @@ _BARE_DATE = re.compile(r'"\$date"[ \t\n\r]*:[ \t\n\r]*(-?[0-9][0-9.eE+-]*)')
 _MAY_OVERFLOW = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}|[0-9]{309}")
 
 
-def _loads(text: str, where: str, query: bool = False, depth: bool = True) -> Any:
+def _loads(text: str, where: Text, query: bool = False, depth: bool = True) -> Any:
     try:
         bare = _BARE_DATE.search(text) if '"$date"' in text else None
         if bare is not None:
@@ -569,7 +569,7 @@ def _might_be_deep(text: str) -> bool:
     return count > MAX_DEPTH
 
 
-def parse(text: str, where: str = N_("the input")) -> list[Document]:
+def parse(text: str, where: Text = N_("the input")) -> list[Document]:
     """Parse Extended JSON: an array of documents, or one document per line."""
     stripped = text.strip().lstrip("\ufeff").strip()
     # Lines are counted from the text's first line, blank lines before the documents included.
@@ -622,7 +622,7 @@ def _one_array(text: str) -> str:
     return "[" + text.replace("\n", "\n,") + "]"
 
 
-def _only_documents(docs: list[Any], where: str, lines: str | None = None,
+def _only_documents(docs: list[Any], where: Text, lines: str | None = None,
                     first_line: int = 1) -> list[Document]:
     """``docs`` where every one is a document; else BadInput, naming the line of the first
     that is not where the documents came one per line (``lines``, from ``first_line``)."""
@@ -641,7 +641,7 @@ def _only_documents(docs: list[Any], where: str, lines: str | None = None,
                                       "per line"), where=_named(where)))
 
 
-def parse_value(text: str, where: str = N_("the filter")) -> Any:
+def parse_value(text: str, where: Text = N_("the filter")) -> Any:
     """Parse one Extended JSON value (a filter, an operand); ``$regex`` stays an operator."""
     if not text.strip():
         raise BadInput(Message(N_("{where} is empty"), where=_named(where)))

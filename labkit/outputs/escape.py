@@ -17,6 +17,7 @@ import unicodedata
 from typing import Any
 
 from labkit._redact import MASK, redact, redact_all
+from labkit.i18n import in_english
 
 # Unicode categories shown as escapes: controls, format characters (the bidirectional
 # overrides and isolates, zero-width spaces), surrogates, unassigned code points (U+FFFE),
@@ -71,12 +72,14 @@ def json_visible(text: str) -> str:
 
 
 def json_text(value: Any, ascii_only: bool = False) -> str:
-    """``value`` as JSON text, as results.json and every ``--json`` write it: secrets hidden,
+    """``value`` as JSON text, as results.json and every ``--json`` write it: every message in
+    English, secrets hidden,
     and every invisible character (a control, a bidirectional override, a lone surrogate
     from a file name that is not UTF-8) a ``\\u`` escape, so the text is UTF-8 that prints
     as it is. ``ascii_only`` escapes every other non-ASCII character too (a terminal that
     cannot show them)."""
-    return json_visible(json.dumps(redact_all(value), indent=2, ensure_ascii=ascii_only))
+    return json_visible(json.dumps(redact_all(in_english(value)), indent=2,
+                                   ensure_ascii=ascii_only))
 
 
 def _json_escaped(char: str) -> str:

@@ -30,7 +30,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.labels import label as question_label
 from labkit.claims.labels import value_word
-from labkit.i18n import N_, _, language, number, percent, shown
+from labkit.i18n import N_, Text, _, language, number, percent, shown
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
 from labkit.run.made import Made, check_target, staged_in
@@ -150,7 +150,7 @@ def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
     return list(causes.values())
 
 
-def _todo(hint: str) -> str:
+def _todo(hint: Text) -> str:
     """A row's hint (English, as results.json keeps it) in the learner's words, without its
     ``Hint:`` label."""
     text = shown(hint).strip()

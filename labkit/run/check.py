@@ -36,7 +36,7 @@ from labkit.claims.spec import Answer, Step
 from labkit.claims.steps import plan
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
-from labkit.i18n import N_, Message, _, joined
+from labkit.i18n import N_, Message, Text, _, joined, shown
 from labkit.names import EngineInfo, engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
@@ -127,10 +127,10 @@ def parse_model_versions(text: str | None) -> list[str] | None:
 # Judging one claim on one engine ---------------------------------------------------------
 
 
-def _unmet(spec: ClaimSpec, engine: Engine) -> str:
+def _unmet(spec: ClaimSpec, engine: Engine) -> Text:
     """Why the claim's runOnRequirements exclude this engine, or ``""``."""
     for group in spec.requirements:
-        reasons: list[str] = []
+        reasons: list[Text] = []
         for req in group:
             if req.unknown:
                 reasons.append(Message(N_("it requires {needs}, which a claim check cannot "
@@ -157,7 +157,7 @@ def _unmet(spec: ClaimSpec, engine: Engine) -> str:
     return ""
 
 
-def _speaks_for_text(engine: Engine, versions: str) -> Message:
+def _speaks_for_text(engine: Engine, versions: Text) -> Message:
     """Why an engine that speaks for a version falls outside the claim's ``versions``."""
     if engine.key == "mongodb":
         return Message(N_("it speaks for {versions}; this server is {version}"),
@@ -175,7 +175,7 @@ def observe(spec: ClaimSpec, engine: Engine,
     ``(observation, verdict)``. A write that raised where nothing was expected of it makes
     the claim not hold, as the Unified Test Format fails a test on an unexpected error.
     ``answered``, if given, receives each step run and its answer."""
-    def not_run(reason: str) -> tuple[Observation, str]:
+    def not_run(reason: Text) -> tuple[Observation, str]:
         return Observation(None, engine.name, engine.version, not_run=reason,
                            engine_key=engine.key), NOT_RUN
 
@@ -209,7 +209,7 @@ def observe(spec: ClaimSpec, engine: Engine,
                       operation=step.operation, line=step.line, error=answer.raised)
               for step, answer in zip(share.run, performed, strict=True)
               if step.expect is None and answer.raised]
-    shown = [item[1] for item in judged]
+    observed = [item[1] for item in judged]
     notes = [Message(N_("read {n:d}: {note}"), n=i + 1, note=item[2]) if len(judged) > 1
              else item[2] for i, item in enumerate(judged) if item[2]]
     skipped = [Message(N_("not judged: {operation} at line {line:d}, {why}"),
@@ -221,7 +221,7 @@ def observe(spec: ClaimSpec, engine: Engine,
                 *({"read": step.operation, "asked": step.arguments,
                    "answer": answer.raised or answer.result}
                   for step, answer in zip(steps, answers, strict=True))]
-    observation = Observation(shown[0] if len(shown) == 1 else shown, engine.name,
+    observation = Observation(observed[0] if len(observed) == 1 else observed, engine.name,
                               engine.version, evidence,
                               note=joined("; ", [*failed, *notes, *skipped, *unjudged]),
                               engine_key=engine.key)
@@ -374,7 +374,7 @@ def verdict_words(row: Result) -> str:
     return row.verdict_words
 
 
-def _raised(row: Result) -> str:
+def _raised(row: Result) -> Text:
     """What an engine raised where the claim expects an answer, or "": an error it answered
     with (a server's error, the claim does not hold), or its own exception (its error)."""
     if row.verdict == ERROR and row.observation is not None:
@@ -392,11 +392,11 @@ def cell(row: Result) -> str:
     if row.verdict == FAILS:
         raised = _raised(row)
         if raised:
-            return "✗ raised " + raised[:80]
+            return "✗ raised " + shown(raised)[:80]
         return "✗ " + short_json(row.observed, 60)
     if row.verdict == ERROR:
-        return "! " + row.reason
-    return "– " + row.reason
+        return "! " + row.shown_reason
+    return "– " + row.shown_reason
 
 
 @contextlib.contextmanager
@@ -411,7 +411,7 @@ def _one_server(version: str | None, mode: str) -> Iterator[MongoServer]:
 
 def _columns(engines: list[str], versions: list[str] | None, mode: str,
              model_versions: list[str] | None = None
-             ) -> Iterator[tuple[str, str, Engine | None, str, str]]:
+             ) -> Iterator[tuple[str, str, Engine | None, Text, str]]:
     """``(label, engine name, engine or None, why not, version asked for)`` per column, one
     server at a time, and one model column per rule set asked for."""
     from labkit.engines import fakes
@@ -470,7 +470,7 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
 
 
 def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
-         why: str) -> Result:
+         why: Text) -> Result:
     """One cell of the matrix: the claim judged on one engine, inside the run's guard."""
     if engine is None:
         return judge(claim, not_run(engine_name(name), why, name))
@@ -497,7 +497,7 @@ def _rules_of(engine: Engine) -> str | None:
         return None
 
 
-def _not_checked(spec: ClaimSpec) -> list[str]:
+def _not_checked(spec: ClaimSpec) -> list[Message]:
     return [Message(N_("not checked: {item}"), item=item) for item in spec.not_checked]
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._redact import display
 from labkit.errors import one_line
-from labkit.i18n import N_, _, shown
+from labkit.i18n import N_, Text, _, shown
 
 if TYPE_CHECKING:
     from labkit.servers.privileges import Privileges
@@ -41,7 +41,7 @@ class Check:
 
     name: str
     ok: bool
-    detail: str
+    detail: Text
     required: bool = True
     # A server the environment names (LABKIT_MONGODB_URI, LABKIT_POSTGRES_DSN): asked for, so
     # required, though a server itself is optional.

@@ -16,7 +16,7 @@ from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import BTreeContext, Claim, Observation, needs
 from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
 from labkit.errors import BadInput, ServerUnavailable
-from labkit.i18n import N_, Message, joined
+from labkit.i18n import N_, Message, Text, joined
 from labkit.names import EngineInfo
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Run
@@ -176,7 +176,7 @@ class Context(BTreeContext[Measurement]):
 
     # Claims ------------------------------------------------------------------------------
 
-    def guard(self, engine: str, attempt: Callable[[], T], *, version: str = "",
+    def guard(self, engine: Text, attempt: Callable[[], T], *, version: str = "",
               kind: str = "", key: str = "") -> T | Observation:
         """``guard.guarded`` for an experiment that observes several engines: one engine's
         failure is that engine's row (an error, or not run where ``kind`` cannot be had), which

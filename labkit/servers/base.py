@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVa
 from labkit import _redact
 from labkit._signals import raise_if_stopping
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
-from labkit.i18n import N_, Message, Shown, Text
+from labkit.i18n import N_, Message, Text
 from labkit.names import EngineInfo
 from labkit.servers.mark import MARK, mark_verifies, secret_path
 
@@ -98,7 +98,7 @@ S = TypeVar("S", bound="Server[object]")
 
 # A way to a server: its name, and an attempt that returns a server or the reason it has none
 # (an attempt may raise ServerStartError).
-Attempt = tuple[str, Callable[[], S | str]]
+Attempt = tuple[str, Callable[[], S | Text]]
 
 
 def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hint: str) -> S:
@@ -107,7 +107,7 @@ def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hi
     When the user named one way (``explicit``), its start failure is the error itself;
     in ``auto`` mode it is one line of what was tried, and the next way gets its turn.
     """
-    tried: list[str] = []
+    tried: list[Text] = []
     for name, attempt in attempts:
         try:
             outcome = attempt()
@@ -117,36 +117,18 @@ def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hi
             # Its start failure (message, log and hint) is kept whole, shown in the learner's
             # language: the first line alone goes into the one-line summary.
             outcome = Message("{failed}\n{error}", failed=Message(N_("failed to start:")),
-                              error=_StartFailure(exc))
-        if not isinstance(outcome, str):
+                              error=exc.text())
+        if not isinstance(outcome, str | Message):
             return outcome
         tried.append(Message("{way}: {outcome}", way=Message(name), outcome=outcome))
     raise ServerUnavailable(Message(N_("No {engine} server is available."), engine=engine),
                             tried=tried, hint=Message(hint))
 
 
-class _StartFailure(Shown):
-    """A start failure's whole text: English as ``str``, its ``str()`` (the learner's) shown."""
-
-    error: ServerStartError
-
-    def __new__(cls, error: ServerStartError) -> _StartFailure:
-        text = super().__new__(cls, error.english())
-        text.error = error
-        return text
-
-    def shown(self) -> str:
-        """The failure as the learner reads it."""
-        return str(self.error)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return _StartFailure, (self.error,)
-
-
 # Docker, the last way to either vendor -------------------------------------------------
 
 
-def docker_status() -> tuple[bool, str]:
+def docker_status() -> tuple[bool, Text]:
     """Say whether a Docker daemon answers, and its version or why not."""
     try:
         import docker
@@ -334,14 +316,14 @@ class Server(ABC, Generic[H]):
     _created: list[str] = field(default_factory=list)
     _cleaned: Stale | None = None
     # Databases this object created and could not remove wholly, with what was left and why.
-    left: dict[str, str] = field(default_factory=dict)
+    left: dict[str, Text] = field(default_factory=dict)
     # How this run renews its leases (a test gives short terms).
     lease: LeaseTerms = field(default_factory=LeaseTerms)
     # The leases this run holds, each with when its last renewal that got through was sent;
     # the ones it lost, with why; the last failure of each renewal that did not get through.
     _held: dict[str, _Instant] = field(default_factory=dict, repr=False)
     _lost: dict[str, Message] = field(default_factory=dict, repr=False)
-    _failures: dict[str, str] = field(default_factory=dict, repr=False)
+    _failures: dict[str, Text] = field(default_factory=dict, repr=False)
     _renewer: _Renewer | None = field(default=None, repr=False)
     _leases_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

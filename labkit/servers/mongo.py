@@ -374,7 +374,7 @@ class MongoServer(Server["Database[Document]"]):
         version = request.version
         cache_gb = check_cache_gb(request.cache_gb)
 
-        def by_uri() -> MongoServer | str:
+        def by_uri() -> MongoServer | Text:
             uri = os.environ.get("LABKIT_MONGODB_URI")
             if not uri:
                 return Message(N_("not set"))
@@ -385,7 +385,7 @@ class MongoServer(Server["Database[Document]"]):
             return _among(several, version) if len(several) > 1 else from_uri(
                 uri, version)
 
-        def local() -> MongoServer | str:
+        def local() -> MongoServer | Text:
             binary = find_mongod()
             if binary is None:
                 return mongod_missing_reason() or Message(N_("no mongod"))
@@ -395,7 +395,7 @@ class MongoServer(Server["Database[Document]"]):
                                binary=binary, actual=actual, version=version)
             return _start_local_mongod(binary, cache_gb)
 
-        def docker() -> MongoServer | str:
+        def docker() -> MongoServer | Text:
             ok, detail = base.docker_status()
             if not ok:
                 return detail
@@ -582,7 +582,7 @@ def find_mongod() -> str | None:
     return shutil.which("mongod")
 
 
-def mongod_missing_reason() -> str | None:
+def mongod_missing_reason() -> Message | None:
     """Why there is no local ``mongod`` to start, telling an unset LABKIT_MONGOD from a bad one."""
     if find_mongod() is not None:
         return None

@@ -229,7 +229,7 @@ class PostgresServer(Server[str]):
         """LABKIT_POSTGRES_DSN, then local binaries, then Docker."""
         version = request.version
 
-        def by_dsn() -> PostgresServer | str:
+        def by_dsn() -> PostgresServer | Text:
             dsn = os.environ.get("LABKIT_POSTGRES_DSN")
             if not dsn:
                 return Message(N_("not set"))
@@ -238,7 +238,7 @@ class PostgresServer(Server[str]):
             _redact.remember(dsn)
             return from_dsn(dsn, version)
 
-        def local() -> PostgresServer | str:
+        def local() -> PostgresServer | Text:
             bindir = find_postgres_bin()
             if bindir is None:
                 return Message(N_("no initdb/pg_ctl on PATH or in /usr/lib/postgresql"))
@@ -248,7 +248,7 @@ class PostgresServer(Server[str]):
                                bindir=bindir, actual=actual, version=version)
             return _start_local_postgres(bindir, request.cache_gb)
 
-        def docker() -> PostgresServer | str:
+        def docker() -> PostgresServer | Text:
             ok, detail = base.docker_status()
             if not ok:
                 return detail
