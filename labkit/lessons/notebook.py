@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from labkit import i18n
@@ -50,18 +51,25 @@ MODEL_SHORT = N_("labkit's model predicts")
 MODEL_FAILED = N_("labkit's model could not predict this")
 
 
-class _Label(str):
-    """A stand-in's label (already in the learner's words) with its column heading."""
+@dataclass(frozen=True)
+class _Label:
+    """A stand-in's label already in the learner's words (``text``), with its column heading
+    (``short``)."""
 
+    text: str
     short: str
 
-    def __new__(cls, text: str, short: str) -> _Label:
-        label = super().__new__(cls, text)
-        label.short = short
-        return label
+
+# A stand-in's label: one in the learner's words, or one kept in English (``MODEL_LABEL``).
+Label = _Label | str
 
 
-def _short(label: str) -> str:
+def _text(label: Label) -> str:
+    """A stand-in's label in the learner's words."""
+    return label.text if isinstance(label, _Label) else _(label)
+
+
+def _short(label: Label) -> str:
     """A column heading for a stand-in's label."""
     if isinstance(label, _Label):
         return label.short
@@ -135,9 +143,9 @@ def _first_time(what: str) -> bool:
     return first
 
 
-def _legend(label: str) -> str:
+def _legend(label: Label) -> str:
     """What a column heading stands for, in full (the model's: how it was computed)."""
-    return _("computed here, no server asked") if label == MODEL_LABEL else _(label)
+    return _("computed here, no server asked") if label == MODEL_LABEL else _text(label)
 
 
 def _cell(value: Any) -> str:
@@ -160,7 +168,7 @@ class NotRun:
 
     verdict = NOT_RUN
 
-    def __init__(self, what: str, missing: ServerUnavailable, stand_ins: list[tuple[str, Any]],
+    def __init__(self, what: str, missing: ServerUnavailable, stand_ins: list[tuple[Label, Any]],
                  title: str = "", kind: str = "mongodb", why: Any = None) -> None:
         self.what = what
         # The model's explanation (``cards.Why``), or a ``Waiting`` note where it would give
@@ -173,7 +181,7 @@ class NotRun:
         self.stand_ins = stand_ins
         self.first = _take_notice()
         # Said on the first card of the lesson that needs them, and on no later one.
-        self.legend = [label for label, _value in stand_ins if _short(label) != _(label)
+        self.legend = [label for label, _value in stand_ins if _short(label) != _text(label)
                        and _first_time(f"{_short(label)}: {_legend(label)}")]
         self.footer = bool(stand_ins) and _first_time("footer")
 
@@ -199,7 +207,7 @@ class NotRun:
         if self.first:
             lines.append(_server_note_text())
         for label, value in self.stand_ins:
-            lines.append(f"  {_(label)}: {cell_text(value, 400)}")
+            lines.append(f"  {_text(label)}: {cell_text(value, 400)}")
         if self.why is not None:
             lines.append(str(self.why))
         if self.footer:
@@ -226,7 +234,7 @@ class NotRun:
             rows = _rows_frame(value)
             shown = (rows.to_html(escape=True, border=0, index=False) if rows is not None
                      else f"<code>{esc(cell_text(value, 400))}</code>")
-            parts.append(f"<div><i>{esc(_(label))}</i>:</div>{shown}")
+            parts.append(f"<div><i>{esc(_text(label))}</i>:</div>{shown}")
         return parts
 
     def _repr_html_(self) -> str:
@@ -260,10 +268,10 @@ def model_prediction(item: Claim) -> tuple[str, Any] | None:
         return MODEL_FAILED, one_line(exc)
 
 
-def stand_ins(item: Claim) -> list[tuple[str, Any]]:
+def stand_ins(item: Claim) -> list[tuple[Label, Any]]:
     """What may stand in for a claim's observation: its expectation (labelled for what it is)
     and the model's prediction, where there is one."""
-    out: list[tuple[str, Any]] = [(_Label(item.expected_label, item.expected_short),
+    out: list[tuple[Label, Any]] = [(_Label(item.expected_label, item.expected_short),
                                    item.expected)]
     predicted = model_prediction(item)
     if predicted is not None:
@@ -334,8 +342,8 @@ def _on_pyplot(value: Any) -> bool:
 
 def _words(value: Any) -> str:
     """A table cell: text as it is, a list of plain values joined by commas, else JSON."""
-    if isinstance(value, str):
-        return value
+    if isinstance(value, str | Message):
+        return shown_text(value)
     if isinstance(value, list | tuple) and not any(isinstance(i, dict | list) for i in value):
         return ", ".join(str(i) for i in value) or _("(none)")
     return short_json(value, 120)
@@ -435,7 +443,7 @@ def on_server(what: str, experiment: Callable[[Database[dict[str, Any]]], T], *,
     ctx = ctx or session()
     missing = ctx.unavailable("mongodb")
     if missing is not None:
-        shown: list[tuple[str, Any]] = []
+        shown: list[tuple[Label, Any]] = []
         if model is not None:
             try:
                 shown.append((model_label, model()))
