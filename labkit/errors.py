@@ -61,7 +61,7 @@ class _Indented:
         return "\n    ".join(shown_text(self.text).splitlines())
 
 
-def redact(text: str) -> str:
+def _hidden(text: str) -> str:
     """``text`` with every password hidden. The URI and DSN parsers behind it load on first
     use, so that a command which raises nothing (``labkit predict``) does not wait for them."""
     from labkit._redact import redact as hide
@@ -71,20 +71,20 @@ def redact(text: str) -> str:
 
 def _shown(text: Text) -> str:
     """``text`` as the learner reads it, any password hidden."""
-    return redact(shown_text(text))
+    return _hidden(shown_text(text))
 
 
 def _redacted(text: Text) -> Text:
     """``text`` with every connection string hidden, still a message kept as data (its English
     and the learner's form) where it was one and its values could be hidden one by one."""
     if not isinstance(text, Message):
-        return redact(text)
-    if redact(text.template) != text.template:
-        return redact(text.english())
+        return _hidden(text)
+    if _hidden(text.template) != text.template:
+        return _hidden(text.english())
     kept = Message(text.template, **{k: _redacted(v) if isinstance(v, str | Message) else v
                                      for k, v in text.values.items()})
     # A secret may span a value and the words around it: then only the plain English is safe.
-    return kept if redact(kept.english()) == kept.english() else redact(text.english())
+    return kept if _hidden(kept.english()) == kept.english() else _hidden(text.english())
 
 
 class LabkitError(Exception):
@@ -196,7 +196,7 @@ class ServerStartError(ServerUnavailable):
 
     def __init__(self, message: Text, *, log_tail: str = "", hint: Text = "",
                  tried: Iterable[Text] = ()) -> None:
-        self.log_tail = redact(log_tail)
+        self.log_tail = _hidden(log_tail)
         super().__init__(message, tried=tried, hint=hint)
 
     def _body(self) -> list[Text]:
@@ -214,7 +214,7 @@ class CleanupIncomplete(LabkitError):
     def __init__(self, database: str, left: Iterable[str], why: Text) -> None:
         self.database = database
         self.left = list(left)
-        self.why = redact(english(why))
+        self.why = _hidden(english(why))
         super().__init__(f"{database}: left {', '.join(self.left) or 'nothing'} ({self.why})")
 
 
@@ -332,5 +332,5 @@ def one_line(exc: BaseException) -> Text:
     if isinstance(exc, LabkitError) and len(exc.args) == 1 \
             and isinstance(exc.args[0], str | Message) and english(exc.args[0]).strip():
         return _one_line(exc.args[0], first=True)
-    text = redact(server_said(exc))
+    text = _hidden(server_said(exc))
     return text if isinstance(exc, LabkitError) else f"{type(exc).__name__}: {text}"
