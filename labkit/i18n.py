@@ -2,9 +2,9 @@
 a notebook, or ``LABKIT_LANG=vi`` for the command line and the report.
 
 A ``Message`` is one of labkit's sentences kept as data (its English template and its values)
-until it is shown: ``english()`` is the text files keep (results.json, JUnit, ``--json``),
-``shown()`` the learner's. This module sits below every other, ``errors`` too (whose words it
-keeps): it imports nothing of labkit but ``_paths``.
+until it is shown, never a ``str``: ``english()`` (and ``str()``) is the text files keep
+(results.json, JUnit, ``--json``), ``shown()`` the learner's. This module sits below every
+other, ``errors`` too (whose words it keeps): it imports nothing of labkit but ``_paths``.
 """
 
 from __future__ import annotations

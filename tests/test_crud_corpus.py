@@ -224,7 +224,7 @@ def test_a_read_after_an_operation_not_known_to_read_is_not_run(tmp_path, operat
     (row,) = result.run.rows
     assert row.verdict == claimcheck.NOT_RUN
     assert str(row.reason) == (f"nothing to judge: find at line 15: it follows {operation}, which "
-                          "a claim check does not perform")
+                               "a claim check does not perform")
 
 
 def test_an_assertion_of_the_test_runner_changes_nothing_a_read_sees(tmp_path):
@@ -250,7 +250,7 @@ def test_an_aggregate_that_writes_is_not_a_read(tmp_path):
                     .replace("EXPECTED", "[{_id: 1}]"), encoding="utf-8")
     (row,) = claimcheck.run_files([path], "model").run.rows
     assert str(row.reason) == ("nothing to judge: find at line 15: it follows aggregate with $out "
-                          "on collection0, which a claim check does not perform")
+                               "on collection0, which a claim check does not perform")
 
 
 def test_an_aggregate_on_a_database_reads_its_documents(tmp_path):

@@ -274,7 +274,7 @@ def test_o8_a_connection_reset_during_the_count_is_one_error_line_and_nothing_le
     assert "\n" not in str(row.reason)
     assert "Traceback" not in str(row.reason)
     assert str(row.reason).startswith(f"AutoReconnect: 127.0.0.1:{wire_server.port}: connection "
-                                 "closed"), row.reason
+                                      "closed"), row.reason
     names = [s.name for s in experiment_commands(wire_server)]  # the drop came last
     assert names == ["insert", "aggregate", "aggregate"]  # the retryable read, tried twice
 
@@ -397,8 +397,8 @@ def test_o9_a_process_whose_insert_is_refused_is_one_error_line(wire_server, mon
     assert "\n" not in str(row.reason)
     assert "Traceback" not in str(row.reason)
     assert str(row.reason).startswith("the ID-making process A failed: OperationFailure: not "
-                                 f"authorized on {claim_database(wire_server)} to execute "
-                                 "command"), row.reason
+                                      f"authorized on {claim_database(wire_server)} to execute "
+                                      "command"), row.reason
     experiment_commands(wire_server)  # asserts the drop is the database's last command
 
 
@@ -440,7 +440,8 @@ def test_o9_delete_refused_is_an_error_and_starts_no_process(wire_server, mongod
     assert row.verdict == ERROR
     assert "\n" not in str(row.reason)
     assert str(row.reason).startswith("OperationFailure: not authorized on "
-                                 f"{claim_database(wire_server)} to execute command"), row.reason
+                                      f"{claim_database(wire_server)} to execute "
+                                      "command"), row.reason
     assert [s.name for s in experiment_commands(wire_server)] == ["delete"]
     assert started == []
 

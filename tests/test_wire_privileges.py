@@ -121,7 +121,7 @@ def test_read_privileges_sends_one_command_for_a_root_user(wire_server):
     assert privileges.usable
     assert privileges.roles == ("root (admin)",)
     assert str(privileges.report()) == ("user labkit (admin) with root (admin): every privilege "
-                                   "labkit uses")
+                                        "labkit uses")
 
 
 @wire
@@ -160,7 +160,7 @@ def test_a_server_without_access_control_answers_the_probe(wire_server):
     assert not privileges.access_control
     assert privileges.usable
     assert str(privileges.report()) == ("the server runs without access control: every privilege "
-                                   "labkit uses")
+                                        "labkit uses")
 
 
 @wire

@@ -73,11 +73,10 @@ def json_visible(text: str) -> str:
 
 def json_text(value: Any, ascii_only: bool = False) -> str:
     """``value`` as JSON text, as results.json and every ``--json`` write it: every message in
-    English, secrets hidden,
-    and every invisible character (a control, a bidirectional override, a lone surrogate
-    from a file name that is not UTF-8) a ``\\u`` escape, so the text is UTF-8 that prints
-    as it is. ``ascii_only`` escapes every other non-ASCII character too (a terminal that
-    cannot show them)."""
+    English, secrets hidden, and every invisible character (a control, a bidirectional
+    override, a lone surrogate from a file name that is not UTF-8) a ``\\u`` escape, so the
+    text is UTF-8 that prints as it is. ``ascii_only`` escapes every other non-ASCII character
+    too (a terminal that cannot show them)."""
     return json_visible(json.dumps(redact_all(in_english(value)), indent=2,
                                    ensure_ascii=ascii_only))
 
