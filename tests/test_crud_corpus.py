@@ -162,10 +162,10 @@ def test_every_test_not_run_says_its_own_cause(corpus, on_the_model, tmp_path):
                       "the model predicts no server errors": 5,
                       "the engine does not support it": 2}
     for row in rows:
-        if row.verdict == claimcheck.NOT_RUN and "it follows" in row.reason:
+        if row.verdict == claimcheck.NOT_RUN and "it follows" in str(row.reason):
             assert re.search(r"it follows (.+ on \w+, which a claim check does not perform|"
                              r"\w+ at line \d+, which the model does not perform)",
-                             row.reason), row.reason
+                             str(row.reason)), row.reason
     tree = ET.fromstring(junit.junit_xml(on_the_model).split("\n", 1)[1])
     skipped = [case.find("skipped").get("message") for case in tree.iter("testcase")
                if case.find("skipped") is not None]
