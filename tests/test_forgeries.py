@@ -74,9 +74,9 @@ def test_why_each_forgery_is_not_provably_labkits(own_postgres, planted):
     """The bare comment and the copied mark do not verify for their names; the other role's
     mark does verify (the strongest forgery: as if copied from labkit) and its owner stops it."""
     found = servers.PostgresServer(dsn=own_postgres.dsn, how="dsn", version="?").clean_stale()
-    assert "not made for this name" in found.unproven[planted + canary.BARE]
-    assert "not made for this name" in found.unproven[planted + canary.COPY]
-    assert found.unproven[planted + canary.ROLE].startswith(
+    assert "not made for this name" in str(found.unproven[planted + canary.BARE])
+    assert "not made for this name" in str(found.unproven[planted + canary.COPY])
+    assert str(found.unproven[planted + canary.ROLE]).startswith(
         f"owned by role {planted + canary.ROLE}, not by this one")
     with own_postgres.connect() as conn:
         comment = conn.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
@@ -187,7 +187,7 @@ def test_a_database_made_under_another_role_is_not_that_roles_to_clean(own_postg
     try:
         found = servers.from_dsn(dsn).clean_stale()
         assert found.removed == []
-        assert found.unproven[killed].startswith("owned by role labkit, not by this one")
+        assert str(found.unproven[killed]).startswith("owned by role labkit, not by this one")
         assert killed in _names(own_postgres)
     finally:
         with own_postgres.connect() as conn:

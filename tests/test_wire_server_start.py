@@ -159,7 +159,7 @@ def test_a_port_taken_before_mongod_binds_it_means_another_port(fake_mongod, tak
         assert server.uri == f"mongodb://127.0.0.1:{_option(second, '--port')}/" \
                              "?directConnection=true"
         assert (server.how, server.version) == ("local", "7.0.16")
-        assert server.cache == "WiredTiger cache 0.25 GB (set by labkit)"
+        assert str(server.cache) == "WiredTiger cache 0.25 GB (set by labkit)"
         workdir = server.workdir
         assert workdir is not None
         assert workdir.exists()
@@ -295,7 +295,7 @@ def test_docker_mongod_gets_the_cache_and_the_normal_timeout(docker, wire_server
         assert container.image == "mongo:7.0"
         assert container.command == ["--wiredTigerCacheSizeGB", "0.25"]
         assert (server.how, server.version) == ("docker", "7.0.16")
-        assert server.cache == "WiredTiger cache 0.25 GB (set by labkit)"
+        assert str(server.cache) == "WiredTiger cache 0.25 GB (set by labkit)"
         assert server.client().options.server_selection_timeout == 5.0
         assert not container.stopped
     assert container.stopped
