@@ -53,6 +53,18 @@ def test_labkit_explain_gives_jsons_columns_for_a_filter_and_a_sort():
     assert list(pairs["_id"]) == [1, 3, 2, 4]
 
 
+def test_labkit_explain_shows_each_reason_whole():
+    """pandas cuts a cell at 50 characters: lesson 03's labkit.explain({"a": 10}, "arrays")
+    showed "`a` is an array [1, 10]: its element 10 pass..." The frame's page and text keep
+    each reason and source whole (the manual's Query an Array page, array-element-matching)."""
+    found = labkit.explain({"a": 10}, "arrays")
+    reason = found["because"][0]
+    assert len(reason) > 50
+    for shown in (found._repr_html_(), repr(found)):
+        assert reason.replace('"', "&quot;") in shown or reason in shown
+        assert found["source"][0] in shown
+
+
 def test_labkit_explain_refuses_what_is_neither_a_filter_nor_a_sort():
     """A number is neither a filter nor a sort: BadInput, which a notebook shows as one line."""
     with pytest.raises(BadInput):

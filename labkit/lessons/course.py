@@ -5,7 +5,6 @@ in a small JSON file between sessions)."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import os
 from pathlib import Path
@@ -152,26 +151,11 @@ def progress() -> pd.DataFrame:
     frame = frame.sort_values(["lesson", "exercise"], kind="stable").reset_index(drop=True)
     frame = frame.rename(columns={"lesson": _("lesson"), "exercise": _("exercise"),
                                   "state": _("state"), "tries": _("tries")})
-    return _whole_text()(frame)
+    from labkit.outputs.tables import whole_text
+
+    return whole_text(frame)
 
 
-@functools.cache
-def _whole_text() -> type[pd.DataFrame]:
-    """A DataFrame whose text is shown whole, in a notebook and as text: pandas cuts a cell at
-    50 characters (``display.max_colwidth``), which cut the progress table's questions."""
-    import pandas as pd
-
-    class WholeText(pd.DataFrame):
-        """The progress table: its questions never cut."""
-
-        def _repr_html_(self) -> str | None:
-            with pd.option_context("display.max_colwidth", None):
-                return super()._repr_html_()  # type: ignore[misc, no-any-return]
-
-        def __repr__(self) -> str:  # every column, each cell whole, however wide
-            return self.to_string(max_colwidth=None)
-
-    return WholeText
 
 
 SOURCE_NAMES = {

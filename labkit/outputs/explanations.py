@@ -92,8 +92,10 @@ def frame(rows: Sequence[FindRow] | Sequence[SortRow], *, words: bool = False) -
         records.append(record)
     columns = ["_id", "matched" if not rows or isinstance(rows[0], FindRow) else "key",
                "because", "rule", "source"]
+    from labkit.outputs.tables import whole_text
+
     table = pd.DataFrame(records, columns=columns)
-    return table.rename(columns={name: _(heading) for name, heading in COLUMNS.items()})
+    return whole_text(table.rename(columns={name: _(heading) for name, heading in COLUMNS.items()}))
 
 
 def explain(filter_or_sort: Any, documents: str | list[Document], *,

@@ -131,6 +131,30 @@ def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.D
 CELL_WIDTH = 50
 
 
+def whole_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as a DataFrame whose cells are shown whole, in a notebook and as text, where
+    pandas cuts each at ``display.max_colwidth`` characters, mid-word: the progress table's
+    questions, ``labkit.explain``'s reasons."""
+    return _whole_text()(frame)
+
+
+@functools.cache
+def _whole_text() -> type[pd.DataFrame]:
+    import pandas as pd
+
+    class WholeText(pd.DataFrame):
+        """A table of sentences: none cut."""
+
+        def _repr_html_(self) -> str | None:
+            with pd.option_context("display.max_colwidth", None):
+                return super()._repr_html_()  # type: ignore[misc, no-any-return]
+
+        def __repr__(self) -> str:  # every column, each cell whole, however wide
+            return self.to_string(max_colwidth=None)
+
+    return WholeText
+
+
 def fitted(text: str, width: int = CELL_WIDTH) -> str:
     """``text`` as a table cell shows it whole: cut at the last word boundary that fits, with an
     ellipsis, where it is longer than ``width`` characters."""
