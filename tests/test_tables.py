@@ -106,3 +106,26 @@ def test_a_long_note_is_cut_at_a_word_before_pandas_cuts_it():
     assert tables.fitted("not run: short") == "not run: short"
     frame = tables.btree_frame({"engine": "mongodb", "not_run": "x " * 60})
     assert len(frame.iloc[0, -1]) <= tables.CELL_WIDTH
+
+
+def test_the_btree_table_writes_its_counts_in_the_learners_digits(monkeypatch):
+    """Lesson 06's table showed "5537792" bytes and "<NA>" for the model's bytes in Vietnamese
+    (issue 32 names the ungrouped byte counts): counts are grouped as Babel writes them for the
+    language, and a figure not measured is "-"."""
+    import labkit
+    from labkit import i18n
+
+    measured = {"engine": "sqlite", "engine_version": "3.40.1", "results": [
+        {"keys": "uuid4", "index_bytes": 5_537_792, "leaf_pages": 1340, "avg_leaf_fill": 0.901,
+         "insert_seconds": 1.47}]}
+    model = {"engine": "model", "engine_version": "", "results": [
+        {"keys": "uuid4", "index_bytes": None, "leaf_pages": 4499, "avg_leaf_fill": 0.695,
+         "insert_seconds": 1.06}]}
+    monkeypatch.setattr(i18n, "_chosen", None)
+    labkit.language("vi")
+    try:
+        rows = tables.btree_frame([measured, model]).values.tolist()
+    finally:
+        monkeypatch.setattr(i18n, "_chosen", None)
+    assert rows[0][2:5] == ["5.537.792", "1.340", "90,1%"]
+    assert rows[1][2:4] == ["-", "4.499"]

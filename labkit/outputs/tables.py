@@ -191,15 +191,17 @@ def btree_frame(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
             continue
         for r in m["results"]:
             rows.append({"engine": f"{m['engine']} {m['engine_version']}".strip(),
-                         "keys": r["keys"], "index bytes": r.get("index_bytes"),
-                         "leaf pages": r.get("leaf_pages"),
+                         "keys": r["keys"], "index bytes": _count(r.get("index_bytes")),
+                         "leaf pages": _count(r.get("leaf_pages")),
                          "avg leaf fill": _percent(r.get("avg_leaf_fill")),
                          "insert s": number(r["insert_seconds"], 2), "note": ""})
-    frame = pd.DataFrame(rows)
-    for column in ("index bytes", "leaf pages"):
-        if column in frame:
-            frame[column] = frame[column].astype("Int64")
-    return _headings(frame)
+    return _headings(pd.DataFrame(rows))
+
+
+def _count(value: int | None) -> str:
+    """A count in the learner's digits (5.537.792 in Vietnamese), "-" where none was measured
+    (the model has no bytes)."""
+    return "-" if value is None else number(value)
 
 
 def btree_pivot(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
