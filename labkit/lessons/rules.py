@@ -400,16 +400,21 @@ class Bool(Accept[bool]):
         return _("True or False, yes or no (in Vietnamese also có or không, đúng or sai)")
 
 
+# The words a person puts before a list's last item: "1, 3 and 4", "1, 3 và 4".
+_LAST_ITEM = frozenset({"and", "và", "&"})
+
+
 def _items(prediction: Any) -> list[Any]:
-    """A list from a list, tuple or set, or from text such as ``"a, b c"`` or ``'["a", "b"]'``;
-    "none", "nothing" or "[]" is the empty list."""
+    """A list from a list, tuple or set, or from text such as ``"a, b c"``, ``"a; b và c"`` or
+    ``'["a", "b"]'``; "none", "nothing" or "[]" is the empty list."""
     if isinstance(prediction, list | tuple | set | frozenset):
         return list(prediction)
     if isinstance(prediction, str):
         if whole_or_none(prediction) == "none":
             return []
         text = prediction.strip().strip("[]()")
-        return [part.strip().strip("\"'") for part in re.split(r"[,\s]+", text) if part.strip()]
+        parts = (part.strip().strip("\"'") for part in re.split(r"[,;\s]+", text))
+        return [part for part in parts if part and part.lower() not in _LAST_ITEM]
     raise Unreadable(Message(N_("write a list, such as [1, 2]")))
 
 
