@@ -129,3 +129,28 @@ def test_the_btree_table_writes_its_counts_in_the_learners_digits(monkeypatch):
         monkeypatch.setattr(i18n, "_chosen", None)
     assert rows[0][2:5] == ["5.537.792", "1.340", "90,1%"]
     assert rows[1][2:4] == ["-", "4.499"]
+
+
+def test_lesson_07s_tables_show_what_a_fake_raised_whole(tmp_path):
+    """Lesson 07's tables of what the fakes raised cut each message at pandas' 50 characters,
+    mid-word ("TypeError: can't compare offset-naive and offs..."): the page and the text now
+    show mongomock's whole message (mongomock 4.3.0 refuses to sort a Decimal128, as its
+    'does not know how to sort' NotImplementedError says)."""
+    from labkit.lessons import checkviews
+    from labkit.run import check as claimcheck
+
+    claims = tmp_path / "decimal_sort.yaml"
+    claims.write_text(
+        "- id: decimal-sorts\n"
+        "  title: a Decimal128 sorts among numbers\n"
+        "  fixture: [{_id: 1, v: {$numberDecimal: '2'}}, {_id: 2, v: 1}]\n"
+        "  find: {filter: {}, sort: {v: 1}}\n"
+        "  expect: {ids: [2, 1], ordered: true}\n")
+    result = claimcheck.run_files([claims], ["mongomock"])
+    raised = checkviews.raised(result, ["mongomock"])
+    message = raised.iloc[0, 0]
+    assert len(message) > 50
+    for table in (raised, checkviews.scorecard(result)):
+        assert message.replace("'", "&#x27;") in table._repr_html_() or \
+            message.replace("<", "&lt;").replace(">", "&gt;") in table._repr_html_()
+        assert "..." not in repr(table)

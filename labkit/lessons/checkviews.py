@@ -79,8 +79,11 @@ def verdicts(result: CheckRun) -> pd.DataFrame:
 
 def raised(result: CheckRun, fakes: list[str]) -> pd.DataFrame:
     """pandas: the entries on which any of ``fakes`` raised where an answer is expected, and
-    what each raised (``CheckRun.raised``), headed in the learner's language."""
-    return result.raised(fakes).rename_axis(_("claim"))
+    what each raised (``CheckRun.raised``), headed in the learner's language; each message
+    whole, where pandas cut it at 50 characters, mid-word."""
+    from labkit.outputs.tables import whole_text
+
+    return whole_text(result.raised(fakes).rename_axis(_("claim")))
 
 
 def readable(value: Any) -> str:
@@ -118,7 +121,8 @@ def _cell(row: Result) -> str:
 
 def scorecard(result: CheckRun) -> pd.DataFrame:
     """pandas: per entry, where its expectation comes from and what it is, in words; then each
-    engine's answer: ✓ agrees, ✗ differs (with what it gave), ! error, – not run (with why)."""
+    engine's answer: ✓ agrees, ✗ differs (with what it gave), ! error, – not run (with why),
+    each cell whole."""
     import pandas as pd
 
     rows = []
@@ -128,7 +132,9 @@ def scorecard(result: CheckRun) -> pd.DataFrame:
         for column in result.columns:
             row[_heading(column)] = _cell(column.rows[index])
         rows.append(row)
-    return pd.DataFrame(rows).set_index(_("claim"))
+    from labkit.outputs.tables import whole_text
+
+    return whole_text(pd.DataFrame(rows).set_index(_("claim")))
 
 
 def tally(result: CheckRun) -> pd.DataFrame:
