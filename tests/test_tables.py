@@ -79,6 +79,7 @@ def test_the_claims_table_names_each_source_whole_in_vietnamese(monkeypatch):
         monkeypatch.setattr(i18n, "_chosen", None)
     assert frame.loc["X1", "nguồn"] == "tài liệu hướng dẫn (manual) và bộ test của server MongoDB"
     assert frame.loc["D1", "nguồn"] == "BSON & ObjectId, phần 2/3"
+    assert "tài liệu hướng dẫn (manual) và bộ test của server MongoDB" in frame._repr_html_()
 
 
 def test_the_recorded_outputs_are_the_chapters_and_say_so():

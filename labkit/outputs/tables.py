@@ -299,7 +299,7 @@ def claims() -> pd.DataFrame:
              "needs": ", ".join(engine_name(n) for n in c.needs) or _("no server"),
              "source": source_title(c.source)}
             for c in registered()]
-    return _headings(pd.DataFrame(rows).set_index("id"))
+    return whole_text(_headings(pd.DataFrame(rows).set_index("id")))
 
 
 def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
