@@ -390,3 +390,13 @@ def test_progress_files_a_learners_own_exercise_under_a_named_group(lang, group)
     frame.columns = ["lesson", "exercise", "state", "tries"]  # headings are in the language
     assert OWN == "own"
     assert list(frame[frame.exercise == "my own?"].lesson) == [group]
+
+
+@pytest.mark.parametrize(("lang", "named"), [("en", "labkit's textbook B-tree"),
+                                             ("vi", "cây B-tree kiểu giáo trình của labkit")])
+def test_the_random_fill_feedback_names_the_textbook_b_tree_it_ran(lang, named):
+    """06.random_fill's answer comes from labkit's textbook B-tree, not from a server: the
+    feedback names that engine, where it said only "the live run agrees" ("Lần chạy thật")."""
+    feedback = _exercise("06.random_fill", lang).check("ln 2")
+    assert feedback.correct is True, feedback.message
+    assert named in feedback.message

@@ -340,10 +340,17 @@ def _05_inversion(lesson: str) -> Exercise:
 
 
 def _06_random_fill(lesson: str) -> Exercise:
-    return Exercise(
+    def observe() -> Any:
+        # The answer is a run of labkit's textbook B-tree, which the feedback names as such.
+        from labkit.i18n import _
+
+        made.engine = made.engine_name = _("labkit's textbook B-tree")
+        return _session().btree("model", ["uuid4"], policy="half")["results"][0][
+            "avg_leaf_fill"]
+
+    made = Exercise(
         N_("Average leaf fill of the model after random inserts with 50/50 splits?"),
-        observe=lambda: _session().btree("model", ["uuid4"], policy="half")["results"][0][
-            "avg_leaf_fill"],
+        observe=observe,
         accept=Fraction(tolerance=0.03),
         hint=[N_("A page just split is half full, but it keeps filling until its next split. "
                  "Where between 1/2 and 1 does it spend its life on average?"),
@@ -358,6 +365,7 @@ def _06_random_fill(lesson: str) -> Exercise:
                     "the figure varies a little from run to run)"),
         lesson=lesson,
     )
+    return made
 
 
 def _06_write_volume(lesson: str) -> Exercise:
