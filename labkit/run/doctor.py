@@ -1,4 +1,5 @@
-"""The environment self-check: one ``[OK]``/``[FAIL]`` line per requirement."""
+"""The environment self-check: one ``[OK]``, ``[FAIL]`` or ``[--]`` (optional, not there) line
+per requirement."""
 
 from __future__ import annotations
 
@@ -48,9 +49,11 @@ class Check:
     named: bool = False
 
     def line(self) -> str:
-        """``[OK]   name: detail`` or ``[FAIL] name: detail``."""
-        marks = ["[OK]", _("[FAIL]")]
-        mark = marks[0] if self.ok else marks[1]
+        """``[OK]   name: detail``, ``[FAIL] name: detail`` for what is needed and missing, or
+        ``[--]   name: detail`` for what is optional and not there (a way to MongoDB the
+        learner has not set up is no failure: the lessons run without one)."""
+        marks = ["[OK]", _("[FAIL]"), "[--]"]
+        mark = marks[0] if self.ok else marks[1] if self.required else marks[2]
         optional = "" if self.required or self.ok or self.name.startswith("MongoDB") \
             else " " + _("(optional)")
         return f"{mark:<{max(map(len, marks))}} {self.name}: {shown(self.detail)}{optional}"
