@@ -98,7 +98,7 @@ def test_after_the_secret_is_deleted_nothing_made_before_verifies(config):
     servers.secret_path().unlink()
     assert not servers.mark_verifies("labkit_a_1", old)
     assert not servers.secret_path().exists()
-    assert "no secret at" in servers.why_unproven("labkit_a_1", old)
+    assert "no secret at" in str(servers.why_unproven("labkit_a_1", old))
     new = servers.mark_for("labkit_a_1")
     assert new != old
     assert not servers.mark_verifies("labkit_a_1", old)

@@ -198,7 +198,7 @@ def test_a_quoted_scalar_stays_the_text_it_spells_and_the_check_shows_its_type(t
         row["evidence"]
     assert {"fixture": "claim", "field": "_id", "types": {"int": 3}} in row["evidence"]
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
-    assert "<th>types</th>" in html
+    assert ">the types stored</th>" in html  # the types column, headed in words (claims.labels)
     assert "<td>userId</td>" in html
 
 

@@ -264,7 +264,7 @@ def test_without_server_status_the_report_says_what_is_lost(wire_server):
     server = mongo.from_uri(wire_server.uri)
     server.stop()
     assert "serverStatus" in wire_server.commands()
-    assert server.cache.startswith("WiredTiger cache: the server's own setting (not readable: "
+    assert str(server.cache).startswith("WiredTiger cache: the server's own setting (not readable: "
                                    "not authorized on admin")
     assert server.privileges is not None
     assert "serverStatus (optional, on the cluster: the B-tree experiment's MongoDB write volume " \

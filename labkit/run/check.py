@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -491,8 +492,9 @@ def _rules_of(engine: Engine) -> str | None:
     from labkit.model.versions import check_rules_version
 
     try:
-        major = ".".join(engine.speaks_for.split(".")[:2]) if engine.speaks_for else None
-        return check_rules_version(major) if major else None
+        # The version's release series, as the model's rule sets are named ("7.0" of 7.0.12).
+        series = re.match(r"\d+\.\d+", engine.speaks_for or "")
+        return check_rules_version(series.group()) if series else None
     except BadInput:
         return None
 
