@@ -39,7 +39,7 @@ from bson import (
 )
 
 from labkit.errors import BadInput, ParallelArrays
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, _
 from labkit.model.collation import Strings, collation_strings
 from labkit.model.versions import check_rules_version
 
@@ -93,10 +93,20 @@ RANKS = {
     "array": 6, "binData": 7, "objectId": 8, "bool": 9, "date": 10, "timestamp": 11,
     "regex": 12, "javascript": 13, "javascriptWithScope": 14, "maxKey": 15,
 }
-LADDER = ["MinKey", "Null", "Numbers (int, long, double, decimal)", "Symbol, String", "Object",
-          "Array", "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regular Expression",
-          "JavaScript", "JavaScript with scope", "MaxKey"]
+# The manual's ladder of types, as the lessons print it: a type's BSON name stays as it is in
+# every language; the words around it are labkit's (``ladder()`` gives them in the learner's).
+LADDER = ["MinKey", "Null", N_("Numbers (int, long, double, decimal)"), N_("Symbol, String"),
+          N_("Object"), N_("Array"), "BinData", "ObjectId", N_("Boolean"), N_("Date"),
+          "Timestamp", N_("Regular Expression"), "JavaScript", "JavaScript with scope",
+          "MaxKey"]
 NUMBER_TYPES = frozenset({"int", "long", "double", "decimal"})
+
+
+def ladder() -> list[str]:
+    """The ladder of types, lowest first, in the learner's language (``LADDER``)."""
+    return [_(rung) for rung in LADDER]
+
+
 _INT32 = range(-(2**31), 2**31)
 
 _TYPE_OF: dict[type, str] = {
