@@ -397,6 +397,7 @@ def test_progress_files_a_learners_own_exercise_under_a_named_group(lang, group)
 def test_the_random_fill_feedback_names_the_textbook_b_tree_it_ran(lang, named):
     """06.random_fill's answer comes from labkit's textbook B-tree, not from a server: the
     feedback names that engine, where it said only "the live run agrees" ("Lần chạy thật")."""
-    feedback = _exercise("06.random_fill", lang).check("ln 2")
+    exercise = _exercise("06.random_fill", lang)
+    feedback = exercise.check(exercise.answer())  # the run's own fill (its N may be small)
     assert feedback.correct is True, feedback.message
     assert named in feedback.message
