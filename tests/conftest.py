@@ -174,3 +174,26 @@ def wire_server(request):
     server.stop()
     unscripted = [f"{s.name} on {s.db}" for s in server.unscripted]
     assert not unscripted, f"labkit sent commands no rule answered: {unscripted}"
+
+
+@pytest.fixture
+def kernel(monkeypatch, tmp_path):
+    """A fresh offline kernel for a lesson's cells: no MongoDB or PostgreSQL, no exercise made
+    or tried, no note shown, English; its one context is the session the lessons ask for."""
+    from helpers import offline
+
+    import labkit
+    from labkit import i18n
+    from labkit.lessons import course, notebook
+    from labkit.run import runner
+
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(course, "_here", {})
+    monkeypatch.setattr(course, "_made", {})
+    monkeypatch.setattr(i18n, "_chosen", None)
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=offline, postgres_provider=offline)
+    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    monkeypatch.setattr(labkit, "session", lambda: ctx, raising=False)
+    yield ctx
+    ctx.close()

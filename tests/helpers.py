@@ -171,3 +171,11 @@ def database_comment(server, name: str) -> str:
     assert row is not None
     return str(row[0])
 
+
+
+def offline():
+    """A server provider with no server: what a kernel without MongoDB or PostgreSQL gets."""
+    from labkit.errors import ServerUnavailable
+
+    raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
+                            hint="Hint: set LABKIT_MONGODB_URI")

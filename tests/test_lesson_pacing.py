@@ -8,12 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import offline
 
 import labkit
 from labkit import i18n
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import FAILS
-from labkit.errors import ClaimFailed, ServerUnavailable
+from labkit.errors import ClaimFailed
 from labkit.lessons import checkviews, course, notebook
 from labkit.outputs import cards
 from labkit.run import check as claimcheck
@@ -24,25 +25,6 @@ LESSONS = sorted((ROOT / "notebooks").glob("0*.ipynb"))
 LESSON_06 = [ROOT / "notebooks" / "06_btree_keys.ipynb",
              ROOT / "notebooks" / "vi" / "06_btree_keys.ipynb"]
 EXERCISE = re.compile(r'labkit\.exercise\("([^"]+)"\)')
-
-
-def _offline():
-    raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
-                            hint="Hint: set LABKIT_MONGODB_URI")
-
-
-@pytest.fixture
-def kernel(monkeypatch, tmp_path):
-    """A fresh kernel: no MongoDB, no exercise made or tried, no note shown, English."""
-    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_notice_shown", False)
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
-    monkeypatch.setattr(i18n, "_chosen", None)
-    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
-    yield ctx
-    ctx.close()
 
 
 def _code_cells(path: Path) -> list[str]:
@@ -140,7 +122,7 @@ def _lesson_06_answers(ctx: runner.Context) -> dict[str, set[str]]:
 def loads():
     """One offline kernel context for lesson 06's runs here (no MongoDB, no PostgreSQL;
     SQLite and, where built, WiredTiger run), its B-tree loads made once for both editions."""
-    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=offline, postgres_provider=offline)
     yield ctx
     ctx.close()
 

@@ -19,32 +19,9 @@ import pytest
 from test_lesson_pacing import _code_cells, _run_lesson
 
 import labkit
-from labkit import i18n
-from labkit.errors import ServerUnavailable
-from labkit.lessons import course, notebook
-from labkit.run import runner
+from labkit.lessons import notebook
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _offline():
-    raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
-                            hint="Hint: set LABKIT_MONGODB_URI")
-
-
-@pytest.fixture
-def kernel(monkeypatch, tmp_path):
-    """A fresh kernel: no MongoDB, no exercise made or tried, no note shown, English."""
-    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_notice_shown", False)
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
-    monkeypatch.setattr(i18n, "_chosen", None)
-    ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
-    monkeypatch.setattr(labkit, "session", lambda: ctx, raising=False)
-    yield ctx
-    ctx.close()
 
 
 def test_a_not_run_card_offers_the_models_explanation_labelled_as_its(kernel):

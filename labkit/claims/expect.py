@@ -5,6 +5,7 @@ Matches), and the ``expectError`` assertions a claim check does not judge."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from labkit.claims.claim import short_json
@@ -198,14 +199,18 @@ def _match_field(key: str, value: Any, actual: dict[str, Any]) -> Message | None
     return Message("{key}: {problem}", key=key, problem=problem) if problem else None
 
 
-def _match_array(expected: list[Any], actual: Any) -> Message | None:
+def _match_array(expected: list[Any], actual: Any,
+                 element: Callable[[Any, Any], Message | None] | None = None) -> Message | None:
+    """An array element by element, each compared by ``element`` (``match``'s rules unless
+    given: ``_exactly`` for an outcome)."""
+    compare = element or match
     if not isinstance(actual, list):
         return Message(N_("expected an array, got {actual}"), actual=short_json(actual, 60))
     if len(actual) != len(expected):
         return Message(N_("{got:,} elements, not {wanted:,}"), got=len(actual),
                        wanted=len(expected))
     for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-        problem = match(want, got)
+        problem = compare(want, got)
         if problem:
             return Message("[{index:d}]: {problem}", index=index, problem=problem)
     return None
@@ -244,7 +249,7 @@ def _exactly(expected: Any, actual: Any) -> Message | None:
     if isinstance(expected, dict):
         return _exact_document(expected, actual)
     if isinstance(expected, list):
-        return _exact_array(expected, actual)
+        return _match_array(expected, actual, _exactly)
     try:
         same = (bson_order.bson_type(expected) == bson_order.bson_type(actual)
                 and _cmp(expected, actual) == 0)
@@ -266,18 +271,6 @@ def _exact_document(expected: dict[str, Any], actual: Any) -> Message | None:
             return Message("{key}: {problem}", key=key, problem=problem)
     return None
 
-
-def _exact_array(expected: list[Any], actual: Any) -> Message | None:
-    if not isinstance(actual, list):
-        return Message(N_("expected an array, got {actual}"), actual=short_json(actual, 60))
-    if len(actual) != len(expected):
-        return Message(N_("{got:,} elements, not {wanted:,}"), got=len(actual),
-                       wanted=len(expected))
-    for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-        problem = _exactly(want, got)
-        if problem:
-            return Message("[{index:d}]: {problem}", index=index, problem=problem)
-    return None
 
 
 def _match_list(expected: list[Any], actual: Any, ordered: bool,

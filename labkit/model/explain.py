@@ -152,9 +152,8 @@ class FindRow:
         return RULES[self.rule].source
 
     def to_dict(self) -> dict[str, Any]:
-        """The row as ``--json`` prints it (``because`` in English, as files keep it)."""
-        return {"_id": self.id, "matched": self.matched, "because": self.because.english(),
-                "rule": self.rule, "source": self.source}
+        """The row as ``--json`` prints it."""
+        return _as_json(self, "matched", self.matched)
 
 
 @dataclass(frozen=True)
@@ -172,9 +171,15 @@ class SortRow:
         return RULES[self.rule].source
 
     def to_dict(self) -> dict[str, Any]:
-        """The row as ``--json`` prints it (``because`` in English, as files keep it)."""
-        return {"_id": self.id, "key": self.key, "because": self.because.english(),
-                "rule": self.rule, "source": self.source}
+        """The row as ``--json`` prints it."""
+        return _as_json(self, "key", self.key)
+
+
+def _as_json(row: FindRow | SortRow, decided: str, decision: Any) -> dict[str, Any]:
+    """A row as ``--json`` prints it: ``_id``, its decision (``matched`` or ``key``), then
+    ``because`` in English (as files keep it), ``rule`` and ``source``."""
+    return {"_id": row.id, decided: decision, "because": row.because.english(),
+            "rule": row.rule, "source": row.source}
 
 
 def shown_value(value: Any) -> str:
