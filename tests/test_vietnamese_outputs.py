@@ -12,10 +12,10 @@ the numbers of a card written the Vietnamese way (``0,875``, ``5.541.888``, not 
 exercise's answer revealed (``.reveal()`` where the lesson has ``.check(None)``), which shows the
 cards and tables that wait for an exercise.
 
-This file is the Vietnamese edition's notebook test: each lesson runs once, top to bottom in one
-fresh kernel, and both the test of each cell and the scan of its outputs read that run (nbval,
-which runs the English edition, does not collect notebooks/vi: see the root conftest.py); the
-revealed run is read by the scan alone.
+This file is the Vietnamese edition's notebook test: each lesson runs in one fresh kernel, top
+to bottom as it is and then again with its answers revealed, and both the test of each cell and
+the scan of its outputs read that one run (nbval, which runs the English edition, does not
+collect notebooks/vi: see the root conftest.py); the revealed pass is read by the scan alone.
 """
 
 from __future__ import annotations
@@ -223,22 +223,30 @@ def _error(cell, stopped: str) -> str:
 UNANSWERED = re.compile(r"\.check\(None\)\s*$")
 
 
+def _revealed(source: str) -> str:
+    """A code cell as a learner who clicks through the answers runs it: ``.reveal()`` where the
+    lesson leaves an exercise unanswered (``.check(None)``)."""
+    return UNANSWERED.sub(".reveal()", source)
+
+
 @functools.cache
-def _executed(lesson: Path, revealed: bool = False) -> tuple[Ran, ...]:
-    """Run a Vietnamese lesson top to bottom in a fresh kernel, as nbval runs a lesson (every
-    cell in order, an error in one not stopping the next), with no MongoDB server (no URI, no
-    mongod, no Docker here) and the suite's B-tree size (``LABKIT_BTREE_N``, which the root
-    conftest.py sets for the English edition's kernels too); each code cell as it ran. With
-    ``revealed``, each exercise's answer is revealed where the lesson leaves it unanswered, as
-    a learner who clicks through the answers runs it."""
+def _executed(lesson: Path) -> dict[bool, tuple[Ran, ...]]:
+    """Run a Vietnamese lesson in a fresh kernel, as nbval runs a lesson (every cell in order,
+    an error in one not stopping the next), with no MongoDB server (no URI, no mongod, no
+    Docker here) and the suite's B-tree size (``LABKIT_BTREE_N``, which the root conftest.py
+    sets for the English edition's kernels too): top to bottom as it is, then top to bottom
+    again in the same kernel with each exercise's answer revealed (``_revealed``), as a
+    learner who runs the lesson through and then again clicking through the answers. Each
+    code cell as it ran, by pass: ``{False: as it is, True: revealed}``. (The second pass
+    reads the session's B-tree loads the first one made, instead of a second kernel making
+    them again; a revealed pass in a kernel of its own showed the same outputs.)"""
     import nbformat
     from nbclient import NotebookClient
 
     notebook = nbformat.read(lesson, as_version=4)
-    if revealed:
-        for cell in notebook.cells:
-            if cell.cell_type == "code":
-                cell.source = UNANSWERED.sub(".reveal()", cell.source)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    again = [nbformat.v4.new_code_cell(_revealed(cell.source)) for cell in code]
+    notebook.cells = code + again
     progress = Path(tempfile.mkdtemp(prefix="labkit-vi-")) / "progress.json"
     environment = {"LABKIT_LANG": "", "LABKIT_PROGRESS": str(progress),
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -256,11 +264,12 @@ def _executed(lesson: Path, revealed: bool = False) -> tuple[Ran, ...]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    return tuple(Ran(cell.source, "\n".join(_shown(o) for o in cell.get("outputs", [])),
-                     _error(cell, stopped),
-                     "\n".join("".join(o.get("data", {}).get("text/html", ""))
-                               for o in cell.get("outputs", [])))
-                 for cell in notebook.cells if cell.cell_type == "code")
+    ran = tuple(Ran(cell.source, "\n".join(_shown(o) for o in cell.get("outputs", [])),
+                    _error(cell, stopped),
+                    "\n".join("".join(o.get("data", {}).get("text/html", ""))
+                              for o in cell.get("outputs", [])))
+                for cell in notebook.cells)
+    return {False: ran[:len(code)], True: ran[len(code):]}
 
 
 # Each test of a lesson has an id starting with the lesson's stem: the root conftest.py keeps a
@@ -359,7 +368,7 @@ def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index):
     raises no error; and, as nbval checks, a cell the notebook records as never run carries
     no outputs (one test per code cell, as nbval had for this edition)."""
     stored = _code_cells(lesson)[index]
-    ran = _executed(lesson)[index]
+    ran = _executed(lesson)[False][index]
     where = f"{lesson.relative_to(ROOT)}, code cell {index}"
     assert not (stored.get("execution_count") is None and stored.get("outputs")), (
         f"{where}: a cell never run carries outputs (commit the lesson without outputs)")
@@ -367,15 +376,15 @@ def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 @pytest.mark.parametrize("revealed", [False, True], ids=["as it is", "answers revealed"])
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson, revealed):
     """Every output of the lesson, run without a server from top to bottom with no error (as
     it is, and with its answers revealed), is free of labkit's English sentences, of runs of
     English function words and of English-grouped numbers; its labels (card rows, table
     headings) are neither identifiers nor English words, and its cards' numbers are written
     the Vietnamese way. Identifiers, commands and values may stay where they are values."""
-    ran = _executed(lesson, revealed)
+    ran = _executed(lesson)[revealed]
     failed = [f"code cell {index}" for index, cell in enumerate(ran) if cell.error]
     assert not failed, f"the lesson did not run through: {', '.join(failed)} failed"
     fragments = english_fragments()
