@@ -158,7 +158,10 @@ def _written_secrets(conninfo: str) -> Iterator[str]:
     """The secrets of ``conninfo`` as written, both raw and percent-decoded: a URI's password
     (its user information after the first ``:``, to the last ``@`` before the next URI) and
     its secret-bearing query values, and libpq ``key=value`` secrets."""
-    schemes = list(_SCHEME.finditer(conninfo))
+    # A URI of a list starts after whitespace; a scheme written inside one (a password such as
+    # "a://", a query value holding an address) is part of it.
+    schemes = [m for i, m in enumerate(_SCHEME.finditer(conninfo))
+               if i == 0 or conninfo[:m.start()][-1:].isspace()]
     if not schemes:  # a libpq key=value string
         for pair in _PAIR.finditer(conninfo):
             if is_secret(pair.group(1)):

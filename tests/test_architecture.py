@@ -7,6 +7,7 @@ package (function-level ones too) with ``ast``, so a new arrow back up fails her
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "labkit"
@@ -60,7 +61,11 @@ def _imports(module: str, path: Path) -> set[str]:
     return found
 
 
-GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """Each labkit module and the labkit modules it imports (read when a test asks, not while
+    every worker collects the suite)."""
+    return {module: _imports(module, path) for module, path in MODULES.items()}
 
 
 def test_every_module_sits_in_a_known_room():
@@ -70,14 +75,14 @@ def test_every_module_sits_in_a_known_room():
 
 def test_no_import_runs_back_up():
     """A room imports only itself and the rooms below it (docs/architecture.md's order)."""
-    upward = [f"{source} -> {target}" for source, targets in GRAPH.items() for target in targets
+    upward = [f"{source} -> {target}" for source, targets in _graph().items() for target in targets
               if ROOMS.index(_room(target)) < ROOMS.index(_room(source))]
     assert not upward, "\n".join(upward)
 
 
 def test_the_model_imports_nothing_of_labkit_but_errors():
     """model/ is a library of MongoDB's rules: it needs no server, claim, engine or output."""
-    foreign = [f"{source} -> {target}" for source, targets in GRAPH.items()
+    foreign = [f"{source} -> {target}" for source, targets in _graph().items()
                if _room(source) == "model" for target in targets
                if _room(target) not in MODEL_MAY_IMPORT]
     assert not foreign, "\n".join(foreign)
@@ -86,8 +91,8 @@ def test_the_model_imports_nothing_of_labkit_but_errors():
 def test_the_words_sit_below_the_errors():
     """i18n, whose messages every error keeps, imports nothing of labkit but _paths (where its
     catalogues are), and errors imports it: neither depends on what was imported first."""
-    assert GRAPH["labkit.i18n"] <= {"labkit._paths"}
-    assert "labkit.i18n" in GRAPH["labkit.errors"]
+    assert _graph()["labkit.i18n"] <= {"labkit._paths"}
+    assert "labkit.i18n" in _graph()["labkit.errors"]
 
 
 def test_no_import_circle():
@@ -97,14 +102,14 @@ def test_no_import_circle():
 
     def visit(module: str, path: list[str]) -> None:
         seen[module] = 1
-        for target in sorted(GRAPH[module]):
+        for target in sorted(_graph()[module]):
             if seen.get(target) == 1:
                 circles.append([*path[path.index(target):], target])
             elif target not in seen:
                 visit(target, [*path, target])
         seen[module] = 2
 
-    for module in sorted(GRAPH):
+    for module in sorted(_graph()):
         if module not in seen:
             visit(module, [module])
     # A package's face importing its own submodules is the one loop Python allows on purpose.

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from labkit import _redact, i18n, servers
@@ -353,6 +353,10 @@ def test_redacting_twice_changes_nothing(password, form, context):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(password=PASSWORD, form=st.integers(0, 4), context=st.sampled_from(CONTEXTS))
+# Found by this test: a raw password holding "://" was read as a second URI, so its written
+# form was never remembered and "a://" showed.
+@example(password="a://", form=0, context="{}")
+@example(password="a://", form=1, context="{}")
 def test_no_piece_of_a_password_in_force_shows_and_redacting_twice_changes_nothing(
         password, form, context):
     """With the connection string in force, no piece of its password (MIN_FRAGMENT characters
