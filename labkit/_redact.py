@@ -156,19 +156,19 @@ _SCHEME_SPLIT = re.compile(r"\s+(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 
 def _written_secrets(conninfo: str) -> Iterator[str]:
     """The secrets of ``conninfo`` as written, both raw and percent-decoded: a URI's password
-    (its user information after the first ``:``, to the last ``@`` before the next URI) and
+    (its user information after the first ``:``, to the last ``@`` of its URI) and
     its secret-bearing query values, and libpq ``key=value`` secrets."""
-    # A URI of a list starts after whitespace; a scheme written inside one (a password such as
-    # "a://", a query value holding an address) is part of it.
-    schemes = [m for i, m in enumerate(_SCHEME.finditer(conninfo))
-               if i == 0 or conninfo[:m.start()][-1:].isspace()]
-    if not schemes:  # a libpq key=value string
+    # The URIs of a list as its parsers read them (``_SCHEME_SPLIT``): a scheme written inside
+    # one, as in a raw password "a://", is part of it.
+    uris = [(part, scheme) for part in _SCHEME_SPLIT.split(conninfo.strip())
+            if (scheme := _SCHEME.search(part))]
+    if not uris:  # a libpq key=value string
         for pair in _PAIR.finditer(conninfo):
             if is_secret(pair.group(1)):
                 yield pair.group(2).strip("'")
         return
-    for scheme, following in zip(schemes, [*schemes[1:], None], strict=True):
-        body = conninfo[scheme.end():following.start() if following else None].rstrip()
+    for part, scheme in uris:
+        body = part[scheme.end():].rstrip()
         userinfo, at, rest = body.rpartition("@")
         if at and ":" in userinfo:
             written = userinfo.partition(":")[2]
