@@ -48,28 +48,33 @@ SHARED = {  # files that read one session-scoped result: one unit, so it is made
 # lesson, as each lesson runs once for all of its tests.
 BY_LESSON = {"tests/test_vietnamese_outputs.py"}
 _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
-# The units that take longest, in seconds of a whole `make test` on two cores (a SPREAD test
-# named by its function, for each of its cases). A unit of few tests but long, sent out by its
-# count of tests, started late and was the last to finish while the other workers stood idle:
-# longest first, the workers end together. A later run goes by what the last one measured
-# (pytest's cache, ``unit_seconds``); these are for a fresh clone.
+# The units that take longest, in seconds of a whole `make test` on two cores with five
+# workers (measured on 2026-12-02; a SPREAD test named by its function, for each of its cases).
+# A unit of few tests but long, sent out by its count of tests, started late and was the last
+# to finish while the other workers stood idle: longest first, the workers end together. A
+# later run goes by what the last one measured (pytest's cache, ``unit_seconds``); these are
+# for a fresh clone.
 SLOW = {
-    "tests/test_postgres.py": 35, "tests/test_vietnamese_outputs.py::06_btree_keys": 29,
-    "offline run": 24, "notebooks/06_btree_keys.ipynb": 18, "tests/test_hostile_files.py": 17,
-    "tests/test_leases.py": 14, "tests/test_packaging.py": 12, "tests/test_forgeries.py": 12,
-    "tests/test_btree_io.py": 11, "tests/test_plot_labels.py": 10,
-    "tests/test_measured_answers.py": 10, "tests/test_canary.py": 10, "tests/test_btree.py": 9,
-    "tests/test_cli.py": 9, "tests/test_classroom.py": 9, "tests/test_engine_fields.py": 9,
-    "tests/test_lesson_pacing.py": 8, "tests/test_results_english.py": 8,
-    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 8,
-    "tests/test_mongo.py": 8, "tests/test_redaction.py": 8, "tests/test_terminal_escaping.py": 7,
-    "tests/test_cli_fuzz.py": 7, "tests/test_wire_btree.py": 7, "tests/test_docs_commands.py": 7,
-    "offline exercises": 6, "tests/test_wire_objectid.py": 6, "tests/test_wire_server_start.py": 6,
+    "tests/test_postgres.py": 33, "offline run": 32, "notebooks/06_btree_keys.ipynb": 22,
+    "tests/test_hostile_files.py": 22, "tests/test_measured_answers.py": 20,
+    "tests/test_wire_btree.py": 20, "tests/test_forgeries.py": 19, "tests/test_leases.py": 18,
+    "tests/test_vietnamese_outputs.py::06_btree_keys": 17, "tests/test_canary.py": 15,
+    "tests/test_docs_commands.py": 14,
+    "tests/test_vietnamese_outputs.py::05_objectid_ordering": 14,
+    "tests/test_lesson_pacing.py": 12, "tests/test_btree_io.py": 12, "tests/test_btree.py": 12,
+    "tests/test_cli_fuzz.py": 10, "tests/test_plot_labels.py": 9, "tests/test_cli.py": 9,
+    "tests/test_packaging.py": 9,
     "tests/test_fastread.py::test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined":
-        6,
-    "tests/test_fastread.py::test_the_c_path_reads_as_the_python_reader_or_declines": 6,
-    "tests/test_vietnamese_outputs.py::04_objectid_anatomy": 5,
-    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 3,
+        8,
+    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 8,
+    "tests/test_classroom.py": 7, "tests/test_terminal_escaping.py": 7,
+    "tests/test_explain_corpus.py": 7, "tests/test_vietnamese_outputs.py": 7,
+    "tests/test_wire_server_start.py": 6, "tests/test_mongo.py": 6, "offline exercises": 6,
+    "tests/test_results_english.py": 6, "tests/test_wire_objectid.py": 6,
+    "tests/test_signals.py": 6, "tests/test_cli_server.py": 6, "tests/test_engine_fields.py": 6,
+    "tests/test_i18n.py": 5, "tests/test_wire_servers.py": 5, "tests/test_environment.py": 5,
+    "tests/test_wire_run.py": 5,
+    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 4,
 }
 _MEASURED = "labkit/unit-seconds"  # pytest's cache key for the seconds each unit took
 
@@ -125,16 +130,19 @@ def pytest_sessionfinish(session):
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
-    """``--numprocesses auto``: xdist's count (one worker per core) and one more, because many
-    tests spend most of their time waiting on processes they start (a run killed mid-load, a
-    PostgreSQL starting, a kernel, ID-making processes waiting for a shared second): the extra
-    worker's tests use a core while another waits. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` and
-    ``--numprocesses logical`` keep xdist's own meaning."""
+    """``--numprocesses auto``: xdist's count (one worker per core) and three more, because
+    many tests spend most of their time waiting on processes they start (a run killed
+    mid-load, a PostgreSQL starting, a kernel, ID-making processes waiting for a shared
+    second): the extra workers' tests use a core while others wait. Run on one worker, the
+    tests took 7 min 17 s, of which 4 min 25 s was CPU time; on two cores ``make test`` took
+    3 min 19 s with three workers, 2 min 50 s with four and 2 min 47 s with five (measured on
+    2026-12-02). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` and ``--numprocesses logical`` keep
+    xdist's own meaning."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
         return None
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core
 
-    return per_core(config) + 1
+    return per_core(config) + 3
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)

@@ -5,6 +5,8 @@ the suite (or a clean-up) and compared byte for byte after it."""
 
 from __future__ import annotations
 
+import re
+import time
 import uuid
 
 import psycopg
@@ -90,15 +92,44 @@ def _planted(canary: str, name: str) -> bool:
     return name == canary or name in (canary + end for end in (BARE, COPY, ROLE))
 
 
+# The shape of a database labkit makes (servers' fresh_database): "labkit_<label>_<8 hex>".
+_LABKIT_SHAPED = re.compile(re.escape(servers.DB_PREFIX) + r"[a-z0-9_]+_[0-9a-f]{8}")
+# How long a database of labkit's shape may stay unmarked before the fingerprint counts it.
+_BEING_MADE = 10.0
+
+
+def _databases(server: servers.PostgresServer) -> list[tuple]:
+    with server.connect() as conn:
+        return conn.execute(
+            "SELECT datname, pg_get_userbyid(datdba), shobj_description(oid, 'pg_database') "
+            "FROM pg_database ORDER BY datname").fetchall()
+
+
+def _settled(server: servers.PostgresServer, canary: str) -> list[tuple]:
+    """The server's databases, read once no database of labkit's shape is between its CREATE
+    DATABASE and its COMMENT. labkit marks a database it makes by a second statement (CREATE
+    DATABASE cannot run in a transaction), so another test's run, loading at this moment, may
+    show one unmarked for a few milliseconds. One still unmarked after ``_BEING_MADE`` seconds
+    is counted like any other: nothing unmarked goes unwatched."""
+    deadline = time.monotonic() + _BEING_MADE
+    while True:
+        rows = _databases(server)
+        being_made = [row for row in rows if not _planted(canary, row[0])
+                      and _LABKIT_SHAPED.fullmatch(row[0])
+                      and not row[0].startswith("labkit_canary_")
+                      and not (row[2] or "").startswith(servers.MARK)]
+        if not being_made or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
 def fingerprint(server: servers.PostgresServer, canary: str) -> dict:
     """Every database without a ``labkit:`` comment and every one planted with ``canary`` (name,
     owner, comment), and the planted ones' tables' contents as digests. Other test sessions'
     canaries (a suite running at the same time on the same server plants and removes its own)
-    are not this session's to watch."""
-    with server.connect() as conn:
-        rows = conn.execute(
-            "SELECT datname, pg_get_userbyid(datdba), shobj_description(oid, 'pg_database') "
-            "FROM pg_database ORDER BY datname").fetchall()
+    are not this session's to watch; a database labkit is making at this moment is read once
+    it is marked (``_settled``)."""
+    rows = _settled(server, canary)
     databases = [row for row in rows if _planted(canary, row[0]) or (
         not (row[2] or "").startswith(servers.MARK) and not row[0].startswith("labkit_canary_"))]
     tables = {}
