@@ -41,6 +41,7 @@ SPREAD = {  # each test is its own unit: long, independent tests that start thei
 SHARED = {  # files that read one session-scoped result: one unit, so it is made once
     "tests/test_answers.py": "offline exercises", "tests/test_questions.py": "offline exercises",
     "tests/test_sheet.py": "offline exercises",
+    "tests/test_measured_answers.py": "offline exercises",
     "tests/test_report.py": "offline run", "tests/test_lesson_claims.py": "offline run",
     "tests/test_btree_keys.py": "offline run",
 }
@@ -56,7 +57,7 @@ _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
 # for a fresh clone.
 SLOW = {
     "tests/test_postgres.py": 33, "offline run": 32, "notebooks/06_btree_keys.ipynb": 22,
-    "tests/test_hostile_files.py": 22, "tests/test_measured_answers.py": 20,
+    "offline exercises": 24, "tests/test_hostile_files.py": 22,
     "tests/test_wire_btree.py": 20, "tests/test_forgeries.py": 19, "tests/test_leases.py": 18,
     "tests/test_vietnamese_outputs.py::06_btree_keys": 17, "tests/test_canary.py": 15,
     "tests/test_docs_commands.py": 14,
@@ -69,7 +70,7 @@ SLOW = {
     "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 8,
     "tests/test_classroom.py": 7, "tests/test_terminal_escaping.py": 7,
     "tests/test_explain_corpus.py": 7, "tests/test_vietnamese_outputs.py": 7,
-    "tests/test_wire_server_start.py": 6, "tests/test_mongo.py": 6, "offline exercises": 6,
+    "tests/test_wire_server_start.py": 6, "tests/test_mongo.py": 6,
     "tests/test_results_english.py": 6, "tests/test_wire_objectid.py": 6,
     "tests/test_signals.py": 6, "tests/test_cli_server.py": 6, "tests/test_engine_fields.py": 6,
     "tests/test_i18n.py": 5, "tests/test_wire_servers.py": 5, "tests/test_environment.py": 5,
