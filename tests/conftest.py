@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
@@ -21,6 +22,17 @@ def skip_unless_required(kind: str, reason: Text) -> None:
     if kind in required:
         pytest.fail(f"{kind} is required here (LABKIT_REQUIRE) but missing: {reason}")
     pytest.skip(reason)
+
+
+# The tests run as a command run from a terminal's foreground: Ctrl-C raises
+# KeyboardInterrupt. Started as a background job of a shell without job control (`make test &`,
+# nohup in a script), Python inherits SIGINT ignored and keeps it so, and labkit rightly leaves
+# an ignored Ctrl-C ignored (``_signals``): the tests that send this process Ctrl-C then failed
+# (test_safe_writes.py's two interrupt tests, in a clean clone's .ci/run started so). A test
+# of the ignored case sets SIG_IGN itself; the processes tests start set their own
+# (``helpers``).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
