@@ -209,7 +209,7 @@ def _uris(text: str) -> Iterator[Span]:
         start = match.start()
         line_end = text.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
-        following = _SCHEME.search(text, match.end(), line_end)
+        following = _following(text, match.end(), line_end)
         region_end = following.start() if following else line_end
         # A password may hold anything, even a space: the URI runs at least to its last "@".
         at = text.rfind("@", match.end(), region_end)
@@ -218,6 +218,19 @@ def _uris(text: str) -> Iterator[Span]:
         if end > match.end():
             yield start, end, _uri(text[start:end])
         position = max(end, match.end())
+
+
+def _following(text: str, after: int, line_end: int) -> re.Match[str] | None:
+    """The next scheme on the line that starts another URI: not one written in this URI's
+    user information, where a raw password may hold "://" (``alice:a://@host``): right after
+    a ":" with neither "@" nor "/" since this URI's scheme, it is the password's."""
+    position = after
+    while following := _SCHEME.search(text, position, line_end):
+        between = text[after:following.start()]
+        if not (between.endswith(":") and "@" not in between and "/" not in between):
+            return following
+        position = following.end()
+    return None
 
 
 def _uri(token: str) -> str:

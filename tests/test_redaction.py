@@ -211,6 +211,37 @@ def test_a_connection_string_the_parser_refuses_is_not_quoted_back(connect, give
     assert "not shown" in str(caught.value)
 
 
+@pytest.mark.parametrize(("text", "secret"), [
+    ("failed: mongodb://alice:a://@host/db here", "a:/"),
+    ("could not reach postgresql://alice:x://y@h/db (timeout)", "x:/"),
+])
+def test_a_scheme_inside_a_raw_password_not_in_force_starts_no_second_uri(text, secret):
+    """A raw password holding "://", in a message from elsewhere (not a password in force), is
+    read as part of its URI, not as a second URI after the user's name: before, the text
+    showed ``mongodb://alice:a://:***@host/db``. Unescaped, no driver reads such a URI, so
+    none of it shows."""
+    shown = _redact.redact(text)
+    assert secret not in shown, shown
+    assert "://alice:" not in shown, shown
+    assert _redact.redact(shown) == shown
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("x mongodb://alice:pw@host/db,https://u:p@e.com/y z",
+     "x mongodb://alice:***@host:27017/db,https://u:***@e.com/y z"),
+    ("a mongodb://h/db b https://x.org c", "a mongodb://h/db b https://x.org c"),
+    ("tried postgresql://a:pw@h/db:https://u:p@e", None),
+])
+def test_a_uri_after_another_still_starts_where_its_scheme_does(text, shown):
+    """Two URIs touching (a comma, a colon after a path) are still read as two: the scheme is
+    a password's only right after the user's ":" of the URI being read."""
+    got = _redact.redact(text)
+    if shown is not None:
+        assert got == shown
+    assert "pw" not in got, got
+    assert ":p@" not in got, got
+
+
 @pytest.mark.parametrize("text", [
     "mongodb://u:pw@h/" + "." * 200_000 + "x",
     "postgresql://u:pw@h/db" + ")" * 200_000 + "y",
