@@ -5,12 +5,10 @@ the suite (or a clean-up) and compared byte for byte after it."""
 
 from __future__ import annotations
 
-import re
-import time
 import uuid
 
 import psycopg
-from helpers import database_comment
+from helpers import database_comment, wait_until
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -92,9 +90,7 @@ def _planted(canary: str, name: str) -> bool:
     return name == canary or name in (canary + end for end in (BARE, COPY, ROLE))
 
 
-# The shape of a database labkit makes (servers' fresh_database): "labkit_<label>_<8 hex>".
-_LABKIT_SHAPED = re.compile(re.escape(servers.DB_PREFIX) + r"[a-z0-9_]+_[0-9a-f]{8}")
-# How long a database of labkit's shape may stay unmarked before the fingerprint counts it.
+# How long a database of labkit's name may stay unmarked before the fingerprint counts it.
 _BEING_MADE = 10.0
 
 
@@ -105,33 +101,37 @@ def _databases(server: servers.PostgresServer) -> list[tuple]:
             "FROM pg_database ORDER BY datname").fetchall()
 
 
-def _settled(server: servers.PostgresServer, canary: str) -> list[tuple]:
-    """The server's databases, read once no database of labkit's shape is between its CREATE
-    DATABASE and its COMMENT. labkit marks a database it makes by a second statement (CREATE
-    DATABASE cannot run in a transaction), so another test's run, loading at this moment, may
-    show one unmarked for a few milliseconds. One still unmarked after ``_BEING_MADE`` seconds
-    is counted like any other: nothing unmarked goes unwatched."""
-    deadline = time.monotonic() + _BEING_MADE
-    while True:
-        rows = _databases(server)
-        being_made = [row for row in rows if not _planted(canary, row[0])
-                      and _LABKIT_SHAPED.fullmatch(row[0])
-                      and not row[0].startswith("labkit_canary_")
-                      and not (row[2] or "").startswith(servers.MARK)]
-        if not being_made or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
+def _watched(canary: str, row: tuple) -> bool:
+    """Whether the fingerprint holds database ``row``: planted with ``canary``, or neither
+    marked as labkit's nor another session's canary."""
+    return _planted(canary, row[0]) or (
+        not (row[2] or "").startswith(servers.MARK) and not row[0].startswith("labkit_canary_"))
+
+
+def _being_made(canary: str, row: tuple) -> bool:
+    """Whether ``row`` may be a database labkit is making at this moment: labkit marks one by a
+    second statement after CREATE DATABASE (which cannot run in a transaction), so another
+    test's run may show its database unmarked for a few milliseconds."""
+    return _watched(canary, row) and not _planted(canary, row[0]) \
+        and row[0].startswith(servers.DB_PREFIX)
 
 
 def fingerprint(server: servers.PostgresServer, canary: str) -> dict:
     """Every database without a ``labkit:`` comment and every one planted with ``canary`` (name,
     owner, comment), and the planted ones' tables' contents as digests. Other test sessions'
     canaries (a suite running at the same time on the same server plants and removes its own)
-    are not this session's to watch; a database labkit is making at this moment is read once
-    it is marked (``_settled``)."""
-    rows = _settled(server, canary)
-    databases = [row for row in rows if _planted(canary, row[0]) or (
-        not (row[2] or "").startswith(servers.MARK) and not row[0].startswith("labkit_canary_"))]
+    are not this session's to watch. A database labkit may be making (``_being_made``) is read
+    again once marked; one still unmarked after ``_BEING_MADE`` seconds is counted like any
+    other, so nothing unmarked goes unwatched."""
+    read = [_databases(server)]
+
+    def settled() -> bool:
+        read[0] = _databases(server)
+        return not any(_being_made(canary, row) for row in read[0])
+
+    if any(_being_made(canary, row) for row in read[0]):
+        wait_until(settled, _BEING_MADE)
+    databases = [row for row in read[0] if _watched(canary, row)]
     tables = {}
     for database in (row[0] for row in databases if _planted(canary, row[0])):
         with server.connect(_in(server, database)) as conn:
