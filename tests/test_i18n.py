@@ -226,14 +226,27 @@ def test_plots_draw_vietnamese_without_missing_glyphs(lang):
     (matplotlib warns of a missing glyph; here that warning is an error)."""
     from labkit.outputs import plots
 
-    claims = [{"topic": "objectid", "verdict": "holds"}, {"topic": "dates", "verdict": "not-run"}]
+    rows = [{"hex": "65" * 12, "process": "A", "made_at_ms": 1.0},
+            {"hex": "66" * 12, "process": "B", "made_at_ms": 2.0}]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        figure = plots.verdict_summary(claims)
-        figure.axes[0].set_title("Độ đầy trang lá (tiếng Việt: ắ ằ ẳ ẵ ặ ơ ư đ)")
+        figure = plots.id_rank(rows, "Độ đầy trang lá (tiếng Việt: ắ ằ ẳ ẵ ặ ơ ư đ)")
         assert plots.png_bytes(figure).startswith(b"\x89PNG")
     legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
-    assert ("chưa chạy" in legend) == (lang == "vi")
+    assert ("tiến trình A" in legend) == (lang == "vi")
+
+
+def test_the_reports_verdict_chart_follows_the_language(lang):
+    """The report's chart of verdicts by topic names its topics and verdicts in the
+    learner's words."""
+    from labkit.experiments import catalogue
+    from labkit.outputs import report
+    from labkit.run.results import ClaimResult, Result
+
+    item = catalogue.get("O3")
+    chart = report.verdict_chart([ClaimResult(item, [Result(item, "not-run", reason="x")])])
+    assert ("chưa chạy" in chart) == (lang == "vi")
+    assert (">not run<" in chart) == (lang == "en")
 
 
 def test_tables_and_progress_headings_follow_the_language(lang, monkeypatch, tmp_path):

@@ -34,7 +34,7 @@ TEXT = st.lists(st.one_of(st.sampled_from(HOSTILE),
                 min_size=1, max_size=6).map("".join)
 HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "br", "b", "i",
              "div", "ul", "li", "span", "img", "table", "tr", "th", "td", "a", "section",
-             "code"}
+             "code", "figure", "figcaption"}
 MARKDOWN_TAGS = {"h1", "h2", "p", "ul", "li", "strong", "code", "table", "thead", "tbody",
                  "tr", "th", "td"}
 BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F,

@@ -1,25 +1,22 @@
-"""Whatever a name says, it reaches matplotlib as plain text: a claim file's name, an ``_id``,
-a process's or a key kind's name, a server's version. ``$…$`` is never read as mathtext (a
-file named ``x$\\nope{$.yaml`` ended in a ValueError traceback and no report), a byte that is
-not UTF-8 never reaches FreeType (a ``TypeError`` from ``set_text()``), and a control
-character is drawn as its escape (matplotlib warned "Glyph 27 missing", the ESC raw in the
-warning). Matplotlib's rule: an even number of unescaped ``$`` makes a text mathtext, and
-``\\$`` is a literal dollar (matplotlib's "Writing mathematical expressions" page)."""
+"""Whatever a name says, it reaches matplotlib as plain text: an ``_id``, a process's or a
+key kind's name, a field's, a server's version. ``$…$`` is never read as mathtext (a name
+``x$\\nope{$`` ended in a ValueError traceback), a byte that is not UTF-8 never reaches
+FreeType (a ``TypeError`` from ``set_text()``), and a control character is drawn as its escape
+(matplotlib warned "Glyph 27 missing", the ESC raw in the warning). Matplotlib's rule: an even
+number of unescaped ``$`` makes a text mathtext, and ``\\$`` is a literal dollar (matplotlib's
+"Writing mathematical expressions" page). (A claim file's name, the topic of its claims in
+``labkit check``, is written in the report's HTML chart, not drawn by matplotlib:
+tests/test_report.py.)"""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import warnings
-from pathlib import Path
 
 import matplotlib
 import pytest
-from helpers import ONE_CLAIM
 
 from labkit import i18n
-from labkit.cli import main
 from labkit.outputs import plots
 
 matplotlib.use("Agg")
@@ -51,16 +48,6 @@ def _renders(figure) -> list[str]:
 
 
 @pytest.mark.parametrize("name", HOSTILE, ids=[ascii(n) for n in HOSTILE])
-def test_a_hostile_topic_is_drawn_as_plain_text(name):
-    """A topic (a claim file's name in ``labkit check``) in the verdict chart is a plain tick
-    label showing the name's visible form: its ``$`` as ``$``, its controls as escapes."""
-    texts = _renders(plots.verdict_summary([{"topic": name, "verdict": "holds"}]))
-    shown = next(t for t in texts if "$" in t or "\\" in t or "evil" in t or "tab" in t)
-    assert shown.count("$") == name.count("$")
-    assert not any(ch in shown for ch in "\x1b\x07\u202e\t\udcff")
-
-
-@pytest.mark.parametrize("name", HOSTILE, ids=[ascii(n) for n in HOSTILE])
 def test_hostile_ids_processes_fields_and_versions_render_in_every_plot(name):
     """The type ladder's ``_id``s, the ID chart's process names, the bit layout's fields and a
     B-tree summary's engine version are drawn as plain text, with no warning."""
@@ -79,52 +66,12 @@ def test_hostile_ids_processes_fields_and_versions_render_in_every_plot(name):
             or "$" not in name
 
 
-def _report_of(tmp_path: Path, file_name: str | bytes, capfd) -> str:
-    folder = tmp_path / "claims"
-    folder.mkdir()
-    path = os.path.join(os.fsencode(folder), os.fsencode(file_name))
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(ONE_CLAIM)
-    out = tmp_path / "out"
-    status = main(["check", os.fsdecode(path), "--quiet", "--out", str(out)])
-    captured = capfd.readouterr()
-    assert status == 0, captured.err
-    assert "Traceback" not in captured.err, captured.err
-    assert "\x1b" not in captured.err, captured.err
-    html = (out / "report.html").read_text(encoding="utf-8")
-    assert "could not be drawn" not in html
-    return html
-
-
-def test_a_claim_file_whose_name_is_mathtext_gets_its_report(tmp_path, capfd):
-    """``labkit check 'x$\\nope{$.yaml'`` writes its report, the verdict chart drawn (it
-    ended in matplotlib's mathtext ValueError and no report)."""
-    assert "<img alt=" in _report_of(tmp_path, "x$\\nope{$.yaml", capfd)
-
-
-@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="needs file names of bytes")
-def test_a_claim_file_whose_name_is_not_utf8_gets_its_report(tmp_path, capfd):
-    """A claim file named with the byte 0xff gets its report (a TypeError from FreeType's
-    ``set_text()`` ended the run)."""
-    assert "<img alt=" in _report_of(tmp_path, b"n\xff.yaml", capfd)
-
-
-def test_a_claim_file_whose_name_holds_an_escape_warns_nothing(tmp_path, capfd):
-    """A file name holding ESC is drawn as ``\\x1b``: no "Glyph 27 missing" warning carries
-    the raw ESC to the terminal."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _report_of(tmp_path, "e\x1b[2Jx.yaml", capfd)
-    assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
-
-
 # Each figure a lesson draws, with data whose ticks fall between whole numbers (the rank chart
 # of lesson 05 read "0.5 … 3.5" in Vietnamese, issue 32).
 ENGLISH_DECIMAL_TICK = re.compile(r"^[\u2212-]?\d+\.\d+$")
 FIGURES = {
     "bit_layout": lambda: plots.bit_layout([{"field": "timestamp", "bits": 32},
                                             {"field": "counter", "bits": 24}], "ObjectId"),
-    "verdict_summary": lambda: plots.verdict_summary([{"topic": "dates", "verdict": "holds"}]),
     "id_rank": lambda: plots.id_rank([{"hex": "65" * 12, "process": "P1", "clock_ns": 1_000_000},
                                       {"hex": "66" * 12, "process": "P2", "clock_ns": 3_700_000}],
                                      "ranks"),

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import html
 import json
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
-from helpers import labkit
+from helpers import ONE_CLAIM, labkit
 
 from labkit.claims import files
-from labkit.claims.claim import Figure, Observation, needs
+from labkit.claims.claim import COLOURS, VERDICTS, Figure, Observation, needs, topic_text
+from labkit.cli import main
 from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
 from labkit.names import EngineInfo
-from labkit.outputs import plots, report
+from labkit.outputs import escape, plots, report
 from labkit.run.results import SCHEMA as SCHEMA_ID
 from labkit.run.results import ClaimResult, Result, Run
 
@@ -65,10 +70,87 @@ def test_html_is_self_contained(offline_run, offline_report):
     """report.html loads nothing from elsewhere and embeds its plots as data URIs."""
     page = offline_report["html"].read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
-    assert page.count("data:image/png;base64,") >= 2  # the summary and U1's bit layout
+    assert "<figure class='chart'>" in page  # the verdicts by topic, written in HTML
+    assert page.count("data:image/png;base64,") >= 1  # U1's bit layout, among others
     for claim in offline_run.to_dict()["claims"]:
         assert f"id='{claim['id']}'" in page
     assert offline_run.summary() in page
+
+
+def _chart_rows(chart: str) -> dict[str, dict[str, int]]:
+    """The verdict chart's rows read back: each topic's counts by verdict colour's name."""
+    colour_verdict = {colour: verdict for verdict, colour in COLOURS.items()}
+    rows = {}
+    for topic, bar, total in re.findall(
+            r"<tr><th>(.*?)</th><td><div class='bar' style='width:[\d.]+%'>(.*?)</div></td>"
+            r"<td class='n'>(\d+)</td></tr>", chart):
+        counts = {colour_verdict[c]: int(n) for c, n in
+                  re.findall(r"background:(#[0-9a-f]{6})' title='[^']*'>(\d+)</span>", bar)}
+        assert sum(counts.values()) == int(total), topic
+        rows[html.unescape(topic)] = counts
+    return rows
+
+
+def test_the_verdict_chart_counts_each_topics_claims_by_verdict(offline_run, offline_report):
+    """The page's chart has a row per topic, in the claims' order, whose segments count that
+    topic's claims by verdict, and the widest row is the topic with the most claims."""
+    page = offline_report["html"].read_text()
+    chart = page[page.index("<figure class='chart'>"):page.index("</figure>")]
+    expected: dict[str, dict[str, int]] = {}
+    for claim in offline_run.claims:
+        counts = expected.setdefault(topic_text(claim.claim.topic), {})
+        counts[claim.verdict] = counts.get(claim.verdict, 0) + 1
+    rows = _chart_rows(chart)
+    assert list(rows) == list(expected)
+    assert rows == expected
+    most = max(expected, key=lambda t: sum(expected[t].values()))
+    assert f"<th>{most}</th><td><div class='bar' style='width:100.0%'>" in chart
+    legend = re.findall(r"<i style='background:(#[0-9a-f]{6})'></i>", chart)
+    assert legend == [COLOURS[v] for v in VERDICTS if any(v in c for c in expected.values())]
+
+
+HOSTILE_TOPICS = ["x$\\nope{$", "\udcff", "\x1b]0;PWNED\x07\x1b[2J", "\u202eevil", "<b>x</b>",
+                  "a'b\"c", "tab\there"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_TOPICS, ids=ascii)
+def test_the_verdict_chart_shows_a_hostile_topic_as_text(name):
+    """A claim file's name is its claims' topic: the chart shows its visible form, escaped
+    (markup as text, controls and bidi overrides as escapes, a lone surrogate replaced)."""
+    item = dataclasses.replace(claims.get("O3"), topic=name)
+    chart = report.verdict_chart([ClaimResult(item, [Result(item, claims.HOLDS)])])
+    assert f"<tr><th>{escape.html(name)}</th>" in chart
+    assert not any(ch in chart for ch in "\x1b\x07\u202e\t\udcff")
+    assert "<b>" not in chart
+    assert "a'b" not in chart
+    assert _chart_rows(chart) == {html.unescape(escape.html(name)): {claims.HOLDS: 1}}
+
+
+@pytest.mark.parametrize("file_name", ["x$\\nope{$.yaml", "e\x1b[2Jx.yaml", b"n\xff.yaml"],
+                         ids=ascii)
+def test_a_claim_file_whatever_its_name_gets_its_report(tmp_path, capfd, file_name):
+    """``labkit check 'x$\\nope{$.yaml'``, a name holding ESC or the byte 0xff writes its
+    report, the file's name in the verdict chart (the first ended in matplotlib's mathtext
+    ValueError and no report, the last in a TypeError from FreeType, while the chart was drawn
+    by matplotlib)."""
+    if isinstance(file_name, bytes) and sys.platform in ("darwin", "win32"):
+        pytest.skip("needs file names of bytes")
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    path = os.path.join(os.fsencode(folder), os.fsencode(file_name))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(ONE_CLAIM)
+    out = tmp_path / "out"
+    status = main(["check", os.fsdecode(path), "--quiet", "--out", str(out)])
+    captured = capfd.readouterr()
+    assert status == 0, captured.err
+    assert "Traceback" not in captured.err, captured.err
+    assert "\x1b" not in captured.err, captured.err
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "could not be drawn" not in page
+    chart = page[page.index("<figure class='chart'>"):page.index("</figure>")]
+    assert list(_chart_rows(chart).values()) == [{claims.HOLDS: 1}]
+    assert "\x1b" not in chart
 
 
 def test_markdown_lists_every_claim_and_engine_with_its_verdict(offline_run, offline_report):

@@ -36,13 +36,6 @@ class BitField(TypedDict):
     bits: int
 
 
-class TopicVerdict(TypedDict):
-    """One claim in ``verdict_summary``: its topic's words and its verdict code."""
-
-    topic: str
-    verdict: str
-
-
 class IdPoint(TypedDict):
     """One ID in ``id_rank``: its hex, the process that made it, and when (the process's
     clock in nanoseconds, or milliseconds since the epoch)."""
@@ -104,30 +97,6 @@ def bit_layout(rows: Sequence[BitField], title: str) -> MplFigure:
     axes.set_yticks([])
     axes.set_xlabel(text(_("bit position (most significant first)")))
     axes.set_title(text(_(title)), fontsize=10)
-    _local_ticks(*figure.axes)
-    return figure
-
-
-def verdict_summary(claims: Sequence[TopicVerdict]) -> MplFigure:
-    """Stacked bars: how many claims of each topic hold, do not hold, are findings, did not
-    run, or erred (claims as ``results.json`` has them; the legend uses the summary's words)."""
-    import matplotlib.pyplot as plt
-
-    from labkit.claims.claim import COLOURS, VERDICTS, count_text
-
-    topics = list(dict.fromkeys(text(c["topic"]) for c in claims))
-    figure, axes = plt.subplots(figsize=(7, 0.5 + 0.5 * max(len(topics), 1)))
-    left = [0] * len(topics)
-    for verdict in VERDICTS:
-        counts = [sum(1 for c in claims if text(c["topic"]) == t and c["verdict"] == verdict)
-                  for t in topics]
-        axes.barh(topics, counts, left=left, color=COLOURS[verdict],
-                  label=text(count_text(verdict)))
-        left = [a + b for a, b in zip(left, counts, strict=True)]
-    axes.invert_yaxis()
-    axes.set_xlabel(text(_("claims")))
-    axes.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-    _whole_ticks(axes.xaxis)
     _local_ticks(*figure.axes)
     return figure
 

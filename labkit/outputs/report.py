@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from labkit.claims.claim import (
+    COLOURS,
     ERROR,
     FAILS,
     FINDING,
     HOLDS,
     NOT_RUN,
     VERDICT_TEXT,
+    VERDICTS,
     Figure,
+    count_text,
     kind_text,
     one_line,
     short_json,
@@ -453,12 +456,50 @@ td.id,th.id,td.e,td.n{white-space:nowrap}td.n{text-align:right}
 .ev td,.ev th{padding:.2rem .35rem;overflow-wrap:normal}
 .summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem}
 .summary li{margin:.2rem 0}.dir{color:#9a6700}
+.chart{margin:1rem 0}.chart figcaption{color:#59636e;font-size:.9em}
+.chart table{width:100%;margin:.25rem 0}.chart td,.chart th{border:none;padding:.15rem .5rem;
+vertical-align:middle}.chart th{background:none;font-weight:normal;width:1%;white-space:nowrap}
+.chart td.n{width:1%;color:#59636e}.bar{display:flex;height:1.4rem}
+.bar span{min-width:1.4rem;color:#fff;font-size:.8em;line-height:1.4rem;text-align:center;
+overflow:hidden}.legend span{margin-right:1rem;font-size:.9em;white-space:nowrap}
+.legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
+.bar span,.legend i{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 """
 
 
 def _img(png: bytes, alt: str) -> str:
     data = base64.b64encode(png).decode("ascii")
     return f'<img alt="{escape.html(alt)}" src="data:image/png;base64,{data}">'
+
+
+def verdict_chart(claims: Sequence[ClaimResult]) -> str:
+    """The verdicts by topic as stacked bars written in HTML: a row per topic (in the order
+    the claims come), a segment per verdict as long as its count with the count written in
+    it, and the row's total. Its words are text: they follow the page's language and zoom,
+    can be selected, and show a hostile topic name escaped like every other cell."""
+    esc = escape.html
+    topics: dict[str, dict[str, int]] = {}
+    for result in claims:
+        counts = topics.setdefault(topic_text(result.claim.topic), {})
+        counts[result.verdict] = counts.get(result.verdict, 0) + 1
+    if not topics:
+        return ""
+    widest = max(sum(counts.values()) for counts in topics.values())
+    shown_verdicts = [v for v in VERDICTS if any(v in counts for counts in topics.values())]
+    legend = "".join(f"<span><i style='background:{COLOURS[v]}'></i>{esc(count_text(v))}</span>"
+                     for v in shown_verdicts)
+    rows = []
+    for topic, counts in topics.items():
+        total = sum(counts.values())
+        segments = "".join(
+            f"<span style='flex:{counts[v]};background:{COLOURS[v]}' "
+            f"title='{esc(count_text(v))}: {number(counts[v])}'>{number(counts[v])}</span>"
+            for v in VERDICTS if v in counts)
+        rows.append(f"<tr><th>{esc(topic)}</th><td><div class='bar' "
+                    f"style='width:{100 * total / widest:.1f}%'>{segments}</div></td>"
+                    f"<td class='n'>{number(total)}</td></tr>")
+    return (f"<figure class='chart'><figcaption>{esc(_('verdicts by topic'))}</figcaption>"
+            f"<div class='legend'>{legend}</div><table>{''.join(rows)}</table></figure>")
 
 
 # Where a long value of an evidence table may break when the page is narrow (a projector): after
@@ -556,9 +597,7 @@ def html_report(run: Run) -> str:
                  "does not hold, that is a <span class='finding'>finding</span>, not a fault.")
              + "</p>"]
     if run.claims:
-        chart = plots.verdict_summary([{"topic": topic_text(result.claim.topic),
-                                        "verdict": result.verdict} for result in run.claims])
-        parts.append(_img(plots.png_bytes(chart), _("verdicts by topic")))
+        parts.append(verdict_chart(run.claims))
     parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
                  f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
     for result, sub, verdict, engine in _verdict_rows(run.claims):
