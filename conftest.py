@@ -13,6 +13,46 @@ from pathlib import Path
 
 import pytest
 
+
+def _iri_syntax_when_first_asked() -> None:
+    """Put a stand-in for ``rfc3987_syntax`` in place that imports the package when a schema
+    first checks an IRI.
+
+    nbval reads notebooks with nbformat, which imports jsonschema, whose format checkers import
+    ``rfc3987_syntax`` (for the "iri" formats) where it is installed, as nbformat's
+    ``format-nongpl`` extra has it; that package builds some thirty Earley parsers as it loads,
+    two seconds of a core in each of the suite's pytest processes (python-jsonschema/jsonschema
+    issue 1428; opendatahub-io/notebooks issue 3532 measured the same chain). jsonschema takes
+    ``is_valid_syntax`` from it at import: the stand-in's imports the package on its first call
+    and answers as it does, so every check gives the package's own answer.
+    """
+    import importlib
+    import importlib.util
+    import sys
+    import types
+
+    name = "rfc3987_syntax"
+    if name in sys.modules or importlib.util.find_spec(name) is None:
+        return
+    stand_in = types.ModuleType(name, "rfc3987_syntax, imported on the first check")
+    loaded: list[types.ModuleType] = []
+
+    def is_valid_syntax(term: str, value: str) -> bool:
+        if not loaded:
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+            loaded.append(importlib.import_module(name))
+        return loaded[0].is_valid_syntax(term, value)
+
+    stand_in.is_valid_syntax = is_valid_syntax  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+
+
+# Before nbval, which pyproject.toml's addopts keep from loading as an installed plugin
+# (``-p no:nbval``) so that it loads here, after the stand-in.
+_iri_syntax_when_first_asked()
+pytest_plugins = ["nbval.plugin"]
+
 # The lessons' B-tree loads at a size the suite can afford (the kit's default is 200,000 keys
 # per kind); a value set by whoever runs the tests wins. Kernels started by nbval inherit it.
 os.environ.setdefault("LABKIT_BTREE_N", "20000")
