@@ -171,19 +171,19 @@ def pytest_sessionfinish(session):
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
-    """``--numprocesses auto``: xdist's count (one worker per core) and three more, because
+    """``--numprocesses auto``: xdist's count (one worker per core) and two more, because
     many tests spend most of their time waiting on processes they start (a run killed
     mid-load, a PostgreSQL starting, a kernel, ID-making processes waiting for a shared
-    second): the extra workers' tests use a core while others wait. Run on one worker, the
-    tests took 7 min 17 s, of which 4 min 25 s was CPU time; on two cores ``make test`` took
-    3 min 19 s with three workers, 2 min 50 s with four and 2 min 47 s with five (measured on
-    2026-12-02). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` and ``--numprocesses logical`` keep
-    xdist's own meaning."""
+    second): the extra workers' tests use a core while others wait. On two cores ``make test``
+    took 3 min 8 s with three workers, 2 min 58 s and 2 min 59 s with four, and 3 min 5 s with
+    five, which spent 25 s more CPU time than four (measured on 2026-12-03, one machine, one
+    core's reference 2.4 s: benchmarks/suite_bench.py). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` and
+    ``--numprocesses logical`` keep xdist's own meaning."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
         return None
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core
 
-    return per_core(config) + 3
+    return per_core(config) + 2
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)

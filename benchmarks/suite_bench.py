@@ -7,7 +7,7 @@ The suite's time depends as much on the machine as on the suite: two machines so
 cores" ran the same tests at times apart by more than two to one. So before and after the
 runs it times a fixed piece of pure Python on one core (a sum over a range, the least of five
 rounds): the machine's speed beside the suite's time. Each run is ``make test`` with
-``ARGS="-n WORKERS ..."`` (``auto``: the suite's own count, one per core and three more), its
+``ARGS="-n WORKERS ..."`` (``auto``: the suite's own count, one per core and two more), its
 wall time and its children's CPU time; it prints every run beside the target, and the exit
 status of each (a failing run's time is printed, marked, but is no measurement of a green
 suite).
