@@ -25,6 +25,7 @@ import html
 import json
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,20 +242,27 @@ def _executed(lesson: Path) -> dict[bool, tuple[Ran, ...]]:
     reads the session's B-tree loads the first one made, instead of a second kernel making
     them again; a revealed pass in a kernel of its own showed the same outputs.)"""
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     notebook = nbformat.read(lesson, as_version=4)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     again = [nbformat.v4.new_code_cell(_revealed(cell.source)) for cell in code]
     notebook.cells = code + again
-    progress = Path(tempfile.mkdtemp(prefix="labkit-vi-")) / "progress.json"
+    scratch = Path(tempfile.mkdtemp(prefix="labkit-vi-"))
+    progress = scratch / "progress.json"
+    # The kernel's sockets are files of this scratch folder (ZeroMQ's ipc), not TCP ports: a
+    # port picked free for a kernel can be taken by another process before the kernel binds it
+    # ("Address already in use", the kernel dead before its first reply), and the suite's
+    # other tests start servers on free ports all the while.
+    kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(scratch / "kernel"))
     environment = {"LABKIT_LANG": "", "LABKIT_PROGRESS": str(progress),
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     saved = {key: os.environ.get(key) for key in environment}
     os.environ.update(environment)
     stopped = ""
     try:
-        NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
+        NotebookClient(notebook, km=kernel, timeout=600, allow_errors=True,
                        resources={"metadata": {"path": str(lesson.parent)}}).execute()
     except Exception as exc:  # a cell timed out or the kernel died: the later cells did not run
         stopped = f"{type(exc).__name__}: {exc}"
@@ -264,6 +272,7 @@ def _executed(lesson: Path) -> dict[bool, tuple[Ran, ...]]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        shutil.rmtree(scratch, ignore_errors=True)
     ran = tuple(Ran(cell.source, "\n".join(_shown(o) for o in cell.get("outputs", [])),
                     _error(cell, stopped),
                     "\n".join("".join(o.get("data", {}).get("text/html", ""))
