@@ -89,33 +89,31 @@ SHARED = {  # files that read one session-scoped result: one unit, so it is made
 # lesson, as each lesson runs once for all of its tests.
 BY_LESSON = {"tests/test_vietnamese_outputs.py"}
 _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
-# The units that take longest, in seconds of a whole `make test` on two cores with five
-# workers (measured on 2026-12-02; a SPREAD test named by its function, for each of its cases).
+# The units that take longest, in seconds of a whole `make test` on two cores with four
+# workers (measured on 2026-12-03; a SPREAD test named by its function: the median of its cases).
 # A unit of few tests but long, sent out by its count of tests, started late and was the last
 # to finish while the other workers stood idle: longest first, the workers end together. A
 # later run goes by what the last one measured (pytest's cache, ``unit_seconds``); these are
 # for a fresh clone.
 SLOW = {
-    "tests/test_postgres.py": 33, "offline run": 32, "notebooks/06_btree_keys.ipynb": 22,
-    "offline exercises": 24, "tests/test_hostile_files.py": 22,
-    "tests/test_wire_btree.py": 20, "tests/test_forgeries.py": 19, "tests/test_leases.py": 18,
-    "tests/test_vietnamese_outputs.py::06_btree_keys": 17, "tests/test_canary.py": 15,
-    "tests/test_docs_commands.py": 14,
-    "tests/test_vietnamese_outputs.py::05_objectid_ordering": 14,
-    "tests/test_lesson_pacing.py": 12, "tests/test_btree_io.py": 12, "tests/test_btree.py": 12,
-    "tests/test_cli_fuzz.py": 10, "tests/test_plot_labels.py": 9, "tests/test_cli.py": 9,
-    "tests/test_packaging.py": 9,
+    "tests/test_postgres.py": 32, "offline run": 31, "offline exercises": 26,
+    "tests/test_vietnamese_outputs.py::06_btree_keys": 26, "tests/test_forgeries.py": 26,
+    "tests/test_btree_io.py": 25, "notebooks/06_btree_keys.ipynb": 21,
+    "tests/test_results_english.py": 19, "tests/test_leases.py": 19, "tests/test_btree.py": 17,
+    "tests/test_lesson_pacing.py": 15, "tests/test_plot_labels.py": 15,
+    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 14,
     "tests/test_fastread.py::test_an_edited_text_is_read_as_the_python_reader_reads_it_or_declined":
-        8,
-    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 8,
-    "tests/test_classroom.py": 7, "tests/test_terminal_escaping.py": 7,
-    "tests/test_explain_corpus.py": 7, "tests/test_vietnamese_outputs.py": 7,
-    "tests/test_wire_server_start.py": 6, "tests/test_mongo.py": 6,
-    "tests/test_results_english.py": 6, "tests/test_wire_objectid.py": 6,
-    "tests/test_signals.py": 6, "tests/test_cli_server.py": 6, "tests/test_engine_fields.py": 6,
-    "tests/test_i18n.py": 5, "tests/test_wire_servers.py": 5, "tests/test_environment.py": 5,
-    "tests/test_wire_run.py": 5,
-    "tests/test_fastread.py::test_pcre2_and_re_make_the_same_check": 4,
+        14,
+    "tests/test_wire_btree.py": 14, "tests/test_canary.py": 13, "tests/test_docs_commands.py": 13,
+    "tests/test_redaction.py": 12, "tests/test_vietnamese_outputs.py::05_objectid_ordering": 12,
+    "tests/test_cli.py": 12, "tests/test_explain_corpus.py": 11, "tests/test_packaging.py": 10,
+    "tests/test_engine_fields.py": 10, "tests/test_runner.py": 10,
+    "tests/test_fastread.py::test_the_c_path_reads_as_the_python_reader_or_declines": 10,
+    "tests/test_mongo.py": 8, "tests/test_wire_objectid.py": 8, "tests/test_environment.py": 7,
+    "tests/test_terminal_escaping.py": 7, "tests/test_wire_server_start.py": 7,
+    "tests/test_fast_paths.py": 7, "tests/test_hostile_files.py": 6, "tests/test_i18n.py": 6,
+    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 4,
+    "tests/test_explain.py": 6, "tests/test_vietnamese_outputs.py": 6,
 }
 _MEASURED = "labkit/unit-seconds"  # pytest's cache key for the seconds each unit took
 
