@@ -63,6 +63,29 @@ _PROGRESS = tempfile.mkdtemp(prefix="labkit-test-progress-")
 atexit.register(shutil.rmtree, _PROGRESS, True)
 os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
 
+
+
+def _lesson_kernels_over_ipc() -> None:
+    """nbval's kernels talk over ZeroMQ ipc files in a folder of this run's, not TCP ports.
+
+    jupyter_client picks a kernel's five ports free, and the kernel binds them a moment later;
+    meanwhile another test's process (a server started on a free port) can take one, and the
+    kernel dies before its first reply ("Address already in use"), failing every cell of its
+    lesson. tests/test_vietnamese_outputs.py starts its kernels the same way.
+    """
+    import nbval.kernel
+    from jupyter_client.manager import KernelManager
+
+    class IpcKernelManager(KernelManager):
+        def __init__(self, **kwargs: object) -> None:
+            folder = tempfile.mkdtemp(prefix="kernel-", dir=_PROGRESS)
+            super().__init__(transport="ipc", ip=os.path.join(folder, "kernel"), **kwargs)
+
+    nbval.kernel.KernelManager = IpcKernelManager
+
+
+_lesson_kernels_over_ipc()
+
 # The Vietnamese edition's lessons run once each, in tests/test_vietnamese_outputs.py: its test
 # of every code cell is this edition's notebook test, and its scan of their outputs reads the
 # same run, so nbval does not run them a second time. (A lesson named on the command line, as

@@ -1,9 +1,12 @@
 """The suite's own set-up in the root conftest.py: nbval loads from there, after the stand-in
-for ``rfc3987_syntax``, and jsonschema's IRI checks give that package's answers through it."""
+for ``rfc3987_syntax``, and jsonschema's IRI checks give that package's answers through it;
+nbval's kernels talk over ipc files, not TCP ports."""
 
 from __future__ import annotations
 
 import sys
+import tempfile
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -29,3 +32,15 @@ def test_the_iri_format_answers_as_rfc3987_syntax_does(value, is_iri):
     assert jsonschema.FormatChecker().conforms(value, "iri") is is_iri
     assert is_valid_syntax("iri", value) is is_iri
     assert getattr(sys.modules["rfc3987_syntax"], "__file__", None)
+
+
+def test_nbvals_kernels_talk_over_ipc_files_in_a_folder_of_the_runs():
+    """A kernel nbval starts binds files of its own folder under the temporary directory, so no
+    port another process took can stop it."""
+    import nbval.kernel
+
+    first = nbval.kernel.KernelManager(kernel_name="python3")
+    second = nbval.kernel.KernelManager(kernel_name="python3")
+    assert (first.transport, second.transport) == ("ipc", "ipc")
+    assert Path(first.ip).parent != Path(second.ip).parent
+    assert Path(first.ip).is_relative_to(tempfile.gettempdir())
