@@ -64,16 +64,16 @@ atexit.register(shutil.rmtree, _PROGRESS, True)
 os.environ["LABKIT_PROGRESS"] = os.path.join(_PROGRESS, "progress.json")
 
 
-
-def _lesson_kernels_over_ipc() -> None:
-    """nbval's kernels talk over ZeroMQ ipc files in a folder of this run's, not TCP ports.
+def _ipc_kernel_manager() -> type:
+    """The kernel manager of the suite's lesson kernels: each kernel talks over ZeroMQ ipc files
+    in a folder of its own under this run's, not over TCP ports.
 
     jupyter_client picks a kernel's five ports free, and the kernel binds them a moment later;
     meanwhile another test's process (a server started on a free port) can take one, and the
     kernel dies before its first reply ("Address already in use"), failing every cell of its
-    lesson. tests/test_vietnamese_outputs.py starts its kernels the same way.
+    lesson. nbval makes its managers with it (below), tests/test_vietnamese_outputs.py through
+    the ``kernel_manager`` fixture.
     """
-    import nbval.kernel
     from jupyter_client.manager import KernelManager
 
     class IpcKernelManager(KernelManager):
@@ -81,10 +81,26 @@ def _lesson_kernels_over_ipc() -> None:
             folder = tempfile.mkdtemp(prefix="kernel-", dir=_PROGRESS)
             super().__init__(transport="ipc", ip=os.path.join(folder, "kernel"), **kwargs)
 
-    nbval.kernel.KernelManager = IpcKernelManager
+    return IpcKernelManager
 
 
-_lesson_kernels_over_ipc()
+IPC_KERNEL_MANAGER = _ipc_kernel_manager()
+
+
+def _nbval_kernels_over_ipc() -> None:
+    import nbval.kernel
+
+    nbval.kernel.KernelManager = IPC_KERNEL_MANAGER
+
+
+_nbval_kernels_over_ipc()
+
+
+@pytest.fixture(scope="session")
+def kernel_manager() -> type:
+    """The class of the lesson kernels' manager (``IPC_KERNEL_MANAGER``), for a test that runs a
+    lesson in a kernel of its own."""
+    return IPC_KERNEL_MANAGER
 
 # The Vietnamese edition's lessons run once each, in tests/test_vietnamese_outputs.py: its test
 # of every code cell is this edition's notebook test, and its scan of their outputs reads the
@@ -135,8 +151,8 @@ SLOW = {
     "tests/test_mongo.py": 8, "tests/test_wire_objectid.py": 8, "tests/test_environment.py": 7,
     "tests/test_terminal_escaping.py": 7, "tests/test_wire_server_start.py": 7,
     "tests/test_fast_paths.py": 7, "tests/test_hostile_files.py": 6, "tests/test_i18n.py": 6,
-    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 4,
     "tests/test_explain.py": 6, "tests/test_vietnamese_outputs.py": 6,
+    "tests/test_interruptions.py::test_a_killed_run_leaves_no_process_and_no_folder": 4,
 }
 _MEASURED = "labkit/unit-seconds"  # pytest's cache key for the seconds each unit took
 

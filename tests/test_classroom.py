@@ -15,9 +15,9 @@ import shutil
 import stat
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+import click.testing
 import pytest
 import yaml
 
@@ -86,15 +86,7 @@ def interpolate(text: str, env: dict | None = None) -> str:
     return re.sub(r"\$\{(\w+)(:-([^}]*))?\}", one, text)
 
 
-@dataclass
-class SchemaCheck:
-    """What check-jsonschema answered: its exit status and what it printed."""
-
-    returncode: int
-    output: str
-
-
-def _check_jsonschema(schema: str, *files: Path) -> SchemaCheck:
+def _check_jsonschema(schema: str, *files: Path) -> click.testing.Result:
     """Run check-jsonschema's command on a built-in schema, in this process, with every proxy
     pointing at a closed port.
 
@@ -104,16 +96,15 @@ def _check_jsonschema(schema: str, *files: Path) -> SchemaCheck:
     again, two seconds of a core for each of these five checks.)
     """
     from check_jsonschema import main
-    from click.testing import CliRunner
 
     env: dict[str, str | None] = {k: None for k in os.environ if "proxy" in k.lower()}
     env.update({name: "http://127.0.0.1:9" for name in
                 ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy")})
-    result = CliRunner().invoke(main, ["--no-cache", "--builtin-schema", schema,
-                                       *map(str, files)], env=env)
+    result = click.testing.CliRunner().invoke(main, ["--no-cache", "--builtin-schema", schema,
+                                                    *map(str, files)], env=env)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
-    return SchemaCheck(result.exit_code, result.output)
+    return result
 
 
 # Schemas ---------------------------------------------------------------------------------
@@ -122,14 +113,14 @@ def _check_jsonschema(schema: str, *files: Path) -> SchemaCheck:
 def test_compose_files_follow_the_compose_specification():
     """compose.yaml and the dev container's override validate against the Compose schema."""
     result = _check_jsonschema("vendor.compose-spec", *_compose_files())
-    assert result.returncode == 0, result.output
+    assert result.exit_code == 0, result.output
 
 
 def test_workflows_follow_githubs_workflow_schema():
     """Every GitHub workflow validates against GitHub's workflow schema, offline."""
     assert WORKFLOWS
     result = _check_jsonschema("vendor.github-workflows", *WORKFLOWS)
-    assert result.returncode == 0, result.output
+    assert result.exit_code == 0, result.output
 
 
 @pytest.mark.parametrize(("schema", "text", "culprit"), [
@@ -148,7 +139,7 @@ def test_the_schema_checks_reject_broken_files(tmp_path, schema, text, culprit):
     broken = tmp_path / ("compose.yaml" if "compose" in schema else "workflow.yml")
     broken.write_text(text)
     result = _check_jsonschema(schema, broken)
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert culprit in result.output
 
 

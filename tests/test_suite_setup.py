@@ -34,11 +34,13 @@ def test_the_iri_format_answers_as_rfc3987_syntax_does(value, is_iri):
     assert getattr(sys.modules["rfc3987_syntax"], "__file__", None)
 
 
-def test_nbvals_kernels_talk_over_ipc_files_in_a_folder_of_the_runs():
+def test_nbvals_kernels_talk_over_ipc_files_in_a_folder_of_the_runs(kernel_manager):
     """A kernel nbval starts binds files of its own folder under the temporary directory, so no
-    port another process took can stop it."""
+    port another process took can stop it; the Vietnamese lessons' kernels (``kernel_manager``)
+    are made by the same class."""
     import nbval.kernel
 
+    assert nbval.kernel.KernelManager is kernel_manager
     first = nbval.kernel.KernelManager(kernel_name="python3")
     second = nbval.kernel.KernelManager(kernel_name="python3")
     assert (first.transport, second.transport) == ("ipc", "ipc")

@@ -231,7 +231,7 @@ def _revealed(source: str) -> str:
 
 
 @functools.cache
-def _executed(lesson: Path) -> dict[bool, tuple[Ran, ...]]:
+def _executed(lesson: Path, kernel_manager: type) -> dict[bool, tuple[Ran, ...]]:
     """Run a Vietnamese lesson in a fresh kernel, as nbval runs a lesson (every cell in order,
     an error in one not stopping the next), with no MongoDB server (no URI, no mongod, no
     Docker here) and the suite's B-tree size (``LABKIT_BTREE_N``, which the root conftest.py
@@ -240,9 +240,9 @@ def _executed(lesson: Path) -> dict[bool, tuple[Ran, ...]]:
     learner who runs the lesson through and then again clicking through the answers. Each
     code cell as it ran, by pass: ``{False: as it is, True: revealed}``. (The second pass
     reads the session's B-tree loads the first one made, instead of a second kernel making
-    them again; a revealed pass in a kernel of its own showed the same outputs.)"""
+    them again; a revealed pass in a kernel of its own showed the same outputs.) The kernel is
+    ``kernel_manager``'s, the suite's (root conftest.py), as nbval's are."""
     import nbformat
-    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     notebook = nbformat.read(lesson, as_version=4)
@@ -251,18 +251,14 @@ def _executed(lesson: Path) -> dict[bool, tuple[Ran, ...]]:
     notebook.cells = code + again
     scratch = Path(tempfile.mkdtemp(prefix="labkit-vi-"))
     progress = scratch / "progress.json"
-    # The kernel's sockets are files of this scratch folder (ZeroMQ's ipc), not TCP ports: a
-    # port picked free for a kernel can be taken by another process before the kernel binds it
-    # ("Address already in use", the kernel dead before its first reply), and the suite's
-    # other tests start servers on free ports all the while.
-    kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(scratch / "kernel"))
     environment = {"LABKIT_LANG": "", "LABKIT_PROGRESS": str(progress),
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     saved = {key: os.environ.get(key) for key in environment}
     os.environ.update(environment)
     stopped = ""
     try:
-        NotebookClient(notebook, km=kernel, timeout=600, allow_errors=True,
+        NotebookClient(notebook, km=kernel_manager(kernel_name="python3"), timeout=600,
+                       allow_errors=True,
                        resources={"metadata": {"path": str(lesson.parent)}}).execute()
     except Exception as exc:  # a cell timed out or the kernel died: the later cells did not run
         stopped = f"{type(exc).__name__}: {exc}"
@@ -372,12 +368,12 @@ def test_the_card_number_scan_finds_english_numbers(value, found):
 
 
 @pytest.mark.parametrize(("lesson", "index"), CELLS)
-def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index):
+def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index, kernel_manager):
     """Code cell ``index`` of the Vietnamese lesson, run in order in the lesson's one kernel,
     raises no error; and, as nbval checks, a cell the notebook records as never run carries
     no outputs (one test per code cell, as nbval had for this edition)."""
     stored = _code_cells(lesson)[index]
-    ran = _executed(lesson)[False][index]
+    ran = _executed(lesson, kernel_manager)[False][index]
     where = f"{lesson.relative_to(ROOT)}, code cell {index}"
     assert not (stored.get("execution_count") is None and stored.get("outputs")), (
         f"{where}: a cell never run carries outputs (commit the lesson without outputs)")
@@ -387,13 +383,14 @@ def test_every_cell_of_a_vietnamese_lesson_runs(lesson, index):
 @pytest.mark.slow
 @pytest.mark.parametrize("revealed", [False, True], ids=["as it is", "answers revealed"])
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
-def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson, revealed):
+def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson, revealed,
+                                                                         kernel_manager):
     """Every output of the lesson, run without a server from top to bottom with no error (as
     it is, and with its answers revealed), is free of labkit's English sentences, of runs of
     English function words and of English-grouped numbers; its labels (card rows, table
     headings) are neither identifiers nor English words, and its cards' numbers are written
     the Vietnamese way. Identifiers, commands and values may stay where they are values."""
-    ran = _executed(lesson)[revealed]
+    ran = _executed(lesson, kernel_manager)[revealed]
     failed = [f"code cell {index}" for index, cell in enumerate(ran) if cell.error]
     assert not failed, f"the lesson did not run through: {', '.join(failed)} failed"
     fragments = english_fragments()
