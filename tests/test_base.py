@@ -47,7 +47,7 @@ def test_one_fallback_chain_builds_the_tried_list():
     with pytest.raises(ServerUnavailable) as caught:
         base.first_server("Thing", [way("A", "not set"), way("B", failed)], False, "go")
     assert [str(way) for way in caught.value.tried] == ["A: not set",
-                                                        "B: failed to start:\n" + str(failed)]
+                                                        "B: failed to start: " + str(failed)]
     assert str(caught.value.hint) == "Hint: go"
     with pytest.raises(ServerStartError):
         base.first_server("Thing", [way("B", failed)], True, "go")
@@ -61,12 +61,12 @@ def test_one_fallback_chain_builds_the_tried_list():
 def test_errors_keep_what_was_tried_and_the_hint_as_data():
     """The message and the one-line summary are built from ``tried`` and ``hint``."""
     error = ServerUnavailable("No Thing server is available.",
-                              tried=["A: not set", "B: failed to start:\nHint: inner\nlog"],
+                              tried=["A: not set", "B: failed to start: It broke.\nlog"],
                               hint="do this")
     assert str(error) == ("No Thing server is available. Tried:\n  - A: not set\n"
-                          "  - B: failed to start:\n    Hint: inner\n    log\nHint: do this")
+                          "  - B: failed to start: It broke.\n    log\nHint: do this")
     assert str(error.summary()) == ("No Thing server is available (tried A: not set; B: "
-                                    "failed to start:). Hint: do this")
+                                    "failed to start: It broke.). Hint: do this")
     start = ServerStartError("It did not answer.", log_tail="a\nb", hint="Hint: try")
     assert str(start) == "It did not answer.\nLast lines of its log:\na\nb\nHint: try"
     assert (start.log_tail, start.hint) == ("a\nb", "Hint: try")

@@ -168,9 +168,10 @@ def test_a_start_failure_is_kept_whole_and_its_first_line_summed_up(monkeypatch)
                                   N_("Hint: start Docker."))
     error = caught.value
     assert str(error.what_failed()) == ("No MongoDB server is available (tried local mongod: "
-                                        "failed to start:).")
+                                        "failed to start: mongod exited at once.).")
     assert i18n.shown(error.what_failed()).startswith("Không có server MongoDB nào dùng được "
-                                                      "(đã thử mongod cục bộ: ")
+                                                      "(đã thử mongod cục bộ: không khởi động "
+                                                      "được: mongod exited at once.)")
     assert "line two" in str(error)
     assert "line two" in error.english()
     assert "Last lines of its log:" in error.english()

@@ -115,8 +115,9 @@ def first_server(engine: str, attempts: Sequence[Attempt[S]], explicit: bool, hi
             if explicit:
                 raise
             # Its start failure (message, log and hint) is kept whole, shown in the learner's
-            # language: the first line alone goes into the one-line summary.
-            outcome = Message("{failed}\n{error}", failed=Message(N_("failed to start:")),
+            # language: its first line, which says what went wrong, follows "failed to start:"
+            # on the line the one-line summary keeps.
+            outcome = Message("{failed} {error}", failed=Message(N_("failed to start:")),
                               error=exc.text())
         if not isinstance(outcome, str | Message):
             return outcome
