@@ -52,6 +52,33 @@ def test_no_geteuid_means_no_user_switch(monkeypatch):
     assert postgres.run_as() == ([], None)
 
 
+@POSIX_ONLY
+def test_as_root_runuser_is_found_off_path_or_its_absence_said(monkeypatch, tmp_path):
+    """As root, PostgreSQL runs through runuser, which a root shell's PATH may lack (``env -i``
+    keeps only /usr/bin:/bin; util-linux puts runuser in /usr/sbin): it is taken from the
+    system folders by its full path, and where it is in none, the error says so (it was
+    ``[Errno 2] No such file or directory: 'runuser'``)."""
+    import pwd
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: pwd.struct_passwd(
+        (name, "x", 12345, 12346, "", "/", "/bin/false")))
+    empty, system = tmp_path / "empty", tmp_path / "sbin"
+    empty.mkdir()
+    system.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.setattr(postgres, "_SYSTEM_BIN", str(system))
+    with pytest.raises(ServerStartError) as caught:
+        postgres.run_as()
+    assert str(caught.value).startswith("PostgreSQL will not run as root, and runuser")
+    assert f"nor in {system}." in str(caught.value)
+    assert str(caught.value.hint).startswith("Hint: put the folder that holds runuser")
+    runuser = system / "runuser"
+    runuser.write_text("#!/bin/sh\n")
+    runuser.chmod(0o755)
+    assert postgres.run_as() == ([str(runuser), "-u", "postgres", "--"], (12345, 12346))
+
+
 def test_a_docker_postgresql_of_labkits_own_gets_the_same_settings_as_a_local_one(monkeypatch):
     """labkit's own PostgreSQL in Docker starts with the settings of its local one (shared
     buffers from the cache asked for, checkpoints only when labkit asks), as ``-c name=value``

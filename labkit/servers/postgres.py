@@ -350,7 +350,20 @@ def run_as() -> tuple[list[str], _User | None]:
                        "it as.")),
             hint=Message(POSTGRES_HINT),
         ) from exc
-    return ["runuser", "-u", "postgres", "--"], _User(entry.pw_uid, entry.pw_gid)
+    runuser = shutil.which("runuser") or shutil.which("runuser", path=_SYSTEM_BIN)
+    if runuser is None:
+        raise ServerStartError(
+            Message(N_("PostgreSQL will not run as root, and runuser, which runs it as the "
+                       "'postgres' user, is neither on PATH nor in {folders}."),
+                    folders=_SYSTEM_BIN),
+            hint=Message(N_("Hint: put the folder that holds runuser (util-linux) on PATH, or "
+                            "set LABKIT_POSTGRES_DSN to a server of your own.")),
+        )
+    return [runuser, "-u", "postgres", "--"], _User(entry.pw_uid, entry.pw_gid)
+
+
+# Where util-linux puts runuser, which a root shell's PATH may lack (``env -i``, some images).
+_SYSTEM_BIN = os.pathsep.join(["/usr/sbin", "/sbin"])
 
 
 _PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
