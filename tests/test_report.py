@@ -313,6 +313,77 @@ def test_values_read_as_people_write_them(value, key, text):
     assert report.readable(value, key) == text
 
 
+# The page measures itself, laid out in a frame of a phone's width inside a headless browser's
+# window (which is never narrower than about 500 px): the page's scrolling width against the
+# frame's, and each run of text whose right edge passes it (the evidence tables scroll inside
+# their own box, .ev, by design). It writes what it found on the window's page, which the
+# browser prints.
+_FIT_PROBE = """<script>
+const width = document.documentElement.clientWidth;
+const wide = [];
+const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+  if (text.parentElement.closest('.ev')) continue;
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  if ([...range.getClientRects()].some(box => box.right > width + 0.5))
+    wide.push(`${text.parentElement.tagName}: ${text.textContent.slice(0, 70)}`);
+}
+parent.document.body.setAttribute('data-fit', JSON.stringify(
+  {width: width, scroll: document.documentElement.scrollWidth, wide: wide.slice(0, 8)}));
+</script></body>"""
+
+
+def _browser() -> str:
+    import shutil
+
+    from conftest import skip_unless_required
+
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if found := shutil.which(name):
+            return found
+    skip_unless_required("chromium", "no Chromium or Chrome on PATH (Debian: apt-get install "
+                                     "chromium) to lay the report out in")
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("width", [360, 480])
+def test_the_page_fits_a_phone_wide_window(width, offline_run, tmp_path, monkeypatch):
+    """Laid out by Chromium a phone's width wide, in English and in Vietnamese, nothing sticks
+    out past the right edge: the engine column wraps between words on a narrow screen (names
+    such as "model (rightmost splits) · size labkit 0.1.0" pushed the claims table 40 px past a
+    480 px window), and a word longer than the line breaks (an ObjectId in a heading, a DSN in
+    the engines list, SQLITE_DBSTATUS_CACHE_MISS in the summary stuck out at 360 px)."""
+    import subprocess
+
+    from labkit import i18n
+
+    browser = _browser()
+    for lang in ("en", "vi"):
+        monkeypatch.setattr(i18n, "_chosen", lang)
+        page = report.write(offline_run, tmp_path / lang)["html"].read_text(encoding="utf-8")
+        dsn = ("<li><b>PostgreSQL</b>: 15.18 (dsn: postgresql://postgres:***@127.0.0.1:5432/"
+               "a_database_name_long_enough_to_cross_any_phone)</li>")
+        assert "<ul class='meta'><li>" in page
+        page = page.replace("<ul class='meta'><li>", f"<ul class='meta'>{dsn}<li>")
+        frame = tmp_path / lang / "frame.html"
+        frame.write_text(
+            f"<!doctype html><html><body><iframe style='border:0' width='{width}' height='800' "
+            f"srcdoc=\"{html.escape(page.replace('</body>', _FIT_PROBE), quote=True)}\">"
+            "</iframe></body></html>", encoding="utf-8")
+        dom = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={tmp_path / lang / 'profile'}",
+             f"--window-size={width + 400},900", "--dump-dom", frame.as_uri()],
+            capture_output=True, text=True, timeout=120, check=True).stdout
+        found = re.search(r'data-fit="([^"]*)"', dom)
+        assert found, dom[-2000:]
+        fit = json.loads(html.unescape(found.group(1)))
+        assert width - 20 <= fit["width"] <= width, fit  # the frame, less its scroll bar
+        assert (fit["wide"], fit["scroll"]) == ([], fit["width"]), (lang, fit)
+
+
 def test_claim_ids_never_wrap(offline_run, offline_report):
     """The ID column is styled not to wrap, so "O10" never breaks over two lines."""
     page = offline_report["html"].read_text()

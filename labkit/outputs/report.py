@@ -441,7 +441,7 @@ def _explained_html(row: Result) -> str:
 # The report's styles; the comparison page (outputs/compare.py) uses the same.
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:60rem;margin:2rem auto;
-padding:0 1rem;color:#1f2328;line-height:1.45}
+padding:0 1rem;color:#1f2328;line-height:1.45;overflow-wrap:break-word}
 table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #d0d7de;
 padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f6f8fa}
@@ -464,6 +464,7 @@ vertical-align:middle}.chart th{background:none;font-weight:normal;width:1%;whit
 overflow:hidden}.legend span{margin-right:1rem;font-size:.9em;white-space:nowrap}
 .legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
 .bar span,.legend i{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+@media (max-width:40rem){td.e,.chart th{white-space:normal;overflow-wrap:normal}}
 """
 
 
