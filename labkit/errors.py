@@ -314,6 +314,14 @@ def server_said(exc: BaseException) -> str:
     details = getattr(exc, "details", None)
     if isinstance(details, Mapping) and isinstance(details.get("errmsg"), str):
         return f"{details['errmsg']} (code {details.get('code')})"
+    # A bulk write's refusal (pymongo's BulkWriteError, "batch op errors occurred" with the
+    # whole result appended): what the server said of each write that failed.
+    said = [f"{error['errmsg']} (code {error.get('code')})" for errors in
+            ("writeErrors", "writeConcernErrors") if isinstance(details, Mapping)
+            and isinstance(details.get(errors), list) for error in details[errors]
+            if isinstance(error, Mapping) and isinstance(error.get("errmsg"), str)]
+    if said:
+        return "; ".join(said)
     line = (str(exc).strip().splitlines() or [""])[0] or type(exc).__name__
     # pymongo's server selection gives up with "<why>, Timeout: <s>s, Topology Description:
     # <the driver's whole view of the topology>" (pymongo/synchronous/topology.py,

@@ -18,6 +18,7 @@ the spec's own files whole.
 from __future__ import annotations
 
 import collections
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,12 @@ tests:
         object: collection0
         arguments: {document: {_id: 1}}
         expectError: {isClientError: false, errorCode: 11000}
+  - description: insertMany of a duplicate
+    operations:
+      - name: insertMany
+        object: collection0
+        arguments: {documents: [{_id: 5}, {_id: 1}]}
+        expectError: {isClientError: false, errorCode: 11000, errorContains: duplicate key}
   - description: bulkWrite
     operations:
       - name: bulkWrite
@@ -242,6 +249,35 @@ def test_a_write_error_is_that_writes_answer_with_its_code(lab, tests):
 
 
 @wire
+def test_a_bulk_writes_error_is_its_first_write_errors_code_not_pymongos_65(lab, tests):
+    """insertMany whose second document is refused (``{n: 1, writeErrors: [{index: 1, code:
+    11000, errmsg}], ok: 1}``) raises pymongo's BulkWriteError, whose own code is 65 ("batch op
+    errors occurred", pymongo/errors.py) over the server's write errors: the answer's code is
+    the server's 11000, the write error names no code name (WriteError::serialize in
+    src/mongo/db/ops/write_ops.cpp, mongodb/mongo at 02fe612f, writes index, code, errmsg and
+    errInfo), and the server's errmsg is in the answer's text, so that ``errorCode: 11000``
+    and ``errorContains: duplicate key`` judge what the server said."""
+    from labkit.claims.expect import judge_step
+
+    lab.wire.on("insert", write_reply(1, writeErrors=[
+        {"index": 1, "code": 11000, "errmsg": "E11000 duplicate key error collection: "
+         "x.coll index: _id_ dup key: { _id: 1 }"}]), match=lambda s: s["documents"] == [
+        {"_id": 5}, {"_id": 1}])
+    spec = tests["insertMany of a duplicate"]
+    (answer,) = _answer(lab, spec)
+    assert (answer.server_error, answer.code, answer.code_name) == (True, 11000, "")
+    assert answer.raised.startswith("BulkWriteError: E11000 duplicate key error")
+    assert "(code 11000)" in answer.raised
+    (step,) = spec.steps
+    assert judge_step(step.expect, answer) == (True, {"error": answer.raised}, "")
+    by_name = dataclasses.replace(step.expect, value={"errorCodeName": "DuplicateKey"})
+    holds, _, note = judge_step(by_name, answer)
+    assert not holds
+    assert str(note) == ("no error code name, not DuplicateKey: the server's reply gives code "
+                         "11000 only, as it does for a write error")
+
+
+@wire
 def test_a_bulk_write_sends_each_request_in_order_and_sums_the_replies(lab, tests):
     """bulkWrite, ordered, sends insert, update and delete in the requests' order; the replies
     sum into BulkWriteResult's counts (upsertedIds empty, insertedIds left out as crud.md
@@ -290,3 +326,19 @@ def test_live_a_crud_spec_file_with_writes_holds_whole(mongodb_server, name):
     verdicts = collections.Counter(r.verdict for r in rows)
     assert verdicts[claimcheck.HOLDS] >= 1, [(r.claim.id, r.reason) for r in rows]
 
+
+
+@pytest.mark.mongodb
+def test_live_a_bulk_writes_error_reads_as_the_scripted_one(mongodb_server, tests):
+    """On a real server, the refused insertMany of the scripted test above answers as it was
+    scripted: code 11000 from the server's write error (not pymongo's 65), no code name, the
+    server's "E11000 duplicate key error" in the text, and ``expectError: {errorCode: 11000,
+    errorContains: duplicate key}`` holds."""
+    from labkit.claims.expect import judge_step
+
+    spec = tests["insertMany of a duplicate"]
+    (answer,) = MongoDBEngine(mongodb_server).answer(spec, list(spec.steps))
+    assert (answer.server_error, answer.code, answer.code_name) == (True, 11000, "")
+    assert answer.raised.startswith("BulkWriteError: E11000 duplicate key error")
+    (step,) = spec.steps
+    assert judge_step(step.expect, answer)[0]

@@ -497,13 +497,33 @@ def answer_with(read: Callable[[Step], Any], steps: list[Step],
         except Exception as exc:  # an engine's exception is what it answered, if it is one
             if is_answer is not None and not is_answer(exc):
                 raise
-            details = getattr(exc, "details", None) or {}
+            code, code_name = error_code(exc)
             answers.append(Answer(raised=one_line(exc),
                                   server_error=isinstance(exc, server_errors),
-                                  code=getattr(exc, "code", None),
-                                  code_name=str(details.get("codeName", ""))
-                                  if isinstance(details, dict) else ""))
+                                  code=code, code_name=code_name))
     return answers
+
+
+def error_code(exc: BaseException) -> tuple[int | None, str]:
+    """The server's code and code name of an error, as ``expectError``'s ``errorCode`` and
+    ``errorCodeName`` read them: a command's refusal carries both in its reply; a write error
+    (pymongo's WriteError, its ``details`` the write error itself) carries its code only,
+    as the server writes it (WriteError::serialize in src/mongo/db/ops/write_ops.cpp,
+    mongodb/mongo at 02fe612f: index, code, errmsg and errInfo, no codeName);
+    a bulk write's refusal (insertMany, bulkWrite: pymongo's BulkWriteError) is pymongo's own
+    code 65 over the server's write errors, so its code is the first write error's, or the
+    first write concern error's where no write failed."""
+    details = getattr(exc, "details", None)
+    code = getattr(exc, "code", None)
+    if not isinstance(details, dict):
+        return code, ""
+    for errors in ("writeErrors", "writeConcernErrors"):
+        listed = details.get(errors)
+        if isinstance(listed, list) and listed and isinstance(listed[0], dict):
+            first = listed[0]
+            found = first.get("code")
+            return (found if isinstance(found, int) else None), str(first.get("codeName", ""))
+    return code, str(details.get("codeName", ""))
 
 
 class MongoDBEngine(Engine):
