@@ -28,6 +28,7 @@ from mongo_wire import (
     atlas_refusal,
     cursor_reply,
     error_reply,
+    unauthenticated,
     unauthorized,
     update_reply,
 )
@@ -142,6 +143,79 @@ def test_a_uri_pymongo_refuses_is_bad_input_without_its_text():
     with pytest.raises(BadInput) as caught:
         mongo.from_uri("mongodb://user:s3cret@127.0.0.1:notaport/")
     assert "s3cret" not in str(caught.value)
+
+
+def test_a_server_81_on_that_tells_its_version_only_to_a_user_is_said_so(wire_server,
+                                                                          monkeypatch):
+    """From 8.1 ``buildInfo`` needs an authenticated user (buildInfoAuthMode, default
+    kRequiresAuth, in src/mongo/db/commands/buildinfo_common.cpp, commit 1c287af4;
+    SERVER-90284): a URI without credentials gets ping's ok and then ``unauthenticated``'s
+    code 13. That is said as such, with what to put in the URI, not as a server that "did not
+    answer"; and the client is closed (its monitor threads end)."""
+    closed = []
+    real = mongo.mongo_client
+
+    def watched(uri, **options):
+        client = real(uri, **options)
+        closing = client.close
+        client.close = lambda: (closed.append(True), closing())[1]
+        return client
+
+    monkeypatch.setattr(mongo, "mongo_client", watched)
+    wire_server.on("buildInfo", unauthenticated("buildInfo"))
+    with pytest.raises(ServerUnavailable) as caught:
+        mongo.from_uri(wire_server.uri)
+    assert str(caught.value.message).startswith(
+        f"The MongoDB server at {wire_server.uri} answers, but tells its version only to an "
+        "authenticated user, and the URI names none: Command buildInfo requires authentication "
+        "(code 13)")
+    assert str(caught.value.hint).startswith("Hint: put a user's name and password in "
+                                             "LABKIT_MONGODB_URI")
+    assert closed == [True]
+
+
+def test_a_server_that_does_not_answer_leaves_no_client_open(wire_server, monkeypatch):
+    """A server whose ping is refused (here by a hang-up) is a ServerUnavailable, and the
+    client made for it is closed, so that a lesson or a list of URIs trying again does not
+    leave pymongo's monitor threads behind."""
+    closed = []
+    real = mongo.mongo_client
+
+    def watched(uri, **options):
+        client = real(uri, **options)
+        closing = client.close
+        client.close = lambda: (closed.append(True), closing())[1]
+        return client
+
+    monkeypatch.setattr(mongo, "mongo_client", watched)
+    wire_server.on("ping", hangup=True)
+    with pytest.raises(ServerUnavailable, match="did not answer"):
+        mongo.from_uri(wire_server.uri + "&serverSelectionTimeoutMS=300&socketTimeoutMS=300")
+    assert closed == [True]
+
+
+def test_a_srv_name_the_dns_does_not_know_is_said_so_not_called_invalid(monkeypatch):
+    """pymongo raises every failed DNS look-up of a mongodb+srv:// name as a ConfigurationError
+    of the resolver's text (pymongo/synchronous/srv_resolver.py, ``_resolve_uri``), dnspython's
+    error its cause: labkit says the name could not be found, with the resolver's words and no
+    password, where it said the URI was not valid. The look-up is dnspython's own, given its
+    NXDOMAIN (this machine reaches no DNS server)."""
+    import dns.resolver
+
+    def no_such_name(*args, **kwargs):
+        raise dns.resolver.NXDOMAIN(qnames=[dns.name.from_text(
+            "_mongodb._tcp.cluster0.abcde.mongodb.net")])
+
+    monkeypatch.setattr(dns.resolver, "resolve", no_such_name)
+    with pytest.raises(ServerUnavailable) as caught:
+        mongo.from_uri("mongodb+srv://alice:Zq9w@cluster0.abcde.mongodb.net/")
+    message = str(caught.value)
+    assert "could not be found: the DNS look-up of its mongodb+srv:// name failed: The DNS " \
+           "query name does not exist: _mongodb._tcp.cluster0.abcde.mongodb.net." in message
+    assert "Zq9w" not in message
+    assert "Hint: check the host name" in message
+    with pytest.raises(BadInput):  # a refusal of the parser's own stays what it was
+        mongo.from_uri("mongodb+srv://alice:Zq9w@cluster0.abcde.mongodb.net:27017/")
 
 
 @pytest.mark.parametrize(("uri_options", "kept"), [("", 5.0),

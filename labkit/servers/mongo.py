@@ -517,17 +517,42 @@ def _credentials_refused(exc: BaseException) -> bool:
 
 def from_uri(uri: str, version: str | None = None) -> MongoServer:
     """The MongoDB server at ``uri`` (not labkit's: only its ``labkit_`` databases are touched)."""
-    from pymongo.errors import ConfigurationError, PyMongoError
+    from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
+    client: Client | None = None
     try:
         client = mongo_client(uri)
         client.admin.command("ping")
         actual = str(client.server_info()["version"])
     except (ConfigurationError, ValueError) as exc:  # pymongo's parser raises both
+        if client is not None:
+            client.close()
+        if (looked_up := _dns_failure(exc)) is not None:
+            raise ServerUnavailable(
+                Message(N_("The MongoDB server at {uri} could not be found: the DNS look-up "
+                           "of its mongodb+srv:// name failed: {error}"),
+                        uri=redact(uri), error=looked_up),
+                hint=Message(N_("check the host name (a hosted cluster's Connect dialog gives "
+                                "it) and that this machine reaches the Internet.")),
+            ) from exc
         raise BadInput(Message(N_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's "
                                   "parser refused it; its text is not shown: it may hold a "
                                   "password)"))) from exc
     except PyMongoError as exc:
+        if client is not None:
+            client.close()
+        if isinstance(exc, OperationFailure) and exc.code == UNAUTHORIZED:
+            # From 8.1 buildInfo needs an authenticated user (buildInfoAuthMode, in
+            # src/mongo/db/commands/buildinfo_common.cpp): the server answered ping, but
+            # tells its version to no connection without one.
+            raise ServerUnavailable(
+                Message(N_("The MongoDB server at {uri} answers, but tells its version only "
+                           "to an authenticated user, and the URI names none: {error}"),
+                        uri=redact(uri), error=server_said(exc)),
+                hint=Message(N_("put a user's name and password in LABKIT_MONGODB_URI "
+                                "(mongodb://user:password@host:27017/; docs/hosted.md, \"The "
+                                "user labkit needs\").")),
+            ) from exc
         if _credentials_refused(exc):
             raise ServerUnavailable(
                 Message(N_("The MongoDB server at {uri} refused the URI's credentials: {error}"),
@@ -557,6 +582,19 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
         privileges = None
     return MongoServer(uri=uri, how="uri", version=actual, cache_gb=cache_gb, cache=cache,
                        privileges=privileges, _client=client)
+
+
+def _dns_failure(exc: BaseException) -> str | None:
+    """What the DNS look-up said, where pymongo's refusal of a ``mongodb+srv://`` URI is its
+    resolver's failure (pymongo/synchronous/srv_resolver.py raises every dnspython error as a
+    ConfigurationError of the same text, the dnspython error as its cause): no such name, no
+    DNS server, a timeout. None for any other refusal."""
+    cause = exc.__cause__
+    while cause is not None:
+        if type(cause).__module__.split(".")[0] == "dns":
+            return _redact.redact(str(cause)) or type(cause).__name__
+        cause = cause.__cause__
+    return None
 
 
 def _among(uris: list[str], version: str | None) -> MongoServer:
