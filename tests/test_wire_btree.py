@@ -54,7 +54,7 @@ import uuid
 
 import mongo_wire
 import pytest
-from bson import Binary, Int64, ObjectId
+from bson import Binary, Int64, ObjectId, Timestamp
 from mongo_wire import (
     ATLAS_ERROR,
     SERIES,
@@ -120,8 +120,9 @@ class Mongod:
     def __init__(self, wire, *, privileges: dict | None = None, refuse: tuple[str, ...] = (),
                  refusal: int = UNAUTHORIZED, logged: bool | None = True,
                  aggregate_as: str = "query", others: dict[str, int] | None = None,
-                 cache_bytes: int = SMALLEST_CACHE) -> None:
+                 cache_bytes: int = SMALLEST_CACHE, replica_set: bool = False) -> None:
         self.wire, self.refusal, self.logged = wire, refusal, logged
+        self.replica_set = replica_set
         self.aggregate_as, self.others, self.cache_bytes = aggregate_as, others or {}, cache_bytes
         self.collections: dict[str, set[str]] = {}
         wire.on("connectionStatus", status(*ROOTISH) if privileges is None else privileges)
@@ -247,6 +248,14 @@ class Mongod:
             "connections": {"current": 3, "available": 838857, "totalCreated": Int64(7),
                             "active": 2},
             "opcounters": {name: Int64(value) for name, value in ops.items()}})
+        if self.replica_set:
+            # A member's ``repl`` section (the manual's "serverStatus" page, repl: the set's
+            # name, its hosts and this member's part; absent on a standalone).
+            reply["repl"] = {"topologyVersion": {"processId": ObjectId(), "counter": Int64(6)},
+                             "hosts": ["wire-test:27017", "wire-test:27018"], "setName": "rs0",
+                             "setVersion": 1, "isWritablePrimary": True, "secondary": False,
+                             "primary": "wire-test:27017", "me": "wire-test:27017",
+                             "rbid": 1}
         wired = reply["wiredTiger"]
         wired.update({
             "uri": "statistics:",
@@ -588,6 +597,49 @@ def test_a_server_busy_with_other_clients_has_its_figure_marked(wire_server, con
     assert "other clients" in str(row.reason)
 
 
+def test_on_a_replica_set_the_oplogs_getmores_do_not_mark_the_load(wire_server, connect):
+    """On a replica set each secondary reads the oplog with getMores all the load long, and the
+    primary counts each (GetMoreCmd's run() counts it first: src/mongo/db/commands/
+    getmore_cmd.cpp, mongodb/mongo at 01018b26): there getMores are not others' reads, so a
+    load beside 300 of them per reading is not marked; a query still marks it, and says that
+    getMores were left out."""
+    Mongod(wire_server, logged=False, replica_set=True, others={"getmore": 300})
+    server = connect()
+    result, = btree.measure("mongodb", ["uuid4"], N, server=server)["results"]
+    assert result["others_reads"] == 0
+    assert "cache_reads_disturbed" not in result
+
+
+def test_on_a_replica_set_other_clients_queries_still_mark_the_load(wire_server, connect):
+    """Queries beyond the allowance mark a replica set's load as on a standalone, and the
+    reason says that getMores are not counted there, and why."""
+    Mongod(wire_server, logged=False, replica_set=True, others={"getmore": 300, "query": 300})
+    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    reason = str(result["cache_reads_disturbed"])
+    assert reason.startswith("other clients read from the server during the load")
+    assert "getMores are not counted on a replica set, whose members read the oplog" in reason
+
+
+def test_a_wiredtiger_section_without_its_statistics_is_said_so(wire_server, connect):
+    """A serverStatus whose wiredTiger section came without the statistics (the server could
+    not take its lock at once, or collect them: src/mongo/db/storage/wiredtiger/
+    wiredtiger_server_status.cpp returns the section empty, or with its oplog part only) leaves
+    the write and cache figures unmeasured, saying why, instead of None with no reason."""
+    mongod = Mongod(wire_server)
+    plain = mongod._server_status
+
+    def without_statistics(sent):
+        reply = plain(sent)
+        reply["wiredTiger"] = {"oplog": {"visibility timestamp": Timestamp(0, 0)}}
+        return reply
+
+    wire_server.on("serverStatus", without_statistics)
+    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    assert result["write_bytes"] is None
+    assert str(result["write_bytes_why"]).startswith(
+        "this server's serverStatus gave its wiredTiger section without the statistics")
+
+
 def test_labkits_own_housekeeping_does_not_mark_a_quiet_server(wire_server, connect):
     """A few writes beside labkit's inserts (its lease renewal, the server's session cache)
     stay within the allowance: the figure is not marked, and the count is kept."""
@@ -764,3 +816,21 @@ def test_live_server_status_has_the_scripted_fields_and_types(mongodb_server, wi
         pytest.skip(f"this user may not run serverStatus: {read['refused']}")
     real = mongodb_server.client().admin.command("serverStatus")
     assert same_shape(scripted, real, sized=statistics("serverStatus")) == []
+
+
+@pytest.mark.mongodb
+def test_live_server_status_names_a_replica_sets_name_as_scripted(mongodb_server, wire_server):
+    """A real member's ``serverStatus`` names its set in ``repl.setName`` as the scripted
+    replica set's does (and ``hello`` agrees), which labkit reads to leave getMores out of
+    others' reads; a standalone's has no set name there."""
+    client = mongodb_server.client()
+    read = btree_io.mongo_status(client)
+    if "refused" in read:
+        pytest.skip(f"this user may not run serverStatus: {read['refused']}")
+    hello = client.admin.command("hello")
+    real = client.admin.command("serverStatus")
+    assert read["replica_set"] == bool(hello.get("setName"))
+    if hello.get("setName"):
+        scripted = Mongod(wire_server, replica_set=True)._server_status(None)
+        assert same_shape(fields_at(scripted, ["repl.setName"]), real) == []
+        assert real["repl"]["setName"] == hello["setName"]

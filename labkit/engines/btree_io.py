@@ -234,6 +234,18 @@ OTHERS_WROTE = N_("other clients wrote to the server during the load: its operat
 OTHERS_READ = N_("other clients read from the server during the load ({others:,} queries and "
                  "getMores, {allowed:,} allowed); the cache counters are server-wide, so their "
                  "pages cannot be told from labkit's")
+# On a replica set each secondary reads the oplog with getMores all the time, and every getMore
+# counts in opcounters (GetMoreCmd's run() counts it first: src/mongo/db/commands/
+# getmore_cmd.cpp, mongodb/mongo at 01018b26), replication's as any client's: there only the
+# queries and aggregations tell another client's reads.
+OTHERS_READ_REPLICA_SET = N_(
+    "other clients read from the server during the load ({others:,} queries and aggregations, "
+    "{allowed:,} allowed; getMores are not counted on a replica set, whose members read the "
+    "oplog with them); the cache counters are server-wide, so their pages cannot be told from "
+    "labkit's")
+NO_WIREDTIGER_STATISTICS = N_("this server's serverStatus gave its wiredTiger section without "
+                              "the statistics labkit reads (the server could not collect them "
+                              "at that moment): labkit measures the rest")
 COUNTERS_BACK = N_("the server's operation counters went back during the load (a restart?): "
                    "its write and cache counters cannot be compared across it")
 
@@ -282,7 +294,12 @@ def mongo_status(client: Any) -> dict[str, Any]:
         value = (tiger.get(group) or {}).get(field)
         if isinstance(value, int):
             wt[name] = value
+    if not wt:  # the section without its statistics (wiredtiger_server_status.cpp gives it so
+        # when it cannot take its lock at once, or cannot collect them)
+        return {"refused": Message(NO_WIREDTIGER_STATISTICS)}
+    repl = status.get("repl")  # a replica set member's serverStatus names its set there
     return {"wt": wt, "at": time.monotonic(),
+            "replica_set": isinstance(repl, dict) and bool(repl.get("setName")),
             "ops": {name: ops[name] for name in (*OPCOUNTERS, "aggregate")
                     if isinstance(ops.get(name), int)}}
 
@@ -327,7 +344,8 @@ def mongo_io(before: dict[str, Any], after: dict[str, Any], *, inserted: int,
     ``HOUSEKEEPING_WRITES`` and ``WRITES_PER_MINUTE`` for each minute begun (its lease, the
     server's session cache); any insert, update or delete beyond that is another client's,
     and so is any query, getMore or aggregation counted apart (labkit sends none between the
-    readings). Commands are not counted: every driver's monitor and every monitoring agent
+    readings; on a replica set, getMores are not counted: its members read the oplog with
+    them). Commands are not counted: every driver's monitor and every monitoring agent
     sends them all the time, and they write no index pages. A refused ``serverStatus`` leaves
     each figure None, with why.
     """
@@ -344,11 +362,14 @@ def mongo_io(before: dict[str, Any], after: dict[str, Any], *, inserted: int,
     others = reads = None
     if counted:
         writes = _grew(ops_before, ops_after, WRITES)
-        reads = _grew(ops_before, ops_after, READS, also=("aggregate",))
+        replica_set = bool(before.get("replica_set") or after.get("replica_set"))
+        reads = _grew(ops_before, ops_after, ("query",) if replica_set else READS,
+                      also=("aggregate",))
         others = None if writes is None else writes - inserted
         wrote = (Message(OTHERS_WROTE, others=others, own=inserted, allowed=allowed)
                  if others is not None and others > allowed else None)
-        read = (Message(OTHERS_READ, others=reads, allowed=allowed)
+        read = (Message(OTHERS_READ_REPLICA_SET if replica_set else OTHERS_READ, others=reads,
+                        allowed=allowed)
                 if reads is not None and reads > allowed else None)
     else:
         wrote = read = Message(COUNTERS_BACK)
