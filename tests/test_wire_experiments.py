@@ -429,6 +429,29 @@ def user_claim(claim_id: str):
 
 
 @wire
+@pytest.mark.parametrize(("said", "topology"), [
+    ({"setName": "rs0", "setVersion": 1, "hosts": ["127.0.0.1:27017", "127.0.0.1:27018"],
+      "primary": "127.0.0.1:27017", "me": "127.0.0.1:27017", "secondary": False},
+     "replicaset"),
+    ({"msg": "isdbgrid"}, "sharded"),
+    ({}, "single"),
+])
+def test_a_direct_connection_is_the_deployment_its_server_says(lab, said, topology):
+    """Through ``directConnection`` the driver calls any server "Single", a replica set's member
+    too; the claims' ``runOnRequirements.topologies`` mean the deployment, so the engine asks
+    the server's ``hello``: a member names its set (``setName`` and the set's fields, CmdHello
+    in src/mongo/db/repl/replication_info.cpp at 02ea85d3, the manual's "hello" page), a mongos
+    says ``msg: "isdbgrid"``, a standalone neither."""
+    from mongo_wire import hello_reply
+
+    from labkit.engines.query import MongoDBEngine
+
+    lab.wire.on("hello", {**hello_reply(lab.wire.version), **said})
+    assert lab.server.client().topology_description.topology_type_name == "Single"
+    assert MongoDBEngine(lab.server).topology == topology
+
+
+@wire
 def test_checks_engine_loads_a_claim_file_reads_it_and_drops_its_database(lab):
     """``labkit check``'s MongoDB engine inserts a claim file's fixture with its types (a
     Decimal128, an int32, a double), sends its find with the sort as written, answers with the

@@ -526,6 +526,24 @@ def error_code(exc: BaseException) -> tuple[int | None, str]:
     return code, str(details.get("codeName", ""))
 
 
+def deployment(client: Any) -> str:
+    """The deployment a client reaches, as the Unified Test Format's ``topologies`` name it:
+    "single", "replicaset", "sharded" or "load-balanced". The driver's topology type says it,
+    except where it connected straight to one server (``directConnection``: "Single" for a
+    replica set's member too) or knows none yet ("Unknown"): there the server's ``hello``
+    says, a set name for a member, ``msg: "isdbgrid"`` for a mongos (the manual's "hello"
+    page)."""
+    kind = client.topology_description.topology_type_name
+    known = {"ReplicaSetWithPrimary": "replicaset", "ReplicaSetNoPrimary": "replicaset",
+             "Sharded": "sharded", "LoadBalanced": "load-balanced"}
+    if kind in known:
+        return known[kind]
+    hello = client.admin.command("hello")
+    if hello.get("msg") == "isdbgrid":
+        return "sharded"
+    return "replicaset" if hello.get("setName") else "single"
+
+
 class MongoDBEngine(Engine):
     """A real MongoDB server (``servers.MongoServer``): each claim in a fresh database."""
 
@@ -536,9 +554,7 @@ class MongoDBEngine(Engine):
         self.server = server
         self.version = server.version
         self.speaks_for = server.version
-        kind = server.client().topology_description.topology_type_name
-        self.topology = {"Single": "single", "Sharded": "sharded",
-                         "LoadBalanced": "load-balanced"}.get(kind, "replicaset")
+        self.topology = deployment(server.client())
 
     @property
     def label(self) -> str:
