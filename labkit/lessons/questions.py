@@ -5,6 +5,7 @@ mistake or an explanation before the learner has answered."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -351,11 +352,15 @@ def _06_random_fill(lesson: str) -> Exercise:
     made = Exercise(
         N_("Average leaf fill of the model after random inserts with 50/50 splits?"),
         observe=observe,
-        accept=Fraction(tolerance=0.03),
+        # The run's figure varies from run to run by about a point: the theory's ln 2, which
+        # the explanation gives, counts as right too, so that an answer's verdict does not
+        # depend on the run's noise.
+        accept=Fraction(tolerance=0.03, also=(math.log(2),)),
         hint=[N_("A page just split is half full, but it keeps filling until its next split. "
                  "Where between 1/2 and 1 does it spend its life on average?"),
-              N_("Not the midpoint 75%: full pages split sooner than half-full ones fill up, "
-                 "so the average sits below it.")],
+              N_("Somewhere between a half and the midpoint 75%: full pages split sooner than "
+                 "half-full ones fill up, so the average sits below the midpoint, yet well "
+                 "above a half.")],
         mistakes={0.5: N_("That is a page just after its split. It keeps receiving keys."),
                   0.75: N_("The midpoint is a fair first guess, but pages near full split away.")},
         explanation=N_("Random inserts into a B-tree fill pages to about ln 2 = 69% on average "

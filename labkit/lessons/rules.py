@@ -358,8 +358,16 @@ class Fraction(Number):
 
     example = N_('0.25 or "25%"')  # no exercise's answer
 
-    def __init__(self, tolerance: float = 0.02) -> None:
+    def __init__(self, tolerance: float = 0.02, also: tuple[float, ...] = ()) -> None:
+        """``also``: values that count as right beside the answer, within the same tolerance
+        (the theory's figure beside a run's measurement, which varies from run to run)."""
         super().__init__(tolerance)
+        self.also = also
+
+    def equal(self, prediction: float, answer: Any) -> bool:
+        """Within the tolerance of the answer or of one of ``also``."""
+        return any(super(Fraction, self).equal(prediction, value) for value in (answer,
+                                                                                *self.also))
 
     def read(self, prediction: Any, answer: Any) -> float:
         """The prediction as a fraction of 1."""
@@ -371,10 +379,14 @@ class Fraction(Number):
         return percent(float(answer))
 
     def describe(self) -> str:
-        """A share or a percentage, within the tolerance."""
-        return _("within {points} percentage points, as a share (0.69), a percentage (69%, ~69%), "
-                 "a ratio (2/3) or ln 2; with a decimal comma in Vietnamese (69,6%)").format(
-            points=number(self.tolerance * 100))
+        """A share or a percentage, within the tolerance (of the answer, or of ``also``)."""
+        said = _("within {points} percentage points, as a share (0.69), a percentage (69%, "
+                 "~69%), a ratio (2/3) or ln 2; with a decimal comma in Vietnamese "
+                 "(69,6%)").format(points=number(self.tolerance * 100))
+        if not self.also:
+            return said
+        return _("{said}; of the run's figure, or of {values}").format(
+            said=said, values=", ".join(percent(value) for value in self.also))
 
 
 class Bool(Accept[bool]):
