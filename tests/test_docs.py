@@ -238,6 +238,27 @@ def test_every_path_and_link_the_docs_name_exists(doc):
     assert missing == []
 
 
+@pytest.mark.parametrize("lesson", sorted((ROOT / "notebooks").glob("**/*.ipynb")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_of_a_lessons_text_leads_to_a_file(lesson):
+    """Every relative link in a lesson's Markdown cells, in English and in the Vietnamese
+    edition (one folder further down: its build climbs one folder more), leads to a file of
+    the repository. notebooks/vi/00_start_here.ipynb linked ``../docs/hosted.md``, which from
+    notebooks/vi/ is no file."""
+    import json
+
+    missing = []
+    for cell in json.loads(lesson.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for target in LINK.findall(FENCE.sub("", "".join(cell["source"]))):
+            path = target.partition("#")[0]
+            if path and not re.match(r"[a-z]+:", target) \
+                    and not (lesson.parent / path).resolve().exists():
+                missing.append(target)
+    assert missing == []
+
+
 def test_the_exceptions_are_still_named_somewhere():
     """Each name kept out of the path check is still in the docs, so the list does not keep
     names nothing uses."""

@@ -19,6 +19,7 @@ import ast
 import copy
 import io
 import json
+import re
 import sys
 import tokenize
 from dataclasses import dataclass
@@ -235,6 +236,18 @@ def translations(lesson: Path, layout: Layout = Layout()) -> dict[str, str]:
             if e.msgstr and not e.obsolete and "fuzzy" not in e.flags}
 
 
+# A Markdown link to a file above the lessons' folder (``](../docs/hosted.md)``): the edition
+# sits one folder further down (notebooks/vi/), so it climbs one more.
+_UP_LINK = re.compile(r"\]\((\.\./)")
+
+
+def _one_folder_down(markdown: str) -> str:
+    """``markdown`` with each relative link that leaves the lessons' folder (``../``) climbing
+    one folder more, as the edition's notebooks sit in ``notebooks/vi/``; the catalogue keeps
+    the links as the English lesson writes them."""
+    return _UP_LINK.sub(r"](../\1", markdown)
+
+
 def build_notebook(lesson: Path, layout: Layout = Layout()) -> Notebook:
     """The Vietnamese edition of one lesson, or BadInput naming what is not translated."""
     english = _read(lesson)
@@ -248,7 +261,7 @@ def build_notebook(lesson: Path, layout: Layout = Layout()) -> Notebook:
     built = copy.deepcopy(english)
     for cell in built["cells"]:
         if cell["cell_type"] == "markdown" and _text(cell).strip():
-            cell["source"] = _lines(done[_text(cell)])
+            cell["source"] = _lines(_one_folder_down(done[_text(cell)]))
         elif cell["cell_type"] == "code" and _comment_tokens(_text(cell)):
             cell["source"] = _lines(_with_comments(_text(cell),
                                                    lambda words: done.get(words, words)))
