@@ -187,9 +187,9 @@ def _03_gt_zero(lesson: str) -> Exercise:
               N_("Which bracket is the operand 0 in, and which documents have a value in it?")],
         mistakes=[([1, 2, 3, 4, 5], N_("That is the sort order's answer (every string above every "
                                        "number). A query does not compare across brackets."))],
-        explanation=N_("0 is a number, so $gt: 0 only looks at numbers: int, long, double and "
-                       "decimal 42 all match; the string '42' is in another bracket and is never "
-                       "compared."),
+        explanation=N_("0 is a number, so $gt: 0 only looks at numbers: every numeric 42 (int, "
+                       "long, 42.0, decimal) matches; the string '42' is in another bracket and "
+                       "is never compared."),
         lesson=lesson,
     )
 
