@@ -55,6 +55,8 @@ ACCEPTED = [
     ("02.first", "en", "emptyarr"),
     ("02.first", "en", "EmptyArr"),
     ("02.first", "en", "empty array"),
+    ("02.first", "en", []),  # the empty array typed as Python: its JSON "[]" is an alias
+    ("02.first", "vi", []),
     ("02.after_array", "en", "DBL9.5"),
     ("02.after_array", "en", "9.5"),
     ("02.after_array", "en", 9.5),
@@ -120,6 +122,8 @@ REJECTED = [
     ("05.same_random", "vi", "có"),
     ("05.inversion", "en", "no"),
     ("07.mongomock_42", "en", "all"),
+    ("07.mongomock_42", "en", "an error"),  # its own mistake's hint: mongomock answers this one
+    ("07.mongomock_42", "vi", "lỗi"),
 ]
 
 # Neither right nor wrong: what cannot be read as an answer to the question costs no attempt.
@@ -128,6 +132,8 @@ UNREADABLE = [
     ("01.string_bytes", "en", "lots"),
     ("01.silent", "en", "x, y"),
     ("02.first", "en", "emptyarray2"),
+    ("02.first", "en", [5, "x"]),  # a list that is no _id
+    ("02.first", "en", True),
     ("02.after_array", "vi", "10"),  # int10 or str10: the value names neither alone
     ("03.expr", "en", "1, 2, six"),
     ("04.timestamp_hex", "en", "6553g100"),
@@ -226,6 +232,21 @@ def test_an_error_expected_is_the_guides_named_mistake(lang, prediction):
     assert i18n._(hint) in feedback.message
     assert ("Gợi ý" if lang == "vi" else "Hint") in feedback.message
     assert exercise.check(exercise.answer()).correct is True
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_what_cannot_name_an_id_says_the_ids_once_and_no_example_that_is_none(lang):
+    """02.first with a value that names no _id: the message lists the fixture's _ids, once,
+    and gives no "Write it like "Z"", which is no _id of this fixture (it read "I could not
+    read that: write the text in quotes, like "Z". Write it like "Z".")."""
+    exercise = _exercise("02.first", lang)
+    message = exercise.check(True).message
+    assert message.count('"Z"') == 0, message
+    assert "emptyArr" in message
+    assert "str9" in message
+    message = exercise.check([5, "x"]).message
+    assert message.count('"Z"') == 0, message
+    assert "'[5, \"x\"]'" in message
 
 
 @pytest.mark.parametrize(("prediction", "error"), [

@@ -448,7 +448,11 @@ def _07_mongomock_42(lesson: str) -> Exercise:
               N_("Decimal128 is a class of its own in Python; a fake that compares with Python's "
                  "== does not see it as 42.")],
         mistakes=[([1, 3, 4, 5], N_("That is MongoDB's answer (every numeric type matches). The "
-                                    "question is what the fake answers."))],
+                                    "question is what the fake answers.")),
+                  (Said(N_("an error"), says_error),
+                   N_("mongomock raises on some of this lesson's questions, but not on this one: "
+                      "it answers find({userId: 42}) with _ids. Which of the five does it "
+                      "match?"))],
         explanation=N_("mongomock returns 1, 3 and 4: it misses the Decimal128 document, which "
                        "MongoDB matches because all numeric types share one bracket and compare "
                        "by value."),

@@ -5,6 +5,7 @@ learner types (``labkit.lessons.answers``) and comparing it with the observed an
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -157,19 +158,27 @@ class Text(Accept[str]):
         self.case = case
         self.aliases = aliases or {}
         self.choices = choices
+        if choices is not None:  # what cannot be read is told the names there are instead
+            self.example = ""
 
     def _key(self, text: str) -> str:
         return text if self.case else "".join(c for c in text.lower() if c not in " _-")
 
     def read(self, prediction: Any, answer: Any) -> str:
         """Strip spaces and one pair of quotes; where there are ``choices``, a number typed
-        without quotes (``9.5``) is read as its digits, which may name one."""
+        without quotes (``9.5``) is read as its digits, and a list or a document typed as
+        Python (``[]``) as its JSON text, which may name one (an alias such as ``"[]"``)."""
         if self.choices and isinstance(prediction, int | float) \
                 and not isinstance(prediction, bool):
             prediction = str(prediction)
+        if self.choices and isinstance(prediction, list | tuple | dict):
+            prediction = json.dumps(list(prediction) if isinstance(prediction, tuple)
+                                    else prediction, default=str)
+        if not isinstance(prediction, str) and self.choices:
+            raise Unreadable(Message(N_("write one of {choices} in quotes"),
+                                     choices=", ".join(self.choices())))
         if not isinstance(prediction, str):
-            raise Unreadable(Message(N_("write the text in quotes, like {example}"),
-                                     example=self.example))
+            raise Unreadable(Message(N_("write the text in quotes")))
         text = prediction.strip().strip("\"'")
         known = list(self.choices()) if self.choices else []
         if known and not any(self.equal(text, choice) for choice in known):
