@@ -141,13 +141,17 @@ def below_in_second(second: int, others: int = 8) -> list[dict[str, str]]:
     from bson import ObjectId
 
     bound = str(ObjectId.from_datetime(dt.datetime.fromtimestamp(second, dt.UTC)))
-    made_at = objectid.Generator().next(at=second)
-    made = [objectid.Generator().next(at=second) for _ in range(others)]
+    # The ID made at that second is the middle one of all made then, so that some of the
+    # others always fall below it: one picked at random was the smallest once in others + 1
+    # runs, and then the table showed it like the bound, hiding the point.
+    made = sorted(objectid.Generator().next(at=second) for _ in range(others + 1))
+    made_at = made.pop(len(made) // 2)
     rows = []
-    for label, hex_id in ((N_("the lower bound (from_datetime)"), bound),
-                          (N_("an ID made at that second"), made_at)):
+    for label, hex_id in ((_("the lower bound (from_datetime)"), bound),
+                          (_("an ID made at that second (the middle one of the {n} made "
+                             "then)").format(n=number(others + 1)), made_at)):
         below = sum(h < hex_id for h in made)
-        rows.append({_("ID"): _(label), "hex": hex_id,
+        rows.append({_("ID"): label, "hex": hex_id,
                      _("IDs of that second below it"): _("{count} of {total}").format(
                          count=number(below), total=number(others))})
     return rows
