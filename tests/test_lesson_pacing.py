@@ -265,6 +265,25 @@ def test_a_verdict_card_sets_expected_beside_observed_by_question():
     assert "{&quot;" not in shown  # no JSON wall
 
 
+@pytest.mark.parametrize(("lang", "value", "written"), [
+    ("en", [-86_400_000, 1, 1_790_812_800_000], "[-86,400,000; 1; 1,790,812,800,000]"),
+    ("en", [1, 2, 3], "[1, 2, 3]"),
+    ("en", [0.9, 1.0], "[0.9, 1]"),
+    ("vi", [0.9, 1.0], "[0,9; 1]"),
+    ("vi", [-86_400_000, 1], "[-86.400.000, 1]"),
+])
+def test_a_cards_list_of_numbers_shows_where_each_ends(lang, value, written):
+    """A card writes numbers as the learner's language does; where one holds a comma (English
+    grouping, a Vietnamese decimal mark) the list's items are separated by "; ": D1's card
+    read "[-86,400,000, 1, 1,790,812,800,000]" (a learner's walk through lesson 01,
+    2026-12-03)."""
+    labkit.language(lang)
+    try:
+        assert cards.cell_text(value) == written
+    finally:
+        labkit.language("en")
+
+
 @pytest.fixture(scope="module")
 def model_run():
     """The kit's claim files checked on the model alone, as lesson 07 checks them."""

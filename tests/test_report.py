@@ -306,6 +306,10 @@ def test_a_value_inside_its_range_adds_no_note():
     (1234.7, "seconds", "1,235"), (0.000123, "seconds", "0.000123"), (1.5e-05, "x", "0.000015"),
     (0.5, "x", "0.5"),
     (True, "x", "yes"), (["a", "b"], "ids", "a, b"), ([], "ids", "(none)"),
+    # D1's card read "[-86,400,000, 1, 1,790,812,800,000]": grouped numbers in a list joined
+    # with commas hide where each begins (a learner's walk through lesson 01, 2026-12-03).
+    ([-86_400_000, 1, 1_790_812_800_000], "ms", "-86,400,000; 1; 1,790,812,800,000"),
+    ([1, 2, 3], "ids", "1, 2, 3"),
     ({"int": 2, "long": 1}, "census", "int: 2, long: 1"),
 ])
 def test_values_read_as_people_write_them(value, key, text):

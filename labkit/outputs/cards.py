@@ -20,10 +20,11 @@ from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
 
 
-def _value(value: Any, decimal_comma: bool) -> str:
+def _value(value: Any) -> str:
     """A JSON value written as compact JSON is, its numbers as the learner's language writes
-    them ("0,875", "5.541.888" in Vietnamese); a list holding a decimal number separates its
-    items with "; " where the decimal mark is a comma ("[0,9; 1,0]")."""
+    them ("0,875", "5.541.888" in Vietnamese); a list holding a number written with a comma
+    separates its items with "; " ("[0,9; 1,0]" in Vietnamese, "[-86,400,000; 1]" in
+    English)."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
     if isinstance(value, int):
@@ -37,13 +38,20 @@ def _value(value: Any, decimal_comma: bool) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        decimals = decimal_comma and any(isinstance(v, float) for v in value)
-        return "[" + ("; " if decimals else ", ").join(_value(v, decimal_comma)
-                                                      for v in value) + "]"
+        items = [_value(v) for v in value]
+        return "[" + ("; " if any(_has_comma(v, item) for v, item in zip(value, items,
+                                                                          strict=True))
+                      else ", ").join(items) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: "
-                               f"{_value(v, decimal_comma)}" for k, v in value.items()) + "}"
+                               f"{_value(v)}" for k, v in value.items()) + "}"
     return json.dumps(value, ensure_ascii=False)
+
+
+def _has_comma(value: Any, written: str) -> bool:
+    """Whether a list's item, as written, holds a comma of its own that a comma between the
+    items would blur: a number's grouping ("1,790,812,800,000") or decimal mark ("0,9")."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and "," in written
 
 
 def cell_text(value: Any, limit: int = 200) -> str:
@@ -54,7 +62,7 @@ def cell_text(value: Any, limit: int = 200) -> str:
     value = jsonable(value_word(value))
     if isinstance(value, str):
         return value
-    text = _value(value, "," in number(0.5, 1))
+    text = _value(value)
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 

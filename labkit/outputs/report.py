@@ -272,7 +272,10 @@ def _readable_list(value: Sequence[object], key: str) -> str:
         return _("{low} to {high}").format(low=readable(float(numbers[0]), key),
                                            high=readable(float(numbers[1]), key))
     if all(not isinstance(v, dict | list) for v in value):
-        return ", ".join(readable(v) if not isinstance(v, str) else v for v in value) \
+        parts = [readable(v) if not isinstance(v, str) else v for v in value]
+        # A part with a comma of its own (1,790,812,800,000 grouped; 0,5 in Vietnamese) would
+        # hide where the parts begin and end: such a list is joined with semicolons.
+        return ("; " if any("," in part for part in parts) else ", ").join(parts) \
             or _("(none)")
     return short_json(value, 200)
 
