@@ -377,6 +377,21 @@ def test_an_ambiguous_number_is_read_as_the_language_writes_it_and_says_so(lang,
     assert reading.note in exercise.check("1,700").message
 
 
+@pytest.mark.parametrize(("lang", "text", "value", "note"), [
+    ("en", "2,9", 2.9, "I read 2,9 as 2.9, as Vietnamese writes numbers (\u201c,\u201d as the "
+                       "decimal mark)."),
+])
+def test_a_number_only_the_other_language_reads_says_whose_reading_it_is(lang, text, value,
+                                                                           note):
+    """English reads no "2,9" (a comma groups three digits there): it was read as Vietnamese
+    writes 2.9, and the note says so, where it said only "with ',' as the decimal mark",
+    which contradicts English's own reading of ","."""
+    i18n.language(lang)
+    reading = read_number(text)
+    assert reading.value == value
+    assert reading.note == note
+
+
 def test_an_unambiguous_number_needs_no_note():
     """A number that reads the same in both languages ("1,700,000,000" in English) gets no
     note; one typed with the other language's marks is read and the note says how."""

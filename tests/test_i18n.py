@@ -305,12 +305,13 @@ def test_an_observations_note_is_shown_in_the_language_and_kept_in_english(lang)
     from labkit.run.results import Result
 
     item = claim_catalogue.get("O6")
-    observation = Observation({}, "e", "1", note="{tries} tries to land all three in one second",
-                              note_values={"tries": 2})
-    row = Result(item, "holds", observation, "2 tries to land all three in one second; x")
-    assert row.to_dict()["reason"] == "2 tries to land all three in one second; x"
-    assert row.shown_reason == ("cần 2 lần thử để cả ba rơi vào cùng một giây; x" if lang == "vi"
-                                else row.reason)
+    observation = Observation({}, "e", "1",
+                              note="tries until all three landed in one second: {tries}",
+                              note_values={"tries": 1})
+    row = Result(item, "holds", observation, "tries until all three landed in one second: 1; x")
+    assert row.to_dict()["reason"] == "tries until all three landed in one second: 1; x"
+    assert row.shown_reason == ("số lần thử đến khi cả ba rơi vào cùng một giây: 1; x"
+                                if lang == "vi" else row.reason)
     unknown = Result(item, "holds", Observation({}, "e", "1", note="a user's note"),
                      "a user's note")
     assert unknown.shown_reason == "a user's note"

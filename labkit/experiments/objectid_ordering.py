@@ -46,7 +46,8 @@ def processes_in_one_second(ctx: Context) -> Observation:
          "new_random_after_restart":
              objectid.split(restarted["ids"][0]).random != first_random,
          "tries": tries},
-        engine, version, table, note=N_("{tries} tries to land all three in one second"),
+        engine, version, table,
+        note=N_("tries until all three landed in one second: {tries}"),
         note_values={"tries": tries},
         figure=Figure("id_rank", (table, N_("Three processes, one second"))))
 
@@ -184,7 +185,7 @@ def order_across_processes(ctx: Context) -> Observation:
         {"same_second": same, "later_process_sorts_first": same and docs[0]["process"] == "B",
          "tries": tries},
         engine_name("mongodb"), ctx.mongodb().version, table,
-        note=N_("{tries} tries (each with two fresh processes) until B sorted first"),
+        note=N_("tries (each with two fresh processes) until B sorted first: {tries}"),
         note_values={"tries": tries},
         figure=Figure("id_rank", (table, N_("Insert time against _id rank"))),
         engine_key="mongodb")

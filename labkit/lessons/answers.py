@@ -70,10 +70,17 @@ def _decimal(text: str, code: str) -> float | None:
 
 def _note(text: str, value: float, code: str) -> str:
     """How an ambiguous ``text`` was read: as ``code``'s locale writes numbers, saying which
-    mark it took for what."""
+    mark it took for what, and naming that language where it is not the one in use (English
+    reads no "2,9": it was read as Vietnamese writes 2.9)."""
+    from babel import Locale
     from babel.numbers import get_decimal_symbol, get_group_symbol
 
     mark = get_decimal_symbol(code)
+    if code != language():
+        return _("I read {text} as {value}, as {language} writes numbers (\u201c{mark}\u201d "
+                 "as the decimal mark).").format(
+            text=text, value=number(value), mark=mark,
+            language=Locale.parse(code).get_display_name(language()))
     if mark in text:
         return _("I read {text} as {value}, with \u201c{mark}\u201d as the decimal mark.").format(
             text=text, value=number(value), mark=mark)
