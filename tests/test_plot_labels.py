@@ -98,3 +98,26 @@ def test_a_figure_writes_its_tick_numbers_in_the_learners_language(name, monkeyp
     assert not [t.get_text() for axes in english.axes for t in axes.get_xticklabels()
                 if "," in t.get_text() and t.get_text()[0].isdigit()
                 and not re.fullmatch(r"\d{1,3}(,\d{3})+", t.get_text())]
+
+
+@pytest.mark.parametrize(("largest", "line"), [(0.06, False), (1.4, True)])
+def test_the_cache_plot_marks_the_outgrowing_only_where_it_happened(largest, line):
+    """Lesson 06's cache plot draws the red line at 1 and says the index outgrows the cache
+    only where a load's index did; where every load stayed within the cache (WiredTiger's 64 MB
+    at the default N: at most about 6% of it), its title says so and how much it took, where it
+    read "Cache reads as the index outgrows the cache" over points squashed left of a line none
+    reached (a learner's walk through lesson 06, 2026-12-03)."""
+    import matplotlib.pyplot as plt
+
+    points = [{"keys": kind, "n": n, "index_to_cache": largest * n / 200_000,
+               "cache_reads": n // 1000} for kind in ("uuid4", "uuid7")
+              for n in (25_000, 100_000, 200_000)]
+    figure = plots.cache_reads_vs_ratio(points)
+    texts = _renders(figure)
+    title = figure.axes[0].get_title()
+    assert ("the index outgrows the cache" in texts) is line
+    if line:
+        assert title == "Cache reads as the index outgrows the cache"
+    else:
+        assert title == "Cache reads: the index stayed within the cache (at most 6% of it)"
+    plt.close(figure)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from labkit.claims.claim import Figure
-from labkit.i18n import N_, _, number
+from labkit.i18n import N_, _, number, percent
 from labkit.names import engine_name
 from labkit.outputs.escape import plot as text
 
@@ -271,14 +271,21 @@ def cache_reads_vs_ratio(points: Sequence[CachePoint], title: str = "") -> MplFi
                   color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   linestyle=LINE_STYLES[index % len(LINE_STYLES)],
                   marker=MARKERS[index % len(MARKERS)], markersize=4)
-    axes.axvline(1.0, color="#cf222e", linestyle=":", linewidth=1.2,
-                 label=text(_("the index outgrows the cache")))
+    largest = max((p["index_to_cache"] for p in points if p.get("index_to_cache") is not None),
+                  default=None)
+    outgrown = largest is not None and largest >= 1
+    if outgrown:
+        axes.axvline(1.0, color="#cf222e", linestyle=":", linewidth=1.2,
+                     label=text(_("the index outgrows the cache")))
+        default_title = _("Cache reads as the index outgrows the cache")
+    else:  # no line the points never reach, and a title that says what the run did
+        default_title = _("Cache reads: the index stayed within the cache (at most {share} "
+                          "of it)").format(share=percent(largest or 0.0, 0))
     axes.set_xlabel(text(_("index size / cache size")))
     axes.set_ylabel(text(_("pages read into the cache")))
     axes.set_ylim(bottom=0)
     axes.legend(fontsize=8)
-    axes.set_title(text(_(title) if title else _("Cache reads as the index outgrows the cache")),
-                   fontsize=10)
+    axes.set_title(text(_(title) if title else default_title), fontsize=10)
     _local_ticks(*figure.axes)
     return figure
 
