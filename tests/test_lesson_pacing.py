@@ -272,16 +272,13 @@ def test_a_verdict_card_sets_expected_beside_observed_by_question():
     ("vi", [0.9, 1.0], "[0,9; 1]"),
     ("vi", [-86_400_000, 1], "[-86.400.000, 1]"),
 ])
-def test_a_cards_list_of_numbers_shows_where_each_ends(lang, value, written):
+def test_a_cards_list_of_numbers_shows_where_each_ends(lang, value, written, monkeypatch):
     """A card writes numbers as the learner's language does; where one holds a comma (English
     grouping, a Vietnamese decimal mark) the list's items are separated by "; ": D1's card
     read "[-86,400,000, 1, 1,790,812,800,000]" (a learner's walk through lesson 01,
     2026-12-03)."""
-    labkit.language(lang)
-    try:
-        assert cards.cell_text(value) == written
-    finally:
-        labkit.language("en")
+    monkeypatch.setattr(i18n, "_chosen", lang)
+    assert cards.cell_text(value) == written
 
 
 @pytest.fixture(scope="module")
