@@ -281,6 +281,14 @@ def test_a_cards_list_of_numbers_shows_where_each_ends(lang, value, written, mon
     assert cards.cell_text(value) == written
 
 
+def test_a_cards_cell_too_long_is_cut_between_its_items():
+    """A card's cell keeps the items of a document that fit whole, numbers in the learner's
+    format, and says "…" before its bracket, never within a value."""
+    shown = cards.cell_text({"oid": "6553f1003f2a91c8d4003039", "n": 1_700_000_000,
+                             "next": "6553f1003f2a91c8d400303a"}, 60)
+    assert shown == '{"oid": "6553f1003f2a91c8d4003039", "n": 1,700,000,000, …}'
+
+
 @pytest.fixture(scope="module")
 def model_run():
     """The kit's claim files checked on the model alone, as lesson 07 checks them."""

@@ -388,6 +388,24 @@ def test_the_page_fits_a_phone_wide_window(width, offline_run, tmp_path, monkeyp
         assert (fit["wide"], fit["scroll"]) == ([], fit["width"]), (lang, fit)
 
 
+@pytest.mark.parametrize(("value", "limit", "written"), [
+    ({"oid": "6553f1003f2a91c8d4003039", "next": "6553f1003f2a91c8d400303a"}, 60,
+     '{"oid": "6553f1003f2a91c8d4003039", …}'),
+    (list(range(100_000, 100_100)), 40, "[100000, 100001, 100002, 100003, …]"),
+    ({"a": "x" * 200}, 20, '{"a": "xxxxxxxxxxxx…'),
+    ("y" * 50, 10, '"yyyyyyyy…'),
+])
+def test_a_value_too_long_for_its_cell_is_cut_between_its_items(value, limit, written):
+    """A document or a list too long for its cell keeps its items that fit whole and ends with
+    "…" and its bracket: O2's card read '"next": "6553f1003f2a91c8d400303a…', an ObjectId cut
+    at its last character, which looked like a longer ID (a learner's walk through lesson 04,
+    2026-12-03). A single item too long is cut as text is."""
+    from labkit.claims.claim import short_json
+
+    assert short_json(value, limit) == written
+    assert len(written) <= limit
+
+
 def test_claim_ids_never_wrap(offline_run, offline_report):
     """The ID column is styled not to wrap, so "O10" never breaks over two lines."""
     page = offline_report["html"].read_text()

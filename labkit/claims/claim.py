@@ -359,6 +359,31 @@ def _json_default(value: Any) -> Any:
 
 
 def short_json(value: Any, limit: int = 160) -> str:
-    """Compact JSON for a table cell, shortened with an ellipsis."""
-    text = json.dumps(jsonable(value), ensure_ascii=False, separators=(", ", ": "))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Compact JSON for a table cell, shortened with an ellipsis: a document or a list after
+    its last item that fits whole (``whole_items``)."""
+    data = jsonable(value)
+    text = json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
+    if len(text) <= limit:
+        return text
+    if isinstance(data, dict) and data:
+        return whole_items([json.dumps({k: v}, ensure_ascii=False, separators=(", ", ": "))[1:-1]
+                            for k, v in data.items()], "{", "}", limit)
+    if isinstance(data, list) and data:
+        return whole_items([json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+                            for v in data], "[", "]", limit)
+    return text[: limit - 1] + "…"
+
+
+def whole_items(items: list[str], opening: str, closing: str, limit: int,
+                separator: str = ", ") -> str:
+    """Written ``items`` of a document or a list too long for ``limit``, cut after the last
+    one that fits whole and closed with ``…`` and the bracket (``{"a": 1, …}``), so that no
+    value seems to go on where it was cut (an ObjectId's hex cut short read as another ID)."""
+    kept: list[str] = []
+    for item in items:
+        if len(opening + separator.join([*kept, item, "…"]) + closing) > limit:
+            break
+        kept.append(item)
+    if not kept:  # not even the first fits whole: cut it, as a text is cut
+        return (opening + separator.join(items))[: limit - 1] + "…"
+    return opening + separator.join([*kept, "…"]) + closing

@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-from labkit.claims.claim import COLOURS, jsonable, kind_text, verdict_text
+from labkit.claims.claim import COLOURS, jsonable, kind_text, verdict_text, whole_items
 from labkit.claims.labels import label, value_word
 from labkit.claims.spec import Step
 from labkit.i18n import N_, Phrase, _, number, shown
@@ -63,7 +63,23 @@ def cell_text(value: Any, limit: int = 200) -> str:
     if isinstance(value, str):
         return value
     text = _value(value)
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    if len(text) <= limit:
+        return text
+    if isinstance(value, dict | list) and value:
+        return _whole_items(value, limit)
+    return text[: limit - 1] + "\u2026"
+
+
+def _whole_items(value: dict[str, Any] | list[Any], limit: int) -> str:
+    """A document or a list too long for its cell, cut after its last item that fits whole
+    (``claim.whole_items``), its items written as ``_value`` writes them."""
+    if isinstance(value, dict):
+        return whole_items([f"{json.dumps(str(k), ensure_ascii=False)}: {_value(v)}"
+                            for k, v in value.items()], "{", "}", limit)
+    items = [_value(v) for v in value]
+    separator = "; " if any(_has_comma(v, item) for v, item in zip(value, items, strict=True)) \
+        else ", "
+    return whole_items(items, "[", "]", limit, separator)
 
 
 def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
