@@ -452,3 +452,20 @@ def test_the_random_fill_feedback_names_the_textbook_b_tree_it_ran(lang, named):
     feedback = exercise.check(exercise.answer())  # the run's own fill (its N may be small)
     assert feedback.correct is True, feedback.message
     assert named in feedback.message
+
+
+@pytest.mark.parametrize(("name", "engine"), [
+    ("06.sqlite_bigger", "SQLite 3."), ("07.mongomock_42", "mongomock 4."),
+])
+def test_an_answer_measured_on_an_engine_names_it_with_its_version(name, engine):
+    """06.sqlite_bigger's answer is this run's SQLite, 07.mongomock_42's mongomock's (a fake):
+    the feedback and the revealed answer name the engine and its version, as every other
+    measured exercise does, where they said "The live run agrees." and "Answer: no." with no
+    source (a learner's walk through lessons 06 and 07, 2026-12-03)."""
+    exercise = _exercise(name, "en")
+    right = exercise.check(exercise.answer())
+    assert right.correct is True
+    assert f"The live run on {engine}" in right.message
+    assert f"(observed on {engine}" in exercise.reveal().message
+    if name.startswith("07"):
+        assert "an in-process fake of MongoDB" in right.message

@@ -23,6 +23,7 @@ from labkit.lessons.exercises import (
     Text,
     Time,
 )
+from labkit.names import engine_name
 
 if TYPE_CHECKING:
     from labkit.experiments.btree_keys import WriteReading
@@ -413,9 +414,17 @@ def _06_write_volume(lesson: str) -> Exercise:
 
 
 def _06_sqlite_bigger(lesson: str) -> Exercise:
-    return Exercise(
+    def observe() -> bool:
+        # The answer is this run's SQLite, which the feedback names with its version.
+        import sqlite3
+
+        made.engine_name = engine_name("sqlite")
+        made.engine = f"{made.engine_name} {sqlite3.sqlite_version}"
+        return _sqlite_larger_by() > 0.25
+
+    made = Exercise(
         N_("On SQLite, is the UUIDv4 index more than 25% larger than the UUIDv7 index?"),
-        observe=lambda: _sqlite_larger_by() > 0.25,
+        observe=observe,
         accept=Bool(),
         hint=[N_("SQLite balances a full page with its siblings instead of splitting it in two."),
               N_("If random-key pages end as full as sequential ones, how much larger can the "
@@ -427,6 +436,7 @@ def _06_sqlite_bigger(lesson: str) -> Exercise:
                     "little from run to run)"),
         lesson=lesson,
     )
+    return made
 
 
 def _mongomock_eq_42() -> Any:
@@ -439,9 +449,20 @@ def _mongomock_eq_42() -> Any:
 
 
 def _07_mongomock_42(lesson: str) -> Exercise:
-    return Exercise(
+    def observe() -> Any:
+        # The answer is mongomock's, a fake of MongoDB, which the feedback names as such.
+        from importlib.metadata import version
+
+        from labkit.i18n import _
+
+        made.engine_name = engine_name("mongomock")
+        made.engine = _("{engine} {version}, an in-process fake of MongoDB").format(
+            engine=made.engine_name, version=version("mongomock"))
+        return _mongomock_eq_42()
+
+    made = Exercise(
         N_("Which _ids does mongomock return for find({userId: 42})?"),
-        observe=_mongomock_eq_42,
+        observe=observe,
         accept=AsSet(choices=_orders),
         hint=[N_("The five values are int32 42, the string \"42\", Int64 42, the shell's 42.0 "
                  "(an int32) and Decimal128(\"42.00\"). Which of them is not a Python number?"),
@@ -458,6 +479,7 @@ def _07_mongomock_42(lesson: str) -> Exercise:
                        "by value."),
         lesson=lesson,
     )
+    return made
 
 
 EXERCISES: dict[str, Callable[[str], Exercise]] = {
