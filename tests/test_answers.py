@@ -78,6 +78,9 @@ ACCEPTED = [
     ("05.randoms", "vi", "ba"),
     ("05.randoms", "vi", "3 giá trị"),
     ("05.from_bound", "en", "25 documents"),
+    ("05.from_bound", "en", "25 IDs"),  # the documents counted are IDs
+    ("05.randoms", "en", "3 processes"),  # one random value per process
+    ("05.randoms", "vi", "3 tiến trình"),
     ("05.from_bound", "vi", "hai mươi lăm"),
     ("05.same_random", "en", "no"),
     ("05.same_random", "vi", "không"),

@@ -31,8 +31,12 @@ if TYPE_CHECKING:
 
 # Units a learner may write after a number; any language, as typed (not shown, not translated).
 BYTES = ("bytes", "byte", "b")
-DOCUMENTS = ("documents", "document", "docs", "doc", "tài liệu", "bản ghi", "văn bản")
-VALUES = ("random values", "values", "value", "giá trị ngẫu nhiên", "giá trị")
+# The documents a range count counts are IDs too ("25 IDs"); the random values are one per
+# process ("3 processes").
+DOCUMENTS = ("documents", "document", "docs", "doc", "ids", "id", "tài liệu", "bản ghi",
+             "văn bản")
+VALUES = ("random values", "values", "value", "processes", "process", "giá trị ngẫu nhiên",
+          "giá trị", "tiến trình")
 # Other ways of naming an _id of the mixed fixture: its value where no other _id holds that
 # value, in either language's decimal mark ("9,5" in Vietnamese).
 NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng"),
