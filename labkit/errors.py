@@ -320,8 +320,9 @@ def server_said(exc: BaseException) -> str:
             ("writeErrors", "writeConcernErrors") if isinstance(details, Mapping)
             and isinstance(details.get(errors), list) for error in details[errors]
             if isinstance(error, Mapping) and isinstance(error.get("errmsg"), str)]
-    if said:
-        return "; ".join(said)
+    if said:  # an unordered insertMany may refuse thousands: the first few, and how many more
+        more = f"; and {len(said) - 3:,} more" if len(said) > 3 else ""
+        return "; ".join(said[:3]) + more
     line = (str(exc).strip().splitlines() or [""])[0] or type(exc).__name__
     # pymongo's server selection gives up with "<why>, Timeout: <s>s, Topology Description:
     # <the driver's whole view of the topology>" (pymongo/synchronous/topology.py,

@@ -14,7 +14,7 @@ from labkit.i18n import Text, english
 def skip_unless_required(kind: str, reason: Text) -> None:
     """Skip with the reason, unless LABKIT_REQUIRE names ``kind``: then a missing engine fails.
 
-    .ci/run sets LABKIT_REQUIRE=postgres,wiredtiger and the workflow's MongoDB jobs
+    .ci/run sets LABKIT_REQUIRE=postgres,wiredtiger,chromium and the workflow's MongoDB jobs
     LABKIT_REQUIRE=mongodb, so those tests can never be skipped there.
     """
     reason = english(reason)  # a labkit message (``servers.mongodb_missing``) in English

@@ -121,3 +121,17 @@ def test_the_cache_plot_marks_the_outgrowing_only_where_it_happened(largest, lin
     else:
         assert title == "Cache reads: the index stayed within the cache (at most 6% of it)"
     plt.close(figure)
+
+
+def test_the_cache_plot_states_no_share_it_did_not_measure():
+    """Where no load's cache share was measured (the engine gave no cache size, or no cache
+    reads), the title says none was measured, not "at most 0% of it", and draws no line."""
+    import matplotlib.pyplot as plt
+
+    figure = plots.cache_reads_vs_ratio([{"keys": "uuid4", "n": 1000, "index_to_cache": None,
+                                          "cache_reads": 3},
+                                         {"keys": "uuid7", "n": 1000, "index_to_cache": 2.0,
+                                          "cache_reads": None}])
+    assert figure.axes[0].get_title() == "Cache reads: none measured"
+    assert "the index outgrows the cache" not in _renders(figure)
+    plt.close(figure)

@@ -67,11 +67,11 @@ def test_as_root_runuser_is_found_off_path_or_its_absence_said(monkeypatch, tmp_
     empty.mkdir()
     system.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    monkeypatch.setattr(postgres, "_SYSTEM_BIN", str(system))
+    monkeypatch.setattr(postgres, "_SYSTEM_BIN", (str(system), str(tmp_path / "bin")))
     with pytest.raises(ServerStartError) as caught:
         postgres.run_as()
     assert str(caught.value).startswith("PostgreSQL will not run as root, and runuser")
-    assert f"nor in {system}." in str(caught.value)
+    assert f"nor in {system}, {tmp_path / 'bin'}." in str(caught.value)
     assert str(caught.value.hint).startswith("Hint: put the folder that holds runuser")
     runuser = system / "runuser"
     runuser.write_text("#!/bin/sh\n")

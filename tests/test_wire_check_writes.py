@@ -273,8 +273,25 @@ def test_a_bulk_writes_error_is_its_first_write_errors_code_not_pymongos_65(lab,
     by_name = dataclasses.replace(step.expect, value={"errorCodeName": "DuplicateKey"})
     holds, _, note = judge_step(by_name, answer)
     assert not holds
-    assert str(note) == ("no error code name, not DuplicateKey: the server's reply gives code "
-                         "11000 only, as it does for a write error")
+    assert str(note) == ("no error code name, not DuplicateKey: the error gives code 11000 and "
+                         "no name, as a write error does")
+
+
+def test_a_bulk_writes_many_refusals_are_said_by_the_first_three_and_a_count():
+    """An unordered insertMany may be refused thousands of times in one reply: its text gives
+    the server's first three write errors and how many more, not one line of all of them."""
+    from pymongo.errors import BulkWriteError
+
+    from labkit.engines.query import error_code
+    from labkit.errors import server_said
+
+    refused = BulkWriteError({"writeErrors": [
+        {"index": i, "code": 11000, "errmsg": f"E11000 duplicate key error dup key: {{ _id: {i} }}"}
+        for i in range(5)], "writeConcernErrors": [], "nInserted": 0})
+    said = server_said(refused)
+    assert said.count("E11000") == 3
+    assert said.endswith("dup key: { _id: 2 } (code 11000); and 2 more")
+    assert error_code(refused) == (11000, "")
 
 
 @wire

@@ -452,6 +452,17 @@ def test_a_direct_connection_is_the_deployment_its_server_says(lab, said, topolo
 
 
 @wire
+def test_a_hello_that_fails_leaves_the_engine_standing(lab):
+    """Where the deployment's ``hello`` fails (here the connection is closed on it), the engine
+    is still made, "single" as the driver sees a direct connection; the claims' own commands
+    meet the failure and say it as a column's not run, never a traceback of ``labkit check``."""
+    from labkit.engines.query import MongoDBEngine
+
+    lab.wire.on("hello", hangup=True)
+    assert MongoDBEngine(lab.server).topology == "single"
+
+
+@wire
 def test_checks_engine_loads_a_claim_file_reads_it_and_drops_its_database(lab):
     """``labkit check``'s MongoDB engine inserts a claim file's fixture with its types (a
     Decimal128, an int32, a double), sends its find with the sort as written, answers with the

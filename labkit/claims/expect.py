@@ -81,8 +81,8 @@ def _error_note(checks: dict[str, Any], answer: Answer) -> Text:
     if "errorCodeName" in checks and answer.code_name.lower() != str(
             checks["errorCodeName"]).lower():
         if not answer.code_name and answer.code is not None:  # a write error names no code
-            return Message(N_("no error code name, not {expected}: the server's reply gives "
-                              "code {code} only, as it does for a write error"),
+            return Message(N_("no error code name, not {expected}: the error gives code {code} "
+                              "and no name, as a write error does"),
                            code=str(answer.code), expected=str(checks["errorCodeName"]))
         return Message(N_("error code name {name}, not {expected}"),
                        name=answer.code_name or Message(N_("none")),

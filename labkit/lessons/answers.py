@@ -68,19 +68,26 @@ def _decimal(text: str, code: str) -> float | None:
         return None
 
 
+# Each language's name as a note on a number's reading names it, mid-sentence.
+LANGUAGE_NAMES = {"en": N_("English"), "vi": N_("Vietnamese")}
+
+
 def _note(text: str, value: float, code: str) -> str:
     """How an ambiguous ``text`` was read: as ``code``'s locale writes numbers, saying which
     mark it took for what, and naming that language where it is not the one in use (English
     reads no "2,9": it was read as Vietnamese writes 2.9)."""
-    from babel import Locale
     from babel.numbers import get_decimal_symbol, get_group_symbol
 
     mark = get_decimal_symbol(code)
     if code != language():
+        name = _(LANGUAGE_NAMES[code])
+        if mark in text:
+            return _("I read {text} as {value}, as {language} writes numbers (\u201c{mark}\u201d "
+                     "as the decimal mark).").format(
+                text=text, value=number(value), mark=mark, language=name)
         return _("I read {text} as {value}, as {language} writes numbers (\u201c{mark}\u201d "
-                 "as the decimal mark).").format(
-            text=text, value=number(value), mark=mark,
-            language=Locale.parse(code).get_display_name(language()))
+                 "grouping thousands).").format(
+            text=text, value=number(value), mark=get_group_symbol(code), language=name)
     if mark in text:
         return _("I read {text} as {value}, with \u201c{mark}\u201d as the decimal mark.").format(
             text=text, value=number(value), mark=mark)

@@ -257,10 +257,12 @@ class Exercise:
         return Feedback(False, note + self._wrong(prediction, answer))
 
     def _unreadable(self, exc: Exception) -> Feedback:
-        example = (" " + _("Write it like {example}.").format(example=_(self.accept.example))
-                   if self.accept.example else "")
+        written = _(self.accept.example) if self.accept.example else ""
+        example = " " + _("Write it like {example}.").format(example=written) if written else ""
         if isinstance(exc, Unreadable):
             why = shown(exc.args[0]) if exc.args else ""  # a message, shown in the learner's words
+            if written and written in why:  # the reason gives the example already
+                example = ""
             return Feedback(None, _("I could not read that: {why}.").format(why=why) + example)
         return Feedback(None, _("I could not read that as an answer to this question.")
                         + example)

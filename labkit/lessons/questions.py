@@ -460,7 +460,7 @@ def _07_mongomock_42(lesson: str) -> Exercise:
         from labkit.i18n import _
 
         made.engine_name = engine_name("mongomock")
-        made.engine = _("{engine} {version}, an in-process fake of MongoDB").format(
+        made.engine = _("the in-process fake {engine} {version}").format(
             engine=made.engine_name, version=version("mongomock"))
         return _mongomock_eq_42()
 

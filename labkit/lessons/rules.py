@@ -389,13 +389,14 @@ class Fraction(Number):
 
     def describe(self) -> str:
         """A share or a percentage, within the tolerance (of the answer, or of ``also``)."""
-        said = _("within {points} percentage points, as a share (0.69), a percentage (69%, "
-                 "~69%), a ratio (2/3) or ln 2; with a decimal comma in Vietnamese "
-                 "(69,6%)").format(points=number(self.tolerance * 100))
+        forms = _("as a share (0.69), a percentage (69%, ~69%), a ratio (2/3) or ln 2; with a "
+                  "decimal comma in Vietnamese (69,6%)")
         if not self.also:
-            return said
-        return _("{said}; of the run's figure, or of {values}").format(
-            said=said, values=", ".join(percent(value) for value in self.also))
+            return _("within {points} percentage points, {forms}").format(
+                points=number(self.tolerance * 100), forms=forms)
+        return _("within {points} percentage points of the run's figure or of {values}, "
+                 "{forms}").format(points=number(self.tolerance * 100), forms=forms,
+                                   values=", ".join(percent(value) for value in self.also))
 
 
 class Bool(Accept[bool]):

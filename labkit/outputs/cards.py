@@ -39,19 +39,20 @@ def _value(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         items = [_value(v) for v in value]
-        return "[" + ("; " if any(_has_comma(v, item) for v, item in zip(value, items,
-                                                                          strict=True))
-                      else ", ").join(items) + "]"
+        return "[" + _separator(value, items).join(items) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: "
                                f"{_value(v)}" for k, v in value.items()) + "}"
     return json.dumps(value, ensure_ascii=False)
 
 
-def _has_comma(value: Any, written: str) -> bool:
-    """Whether a list's item, as written, holds a comma of its own that a comma between the
-    items would blur: a number's grouping ("1,790,812,800,000") or decimal mark ("0,9")."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and "," in written
+def _separator(values: list[Any], written: list[str]) -> str:
+    """What separates a list's items: "; " where one, as written, holds a comma of its own
+    that a comma between the items would blur (a number's grouping, "1,790,812,800,000", or
+    decimal mark, "0,9"), else ", "."""
+    commas = any(isinstance(v, int | float) and not isinstance(v, bool) and "," in text
+                 for v, text in zip(values, written, strict=True))
+    return "; " if commas else ", "
 
 
 def cell_text(value: Any, limit: int = 200) -> str:
@@ -77,9 +78,7 @@ def _whole_items(value: dict[str, Any] | list[Any], limit: int) -> str:
         return whole_items([f"{json.dumps(str(k), ensure_ascii=False)}: {_value(v)}"
                             for k, v in value.items()], "{", "}", limit)
     items = [_value(v) for v in value]
-    separator = "; " if any(_has_comma(v, item) for v, item in zip(value, items, strict=True)) \
-        else ", "
-    return whole_items(items, "[", "]", limit, separator)
+    return whole_items(items, "[", "]", limit, _separator(value, items))
 
 
 def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:

@@ -259,7 +259,8 @@ def writes_per_1000(growth: dict[str, dict[str, list[tuple[int, float]]]],
 def cache_reads_vs_ratio(points: Sequence[CachePoint], title: str = "") -> MplFigure:
     """Pages read into the cache against index size / cache size, per key kind (rows with
     ``keys``, ``index_to_cache`` and ``cache_reads``), the point where the index outgrows the
-    cache marked at 1."""
+    cache marked at 1 where a drawn point reaches it; where none does, the title says how much
+    of the cache the largest index took."""
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 3.6))
@@ -271,16 +272,18 @@ def cache_reads_vs_ratio(points: Sequence[CachePoint], title: str = "") -> MplFi
                   color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
                   linestyle=LINE_STYLES[index % len(LINE_STYLES)],
                   marker=MARKERS[index % len(MARKERS)], markersize=4)
-    largest = max((p["index_to_cache"] for p in points if p.get("index_to_cache") is not None),
-                  default=None)
-    outgrown = largest is not None and largest >= 1
-    if outgrown:
+    drawn = [p["index_to_cache"] for p in points if p.get("index_to_cache") is not None
+             and p.get("cache_reads") is not None]
+    largest = max(drawn, default=None)
+    if largest is not None and largest >= 1:
         axes.axvline(1.0, color="#cf222e", linestyle=":", linewidth=1.2,
                      label=text(_("the index outgrows the cache")))
         default_title = _("Cache reads as the index outgrows the cache")
-    else:  # no line the points never reach, and a title that says what the run did
+    elif largest is not None:  # no line the points never reach; the title says what happened
         default_title = _("Cache reads: the index stayed within the cache (at most {share} "
-                          "of it)").format(share=percent(largest or 0.0, 0))
+                          "of it)").format(share=percent(largest, 0))
+    else:  # nothing measured to draw: no share to state
+        default_title = _("Cache reads: none measured")
     axes.set_xlabel(text(_("index size / cache size")))
     axes.set_ylabel(text(_("pages read into the cache")))
     axes.set_ylim(bottom=0)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from labkit import _redact
+from labkit import _conninfo, _redact
 
 # Spelled in _defaults, which the command line's help reads without importing servers.
 from labkit._defaults import DEFAULT_CACHE_GB as DEFAULT_CACHE_GB
@@ -541,7 +541,8 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
     except PyMongoError as exc:
         if client is not None:
             client.close()
-        if isinstance(exc, OperationFailure) and exc.code == UNAUTHORIZED:
+        if isinstance(exc, OperationFailure) and exc.code == UNAUTHORIZED \
+                and not _conninfo.parse(uri).user:
             # From 8.1 buildInfo needs an authenticated user (buildInfoAuthMode, in
             # src/mongo/db/commands/buildinfo_common.cpp): the server answered ping, but
             # tells its version to no connection without one.

@@ -350,12 +350,13 @@ def run_as() -> tuple[list[str], _User | None]:
                        "it as.")),
             hint=Message(POSTGRES_HINT),
         ) from exc
-    runuser = shutil.which("runuser") or shutil.which("runuser", path=_SYSTEM_BIN)
+    runuser = shutil.which("runuser") or shutil.which("runuser", path=os.pathsep.join(
+        _SYSTEM_BIN))
     if runuser is None:
         raise ServerStartError(
             Message(N_("PostgreSQL will not run as root, and runuser, which runs it as the "
                        "'postgres' user, is neither on PATH nor in {folders}."),
-                    folders=_SYSTEM_BIN),
+                    folders=", ".join(_SYSTEM_BIN)),
             hint=Message(N_("Hint: put the folder that holds runuser (util-linux) on PATH, or "
                             "set LABKIT_POSTGRES_DSN to a server of your own.")),
         )
@@ -363,7 +364,7 @@ def run_as() -> tuple[list[str], _User | None]:
 
 
 # Where util-linux puts runuser, which a root shell's PATH may lack (``env -i``, some images).
-_SYSTEM_BIN = os.pathsep.join(["/usr/sbin", "/sbin"])
+_SYSTEM_BIN = ("/usr/sbin", "/sbin")
 
 
 _PORT_TAKEN = ("could not bind", "address already in use", "could not create any tcp/ip sockets")
