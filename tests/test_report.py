@@ -495,3 +495,20 @@ def test_labkit_check_json_says_holds_result_only_where_the_matrix_does(tmp_path
         only = row["verdict"] == "holds" and title in events
         assert row["verdict_words"] == ("holds (result only)" if only
                                         else words[row["verdict"]]), title
+
+
+def test_a_card_writes_a_cause_its_rows_share_once(offline_run):
+    """U5's card had the same "no MongoDB" paragraph on each of its three MongoDB rows (a
+    learner's walk through lesson 06, 2026-12-03): the first row says it, the others "the same
+    reason as above", in the card's HTML and in its text."""
+    from labkit.lessons.notebook import Checked
+    from labkit.outputs import cards
+
+    (u5,) = [result for result in offline_run.claims if result.claim.id == "U5"]
+    mongo = [row for row in u5.rows if str(row.engine).startswith("MongoDB")]
+    assert len(mongo) == 3
+    assert len({row.shown_reason for row in mongo}) == 1
+    reason = mongo[0].shown_reason
+    for shown in (cards.claim_card(u5), str(Checked(u5))):
+        assert shown.count(html.escape(reason) if shown.startswith("<") else reason) == 1
+        assert shown.count("the same reason as above") >= 2

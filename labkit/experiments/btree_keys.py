@@ -252,7 +252,8 @@ def _never_outgrew(rnd: LoadResult, index: int, cache: int) -> Message:
     if not smallest:
         return Message(N_("the UUIDv4 index ({index:,} bytes, {per_key:,.1f} bytes per key) stayed "
                           "smaller than the cache ({cache:,} bytes): it never outgrew memory "
-                          "here (from N = {here:,} keys it would, or with a smaller --cache-mb)"),
+                          "here (from N = {here:,} keys it would, or with a smaller cache: "
+                          "labkit btree --cache-mb)"),
                        **values)
     values.update(smallest=smallest, needed=btree_io.outgrows_from(rnd, smallest))
     return Message("{reason} ({sooner})", reason=_mongod_never_outgrew(values, cache, smallest),

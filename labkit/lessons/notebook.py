@@ -386,7 +386,14 @@ class Checked(list[Result]):
     def __str__(self) -> str:
         item = self.result.claim
         head = f"{item.id}: {verdict_text(self.verdict)} ({kind_text(item.kind)})"
-        return "\n".join([head, *(str(row) for row in self)])
+        lines, said = [head], set()
+        for row in self:  # a cause several rows share (no MongoDB) is written once, as in HTML
+            text = str(row)
+            if row.reason and row.shown_reason in said:
+                text = text.replace(row.shown_reason, _("the same reason as above"))
+            said.add(row.shown_reason)
+            lines.append(text)
+        return "\n".join(lines)
 
     __repr__ = __str__
 

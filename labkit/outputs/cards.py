@@ -101,8 +101,9 @@ def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
     return f"<table style='margin:.3em 0'>{head}{body}</table>"
 
 
-def row_card(row: Result) -> str:
-    """One engine's verdict as HTML: the verdict, the engine, expected beside observed, why."""
+def row_card(row: Result, said: set[str] | None = None) -> str:
+    """One engine's verdict as HTML: the verdict, the engine, expected beside observed, why
+    (a reason ``said`` already, on a row above in the same card, is not written again)."""
     item = row.claim
     rows = [f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
             f"{verdict_text(row.verdict)}</b> &mdash; {escape.html(item.shown_title)}"]
@@ -112,7 +113,13 @@ def row_card(row: Result) -> str:
     table = ""
     if row.shows_observation and row.observation is not None:
         table = side_by_side(item.expected, row.observation.observed, item.expected_short)
-    reason = f"<div>{escape.html(row.shown_reason)}</div>" if row.reason else ""
+    reason = ""
+    if row.reason and said is not None and row.shown_reason in said:
+        reason = f"<div><i>{escape.html(_('the same reason as above'))}</i></div>"
+    elif row.reason:
+        reason = f"<div>{escape.html(row.shown_reason)}</div>"
+        if said is not None:
+            said.add(row.shown_reason)
     return "<div>" + "<br>".join(rows) + table + reason + "</div>"
 
 
@@ -126,7 +133,8 @@ def claim_card(result: ClaimResult) -> str:
             f"<code>{escape.html(item.experiment_name)}</code></small></p>")
     if result.single:
         return head + row_card(result.rows[0])
-    return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row)}</div>"
+    said: set[str] = set()  # a cause several rows share (no MongoDB) is written once
+    return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row, said)}</div>"
                           for row in result.rows)
 
 
