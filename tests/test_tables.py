@@ -42,6 +42,11 @@ def test_btree_pivot_gives_engine_by_key_kind_in_rounded_percentages():
     assert pivot.loc["a 1", ("size vs uuid7", "uuid4")] == "142%"
     assert list(pivot.index) == ["a 1"]
     assert "not run: no b here" in tables.btree_frame(comparison)["note"].tolist()
+    # An engine's rows are headed by its name, as the rest of lesson 06 writes it (the pivot
+    # said "postgres 15.18" beside "PostgreSQL" everywhere else).
+    named = tables.btree_pivot({"postgres": _measurement("postgres", {"uuid7": 0.9},
+                                                         {"uuid7": 100})})
+    assert list(named.index) == ["PostgreSQL 1"]
 
 
 def test_results_json_becomes_one_row_per_claim_and_engine(tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from labkit.i18n import N_, _, number, percent, shown
+from labkit.names import engine_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -220,7 +221,7 @@ def btree_pivot(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
     for m in measurements:
         if "results" not in m:
             continue
-        engine = f"{m['engine']} {m['engine_version']}".strip()
+        engine = f"{engine_name(m['engine'])} {m['engine_version']}".strip()  # PostgreSQL
         by_kind = {r["keys"]: r for r in m["results"]}
         base = by_kind.get("uuid7")
         for kind, r in by_kind.items():
