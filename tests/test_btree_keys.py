@@ -237,3 +237,12 @@ def test_u4s_fills_are_judged_with_a_point_of_tolerance_and_say_so(uuid7, int_, 
                                   {"uuid7_fill": uuid7, "int_fill": int_})
     assert holds is inside
     assert english(reason).endswith("(range 90%-100%, less one point of tolerance: from 89%)")
+
+
+def test_u1_and_u3_say_their_clock_window_as_a_time_too():
+    """U1's and U3's notes gave the clock window in raw milliseconds since 1970 only
+    ("between 1796295011699 and 1796295011702 ms"): they say its start as a UTC time too."""
+    from labkit.experiments.btree_keys import _utc_ms
+
+    assert _utc_ms(1_700_000_000_123) == "2023-11-14T22:13:20.123Z"  # claim U3's chosen time
+    assert _utc_ms(5) == "1970-01-01T00:00:00.005Z"

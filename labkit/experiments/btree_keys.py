@@ -100,8 +100,10 @@ def v7_layout(ctx: Context) -> Observation:
     return Observation({"version_bits": versions, "variant_bits": variants,
                         "unix_ts_ms_within_clock": within},
                        engine, version, layout_rows(samples[0]),
-                       note=N_("{samples:,} UUIDs generated between {before} and {after} ms"),
-                       note_values={"samples": SAMPLES, "before": str(before), "after": str(after)},
+                       note=N_("{samples:,} UUIDs generated between {before} and {after} ms "
+                               "since 1970 (from {at} UTC)"),
+                       note_values={"samples": SAMPLES, "before": str(before), "after": str(after),
+                                    "at": _utc_ms(before)},
                        figure=Figure("bit_layout", (layout_rows(samples[0]),
                                                      f"UUIDv7 {samples[0]}")))
 
@@ -120,9 +122,19 @@ def v7_time_read_back(ctx: Context) -> Observation:
                         "now_within_clock": before <= now_ms <= after},
                        engine, version,
                        [uuids.explain(chosen), uuids.explain(now)],
-                       note=N_("now: clock window {before}..{after} ms, read back {now_ms} ms"),
+                       note=N_("now: clock window {before}..{after} ms since 1970 (from {at} "
+                               "UTC), read back {now_ms} ms"),
                        note_values={"before": str(before), "after": str(after),
-                                    "now_ms": str(now_ms)})
+                                    "now_ms": str(now_ms), "at": _utc_ms(before)})
+
+
+def _utc_ms(ms: int) -> str:
+    """Milliseconds since 1970 as the UTC time a person reads, to the millisecond
+    (``2026-12-03T11:40:00.123Z``)."""
+    import datetime as dt
+
+    at = dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 # Page splits, judged per engine ---------------------------------------------------------
