@@ -101,7 +101,7 @@ def v7_layout(ctx: Context) -> Observation:
                         "unix_ts_ms_within_clock": within},
                        engine, version, layout_rows(samples[0]),
                        note=N_("{samples:,} UUIDs generated between {before} and {after} ms "
-                               "since 1970 (from {at} UTC)"),
+                               "since 1970 (from {at})"),
                        note_values={"samples": SAMPLES, "before": str(before), "after": str(after),
                                     "at": _utc_ms(before)},
                        figure=Figure("bit_layout", (layout_rows(samples[0]),
@@ -122,8 +122,8 @@ def v7_time_read_back(ctx: Context) -> Observation:
                         "now_within_clock": before <= now_ms <= after},
                        engine, version,
                        [uuids.explain(chosen), uuids.explain(now)],
-                       note=N_("now: clock window {before}..{after} ms since 1970 (from {at} "
-                               "UTC), read back {now_ms} ms"),
+                       note=N_("now: clock window {before}..{after} ms since 1970 (from {at}), "
+                               "read back {now_ms} ms"),
                        note_values={"before": str(before), "after": str(after),
                                     "now_ms": str(now_ms), "at": _utc_ms(before)})
 
