@@ -134,6 +134,37 @@ def test_an_address_of_another_machine_is_refused():
         room.check_port_free(["192.0.2.7"], 27017)
 
 
+def test_an_ipv6_room_address_gets_mongods_ipv6_option(tmp_path):
+    """mongod resolves its bind addresses as IPv4 unless ``--ipv6`` is given, skipping an IPv6
+    one (src/mongo/transport/asio/asio_transport_layer.cpp, mongodb/mongo at 02bf3f55): a room
+    on 2001:db8::5 gets the option, so it listens where its students' line points; an IPv4
+    room does not."""
+    def command(address):
+        return room.mongod_command("/opt/mongod", tmp_path / "db", tmp_path / "log", 27018,
+                                   room.bind_addresses(address), auth=True, cache_gb=0.25)
+
+    assert "--ipv6" in command("2001:db8::5")
+    assert _options(command("2001:db8::5"))["--bind_ip"] == "127.0.0.1,2001:db8::5"
+    assert "--ipv6" not in command("192.0.2.7")
+
+
+def test_a_host_name_that_is_only_loopback_here_is_refused(monkeypatch):
+    """Debian maps a machine's own host name to 127.0.1.1 in /etc/hosts: a room bound on that
+    name would listen where no student reaches, and pass every check made from this machine.
+    Such a name is refused, saying what it resolves to; a name resolving to a network address
+    is not."""
+    import socket
+
+    answers = {"myhost": ["127.0.1.1"], "classroom-pc": ["192.0.2.7"]}
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, 0)) for ip in answers[host]])
+    with pytest.raises(BadInput, match=r"--room myhost names this machine only by a loopback "
+                                       r"address \(127\.0\.1\.1\)"):
+        room.check_port_free(["myhost"], 27017)
+    with pytest.raises(BadInput, match="not an address of this machine"):
+        room.check_port_free(["classroom-pc"], 27017)  # on to the bind, which refuses it here
+
+
 def test_the_role_is_the_one_docs_hosted_md_gives():
     """The role labkit creates has exactly the privileges of docs/hosted.md's custom role
     (read from the page: every action labkit uses on any database, serverStatus on the

@@ -103,6 +103,11 @@ def mongod_command(binary: str, dbpath: Path, log: Path, port: int, addresses: l
                "--bind_ip", ",".join(addresses), "--logpath", str(log),
                "--setParameter", "diagnosticDataCollectionEnabled=false",
                "--wiredTigerCacheSizeGB", str(cache_gb)]
+    if any(":" in address for address in addresses):
+        # mongod resolves its bind addresses as IPv4 unless --ipv6 is given: an IPv6 one is
+        # then skipped, and the room would listen on 127.0.0.1 alone (src/mongo/transport/asio/
+        # asio_transport_layer.cpp, mongodb/mongo at 02bf3f55: "Found no addresses for peer").
+        command.append("--ipv6")
     if auth:
         command.append("--auth")
     if os.name != "nt":  # Windows builds have no Unix socket option
@@ -224,8 +229,11 @@ def start(address: str, port: int, cache_gb: float) -> Room:
 
 def check_port_free(addresses: list[str], port: int) -> None:
     """Refuse to start where something listens on ``port`` already (labkit would otherwise
-    create its user on that other server) or where ``address`` is not this machine's."""
+    create its user on that other server) or where ``address`` is not this machine's, or
+    names it only by a loopback address (Debian maps a machine's own host name to 127.0.1.1
+    in /etc/hosts: a room bound there is out of every student's reach)."""
     for address in addresses:
+        _refuse_loopback_name(address)
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
             if os.name != "nt":  # as mongod does; on Windows the option lets a port be shared
@@ -240,6 +248,29 @@ def check_port_free(addresses: list[str], port: int) -> None:
                 raise BadInput(Message(N_("--room {address} is not an address of this machine "
                                           "({error})"), address=address,
                                        error=exc.strerror or str(exc))) from exc
+
+
+def _refuse_loopback_name(address: str) -> None:
+    """BadInput where ``address`` is a host name (not ``localhost``) that this machine resolves
+    to loopback addresses only."""
+    if address in _LOCAL:
+        return
+    try:
+        ipaddress.ip_address(address)
+        return
+    except ValueError:
+        pass
+    try:
+        found = {str(info[4][0]) for info in socket.getaddrinfo(address, None,
+                                                               type=socket.SOCK_STREAM)}
+    except OSError:  # a name that does not resolve: the bind below says so
+        return
+    if found and all(ipaddress.ip_address(ip.split("%")[0]).is_loopback for ip in found):
+        raise BadInput(Message(N_("--room {address} names this machine only by a loopback "
+                                  "address ({found}), which no student can reach: give this "
+                                  "machine's address in the room's network, such as "
+                                  "192.168.1.20"), address=address,
+                               found=", ".join(sorted(found))))
 
 
 def _run(owned: OwnedServer, command: list[str]) -> None:
