@@ -470,6 +470,31 @@ def test_clean_stale_judges_a_lease_by_its_end(wire_server):
     assert (found.removed, found.in_use) == ([ended], [later])
 
 
+def test_labkit_clean_cleans_every_server_labkit_mongodb_uri_lists(wire_server, second_wire,
+                                                                   monkeypatch):
+    """LABKIT_MONGODB_URI may list a server per version: ``labkit clean`` cleans each, one
+    report row per server, where it found the first, as a run without a version does, and left
+    the others' stale databases (each server's lease ended a second ago, by its own clock)."""
+    monkeypatch.delenv("LABKIT_POSTGRES_DSN", raising=False)
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    for server, name in ((wire_server, "labkit_old_0001"), (second_wire, "labkit_old_0002")):
+        script_from_uri(server)
+        clock(server, now)
+        lease = {"_id": "lease", "mark": servers.mark_for(name), "renewed": now - AHEAD,
+                 "expires": now - dt.timedelta(seconds=1)}
+        server.on("listDatabases", databases(name))
+        server.on("find", lambda sent, lease=lease: cursor_reply(f"{sent.db}.labkit_lease",
+                                                                 [lease]))
+        server.on("dropDatabase", DATABASE_DROPPED)
+    monkeypatch.setenv("LABKIT_MONGODB_URI", f"{wire_server.uri} {second_wire.uri}")
+    report = servers.clean_user_servers()
+    assert [row["removed"] for row in report] == [["labkit_old_0001"], ["labkit_old_0002"]]
+    assert [str(row["engine"]) for row in report] == ["MongoDB", "MongoDB"]
+    assert len({row["server"] for row in report}) == 2
+    assert wire_server.named("dropDatabase")[0].db == "labkit_old_0001"
+    assert second_wire.named("dropDatabase")[0].db == "labkit_old_0002"
+
+
 # Drop and its fallbacks ------------------------------------------------------------------------
 
 

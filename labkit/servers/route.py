@@ -8,7 +8,9 @@ the cache's default lives in one place (``DEFAULT_CACHE_GB``).
 from __future__ import annotations
 
 import atexit
+import functools
 import os
+from collections.abc import Callable
 from typing import Literal, TypedDict, overload
 
 from labkit.errors import BadInput
@@ -101,12 +103,29 @@ def clean_user_servers() -> list[Cleaned]:
     for kind in (PostgresServer, MongoServer):
         if not os.environ.get(kind.user_variable):
             continue
-        server: Server[object] = kind.find_or_start(ServerRequest(kind.user_mode))
-        try:
-            found, where = server.clean_stale(), server.describe()
-        finally:
-            server.stop()
-        report.append({"engine": server.engine, "server": where, "removed": found.removed,
-                       "in_use": found.in_use, "unproven": found.unproven,
-                       "skipped": found.skipped})
+        for start in _user_servers(kind):
+            server: Server[object] = start()
+            try:
+                found, where = server.clean_stale(), server.describe()
+            finally:
+                server.stop()
+            report.append({"engine": server.engine, "server": where, "removed": found.removed,
+                           "in_use": found.in_use, "unproven": found.unproven,
+                           "skipped": found.skipped})
     return report
+
+
+def _user_servers(kind: type[MongoServer] | type[PostgresServer]) -> list[
+        Callable[[], Server[object]]]:
+    """How to reach each server the user's variable names: LABKIT_MONGODB_URI may list several
+    (one per version a matrix needs), each cleaned in its turn, where finding one of them, as
+    a run does, cleaned the first alone."""
+    if kind is MongoServer:
+        from labkit import _redact
+        from labkit.servers.mongo import from_uri
+
+        uris = os.environ[kind.user_variable]
+        _redact.remember(uris)
+        if len(uris.split()) > 1:
+            return [functools.partial(from_uri, uri) for uri in uris.split()]
+    return [functools.partial(kind.find_or_start, ServerRequest(kind.user_mode))]
