@@ -137,6 +137,19 @@ def test_a_version_mismatch_is_refused_with_what_to_do(wire_server):
     assert wire_server.commands() == ["ping", "buildinfo"]
 
 
+@pytest.mark.parametrize("preference", ["secondaryPreferred", "nearest", "secondary"])
+def test_every_read_goes_to_the_primary_whatever_the_uri_prefers(wire_server, preference):
+    """An experiment reads right after its own writes; a URI's readPreference=secondary… or
+    nearest (analytics connection strings carry them) would send that read to a secondary that
+    may not have the writes yet. labkit's clients read from the primary; against one server
+    the reads are answered as before."""
+    from pymongo import ReadPreference
+
+    with mongo.mongo_client(f"{wire_server.uri}&readPreference={preference}") as client:
+        assert client.read_preference == ReadPreference.PRIMARY
+        assert client.admin.command("ping")["ok"] == 1.0
+
+
 def test_a_uri_pymongo_refuses_is_bad_input_without_its_text():
     """A URI pymongo's parser refuses is a BadInput that does not repeat the URI (it may hold a
     password)."""

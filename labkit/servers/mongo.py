@@ -125,6 +125,11 @@ def mongo_client(uri: str, **options: Any) -> Client:
         # pymongo waits for a reply forever by default: a server that stops answering without
         # closing the connection would hold a run (or a lesson's cell) for good.
         options.setdefault("socketTimeoutMS", SOCKET_TIMEOUT_MS)
+    # Every read goes to the primary, whatever the URI's readPreference: an experiment reads
+    # right after its own writes, and a secondary that has not replicated them yet would answer
+    # with fewer documents, a wrong verdict. (A direct connection to one member still reads from
+    # it: the server selection spec selects a Single topology's server for any preference.)
+    options["readPreference"] = "primary"
     client: Client = MongoClient(uri, uuidRepresentation="standard", tz_aware=True, **options)
     return client
 
