@@ -460,8 +460,9 @@ def test_doctor_says_when_privileges_are_not_readable():
     "mongodb://labkit:pw@db.example.net:27017/?tls=true&authSource=admin",
 ])
 def test_a_hosted_uri_reaches_the_driver_as_written(monkeypatch, uri):
-    """labkit hands a user's URI to pymongo unchanged and adds only UUID, date and timeout
-    options: no ``directConnection``, no TLS setting, so SRV discovery and TLS stay pymongo's
+    """labkit hands a user's URI to pymongo unchanged and adds only UUID, date, timeout and
+    read-preference options (every read from the primary: an experiment reads its own
+    writes): no ``directConnection``, no TLS setting, so SRV discovery and TLS stay pymongo's
     (the Connection String and Initial DNS Seedlist Discovery specifications: ``+srv`` turns
     TLS on)."""
     import pymongo
@@ -474,7 +475,8 @@ def test_a_hosted_uri_reaches_the_driver_as_written(monkeypatch, uri):
     monkeypatch.setattr(pymongo, "MongoClient", record)
     servers.mongo_client(uri)
     assert seen == {"uri": uri, "uuidRepresentation": "standard", "tz_aware": True,
-                    "serverSelectionTimeoutMS": 5000, "socketTimeoutMS": 300_000}
+                    "serverSelectionTimeoutMS": 5000, "socketTimeoutMS": 300_000,
+                    "readPreference": "primary"}
 
 
 # Live: what only a server can confirm ------------------------------------------------------
