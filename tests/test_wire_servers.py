@@ -158,23 +158,28 @@ def test_a_uri_pymongo_refuses_is_bad_input_without_its_text():
     assert "s3cret" not in str(caught.value)
 
 
-def test_a_server_81_on_that_tells_its_version_only_to_a_user_is_said_so(wire_server,
-                                                                          monkeypatch):
-    """From 8.1 ``buildInfo`` needs an authenticated user (buildInfoAuthMode, default
-    kRequiresAuth, in src/mongo/db/commands/buildinfo_common.cpp, commit 1c287af4;
-    SERVER-90284): a URI without credentials gets ping's ok and then ``unauthenticated``'s
-    code 13. That is said as such, with what to put in the URI, not as a server that "did not
-    answer"; and the client is closed (its monitor threads end)."""
-    closed = []
+@pytest.fixture
+def closed(monkeypatch):
+    """One ``True`` for each client labkit's ``mongo_client`` made and then closed."""
+    closes: list[bool] = []
     real = mongo.mongo_client
 
     def watched(uri, **options):
         client = real(uri, **options)
         closing = client.close
-        client.close = lambda: (closed.append(True), closing())[1]
+        client.close = lambda: (closes.append(True), closing())[1]
         return client
 
     monkeypatch.setattr(mongo, "mongo_client", watched)
+    return closes
+
+
+def test_a_server_81_on_that_tells_its_version_only_to_a_user_is_said_so(wire_server, closed):
+    """From 8.1 ``buildInfo`` needs an authenticated user (buildInfoAuthMode, default
+    kRequiresAuth, in src/mongo/db/commands/buildinfo_common.cpp, commit 1c287af4;
+    SERVER-90284): a URI without credentials gets ping's ok and then ``unauthenticated``'s
+    code 13. That is said as such, with what to put in the URI, not as a server that "did not
+    answer"; and the client is closed (its monitor threads end)."""
     wire_server.on("buildInfo", unauthenticated("buildInfo"))
     with pytest.raises(ServerUnavailable) as caught:
         mongo.from_uri(wire_server.uri)
@@ -187,20 +192,10 @@ def test_a_server_81_on_that_tells_its_version_only_to_a_user_is_said_so(wire_se
     assert closed == [True]
 
 
-def test_a_server_that_does_not_answer_leaves_no_client_open(wire_server, monkeypatch):
+def test_a_server_that_does_not_answer_leaves_no_client_open(wire_server, closed):
     """A server whose ping is refused (here by a hang-up) is a ServerUnavailable, and the
     client made for it is closed, so that a lesson or a list of URIs trying again does not
     leave pymongo's monitor threads behind."""
-    closed = []
-    real = mongo.mongo_client
-
-    def watched(uri, **options):
-        client = real(uri, **options)
-        closing = client.close
-        client.close = lambda: (closed.append(True), closing())[1]
-        return client
-
-    monkeypatch.setattr(mongo, "mongo_client", watched)
     wire_server.on("ping", hangup=True)
     with pytest.raises(ServerUnavailable, match="did not answer"):
         mongo.from_uri(wire_server.uri + "&serverSelectionTimeoutMS=300&socketTimeoutMS=300")
