@@ -69,6 +69,7 @@ class ExerciseOptions(TypedDict, total=False):
     explanation: Required[str]
     finding: Callable[[], str | Message] | None
     measured: str | None
+    engine: Callable[[], tuple[str, str]] | None
     accept: Accept[Any] | Callable[[Any, Any], bool] | None
     mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None
     compare: Callable[[Any, Any], bool] | None
@@ -86,13 +87,17 @@ class Exercise:
     where the answer is the learner's run's own (a measurement), says after it what this run
     measured (a function called once the answer is had; a ``Message``). ``measured`` says in
     words what the run measures, for an answer that differs from run to run or machine to
-    machine: the answer sheet says that instead of printing a figure. ``lesson`` files it in
-    the learner's progress (a lesson's number; else the lesson the kernel is in, else "own").
+    machine: the answer sheet says that instead of printing a figure. ``engine`` names what
+    answers, once it has: its name (the answer sheet's) and its label with its version (the
+    feedback's and ``reveal``'s); ``from_claim`` names the claim's engine itself. ``lesson``
+    files it in the learner's progress (a lesson's number; else the lesson the kernel is in,
+    else "own").
     """
 
     def __init__(self, question: str, observe: Callable[[], Any], hint: str | Iterable[str], *,
                  explanation: str, finding: Callable[[], str | Message] | None = None,
                  measured: str | None = None,
+                 engine: Callable[[], tuple[str, str]] | None = None,
                  accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
                  mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None = None,
                  compare: Callable[[Any, Any], bool] | None = None,
@@ -109,6 +114,7 @@ class Exercise:
         pairs = mistakes.items() if isinstance(mistakes, dict) else (mistakes or [])
         self.mistakes: list[tuple[Any, str]] = list(pairs)
         self._observe = observe
+        self._engine_of = engine
         self._answer: Any = None
         self._failure = ""
         self._observed = False
@@ -178,6 +184,8 @@ class Exercise:
         if not self._observed:
             try:
                 self._answer = self._observe()
+                if self._engine_of is not None:
+                    self.engine_name, self.engine = self._engine_of()
             except Exception as exc:  # the learner's cell must never show a traceback
                 from labkit.claims.claim import one_line
 

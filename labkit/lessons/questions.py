@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, _
 from labkit.lessons.answers import says_error
 from labkit.lessons.exercises import (
     AsSet,
@@ -346,17 +346,11 @@ def _05_inversion(lesson: str) -> Exercise:
 
 
 def _06_random_fill(lesson: str) -> Exercise:
-    def observe() -> Any:
-        # The answer is a run of labkit's textbook B-tree, which the feedback names as such.
-        from labkit.i18n import _
-
-        made.engine = made.engine_name = _("labkit's textbook B-tree")
-        return _session().btree("model", ["uuid4"], policy="half")["results"][0][
-            "avg_leaf_fill"]
-
-    made = Exercise(
+    return Exercise(
         N_("Average leaf fill of the model after random inserts with 50/50 splits?"),
-        observe=observe,
+        observe=lambda: _session().btree("model", ["uuid4"], policy="half")["results"][0][
+            "avg_leaf_fill"],
+        engine=lambda: (_("labkit's textbook B-tree"),) * 2,
         # The run's figure varies from run to run by about a point: the theory's ln 2, which
         # the explanation gives, counts as right too, so that an answer's verdict does not
         # depend on the run's noise.
@@ -375,7 +369,6 @@ def _06_random_fill(lesson: str) -> Exercise:
                     "the figure varies a little from run to run)"),
         lesson=lesson,
     )
-    return made
 
 
 def _06_write_volume(lesson: str) -> Exercise:
@@ -385,15 +378,11 @@ def _06_write_volume(lesson: str) -> Exercise:
     # question about bytes written has one answer on every engine and N (at a few thousand keys
     # random keys may even write less), so this one is judged against the run's measurement,
     # which says what caused it.
-    def observe() -> bool:
-        reading = _write_reading()
-        made.engine = made.engine_name = reading.engine
-        return reading.ratio > 2
-
-    made = Exercise(
+    return Exercise(
         N_("On the engine printed above, at this run's N and with a checkpoint every 50,000 "
            "keys, do UUIDv4 keys make it write more than twice the bytes UUIDv7 keys do?"),
-        observe=observe,
+        observe=lambda: _write_reading().ratio > 2,
+        engine=lambda: (_write_reading().engine,) * 2,
         accept=Bool(),
         hint=[N_("A page is written whole after a checkpoint (at its first change), when it "
                  "leaves the cache changed, and, in SQLite, at each commit that changed it."),
@@ -414,21 +403,20 @@ def _06_write_volume(lesson: str) -> Exercise:
                     "gives figures measured at two N on each engine"),
         lesson=lesson,
     )
-    return made
+
+
+def _sqlite() -> tuple[str, str]:
+    """SQLite, and with this run's version."""
+    import sqlite3
+
+    return engine_name("sqlite"), f"{engine_name('sqlite')} {sqlite3.sqlite_version}"
 
 
 def _06_sqlite_bigger(lesson: str) -> Exercise:
-    def observe() -> bool:
-        # The answer is this run's SQLite, which the feedback names with its version.
-        import sqlite3
-
-        made.engine_name = engine_name("sqlite")
-        made.engine = f"{made.engine_name} {sqlite3.sqlite_version}"
-        return _sqlite_larger_by() > 0.25
-
-    made = Exercise(
+    return Exercise(
         N_("On SQLite, is the UUIDv4 index more than 25% larger than the UUIDv7 index?"),
-        observe=observe,
+        observe=lambda: _sqlite_larger_by() > 0.25,
+        engine=_sqlite,
         accept=Bool(),
         hint=[N_("SQLite balances a full page with its siblings instead of splitting it in two."),
               N_("If random-key pages end as full as sequential ones, how much larger can the "
@@ -440,7 +428,6 @@ def _06_sqlite_bigger(lesson: str) -> Exercise:
                     "little from run to run)"),
         lesson=lesson,
     )
-    return made
 
 
 def _mongomock_eq_42() -> Any:
@@ -452,21 +439,19 @@ def _mongomock_eq_42() -> Any:
     return claimcheck.check(specs, ["mongomock"]).observed("B1.eq_42", "mongomock")
 
 
+def _mongomock() -> tuple[str, str]:
+    """mongomock, and with its version, named a fake of MongoDB."""
+    from importlib.metadata import version
+
+    return engine_name("mongomock"), _("the in-process fake {engine} {version}").format(
+        engine=engine_name("mongomock"), version=version("mongomock"))
+
+
 def _07_mongomock_42(lesson: str) -> Exercise:
-    def observe() -> Any:
-        # The answer is mongomock's, a fake of MongoDB, which the feedback names as such.
-        from importlib.metadata import version
-
-        from labkit.i18n import _
-
-        made.engine_name = engine_name("mongomock")
-        made.engine = _("the in-process fake {engine} {version}").format(
-            engine=made.engine_name, version=version("mongomock"))
-        return _mongomock_eq_42()
-
-    made = Exercise(
+    return Exercise(
         N_("Which _ids does mongomock return for find({userId: 42})?"),
-        observe=observe,
+        observe=_mongomock_eq_42,
+        engine=_mongomock,
         accept=AsSet(choices=_orders),
         hint=[N_("The five values are int32 42, the string \"42\", Int64 42, the shell's 42.0 "
                  "(an int32) and Decimal128(\"42.00\"). Which of them is not a Python number?"),
@@ -483,7 +468,6 @@ def _07_mongomock_42(lesson: str) -> Exercise:
                        "by value."),
         lesson=lesson,
     )
-    return made
 
 
 EXERCISES: dict[str, Callable[[str], Exercise]] = {
