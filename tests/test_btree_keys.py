@@ -241,8 +241,15 @@ def test_u4s_fills_are_judged_with_a_point_of_tolerance_and_say_so(uuid7, int_, 
 
 def test_u1_and_u3_say_their_clock_window_as_a_time_too():
     """U1's and U3's notes gave the clock window in raw milliseconds since 1970 only
-    ("between 1796295011699 and 1796295011702 ms"): they say its start as a UTC time too."""
-    from labkit.experiments.btree_keys import _utc_ms
+    ("between 1796295011699 and 1796295011702 ms"): they say its start as a UTC time too,
+    written as a UUIDv7's time is (``uuids.ms_to_text``)."""
+    from labkit.experiments.catalogue import get
+    from labkit.model import uuids
 
-    assert _utc_ms(1_700_000_000_123) == "2023-11-14T22:13:20.123Z"  # claim U3's chosen time
-    assert _utc_ms(5) == "1970-01-01T00:00:00.005Z"
+    assert uuids.ms_to_text(1_700_000_000_123) == "2023-11-14T22:13:20.123Z"  # U3's chosen
+    assert uuids.ms_to_text(5) == "1970-01-01T00:00:00.005Z"
+    for claim_id in ("U1", "U3"):
+        observation = get(claim_id).experiment(None)
+        at = observation.note_values["at"]
+        assert at == uuids.ms_to_text(int(observation.note_values["before"]))
+        assert f"(from {at})" in observation.note.format(**observation.note_values)

@@ -103,7 +103,7 @@ def v7_layout(ctx: Context) -> Observation:
                        note=N_("{samples:,} UUIDs generated between {before} and {after} ms "
                                "since 1970 (from {at})"),
                        note_values={"samples": SAMPLES, "before": str(before), "after": str(after),
-                                    "at": _utc_ms(before)},
+                                    "at": uuids.ms_to_text(before)},
                        figure=Figure("bit_layout", (layout_rows(samples[0]),
                                                      f"UUIDv7 {samples[0]}")))
 
@@ -125,16 +125,8 @@ def v7_time_read_back(ctx: Context) -> Observation:
                        note=N_("now: clock window {before}..{after} ms since 1970 (from {at}), "
                                "read back {now_ms} ms"),
                        note_values={"before": str(before), "after": str(after),
-                                    "now_ms": str(now_ms), "at": _utc_ms(before)})
+                                    "now_ms": str(now_ms), "at": uuids.ms_to_text(before)})
 
-
-def _utc_ms(ms: int) -> str:
-    """Milliseconds since 1970 as the UTC time a person reads, to the millisecond
-    (``2026-12-03T11:40:00.123Z``)."""
-    import datetime as dt
-
-    at = dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 # Page splits, judged per engine ---------------------------------------------------------

@@ -49,7 +49,7 @@ def v7_fields(u: uuid.UUID) -> dict[str, Any]:
     unix_ts_ms = value >> 80
     return {
         "unix_ts_ms": unix_ts_ms,
-        "datetime": _ms_to_text(unix_ts_ms),
+        "datetime": ms_to_text(unix_ts_ms),
         "rand_a": (value >> 64) & 0xFFF,
         "rand_b": value & ((1 << 62) - 1),
     }
@@ -58,8 +58,9 @@ def v7_fields(u: uuid.UUID) -> dict[str, Any]:
 _LAST_MS = int(dt.datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=dt.UTC).timestamp() * 1000)
 
 
-def _ms_to_text(unix_ts_ms: int) -> str:
-    """A UUIDv7 time as ISO 8601; 48 bits reach past year 9999, which a calendar date cannot."""
+def ms_to_text(unix_ts_ms: int) -> str:
+    """Milliseconds since 1970 (a UUIDv7's time) as ISO 8601 in UTC; 48 bits reach past year
+    9999, which a calendar date cannot."""
     if unix_ts_ms > _LAST_MS:
         return f"after 9999-12-31T23:59:59.999Z (about year {1970 + unix_ts_ms // 31_556_952_000})"
     return iso_z(dt.datetime.fromtimestamp(unix_ts_ms / 1000, tz=dt.UTC))
