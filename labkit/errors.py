@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from labkit.i18n import N_, Message, Text, _, english
 from labkit.i18n import shown as shown_text
@@ -307,6 +308,19 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+def write_errors(exc: BaseException) -> list[Mapping[str, Any]]:
+    """The server's write errors, then its write concern errors, that a bulk write's refusal
+    carries (pymongo's BulkWriteError: its ``details`` the bulk result, whose ``writeErrors``
+    and ``writeConcernErrors`` list what the server said of each write); none for any other
+    error."""
+    details = getattr(exc, "details", None)
+    if not isinstance(details, Mapping):
+        return []
+    return [error for errors in ("writeErrors", "writeConcernErrors")
+            if isinstance(details.get(errors), list) for error in details[errors]
+            if isinstance(error, Mapping)]
+
+
 def server_said(exc: BaseException) -> str:
     """What a server's refusal said, on one line: its own ``errmsg`` and code, where the
     exception carries the reply (pymongo's ``OperationFailure.details``; its text appends the
@@ -316,10 +330,8 @@ def server_said(exc: BaseException) -> str:
         return f"{details['errmsg']} (code {details.get('code')})"
     # A bulk write's refusal (pymongo's BulkWriteError, "batch op errors occurred" with the
     # whole result appended): what the server said of each write that failed.
-    said = [f"{error['errmsg']} (code {error.get('code')})" for errors in
-            ("writeErrors", "writeConcernErrors") if isinstance(details, Mapping)
-            and isinstance(details.get(errors), list) for error in details[errors]
-            if isinstance(error, Mapping) and isinstance(error.get("errmsg"), str)]
+    said = [f"{error['errmsg']} (code {error.get('code')})" for error in write_errors(exc)
+            if isinstance(error.get("errmsg"), str)]
     if said:  # an unordered insertMany may refuse thousands: the first few, and how many more
         more = f"; and {len(said) - 3:,} more" if len(said) > 3 else ""
         return "; ".join(said[:3]) + more

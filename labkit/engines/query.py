@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
-from labkit.errors import NotSupported
+from labkit.errors import NotSupported, write_errors
 from labkit.i18n import N_, Message, Text, english
 from labkit.model.versions import CURRENT_MAJOR
 from labkit.names import EngineInfo, engine_name
@@ -513,17 +513,12 @@ def error_code(exc: BaseException) -> tuple[int | None, str]:
     a bulk write's refusal (insertMany, bulkWrite: pymongo's BulkWriteError) is pymongo's own
     code 65 over the server's write errors, so its code is the first write error's, or the
     first write concern error's where no write failed."""
+    if written := write_errors(exc):
+        found = written[0].get("code")
+        return (found if isinstance(found, int) else None), str(written[0].get("codeName", ""))
     details = getattr(exc, "details", None)
-    code = getattr(exc, "code", None)
-    if not isinstance(details, dict):
-        return code, ""
-    for errors in ("writeErrors", "writeConcernErrors"):
-        listed = details.get(errors)
-        if isinstance(listed, list) and listed and isinstance(listed[0], dict):
-            first = listed[0]
-            found = first.get("code")
-            return (found if isinstance(found, int) else None), str(first.get("codeName", ""))
-    return code, str(details.get("codeName", ""))
+    return getattr(exc, "code", None), str(details.get("codeName", "")) \
+        if isinstance(details, dict) else ""
 
 
 def deployment(client: Any) -> str:
