@@ -433,6 +433,7 @@ def user_claim(claim_id: str):
     ({"setName": "rs0", "setVersion": 1, "hosts": ["127.0.0.1:27017", "127.0.0.1:27018"],
       "primary": "127.0.0.1:27017", "me": "127.0.0.1:27017", "secondary": False},
      "replicaset"),
+    ({"isreplicaset": True, "setVersion": 0}, "replicaset"),  # started as one, not initiated
     ({"msg": "isdbgrid"}, "sharded"),
     ({}, "single"),
 ])
@@ -440,8 +441,9 @@ def test_a_direct_connection_is_the_deployment_its_server_says(lab, said, topolo
     """Through ``directConnection`` the driver calls any server "Single", a replica set's member
     too; the claims' ``runOnRequirements.topologies`` mean the deployment, so the engine asks
     the server's ``hello``: a member names its set (``setName`` and the set's fields, CmdHello
-    in src/mongo/db/repl/replication_info.cpp at 02ea85d3, the manual's "hello" page), a mongos
-    says ``msg: "isdbgrid"``, a standalone neither."""
+    in src/mongo/db/repl/replication_info.cpp at 02ea85d3, the manual's "hello" page; one not
+    yet initiated says ``isreplicaset``, as B-tree loads read it too), a mongos says ``msg:
+    "isdbgrid"``, a standalone neither."""
     from mongo_wire import hello_reply
 
     from labkit.engines.query import MongoDBEngine

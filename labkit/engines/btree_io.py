@@ -319,8 +319,9 @@ def mongo_logged(storage_stats: dict[str, Any] | None, client: Any) -> bool:
             return False
         if isinstance(config, str) and "log=(enabled=true)" in config:
             return True
-    hello = client.admin.command("hello")
-    return not (hello.get("setName") or hello.get("isreplicaset"))
+    from labkit.servers import in_replica_set
+
+    return not in_replica_set(client.admin.command("hello"))
 
 
 def _grew(before: dict[str, int], after: dict[str, int], names: tuple[str, ...],

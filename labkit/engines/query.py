@@ -530,6 +530,8 @@ def deployment(client: Any) -> str:
     page)."""
     from pymongo.errors import PyMongoError
 
+    from labkit.servers import in_replica_set
+
     kind = client.topology_description.topology_type_name
     known = {"ReplicaSetWithPrimary": "replicaset", "ReplicaSetNoPrimary": "replicaset",
              "Sharded": "sharded", "LoadBalanced": "load-balanced"}
@@ -541,7 +543,7 @@ def deployment(client: Any) -> str:
         return "single"
     if hello.get("msg") == "isdbgrid":
         return "sharded"
-    return "replicaset" if hello.get("setName") else "single"
+    return "replicaset" if in_replica_set(hello) else "single"
 
 
 class MongoDBEngine(Engine):

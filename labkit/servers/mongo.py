@@ -98,6 +98,13 @@ def refused(exc: BaseException) -> bool:
     return isinstance(exc, OperationFailure) and exc.code in REFUSED
 
 
+def in_replica_set(hello: Mapping[str, Any]) -> bool:
+    """Whether a ``hello`` reply comes from a replica set's member: it names its set
+    (``setName``), or, started as one and not yet initiated, says ``isreplicaset`` (the
+    manual's "hello" page)."""
+    return bool(hello.get("setName") or hello.get("isreplicaset"))
+
+
 @contextlib.contextmanager
 def _speaking(uri: str, failed: str) -> Iterator[None]:
     """The driver's failure on the server at ``uri`` (a connection reset, a timeout, a refusal)
