@@ -387,15 +387,11 @@ class MongoServer(Server["Database[Document]"]):
         cache_gb = check_cache_gb(request.cache_gb)
 
         def by_uri() -> MongoServer | Text:
-            uri = os.environ.get("LABKIT_MONGODB_URI")
-            if not uri:
+            several = user_uris()
+            if not several:
                 return Message(N_("not set"))
-            # Its passwords are hidden from now on wherever a piece of one shows (remembered
-            # whole first: a password with a space would be split with the list below).
-            _redact.remember(uri)
-            several = uri.split()
             return _among(several, version) if len(several) > 1 else from_uri(
-                uri, version)
+                os.environ["LABKIT_MONGODB_URI"], version)
 
         def local() -> MongoServer | Text:
             binary = find_mongod()
@@ -608,6 +604,17 @@ def _dns_failure(exc: BaseException) -> str | None:
             return _redact.redact(str(cause)) or type(cause).__name__
         cause = cause.__cause__
     return None
+
+
+def user_uris() -> list[str]:
+    """The servers LABKIT_MONGODB_URI names: one URI, or several separated by spaces (one per
+    version a matrix needs); none where it is not set. Its passwords are hidden from now on
+    wherever a piece of one shows (remembered whole first: a password with a space would be
+    split with the list)."""
+    value = os.environ.get("LABKIT_MONGODB_URI", "")
+    if value:
+        _redact.remember(value)
+    return value.split()
 
 
 def _among(uris: list[str], version: str | None) -> MongoServer:

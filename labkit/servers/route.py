@@ -16,7 +16,7 @@ from typing import Literal, TypedDict, overload
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, Text
 from labkit.servers.base import Server, ServerRequest
-from labkit.servers.mongo import MongoServer
+from labkit.servers.mongo import MongoServer, from_uri, user_uris
 from labkit.servers.postgres import PostgresServer
 
 SERVERS: dict[str, type[MongoServer] | type[PostgresServer]] = {
@@ -120,12 +120,6 @@ def _user_servers(kind: type[MongoServer] | type[PostgresServer]) -> list[
     """How to reach each server the user's variable names: LABKIT_MONGODB_URI may list several
     (one per version a matrix needs), each cleaned in its turn, where finding one of them, as
     a run does, cleaned the first alone."""
-    if kind is MongoServer:
-        from labkit import _redact
-        from labkit.servers.mongo import from_uri
-
-        uris = os.environ[kind.user_variable]
-        _redact.remember(uris)
-        if len(uris.split()) > 1:
-            return [functools.partial(from_uri, uri) for uri in uris.split()]
+    if kind is MongoServer and len(uris := user_uris()) > 1:
+        return [functools.partial(from_uri, uri) for uri in uris]
     return [functools.partial(kind.find_or_start, ServerRequest(kind.user_mode))]
