@@ -26,7 +26,7 @@ from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
-from labkit.outputs.cards import Why, WhyFrame, cell_text, claim_card
+from labkit.outputs.cards import SAME_REASON, Why, WhyFrame, cell_text, claim_card, said_above
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
 
@@ -386,14 +386,8 @@ class Checked(list[Result]):
     def __str__(self) -> str:
         item = self.result.claim
         head = f"{item.id}: {verdict_text(self.verdict)} ({kind_text(item.kind)})"
-        lines, said = [head], set()
-        for row in self:  # a cause several rows share (no MongoDB) is written once, as in HTML
-            text = str(row)
-            if row.reason and row.shown_reason in said:
-                text = text.replace(row.shown_reason, _("the same reason as above"))
-            said.add(row.shown_reason)
-            lines.append(text)
-        return "\n".join(lines)
+        return "\n".join([head, *(row.text(_(SAME_REASON) if repeated else None)
+                                  for row, repeated in zip(self, said_above(self), strict=True))])
 
     __repr__ = __str__
 

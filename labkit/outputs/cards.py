@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from labkit.claims.claim import COLOURS, jsonable, kind_text, verdict_text, whole_items
@@ -101,9 +102,24 @@ def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
     return f"<table style='margin:.3em 0'>{head}{body}</table>"
 
 
-def row_card(row: Result, said: set[str] | None = None) -> str:
+def said_above(rows: Sequence[Result]) -> list[bool]:
+    """For each of a card's rows, whether a row above it gave the same reason: a cause several
+    rows share (no MongoDB server) is written once, and the others say so."""
+    seen: set[str] = set()
+    repeated = []
+    for row in rows:
+        repeated.append(bool(row.reason) and row.shown_reason in seen)
+        seen.add(row.shown_reason)
+    return repeated
+
+
+# What a row whose reason a row above gave says instead (``said_above``).
+SAME_REASON = N_("the same reason as above")
+
+
+def row_card(row: Result, repeated: bool = False) -> str:
     """One engine's verdict as HTML: the verdict, the engine, expected beside observed, why
-    (a reason ``said`` already, on a row above in the same card, is not written again)."""
+    (``repeated``: a row above in the same card gave that reason, ``said_above``)."""
     item = row.claim
     rows = [f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
             f"{verdict_text(row.verdict)}</b> &mdash; {escape.html(item.shown_title)}"]
@@ -114,12 +130,10 @@ def row_card(row: Result, said: set[str] | None = None) -> str:
     if row.shows_observation and row.observation is not None:
         table = side_by_side(item.expected, row.observation.observed, item.expected_short)
     reason = ""
-    if row.reason and said is not None and row.shown_reason in said:
-        reason = f"<div><i>{escape.html(_('the same reason as above'))}</i></div>"
+    if row.reason and repeated:
+        reason = f"<div><i>{escape.html(_(SAME_REASON))}</i></div>"
     elif row.reason:
         reason = f"<div>{escape.html(row.shown_reason)}</div>"
-        if said is not None:
-            said.add(row.shown_reason)
     return "<div>" + "<br>".join(rows) + table + reason + "</div>"
 
 
@@ -133,9 +147,9 @@ def claim_card(result: ClaimResult) -> str:
             f"<code>{escape.html(item.experiment_name)}</code></small></p>")
     if result.single:
         return head + row_card(result.rows[0])
-    said: set[str] = set()  # a cause several rows share (no MongoDB) is written once
-    return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row, said)}</div>"
-                          for row in result.rows)
+    return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row, repeated)}</div>"
+                          for row, repeated in zip(result.rows, said_above(result.rows),
+                                                   strict=True))
 
 
 # The fixture beside a card -----------------------------------------------------------------

@@ -160,13 +160,18 @@ class Result:
         }
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, reason: str | None = None) -> str:
+        """The row as the terminal shows it: verdict, engine, claim, expected and observed,
+        and why (``reason`` in place of its own, such as "the same reason as above")."""
         where = " " + _("on {engine}").format(engine=self.where) if self.engine else ""
         line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.shown_title}"
         if self.shows_observation and self.observation is not None:
             line += (f"\n  {_('expected:')} {short_json(self.claim.expected)}"
                      f"\n  {_('observed:')} {short_json(self.observation.observed)}")
         if self.reason:
-            line += f"\n  {self.shown_reason}"
+            line += f"\n  {self.shown_reason if reason is None else reason}"
         return line
 
 
