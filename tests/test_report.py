@@ -310,6 +310,7 @@ def test_a_value_inside_its_range_adds_no_note():
     # with commas hide where each begins (a learner's walk through lesson 01, 2026-12-03).
     ([-86_400_000, 1, 1_790_812_800_000], "ms", "-86,400,000; 1; 1,790,812,800,000"),
     ([1, 2, 3], "ids", "1, 2, 3"),
+    (["a, b", "c"], "ids", "a, b; c"),  # a text with a comma of its own, as a grouped number
     ({"int": 2, "long": 1}, "census", "int: 2, long: 1"),
 ])
 def test_values_read_as_people_write_them(value, key, text):

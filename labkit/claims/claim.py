@@ -374,6 +374,14 @@ def short_json(value: Any, limit: int = 160) -> str:
     return text[: limit - 1] + "…"
 
 
+def item_separator(written: Sequence[str]) -> str:
+    """What separates a list's items as written: "; " where one holds a comma of its own, not
+    inside quotes or brackets, that a comma between the items would blur (a number's grouping,
+    "1,790,812,800,000"; a Vietnamese decimal mark, "0,9"; a text "a, b"), else ", "."""
+    own = any("," in item and not item.startswith(('"', "[", "{")) for item in written)
+    return "; " if own else ", "
+
+
 def whole_items(items: list[str], opening: str, closing: str, limit: int,
                 separator: str = ", ") -> str:
     """Written ``items`` of a document or a list too long for ``limit``, cut after the last

@@ -13,7 +13,14 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from labkit.claims.claim import COLOURS, jsonable, kind_text, verdict_text, whole_items
+from labkit.claims.claim import (
+    COLOURS,
+    item_separator,
+    jsonable,
+    kind_text,
+    verdict_text,
+    whole_items,
+)
 from labkit.claims.labels import label, value_word
 from labkit.claims.spec import Step
 from labkit.i18n import N_, Phrase, _, number, shown
@@ -40,20 +47,11 @@ def _value(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         items = [_value(v) for v in value]
-        return "[" + _separator(value, items).join(items) + "]"
+        return "[" + item_separator(items).join(items) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: "
                                f"{_value(v)}" for k, v in value.items()) + "}"
     return json.dumps(value, ensure_ascii=False)
-
-
-def _separator(values: list[Any], written: list[str]) -> str:
-    """What separates a list's items: "; " where one, as written, holds a comma of its own
-    that a comma between the items would blur (a number's grouping, "1,790,812,800,000", or
-    decimal mark, "0,9"), else ", "."""
-    commas = any(isinstance(v, int | float) and not isinstance(v, bool) and "," in text
-                 for v, text in zip(values, written, strict=True))
-    return "; " if commas else ", "
 
 
 def cell_text(value: Any, limit: int = 200) -> str:
@@ -79,7 +77,7 @@ def _whole_items(value: dict[str, Any] | list[Any], limit: int) -> str:
         return whole_items([f"{json.dumps(str(k), ensure_ascii=False)}: {_value(v)}"
                             for k, v in value.items()], "{", "}", limit)
     items = [_value(v) for v in value]
-    return whole_items(items, "[", "]", limit, _separator(value, items))
+    return whole_items(items, "[", "]", limit, item_separator(items))
 
 
 def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:

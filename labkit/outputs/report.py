@@ -25,6 +25,7 @@ from labkit.claims.claim import (
     VERDICTS,
     Figure,
     count_text,
+    item_separator,
     kind_text,
     one_line,
     short_json,
@@ -273,10 +274,7 @@ def _readable_list(value: Sequence[object], key: str) -> str:
                                            high=readable(float(numbers[1]), key))
     if all(not isinstance(v, dict | list) for v in value):
         parts = [readable(v) if not isinstance(v, str) else v for v in value]
-        # A part with a comma of its own (1,790,812,800,000 grouped; 0,5 in Vietnamese) would
-        # hide where the parts begin and end: such a list is joined with semicolons.
-        return ("; " if any("," in part for part in parts) else ", ").join(parts) \
-            or _("(none)")
+        return item_separator(parts).join(parts) or _("(none)")
     return short_json(value, 200)
 
 
