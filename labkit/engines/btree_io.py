@@ -277,7 +277,7 @@ def mongo_status(client: Any) -> dict[str, Any]:
     (flattened to the statistics cursor's ``"group: name"`` descriptions) and the operation
     counters, with the time it was read; ``{"refused": why}`` where the server refuses the
     command to this user."""
-    from labkit.servers import refused  # 13 Unauthorized, or Atlas's 8000
+    from labkit.servers import in_replica_set, refused  # refused: 13, or Atlas's 8000
 
     try:
         status = client.admin.command("serverStatus")
@@ -297,9 +297,11 @@ def mongo_status(client: Any) -> dict[str, Any]:
     if not wt:  # the section without its statistics (wiredtiger_server_status.cpp gives it so
         # when it cannot take its lock at once, or cannot collect them)
         return {"refused": Message(NO_WIREDTIGER_STATISTICS)}
-    repl = status.get("repl")  # a replica set member's serverStatus names its set there
+    # A member's serverStatus says in its repl section what its hello says (the manual's
+    # "serverStatus" page, repl); a standalone's has none.
+    repl = status.get("repl")
     return {"wt": wt, "at": time.monotonic(),
-            "replica_set": isinstance(repl, dict) and bool(repl.get("setName")),
+            "replica_set": isinstance(repl, dict) and in_replica_set(repl),
             "ops": {name: ops[name] for name in (*OPCOUNTERS, "aggregate")
                     if isinstance(ops.get(name), int)}}
 

@@ -375,8 +375,7 @@ class Fraction(Number):
 
     def equal(self, prediction: float, answer: Any) -> bool:
         """Within the tolerance of the answer or of one of ``also``."""
-        return any(super(Fraction, self).equal(prediction, value) for value in (answer,
-                                                                                *self.also))
+        return any(Number.equal(self, prediction, value) for value in (answer, *self.also))
 
     def read(self, prediction: Any, answer: Any) -> float:
         """The prediction as a fraction of 1."""
