@@ -63,6 +63,11 @@ def N_(message: str) -> str:
     return message
 
 
+# Each of ``LANGUAGES`` by its name, as a sentence names it mid-way ("as Vietnamese writes
+# numbers"; "theo cách tiếng Anh viết số").
+LANGUAGE_NAMES = {"en": N_("English"), "vi": N_("Vietnamese")}
+
+
 def _(message: str) -> str:
     """``message`` in the language in use (English when no translation exists)."""
     code = language()

@@ -451,3 +451,10 @@ def test_the_scan_for_plain_english_raises_finds_each_form(tmp_path):
         'raise TypeError(f"a bug: {x!r}")\n', encoding="utf-8")
     assert [line.split(":")[1] for line in _untranslated_raises(package)] == \
         ["1", "2", "3", "4", "5"]
+
+
+def test_every_language_has_its_name():
+    """A sentence that names a language (a number read as another language writes it) finds
+    every language labkit speaks in ``LANGUAGE_NAMES``, beside ``LANGUAGES``: a new language
+    is one more entry in each, in the same module."""
+    assert set(i18n.LANGUAGE_NAMES) == set(i18n.LANGUAGES)

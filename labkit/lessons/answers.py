@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.errors import Unreadable
-from labkit.i18n import LANGUAGES, N_, Message, _, language, number
+from labkit.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Message, _, language, number
 
 # Words in front of a number that only say it is rounded: "~69%", "about 70%", "khoảng 70%".
 _ROUGHLY = ("~", "≈", "about", "around", "roughly", "approximately", "approx.", "approx",
@@ -66,10 +66,6 @@ def _decimal(text: str, code: str) -> float | None:
         return float(parse_decimal(text, locale=code, strict=True))
     except (NumberFormatError, ValueError):
         return None
-
-
-# Each language's name as a note on a number's reading names it, mid-sentence.
-LANGUAGE_NAMES = {"en": N_("English"), "vi": N_("Vietnamese")}
 
 
 def _note(text: str, value: float, code: str) -> str:
