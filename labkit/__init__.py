@@ -18,6 +18,7 @@ from labkit.errors import (
 if TYPE_CHECKING:
     from labkit.experiments.catalogue import registered
     from labkit.lessons.attempts import exercise, reveal
+    from labkit.lessons.collection import collection
     from labkit.lessons.course import progress, tried
     from labkit.lessons.exercises import Exercise
     from labkit.lessons.notebook import (
@@ -47,6 +48,7 @@ _LAZY = {
     "start_lesson": ("labkit.lessons.notebook", "start_lesson"),
     "table": ("labkit.lessons.notebook", "table"),
     "exercise": ("labkit.lessons.attempts", "exercise"),
+    "collection": ("labkit.lessons.collection", "collection"),
     "reveal": ("labkit.lessons.attempts", "reveal"),
     "doctor": ("labkit.run.doctor", "run"),
     "explain": ("labkit.outputs.explanations", "explain"),
@@ -78,6 +80,7 @@ __all__ = [
     "__version__",
     "after",
     "check",
+    "collection",
     "doctor",
     "exercise",
     "explain",

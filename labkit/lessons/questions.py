@@ -23,6 +23,7 @@ from labkit.lessons.exercises import (
     Text,
     Time,
 )
+from labkit.lessons.query_questions import QUERY_EXERCISES
 from labkit.names import engine_name
 
 if TYPE_CHECKING:
@@ -492,6 +493,7 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "06.sqlite_bigger": _06_sqlite_bigger,
     "06.write_volume": _06_write_volume,
     "07.mongomock_42": _07_mongomock_42,
+    **QUERY_EXERCISES,  # the queries the learner writes
 }
 
 

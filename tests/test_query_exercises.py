@@ -1,0 +1,106 @@
+"""Query exercises: the learner's query is judged by what it returns on the lesson's fixture and
+on a variant it has not seen, so a list of _ids copied from the fixture fails and two different
+right queries both pass. Judged here by labkit's model (no server), as the feedback says.
+
+Each exercise's reference results are MongoDB's documented rules on the fixtures: type
+bracketing and the BSON comparison order (the manual's reference/bson-type-comparison-order
+page), an array's sort key (jstests/core/query/sort/sort_array.js:59-79 at 6fdbf4c4), and
+$type "number" (the manual's operator/query/type page: int, long, double, decimal).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import labkit
+from labkit.lessons.query_questions import QUERY_EXERCISES
+
+# Per exercise: two different right queries, and the fixture's right _ids written out (which
+# the variant, with other _ids, must refuse). Sorts and pipelines list _ids in their order.
+CASES = {
+    "00.first_query": ({"userId": "42"}, {"userId": {"$eq": "42"}},
+                       {"_id": {"$in": [2]}}),
+    # A sort alone names no _id: the hard-coded answer is a cursor of the learner's own
+    # collection, its filter naming the fixture's _ids.
+    "02.descending": ({"v": -1}, [("v", -1), ("_id", 1)],
+                      lambda: labkit.collection("mixed").find(
+                          {"_id": {"$in": [d["_id"] for d in labkit.collection("mixed")
+                                           .documents()]}}).sort("v", -1)),
+    "02.numbers_up": ([{"$match": {"v": {"$type": "number"}}}, {"$sort": {"v": 1}}],
+                      [{"$sort": {"v": 1}}, {"$match": {"v": {"$type": "number"}}}],
+                      [{"$match": {"_id": {"$in": ["dec2", "array", "dbl9.5", "int10",
+                                                   "long100"]}}}, {"$sort": {"v": 1}}]),
+    "03.over_zero": ({"userId": {"$gt": 0}}, {"userId": {"$type": "number", "$gt": 0}},
+                     {"_id": {"$in": [1, 3, 4, 5]}}),
+    "03.every_42": ({"userId": {"$in": [42, "42"]}},
+                    {"$or": [{"userId": 42}, {"userId": "42"}]},
+                    {"_id": {"$in": [1, 2, 3, 4, 5]}}),
+}
+
+
+def test_every_query_exercise_has_cases():
+    """Each registered query exercise is pinned by this file's table."""
+    assert set(CASES) == set(QUERY_EXERCISES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_two_different_right_queries_pass(kernel, name):
+    """Two different right queries are each right, on the fixture and on the variant."""
+    first, second, _ids = CASES[name]
+    for query in (first, second):
+        feedback = labkit.exercise(name).check(query)
+        assert feedback.correct is True, (name, query, str(feedback))
+        assert "labkit's model" in str(feedback)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_hard_coded_id_list_fails(kernel, name):
+    """A query naming the fixture's right _ids is refused: the variant has other _ids."""
+    _first, _second, hard_coded = CASES[name]
+    feedback = labkit.exercise(name).check(hard_coded() if callable(hard_coded) else hard_coded)
+    assert feedback.correct is False, (name, str(feedback))
+
+
+def test_a_wrong_filter_is_told_each_document_and_its_rule(kernel):
+    """A filter that lets the string in and keeps the numbers out is told so, naming _id 2
+    with the rule that let it in (BSON order within the string bracket) and the numbers'
+    rule (type bracketing)."""
+    feedback = str(labkit.exercise("03.over_zero").check({"userId": {"$gte": "0"}}))
+    assert "let in _id 2 (bson-order:" in feedback
+    assert "kept out _id 1 (type-bracketing)" in feedback
+    assert len(feedback) <= 400
+
+
+def test_right_here_but_wrong_on_the_variant_says_so(kernel):
+    """A filter right on the fixture but wrong on the unseen variant ($type "number" lets in
+    the variant's 0 and -5) is told that it names values rather than the rule."""
+    feedback = str(labkit.exercise("03.over_zero").check({"userId": {"$type": "number"}}))
+    assert "another set of the same shape" in feedback
+
+
+def test_an_unreadable_query_is_no_attempt(kernel):
+    """A query the model cannot run is not counted as a try, and says why."""
+    exercise = labkit.exercise("03.over_zero")
+    feedback = exercise.check({"userId": {"$foo": 1}})
+    assert feedback.correct is None
+    assert "$foo" in str(feedback)
+    assert exercise.attempts == 0
+
+
+def test_a_cursor_from_the_learners_collection_is_an_answer(kernel):
+    """The learner may answer with the cursor they wrote, orders.find(...)."""
+    cursor = labkit.collection("orders").find({"userId": {"$in": [42, "42"]}})
+    assert labkit.exercise("03.every_42").check(cursor).correct is True
+
+
+def test_a_sort_in_another_order_names_the_first_place(kernel):
+    """A sort in the wrong direction is told the first place it differs."""
+    feedback = str(labkit.exercise("02.descending").check({"v": 1}))
+    assert "at place 1" in feedback
+
+
+def test_reveal_shows_the_reference_in_mongosh(kernel):
+    """reveal shows a right query as mongosh writes it, and says the model judged it."""
+    feedback = str(labkit.exercise("03.every_42").reveal())
+    assert 'db.orders.find({userId: {$in: [42, "42"]}})' in feedback
+    assert "labkit's model" in feedback
