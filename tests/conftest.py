@@ -200,7 +200,7 @@ def kernel(monkeypatch, tmp_path):
     from labkit.run import runner
 
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     monkeypatch.setattr(course, "_here", {})
     monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)

@@ -30,7 +30,7 @@ def _offline():
 def offline(monkeypatch, tmp_path):
     """A fresh kernel without servers, progress kept in a temporary file."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
     monkeypatch.setattr(notebook, "session", lambda: ctx)
     yield ctx

@@ -135,7 +135,7 @@ def test_lesson_06_shows_no_answer_until_its_exercise_is_tried(path, loads, monk
     every other lesson holds its answers back (labkit.after, check(after=)); once the
     exercises are revealed, the same cells show them, so the test sees an answer shown."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     monkeypatch.setattr(course, "_here", {})
     monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)

@@ -18,7 +18,7 @@ def _offline():
 @pytest.fixture
 def offline(monkeypatch):
     """A fresh kernel-like state: no MongoDB, and the how-to not yet shown."""
-    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
     yield ctx
     ctx.close()
@@ -110,3 +110,33 @@ def test_model_predictions_agree_with_the_claims(claim_id):
     item = claims.get(claim_id)
     verdict, _ = item.verdict_for(Observation(item.predict(), "model", ""))
     assert verdict == "holds"
+
+
+def _claims_of_lessons() -> list[str]:
+    from labkit.experiments.catalogue import registered
+
+    return [item.id for item in registered()]
+
+
+def test_every_claim_card_built_twice_renders_the_same(monkeypatch, offline_session):
+    """Each claim's card, built twice in one lesson (a cell run again), renders the same HTML
+    and text, the note, the legend and the footer included; a card built after it says none
+    of them again (the lesson says each once)."""
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab("03"))
+    for claim_id in _claims_of_lessons():
+        try:
+            first = labkit.check(claim_id, offline_session)
+            again = labkit.check(claim_id, offline_session)
+        except labkit.ClaimFailed:  # a claim that does not hold raises alike both times
+            continue
+        assert first._repr_html_() == again._repr_html_(), claim_id
+        assert str(first) == str(again), claim_id
+
+
+def test_the_footer_belongs_to_the_first_card_that_said_it(offline):
+    """The first not-run card keeps its footer when shown again after a later card; the later
+    card, built twice, never has it."""
+    first = labkit.check("D3", offline)
+    later = labkit.check("S2", offline)
+    assert first.footer and not later.footer
+    assert labkit.check("D3", offline).footer and not labkit.check("S2", offline).footer

@@ -108,7 +108,7 @@ def vietnamese_kernel(monkeypatch, tmp_path, nothing_available):
     monkeypatch.setattr(i18n, "_chosen", None)
     labkit.language("vi")
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     ctx = runner.Context(btree_n=1_000)
     monkeypatch.setattr(notebook, "session", lambda: ctx)
     yield ctx

@@ -39,11 +39,34 @@ if TYPE_CHECKING:
 T = TypeVar("T")  # what an experiment on a server gives (``on_server``)
 
 _session: Context | None = None
-_notice_shown = False  # the one-line note on a missing server is shown once per lesson
-# What the not-run cards of this lesson have explained already: each column heading's legend
-# and the footer saying a stand-in is no observation, each once per lesson (a lesson of six
-# cards said the same footer six times).
-_explained: set[str] = set()
+
+
+class Lab:
+    """The lesson this kernel is in (``labkit.start_lesson("03")`` makes one): what its cards
+    have said once, each said by the first card that needs it and by that card every time it
+    is shown again. Building a card changes nothing but this record, so a cell run twice
+    shows the same thing."""
+
+    def __init__(self, number: str = "?") -> None:
+        self.number = number
+        # What was said once (the note on a missing server, a column's legend, the footer
+        # that a stand-in is no observation) and the card that says it.
+        self._said: dict[str, str] = {}
+        # The model's prediction of each claim, made once in the lesson.
+        self.predictions: dict[str, tuple[str, Any]] = {}
+
+    def says(self, what: str, card: str) -> bool:
+        """True where ``card`` is the card that says ``what`` in this lesson: the first to ask."""
+        return self._said.setdefault(what, card) == card
+
+
+_lab = Lab()  # the lesson the kernel is in; a new one at each start_lesson
+
+
+def lab() -> Lab:
+    """The lesson this kernel is in."""
+    return _lab
+
 
 # Stand-in labels are kept in English (the model's is compared below) and shown translated.
 MODEL_LABEL = N_("labkit's model predicts (computed here, no server asked)")
@@ -126,23 +149,6 @@ def session() -> Context:
     return _session
 
 
-def _take_notice() -> bool:
-    """True the first time in this lesson: the caller shows the note on a missing server (and
-    the cards' explanations start afresh: ``_first_time``)."""
-    global _notice_shown
-    first, _notice_shown = not _notice_shown, True
-    if first:
-        _explained.clear()
-    return first
-
-
-def _first_time(what: str) -> bool:
-    """True the first time ``what`` (a legend line, the footer) is said in this lesson."""
-    first = what not in _explained
-    _explained.add(what)
-    return first
-
-
 def _legend(label: Label) -> str:
     """What a column heading stands for, in full (the model's: how it was computed)."""
     return _("computed here, no server asked") if label == MODEL_LABEL else _text(label)
@@ -179,11 +185,13 @@ class NotRun:
         self.reason = missing.summary()
         self.kind = kind
         self.stand_ins = stand_ins
-        self.first = _take_notice()
-        # Said on the first card of the lesson that needs them, and on no later one.
+        # Said by the first card of the lesson that needs them (again when that card is shown
+        # again), and by no other.
+        card = f"{kind}:{what}"
+        self.first = _lab.says("notice", card)
         self.legend = [label for label, _value in stand_ins if _short(label) != _text(label)
-                       and _first_time(f"{_short(label)}: {_legend(label)}")]
-        self.footer = bool(stand_ins) and _first_time("footer")
+                       and _lab.says(f"{_short(label)}: {_legend(label)}", card)]
+        self.footer = bool(stand_ins) and _lab.says("footer", card)
 
     def table(self) -> pd.DataFrame | None:
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
@@ -262,10 +270,14 @@ def model_prediction(item: Claim) -> tuple[str, Any] | None:
     """
     if item.predict is None:
         return None
-    try:
-        return MODEL_LABEL, item.predict()
-    except Exception as exc:  # the model is a stand-in: its failure must not stop a lesson
-        return MODEL_FAILED, one_line(exc)
+    made = _lab.predictions.get(item.id)
+    if made is None:
+        try:
+            made = MODEL_LABEL, item.predict()
+        except Exception as exc:  # the model is a stand-in: its failure must not stop a lesson
+            made = MODEL_FAILED, one_line(exc)
+        _lab.predictions[item.id] = made  # made once: a prediction with random IDs (O8) too
+    return made
 
 
 def stand_ins(item: Claim) -> list[tuple[Label, Any]]:
@@ -468,7 +480,8 @@ class ServerStatus:
                  missing: ServerUnavailable | None = None) -> None:
         self.lesson, self.needs_server = lesson, needs_server
         self.server, self.missing = server, missing
-        self.first = _take_notice() if missing is not None and needs_server else False
+        self.first = _lab.says("notice", "status") if missing is not None and needs_server \
+            else False
 
     def _intro(self) -> str:
         return _("Lesson {lesson}.").format(lesson=self.lesson)
@@ -501,11 +514,10 @@ def start_lesson(lesson: str) -> ServerStatus:
     """
     from labkit.lessons import course
 
-    global _notice_shown
+    global _lab
     info = course.lesson(lesson)
     course.set_current(info.number)
-    _notice_shown = False  # the note on a missing server is shown once per lesson
-    _explained.clear()  # and so are the cards' legends and footer
+    _lab = Lab(info.number)  # what a lesson says once, it says afresh in each lesson
     needs_server = "mongodb" in info.uses
     if not needs_server:
         return ServerStatus(info.number, False)
