@@ -138,5 +138,7 @@ def test_the_footer_belongs_to_the_first_card_that_said_it(offline):
     card, built twice, never has it."""
     first = labkit.check("D3", offline)
     later = labkit.check("S2", offline)
-    assert first.footer and not later.footer
-    assert labkit.check("D3", offline).footer and not labkit.check("S2", offline).footer
+    assert first.footer
+    assert not later.footer
+    assert labkit.check("D3", offline).footer
+    assert not labkit.check("S2", offline).footer
