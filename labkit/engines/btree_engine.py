@@ -79,24 +79,6 @@ class LoadIO:
 # One key kind's load ---------------------------------------------------------------------
 
 
-def index_size(kind: str, index_bytes: int | None, leaf_pages: int | None,
-               why: Text | None = None) -> int:
-    """An index's size: bytes where the engine reports them, else leaf pages (the model);
-    ``Unobservable`` where neither was measured, with ``why`` where it is known."""
-    if index_bytes is not None:
-        return index_bytes
-    if leaf_pages is None:
-        raise Unobservable(Message(N_("no index size was measured for {kind} keys: {why}"),
-                                   kind=kind, why=why) if why else
-                           f"no index size was measured for {kind} keys")
-    return leaf_pages
-
-
-def size_unit_of(index_bytes: int | None) -> str:
-    """What ``index_size`` counts: bytes where there are some, else leaf pages."""
-    return N_("bytes") if index_bytes is not None else N_("leaf pages")
-
-
 @dataclass
 class LoadResult:
     """One key kind's load into one engine: ``n`` keys of kind ``keys``, the index's size in
@@ -161,13 +143,20 @@ class LoadResult:
     # The index's size ---------------------------------------------------------------------
 
     def size(self) -> int:
-        """The index's size (``index_size``): bytes, else leaf pages (the model)."""
-        return index_size(self.keys, self.index_bytes, self.leaf_pages,
-                          self.why.index_bytes_why)
+        """The index's size: bytes where the engine reports them, else leaf pages (the model);
+        ``Unobservable`` where neither was measured, with why where it is known."""
+        if self.index_bytes is not None:
+            return self.index_bytes
+        if self.leaf_pages is None:
+            why, kind = self.why.index_bytes_why, self.keys
+            raise Unobservable(Message(N_("no index size was measured for {kind} keys: {why}"),
+                                       kind=kind, why=why) if why else
+                               f"no index size was measured for {kind} keys")
+        return self.leaf_pages
 
     def size_unit(self) -> str:
         """What ``size`` counts: bytes, or leaf pages."""
-        return size_unit_of(self.index_bytes)
+        return N_("bytes") if self.index_bytes is not None else N_("leaf pages")
 
     # The dictionary -----------------------------------------------------------------------
 
