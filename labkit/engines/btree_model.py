@@ -120,7 +120,7 @@ class BPlusTree:
 
 @dataclass
 class ModelLoad(LoadResult):
-    """The textbook model (``engines.btree_model``): its page capacity and split policy, the
+    """The textbook model (``BPlusTree``): its page capacity and split policy, the
     splits it made, every leaf's fill and, every ``trace_every`` keys, its split count."""
 
     page_capacity: int = 64
