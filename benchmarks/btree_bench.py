@@ -23,7 +23,7 @@ KINDS = ("uuid4", "uuid7", "objectid", "int")
 CHILD = r'''
 import json, os, resource, sqlite3, sys, time, uuid
 mode, kind, n, target = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-from labkit.engines import btree
+from labkit.engines import btree, btree_engine, btree_postgres, btree_sqlite, btree_wiredtiger
 from labkit.model import keys
 
 def bare_keys():
@@ -53,7 +53,7 @@ def postgres_cpu(dsn):
     return used
 
 if mode == "labkit-sqlite":
-    seconds, _ = btree.sqlite_load(target, kind, n)
+    seconds, _ = btree_sqlite.insert_keys(target, kind, n)
 elif mode == "bare-sqlite":
     conn = sqlite3.connect(target)
     conn.execute("PRAGMA journal_mode=OFF"); conn.execute("PRAGMA synchronous=OFF")
@@ -71,7 +71,7 @@ elif mode in ("labkit-postgres", "bare-postgres"):
     import psycopg
     with psycopg.connect(target, autocommit=True) as conn:
         if mode == "labkit-postgres":
-            seconds = btree.postgres_load(conn, kind, n)
+            seconds = btree_postgres.copy_keys(conn, kind, n)
         else:
             conn.execute("DROP TABLE IF EXISTS t")
             conn.execute("CREATE TABLE t (id uuid PRIMARY KEY)")
@@ -100,18 +100,16 @@ elif mode in ("u5-before", "u5-bare", "u5-steady", "u5-now"):
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     elif mode in ("u5-bare", "u5-steady"):
-        from labkit.engines import btree_io
-        read_stats = btree._wt_stats
-        btree._wt_stats = (lambda session, uri, config=None:
-                           {} if uri == "" else read_stats(session, uri, config))
-        btree_io.wt_io = lambda before, after, logged=True: {}
-        btree_io.sqlite_io = lambda conn, frames: {}
-        btree_io.pg_snapshot = lambda conn: {}
-        btree_io.pg_io = lambda conn, before, after: {}
-        btree_io.pg_checkpoint = lambda conn, settle_seconds=0: conn.execute("CHECKPOINT")
+        read_stats = btree_wiredtiger.wt_stats
+        btree_wiredtiger.wt_stats = (lambda session, uri, config=None:
+                                     {} if uri == "" else read_stats(session, uri, config))
+        btree_wiredtiger.wt_io = lambda before, after, logged=True: None
+        btree_sqlite._io = lambda conn, frames: None
+        btree_postgres._snapshot = lambda conn: {}
+        btree_postgres._io = lambda conn, before, after: None
+        btree_postgres._checkpoint = lambda conn, settle_seconds=0: conn.execute("CHECKPOINT")
     spent = {"counters": 0.0, "checkpoints": 0.0}
     if mode != "u5-before":  # time spent inside the counters' reads and the checkpoints
-        from labkit.engines import btree_io
 
         def timed(function, part, when=lambda *args: True):
             def wrapper(*args, **kwargs):
@@ -122,11 +120,13 @@ elif mode in ("u5-before", "u5-bare", "u5-steady", "u5-now"):
                     if when(*args):
                         spent[part] += time.perf_counter() - began
             return wrapper
-        btree._wt_stats = timed(btree._wt_stats, "counters", lambda session, uri, *a: uri == "")
-        for name in ("wt_io", "sqlite_io", "pg_snapshot", "pg_io"):
-            setattr(btree_io, name, timed(getattr(btree_io, name), "counters"))
-        plain_init = btree_io.Checkpoints.__init__
-        btree_io.Checkpoints.__init__ = lambda self, every, checkpoint: plain_init(
+        btree_wiredtiger.wt_stats = timed(btree_wiredtiger.wt_stats, "counters",
+                                          lambda session, uri, *a: uri == "")
+        for owner, name in ((btree_wiredtiger, "wt_io"), (btree_sqlite, "_io"),
+                            (btree_postgres, "_snapshot"), (btree_postgres, "_io")):
+            setattr(owner, name, timed(getattr(owner, name), "counters"))
+        plain_init = btree_engine.Checkpoints.__init__
+        btree_engine.Checkpoints.__init__ = lambda self, every, checkpoint: plain_init(
             self, every, timed(checkpoint, "checkpoints"))
     server = None
     if engine == "postgres":
@@ -135,7 +135,11 @@ elif mode in ("u5-before", "u5-bare", "u5-steady", "u5-now"):
     server_cpu = postgres_cpu(target) if engine == "postgres" else (lambda: 0.0)
     during = {"checkpoint_every": None} if mode == "u5-bare" else {}
     cpu, server_before, start = time.process_time(), server_cpu(), time.perf_counter()
-    result = module.measure(engine, [kind], n, server=server, **during)["results"][0]
+    if mode == "u5-before":  # the layout of that commit: one module, loads as dictionaries
+        result = module.measure(engine, [kind], n, server=server, **during)["results"][0]
+    else:
+        result = btree.measurement(engine, [kind], n, btree_engine.Settings(**during),
+                                   server=server).results[0].to_dict()
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu + server_cpu() - server_before
     print(json.dumps({"seconds": seconds, "insert_seconds": result["insert_seconds"],

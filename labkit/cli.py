@@ -133,7 +133,7 @@ def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run every implemented claim live, print the verdicts, write the report."""
     from labkit import servers
-    from labkit.engines import btree
+    from labkit.engines.btree_engine import check_n
     from labkit.experiments import catalogue as claims
     from labkit.outputs import report
     from labkit.run import made as made_on_disk
@@ -144,7 +144,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not selected:
         raise BadInput(Message(N_("no claim matches --claims/--topics")))
     btree_n = args.btree_n if args.btree_n is not None else runner.btree_n_from_env()
-    btree.check_n(btree_n, "--btree-n")
+    check_n(btree_n, "--btree-n")
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "%Y%m%d-%H%M%S")
     with made_on_disk.undone_if_stopped(out) as made:
@@ -549,12 +549,15 @@ def cmd_btree(args: argparse.Namespace) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
     from labkit import servers
     from labkit.engines import btree
+    from labkit.engines.btree_engine import Settings
     from labkit.model import keys
     from labkit.run.runner import btree_n_from_env
 
     kinds = keys.parse_kinds(args.keys)
     args.n = btree_n_from_env() if args.n is None else args.n
-    btree.check_request(args.engine, args.n, args.cache_mb, args.checkpoint_every)
+    settings = Settings(cache_mb=args.cache_mb, checkpoint_every=args.checkpoint_every,
+                        capacity=args.capacity, policy=args.policy)
+    btree.check_request(args.engine, args.n, settings)
     plot_format = _plot_format(args.plot) if args.plot else None
     server: servers.Server[object] | None = None
     cache_gb = args.cache_mb / 1024 if args.cache_mb else None  # None: the default cache
@@ -565,10 +568,8 @@ def cmd_btree(args: argparse.Namespace) -> int:
         server = servers.provide("mongodb", args.mongodb, args.mongodb_version, cache_gb)
     bar = _Bar(args.n * len(kinds))
     try:
-        measurement = btree.measure(args.engine, kinds, args.n, cache_mb=args.cache_mb,
-                                    capacity=args.capacity, policy=args.policy,
-                                    server=server, checkpoint_every=args.checkpoint_every,
-                                    progress=None if args.quiet else bar)
+        measurement = btree.measurement(args.engine, kinds, args.n, settings, server=server,
+                                        progress=None if args.quiet else bar)
     finally:
         bar.close()
         if server is not None:
@@ -579,9 +580,9 @@ def cmd_btree(args: argparse.Namespace) -> int:
 
         write_file(Path(args.plot), figure_bytes(btree_summary(measurement), plot_format),
                    "--plot")
-    shown = dict(measurement, results=[btree.summary(r) for r in measurement["results"]])
     if args.json:  # labkit's words in it in English, as files keep them
-        _emit_json(in_english(shown))
+        _emit_json(in_english({**measurement.to_dict(),
+                               "results": [r.summary() for r in measurement.results]}))
     else:
         from labkit.outputs import btree_table
 

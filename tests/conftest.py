@@ -104,10 +104,10 @@ def postgres_server():
 @pytest.fixture(scope="session")
 def wiredtiger_binding():
     """The embedded WiredTiger binding, or a skip saying how to install it."""
-    from labkit.engines import btree
+    from labkit.engines import btree_wiredtiger
 
     try:
-        return btree.wiredtiger_module()
+        return btree_wiredtiger.wiredtiger_module()
     except servers.ServerUnavailable as exc:
         skip_unless_required("wiredtiger", exc.summary())
 

@@ -1,6 +1,6 @@
 """What several test modules share: running the command line as a user would, starting a child
 that a test will signal and waiting for what it does, a database name no test made, the
-lessons' claims, and a claim run on a given server."""
+lessons' claims, a claim run on a given server, and one B-tree load."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import uuid
 
 import pytest
 
+from labkit.engines import btree
+from labkit.engines.btree_engine import LoadResult, Settings
 from labkit.experiments import catalogue as claims
 from labkit.run import runner
 from labkit.servers import base
@@ -195,3 +197,9 @@ def offline():
 
     raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
                             hint="Hint: set LABKIT_MONGODB_URI")
+
+
+def load(engine: str, kind: str, n: int, server: object = None, **settings: object) -> LoadResult:
+    """One load of ``n`` keys of ``kind`` into ``engine`` (``BTreeEngine.load``), made with
+    ``Settings(**settings)``."""
+    return btree.ENGINES[engine].load(kind, n, Settings(**settings), server)

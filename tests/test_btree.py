@@ -7,10 +7,11 @@ import math
 import sqlite3
 
 import pytest
+from helpers import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit.engines import btree, btree_model, btree_results
+from labkit.engines import btree, btree_engine, btree_model, btree_mongodb, btree_wiredtiger
 from labkit.errors import BadInput
 from labkit.model import keys
 
@@ -64,13 +65,13 @@ def test_model_refuses_duplicates_and_bad_settings():
 @pytest.mark.parametrize(("policy", "fill"), [("half", 0.5), ("rightmost", 1.0)])
 def test_model_sequential_fill_depends_on_the_split_policy(policy, fill):
     """Sequential keys fill leaves to half under 50/50 splits and fully under rightmost splits."""
-    result = btree_model.run_model("int", 20_000, capacity=64, policy=policy)
+    result = load("model", "int", 20_000, capacity=64, policy=policy)
     assert result.avg_leaf_fill == pytest.approx(fill, abs=0.01)
 
 
 def test_model_random_fill_is_near_ln2():
     """Random keys fill leaves to about ln 2 (Yao 1978), not one half."""
-    result = btree_model.run_model("uuid4", 60_000, capacity=64)
+    result = load("model", "uuid4", 60_000, capacity=64)
     assert result.avg_leaf_fill == pytest.approx(math.log(2), abs=0.03)
 
 
@@ -99,8 +100,8 @@ def test_naive_uuid7_is_unordered_within_a_millisecond():
 
 def test_sqlite_random_and_sequential_both_fill_about_90_percent():
     """SQLite rebalances siblings: both key kinds fill leaves well; sizes stay close."""
-    random = btree.run_sqlite("uuid4", 50_000)
-    sequential = btree.run_sqlite("uuid7", 50_000)
+    random = load("sqlite", "uuid4", 50_000)
+    sequential = load("sqlite", "uuid7", 50_000)
     assert 0.8 < random.avg_leaf_fill <= 1.0
     assert 0.8 < sequential.avg_leaf_fill <= 1.0
     assert abs(random.index_bytes / sequential.index_bytes - 1) < 0.15
@@ -109,24 +110,24 @@ def test_sqlite_random_and_sequential_both_fill_about_90_percent():
 
 def test_sqlite_reports_the_library_version():
     """The SQLite result names the library Python links against."""
-    assert btree.sqlite_version() == sqlite3.sqlite_version
+    assert btree.ENGINES["sqlite"].version(None) == sqlite3.sqlite_version
 
 
 @pytest.mark.postgres
 def test_postgres_random_keys_leave_leaves_clearly_emptier(postgres_server):
     """PostgreSQL: UUIDv4 leaves average well below UUIDv7's, and its index is larger."""
-    measured = btree.measure("postgres", ["uuid4", "uuid7"], 50_000, server=postgres_server)
-    v4, v7 = measured["results"]
-    assert v4["avg_leaf_fill"] < v7["avg_leaf_fill"] - 0.15
-    assert 0.85 <= v7["avg_leaf_fill"] <= 0.92  # fillfactor 90 on rightmost splits
-    assert v4["index_bytes"] > v7["index_bytes"]
-    assert measured["engine_version"] == postgres_server.version
+    measured = btree.measurement("postgres", ["uuid4", "uuid7"], 50_000, server=postgres_server)
+    v4, v7 = measured.results
+    assert v4.avg_leaf_fill < v7.avg_leaf_fill - 0.15
+    assert 0.85 <= v7.avg_leaf_fill <= 0.92  # fillfactor 90 on rightmost splits
+    assert v4.index_bytes > v7.index_bytes
+    assert measured.engine_version == postgres_server.version
 
 
 def test_wiredtiger_random_keys_split_during_eviction(wiredtiger_binding):
     """WiredTiger: random keys give emptier pages and eviction splits; sequential ones don't."""
-    v4 = btree.run_wiredtiger("uuid4", 100_000, cache_mb=16)
-    v7 = btree.run_wiredtiger("uuid7", 100_000, cache_mb=16)
+    v4 = load("wiredtiger", "uuid4", 100_000, cache_mb=16)
+    v7 = load("wiredtiger", "uuid7", 100_000, cache_mb=16)
     assert v4.avg_leaf_fill < v7.avg_leaf_fill
     assert v4.index_bytes > v7.index_bytes
     split = "cache: leaf pages split during eviction"
@@ -136,7 +137,7 @@ def test_wiredtiger_random_keys_split_during_eviction(wiredtiger_binding):
 def test_measure_refuses_unknown_engines():
     """Only the five engines exist."""
     with pytest.raises(BadInput, match="model, sqlite, postgres, wiredtiger, mongodb"):
-        btree.measure("oracle", ["int"], 10)
+        btree.measurement("oracle", ["int"], 10)
 
 
 def test_mongodb_counters_are_differences_and_sizes_are_readings():
@@ -146,29 +147,29 @@ def test_mongodb_counters_are_differences_and_sizes_are_readings():
               "block-manager: file bytes available for reuse": 0}
     after = {"cache: in-memory page splits": 25, "block-manager: file size in bytes": 8192,
              "block-manager: file bytes available for reuse": 1024}
-    assert btree._during(before, after) == {
+    assert btree_mongodb._during(before, after) == {
         "cache: in-memory page splits": 15, "block-manager: file size in bytes": 8192,
         "block-manager: file bytes available for reuse": 1024}
-    assert btree._during({"x": None}, {"x": 5}) == {"x": None}
+    assert btree_mongodb._during({"x": None}, {"x": 5}) == {"x": None}
 
 
 @pytest.mark.mongodb
 def test_mongodb_random_id_index_is_larger(mongodb_server):
     """MongoDB: after an fsync, the _id index of UUIDv4 keys is larger than UUIDv7's, every
     WiredTiger statistic labkit reads is there, and sizes mean what they mean on WiredTiger."""
-    measured = btree.measure("mongodb", ["uuid7", "uuid4"], 50_000, server=mongodb_server)
-    v7, v4 = measured["results"]
+    measured = btree.measurement("mongodb", ["uuid7", "uuid4"], 50_000, server=mongodb_server)
+    v7, v4 = measured.results
     for result in (v7, v4):
-        for group, names in btree.MONGO_COUNTERS.items():
+        for group, names in btree_mongodb.MONGO_COUNTERS.items():
             for name in names:
-                value = result[f"{group}: {name}"]
+                value = result.counters[f"{group}: {name}"]
                 assert isinstance(value, int), (group, name, value)
                 assert value >= 0, (group, name, value)
-        assert 0 < result["index_bytes"] <= result["file_bytes"]
-        assert result["size_meaning"] == btree_results.SIZE_MEANING
-    assert v4["index_bytes"] > v7["index_bytes"]
-    assert len(v4["inserts_per_second_by_batch"]) == 50
-    assert measured["cache"]  # what cache the server had is said, whoever started it
+        assert 0 < result.index_bytes <= result.file_bytes
+        assert result.size_meaning == btree_wiredtiger.SIZE_MEANING
+    assert v4.index_bytes > v7.index_bytes
+    assert len(v4.inserts_per_second_by_batch) == 50
+    assert measured.cache  # what cache the server had is said, whoever started it
 
 
 class _Refusing:
@@ -191,7 +192,7 @@ def test_a_refused_fsync_means_no_checkpoint_not_an_error(code):
     to every user) leave the load without a checkpoint, so no size is reported (docs/hosted.md);
     for 13 the reason names the action and the built-in roles that grant it
     (builtin_roles.yml), for 8000 it says a hosted tier may refuse it whatever the role."""
-    why = str(btree._checkpoint(_Refusing(code)))
+    why = str(btree_mongodb._checkpoint(_Refusing(code)))
     if code == 8000:
         assert "the hosted server refused fsync" in why
         assert "whatever the role" in why
@@ -206,7 +207,7 @@ def test_any_other_fsync_failure_is_still_an_error():
     from pymongo.errors import OperationFailure
 
     with pytest.raises(OperationFailure):
-        btree._checkpoint(_Refusing(11600))  # InterruptedAtShutdown
+        btree_mongodb._checkpoint(_Refusing(11600))  # InterruptedAtShutdown
 
 
 # The engines as objects, their records as dictionaries -----------------------------------
@@ -239,7 +240,7 @@ def test_each_engine_checks_a_request_before_anything_starts(engine, cache_mb, w
     count outside 1..MAX_N, as bad input."""
     n = 0 if cache_mb is None else 1_000
     with pytest.raises(BadInput, match=words.replace("(", r"\(").replace(")", r"\)")):
-        btree.ENGINES[engine].check(n, btree.Settings(cache_mb=cache_mb))
+        btree.ENGINES[engine].check(n, btree_engine.Settings(cache_mb=cache_mb))
 
 
 MODEL_KEYS = ["keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
@@ -262,7 +263,7 @@ def test_a_loads_dictionary_keeps_the_keys_results_files_have_always_had(engine,
     load = measured.results[0]
     shown = load.to_dict()
     assert list(shown) == expected
-    assert list(load.summary()) == [k for k in expected if k not in btree_results.LONG]
+    assert list(load.summary()) == [k for k in expected if k not in btree_engine.LONG]
     assert (shown["index_bytes"], shown["leaf_pages"], shown["avg_leaf_fill"]) == (
         load.index_bytes, load.leaf_pages, load.avg_leaf_fill)
     assert shown["write_bytes_per_key"] == load.write_bytes_per_key

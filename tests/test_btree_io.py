@@ -1,4 +1,4 @@
-"""Write volume and cache reads of B-tree loads, `labkit.engines.btree_io` (claim U5's write
+"""Write volume and cache reads of B-tree loads, each engine's own counters (claim U5's write
 amplification and cache churn, docs/write_amplification.md): measured on real SQLite,
 WiredTiger and PostgreSQL loads, asserted loosely in the direction the physics says."""
 
@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import load
 
 from labkit import cli
-from labkit.engines import btree, btree_io, btree_results, wt_binding
+from labkit.engines import btree, btree_engine, btree_sqlite, btree_wiredtiger
 from labkit.errors import BadInput
 
 N = 30_000
@@ -19,12 +20,12 @@ def test_checkpoints_come_every_interval_whatever_the_batch():
     """A checkpoint each time the keys loaded pass a multiple of the interval (the same
     interval for every key kind: docs/write_amplification.md), and none at all without one."""
     taken = []
-    points = btree_io.Checkpoints(2_500, lambda: taken.append(points.loaded))
+    points = btree_engine.Checkpoints(2_500, lambda: taken.append(points.loaded))
     for _ in range(10):
         points.after(1_000)
     assert taken == [3_000, 5_000, 8_000, 10_000]
     assert points.taken == 4
-    none = btree_io.Checkpoints(None, lambda: pytest.fail("no interval, no checkpoint"))
+    none = btree_engine.Checkpoints(None, lambda: pytest.fail("no interval, no checkpoint"))
     none.after(10**6)
     assert none.taken == 0
 
@@ -33,7 +34,7 @@ def test_checkpoints_come_every_interval_whatever_the_batch():
 def test_a_checkpoint_interval_below_one_key_is_refused(every):
     """A checkpoint interval of 0 keys (or fewer) is bad input (docs/write_amplification.md)."""
     with pytest.raises(BadInput, match="positive number of keys"):
-        btree.check_request("sqlite", 1_000, None, every)
+        btree.check_request("sqlite", 1_000, btree_engine.Settings(checkpoint_every=every))
 
 
 @pytest.mark.parametrize(("argv", "words"), [
@@ -49,7 +50,7 @@ def test_bad_values_cost_one_error_line_and_exit_2_before_any_work(argv, words, 
     from labkit import servers
 
     monkeypatch.setattr(servers, "provide", lambda *a, **k: pytest.fail("a server was sought"))
-    monkeypatch.setattr(btree, "measure", lambda *a, **k: pytest.fail("a load was made"))
+    monkeypatch.setattr(btree, "measurement", lambda *a, **k: pytest.fail("a load was made"))
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
@@ -60,14 +61,14 @@ def test_bad_values_cost_one_error_line_and_exit_2_before_any_work(argv, words, 
 def test_ratios_compare_each_kind_with_the_sequential_ones():
     """Bytes per key, the ratio to each sequential kind loaded beside it, and index size over
     cache size (docs/write_amplification.md: per key and as a ratio to the sequential kinds)."""
-    def load(kind: str, written: int, index: int, cache: int | None):
-        io = btree_results.LoadIO(write_bytes=written, write_meaning="", cache_reads=None,
-                                  cache_bytes=cache)
-        return btree_results.LoadResult(kind, 1_000, index, None, None, 0.0, io=io)
+    def loaded(kind: str, written: int, index: int, cache: int | None):
+        io = btree_engine.LoadIO(write_bytes=written, write_meaning="", cache_reads=None,
+                                 cache_bytes=cache)
+        return btree_engine.LoadResult(kind, 1_000, index, None, None, 0.0, io=io)
 
-    results = [load("uuid4", 600_000, 300, 100), load("uuid7", 200_000, 200, 100),
-               load("int", 150_000, 50, None)]
-    btree_io.add_ratios(results)
+    results = [loaded("uuid4", 600_000, 300, 100), loaded("uuid7", 200_000, 200, 100),
+               loaded("int", 150_000, 50, None)]
+    btree_engine.add_ratios(results)
     rated = [r.to_dict() for r in results]
     assert rated[0]["write_bytes_per_key"] == 600
     assert rated[0]["write_vs"] == {"uuid7": 3.0, "int": 4.0}
@@ -79,9 +80,9 @@ def test_sqlite_random_keys_write_more_wal_than_sequential_ones():
     """SQLite: UUIDv4 keys put more WAL frames in the log than integer keys, with the same
     checkpoint interval (claim U5, write amplification; sqlite.org/wal.html); its cache reads
     are said to be uncountable rather than guessed."""
-    by_kind = {k: btree.run_sqlite(k, N, checkpoint_every=10_000).to_dict()
+    by_kind = {k: load("sqlite", k, N, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "int")}
-    page = 4096 + btree_io.SQLITE_FRAME_HEADER
+    page = 4096 + btree_sqlite.SQLITE_FRAME_HEADER
     for result in by_kind.values():
         assert result["write_bytes"] == result["wal_frames"] * page
         assert result["cache_reads"] is None
@@ -91,15 +92,16 @@ def test_sqlite_random_keys_write_more_wal_than_sequential_ones():
 
 def test_sqlite_cache_mb_sets_its_page_cache():
     """`--cache-mb` on SQLite sets `PRAGMA cache_size` (negative: KiB), reported in bytes."""
-    result = btree.run_sqlite("int", 2_000, cache_mb=3)
+    result = load("sqlite", "int", 2_000, cache_mb=3)
     assert result.cache_bytes == 3 * 2**20
 
 
 def test_sqlite_loads_through_the_default_cache_unless_told():
     """Without `--cache-mb`, SQLite loads through `SQLITE_CACHE_MB`, WiredTiger's default
     too, and reports it (docs/write_amplification.md: its reads cannot be counted)."""
-    result = btree.run_sqlite("int", 2_000)
-    assert result.cache_bytes == btree.SQLITE_CACHE_MB * 2**20 == btree.WT_CACHE_MB * 2**20
+    result = load("sqlite", "int", 2_000)
+    assert result.cache_bytes == btree_sqlite.SQLITE_CACHE_MB * 2**20 \
+        == btree_wiredtiger.WT_CACHE_MB * 2**20
 
 
 def test_wiredtiger_raw_inserts_store_what_the_binding_would(wiredtiger_binding, tmp_path):
@@ -115,9 +117,9 @@ def test_wiredtiger_raw_inserts_store_what_the_binding_would(wiredtiger_binding,
         session = conn.open_session()
         tables = {}
         for name, fast in (("table:raw", True), ("table:public", False)):
-            session.create(name, btree.WT_TABLE_CONFIG)
+            session.create(name, btree_wiredtiger.WT_TABLE_CONFIG)
             cursor = session.open_cursor(name)
-            insert = wt_binding.wt_inserter(cursor) if fast else cursor.__setitem__
+            insert = btree_wiredtiger.wt_inserter(cursor) if fast else cursor.__setitem__
             for key, value in items:
                 insert(key, value)
             cursor.reset()
@@ -135,13 +137,13 @@ def test_wiredtiger_random_keys_write_more_blocks(wiredtiger_binding):
     """WiredTiger, a checkpoint every 10,000 keys, the table not logged as in a replica set
     (jstests/disk/wt_table_checks.js): UUIDv4 keys make the block manager write more than
     UUIDv7 keys (claim U5, write amplification)."""
-    by_kind = {k: btree.run_wiredtiger(k, N, checkpoint_every=10_000).to_dict()
+    by_kind = {k: load("wiredtiger", k, N, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "uuid7")}
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     assert rnd["block_bytes"] > 1.2 * seq["block_bytes"]
     assert rnd["log_bytes"] is None
     assert rnd["write_bytes"] == rnd["block_bytes"]
-    assert rnd["cache_bytes"] == btree.WT_CACHE_MB * 2**20
+    assert rnd["cache_bytes"] == btree_wiredtiger.WT_CACHE_MB * 2**20
 
 
 @pytest.mark.slow
@@ -150,7 +152,7 @@ def test_wiredtiger_small_cache_reads_random_pages_back(wiredtiger_binding):
     than UUIDv7 keys (claim U5, cache churn once the index outgrows memory). 40,000 keys
     suffice: the UUIDv4 index is then about 1.3 MB, past the cache, and UUIDv4 reads several
     hundred times the pages UUIDv7 reads (60,000 keys showed the same, at twice the time)."""
-    by_kind = {k: btree.run_wiredtiger(k, 40_000, cache_mb=1, checkpoint_every=None)
+    by_kind = {k: load("wiredtiger", k, 40_000, cache_mb=1, checkpoint_every=None)
                for k in ("uuid4", "uuid7")}
     assert by_kind["uuid4"].index_bytes > 2**20
     assert by_kind["uuid4"].cache_reads > 10 * max(by_kind["uuid7"].cache_reads, 1)
@@ -179,7 +181,7 @@ def test_postgres_random_keys_write_more_wal_and_full_page_images(own_postgres):
     """PostgreSQL, a CHECKPOINT every 10,000 keys: UUIDv4 keys write more WAL bytes and more
     full-page images than integer keys (claim U5; PostgreSQL manual, "WAL Configuration" and
     `pg_stat_wal.wal_fpi`)."""
-    by_kind = {k: btree.run_postgres(own_postgres, k, N, checkpoint_every=10_000).to_dict()
+    by_kind = {k: load("postgres", k, N, own_postgres, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "int")}
     rnd, seq = by_kind["uuid4"], by_kind["int"]
     assert rnd["wal_bytes"] > seq["wal_bytes"]
@@ -193,7 +195,7 @@ def test_postgres_cache_churn_once_the_index_outgrows_shared_buffers(own_postgre
     """Where the UUIDv4 index outgrows shared_buffers (this module's own server: 1 MB, which a
     50,000-key UUIDv4 index outgrows twice over), random keys read many more index pages into
     them than sequential keys (claim U5, cache churn)."""
-    by_kind = {k: btree.run_postgres(own_postgres, k, 50_000, checkpoint_every=None)
+    by_kind = {k: load("postgres", k, 50_000, own_postgres, checkpoint_every=None)
                .to_dict() for k in ("uuid4", "uuid7")}
     rnd, seq = by_kind["uuid4"], by_kind["uuid7"]
     if rnd["index_bytes"] <= rnd["cache_bytes"]:
@@ -222,7 +224,7 @@ def test_mongodb_random_keys_write_more_blocks(mongodb_server):
     """mongod: UUIDv4 `_id`s make WiredTiger's block manager write more than UUIDv7 ones, read
     server-wide from `serverStatus().wiredTiger` ("block-manager": "bytes written", "log":
     "log bytes written"; MongoDB manual, serverStatus, wiredTiger section; claim U5)."""
-    by_kind = {k: btree.run_mongodb(mongodb_server, k, N, checkpoint_every=10_000).to_dict()
+    by_kind = {k: load("mongodb", k, N, mongodb_server, checkpoint_every=10_000).to_dict()
                for k in ("uuid4", "uuid7")}
     for result in by_kind.values():
         assert result["cache_bytes"] > 0

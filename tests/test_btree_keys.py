@@ -178,12 +178,13 @@ def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
 def test_the_engines_chart_names_its_engines_under_its_bars():
     """The side-by-side chart's x ticks are the engines' names and versions, not numbers: the
     learner's number format applies to numeric axes only (lesson 06's plots)."""
+    from labkit.engines.btree_engine import LoadResult, Measurement
     from labkit.outputs import plots
 
-    result = {"keys": "int", "index_bytes": 8192, "leaf_pages": 1, "avg_leaf_fill": 0.9,
-              "n": 10}
-    comparison = {"sqlite": {"engine_version": "3.40.1", "n": 10, "results": [result]},
-                  "postgres": {"engine_version": "15.18", "n": 10, "results": [result]}}
+    result = LoadResult(keys="int", n=10, index_bytes=8192, leaf_pages=1, avg_leaf_fill=0.9,
+                        insert_seconds=0.0)
+    comparison = {engine: Measurement(engine, version, 10, "", None, [result])
+                  for engine, version in (("sqlite", "3.40.1"), ("postgres", "15.18"))}
     figure = plots.engines_side_by_side(comparison)
     figure.canvas.draw()
     for axes in figure.axes:
@@ -197,7 +198,7 @@ def test_the_models_size_bars_are_named_by_key_kind():
     from labkit.engines import btree
     from labkit.outputs import plots
 
-    measurement = btree.measure("model", ["uuid4", "int"], 500)
+    measurement = btree.measurement("model", ["uuid4", "int"], 500)
     figure = plots.btree_summary(measurement)
     figure.canvas.draw()
     assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["uuid4", "int"]
@@ -208,7 +209,7 @@ def test_the_n_a_mongod_index_outgrows_its_cache_from_is_said_as_an_upper_bound(
     outgrow mongod's smallest cache, and says it is an upper bound: the collection's own table
     shares the cache and WiredTiger evicts from 80% full (eviction_target's default, WiredTiger's
     dist/api_data.py)."""
-    from labkit.engines.btree_results import MongoLoad
+    from labkit.engines.btree_mongodb import MongoLoad
     from labkit.experiments import btree_keys
 
     smallest = 268_435_456

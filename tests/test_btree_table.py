@@ -7,14 +7,17 @@ import json
 
 import pytest
 
-from labkit.engines import btree, btree_results
+from labkit.engines import btree
+from labkit.engines.btree_engine import LoadIO, Measurement, NotMeasured, Reasons
 from labkit.outputs import btree_table
+
+SQLITE_VERSION = btree.ENGINES["sqlite"].version(None)
 
 
 @pytest.fixture(scope="module")
-def sqlite_measured() -> dict:
-    """A small SQLite measurement of two key kinds, as `labkit btree --json` gives it."""
-    return btree.measure("sqlite", ["uuid4", "int"], 2_000)
+def sqlite_measured() -> Measurement:
+    """A small SQLite measurement of two key kinds, as `labkit btree` makes it."""
+    return btree.measurement("sqlite", ["uuid4", "int"], 2_000)
 
 
 def test_a_row_per_key_kind_with_its_figures_and_the_rest_under_other(sqlite_measured):
@@ -22,16 +25,15 @@ def test_a_row_per_key_kind_with_its_figures_and_the_rest_under_other(sqlite_mea
     its size, pages, fill and bytes per key, and its other figures after them; the long
     per-page lists are left out."""
     shown = btree_table.table(sqlite_measured).splitlines()
-    version = btree.sqlite_version()
-    assert shown[0] == f"sqlite {version}, N = 2,000, SQLite page cache 64 MB"
+    assert shown[0] == f"sqlite {SQLITE_VERSION}, N = 2,000, SQLite page cache 64 MB"
     assert shown[1].split() == ["keys", "index", "bytes", "leaf", "pages", "avg", "fill",
                                 "insert", "s", "written/key", "cache", "reads", "other"]
     rows = {line.split()[0]: line for line in shown[2:4]}
     assert set(rows) == {"uuid4", "int"}
-    for kind, result in ((r["keys"], r) for r in sqlite_measured["results"]):
-        assert f"{result['index_bytes']:,}" in rows[kind]
-        assert f"wal_frames={result['wal_frames']}" in rows[kind]
-        assert "leaf_fills" not in rows[kind]
+    for result in sqlite_measured.results:
+        assert f"{result.index_bytes:,}" in rows[result.keys]
+        assert f"wal_frames={result.to_dict()['wal_frames']}" in rows[result.keys]
+        assert "leaf_fills" not in rows[result.keys]
 
 
 def test_what_the_figures_mean_is_said_once_below_the_rows(sqlite_measured):
@@ -46,21 +48,21 @@ def test_what_the_figures_mean_is_said_once_below_the_rows(sqlite_measured):
 
 def test_a_reason_for_some_kinds_names_them():
     """A reason that concerns only some key kinds names them in brackets."""
-    measured = btree.measure("model", ["uuid4", "int"], 500)
-    measured["results"][1]["index_bytes_why"] = "refused"
+    measured = btree.measurement("model", ["uuid4", "int"], 500)
+    measured.results[1].io = LoadIO(write_bytes=None, write_meaning="", cache_reads=None,
+                                    cache_bytes=None, why=Reasons(index_bytes_why="refused"))
     shown = btree_table.table(measured).splitlines()
     assert shown[-1] == "index bytes (int): refused"
     assert "index_bytes_why" not in shown[3]
 
 
 @pytest.mark.parametrize(("entry", "line"), [
-    ({"engine": "postgres", "not_run": "no server"}, "postgres: not run (no server)"),
-    ({"engine": "sqlite", "error": "disk full"}, "sqlite: error (disk full)"),
+    (NotMeasured("postgres", not_run="no server"), "postgres: not run (no server)"),
+    (NotMeasured("sqlite", error="disk full"), "sqlite: error (disk full)"),
 ])
 def test_an_engine_that_gave_no_loads_is_one_line(entry, line):
     """A comparison's engine that was not run, or failed, is one line saying why."""
     assert btree_table.table(entry) == line
-    assert btree_table.table(btree_results.NotMeasured(**entry).to_dict()) == line
 
 
 def test_under_labkit_lang_vi_the_table_is_vietnamese_and_the_json_english(
@@ -74,14 +76,14 @@ def test_under_labkit_lang_vi_the_table_is_vietnamese_and_the_json_english(
     monkeypatch.setattr(i18n, "_chosen", None)
     monkeypatch.setenv("LABKIT_LANG", "vi")
     shown = btree_table.table(sqlite_measured).splitlines()
-    assert shown[0] == f"sqlite {btree.sqlite_version()}, N = 2.000, cache trang của SQLite 64 MB"
+    assert shown[0] == f"sqlite {SQLITE_VERSION}, N = 2.000, cache trang của SQLite 64 MB"
     assert shown[1].split()[:3] == ["khoá", "byte", "chỉ"]
-    fills = [r["avg_leaf_fill"] for r in sqlite_measured["results"]]
+    fills = [r.avg_leaf_fill for r in sqlite_measured.results]
     assert all(f"{fill * 100:.1f}%".replace(".", ",") in row
                for fill, row in zip(fills, shown[2:4], strict=True))
     assert shown[4] == "ghi: số frame WAL x (kích thước trang + 24 byte header của frame)"
     assert shown[5].startswith("cache: mô-đun sqlite3 của Python")
-    assert btree_table.table({"engine": "postgres", "not_run": "no server"}) == \
+    assert btree_table.table(NotMeasured("postgres", not_run="no server")) == \
         "postgres: chưa chạy (no server)"
     assert main(["btree", "--engine", "sqlite", "--n", "500", "--keys", "uuid4",
                  "--quiet", "--json"]) == 0

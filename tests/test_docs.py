@@ -438,7 +438,7 @@ def test_the_lessons_readme_is_one_table_with_every_lesson():
 
 def test_the_lessons_readme_states_the_kits_default_n():
     """The README quotes the B-tree default the lessons use, not an old number."""
-    from labkit.engines.btree import DEFAULT_N
+    from labkit.engines.btree_engine import DEFAULT_N
 
     assert f"N = {DEFAULT_N:,} keys per kind" in (ROOT / "notebooks" / "README.md").read_text()
 

@@ -31,9 +31,10 @@ PHASE_DEADLINE = 120.0
 
 PLAIN_OWNER = textwrap.dedent("""
     from labkit.engines import btree
+    from labkit.engines.btree_engine import Settings
     from labkit import servers
     server = servers.get_postgres("local")
-    btree.run_sqlite("uuid4", 3_000_000)
+    btree.ENGINES["sqlite"].load("uuid4", 3_000_000, Settings(), None)
 """)
 
 

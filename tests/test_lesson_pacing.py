@@ -110,11 +110,10 @@ def _lesson_06_answers(ctx: runner.Context) -> dict[str, set[str]]:
     lesson writes it in the language in use: the model's fill for random keys (its answer;
     either split policy gives it) and ln 2, Yao's figure; SQLite's UUIDv4 and UUIDv7 index
     sizes in bytes (whose ratio is 06.sqlite_bigger's answer)."""
-    fills = {i18n.percent(ctx.btree("model", ["uuid4"], policy=policy)["results"][0]
-                          ["avg_leaf_fill"]) for policy in ("half", "rightmost")}
-    sqlite = ctx.btree("sqlite", ["uuid4", "uuid7"])["results"]
-    sizes = {str(r["index_bytes"]) for r in sqlite} | {i18n.number(r["index_bytes"])
-                                                        for r in sqlite}
+    fills = {i18n.percent(ctx.btree_load("model", ["uuid4"], policy=policy).results[0]
+                          .avg_leaf_fill) for policy in ("half", "rightmost")}
+    sqlite = ctx.btree_load("sqlite", ["uuid4", "uuid7"]).results
+    sizes = {str(r.index_bytes) for r in sqlite} | {i18n.number(r.index_bytes) for r in sqlite}
     return {"06.random_fill": fills | {"ln 2"}, "06.sqlite_bigger": sizes}
 
 

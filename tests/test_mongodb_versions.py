@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from labkit.engines import btree
+from labkit.engines import btree_mongodb
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT_CLAIMS = sorted((ROOT / "claims").glob("*.yaml"))
@@ -92,9 +92,9 @@ def test_the_btree_experiment_reads_the_names_each_version_gives(version):
     """The WiredTiger counters the B-tree experiment reads from ``indexDetails._id_`` are,
     group by group, the names MongoDB ``version`` exports."""
     fields = COLLSTATS_FIELDS[version]
-    for group, names in btree.MONGO_COUNTERS.items():
+    for group, names in btree_mongodb.MONGO_COUNTERS.items():
         assert names == fields[group], (version, group)
-    for gauge in btree.MONGO_GAUGES:
+    for gauge in btree_mongodb.MONGO_GAUGES:
         group, name = gauge.split(": ", 1)
         assert name in fields[group], (version, gauge)
 
@@ -107,7 +107,7 @@ def test_a_live_server_gives_every_name_the_btree_experiment_reads(mongodb_serve
     try:
         collection = database.create_collection("t")
         collection.insert_many([{"_id": i} for i in range(100)])
-        size, counters = btree._id_index_stats(collection)
+        size, counters = btree_mongodb._id_index_stats(collection)
         assert isinstance(size, int)
         assert size > 0
         missing = [name for name, value in counters.items() if value is None]

@@ -17,12 +17,20 @@ import matplotlib
 import pytest
 
 from labkit import i18n
+from labkit.engines.btree_engine import LoadResult, Measurement
 from labkit.outputs import plots
 
 matplotlib.use("Agg")
 
 HOSTILE = ["x$\\nope{$", "$x^2$", "a\\$b$c$", "\udcff", "\x1b]0;PWNED\x07\x1b[2J", "\u202eevil",
            "{$gt: 1} and {$lt: 2}", "tab\there", "$"]
+
+
+def _measured(engine: str, version: str, kind: str, fills: list[float]) -> Measurement:
+    """One load of three leaf pages with the fills given, as a B-tree summary draws it."""
+    return Measurement(engine, version, 10, "", None, [
+        LoadResult(keys=kind, n=10, index_bytes=None, leaf_pages=3, avg_leaf_fill=None,
+                   insert_seconds=0.0, leaf_fills=fills)])
 
 
 def _plain(text) -> str:
@@ -54,8 +62,7 @@ def test_hostile_ids_processes_fields_and_versions_render_in_every_plot(name):
         plots.id_rank([{"hex": "65" * 12, "process": name, "made_at_ms": 1.0},
                        {"hex": "66" * 12, "process": "B", "made_at_ms": 2.0}], name),
         plots.bit_layout([{"field": name, "bits": 32}, {"field": "counter", "bits": 24}], name),
-        plots.btree_summary({"engine": name, "engine_version": name, "n": 10, "results": [
-            {"keys": name, "leaf_pages": 3, "leaf_fills": [0.5, 0.7]}]}),
+        plots.btree_summary(_measured(name, name, name, [0.5, 0.7])),
         plots.splits_per_1000({name: [1, 2, 3]}, 10, name),
     ]
     for figure in figures:
@@ -74,9 +81,7 @@ FIGURES = {
                                       {"hex": "66" * 12, "process": "P2", "clock_ns": 3_700_000}],
                                      "ranks"),
     "type_ladder": lambda: plots.type_ladder([{"_id": "a", "v": 1}, {"_id": "b", "v": "s"}]),
-    "btree_summary": lambda: plots.btree_summary({"engine": "model", "engine_version": "", "n": 10,
-                                                  "results": [{"keys": "uuid4", "leaf_pages": 3,
-                                                               "leaf_fills": [0.55, 0.7]}]}),
+    "btree_summary": lambda: plots.btree_summary(_measured("model", "", "uuid4", [0.55, 0.7])),
     "splits_per_1000": lambda: plots.splits_per_1000({"uuid4": [1, 2, 3]}, 10, "splits"),
 }
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from labkit.claims import recorded
+from labkit.engines.btree_engine import LoadResult, Measurement, NotMeasured
 from labkit.lessons import course
 from labkit.outputs import tables
 
@@ -27,16 +28,16 @@ def test_a_missing_field_is_shown_as_missing():
 
 
 def _measurement(engine, fills, sizes):
-    return {"engine": engine, "engine_version": "1", "n": 10, "cache": "",
-            "results": [{"keys": k, "avg_leaf_fill": fills[k], "index_bytes": sizes[k],
-                         "leaf_pages": 1, "insert_seconds": 0.5} for k in fills]}
+    return Measurement(engine, "1", 10, "", None,
+                       [LoadResult(keys=k, n=10, index_bytes=sizes[k], leaf_pages=1,
+                                   avg_leaf_fill=fills[k], insert_seconds=0.5) for k in fills])
 
 
 def test_btree_pivot_gives_engine_by_key_kind_in_rounded_percentages():
     """Fill and size relative to uuid7 per engine and key kind; an engine not run is left out."""
     comparison = {"a": _measurement("a", {"uuid4": 0.6934, "uuid7": 0.9}, {"uuid4": 142,
                                                                             "uuid7": 100}),
-                  "b": {"engine": "b", "not_run": "no b here"}}
+                  "b": NotMeasured("b", not_run="no b here")}
     pivot = tables.btree_pivot(comparison)
     assert pivot.loc["a 1", ("avg leaf fill", "uuid4")] == "69.3%"
     assert pivot.loc["a 1", ("size vs uuid7", "uuid4")] == "142%"
@@ -110,7 +111,7 @@ def test_a_long_note_is_cut_at_a_word_before_pandas_cuts_it():
     assert note == "chưa chạy: Không có server MongoDB nào dùng được\u2026"
     assert len(note) <= tables.CELL_WIDTH
     assert tables.fitted("not run: short") == "not run: short"
-    frame = tables.btree_frame({"engine": "mongodb", "not_run": "x " * 60})
+    frame = tables.btree_frame(NotMeasured("mongodb", not_run="x " * 60))
     assert len(frame.iloc[0, -1]) <= tables.CELL_WIDTH
 
 
@@ -121,12 +122,12 @@ def test_the_btree_table_writes_its_counts_in_the_learners_digits(monkeypatch):
     import labkit
     from labkit import i18n
 
-    measured = {"engine": "sqlite", "engine_version": "3.40.1", "results": [
-        {"keys": "uuid4", "index_bytes": 5_537_792, "leaf_pages": 1340, "avg_leaf_fill": 0.901,
-         "insert_seconds": 1.47}]}
-    model = {"engine": "model", "engine_version": "", "results": [
-        {"keys": "uuid4", "index_bytes": None, "leaf_pages": 4499, "avg_leaf_fill": 0.695,
-         "insert_seconds": 1.06}]}
+    measured = Measurement("sqlite", "3.40.1", 1, "", None, [
+        LoadResult(keys="uuid4", n=1, index_bytes=5_537_792, leaf_pages=1340,
+                   avg_leaf_fill=0.901, insert_seconds=1.47)])
+    model = Measurement("model", "", 1, "", None, [
+        LoadResult(keys="uuid4", n=1, index_bytes=None, leaf_pages=4499, avg_leaf_fill=0.695,
+                   insert_seconds=1.06)])
     monkeypatch.setattr(i18n, "_chosen", None)
     labkit.language("vi")
     try:

@@ -1,6 +1,6 @@
-"""The B-tree load on MongoDB (``btree.run_mongodb``, ``btree.measure("mongodb", ...)`` and
-``btree_io``'s mongod part) spoken to over the wire: labkit's unmodified code, through real
-pymongo, against MockupDB answering as a mongod would (``mongo_wire``).
+"""The B-tree load on MongoDB (``engines.btree_mongodb``, through ``MongoTree.load`` and
+``btree.measurement("mongodb", ...)``) spoken to over the wire: labkit's unmodified code,
+through real pymongo, against MockupDB answering as a mongod would (``mongo_wire``).
 
 What a test here pins is what labkit sends (the command sequence, each document's BSON types)
 and what it makes of each documented reply shape. Every number in the scripted replies is made
@@ -74,7 +74,7 @@ from wire_replies import (
     status,
 )
 
-from labkit.engines import btree, btree_io
+from labkit.engines import btree, btree_engine, btree_mongodb, btree_wiredtiger
 from labkit.errors import ServerUnavailable
 from labkit.experiments import catalogue as claims
 from labkit.outputs import btree_table
@@ -94,6 +94,13 @@ LOG_PER_KEY = 120
 IN_MEMORY_EVERY = {"uuid4": 300, "uuid7": 30, "objectid": 30, "int": 30}
 EVICTION_EVERY = {"uuid4": 20, "uuid7": 10**9, "objectid": 10**9, "int": 10**9}
 RESERVED = 8192  # "file bytes available for reuse" in every scripted index file
+
+
+def load(kind: str, n: int, server: mongo.MongoServer, **settings: object
+         ) -> btree_mongodb.MongoLoad:
+    """One load into ``server`` (``MongoTree.load``), made with ``Settings(**settings)``."""
+    return btree.ENGINES["mongodb"].load(kind, n, btree_engine.Settings(**settings), server)
+
 
 # The creation strings of a standalone's tables (the shape of ``metadata:create``; a replica
 # set's user tables say ``log=(enabled=false)``: wiredtiger_util.cpp, useTableLogging).
@@ -312,10 +319,9 @@ def test_a_load_sends_the_documented_commands_in_order(wire_server, connect):
     ``$collStats`` with ``storageStats`` and ``serverStatus`` before the inserts, unordered
     insert batches with an ``fsync`` each time the keys pass the interval and one at the end,
     ``serverStatus`` and ``$collStats`` again, and ``dropDatabase`` (the same on 6.0, 7.0 and
-    8.0; the B-tree code's sequence, engines/btree.py run_mongodb)."""
+    8.0; the B-tree code's sequence, engines/btree_mongodb.py)."""
     Mongod(wire_server)
-    result = btree.run_mongodb(connect(), "uuid7", 250, batch=100, checkpoint_every=100
-                               ).to_dict()
+    result = load("uuid7", 250, connect(), batch=100, checkpoint_every=100).to_dict()
     assert load_commands(wire_server) == [
         ("update", "load"), ("create", "load"),
         ("aggregate", "load"), ("serverStatus", "admin"),
@@ -345,7 +351,7 @@ def test_each_key_kind_is_sent_as_its_bson_type(wire_server, connect, kind, bson
     version nibble sits where RFC 9562 puts it), an ObjectId as an ObjectId, an integer as an
     int64; the sequential kinds arrive in ascending order, UUIDv4 in none."""
     Mongod(wire_server)
-    btree.run_mongodb(connect(), kind, 120, batch=1_000, checkpoint_every=None)
+    load(kind, 120, connect(), batch=1_000, checkpoint_every=None)
     ids = [d["_id"] for s in wire_server.named("insert") for d in s["documents"]]
     assert [type(i) for i in ids] == [bson_type] * 120
     assert len(set(ids)) == 120
@@ -353,7 +359,7 @@ def test_each_key_kind_is_sent_as_its_bson_type(wire_server, connect, kind, bson
         assert {i.subtype for i in ids} == {4}
         assert {uuid.UUID(bytes=bytes(i)).version for i in ids} == {int(kind[-1])}
         ids = [bytes(i) for i in ids]
-    assert (ids == sorted(ids)) is (kind in btree_io.SEQUENTIAL)
+    assert (ids == sorted(ids)) is (kind in btree_engine.SEQUENTIAL)
 
 
 # What labkit makes of the documented replies -----------------------------------------------
@@ -368,8 +374,9 @@ def test_measure_reads_size_writes_and_cache_from_the_documented_replies(wire_se
     mongod = Mongod(wire_server)
     server = connect()
     ticks: list[tuple[str, int]] = []
-    measured = btree.measure("mongodb", ["uuid4", "uuid7"], N, server=server,
-                             checkpoint_every=100, progress=lambda *tick: ticks.append(tick))
+    measured = btree.measurement("mongodb", ["uuid4", "uuid7"], N,
+                                 btree_engine.Settings(checkpoint_every=100), server=server,
+                                 progress=lambda *tick: ticks.append(tick)).to_dict()
     assert ticks == [("uuid4", N), ("uuid7", N)]
     assert measured["engine_version"] == wire_server.release
     assert measured["cache"] == server.cache
@@ -503,8 +510,7 @@ def test_a_refused_coll_stats_costs_the_index_figures_only(wire_server, connect)
     roles, the write figures are still measured and judged (serverStatus is allowed)."""
     Mongod(wire_server, refuse=("aggregate",))
     server = connect()
-    measured = btree.measure("mongodb", ["uuid4"], N, server=server)
-    result, = measured["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=server).to_dict()["results"]
     assert result["index_bytes"] is None
     assert result["file_bytes"] is None
     assert "$collStats" in str(result["counters_why"])
@@ -525,7 +531,7 @@ def test_a_refused_fsync_leaves_no_index_size_and_says_why(wire_server, connect,
     or what Atlas's proxy said, without role advice (for 8000: Atlas refuses fsync to every
     user); the counters and the write figures are still read."""
     Mongod(wire_server, refuse=("fsync",), refusal=code)
-    result = btree.run_mongodb(connect(), "uuid4", N, checkpoint_every=100).to_dict()
+    result = load("uuid4", N, connect(), checkpoint_every=100).to_dict()
     assert result["checkpoints_refused"] is True
     assert result["index_bytes"] is None
     assert "fsync" in str(result["index_bytes_why"])
@@ -569,8 +575,8 @@ def test_the_write_figures_are_said_to_be_server_wide(wire_server, connect):
     """The bytes written come from serverStatus, which counts every client's work: each
     MongoDB result says so in its meaning, and the table prints it."""
     Mongod(wire_server)
-    measured = btree.measure("mongodb", ["uuid4"], N, server=connect())
-    result, = measured["results"]
+    measured = btree.measurement("mongodb", ["uuid4"], N, server=connect())
+    result, = measured.to_dict()["results"]
     assert "server-wide" in str(result["write_meaning"])
     assert ("write: log bytes + block-manager bytes written, server-wide"
             in btree_table.table(measured))
@@ -588,7 +594,7 @@ def test_a_server_busy_with_other_clients_has_its_figure_marked(wire_server, con
     not run, saying that the counters are server-wide."""
     Mongod(wire_server, others=others)
     server = connect()
-    result, = btree.measure("mongodb", ["uuid4"], N, server=server)["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=server).to_dict()["results"]
     assert str(result[marked]).startswith("other clients")
     assert "server-wide" in str(result[marked])
     part = "write amplification" if marked == "write_disturbed" else "cache churn"
@@ -605,7 +611,7 @@ def test_on_a_replica_set_the_oplogs_getmores_do_not_mark_the_load(wire_server, 
     getMores were left out."""
     Mongod(wire_server, logged=False, replica_set=True, others={"getmore": 300})
     server = connect()
-    result, = btree.measure("mongodb", ["uuid4"], N, server=server)["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=server).to_dict()["results"]
     assert result["others_reads"] == 0
     assert "cache_reads_disturbed" not in result
 
@@ -614,7 +620,7 @@ def test_on_a_replica_set_other_clients_queries_still_mark_the_load(wire_server,
     """Queries beyond the allowance mark a replica set's load as on a standalone, and the
     reason says that getMores are not counted there, and why."""
     Mongod(wire_server, logged=False, replica_set=True, others={"getmore": 300, "query": 300})
-    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=connect()).to_dict()["results"]
     reason = str(result["cache_reads_disturbed"])
     assert reason.startswith("other clients read from the server during the load")
     assert "getMores are not counted on a replica set, whose members read the oplog" in reason
@@ -634,7 +640,7 @@ def test_a_wiredtiger_section_without_its_statistics_is_said_so(wire_server, con
         return reply
 
     wire_server.on("serverStatus", without_statistics)
-    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=connect()).to_dict()["results"]
     assert result["write_bytes"] is None
     assert str(result["write_bytes_why"]).startswith(
         "this server's serverStatus gave its wiredTiger section without the statistics")
@@ -644,7 +650,7 @@ def test_labkits_own_housekeeping_does_not_mark_a_quiet_server(wire_server, conn
     """A few writes beside labkit's inserts (its lease renewal, the server's session cache)
     stay within the allowance: the figure is not marked, and the count is kept."""
     Mongod(wire_server, others={"update": 3})
-    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=connect()).to_dict()["results"]
     assert result["others_writes"] == 3
     assert "write_disturbed" not in result
     assert "cache_reads_disturbed" not in result
@@ -657,7 +663,7 @@ def test_where_an_aggregation_is_counted_does_not_mark_the_load(wire_server, con
     (SERVER-123987); labkit's own ``$collStats`` are outside its two readings, so no count
     of them marks the load however the server counts them."""
     Mongod(wire_server, aggregate_as=aggregate_as)
-    result, = btree.measure("mongodb", ["uuid7"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["uuid7"], N, server=connect()).to_dict()["results"]
     assert result["others_reads"] == 0
     assert "cache_reads_disturbed" not in result
 
@@ -675,7 +681,7 @@ def test_counters_that_go_back_mark_both_figures(wire_server, connect):
         return reply
 
     wire_server.on("serverStatus", restarted)
-    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=connect()).to_dict()["results"]
     assert "went back" in str(result["write_disturbed"])
     assert result["cache_reads_disturbed"] == result["write_disturbed"]
 
@@ -688,7 +694,7 @@ def test_without_operation_counters_the_figure_stays_unmarked(wire_server, conne
     plain = mongod._server_status
     wire_server.on("serverStatus", lambda sent: {k: v for k, v in plain(sent).items()
                                                  if k != "opcounters"})
-    result, = btree.measure("mongodb", ["uuid4"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["uuid4"], N, server=connect()).to_dict()["results"]
     assert (result["others_writes"], result["others_reads"]) == (None, None)
     assert "write_disturbed" not in result
     assert "server-wide" in str(result["write_meaning"])
@@ -721,14 +727,14 @@ def test_a_standalone_counts_its_log_and_a_replica_set_does_not(wire_server, con
     written, which are the block manager's alone; a standalone's are logged and counted."""
     mongod = Mongod(wire_server, logged=False)
     server = connect()
-    replica, = btree.measure("mongodb", ["uuid4"], N, server=server)["results"]
+    replica, = btree.measurement("mongodb", ["uuid4"], N, server=server).to_dict()["results"]
     assert replica["write_bytes"] == replica["block_bytes"] == N * 300
     assert replica["log_bytes"] is None
     assert replica["logged"] is False
     assert "not logged" in str(replica["write_meaning"])
     mongod.logged = True
     asked = len(wire_server.named("hello"))
-    standalone, = btree.measure("mongodb", ["uuid4"], N, server=server)["results"]
+    standalone, = btree.measurement("mongodb", ["uuid4"], N, server=server).to_dict()["results"]
     assert standalone["write_bytes"] == N * (300 + LOG_PER_KEY)
     assert len(wire_server.named("hello")) == asked  # the creation strings told: no hello
 
@@ -740,7 +746,7 @@ def test_without_creation_strings_hello_says_replica_set(wire_server, connect):
     wire_server.on("hello", lambda sent: {
         **mongo_wire.hello_reply(wire_server.version), "setName": "rs0", "secondary": False,
         "hosts": ["127.0.0.1:27017"], "primary": "127.0.0.1:27017", "setVersion": 1})
-    result, = btree.measure("mongodb", ["int"], N, server=connect())["results"]
+    result, = btree.measurement("mongodb", ["int"], N, server=connect()).to_dict()["results"]
     assert result["log_bytes"] is None
     assert result["logged"] is False
 
@@ -752,7 +758,7 @@ def test_the_table_says_once_why_a_figure_is_missing(wire_server, connect):
     """``labkit btree --engine mongodb``'s table prints each reason below its rows, once, with
     the key kinds it concerns where it is not all of them."""
     Mongod(wire_server, refuse=("serverStatus",))
-    measured = btree.measure("mongodb", ["uuid4", "uuid7"], N, server=connect())
+    measured = btree.measurement("mongodb", ["uuid4", "uuid7"], N, server=connect())
     shown = btree_table.table(measured)
     assert shown.count("the server refused serverStatus (code 13)") == 2  # write and cache
     assert "index bytes: file size less the space free for reuse" in shown
@@ -766,7 +772,7 @@ def read_paths(reply: str) -> list[str]:
     if reply == "storageStats":
         return ["indexSizes._id_", "indexDetails._id_.creationString",
                 "wiredTiger.creationString", *statistics(reply)]
-    return [*statistics(reply), *(f"opcounters.{name}" for name in btree_io.OPCOUNTERS)]
+    return [*statistics(reply), *(f"opcounters.{name}" for name in btree_mongodb.OPCOUNTERS)]
 
 
 def statistics(reply: str) -> list[str]:
@@ -774,8 +780,9 @@ def statistics(reply: str) -> list[str]:
     by their size: WiredTiger's statistics and the index's size."""
     if reply == "storageStats":
         return ["indexSizes._id_", *(f"indexDetails._id_.{name.replace(': ', '.')}"
-                                     for name in btree.MONGO_COUNTER_NAMES)]
-    return [f"wiredTiger.{name.replace(': ', '.')}" for name in btree_io.WT_IO_STATS.values()]
+                                     for name in btree_mongodb.MONGO_COUNTER_NAMES)]
+    return [f"wiredTiger.{name.replace(': ', '.')}"
+            for name in btree_wiredtiger.WT_IO_STATS.values()]
 
 
 def fields_at(reply: dict, paths: list[str]) -> dict:
@@ -801,7 +808,7 @@ def test_live_coll_stats_has_the_scripted_fields_and_types(fresh_db, wire_server
                          read_paths("storageStats"))
     collection = fresh_db.create_collection("t")
     collection.insert_many([{"_id": uuid.uuid4()} for _ in range(50)])
-    real = btree._storage_stats(collection)
+    real = btree_mongodb._storage_stats(collection)
     assert same_shape(expected, real, sized=statistics("storageStats")) == []
 
 
@@ -811,7 +818,7 @@ def test_live_server_status_has_the_scripted_fields_and_types(mongodb_server, wi
     B-tree load reads, with the script's types (where this user may run it): each statistic an
     int32 or an int64 as its size needs, each counter an int64."""
     scripted = fields_at(Mongod(wire_server)._server_status(None), read_paths("serverStatus"))
-    read = btree_io.mongo_status(mongodb_server.client())
+    read = btree_mongodb.mongo_status(mongodb_server.client())
     if "refused" in read:
         pytest.skip(f"this user may not run serverStatus: {read['refused']}")
     real = mongodb_server.client().admin.command("serverStatus")
@@ -824,7 +831,7 @@ def test_live_server_status_names_a_replica_sets_name_as_scripted(mongodb_server
     replica set's does (and ``hello`` agrees), which labkit reads to leave getMores out of
     others' reads; a standalone's has no set name there."""
     client = mongodb_server.client()
-    read = btree_io.mongo_status(client)
+    read = btree_mongodb.mongo_status(client)
     if "refused" in read:
         pytest.skip(f"this user may not run serverStatus: {read['refused']}")
     hello = client.admin.command("hello")

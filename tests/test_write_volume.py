@@ -15,16 +15,10 @@ from typing import Any
 
 import pytest
 
-from labkit.engines.btree_results import (
-    LoadResult,
-    Measurement,
-    PostgresIO,
-    PostgresLoad,
-    SQLiteIO,
-    SQLiteLoad,
-    WiredTigerIO,
-    WiredTigerLoad,
-)
+from labkit.engines.btree_engine import LoadResult, Measurement
+from labkit.engines.btree_postgres import PostgresIO, PostgresLoad
+from labkit.engines.btree_sqlite import SQLiteIO, SQLiteLoad
+from labkit.engines.btree_wiredtiger import WiredTigerIO, WiredTigerLoad
 from labkit.experiments import btree_keys
 from labkit.i18n import shown
 from labkit.lessons import notebook, questions

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from labkit.servers import MongoServer, PostgresServer
 
 T = TypeVar("T")
-# The type of a run's B-tree measurements (``engines.btree_results.Measurement``).
+# The type of a run's B-tree measurements (``engines.btree_engine.Measurement``).
 M = TypeVar("M", covariant=True)
 
 
@@ -207,7 +207,7 @@ class Context(Protocol):
 class BTreeContext(Context, Protocol[M]):
     """A run's context with its B-tree loads, each made once per run and quoted by every
     claim and table that asks for it. ``M`` is what a load of several key kinds into one
-    engine gives (``engines.btree_results.Measurement``; claims/ sits below engines/, so it
+    engine gives (``engines.btree_engine.Measurement``; claims/ sits below engines/, so it
     is named by the experiments that read it)."""
 
     btree_n: int  # keys per kind in the run's B-tree loads

@@ -1,20 +1,22 @@
-"""The textbook B+tree the B-tree lessons start from: 50/50 or rightmost splits, every
-leaf's fill, and one load of a key kind into it (``engines.btree`` measures real engines)."""
+"""The textbook B+tree the B-tree lessons start from, as a B-tree engine: 50/50 or rightmost
+splits, every leaf's fill, and the split count as the keys go in."""
 
 from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-from labkit.engines.btree_results import ModelLoad
+from labkit._version import __version__
+from labkit.engines.btree_engine import BTreeEngine, LoadResult, Progress, Settings
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 from labkit.model import keys as keymod
 
 POLICIES = ("half", "rightmost")
-Progress = Callable[[int], None]
+MODEL_TRACE_POINTS = 50  # a run's model loads record their split count this many times each
 
 
 # The textbook model --------------------------------------------------------------------
@@ -116,32 +118,70 @@ class BPlusTree:
         return [len(leaf.keys) / self.capacity for leaf in self.leaves()]
 
 
-def run_model(kind: str, n: int, capacity: int = 64, policy: str = "half",
-              progress: Progress | None = None, trace_every: int = 0) -> ModelLoad:
-    """Insert ``n`` keys of ``kind`` into the model; count splits and read every leaf's fill."""
-    tree = BPlusTree(capacity, policy)
-    splits_trace: list[int] = []
-    start = time.perf_counter()
-    done = 0
-    for batch in keymod.batches(kind, n):
-        for key in batch:
-            tree.insert(key)
-            done += 1
-            if trace_every and done % trace_every == 0:
-                splits_trace.append(tree.leaf_splits)
-        if progress:
-            progress(len(batch))
-    seconds = time.perf_counter() - start
-    fills = tree.leaf_fills()
-    return ModelLoad(keys=kind, n=n, index_bytes=None, leaf_pages=len(fills),
-                     avg_leaf_fill=sum(fills) / len(fills), insert_seconds=seconds,
-                     page_capacity=capacity, split_policy=policy,
-                     leaf_splits=tree.leaf_splits, internal_splits=tree.internal_splits,
-                     leaf_fills=fills, splits_trace=splits_trace, trace_every=trace_every)
+@dataclass
+class ModelLoad(LoadResult):
+    """The textbook model (``BPlusTree``): its page capacity and split policy, the
+    splits it made, every leaf's fill and, every ``trace_every`` keys, its split count."""
+
+    page_capacity: int = 64
+    split_policy: str = "half"
+    leaf_splits: int = 0
+    internal_splits: int = 0
+    splits_trace: list[int] = field(default_factory=list)
+    trace_every: int = 0
+
+    @property
+    def splits_per_1000_inserts(self) -> float:
+        """Leaf splits per thousand keys inserted."""
+        return 1000 * self.leaf_splits / self.n
+
+    def _figures(self) -> Iterator[tuple[str, Any]]:
+        yield from super()._figures()
+        yield from (("page_capacity", self.page_capacity), ("split_policy", self.split_policy),
+                    ("leaf_splits", self.leaf_splits), ("internal_splits", self.internal_splits),
+                    ("splits_per_1000_inserts", self.splits_per_1000_inserts),
+                    ("leaf_fills", self.leaf_fills), ("splits_trace", self.splits_trace),
+                    ("trace_every", self.trace_every))
 
 
-def model_version() -> str:
-    """The model has no version of its own; it is labkit's."""
-    from labkit._version import __version__
+class ModelTree(BTreeEngine[None]):
+    """The textbook B+tree (``BPlusTree``): 50/50 or rightmost splits."""
 
-    return f"labkit {__version__}"
+    key = "model"
+
+    def version(self, server: None) -> str:
+        """The model has no version of its own; it is labkit's."""
+        return f"labkit {__version__}"
+
+    def load(self, kind: str, n: int, settings: Settings, server: None,
+             progress: Progress | None = None) -> ModelLoad:
+        """Insert the keys into the model; count its splits (every ``settings.trace_every``
+        keys, if set) and read every leaf's fill."""
+        capacity, policy, every = settings.capacity, settings.policy, settings.trace_every
+        tree = BPlusTree(capacity, policy)
+        splits_trace: list[int] = []
+        start = time.perf_counter()
+        done = 0
+        for batch in keymod.batches(kind, n, self._batch(settings)):
+            for key in batch:
+                tree.insert(key)
+                done += 1
+                if every and done % every == 0:
+                    splits_trace.append(tree.leaf_splits)
+            if progress:
+                progress(len(batch))
+        seconds = time.perf_counter() - start
+        fills = tree.leaf_fills()
+        return ModelLoad(keys=kind, n=n, index_bytes=None, leaf_pages=len(fills),
+                         avg_leaf_fill=sum(fills) / len(fills), insert_seconds=seconds,
+                         page_capacity=capacity, split_policy=policy,
+                         leaf_splits=tree.leaf_splits, internal_splits=tree.internal_splits,
+                         leaf_fills=fills, splits_trace=splits_trace, trace_every=every)
+
+    def load_key(self, settings: Settings, server: None) -> tuple[object, ...]:
+        """A model load is set apart by its split policy and page capacity."""
+        return (settings.policy, settings.capacity)
+
+    def checkpoint_every(self, settings: Settings) -> int | None:
+        """The model takes no checkpoints."""
+        return None

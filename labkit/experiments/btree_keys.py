@@ -25,14 +25,11 @@ from labkit.claims.claim import (
     subset_of_observed,
 )
 from labkit.claims.registry import claim
-from labkit.engines import btree, btree_io, processes
-from labkit.engines.btree_results import (
-    LoadResult,
-    Measurement,
-    MongoLoad,
-    PostgresIO,
-    SQLiteIO,
-)
+from labkit.engines import btree, processes
+from labkit.engines.btree_engine import LoadResult, Measurement, outgrows_from
+from labkit.engines.btree_mongodb import MongoLoad
+from labkit.engines.btree_postgres import PostgresIO
+from labkit.engines.btree_sqlite import SQLiteIO
 from labkit.i18n import N_, Message, Text, _, joined, number, shown
 from labkit.model import uuids
 from labkit.names import engine_name
@@ -181,7 +178,7 @@ def per_engine(ctx: Loads, rows: Sequence[str],
         return Observation(observed, label, measured.engine_version,
                            [r.summary() for r in measured.results], note=note,
                            note_values=values,
-                           figure=Figure("btree_summary", (measured.to_dict(),))
+                           figure=Figure("btree_summary", (measured,))
                            if figure else None, engine_key=ROWS[row].engine)
 
     def observed(row: str) -> Observation:
@@ -251,7 +248,7 @@ def _never_outgrew(rnd: LoadResult, index: int, cache: int) -> Message:
     which the index outgrows that smallest cache."""
     values: dict[str, Any] = {"index": index, "cache": cache,
                               "per_key": round(index / rnd.n, 1),
-                              "here": btree_io.outgrows_from(rnd, cache)}
+                              "here": outgrows_from(rnd, cache)}
     smallest = rnd.smallest_cache_bytes if isinstance(rnd, MongoLoad) else None
     if not smallest:
         return Message(N_("the UUIDv4 index ({index:,} bytes, {per_key:,.1f} bytes per key) stayed "
@@ -259,7 +256,7 @@ def _never_outgrew(rnd: LoadResult, index: int, cache: int) -> Message:
                           "here (from N = {here:,} keys it would, or with a smaller cache: "
                           "labkit btree --cache-mb)"),
                        **values)
-    values.update(smallest=smallest, needed=btree_io.outgrows_from(rnd, smallest))
+    values.update(smallest=smallest, needed=outgrows_from(rnd, smallest))
     return Message("{reason} ({sooner})", reason=_mongod_never_outgrew(values, cache, smallest),
                    sooner=Message(EVICTS_SOONER))
 

@@ -4,19 +4,11 @@ other figures), then, once each, what the figures mean and why one is missing or
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from labkit.engines.btree_results import LONG, REASON_KEYS
-from labkit.i18n import N_, Message, _, english, number, percent, shown
-
-# Measurement = a measurement's dictionary (``Measurement.to_dict``, as ``labkit btree --json``
-# gives it), or a comparison entry that gave none (``{"engine", "not_run"}``, ``{"engine",
-# "error"}``).
-Measurement = Mapping[str, Any]
+from labkit.engines.btree_engine import REASON_KEYS, LoadResult, Measurement, NotMeasured
+from labkit.i18n import N_, Message, Text, _, english, number, percent, shown
 
 # What a table says below its rows, once for the key kinds it concerns: what the figures mean,
-# then every reason a load can give (btree_results.Reasons), each under the figure it concerns.
+# then every reason a load can give (btree_engine.Reasons), each under the figure it concerns.
 # Each label is English here and in the learner's language on screen.
 REASON_LABEL = {"write_bytes_why": N_("write"), "write_disturbed": N_("write"),
                 "cache_reads_why": N_("cache"), "cache_reads_disturbed": N_("cache"),
@@ -32,24 +24,23 @@ COLUMNS = ("keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_se
            "size_meaning", "write_bytes_per_key", "cache_reads")
 
 
-def table(measurement: Measurement) -> str:
+def table(measurement: Measurement | NotMeasured) -> str:
     """A measurement as a plain-text table: size, leaf pages, fill, time, then other counters.
 
-    A comparison entry that did not run (``{"engine", "not_run"}``) is one line.
+    An engine that gave no loads (``NotMeasured``) is one line.
     """
-    if "not_run" in measurement:
-        return Message(N_("{engine}: not run ({why})"), engine=measurement["engine"],
-                       why=measurement["not_run"]).shown()
-    if "error" in measurement:
-        return Message(N_("{engine}: error ({why})"), engine=measurement["engine"],
-                       why=measurement["error"]).shown()
-    results: list[Mapping[str, Any]] = measurement["results"]
+    if isinstance(measurement, NotMeasured):
+        said = (N_("{engine}: error ({why})") if measurement.error else
+                N_("{engine}: not run ({why})"))
+        return Message(said, engine=measurement.engine,
+                       why=measurement.error or measurement.not_run).shown()
+    results = measurement.results
     headings = " ".join(f"{_(text):<{-width}}" if width < 0 else f"{_(text):>{width}}"
                         for text, width in HEADINGS)
     lines = [_head(measurement), f"{headings}  {_('other')}"]
     lines += [_row(result) for result in results]
     lines += _said_below(results)
-    meaning = next((r["size_meaning"] for r in results if "size_meaning" in r), "")
+    meaning = next((r.size_meaning for r in results if r.size_meaning), "")
     if meaning:
         lines.append(f"{_('index bytes')}: {shown(meaning)}")
     return "\n".join(lines)
@@ -57,38 +48,47 @@ def table(measurement: Measurement) -> str:
 
 def _head(measurement: Measurement) -> str:
     """The engine, its version, N and the cache the loads went through."""
-    head = (f"{measurement['engine']} {measurement['engine_version']}, "
-            f"N = {number(measurement['n'])}")
-    if measurement.get("cache"):
-        head += f", {shown(measurement['cache'])}"
+    head = f"{measurement.engine} {measurement.engine_version}, N = {number(measurement.n)}"
+    if measurement.cache:
+        head += f", {shown(measurement.cache)}"
     return head
 
 
-def _row(result: Mapping[str, Any]) -> str:
+def _row(result: LoadResult) -> str:
     """One key kind's row; its long per-page and per-batch lists are left out."""
     shown_here = {*COLUMNS, *(key for key, _ in SAID_BELOW)}
     # Each figure in the learner's digits ("57,344" and "89.6%" here, "57.344", "89,6%" in
     # Vietnamese); the figures under "other" stay as the engine names them.
-    fill = percent(result["avg_leaf_fill"]) if result["avg_leaf_fill"] is not None else "-"
-    size, pages, per_key, reads = (number(result[k], 0) if result.get(k) is not None else "-"
-                                   for k in ("index_bytes", "leaf_pages",
-                                             "write_bytes_per_key", "cache_reads"))
-    seconds = number(result["insert_seconds"], 2)
+    fill = percent(result.avg_leaf_fill) if result.avg_leaf_fill is not None else "-"
+    size, pages, per_key, reads = (number(value, 0) if value is not None else "-"
+                                   for value in (result.index_bytes, result.leaf_pages,
+                                                 result.write_bytes_per_key,
+                                                 result.cache_reads))
+    seconds = number(result.insert_seconds, 2)
     other = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                      for k, v in result.items() if k not in shown_here and k not in LONG)
-    return (f"{result['keys']:<12} {size:>13} {pages:>10} {fill:>8} "
+                      for k, v in result.summary().items() if k not in shown_here)
+    return (f"{result.keys:<12} {size:>13} {pages:>10} {fill:>8} "
             f"{seconds:>9} {per_key:>11} {reads:>11}  {other}")
 
 
-def _said_below(results: list[Mapping[str, Any]]) -> list[str]:
+def _said(result: LoadResult, key: str) -> Text | None:
+    """What the load says under ``key`` of ``SAID_BELOW``: what its bytes written mean, or a
+    reason (``Reasons``)."""
+    if key == "write_meaning":
+        return result.io.write_meaning if result.io else None
+    value: Text | None = getattr(result.why, key)
+    return value
+
+
+def _said_below(results: list[LoadResult]) -> list[str]:
     """Each meaning and reason once, with the key kinds it concerns where not all of them."""
     lines = []
     for key, label in SAID_BELOW:
         said: dict[str, tuple[str, list[str]]] = {}  # by its English: the text and the kinds
         for result in results:
-            if result.get(key):
-                text = result[key]
-                said.setdefault(english(text), (shown(text), []))[1].append(result["keys"])
+            text = _said(result, key)
+            if text:
+                said.setdefault(english(text), (shown(text), []))[1].append(result.keys)
         for text, kinds in said.values():
             scope = "" if len(kinds) == len(results) else f" ({', '.join(kinds)})"
             lines.append(f"{_(label)}{scope}: {text}")

@@ -10,6 +10,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from labkit.claims.claim import Figure
+from labkit.engines.btree_engine import Measurement, NotMeasured
+from labkit.engines.btree_model import ModelLoad
+from labkit.engines.btree_mongodb import MongoLoad
 from labkit.i18n import N_, _, number, percent
 from labkit.names import engine_name
 from labkit.outputs.escape import plot as text
@@ -20,7 +23,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
     from labkit.model.bson_order import Document
-    from labkit.outputs.tables import Measurement
 
 FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a"]
 # Series that coincide (sequential keys often do) stay visible: each has its own dash and mark.
@@ -57,7 +59,7 @@ class CachePoint(TypedDict):
 
 def _policy(measurement: Measurement) -> str:
     """Which split policy a model measurement shows, for its title ("" for real engines)."""
-    policies = {r.get("split_policy") for r in measurement.get("results", [])} - {None}
+    policies = {r.split_policy for r in measurement.results if isinstance(r, ModelLoad)}
     return ", ".join(_(POLICY_TEXT.get(p, p)) for p in sorted(policies))
 
 
@@ -162,26 +164,28 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
     """
     import matplotlib.pyplot as plt
 
-    results = measurement["results"]
-    kinds = [text(r["keys"]) for r in results]
+    results = measurement.results
+    kinds = [text(r.keys) for r in results]
     colours = [FIELD_COLOURS[i % len(FIELD_COLOURS)] for i in range(len(kinds))]
-    with_fills = [r for r in results if r.get("leaf_fills")]
-    with_rates = [r for r in results if r.get("inserts_per_second_by_batch")]
+    with_fills = [r for r in results if r.leaf_fills]
+    with_rates = [r for r in results
+                  if isinstance(r, MongoLoad) and r.inserts_per_second_by_batch]
     panels = 1 + bool(with_fills) + bool(with_rates)
     figure, grid = plt.subplots(1, panels, figsize=(4.2 * panels, 3.4), squeeze=False)
     axes = list(grid[0])
     size_axis = axes.pop(0)
-    if all(r.get("index_bytes") for r in results):
-        size_axis.bar(kinds, [r["index_bytes"] / 2**20 for r in results], color=colours)
+    sizes = [r.index_bytes for r in results]
+    if all(sizes):
+        size_axis.bar(kinds, [(size or 0) / 2**20 for size in sizes], color=colours)
         size_axis.set_ylabel(text(_("index size (MiB)")))
     else:
-        size_axis.bar(kinds, [r["leaf_pages"] for r in results], color=colours)
+        size_axis.bar(kinds, [r.leaf_pages for r in results], color=colours)
         size_axis.set_ylabel(text(_("leaf pages")))
     size_axis.set_title(text(_("size")), fontsize=10)
     if with_fills:
         fill_axis = axes.pop(0)
         for index, r in enumerate(with_fills):
-            fill_axis.hist(r["leaf_fills"], bins=20, range=(0, 1.05), label=text(r["keys"]),
+            fill_axis.hist(r.leaf_fills, bins=20, range=(0, 1.05), label=text(r.keys),
                            color=colours[index], histtype="step", linewidth=1.6,
                            linestyle=LINE_STYLES[index % len(LINE_STYLES)])
         fill_axis.axvline(0.693, color="#57606a", linestyle=":", linewidth=1)
@@ -194,15 +198,15 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
     if with_rates:
         rate_axis = axes.pop(0)
         for index, (r, colour) in enumerate(zip(with_rates, colours, strict=False)):
-            rate_axis.plot(r["inserts_per_second_by_batch"], label=text(r["keys"]), color=colour,
+            rate_axis.plot(r.inserts_per_second_by_batch, label=text(r.keys), color=colour,
                            linestyle=LINE_STYLES[index % len(LINE_STYLES)])
         rate_axis.set_xlabel(text(_("batch")))
         rate_axis.set_ylabel(text(_("inserts per second")))
         rate_axis.legend(fontsize=8)
         rate_axis.set_title(text(_("insert rate over time")), fontsize=10)
     policy = _policy(measurement)
-    figure.suptitle(text(_(title) if title else f"{measurement['engine']} "
-                         f"{measurement['engine_version']}, N = {number(measurement['n'])}"
+    figure.suptitle(text(_(title) if title else f"{measurement.engine} "
+                         f"{measurement.engine_version}, N = {number(measurement.n)}"
                          + (f", {policy}" if policy else "")), fontsize=10)
     figure.tight_layout()
     _local_ticks(*figure.axes)
@@ -293,29 +297,28 @@ def cache_reads_vs_ratio(points: Sequence[CachePoint], title: str = "") -> MplFi
     return figure
 
 
-def engines_side_by_side(comparison: dict[str, Measurement]) -> MplFigure:
-    """Index size relative to the ``int`` keys, and average leaf fill, per engine and key kind."""
+def engines_side_by_side(comparison: dict[str, Measurement | NotMeasured]) -> MplFigure:
+    """Index size relative to the ``int`` keys, and average leaf fill, per engine and key kind
+    (an engine not measured is left out)."""
     import matplotlib.pyplot as plt
 
-    from labkit.engines import btree
-
-    measured = {e: m for e, m in comparison.items() if "results" in m}
+    measured = {e: m for e, m in comparison.items() if isinstance(m, Measurement)}
     figure, (size_axis, fill_axis) = plt.subplots(1, 2, figsize=(10, 3.6))
-    kinds = list(dict.fromkeys(r["keys"] for m in measured.values() for r in m["results"]))
+    kinds = list(dict.fromkeys(r.keys for m in measured.values() for r in m.results))
     width = 0.8 / max(len(kinds), 1)
     for index, kind in enumerate(kinds):
         sizes, fills = [], []
         for m in measured.values():
-            by_kind = {r["keys"]: r for r in m["results"]}
-            base = by_kind.get("int") or m["results"][0]
+            by_kind = m.by_kind()
+            base = by_kind.get("int") or m.results[0]
             result = by_kind.get(kind)
-            sizes.append(btree.size(result) / btree.size(base) if result else 0)
-            fills.append(result["avg_leaf_fill"] or 0 if result else 0)
+            sizes.append(result.size() / base.size() if result else 0)
+            fills.append(result.avg_leaf_fill or 0 if result else 0)
         xs = [i + index * width for i in range(len(measured))]
         colour = FIELD_COLOURS[index % len(FIELD_COLOURS)]
         size_axis.bar(xs, sizes, width, label=text(kind), color=colour)
         fill_axis.bar(xs, fills, width, label=text(kind), color=colour)
-    labels = [f"{text(engine_name(e))}\n{text(m['engine_version'])}"
+    labels = [f"{text(engine_name(e))}\n{text(m.engine_version)}"
               for e, m in measured.items()]
     for axis in (size_axis, fill_axis):
         axis.set_xticks([i + width * (len(kinds) - 1) / 2 for i in range(len(measured))], labels,
@@ -328,7 +331,7 @@ def engines_side_by_side(comparison: dict[str, Measurement]) -> MplFigure:
     size_axis.legend(fontsize=8)
     fill_axis.legend(handles=fill_axis.get_lines(), fontsize=8, loc="upper right")
     figure.suptitle(text(_("Index size and leaf fill per engine and key kind, N = {n}").format(
-        n=number(next(iter(measured.values()))["n"]))) if measured else "", fontsize=10)
+        n=number(next(iter(measured.values())).n))) if measured else "", fontsize=10)
     figure.tight_layout()
     _local_ticks(*figure.axes)
     return figure

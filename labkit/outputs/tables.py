@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
+from labkit.engines.btree_engine import Measurement, NotMeasured
 from labkit.i18n import N_, _, number, percent, shown
 from labkit.names import engine_name
 
@@ -19,10 +20,10 @@ if TYPE_CHECKING:
     from labkit.model.bson_order import Document
     from labkit.run.results import Result
 
-# A B-tree load as ``engines.btree.measure`` gives it (``engine``, ``engine_version``, ``n``,
-# ``results``: one dict of figures per key kind), or ``{"engine", "not_run"}``: the engines
-# keep their figures in free-form dicts, so the values stay Any here until they are typed.
-Measurement = dict[str, Any]
+# B-tree loads as a table takes them: one engine's measurement (or why it has none), several,
+# or ``Context.btree_comparison``'s ``{engine: measurement}``.
+Measurements = (Measurement | NotMeasured | Sequence[Measurement | NotMeasured]
+                | dict[str, Measurement | NotMeasured])
 
 # The headings a learner reads, built in English and shown translated (``_headings``).
 HEADINGS = (N_("engine"), N_("keys"), N_("index bytes"), N_("leaf pages"), N_("avg leaf fill"),
@@ -170,32 +171,34 @@ def _percent(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else percent(value, digits)
 
 
-def btree_frame(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
+def _each(measurements: Measurements) -> list[Measurement | NotMeasured]:
+    """The measurements given, as a list."""
+    if isinstance(measurements, Measurement | NotMeasured):
+        return [measurements]
+    return list(measurements.values() if isinstance(measurements, dict) else measurements)
+
+
+def btree_frame(measurements: Measurements) -> pd.DataFrame:
     """B-tree loads as one row per (engine, key kind): index size, leaf pages, fill, seconds.
 
-    Accepts one measurement, a list, or ``Context.btree_compare``'s ``{engine: measurement}``;
-    an engine that did not run is one row saying why.
+    Accepts one measurement, a list, or ``Context.btree_comparison``'s ``{engine:
+    measurement}``; an engine that did not run is one row saying why.
     """
     import pandas as pd
 
-    if isinstance(measurements, dict) and "results" not in measurements and \
-            "engine" not in measurements:
-        measurements = list(measurements.values())
-    elif isinstance(measurements, dict):
-        measurements = [measurements]
     rows = []
-    for m in measurements:
-        if "results" not in m:
-            rows.append({"engine": m["engine"], "keys": "-",
+    for m in _each(measurements):
+        if isinstance(m, NotMeasured):
+            rows.append({"engine": m.engine, "keys": "-",
                          "note": fitted(_("not run: {why}").format(
-                             why=shown(m.get("not_run") or m.get("error") or "")))})
+                             why=shown(m.not_run or m.error)))})
             continue
-        for r in m["results"]:
-            rows.append({"engine": f"{m['engine']} {m['engine_version']}".strip(),
-                         "keys": r["keys"], "index bytes": _count(r.get("index_bytes")),
-                         "leaf pages": _count(r.get("leaf_pages")),
-                         "avg leaf fill": _percent(r.get("avg_leaf_fill")),
-                         "insert s": number(r["insert_seconds"], 2), "note": ""})
+        for r in m.results:
+            rows.append({"engine": f"{m.engine} {m.engine_version}".strip(),
+                         "keys": r.keys, "index bytes": _count(r.index_bytes),
+                         "leaf pages": _count(r.leaf_pages),
+                         "avg leaf fill": _percent(r.avg_leaf_fill),
+                         "insert s": number(r.insert_seconds, 2), "note": ""})
     return _headings(pd.DataFrame(rows))
 
 
@@ -205,29 +208,23 @@ def _count(value: int | None) -> str:
     return "-" if value is None else number(value)
 
 
-def btree_pivot(measurements: Measurement | list[Measurement]) -> pd.DataFrame:
+def btree_pivot(measurements: Measurements) -> pd.DataFrame:
     """Engine by key kind: average leaf fill and index size relative to UUIDv7 (the same
     width, so only the key order differs), as rounded percentages. Engines that did not
     run are left out (``btree_frame`` says why)."""
     import pandas as pd
 
-    from labkit.engines import btree
-
-    if isinstance(measurements, dict) and "results" in measurements:
-        measurements = [measurements]
-    elif isinstance(measurements, dict):
-        measurements = list(measurements.values())
     fills, sizes = {}, {}
-    for m in measurements:
-        if "results" not in m:
+    for m in _each(measurements):
+        if isinstance(m, NotMeasured):
             continue
-        engine = f"{engine_name(m['engine'])} {m['engine_version']}".strip()  # PostgreSQL
-        by_kind = {r["keys"]: r for r in m["results"]}
+        engine = f"{engine_name(m.engine)} {m.engine_version}".strip()  # PostgreSQL
+        by_kind = m.by_kind()
         base = by_kind.get("uuid7")
         for kind, r in by_kind.items():
-            fills[(engine, kind)] = _percent(r.get("avg_leaf_fill"))
+            fills[(engine, kind)] = _percent(r.avg_leaf_fill)
             try:
-                relative = btree.size(r) / btree.size(base) if base else None
+                relative = r.size() / base.size() if base else None
             except Exception:  # an engine without a size shows a dash
                 relative = None
             sizes[(engine, kind)] = _percent(relative, 0)

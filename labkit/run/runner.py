@@ -14,7 +14,18 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import BTreeContext, Claim, Observation, needs
-from labkit.engines.btree_results import LoadResult, Measurement, NotMeasured
+from labkit.engines import btree
+from labkit.engines.btree_engine import (
+    DEFAULT_N,
+    LoadResult,
+    Measurement,
+    NotMeasured,
+    Settings,
+    add_ratios,
+    check_n,
+    ticks,
+)
+from labkit.engines.btree_model import MODEL_TRACE_POINTS
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.i18n import N_, Message, Text, joined
 from labkit.names import EngineInfo
@@ -34,9 +45,7 @@ OnLoad = Callable[[str, str, int], None]
 
 
 def btree_n_from_env() -> int:
-    """Keys per kind for the B-tree claims: ``LABKIT_BTREE_N``, else ``btree.DEFAULT_N``."""
-    from labkit.engines.btree import DEFAULT_N, check_n
-
+    """Keys per kind for the B-tree claims: ``LABKIT_BTREE_N``, else ``DEFAULT_N``."""
     text = os.environ.get("LABKIT_BTREE_N", "").strip()
     if not text:
         return DEFAULT_N
@@ -204,7 +213,7 @@ class Context(BTreeContext[Measurement]):
         """Every key kind loaded into ``engine`` through the run's cache: each (engine, key
         kind, N and what else sets two loads apart: ``BTreeEngine.load_key``) is loaded once
         per run, and every later caller gets the same loads. The model always records its
-        split count ``btree.MODEL_TRACE_POINTS`` times.
+        split count ``MODEL_TRACE_POINTS`` times.
 
         Real engines meet a checkpoint every ``checkpoint_every`` keys (None: only before and
         after the load).
@@ -212,13 +221,11 @@ class Context(BTreeContext[Measurement]):
         Raises ``ServerUnavailable`` when the engine cannot be had, and re-raises a load's
         failure to every caller without loading again.
         """
-        from labkit.engines import btree, btree_io
-
         n = self.btree_n if n is None else n
         chosen = btree.engine(engine)
-        settings = btree.Settings(cache_mb=cache_mb, checkpoint_every=checkpoint_every,
-                                  capacity=capacity, policy=policy,
-                                  trace_every=max(n // btree.MODEL_TRACE_POINTS, 1))
+        settings = Settings(cache_mb=cache_mb, checkpoint_every=checkpoint_every,
+                            capacity=capacity, policy=policy,
+                            trace_every=max(n // MODEL_TRACE_POINTS, 1))
         chosen.check(n, settings)
         server = self._server_for(chosen.server) if chosen.server else None
         chosen.ready()  # a missing binding: not run, before a "loading" line
@@ -229,29 +236,19 @@ class Context(BTreeContext[Measurement]):
                 if self.on_load:
                     self.on_load(chosen.key, kind, n)
                 try:
-                    made = chosen.load(kind, n, settings, server, btree.ticks(progress, kind))
+                    made = chosen.load(kind, n, settings, server, ticks(progress, kind))
                 except Exception as exc:
                     self._loads[key] = exc
                 else:
                     # Rated alone as it is made, then beside the kinds each caller asks for:
                     # the ratios to the sequential kinds keep the order they were found in.
-                    btree_io.add_ratios([made])
+                    add_ratios([made])
                     self._loads[key] = made
             loaded = self._loads[key]
             if isinstance(loaded, BaseException):
                 raise loaded
             loads.append(loaded)
         return chosen.measured(n, settings, server, loads)
-
-    def btree(self, engine: str, kinds: Sequence[str], n: int | None = None, *,
-              policy: str = "half", capacity: int = 64, cache_mb: int | None = None,
-              progress: Callable[[str, int], None] | None = None,
-              checkpoint_every: int | None = CHECKPOINT_EVERY) -> dict[str, Any]:
-        """``btree_load`` as its dictionary (``Measurement.to_dict``), as the lessons' tables
-        and plots read it."""
-        return self.btree_load(engine, kinds, n, policy=policy, capacity=capacity,
-                               cache_mb=cache_mb, progress=progress,
-                               checkpoint_every=checkpoint_every).to_dict()
 
     def btree_comparison(self, engines: Sequence[str], kinds: Sequence[str],
                          n: int | None = None, **options: Any
@@ -272,13 +269,6 @@ class Context(BTreeContext[Measurement]):
                 out[engine] = NotMeasured(engine, not_run=joined(
                     " ", (measured.missing_detail, measured.hint)))
         return out
-
-    def btree_compare(self, engines: Sequence[str], kinds: Sequence[str],
-                      n: int | None = None, **options: Any) -> dict[str, dict[str, Any]]:
-        """``btree_comparison`` as dictionaries: an engine that cannot be had is ``{"engine",
-        "not_run": why}``; one that failed, ``{"engine", "error"}``."""
-        return {engine: measured.to_dict() for engine, measured in
-                self.btree_comparison(engines, kinds, n, **options).items()}
 
 
 def first_missing(ctx: Context, kinds: Sequence[str]) -> tuple[str, ServerUnavailable] | None:

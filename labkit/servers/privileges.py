@@ -98,7 +98,7 @@ NEEDS: tuple[Need, ...] = (
          N_("the B-tree experiment's checkpoint before it reads the index size (without it "
             "its index sizes are not run)"),
          ("hostManager", "clusterAdmin", "root"), False),
-    # serverStatus().wiredTiger holds the B-tree's MongoDB figures (engines/btree_io.py) and
+    # serverStatus().wiredTiger holds the B-tree's MongoDB figures (engines/btree_mongodb.py) and
     # the configured cache that a server found by URI reports (servers/mongo.py).
     Need("serverStatus", "cluster",
          N_("the B-tree experiment's MongoDB write volume and cache reads, and the WiredTiger "
