@@ -31,7 +31,20 @@ Command = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+    """argparse, but a usage error is one line and exit status 2; with ``bounds=True`` its help
+    ends with the bounds within which labkit reads files (``fixtures.limits_text``), written
+    when the help is, since they write their numbers through Babel, which no parse needs."""
+
+    def __init__(self, *args: Any, bounds: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.bounds = bounds
+
+    def format_help(self) -> str:
+        if self.bounds:
+            from labkit.model.fixtures import limits_text
+
+            self.epilog = limits_text()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, _text(_("Error: {message} (see `{prog} --help`)").format(
@@ -715,10 +728,8 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``labkit`` argument parser, its help in the language in use."""
-    from labkit.model.fixtures import limits_text
-
     parser = _Parser(prog="labkit", description=_("Check MongoDB behaviour claims against real "
-                     "servers, and explore the values behind them."), epilog=limits_text())
+                     "servers, and explore the values behind them."), bounds=True)
     parser.add_argument("--version", action="version", version=f"labkit {__version__}",
                         help=_("show program's version number and exit"))
     sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", parser_class=_Parser)
@@ -743,7 +754,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description=_("Judge claim files on engines and MongoDB versions. "
                            "How to write a claim file (the short form with $date, "
                            "$numberDecimal, $oid; the Unified Test Format; what each engine "
-                           "is): docs/claims.md."), epilog=limits_text())
+                           "is): docs/claims.md."), bounds=True)
     check.add_argument("paths", nargs="+", metavar="FILE|DIR",
                        help=_("claim files (.yaml, .yml, .json) or folders of them"))
     check.add_argument("--engines", default="model",
@@ -906,9 +917,7 @@ def _read_parser(group: Any, action: str, help_text: str, command: Command,
                  rules_help: str) -> None:
     """``predict``'s and ``explain``'s ``sort`` or ``find``: FILE, --sort or --filter,
     --collation, --mongodb-version, --json."""
-    from labkit.model.fixtures import limits_text
-
-    parser = group.add_parser(action, help=help_text, epilog=limits_text())
+    parser = group.add_parser(action, help=help_text, bounds=True)
     parser.add_argument("file", metavar="FILE",
                         help=_("Extended JSON: an array, or one per line"))
     if action == "sort":

@@ -28,6 +28,7 @@ def _parsers(parser: argparse.ArgumentParser, argv: tuple[str, ...] = ()):
 def _english_words(parser: argparse.ArgumentParser) -> list[str]:
     """The sentences a command's ``--help`` shows of labkit's own: its description, its epilog
     and each option's or subcommand's help."""
+    parser.format_help()  # the bounds' epilog is written with the help
     helps = [action.help for action in parser._actions if action.help]
     helps += [choice.help for action in parser._actions
               if isinstance(action, argparse._SubParsersAction)
@@ -103,6 +104,8 @@ def test_every_help_is_in_the_language_only(lang, argv, english, capsys):
     left = [text for text in english if _flat(text) in shown]
     assert left == [], "help left in English"
     assert english, "a command with no help text of its own"
+    if argv in ([], ["check"], ["predict", "sort"]):  # the bounds are among the words
+        assert any(text.startswith("Files are read within bounds") for text in english)
 
 
 @pytest.mark.parametrize(("argv", "said"), [
