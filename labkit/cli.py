@@ -7,7 +7,7 @@ import contextlib
 import datetime as dt
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -31,10 +31,53 @@ Command = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+    """argparse, but a usage error is one line and exit status 2; with ``bounds=True`` its help
+    ends with the bounds within which labkit reads files (``fixtures.limits_text``), written
+    when the help is, since they write their numbers through Babel, which no parse needs."""
+
+    def __init__(self, *args: Any, bounds: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.bounds = bounds
+
+    def format_help(self) -> str:
+        if self.bounds:
+            from labkit.model.fixtures import limits_text
+
+            self.epilog = limits_text()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, _text(f"Error: {message} (see `{self.prog} --help`)") + "\n")
+        self.exit(2, _text(_("Error: {message} (see `{prog} --help`)").format(
+            message=message, prog=self.prog)) + "\n")
+
+
+# argparse's own words that labkit's parsers can say, in the catalogue. argparse looks each one
+# up at use through ``_``, the name its module gives gettext's ``gettext`` (which reads no
+# labkit catalogue); ``_argparse_speaks_labkit`` gives that name labkit's ``_`` for a while.
+_ARGPARSE_WORDS = (
+    N_("usage: "), N_("positional arguments"), N_("options"),
+    N_("show this help message and exit"), N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"), N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"), N_("expected one argument"),
+    N_("expected at least one argument"), N_("not allowed with argument %s"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("ignored explicit argument %r"))
+
+
+@contextlib.contextmanager
+def _argparse_speaks_labkit() -> Iterator[None]:
+    """While the parser is built and parses (its headings are set when it is built, its errors
+    and help written when it parses), argparse's ``_`` is labkit's: its words come from the
+    catalogue in the language in use. Put back after, so no other parser in the process is
+    touched."""
+    names = vars(argparse)  # argparse's ``_`` is not in its typed interface
+    saved = names["_"]
+    names["_"] = _
+    try:
+        yield
+    finally:
+        names["_"] = saved
 
 
 def _line(value: object) -> str:
@@ -124,10 +167,10 @@ class _Progress:
 
 def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mongodb", choices=_defaults.MONGO_MODES, default="auto",
-                        help="how to get a MongoDB server (default: auto, in the order "
-                             "URI, local mongod, Docker)")
+                        help=_("how to get a MongoDB server (default: auto, in the order "
+                               "URI, local mongod, Docker)"))
     parser.add_argument("--mongodb-version", metavar="V",
-                        help="pin the server version, e.g. 7.0 (the Docker tag mongo:V)")
+                        help=_("pin the server version, e.g. 7.0 (the Docker tag mongo:V)"))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -685,126 +728,128 @@ def _int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full ``labkit`` argument parser."""
-    from labkit.model.fixtures import limits_text
-
-    parser = _Parser(prog="labkit", description="Check MongoDB behaviour claims against real "
-                     "servers, and explore the values behind them.", epilog=limits_text())
-    parser.add_argument("--version", action="version", version=f"labkit {__version__}")
+    """The full ``labkit`` argument parser, its help in the language in use."""
+    parser = _Parser(prog="labkit", description=_("Check MongoDB behaviour claims against real "
+                     "servers, and explore the values behind them."), bounds=True)
+    parser.add_argument("--version", action="version", version=f"labkit {__version__}",
+                        help=_("show program's version number and exit"))
     sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    run = sub.add_parser("run", help="run every claim live and write a report")
+    run = sub.add_parser("run", help=_("run every claim live and write a report"))
     _add_mongodb_options(run)
-    run.add_argument("--topics", help=f"comma-separated topics: {', '.join(TOPICS)}")
-    run.add_argument("--claims", help="comma-separated claim IDs, e.g. O2,O3")
+    run.add_argument("--topics", help=_("comma-separated topics: {topics}").format(
+        topics=", ".join(TOPICS)))
+    run.add_argument("--claims", help=_("comma-separated claim IDs, e.g. O2,O3"))
     run.add_argument("--btree-n", type=_int, metavar="N",
-                     help="keys per kind for the B-tree claims (default LABKIT_BTREE_N, "
-                          f"else {_defaults.BTREE_N})")
-    run.add_argument("--out", metavar="DIR", help="report directory (default reports/<time>/)")
+                     help=_("keys per kind for the B-tree claims (default LABKIT_BTREE_N, "
+                            "else {n})").format(n=_defaults.BTREE_N))
+    run.add_argument("--out", metavar="DIR", help=_("report directory (default reports/<time>/)"))
     run.add_argument("--strict", action="store_true",
-                     help="also fail when a claim did not run (findings never fail)")
-    run.add_argument("--json", action="store_true", help="print results.json to stdout")
-    run.add_argument("--quiet", action="store_true", help="no progress lines")
+                     help=_("also fail when a claim did not run (findings never fail)"))
+    run.add_argument("--json", action="store_true", help=_("print results.json to stdout"))
+    run.add_argument("--quiet", action="store_true", help=_("no progress lines"))
     run.set_defaults(func=cmd_run)
 
-    check = sub.add_parser("check", help="judge claim files on engines and MongoDB versions",
-                           description="Judge claim files on engines and MongoDB versions. How "
-                           "to write a claim file (the short form with $date, $numberDecimal, "
-                           "$oid; the Unified Test Format; what each engine is): "
-                           "docs/claims.md.", epilog=limits_text())
+    check = sub.add_parser("check", help=_("judge claim files on engines and MongoDB versions"),
+                           description=_("Judge claim files on engines and MongoDB versions. "
+                           "How to write a claim file (the short form with $date, "
+                           "$numberDecimal, $oid; the Unified Test Format; what each engine "
+                           "is): docs/claims.md."), bounds=True)
     check.add_argument("paths", nargs="+", metavar="FILE|DIR",
-                       help="claim files (.yaml, .yml, .json) or folders of them")
+                       help=_("claim files (.yaml, .yml, .json) or folders of them"))
     check.add_argument("--engines", default="model",
-                       help="comma-separated: model, mongodb, mongomock, montydb "
-                            "(default: model)")
+                       help=_("comma-separated: model, mongodb, mongomock, montydb "
+                              "(default: model)"))
     check.add_argument("--mongodb", choices=_defaults.MONGO_MODES, default="auto",
-                       help="how to get each MongoDB server (default: auto)")
+                       help=_("how to get each MongoDB server (default: auto)"))
     check.add_argument("--mongodb-version", metavar="V,…",
-                       help="comma-separated versions, e.g. 6.0,7.0,8.0: one server at a time")
+                       help=_("comma-separated versions, e.g. 6.0,7.0,8.0: one server at a "
+                              "time"))
     check.add_argument("--model-version", metavar="V,…",
-                       help="comma-separated MongoDB versions whose rules the model follows, "
-                            f"one column each: {', '.join(versions.VERSIONS)} (default: "
-                            f"{versions.CURRENT_MAJOR})")
+                       help=_("comma-separated MongoDB versions whose rules the model follows, "
+                              "one column each: {versions} (default: {current})").format(
+                           versions=", ".join(versions.VERSIONS), current=versions.CURRENT_MAJOR))
     check.add_argument("--out", metavar="DIR",
-                       help="report directory (default reports/check-<time>/)")
-    check.add_argument("--junit", metavar="FILE", help="also write JUnit XML for CI")
-    check.add_argument("--strict", action="store_true", help="also fail when a cell did not run")
-    check.add_argument("--json", action="store_true", help="print results.json to stdout")
-    check.add_argument("--quiet", action="store_true", help="no progress lines")
+                       help=_("report directory (default reports/check-<time>/)"))
+    check.add_argument("--junit", metavar="FILE", help=_("also write JUnit XML for CI"))
+    check.add_argument("--strict", action="store_true",
+                       help=_("also fail when a cell did not run"))
+    check.add_argument("--json", action="store_true", help=_("print results.json to stdout"))
+    check.add_argument("--quiet", action="store_true", help=_("no progress lines"))
     check.set_defaults(func=cmd_check)
 
-    compare = sub.add_parser("compare", help="join several runs' results.json into one page",
-                             description="Join the results.json of several runs (servers, "
+    compare = sub.add_parser("compare", help=_("join several runs' results.json into one page"),
+                             description=_("Join the results.json of several runs (servers, "
                              "MongoDB versions, the model's rule sets, fakes) into one page: "
                              "claims as rows, each run's engines as columns, the claims whose "
-                             "verdicts differ first. Writes compare.html and compare.md.")
+                             "verdicts differ first. Writes compare.html and compare.md."))
     compare.add_argument("results", nargs="+", metavar="RESULTS.json",
-                         help="results.json files (or the report folders holding them), two "
-                              "or more, of labkit run or labkit check")
+                         help=_("results.json files (or the report folders holding them), two "
+                                "or more, of labkit run or labkit check"))
     compare.add_argument("--out", metavar="DIR",
-                         help="folder of the page (default reports/compare-<time>/)")
+                         help=_("folder of the page (default reports/compare-<time>/)"))
     compare.add_argument("--json", action="store_true",
-                         help="print the comparison as JSON to stdout")
+                         help=_("print the comparison as JSON to stdout"))
     compare.set_defaults(func=cmd_compare)
 
-    server = sub.add_parser("server", help="start a MongoDB server and print its URI")
+    server = sub.add_parser("server", help=_("start a MongoDB server and print its URI"))
     _add_mongodb_options(server)
     server.add_argument("--cache-gb", type=float, metavar="GB",
-                        help="WiredTiger cache of a mongod labkit starts: 0.25 (the default, "
-                             "the smallest mongod accepts) to 10000")
+                        help=_("WiredTiger cache of a mongod labkit starts: 0.25 (the default, "
+                               "the smallest mongod accepts) to 10000"))
     server.add_argument("--json", action="store_true",
-                        help="print the URI (its password hidden) as JSON")
+                        help=_("print the URI (its password hidden) as JSON"))
     server.add_argument("--show-password", action="store_true",
-                        help="print the export line even when the URI holds a password "
-                             "(without it, that line is left out: labkit server's output is "
-                             "often on a projector)")
+                        help=_("print the export line even when the URI holds a password "
+                               "(without it, that line is left out: labkit server's output is "
+                               "often on a projector)"))
     server.add_argument("--optional", action="store_true",
-                        help="with a command: run it even if no server can be had")
+                        help=_("with a command: run it even if no server can be had"))
     server.add_argument("--room", metavar="ADDRESS",
-                        help="start a mongod for a room on this machine, bound to ADDRESS (its "
-                             "address in the room's network) and 127.0.0.1, with access "
-                             "control and one user whose password labkit generates; prints "
-                             "the line students paste (docs/classroom.md)")
+                        help=_("start a mongod for a room on this machine, bound to ADDRESS "
+                               "(its address in the room's network) and 127.0.0.1, with access "
+                               "control and one user whose password labkit generates; prints "
+                               "the line students paste (docs/classroom.md)"))
     server.add_argument("--port", type=_int, metavar="N",
-                        help="with --room: the port (default 27017)")
+                        help=_("with --room: the port (default 27017)"))
     server.add_argument("command", nargs=argparse.REMAINDER,
-                        help="after --: a command to run with LABKIT_MONGODB_URI set")
+                        help=_("after --: a command to run with LABKIT_MONGODB_URI set"))
     server.set_defaults(func=cmd_server)
 
-    clean = sub.add_parser("clean", help="remove databases killed runs left on the servers of "
-                           "LABKIT_POSTGRES_DSN and LABKIT_MONGODB_URI", description="Remove "
-                           "the databases killed labkit runs left on the servers of "
+    clean = sub.add_parser("clean", help=_("remove databases killed runs left on the servers "
+                           "of LABKIT_POSTGRES_DSN and LABKIT_MONGODB_URI"), description=_(
+                           "Remove the databases killed labkit runs left on the servers of "
                            "LABKIT_POSTGRES_DSN (PostgreSQL) and LABKIT_MONGODB_URI (MongoDB); "
-                           "the servers labkit starts itself leave nothing behind.")
+                           "the servers labkit starts itself leave nothing behind."))
     clean.add_argument("--json", action="store_true")
     clean.set_defaults(func=cmd_clean)
 
-    progress = sub.add_parser("progress", help="the exercises done: shown, exported as CSV, "
-                              "or a room's exports merged")
+    progress = sub.add_parser("progress", help=_("the exercises done: shown, exported as CSV, "
+                              "or a room's exports merged"))
     what = progress.add_mutually_exclusive_group()
     what.add_argument("--export", metavar="FILE",
-                      help="write this learner's exercises as CSV (ID, lesson, question, state, "
-                           "tries, right, revealed, when)")
+                      help=_("write this learner's exercises as CSV (ID, lesson, question, "
+                             "state, tries, right, revealed, when)"))
     what.add_argument("--merge", nargs="+", metavar="FILE",
-                      help="merge exported files into one table, each file's name as its "
-                           "learner")
+                      help=_("merge exported files into one table, each file's name as its "
+                             "learner"))
     progress.add_argument("--out", metavar="FILE",
-                          help="with --merge: write the table there (default: stdout)")
+                          help=_("with --merge: write the table there (default: stdout)"))
     progress.set_defaults(func=cmd_progress)
 
-    doctor = sub.add_parser("doctor", help="check Python, packages and the ways to servers")
+    doctor = sub.add_parser("doctor", help=_("check Python, packages and the ways to servers"))
     doctor.add_argument("--json", action="store_true")
     doctor.set_defaults(func=cmd_doctor)
 
-    oid = sub.add_parser("objectid", help="ObjectId anatomy").add_subparsers(
+    oid = sub.add_parser("objectid", help=_("ObjectId anatomy")).add_subparsers(
         dest="objectid_command", metavar="ACTION", parser_class=_Parser)
     oid.required = True
-    explain = oid.add_parser("explain", help="split an ObjectId into its fields")
+    explain = oid.add_parser("explain", help=_("split an ObjectId into its fields"))
     explain.add_argument("hex", metavar="HEX")
     explain.add_argument("--json", action="store_true")
     explain.set_defaults(func=cmd_objectid_explain)
-    generate = oid.add_parser("generate", help="generate ObjectIds (1..100) in one second")
+    generate = oid.add_parser("generate", help=_("generate ObjectIds (1..100) in one second"))
     generate.add_argument("--count", type=_int, default=1)
     generate.add_argument("--at", metavar="SECONDS|ISO")
     generate.add_argument("--random", metavar="HEX10")
@@ -812,54 +857,57 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--json", action="store_true")
     generate.set_defaults(func=cmd_objectid_generate)
 
-    tree = sub.add_parser("btree", help="measure B-tree page splits per key kind on one engine")
+    tree = sub.add_parser("btree",
+                          help=_("measure B-tree page splits per key kind on one engine"))
     tree.add_argument("--engine", required=True,
-                      help="model, sqlite, postgres, wiredtiger or mongodb")
+                      help=_("model, sqlite, postgres, wiredtiger or mongodb"))
     tree.add_argument("--keys", default="uuid4,uuid7,objectid,int",
-                      help="comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)")
-    tree.add_argument("--n", type=_int, help="keys per kind (default LABKIT_BTREE_N, else "
-                      f"{_defaults.BTREE_N})")
+                      help=_("comma-separated: uuid4, uuid7, objectid, int (and uuid7-naive)"))
+    tree.add_argument("--n", type=_int, help=_("keys per kind (default LABKIT_BTREE_N, else "
+                      "{n})").format(n=_defaults.BTREE_N))
     defaults = _defaults
-    mongod_mb, own_pg_mb = round(defaults.DEFAULT_CACHE_GB * 1024), defaults.OWN_SHARED_BUFFERS_MB
-    tree.add_argument("--cache-mb", type=_int, metavar="M", help="cache: WiredTiger (default "
-                      f"{defaults.WT_CACHE_MB}), mongod ({mongod_mb}), labkit's own PostgreSQL's "
-                      f"shared_buffers ({own_pg_mb}; yours keeps its own), SQLite's")
+    tree.add_argument("--cache-mb", type=_int, metavar="M", help=_(
+        "cache: WiredTiger (default {wiredtiger}), mongod ({mongod}), labkit's own PostgreSQL's "
+        "shared_buffers ({postgres}; yours keeps its own), SQLite's").format(
+        wiredtiger=defaults.WT_CACHE_MB, mongod=round(defaults.DEFAULT_CACHE_GB * 1024),
+        postgres=defaults.OWN_SHARED_BUFFERS_MB))
     tree.add_argument("--checkpoint-every", metavar="K|none", default=defaults.CHECKPOINT_EVERY,
-                      help=f"a checkpoint every K keys (default {defaults.CHECKPOINT_EVERY}); "
-                      "none: only at the ends",
+                      help=_("a checkpoint every K keys (default {k}); none: only at the "
+                             "ends").format(k=defaults.CHECKPOINT_EVERY),
                       type=lambda text: None if text == "none" else _int(text))
-    tree.add_argument("--capacity", type=_int, default=64, help="model: keys per page")
+    tree.add_argument("--capacity", type=_int, default=64, help=_("model: keys per page"))
     tree.add_argument("--policy", choices=("half", "rightmost"), default="half",
-                      help="model: split policy")
+                      help=_("model: split policy"))
     _add_mongodb_options(tree)
     tree.add_argument("--plot", metavar="FILE",
-                      help="write a plot of sizes and fills (PNG, or SVG for a .svg name)")
+                      help=_("write a plot of sizes and fills (PNG, or SVG for a .svg name)"))
     tree.add_argument("--json", action="store_true")
-    tree.add_argument("--quiet", action="store_true", help="no progress bar")
+    tree.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     tree.set_defaults(func=cmd_btree)
 
-    predict = sub.add_parser("predict", help="what MongoDB's documented rules say a query "
-                             "returns").add_subparsers(dest="predict_command", metavar="ACTION",
-                                                       parser_class=_Parser)
+    predict = sub.add_parser("predict", help=_("what MongoDB's documented rules say a query "
+                             "returns")).add_subparsers(dest="predict_command", metavar="ACTION",
+                                                        parser_class=_Parser)
     predict.required = True
-    rules_help = f"whose rules to follow (default: the default server's, {versions.CURRENT_MAJOR})"
-    _read_parser(predict, "sort", "the _ids in the order find().sort() returns them",
+    rules_help = _("whose rules to follow (default: the default server's, {version})").format(
+        version=versions.CURRENT_MAJOR)
+    _read_parser(predict, "sort", _("the _ids in the order find().sort() returns them"),
                  cmd_predict_sort, rules_help)
-    _read_parser(predict, "find", "the _ids find(filter) matches, in file order",
+    _read_parser(predict, "find", _("the _ids find(filter) matches, in file order"),
                  cmd_predict_find, rules_help)
-    explain_reads = sub.add_parser("explain", help="why MongoDB's documented rules place each "
-                                   "document where predict says").add_subparsers(
+    explain_reads = sub.add_parser("explain", help=_("why MongoDB's documented rules place each "
+                                   "document where predict says")).add_subparsers(
         dest="explain_command", metavar="ACTION", parser_class=_Parser)
     explain_reads.required = True
-    _read_parser(explain_reads, "sort", "each document in sorted order: the value it sorts "
-                 "by, why, the rule and its source", cmd_explain_sort, rules_help)
-    _read_parser(explain_reads, "find", "each document in file order: whether find(filter) "
-                 "matches it, why, the rule and its source", cmd_explain_find, rules_help)
+    _read_parser(explain_reads, "sort", _("each document in sorted order: the value it sorts "
+                 "by, why, the rule and its source"), cmd_explain_sort, rules_help)
+    _read_parser(explain_reads, "find", _("each document in file order: whether find(filter) "
+                 "matches it, why, the rule and its source"), cmd_explain_find, rules_help)
 
-    uid = sub.add_parser("uuid", help="UUID anatomy").add_subparsers(
+    uid = sub.add_parser("uuid", help=_("UUID anatomy")).add_subparsers(
         dest="uuid_command", metavar="ACTION", parser_class=_Parser)
     uid.required = True
-    uexplain = uid.add_parser("explain", help="version, variant and UUIDv7 fields")
+    uexplain = uid.add_parser("explain", help=_("version, variant and UUIDv7 fields"))
     uexplain.add_argument("uuid", metavar="UUID")
     uexplain.add_argument("--json", action="store_true")
     uexplain.set_defaults(func=cmd_uuid_explain)
@@ -870,19 +918,21 @@ def _read_parser(group: Any, action: str, help_text: str, command: Command,
                  rules_help: str) -> None:
     """``predict``'s and ``explain``'s ``sort`` or ``find``: FILE, --sort or --filter,
     --collation, --mongodb-version, --json."""
-    from labkit.model.fixtures import limits_text
-
-    parser = group.add_parser(action, help=help_text, epilog=limits_text())
-    parser.add_argument("file", metavar="FILE", help="Extended JSON: an array, or one per line")
+    parser = group.add_parser(action, help=help_text, bounds=True)
+    parser.add_argument("file", metavar="FILE",
+                        help=_("Extended JSON: an array, or one per line"))
     if action == "sort":
-        parser.add_argument("--sort", required=True, help="for example 'v:1,_id:1'")
-        parser.add_argument("--collation", metavar="JSON", help="for example "
-                            "'{\"locale\": \"en\", \"numericOrdering\": true}'")
+        parser.add_argument("--sort", required=True, help=_("for example {example}").format(
+            example="'v:1,_id:1'"))
+        parser.add_argument("--collation", metavar="JSON", help=_("for example {example}")
+                            .format(example="'{\"locale\": \"en\", \"numericOrdering\": true}'"))
     else:
-        parser.add_argument("--filter", required=True, help="an Extended JSON filter document")
+        parser.add_argument("--filter", required=True,
+                            help=_("an Extended JSON filter document"))
         parser.add_argument("--collation", metavar="JSON",
-                            help="how its comparisons order strings (not $regex), for example "
-                                 "'{\"locale\": \"en\", \"strength\": 2}'")
+                            help=_("how its comparisons order strings (not $regex), for example "
+                                   "{collation}").format(
+                                collation="'{\"locale\": \"en\", \"strength\": 2}'"))
     parser.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=command)
@@ -903,11 +953,12 @@ def main(argv: list[str] | None = None) -> int:
     _unfailing_output()
     with _signals.as_interrupts():
         try:
-            args = build_parser().parse_args(argv)
+            with _argparse_speaks_labkit():
+                args = build_parser().parse_args(argv)
             command: Command = args.func
             return command(args)
         except LabkitError as exc:
-            _say(f"Error: {exc}", sys.stderr)
+            _say(_("Error: {error}").format(error=exc), sys.stderr)
             return exc.exit_status
         except KeyboardInterrupt as exc:
             signum = _signals.stopped(exc)
@@ -917,7 +968,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         except OSError as exc:  # a path the system refuses (too long, no permission, …)
             where = f": {_line(_short(exc.filename))}" if exc.filename else ""
-            _say(f"Error: {exc.strerror or exc}{where}", sys.stderr)
+            _say(_("Error: {error}").format(error=f"{exc.strerror or exc}{where}"), sys.stderr)
             return 1
 
 

@@ -62,12 +62,13 @@ _READ_CHUNK = 1024 * 1024
 
 
 def limits_text() -> str:
-    """The bounds in words, for ``--help``."""
-    return (f"Files are read within bounds: at most {MAX_FILE_BYTES // 2**20} MiB, a regular "
-            f"file or a pipe that ends; documents nested at most {MAX_DEPTH} levels (BSON's "
-            f"limit), a claim file {MAX_FILE_DEPTH}; integers of at most "
-            f"{MAX_INTEGER_DIGITS} digits; YAML aliases repeating at most "
-            f"{MAX_ALIAS_VALUES:,} values in all.")
+    """The bounds in words, for ``--help``, in the language in use."""
+    return Message(N_("Files are read within bounds: at most {mib} MiB, a regular file or a pipe "
+                      "that ends; documents nested at most {depth} levels (BSON's limit), a "
+                      "claim file {file_depth}; integers of at most {digits} digits; YAML "
+                      "aliases repeating at most {aliases:,} values in all."),
+                   mib=MAX_FILE_BYTES // 2**20, depth=MAX_DEPTH, file_depth=MAX_FILE_DEPTH,
+                   digits=MAX_INTEGER_DIGITS, aliases=MAX_ALIAS_VALUES).shown()
 
 
 def read_bytes(path: str | Path) -> bytes:
