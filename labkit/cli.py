@@ -459,8 +459,9 @@ def cmd_progress(args: argparse.Namespace) -> int:
             sys.stdout.write(_text(room.csv()))
         for line in room.said():
             _say(_line(shown_text(line)), said)
-        if args.out:
-            _say(room.by_question(questions=False).to_string(index=False), said)
+        by_question = room.by_question(questions=False)
+        if args.out and not by_question.empty:
+            _say(by_question.to_string(index=False), said)
     else:  # the questions whole, however long
         _say(course.progress().to_string(index=False, max_colwidth=None))
     return 0
