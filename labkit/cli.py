@@ -492,13 +492,19 @@ def cmd_progress(args: argparse.Namespace) -> int:
         written = progress_csv.export(Path(args.export))
         _say(_("Wrote {n} exercise row(s) to {path}.").format(n=written,
                                                             path=_line(args.export)))
-    elif args.merge:
-        text = progress_csv.merged_csv(Path(name) for name in args.merge)
+    elif args.merge:  # the table to --out (else stdout), then what was merged, and by question
+        room = progress_csv.merge(Path(name) for name in args.merge)
+        said = sys.stdout if args.out else sys.stderr
         if args.out:
-            write_file(Path(args.out), text.encode("utf-8"), "--out")
+            write_file(Path(args.out), room.csv().encode("utf-8"), "--out")
             _say(_("Wrote the room's table to {path}.").format(path=_line(args.out)))
         else:
-            sys.stdout.write(_text(text))
+            sys.stdout.write(_text(room.csv()))
+        for line in room.said():
+            _say(_line(shown_text(line)), said)
+        by_question = room.by_question(questions=False)
+        if args.out and not by_question.empty:
+            _say(by_question.to_string(index=False), said)
     else:  # the questions whole, however long
         _say(course.progress().to_string(index=False, max_colwidth=None))
     return 0

@@ -446,7 +446,7 @@ def test_progress_files_a_learners_own_exercise_under_a_named_group(lang, group)
     i18n.language(lang)
     Exercise("my own?", lambda: 1, hint="h", explanation="e").check(1)
     frame = course.progress()
-    frame.columns = ["lesson", "exercise", "state", "tries"]  # headings are in the language
+    frame.columns = ["lesson", "id", "exercise", "state", "tries"]  # headings: the language's
     assert OWN == "own"
     assert list(frame[frame.exercise == "my own?"].lesson) == [group]
 

@@ -257,11 +257,11 @@ def test_tables_and_progress_headings_follow_the_language(lang, monkeypatch, tmp
     progress = labkit.progress()
     frame = tables.claims()
     if lang == "vi":
-        assert list(progress.columns) == ["bài", "bài tập", "trạng thái", "số lần thử"]
+        assert list(progress.columns) == ["bài", "ID", "bài tập", "trạng thái", "số lần thử"]
         assert "(Date không phải chuỗi)" in progress["bài tập"].tolist()
         assert list(frame.columns)[:2] == ["chủ đề", "loại"]
     else:
-        assert list(progress.columns) == ["lesson", "exercise", "state", "tries"]
+        assert list(progress.columns) == ["lesson", "ID", "exercise", "state", "tries"]
         assert list(frame.columns)[:2] == ["topic", "kind"]
 
 

@@ -57,8 +57,9 @@ def progress_file() -> Path:
 
 def entries() -> list[dict[str, Any]]:
     """The progress file's entries, one per exercise met (``lesson``, ``exercise`` (its
-    question, whole), ``state``, ``tries``, ``when``, and ``id`` where known), for the
-    export (``labkit.lessons.progress_csv``)."""
+    question, whole), ``state``, ``tries``, ``when``, ``id`` where known, and, where a check
+    was recorded since the file kept them, ``right_at`` and ``wrong``: see ``record``), for
+    the export (``labkit.lessons.progress_csv``)."""
     return [entry for entry in _load().values() if isinstance(entry, dict)]
 
 
@@ -72,11 +73,15 @@ def _load() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-# How far an exercise got; a later state never goes back to an earlier one.
+# How far an exercise got; a later state never goes back to an earlier one. "seen": its cell
+# ran, and it has not been answered yet.
 STATES = ("seen", "tried", "right", "revealed")
-# The progress table's words (the file keeps the English states and questions).
-STATE_TEXT = {"seen": N_("seen"), "tried": N_("tried"), "right": N_("right"),
+# The progress table's words (the file keeps the English states and questions): "seen" is
+# said as what it means, never as "viewed", which reads like the answer's being shown.
+STATE_TEXT = {"seen": N_("not answered yet"), "tried": N_("tried"), "right": N_("right"),
               "revealed": N_("revealed"), "not started": N_("not started")}
+# A wrong answer is kept as Python writes it, cut at this many characters.
+GIVEN_CHARS = 200
 
 
 def made(name: str, question: str) -> None:
@@ -100,26 +105,59 @@ def tried(name: str) -> bool:
     return _here.get(_made.get(name, ""), "seen") in ("tried", "right", "revealed")
 
 
-def record(question: str, state: str, attempts: int, lesson_number: str | None = None) -> None:
-    """Note an exercise's state for this learner. Never raises: progress is a convenience."""
+def record(question: str, state: str, lesson_number: str | None = None, *,
+           answer: str | None = None) -> None:
+    """Note an exercise's state for this learner. Never raises: progress is a convenience.
+
+    A check is recorded with the ``answer`` it was given (as Python writes it) and its state,
+    ``"tried"`` or ``"right"``; it is one try, counted up to and including the first right
+    answer, across sessions. The entry keeps ``tries``, ``right_at`` (the try that was first
+    right: ``1`` is right first time) and ``wrong``, each wrong answer in order; a check after
+    the first right answer changes neither."""
+    checked_right = state == "right"
     old_here = _here.get(question, "seen")
     _here[question] = max(old_here, state, key=STATES.index)
     number = lesson_number or current()
     data = _load()
     key = f"{number} {question}"
     old = data.get(key, {})
+    if not isinstance(old, dict):
+        old = {}
     if old.get("state") == "right" and state == "revealed":
         state = "right"  # revealing after a right answer does not undo it
     elif STATES.index(old.get("state", "seen")) > STATES.index(state):
         state = old["state"]
-    data[key] = {"lesson": number, "exercise": question, "state": state,
-                 "tries": max(attempts, old.get("tries", 0)),
-                 "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    entry: dict[str, Any] = {"lesson": number, "exercise": question, "state": state,
+                             "tries": _whole(old.get("tries")),
+                             "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    # An entry written before right_at was kept, and right, was right on a try no one knows:
+    # it stays without right_at and wrong, and its tries stay what they were.
+    if "right_at" in old or old.get("state") != "right":
+        right_at = old.get("right_at")
+        kept = old.get("wrong")
+        wrong = [text for text in kept if isinstance(text, str)] if isinstance(kept, list) else []
+        if answer is not None and right_at is None:
+            entry["tries"] += 1
+            if checked_right:
+                right_at = entry["tries"]
+            else:
+                wrong.append(_cut(answer))
+        entry.update(right_at=right_at, wrong=wrong)
+    data[key] = entry
     # The exercise's name ("01.silent"), where this kernel made it by name (the export's ID).
     name = next((n for n, q in _made.items() if q == question), None) or old.get("id")
     if name:
         data[key]["id"] = name
     _save(data)
+
+
+def _whole(value: Any) -> int:
+    """A count from the progress file: a whole number, else 0 (the file is the learner's)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= GIVEN_CHARS else text[:GIVEN_CHARS - 1] + "\u2026"
 
 
 def _save(data: dict[str, Any]) -> None:
@@ -132,25 +170,28 @@ def _save(data: dict[str, Any]) -> None:
 
 
 def progress() -> pd.DataFrame:
-    """Which exercises this learner has met, per lesson: seen, tried, right or revealed.
+    """Which exercises this learner has met, per lesson: not answered yet, tried, right or
+    revealed.
 
-    A DataFrame with one row per exercise (lessons with none met yet are listed as
-    "not started"), its headings and words in the learner's language.
+    A DataFrame with one row per exercise, with its ID where it has one (the name
+    ``labkit.reveal`` takes; lessons with none met yet are listed as "not started"), its
+    headings and words in the learner's language.
     """
     import pandas as pd
 
     data = _load()
-    rows = [{"lesson": _(v["lesson"]), "exercise": _(v["exercise"]),
+    rows = [{"lesson": _(v["lesson"]), "id": str(v.get("id", "")), "exercise": _(v["exercise"]),
              "state": _(STATE_TEXT.get(v["state"], v["state"])), "tries": v["tries"]}
             for v in data.values()]
     met = {row["lesson"] for row in rows}
-    rows += [{"lesson": item.number, "exercise": f"({_(item.title)})",
+    rows += [{"lesson": item.number, "id": "", "exercise": f"({_(item.title)})",
               "state": _(STATE_TEXT["not started"]), "tries": 0}
              for item in LESSONS if item.number not in met]
-    frame = pd.DataFrame(rows, columns=["lesson", "exercise", "state", "tries"])
+    frame = pd.DataFrame(rows, columns=["lesson", "id", "exercise", "state", "tries"])
     frame = frame.sort_values(["lesson", "exercise"], kind="stable").reset_index(drop=True)
-    frame = frame.rename(columns={"lesson": _("lesson"), "exercise": _("exercise"),
-                                  "state": _("state"), "tries": _("tries")})
+    frame = frame.rename(columns={"lesson": _("lesson"), "id": _("ID"),
+                                  "exercise": _("exercise"), "state": _("state"),
+                                  "tries": _("tries")})
     from labkit.outputs.tables import whole_text
 
     return whole_text(frame)

@@ -37,6 +37,15 @@ __all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custo
            "parse_time", "same"]
 
 
+def _written(prediction: Any) -> str:
+    """A prediction as Python writes it (``repr``: ``'an error'``, ``[1, 3, 4]``), for the
+    learner's progress; a value whose ``repr`` fails is named by its type."""
+    try:
+        return repr(prediction)
+    except Exception:  # the learner's own object: its repr is not labkit's to trust
+        return f"<{type(prediction).__name__}>"
+
+
 @dataclass
 class Feedback:
     """The answer to one prediction: right or not, and a hint that does not give it away."""
@@ -172,12 +181,15 @@ class Exercise:
         exercise = cls(question, observe, hint, **kwargs)
         return exercise
 
-    def _record(self, state: str) -> None:
+    def _record(self, state: str, prediction: Any = None) -> None:
+        """Note this exercise's state in the learner's progress; a check (``"tried"``,
+        ``"right"``) with the prediction it judged, written as Python writes it."""
         from labkit.lessons import course
 
         here = course.current()
         lesson = self.lesson or (here if here != "?" else OWN)
-        course.record(self.question, state, self.attempts, lesson)
+        given = _written(prediction) if state in ("tried", "right") else None
+        course.record(self.question, state, lesson, answer=given)
 
     def answer(self) -> Any:
         """The observed answer (runs the experiment the first time)."""
@@ -258,10 +270,10 @@ class Exercise:
         note = note + " " if note else ""
         if right:
             self.solved = True
-            self._record("right")
+            self._record("right", prediction)
             return Feedback(True, note + _("Right. {agreement} Why: {explanation}").format(
                 agreement=self._agreement(), explanation=self._why()))
-        self._record("tried")
+        self._record("tried", prediction)
         return Feedback(False, note + self._wrong(prediction, answer))
 
     def _unreadable(self, exc: Exception) -> Feedback:
