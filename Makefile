@@ -1,15 +1,21 @@
 # Bootstrap targets. Each one creates .venv on first use and reinstalls only
 # when pyproject.toml changes, so repeated runs cost nothing. A learner's targets (run, lab,
-# doctor, wiredtiger) install labkit with the lab extra only; `make test` adds the test extra
-# (pytest, mypy, ruff, the wire tests' server), which no lesson needs.
+# doctor, wiredtiger) install labkit with the lab extra only (JupyterLab and lesson 07's
+# fakes); `make test` adds the test extra (pytest, mypy, ruff, the wire tests' server), which
+# no lesson needs.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.labkit-installed
 TEST_STAMP := $(VENV)/.labkit-test-installed
 ARGS ?=
+# The offline route (docs/instructors.md): `make wheels` fills wheels/ on a connected machine;
+# `make lab WHEELS=wheels` then installs from that folder alone, never the index, and leaves
+# pip as it is (upgrading it would need the index).
+WHEELS ?=
+PIP_SOURCE = $(if $(WHEELS),--no-index --find-links $(WHEELS))
 
-.PHONY: run test lab doctor wiredtiger clean
+.PHONY: run test lab doctor wiredtiger wheels clean
 
 # Exit status 0 unless a behaviour claim does not hold or something erred; survey findings
 # (a B-tree claim that does not hold on some engine) never fail it.
@@ -58,13 +64,20 @@ wiredtiger: $(STAMP)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "labkit needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[lab]'
+	$(if $(WHEELS),,$(BIN)/python -m pip install -q --upgrade pip)
+	$(BIN)/python -m pip install -q -e '.[lab]' $(PIP_SOURCE)
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/python -m pip install -q -e '.[test,lab]'
+	$(BIN)/python -m pip install -q -e '.[test,lab]' $(PIP_SOURCE)
 	touch $(TEST_STAMP)
+
+# Every wheel `make lab` installs, and what building labkit itself needs (pyproject.toml's
+# build-system requires: the editable install builds in an isolated environment, which pip
+# fills from the same folder), for this machine's system, processor and Python; made with
+# .venv's pip, which every Python that runs labkit has.
+wheels: $(STAMP)
+	$(BIN)/python -m pip wheel -q -w wheels '.[lab]' 'setuptools>=68'
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -460,12 +460,14 @@ def test_readme_opens_with_the_three_routes_after_the_two_commands():
     assert "docs/classroom.md" in OPENING
 
 
-def test_readme_binder_badge_opens_the_lessons():
-    """The launch badge is mybinder.org's URL for JupyterLab on the notebooks folder."""
-    links = re.findall(r"\]\((https://mybinder\.org/v2/gh/[^)\s]+)\)", OPENING)
-    assert len(links) == 1
-    assert re.fullmatch(r"https://mybinder\.org/v2/gh/[\w.-]+/[\w.-]+/HEAD"
-                        r"\?urlpath=lab/tree/notebooks", links[0])
+def test_the_binder_route_says_how_to_make_its_link_for_the_lessons():
+    """The repository's GitHub address is nowhere in it (no remote to derive it from), so the
+    README sends the Binder route to docs/classroom.md's Binder section, which says to make the
+    link at mybinder.org with JupyterLab on the notebooks folder as the path to open."""
+    assert "(docs/classroom.md#binder)" in OPENING
+    section = CLASSROOM.read_text(encoding="utf-8").split("\n## Binder\n", 1)[1]
+    assert "https://mybinder.org" in section.split("\n## ", 1)[0]
+    assert "`lab/tree/notebooks`" in section.split("\n## ", 1)[0]
     assert (ROOT / "notebooks").is_dir()
 
 

@@ -165,8 +165,8 @@ NOT_IN_REPOSITORY = {
     "reports/check-<time>/": "the folder labkit check writes by default",
     "compare.html": "a file labkit compare writes under --out",
     "compare.md": "a file labkit compare writes under --out",
-    "wheels/": "the folder `pip wheel -w wheels` makes for an offline room",
-    "OWNER/REPO": "the Binder badge's placeholder for this repository's GitHub path",
+    "wheels/": "the folder `make wheels` makes for an offline room",
+    "lab/tree/notebooks": "the address JupyterLab gives the notebooks folder (Binder opens it)",
     "mongodb/specifications": "the drivers' specifications repository on GitHub",
     "Asia/Ho_Chi_Minh": "a time zone's name",
 }
@@ -296,6 +296,50 @@ def test_nothing_in_the_repository_names_a_document_outside_it():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+    assert found == []
+
+
+# A repository's path written as a placeholder (OWNER/REPO, <owner>, {repo}): a link holding
+# one cannot be opened.
+PLACEHOLDER = re.compile(r"OWNER/REPO|[<{]\s*(?:owner|user|repo)\w*\s*[>}]", re.I)
+URL = re.compile(r"https?://[^\s)\]\"'`]+")
+BINDER_REPOSITORY = re.compile(r"mybinder\.org/v2/gh/([^/]+)/([^/?#]+)")
+
+
+def placeholders(text: str) -> list[str]:
+    """``OWNER/REPO`` wherever it stands, and the links that hold a placeholder: one above, or a
+    Binder link whose owner and repository are capitals alone (``ME/KIT``)."""
+    found = re.findall(r"\bOWNER/REPO\b", text)
+    for url in URL.findall(text):
+        binder = BINDER_REPOSITORY.search(url)
+        if PLACEHOLDER.search(url.replace("OWNER/REPO", "")) or (
+                binder and binder.group(1).isupper() and binder.group(2).isupper()):
+            found.append(url)
+    return found
+
+
+@pytest.mark.parametrize("text", [
+    "[![launch](x.svg)](https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks)",
+    "https://mybinder.org/v2/gh/<owner>/<repo>/HEAD",
+    "https://mybinder.org/v2/gh/ME/KIT/HEAD",
+])
+def test_the_placeholder_rule_finds_a_placeholder_link(text):
+    """The rule below finds the README's former badge and the placeholders like it."""
+    assert placeholders(text)
+
+
+def test_no_placeholder_link_ships():
+    """No file of the repository carries a link to a placeholder repository (the Binder badge's
+    ``OWNER/REPO`` was one): the README sends the Binder route to docs/classroom.md, which says
+    how to make the link from the repository's own address."""
+    here = Path(__file__).resolve()
+    found = []
+    for path in FILES:
+        if path.resolve() == here or not (path.suffix in TEXT_SUFFIXES
+                                          or path.name in {"Makefile", "start", "Dockerfile"}):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [f"{path.relative_to(ROOT)}: {p}" for p in placeholders(text)]
     assert found == []
 
 

@@ -263,3 +263,156 @@ def test_doctor_tells_an_unset_labkit_mongod_from_a_bad_one(monkeypatch, tmp_pat
     check = environment._mongodb_local()
     assert not check.ok
     assert expected in str(check.detail)
+
+
+# The offline route: make's install step from a folder of wheels, never the index ------------
+
+
+def _make_dry(*args: str) -> list[str]:
+    """The commands ``make -n`` prints for ``args`` on a checkout whose pyproject.toml changed
+    (``-W``: every install step shows)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    result = subprocess.run(["make", "-n", "-W", "pyproject.toml", *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+@pytest.mark.parametrize("target", ["lab", "doctor", "run"])
+def test_with_wheels_make_installs_from_the_folder_alone_and_marks_it_done(target):
+    """``make lab WHEELS=wheels`` (the offline recipe in docs/instructors.md): every pip command
+    installs with ``--no-index --find-links wheels`` (pip itself is not upgraded, which would
+    need the index), and the stamp is made, so a later ``make lab`` installs nothing."""
+    lines = _make_dry(target, "WHEELS=wheels")
+    pips = [line for line in lines if " -m pip " in line]
+    assert pips == [".venv/bin/python -m pip install -q -e '.[lab]' --no-index --find-links "
+                    "wheels"]
+    assert "touch .venv/.labkit-installed" in lines
+
+
+def test_without_wheels_make_upgrades_pip_from_the_index():
+    """Without WHEELS, the install step is the connected one: pip upgraded, then labkit with
+    the lab extra, neither with --no-index (the test above can tell the two apart)."""
+    pips = [line for line in _make_dry("lab") if " -m pip " in line]
+    assert pips[0] == ".venv/bin/python -m pip install -q --upgrade pip"
+    assert not any("--no-index" in line for line in pips)
+
+
+def test_make_wheels_gathers_the_lab_extra_and_what_building_labkit_needs():
+    """``make wheels`` puts into wheels/ every wheel of ``.[lab]`` and each of pyproject.toml's
+    build-system requirements (an editable install builds labkit in an isolated environment,
+    which pip fills from the same folder when offline)."""
+    import shlex
+    import tomllib
+
+    (line,) = [line for line in _make_dry("wheels") if " pip wheel " in line]
+    words = shlex.split(line)
+    assert words[words.index("-w") + 1] == "wheels"
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert {".[lab]", *build} <= set(words)
+
+
+def _wheel(folder: Path, name: str, version: str, files: dict[str, str],
+           requires: tuple[str, ...] = ()) -> Path:
+    """A pure-Python wheel of ``files`` (paths and texts), with metadata and its RECORD."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = "".join([f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+                        *(f"Requires-Dist: {r}\n" for r in requires)])
+    contents = {**files, f"{info}/METADATA": metadata,
+                f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                 "Tag: py3-none-any\n"}
+    path = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    record = []
+    with zipfile.ZipFile(path, "w") as wheel:
+        for member, text in contents.items():
+            data = text.encode()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            record.append(f"{member},sha256={digest.decode()},{len(data)}")
+            wheel.writestr(member, data)
+        wheel.writestr(f"{info}/RECORD", "\n".join([*record, f"{info}/RECORD,,"]) + "\n")
+    return path
+
+
+# An in-tree PEP 517/660 build backend for the stand-in checkout below: it needs nothing from
+# an index, so the one thing pip can fetch is what the wheels folder holds.
+STAND_IN_BACKEND = '''
+import base64, hashlib, os, zipfile
+
+NAME, VERSION = "standin", "1"
+INFO = f"{NAME}-{VERSION}.dist-info"
+METADATA = (f"Metadata-Version: 2.1\\nName: {NAME}\\nVersion: {VERSION}\\n"
+            "Provides-Extra: lab\\nRequires-Dist: standin-dep; extra == 'lab'\\n")
+
+
+def _build(folder, files):
+    path = os.path.join(folder, f"{NAME}-{VERSION}-py3-none-any.whl")
+    files = {**files, f"{INFO}/METADATA": METADATA,
+             f"{INFO}/WHEEL": "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"}
+    record = []
+    with zipfile.ZipFile(path, "w") as wheel:
+        for member, text in files.items():
+            data = text.encode()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            record.append(f"{member},sha256={digest.decode()},{len(data)}")
+            wheel.writestr(member, data)
+        wheel.writestr(f"{INFO}/RECORD", "\\n".join(record + [f"{INFO}/RECORD,,"]) + "\\n")
+    return os.path.basename(path)
+
+
+def build_wheel(folder, config_settings=None, metadata_directory=None):
+    return _build(folder, {})
+
+
+def build_editable(folder, config_settings=None, metadata_directory=None):
+    return _build(folder, {"standin.pth": os.getcwd() + "\\n"})
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_installs_offline_from_a_wheels_folder(tmp_path):
+    """The Makefile's own install step, run for real in a stand-in checkout (its pyproject.toml
+    names a lab extra; an in-tree build backend needs no index) with ``WHEELS=wheels``, against
+    an index that cannot be reached: the fresh .venv gets the lab extra's package from the
+    folder and the stamp is made. Without WHEELS the same step fails there, so the index is
+    truly out of reach (the lab extra's package uninstalled first)."""
+    import sys
+
+    checkout = tmp_path / "checkout"
+    (checkout / "wheels").mkdir(parents=True)
+    (checkout / "Makefile").write_text((ROOT / "Makefile").read_text())
+    (checkout / "standin_backend.py").write_text(STAND_IN_BACKEND)
+    (checkout / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "standin_backend"\n'
+        'backend-path = ["."]\n')
+    _wheel(checkout / "wheels", "standin-dep", "1", {"standin_dep.py": "OK = True\n"})
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": "http://127.0.0.1:9/",
+           "PIP_RETRIES": "0", "PIP_TIMEOUT": "2", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PIP_FIND_LINKS", None)
+    env.pop("PIP_NO_INDEX", None)
+    stamp = checkout / ".venv" / ".labkit-installed"
+
+    def make(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["make", f"PYTHON={sys.executable}", *args,
+                               ".venv/.labkit-installed"], cwd=checkout, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    offline = make("WHEELS=wheels")
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert stamp.exists()
+    found = subprocess.run([str(checkout / ".venv" / "bin" / "python"), "-c",
+                            "import standin_dep, importlib.metadata as m; "
+                            "print(m.version('standin-dep'), standin_dep.OK)"],
+                           capture_output=True, text=True, timeout=60)
+    assert found.stdout.split() == ["1", "True"], found.stderr
+    subprocess.run([str(checkout / ".venv" / "bin" / "python"), "-m", "pip", "uninstall", "-q",
+                    "-y", "standin-dep"], env=env, check=True, capture_output=True, timeout=60)
+    stamp.unlink()
+    connected = make()
+    assert connected.returncode != 0
+    assert not stamp.exists()

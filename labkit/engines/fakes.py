@@ -26,14 +26,20 @@ _numbers = itertools.count(1)
 _monty = None  # montydb's in-memory client, one per process (it refuses a second setup)
 
 
-def _installed(package: str) -> str:
+# How to add the fakes where labkit runs: pip installs them, wherever labkit came from (a
+# checkout, a wheel); in a notebook, %pip installs into the kernel's own environment.
+HOW_TO_INSTALL = N_("Install the fakes where labkit runs: pip install mongomock montydb (in a "
+                    "notebook cell: %pip install mongomock montydb, then restart the kernel).")
+
+
+def version(package: str) -> str:
+    """The installed version of the fake ``package``; ``ServerUnavailable`` (with how to
+    install it) when it is not installed."""
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError as exc:
-        raise ServerUnavailable(
-            Message(N_("{package} is not installed."), package=package),
-            hint=Message(N_("pip install 'labkit[fakes]' (or pip install {package})."),
-                         package=package)) from exc
+        raise ServerUnavailable(Message(N_("{package} is not installed."), package=package),
+                                hint=Message(HOW_TO_INSTALL)) from exc
 
 
 def _without_neutral(step: Step) -> dict[str, Any]:
@@ -97,7 +103,7 @@ class MongomockEngine(_FakeEngine):
     name = called(key, FAKE)
 
     def __init__(self) -> None:
-        self.version = _installed("mongomock")
+        self.version = version("mongomock")
         import mongomock
 
         # The server version mongomock reports; its runOnRequirements are judged by it.
@@ -122,7 +128,7 @@ class MontydbEngine(_FakeEngine):
     name = called(key, FAKE)
 
     def __init__(self) -> None:
-        self.version = _installed("montydb")
+        self.version = version("montydb")
         self.speaks_for = str(self.client.server_info().get("mongoVersion") or "") or None
 
     def _client(self) -> Any:

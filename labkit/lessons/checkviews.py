@@ -28,11 +28,34 @@ def engines() -> list[str]:
 
 
 def engines_note(chosen: list[str]) -> str:
-    """One line: the engines of this run, and whether MongoDB's column is real or absent."""
+    """One line: the engines of this run, whether MongoDB's column is real or absent, and the
+    fakes that are not installed here, with how to add them."""
     line = _("Engines in this run: {engines}.").format(engines=", ".join(chosen))
     if "mongodb" in chosen:
-        return line + " " + _("A MongoDB server is available: its column is real.")
-    return line + " " + _("No MongoDB server here, so no column is a real server's.")
+        line += " " + _("A MongoDB server is available: its column is real.")
+    else:
+        line += " " + _("No MongoDB server here, so no column is a real server's.")
+    absent = _absent_fakes(chosen)
+    if absent:
+        from labkit.engines.fakes import HOW_TO_INSTALL
+
+        line += " " + _("Not installed here: {fakes}; their columns stay empty.").format(
+            fakes=", ".join(absent)) + " " + _(HOW_TO_INSTALL)
+    return line
+
+
+def _absent_fakes(chosen: list[str]) -> list[str]:
+    """The fakes among ``chosen`` that are not installed here."""
+    from labkit.engines import fakes
+    from labkit.errors import ServerUnavailable
+
+    absent = []
+    for name in (n for n in chosen if n in fakes.FAKES):
+        try:
+            fakes.version(name)
+        except ServerUnavailable:
+            absent.append(name)
+    return absent
 
 
 def _is_model(column: Column) -> bool:
@@ -139,14 +162,24 @@ def scorecard(result: CheckRun) -> pd.DataFrame:
 
 def tally(result: CheckRun) -> pd.DataFrame:
     """pandas: per engine, how many entries it agrees with the source on, out of how many (the
-    model's row says how often it predicts the expectation)."""
+    model's row says how often it predicts the expectation; an engine that could not run says
+    so instead)."""
     import pandas as pd
 
-    total = len(result.specs)
-    rows = {_heading(column): _("{agree} of {total}").format(
-        agree=number(sum(row.verdict == HOLDS for row in column.rows)), total=number(total))
-        for column in result.columns}
+    rows = {_heading(column): _agreement(column, len(result.specs))
+            for column in result.columns}
     return pd.DataFrame({_("agrees with the expected result"): rows}).rename_axis(_("engine"))
+
+
+def _agreement(column: Column, total: int) -> str:
+    """A tally cell: ``31 of 33``; or, where the engine could not run at all, why (a fake
+    that is not installed answered nothing, which "0 of 33" would misreport as all wrong)."""
+    from labkit.engines.fakes import FAKES
+
+    if column.missing:
+        return _("not installed") if column.engine in FAKES else _("not run")
+    return _("{agree} of {total}").format(
+        agree=number(sum(row.verdict == HOLDS for row in column.rows)), total=number(total))
 
 
 def model_agreement(result: CheckRun) -> str:

@@ -432,20 +432,24 @@ def _06_sqlite_bigger(lesson: str) -> Exercise:
 
 
 def _mongomock_eq_42() -> Any:
-    """What mongomock (an in-process fake, never MongoDB) returns for B1's ``{userId: 42}``."""
+    """What mongomock (an in-process fake, never MongoDB) returns for B1's ``{userId: 42}``;
+    where it is not installed, ``ServerUnavailable`` says so and how to add it (the exercise
+    shows that, translated, in place of an answer)."""
     from labkit.claims import files as claimfiles
+    from labkit.engines import fakes
     from labkit.run import check as claimcheck
 
+    fakes.version("mongomock")
     specs = [s for s in claimfiles.load([claimfiles.KIT_CLAIMS]) if s.id == "B1.eq_42"]
     return claimcheck.check(specs, ["mongomock"]).observed("B1.eq_42", "mongomock")
 
 
 def _mongomock() -> tuple[str, str]:
     """mongomock, and with its version, named a fake of MongoDB."""
-    from importlib.metadata import version
+    from labkit.engines import fakes
 
     return engine_name("mongomock"), _("the in-process fake {engine} {version}").format(
-        engine=engine_name("mongomock"), version=version("mongomock"))
+        engine=engine_name("mongomock"), version=fakes.version("mongomock"))
 
 
 def _07_mongomock_42(lesson: str) -> Exercise:

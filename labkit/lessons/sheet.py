@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
+from labkit.errors import NoAnswer
 from labkit.i18n import N_, Message, _
 from labkit.lessons import questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise, Said
@@ -81,12 +82,24 @@ def _where(exercise: Exercise) -> str:
     return _("the result {label}").format(label=exercise.engine)
 
 
+class _UnansweredError(Exception):
+    """An exercise whose answer cannot be had here (a fake it asks is not installed), so no
+    sheet can be made or checked: its name and why, kept as they are."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(name, why)
+        self.name, self.why = name, why
+
+
 def _entry(name: str, exercise: Exercise) -> list[str]:
     out = [f"### {markdown_code(name)}: {markdown(_(exercise.question))}", ""]
     if exercise.measured:  # each run measures it anew: said in words, no figure printed
         out.append("- **" + _("Answer") + "**: " + markdown(_(exercise.measured)) + ".")
     else:
-        answer = exercise.accept.show(exercise.answer())
+        try:
+            answer = exercise.accept.show(exercise.answer())
+        except NoAnswer as exc:
+            raise _UnansweredError(name, str(exc)) from exc
         out.append("- **" + _("Answer") + f"**: {markdown_code(answer)}")
         out.append("- **" + _("Where it comes from") + "**: " + markdown(_where(exercise)) + ".")
     out.append("- **" + _("Accepted") + "**: " + markdown(exercise.accept.describe()) + ".")
@@ -143,6 +156,15 @@ def stale() -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Write both sheets, or with ``check`` say which are out of step."""
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(argv)
+    except _UnansweredError as exc:  # one line, never a traceback
+        print(f"Error: the answer to {exc.name} cannot be had here, so the sheets cannot be "
+              f"made or checked: {exc.why}", file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["check"]:
         late = stale()
         for path in late:

@@ -308,6 +308,9 @@ class Column:
     engine: str
     description: str
     rows: list[Result] = field(default_factory=list)
+    # Why no engine answered in this column at all (a fake not installed, no server of a
+    # version): then every row is not run, for that one reason.
+    missing: Text = ""
 
 
 @dataclass
@@ -457,7 +460,8 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
                                                     model_versions):
         info = engine.info() if engine else EngineInfo(name, asked, not_run=True)
         described.append(info)
-        column = Column(engine.label if engine else label, name, info.line())
+        column = Column(engine.label if engine else label, name, info.line(),
+                        missing="" if engine else why)
         for index, (spec, claim) in enumerate(zip(specs, claims, strict=True)):
             if progress:
                 progress(column.label, index, len(specs), spec)

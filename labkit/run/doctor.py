@@ -196,6 +196,25 @@ def _postgres() -> Check:
                  _("LABKIT_POSTGRES_DSN not set, no local binaries, no Docker"), required=False)
 
 
+def _fakes() -> Check:
+    """The in-process fakes lesson 07 judges: their versions, or which are missing and how to
+    add them (optional: the lesson runs without them, their columns empty)."""
+    from labkit.engines import fakes
+    from labkit.errors import ServerUnavailable
+
+    found, absent = [], []
+    for name in fakes.FAKES:
+        try:
+            found.append(f"{name} {fakes.version(name)}")
+        except ServerUnavailable:
+            absent.append(name)
+    title = _("in-process fakes (lesson 07)")
+    if not absent:
+        return Check(title, True, ", ".join(found), required=False)
+    return Check(title, False, _("{fakes} not installed. {how}").format(
+        fakes=", ".join(absent), how=_(fakes.HOW_TO_INSTALL)), required=False)
+
+
 def _wiredtiger() -> Check:
     try:
         importlib.import_module("wiredtiger")  # an optional binding, without type hints
@@ -206,11 +225,13 @@ def _wiredtiger() -> Check:
 
 
 def run() -> Report:
-    """Check Python, packages, the three ways to MongoDB, PostgreSQL and WiredTiger."""
+    """Check Python, packages, lesson 07's fakes, the three ways to MongoDB, PostgreSQL and
+    WiredTiger."""
     checks = [Check("Python", sys.version_info >= (3, 11),
                     f"{platform.python_version()} ({sys.executable})")]
     checks += [_package(name, True) for name in REQUIRED_PACKAGES]
     checks += [_package(name, False, why) for name, why in OPTIONAL_PACKAGES
                if name != "wiredtiger"]
+    checks.append(_fakes())
     checks += [_mongodb_uri(), _mongodb_local(), _mongodb_docker(), _postgres(), _wiredtiger()]
     return Report(checks)
