@@ -192,6 +192,7 @@ class Fixture:
 
     __repr__ = __str__
 
+    @escape.as_typed
     def _repr_html_(self) -> str:
         from labkit.outputs.tables import fixture
 
@@ -266,6 +267,7 @@ class Why:
 
     __repr__ = __str__
 
+    @escape.as_typed
     def _repr_html_(self) -> str:
         from labkit.outputs.explanations import frame
 
@@ -292,6 +294,7 @@ class WhyFrame:
 
     __repr__ = __str__
 
+    @escape.as_typed
     def _repr_html_(self) -> str:
         return (f"<details><summary><small>{escape.html(_(WHY_HEADING))}</small></summary>"
                 + str(self.frame.to_html(escape=True, border=0, index=False)) + "</details>")
