@@ -491,3 +491,24 @@ def test_the_report_scan_finds_english_headings(page, found):
     """The report scan finds English headings and rows, and leaves Vietnamese ones, an
     engine's statistics and the kept terms."""
     assert report_labels_in(page) == found
+
+
+def test_the_vietnamese_lesson_00_names_doctors_lines_as_doctor_prints_them():
+    """Vietnamese lesson 00 names the ways to a server by the words ``labkit.doctor()`` prints
+    in Vietnamese ("MongoDB qua …"), not by the English ones ("MongoDB via …")."""
+    from labkit import i18n
+    from labkit.run import doctor
+
+    cells = json.loads((ROOT / "notebooks" / "vi" / "00_start_here.ipynb")
+                       .read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    before = i18n.language()
+    i18n.language("vi")
+    try:
+        ways = [i18n._(way) for way in (doctor.URI_WAY, doctor.LOCAL_WAY, doctor.DOCKER_WAY)]
+    finally:
+        i18n.language(before)
+    prefix = ways[0].split(" LABKIT_MONGODB_URI")[0]  # "MongoDB qua"
+    assert all(way.startswith(f"{prefix} ") for way in ways)
+    assert f"`{prefix} \u2026`" in text
+    assert f"`[OK]   {ways[0]}`" in text

@@ -269,14 +269,13 @@ class Why:
 
     @escape.as_typed
     def _repr_html_(self) -> str:
-        from labkit.outputs.explanations import frame
+        from labkit.outputs.explanations import frame, page
 
         esc = escape.html
         parts = [f"<details><summary><small>{esc(_(WHY_HEADING))}</small></summary>"]
         for key, query, rows in self.reads:
             parts.append(f"<div><i title='{esc(key)}'>{esc(label(key))}</i>: "
-                         f"<code>{esc(query)}</code></div>"
-                         + frame(rows, words=True).to_html(escape=True, border=0, index=False))
+                         f"<code>{esc(query)}</code></div>" + page(frame(rows)))
         parts.append("</details>")
         return "".join(parts)
 
@@ -289,12 +288,14 @@ class WhyFrame:
         self.frame = frame  # a pandas DataFrame
 
     def __str__(self) -> str:
-        body = self.frame.to_string(index=False)
+        body = repr(self.frame)  # as labkit.explain's frame reads: each source once
         return "\n".join([_(WHY_HEADING), *(f"  {line}".rstrip() for line in body.splitlines())])
 
     __repr__ = __str__
 
     @escape.as_typed
     def _repr_html_(self) -> str:
+        from labkit.outputs.explanations import page
+
         return (f"<details><summary><small>{escape.html(_(WHY_HEADING))}</small></summary>"
-                + str(self.frame.to_html(escape=True, border=0, index=False)) + "</details>")
+                + page(self.frame) + "</details>")
