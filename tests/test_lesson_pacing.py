@@ -421,3 +421,24 @@ def test_lesson_07_names_the_model_column_as_labkits_model_of_a_version(model_ru
     assert heading in checkviews.scorecard(model_run).columns
     headings = [*checkviews.tally(model_run).index, *checkviews.scorecard(model_run).columns]
     assert not [h for h in headings if h.startswith(("model", "MongoDB"))]
+
+
+@pytest.mark.parametrize("path", [*LESSONS, *sorted((ROOT / "notebooks" / "vi").glob("0*.ipynb"))],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_plot_after_an_exercise_waits_for_it(path):
+    """Every plot drawn after an exercise's question, in the same section and before the next
+    question, waits for that exercise: lesson 06's cache-reads plot, drawn under
+    06.write_volume's question, showed the index's size against the cache, half of its second
+    hint."""
+    asked = None
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            asked = None if source.startswith("## ") else asked
+            continue
+        found = EXERCISE.search(source)
+        if found:
+            asked = found.group(1)
+        elif asked and "plots." in source:
+            assert "after" in source, source
+            assert f'"{asked}"' in source, source
