@@ -113,7 +113,7 @@ def test_the_explanation_page_reads_as_the_learners_words_with_each_source_once(
 def test_a_sort_explanation_page_shows_each_key_as_code():
     """A sort's page shows the value each document sorts by as mongosh writes it, as code."""
     page = labkit.explain("v:1,_id:1", "mixed")._repr_html_()
-    assert '<code>v: [], _id: &quot;emptyArr&quot;</code>' in page
+    assert "<code>v: [], _id: &quot;emptyArr&quot;</code>" in page
 
 
 VI = Path(__file__).resolve().parent.parent / "notebooks" / "vi"

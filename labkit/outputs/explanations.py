@@ -119,11 +119,12 @@ def page(table: pd.DataFrame) -> str:
     body = []
     for _id, decided, because, rule in table[names[:4]].itertuples(index=False, name=None):
         if isinstance(decided, bool):
-            decision = ("\u2713 " if decided else "\u2717 ") + esc(_decision(decided))
-        else:
-            decision = f"<code>{esc(decided)}</code>"
+            decision = "<td>" + ("\u2713 " if decided else "\u2717 ") + \
+                esc(_decision(decided)) + "</td>"
+        else:  # code, as mongosh writes it (9.5 in every language), as a query is shown
+            decision = f"<td style='text-align:left'><code>{esc(decided)}</code></td>"
         why = _CODE.sub(r"<code>\1</code>", esc(because))
-        body.append(f"<tr><td>{esc(_id_text(_id))}</td><td>{decision}</td>"
+        body.append(f"<tr><td>{esc(_id_text(_id))}</td>{decision}"
                     f"<td style='text-align:left'>{why}</td><td><code>{esc(rule)}</code></td>"
                     "</tr>")
     sources = dict(zip(table[names[3]], table[names[4]], strict=True))
