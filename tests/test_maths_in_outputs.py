@@ -30,7 +30,7 @@ def _offline():
 @pytest.fixture
 def offline(monkeypatch):
     """A kernel without MongoDB or PostgreSQL, the how-to not yet shown."""
-    monkeypatch.setattr(notebook, "_notice_shown", False)
+    monkeypatch.setattr(notebook, "_notice_shown", False, raising=False)  # a fresh lesson
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
     yield ctx
     ctx.close()
