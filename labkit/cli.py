@@ -462,7 +462,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
                 _say(f"  {esc(name)}: {esc(shown_text(why))}")
         if item["skipped"]:
             _say(shown_text(Message(N_("Kept {n} stale labkit database(s) this user may not drop "
-                                       "(docs/hosted.md says which role may):"),
+                                       "(notebooks/hosted.md says which role may):"),
                                     n=len(item["skipped"]))))
             for name, why in item["skipped"].items():
                 _say(f"  {esc(name)}: {esc(shown_text(why))}")

@@ -203,3 +203,48 @@ def load(engine: str, kind: str, n: int, server: object = None, **settings: obje
     """One load of ``n`` keys of ``kind`` into ``engine`` (``BTreeEngine.load``), made with
     ``Settings(**settings)``."""
     return btree.ENGINES[engine].load(kind, n, Settings(**settings), server)
+
+
+# MathJax 3's HTML handler, as JupyterLab 4 runs it on an output (mathjax-full,
+# ts/handlers/html/HTMLDomStrings.ts): it reads no text inside these tags, nor inside an element
+# of class "mathjax_ignore" (its default ignoreHtmlClass, which JupyterLab keeps).
+MATHJAX_SKIPS = frozenset({"script", "noscript", "style", "textarea", "pre", "code",
+                           "annotation", "annotation-xml"})
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                   "source", "track", "wbr"})
+
+
+def typeset_text(page: str) -> list[str]:
+    """The text of an HTML output that JupyterLab's MathJax would read for ``$…$``: each text
+    outside every element it skips, by tag or by class (``MATHJAX_SKIPS``, "mathjax_ignore")."""
+    from html.parser import HTMLParser
+
+    read: list[str] = []
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.open: list[tuple[str, bool]] = []  # each open tag, and whether it is skipped
+
+        def skipped(self) -> bool:
+            return bool(self.open) and self.open[-1][1]
+
+        def handle_starttag(self, tag, attrs) -> None:
+            if tag in _VOID:
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            self.open.append((tag, self.skipped() or tag in MATHJAX_SKIPS
+                              or "mathjax_ignore" in classes))
+
+        def handle_endtag(self, tag) -> None:
+            while self.open and self.open.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data) -> None:
+            if data.strip() and not self.skipped():
+                read.append(data.strip())
+
+    parser = Reader()
+    parser.feed(page)
+    parser.close()
+    return read

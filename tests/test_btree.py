@@ -189,8 +189,8 @@ class _Refusing:
 @pytest.mark.parametrize("code", [13, 8000])
 def test_a_refused_fsync_means_no_checkpoint_not_an_error(code):
     """Unauthorized (13: no ``fsync`` action) and AtlasError (8000: Atlas refuses ``fsync``
-    to every user) leave the load without a checkpoint, so no size is reported (docs/hosted.md);
-    for 13 the reason names the action and the built-in roles that grant it
+    to every user) leave the load without a checkpoint, so no size is reported
+    (notebooks/hosted.md); for 13 the reason names the action and the built-in roles that grant it
     (builtin_roles.yml), for 8000 it says a hosted tier may refuse it whatever the role."""
     why = str(btree_mongodb._checkpoint(_Refusing(code)))
     if code == 8000:

@@ -148,7 +148,8 @@ def test_the_cli_reference_generator_keeps_the_prose():
 
 # Paths and links: what the docs name is in the repository ----------------------------------------
 
-DOCS = [ROOT / "README.md", ROOT / "notebooks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "notebooks").glob("*.md")),
+        *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
@@ -238,25 +239,66 @@ def test_every_path_and_link_the_docs_name_exists(doc):
     assert missing == []
 
 
-@pytest.mark.parametrize("lesson", sorted((ROOT / "notebooks").glob("**/*.ipynb")),
-                         ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_relative_link_of_a_lessons_text_leads_to_a_file(lesson):
-    """Every relative link in a lesson's Markdown cells, in English and in the Vietnamese
-    edition (one folder further down: its build climbs one folder more), leads to a file of
-    the repository. notebooks/vi/00_start_here.ipynb linked ``../docs/hosted.md``, which from
-    notebooks/vi/ is no file."""
+# The folder JupyterLab serves under ``make lab`` (its --notebook-dir): a link in a lesson or a
+# page beside them opens only if it leads to a file inside it (/files/… is 404 above it).
+LAB_ROOT = ROOT / "notebooks"
+LAB_PAGES = [*sorted(LAB_ROOT.glob("**/*.ipynb")), *sorted(LAB_ROOT.glob("**/*.md"))]
+
+
+def _lab_links(page: Path) -> list[str]:
+    """The relative links of a lesson's Markdown cells, or of a Markdown page."""
     import json
 
-    missing = []
-    for cell in json.loads(lesson.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] != "markdown":
-            continue
-        for target in LINK.findall(FENCE.sub("", "".join(cell["source"]))):
-            path = target.partition("#")[0]
-            if path and not re.match(r"[a-z]+:", target) \
-                    and not (lesson.parent / path).resolve().exists():
-                missing.append(target)
-    assert missing == []
+    if page.suffix == ".md":
+        texts = [page.read_text(encoding="utf-8")]
+    else:
+        texts = ["".join(cell["source"])
+                 for cell in json.loads(page.read_text(encoding="utf-8"))["cells"]
+                 if cell["cell_type"] == "markdown"]
+    return [target for text in texts for target in LINK.findall(FENCE.sub("", text))
+            if not re.match(r"[a-z]+:", target) and not target.startswith("#")]
+
+
+def _opens_under_lab(page: Path, target: str) -> bool:
+    """Whether JupyterLab, rooted at ``LAB_ROOT``, opens ``target`` from ``page``: a file (a
+    folder opens nothing) inside the root, and a heading there when it names one."""
+    import posixpath
+
+    path, _, anchor = target.partition("#")
+    # JupyterLab resolves a link among its own paths, from the root down, never on the disk:
+    # a path that climbs above the root is outside it, even one that comes back in.
+    inside = posixpath.normpath(posixpath.join(page.parent.relative_to(LAB_ROOT).as_posix(),
+                                               path))
+    resolved = LAB_ROOT / inside
+    return (not inside.startswith("..") and resolved.is_file()
+            and not (anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved)))
+
+
+def test_make_lab_roots_jupyterlab_at_the_lessons_folder():
+    """``make lab`` serves notebooks/, the folder the link test below follows links from."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"jupyter lab --notebook-dir notebooks\b", makefile)
+
+
+@pytest.mark.parametrize("page", LAB_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_of_a_lesson_opens_under_make_lab(page):
+    """Every relative link in a lesson's Markdown cells (both editions: the Vietnamese build
+    climbs one folder more) and in a page beside them (notebooks/README.md, the glossary, the
+    hosted-server page) leads to a file inside notebooks/, where ``make lab`` roots JupyterLab:
+    lesson 00 linked ``../docs/hosted.md``, which JupyterLab answered with a 404."""
+    closed = [target for target in _lab_links(page) if not _opens_under_lab(page, target)]
+    assert closed == []
+
+
+@pytest.mark.parametrize(("target", "opens"), [
+    ("hosted.md", True), ("vi/00_start_here.ipynb", True),
+    ("hosted.md#the-user-labkit-needs", True), ("../docs/claims.md", False),
+    ("../notebooks/hosted.md", False), ("vi/", False),
+    ("no-such-page.md", False), ("hosted.md#no-such-heading", False)])
+def test_the_link_check_sees_a_link_that_leaves_the_lab_root(target, opens):
+    """A link above notebooks/ (even one that climbs back in), to a folder, to no file or to
+    no heading does not open; a file inside it does."""
+    assert _opens_under_lab(LAB_ROOT / "README.md", target) is opens
 
 
 def test_the_exceptions_are_still_named_somewhere():

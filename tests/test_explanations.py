@@ -6,6 +6,10 @@ the orders fixture is claim B1's, the mixed fixture claim S1's."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 import labkit
@@ -60,8 +64,10 @@ def test_labkit_explain_shows_each_reason_whole():
     found = labkit.explain({"a": 10}, "arrays")
     reason = found["because"][0]
     assert len(reason) > 50
-    for shown in (found._repr_html_(), repr(found)):
-        assert reason.replace('"', "&quot;") in shown or reason in shown
+    page = found._repr_html_()
+    assert reason.replace('"', "&quot;").replace("`a`", "<code>a</code>") in page
+    assert reason in repr(found)
+    for shown in (page, repr(found)):
         assert found["source"][0] in shown
 
 
@@ -69,3 +75,60 @@ def test_labkit_explain_refuses_what_is_neither_a_filter_nor_a_sort():
     """A number is neither a filter nor a sort: BadInput, which a notebook shows as one line."""
     with pytest.raises(BadInput):
         labkit.explain(5, "orders")
+
+
+@pytest.fixture
+def vietnamese():
+    """The learner's language set to Vietnamese for one test, then back."""
+    before = labkit.language()
+    labkit.language("vi")
+    yield
+    labkit.language(before)
+
+
+def test_the_explanation_page_reads_as_the_learners_words_with_each_source_once(vietnamese):
+    """``labkit.explain``'s page writes whether each document matched in the learner's words
+    ("✓ có", "✗ không", never True or False), its code as code (no backtick shown), and each
+    rule's source once, as a link under the table, not on every row; the frame keeps
+    ``matched`` as a bool and ``source`` per row to filter by."""
+    found = labkit.explain({"a": 10}, "arrays")
+    page = found._repr_html_()
+    cells = re.sub(r"<[^>]+>", " ", page)
+    assert "\u2713 c\u00f3" in page
+    assert "\u2717 kh\u00f4ng" in page
+    assert "True" not in cells
+    assert "False" not in cells
+    assert "`" not in page
+    assert "<code>a</code>" in page
+    for source in set(found.iloc[:, 4]):
+        assert page.count(f"href='{source}'") == 1
+    assert len(found) > len(set(found.iloc[:, 4]))  # a source several rows share: shown once
+    assert found.iloc[:, 1].dtype == bool
+    text = repr(found)
+    assert "True" not in text
+    assert "False" not in text
+    assert all(text.count(source) == 1 for source in set(found.iloc[:, 4]))
+
+
+def test_a_sort_explanation_page_shows_each_key_as_code():
+    """A sort's page shows the value each document sorts by as mongosh writes it, as code."""
+    page = labkit.explain("v:1,_id:1", "mixed")._repr_html_()
+    assert "<code>v: [], _id: &quot;emptyArr&quot;</code>" in page
+
+
+VI = Path(__file__).resolve().parent.parent / "notebooks" / "vi"
+NAMED_COLUMN = re.compile(r"c\u1ed9t \*([^*]+)\*")  # "cột *vì*": the column a lesson names
+
+
+@pytest.mark.parametrize("lesson", ["02_bson_sort_order", "03_type_bracketing"])
+def test_the_vietnamese_lessons_name_the_explanation_columns_as_shown(lesson, vietnamese):
+    """Where the Vietnamese lessons 02 and 03 tell the learner to read a column of
+    ``labkit.explain``'s table, they name it as the table heads it (*vì*, *quy tắc*), not by
+    its English name (*because*, *rule*)."""
+    cells = json.loads((VI / f"{lesson}.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    named = {" ".join(name.split()) for name in NAMED_COLUMN.findall(text)}
+    headings = set(labkit.explain("v:1,_id:1", "mixed").columns) | \
+        set(labkit.explain({"a": 10}, "arrays").columns)
+    assert named
+    assert named <= headings, named - headings

@@ -191,7 +191,7 @@ def _pymongo_calls() -> dict[str, set[str]]:
 
 def test_every_pymongo_call_labkit_makes_needs_only_actions_the_table_names():
     """Each pymongo call in labkit's MongoDB code needs actions that ``NEEDS`` (and so
-    docs/hosted.md's table) names, so a role built from the table runs every experiment (O9's
+    notebooks/hosted.md's table) names, so a role built from the table runs every experiment (O9's
     ``delete_many`` needs ``remove``); a call this test does not know fails it until its action
     is written down here."""
     names = {need.action for need in NEEDS}
@@ -403,7 +403,7 @@ def test_a_user_who_cannot_write_is_told_before_anything_is_created():
     assert "does not let this user run the experiments" in text
     assert "insert (required, on every database: load the fixtures and each run's lease; " \
            "given by readWriteAnyDatabase, root)" in text
-    assert "docs/hosted.md" in str(caught.value.hint)
+    assert "notebooks/hosted.md" in str(caught.value.hint)
     assert server._created == []
 
 
@@ -507,11 +507,11 @@ def test_a_read_write_any_database_user_runs_and_cleans_up(mongodb_server):
         admin.command("dropUser", user)
 
 
-# docs/hosted.md ------------------------------------------------------------------------------
+# notebooks/hosted.md ------------------------------------------------------------------------------
 
 
 def test_the_hosted_page_names_every_action_and_its_roles():
-    """docs/hosted.md lists every action labkit asks for, each with the roles ``NEEDS`` names
+    """notebooks/hosted.md lists every action labkit asks for, each with the roles ``NEEDS`` names
     (one source: the code's table and the page cannot drift)."""
     rows = {line.split("|")[1].strip(): line
             for line in HOSTED_PAGE.read_text(encoding="utf-8").splitlines()

@@ -3,6 +3,7 @@ that no server is here, and lesson 07 counts its claims from the run (issue 21).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -255,13 +256,52 @@ def test_the_server_note_is_in_the_lesson_language(kernel):
 
 
 def test_a_verdict_card_sets_expected_beside_observed_by_question():
-    """The card's table has one row per question, the expectation's label as its heading."""
+    """The card's table has one row per question both sides name, the expectation's label as
+    its heading; a figure only the observation has follows under the table, not as a row
+    with an empty cell."""
     shown = cards.side_by_side({"date_bytes": 8, "string_bytes": 29},
                                {"date_bytes": 8, "string_bytes": 29, "extra": [1]},
                                "recorded by the source (real server)")
-    assert shown.count("<tr>") == 4
+    assert shown.count("<tr>") == 3
     assert "recorded by the source (real server)" in shown
     assert "{&quot;" not in shown  # no JSON wall
+    assert "<small>extra: [1]</small>" in shown
+    assert "<td><code></code></td>" not in shown
+
+
+def test_a_survey_cards_expectation_sits_beside_its_observed_figures(monkeypatch):
+    """U4's expectation (one question: the fill of sequential keys) and its observation (the
+    fill of each sequential kind) share one row, each figure labelled, as percentages in the
+    learner's words; U5's size part sets the larger-by figure beside the 25-40% it is judged
+    against (-0.276 is "-27,6%"), its other parts' questions left to their rows and its
+    details under the table: no row with an empty cell."""
+    monkeypatch.setattr(i18n, "_chosen", "vi")
+    u4 = cards.side_by_side({"sequential_fill": [0.9, 1.0]},
+                            {"uuid7_fill": 0.504, "int_fill": 0.977}, "expected")
+    assert u4.count("<tr>") == 2
+    assert "<td><code>[90%, 100%]</code></td>" in u4
+    assert "50,4%" in u4
+    assert "97,7%" in u4
+    u5 = cards.side_by_side({"random_larger_by": [0.25, 0.4], "random_writes_more": True,
+                             "random_reads_more": True},
+                            {"part": "size", "uuid4": 23, "uuid7": 31, "unit": "leaf pages",
+                             "random_larger_by": -0.276}, "expected")
+    assert u5.count("<tr>") == 2
+    assert "<td><code>-27,6%</code></td>" in u5
+    assert "<td><code>[25%, 40%]</code></td>" in u5
+    for shown in (u4, u5):
+        assert "<td><code></code></td>" not in shown
+
+
+def test_a_card_gives_its_claims_title_once(kernel):
+    """A claim's card states its title once, in its heading: its one row (or each engine's
+    row) says the verdict and the engine, not the title again."""
+    from labkit.experiments.catalogue import get
+
+    for claim_id in ("O1", "U4"):
+        page = labkit.check(claim_id, kernel)._repr_html_()
+        title = get(claim_id).shown_title
+        assert page.count(html.escape(title)) == 1, claim_id
 
 
 @pytest.mark.parametrize(("lang", "value", "written"), [
@@ -420,3 +460,24 @@ def test_lesson_07_names_the_model_column_as_labkits_model_of_a_version(model_ru
     assert heading in checkviews.scorecard(model_run).columns
     headings = [*checkviews.tally(model_run).index, *checkviews.scorecard(model_run).columns]
     assert not [h for h in headings if h.startswith(("model", "MongoDB"))]
+
+
+@pytest.mark.parametrize("path", [*LESSONS, *sorted((ROOT / "notebooks" / "vi").glob("0*.ipynb"))],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_plot_after_an_exercise_waits_for_it(path):
+    """Every plot drawn after an exercise's question, in the same section and before the next
+    question, waits for that exercise: lesson 06's cache-reads plot, drawn under
+    06.write_volume's question, showed the index's size against the cache, half of its second
+    hint."""
+    asked = None
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            asked = None if source.startswith("## ") else asked
+            continue
+        found = EXERCISE.search(source)
+        if found:
+            asked = found.group(1)
+        elif asked and "plots." in source:
+            assert "after" in source, source
+            assert f'"{asked}"' in source, source

@@ -41,12 +41,12 @@ def test_a_not_run_card_offers_the_models_explanation_labelled_as_its(kernel):
 
 def test_a_not_run_cards_page_says_matched_in_the_learners_words(kernel):
     """The card's HTML writes whether each document matches as its text does, "có" or "không"
-    in Vietnamese, where it showed Python's True and False (claim X2's nulls fixture: the null
-    and the missing field match {$eq: null}, 1 and "x" do not)."""
+    in Vietnamese (with a tick or a cross), where it showed Python's True and False (claim
+    X2's nulls fixture: the null and the missing field match {$eq: null}, 1 and "x" do not)."""
     labkit.language("vi")
     page = labkit.check("X2", kernel)._repr_html_()
-    assert "<td>có</td>" in page
-    assert "<td>không</td>" in page
+    assert "<td>\u2713 có</td>" in page
+    assert "<td>\u2717 không</td>" in page
     assert "<td>True</td>" not in page
     assert "<td>False</td>" not in page
 

@@ -166,7 +166,7 @@ def test_a_host_name_that_is_only_loopback_here_is_refused(monkeypatch):
 
 
 def test_the_role_is_the_one_docs_hosted_md_gives():
-    """The role labkit creates has exactly the privileges of docs/hosted.md's custom role
+    """The role labkit creates has exactly the privileges of notebooks/hosted.md's custom role
     (read from the page: every action labkit uses on any database, serverStatus on the
     cluster), so the page and the room cannot drift."""
     made = [(privilege["resource"], privilege["actions"]) for privilege in room.ROLE_PRIVILEGES]

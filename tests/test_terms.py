@@ -1,4 +1,4 @@
-"""One term, one spelling: the preferred Vietnamese terms of docs/glossary.md ("Preferred
+"""One term, one spelling: the preferred Vietnamese terms of notebooks/glossary.md ("Preferred
 terms") hold in labkit's catalogue, the lessons' catalogues (outside code) and the docs'
 Vietnamese parts (issue 21, "One term, one spelling"; seed 003 for the B-tree words)."""
 
@@ -13,7 +13,7 @@ import pytest
 from labkit.lessons import translate
 
 ROOT = Path(__file__).resolve().parent.parent
-GLOSSARY = ROOT / "docs" / "glossary.md"
+GLOSSARY = ROOT / "notebooks" / "glossary.md"
 # A letter only Vietnamese writes: a line (or table cell) holding one is Vietnamese text.
 VIETNAMESE = re.compile("[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.I)
 # Code and format placeholders ("{index}" is a name the program fills in, not a word).

@@ -10,7 +10,8 @@ Nor do they show an identifier or an English word where a learner reads a label 
 the numbers of a card written the Vietnamese way (``0,875``, ``5.541.888``, not ``0.875`` or
 ``5541888``). The scan reads each lesson twice: as it is (nothing answered), and with every
 exercise's answer revealed (``.reveal()`` where the lesson has ``.check(None)``), which shows the
-cards and tables that wait for an exercise.
+cards and tables that wait for an exercise. Nor does any HTML output leave text for JupyterLab's
+MathJax to read as mathematics (a query's ``$`` pairs are shown as typed).
 
 This file is the Vietnamese edition's notebook test: each lesson runs in one fresh kernel, top
 to bottom as it is and then again with its answers revealed, and both the test of each cell and
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import polib
 import pytest
+from helpers import typeset_text
 
 from labkit.lessons import translate
 
@@ -112,7 +114,7 @@ KEPT = frozenset([
     "int", "long", "double", "decimal", "string", "date", "bool", "null", "array", "object",
     # Key kinds, named as labkit's B-tree loads name them (lesson 06's tables).
     "uuid4", "uuid7", "objectid",
-    # Terms the glossary keeps in Vietnamese (docs/glossary.md): ObjectId's timestamp, hex,
+    # Terms the glossary keeps in Vietnamese (notebooks/glossary.md): ObjectId's timestamp, hex,
     # engine.
     "timestamp", "hex", "engine",
 ])
@@ -202,6 +204,7 @@ class Ran:
     shown: str
     error: str
     html: str = ""
+    pages: tuple[str, ...] = ()  # each HTML output, as a notebook gets it
 
 
 def _code_cells(lesson: Path) -> list[dict]:
@@ -272,7 +275,9 @@ def _executed(lesson: Path, kernel_manager: type) -> dict[bool, tuple[Ran, ...]]
     ran = tuple(Ran(cell.source, "\n".join(_shown(o) for o in cell.get("outputs", [])),
                     _error(cell, stopped),
                     "\n".join("".join(o.get("data", {}).get("text/html", ""))
-                              for o in cell.get("outputs", [])))
+                              for o in cell.get("outputs", [])),
+                    tuple("".join(o["data"]["text/html"]) for o in cell.get("outputs", [])
+                          if "text/html" in o.get("data", {})))
                 for cell in notebook.cells)
     return {False: ran[:len(code)], True: ran[len(code):]}
 
@@ -406,6 +411,21 @@ def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson,
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("revealed", [False, True], ids=["as it is", "answers revealed"])
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_no_output_of_a_lesson_is_read_as_mathematics(lesson, revealed, kernel_manager):
+    """Every HTML output of the lesson (cards, feedback, notes, tables, labkit's and pandas'),
+    as it is and with its answers revealed, leaves no text outside the elements JupyterLab's
+    MathJax skips: a question's ``$expr {$gt: ['$userId', 0]}`` is shown as typed. (The English
+    edition's outputs are drawn by the same code in other words.)"""
+    ran = _executed(lesson, kernel_manager)[revealed]
+    assert any(cell.pages for cell in ran), "the lesson showed no HTML output"
+    read = [f"code cell {index}: {text!r}" for index, cell in enumerate(ran)
+            for page in cell.pages for text in typeset_text(page)]
+    assert not read, "read by MathJax:\n" + "\n".join(read)
+
+
 def test_every_question_of_every_claim_has_a_label():
     """Each key of a claim's expectation, and of the model's prediction where a claim has one,
     is labelled in words (``labkit.claims.labels``), so that no card row shows an identifier
@@ -471,3 +491,24 @@ def test_the_report_scan_finds_english_headings(page, found):
     """The report scan finds English headings and rows, and leaves Vietnamese ones, an
     engine's statistics and the kept terms."""
     assert report_labels_in(page) == found
+
+
+def test_the_vietnamese_lesson_00_names_doctors_lines_as_doctor_prints_them():
+    """Vietnamese lesson 00 names the ways to a server by the words ``labkit.doctor()`` prints
+    in Vietnamese ("MongoDB qua …"), not by the English ones ("MongoDB via …")."""
+    from labkit import i18n
+    from labkit.run import doctor
+
+    cells = json.loads((ROOT / "notebooks" / "vi" / "00_start_here.ipynb")
+                       .read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    before = i18n.language()
+    i18n.language("vi")
+    try:
+        ways = [i18n._(way) for way in (doctor.URI_WAY, doctor.LOCAL_WAY, doctor.DOCKER_WAY)]
+    finally:
+        i18n.language(before)
+    prefix = ways[0].split(" LABKIT_MONGODB_URI")[0]  # "MongoDB qua"
+    assert all(way.startswith(f"{prefix} ") for way in ways)
+    assert f"`{prefix} \u2026`" in text
+    assert f"`[OK]   {ways[0]}`" in text

@@ -73,7 +73,7 @@ EXPECTED = {
                                   ["find", "insert", "update", "remove", "createCollection",
                                    "dropDatabase", "dropCollection", "listCollections",
                                    "collStats", "fsync", "serverStatus"]),
-    "docs/hosted.md's custom role": (True, "user labkit (admin) with labkitRole (admin)",
+    "notebooks/hosted.md's custom role": (True, "user labkit (admin) with labkitRole (admin)",
                                      ["fsync"]),
     "dbAdminAnyDatabase and readWriteAnyDatabase": (
         True, "user labkit (admin) with dbAdminAnyDatabase (admin), readWriteAnyDatabase "
@@ -118,7 +118,7 @@ def test_the_uri_line_for_each_role_set(english, uri_at, wire_server, case):
      "privileges: access control is on and no user exists yet (MongoDB's localhost "
      "exception): from this machine the server lets a connection without a user create the "
      "first user and nothing else; create a user administrator in the admin database, then "
-     "labkit's user (docs/hosted.md, \"The user labkit needs\"), and put that user's name and "
+     "labkit's user (notebooks/hosted.md, \"The user labkit needs\"), and put that user's name and "
      "password in LABKIT_MONGODB_URI"),
 ])
 def test_the_uri_line_without_a_user(english, uri_at, wire_server, case, probe, databases, ok,

@@ -94,7 +94,7 @@ def _o9_documents(rows=RECORDED_O9) -> list[dict[str, Any]]:
 @pytest.fixture
 def mongodb(wire_server: WireServer):
     """labkit's MongoServer for the scripted server, found by URI as a user's server is: the
-    user docs/hosted.md asks for (readWriteAnyDatabase and dbAdminAnyDatabase), serverStatus
+    user notebooks/hosted.md asks for (readWriteAnyDatabase and dbAdminAnyDatabase), serverStatus
     refused (that user lacks clusterMonitor), nothing of labkit's left on it, the lease and the
     database's drop answered. The server layer's own commands are other tests' subject; these
     tests assert what the claim's database gets."""

@@ -1,7 +1,7 @@
 """What labkit makes of a MongoDB user's privileges, over the wire: ``read_privileges`` and
 ``from_uri`` run unmodified through real pymongo against the scripted server
 (``mongo_wire.WireServer``), for the built-in role sets a hosted or shared server gives, the
-custom role docs/hosted.md creates, a server without access control, and one with access
+custom role notebooks/hosted.md creates, a server without access control, and one with access
 control but no user yet (MongoDB's localhost exception).
 
 The replies' shapes are ``wire_replies``' (``status`` builds ``connectionStatus`` from
@@ -206,8 +206,8 @@ def test_the_localhost_exception_is_not_taken_for_a_server_without_access_contro
         "access control is on and no user exists yet (MongoDB's localhost exception): from this "
         "machine the server lets a connection without a user create the first user and nothing "
         "else; create a user administrator in the admin database, then labkit's user "
-        "(docs/hosted.md, \"The user labkit needs\"), and put that user's name and password in "
-        "LABKIT_MONGODB_URI")
+        "(notebooks/hosted.md, \"The user labkit needs\"), and put that user's name and password "
+        "in LABKIT_MONGODB_URI")
 
 
 @wire
@@ -234,7 +234,7 @@ def test_from_uri_refuses_to_create_anything_before_a_user_exists(wire_server):
 # The privilege table: what labkit's commands need ------------------------------------------
 
 
-# The role docs/hosted.md's table described before it listed remove: every action it named.
+# The role notebooks/hosted.md's table described before it listed remove: every action it named.
 TABLE_WITHOUT_REMOVE = [(ANY, ["find", "insert", "update", "createCollection", "dropDatabase",
                                "dropCollection", "listCollections", "collStats"]),
                         (CLUSTER, ["fsync", "serverStatus"])]

@@ -37,7 +37,7 @@ def client(wire_server):
 
 @wire
 def test_the_role_then_its_user_are_created_in_admin(wire_server, client):
-    """labkit sends createRole (docs/hosted.md's privileges, no inherited role) and then
+    """labkit sends createRole (notebooks/hosted.md's privileges, no inherited role) and then
     createUser (the generated password, that one role in admin), both to admin, and nothing
     else."""
     wire_server.on("createRole", {"ok": 1.0})

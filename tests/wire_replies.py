@@ -237,7 +237,7 @@ ROLES: dict[str, tuple[list[str], list[tuple[dict[str, Any], list[str]]]]] = {
 }
 # A role granted on one database grants its actions there: {db: <that one>, collection: ""}.
 DB_ROLES = {"read": READ, "readWrite": READ_WRITE, "dbAdmin": DB_ADMIN}
-# The user docs/hosted.md asks for: readWriteAnyDatabase with dbAdminAnyDatabase (every action
+# The user notebooks/hosted.md asks for: readWriteAnyDatabase with dbAdminAnyDatabase (every action
 # labkit uses on its databases, dropDatabase included); neither role gives serverStatus.
 HOSTED_USER = ("readWriteAnyDatabase", "dbAdminAnyDatabase")
 
@@ -296,11 +296,11 @@ def status(*roles: str, user: str = "labkit", db_roles: dict[str, str] | None = 
 UNAUTHENTICATED = {"authInfo": {"authenticatedUsers": [], "authenticatedUserRoles": [],
                                 "authenticatedUserPrivileges": []}, "ok": 1.0}
 
-HOSTED_PAGE = Path(__file__).resolve().parent.parent / "docs" / "hosted.md"
+HOSTED_PAGE = Path(__file__).resolve().parent.parent / "notebooks" / "hosted.md"
 
 
 def hosted_role() -> list[tuple[dict[str, Any], list[str]]]:
-    """The privileges of the custom role docs/hosted.md tells users to create, read from the
+    """The privileges of the custom role notebooks/hosted.md tells users to create, read from the
     page's ``db.createRole`` block (one list of actions on every database, one on the
     cluster), so the page and these tests cannot drift."""
     text = HOSTED_PAGE.read_text(encoding="utf-8")
@@ -318,7 +318,7 @@ ROLE_SETS: dict[str, tuple[dict[str, Any], set[str]]] = {
                              {"dropDatabase", "fsync", "serverStatus"}),
     "readWrite on one database": (status(db_roles={"readWrite": "shop"}),
                                   {need.action for need in NEEDS}),
-    "docs/hosted.md's custom role": (status(custom=hosted_role()), {"fsync"}),
+    "notebooks/hosted.md's custom role": (status(custom=hosted_role()), {"fsync"}),
     "dbAdminAnyDatabase and readWriteAnyDatabase": (
         status("dbAdminAnyDatabase", "readWriteAnyDatabase"), {"fsync", "serverStatus"}),
     "clusterMonitor added": (status("dbAdminAnyDatabase", "readWriteAnyDatabase",
@@ -421,7 +421,7 @@ def script_leftovers(wire_server: WireServer) -> None:
 
 def script_claims_server(wire_server: WireServer) -> None:
     """What connecting and making a fresh database ask, whatever the claim: labkit's
-    ``from_uri`` as docs/hosted.md's user (serverStatus is refused with 13: neither role grants
+    ``from_uri`` as notebooks/hosted.md's user (serverStatus is refused with 13: neither role grants
     it, and the server checks before the command runs, src/mongo/db/
     service_entry_point_common.cpp), the clean-up, the lease, the loads and the drop. A claim's
     own reads are scripted by each test."""

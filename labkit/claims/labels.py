@@ -191,6 +191,12 @@ VALUE_WORDS = frozenset([N_("size"), N_("write amplification"), N_("cache churn"
                          N_("leaf pages"), N_("bytes"), N_("half"), N_("rightmost")])
 
 
+
+# The keys whose values are fractions a learner reads as percentages (a leaf's fill, how much
+# larger an index is): a card writes 0.276 as "27.6%" ("27,6%" in Vietnamese).
+PERCENTS = frozenset({"sequential_fill", "uuid7_fill", "int_fill", "uuid4_fill",
+                      "random_larger_by", "avg_leaf_fill", "avg_leaf_density"})
+
 def label(key: Any) -> str:
     """A question's or figure's label in the learner's words; the key itself when it has none."""
     text = LABELS.get(key) if isinstance(key, str) else None

@@ -459,7 +459,7 @@ def _checkpoint(client: MongoClient[dict[str, Any]]) -> Message | None:
     """``fsync``: a checkpoint, so the index file holds its pages. None once taken; where the
     user may not (no ``fsync`` action; MongoDB Atlas refuses it to every user), why: without a
     checkpoint the file's size says nothing, so no index size is reported and the size claims
-    are not run there, rather than turned into an error (docs/hosted.md)."""
+    are not run there, rather than turned into an error (notebooks/hosted.md)."""
     try:
         client.admin.command("fsync")
     except Exception as exc:

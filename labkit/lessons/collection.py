@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, _, shown
 from labkit.model.versions import CURRENT_MAJOR, VERSIONS
+from labkit.outputs.escape import as_typed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 
 # The blue of a server's answer, the red of a difference (the cards' colours).
 _BORDER, _DIFFERS = "#0969da", "#cf222e"
-# An HTML output JupyterLab must not read as maths: "$gt" pairs look like TeX delimiters.
-NO_MATHS = "tex2jax_ignore mathjax_ignore"
 # The updates the model performs on its own copy: top-level fields only.
 _MODEL_UPDATES = ("$set", "$unset", "$inc")
 
@@ -301,10 +300,11 @@ class Answer:
 
     __repr__ = __str__
 
+    @as_typed
     def _repr_html_(self) -> str:
         esc = html.escape
         colour = _DIFFERS if self.differs() or self.refused else _BORDER
-        parts = [f"<div class='{NO_MATHS}' style='border-left:4px solid {colour};"
+        parts = [f"<div style='border-left:4px solid {colour};"
                  "padding:.3em .8em'>",
                  f"<code><b>{esc(self.query.mongosh())}</b></code>",
                  f"<div><small>pymongo: <code>{esc(self.query.pymongo())}</code></small></div>"]
@@ -426,6 +426,7 @@ class Cursor:
 
     __repr__ = __str__
 
+    @as_typed
     def _repr_html_(self) -> str:
         return self.answer()._repr_html_()
 
@@ -618,9 +619,10 @@ class Written:
 
     __repr__ = __str__
 
+    @as_typed
     def _repr_html_(self) -> str:
         colour = _DIFFERS if self.refused else _BORDER
-        return (f"<div class='{NO_MATHS}' style='border-left:4px solid {colour};"
+        return (f"<div style='border-left:4px solid {colour};"
                 f"padding:.2em .8em'>{html.escape(str(self))}</div>")
 
 

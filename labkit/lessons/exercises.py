@@ -31,6 +31,7 @@ from labkit.lessons.rules import (
     Time,
     same,
 )
+from labkit.outputs.escape import as_typed
 
 __all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
            "Feedback", "Fraction", "Hex", "InOrder", "Number", "Said", "Same", "Text", "Time",
@@ -58,6 +59,7 @@ class Feedback:
 
     __repr__ = __str__
 
+    @as_typed
     def _repr_html_(self) -> str:
         colour = {True: "#1a7f37", False: "#cf222e", None: "#6e7781"}[self.correct]
         return f"<div style='color:{colour}'>{html.escape(self.message)}</div>"

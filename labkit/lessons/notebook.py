@@ -27,6 +27,7 @@ from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
 from labkit.outputs.cards import SAME_REASON, Why, WhyFrame, cell_text, claim_card, said_above
+from labkit.outputs.escape import as_typed
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
 
@@ -245,6 +246,7 @@ class NotRun:
             parts.append(f"<div><i>{esc(_text(label))}</i>:</div>{shown}")
         return parts
 
+    @as_typed
     def _repr_html_(self) -> str:
         esc = html.escape
         parts = [f"<div style='border-left:4px solid {COLOURS[NOT_RUN]};padding:.3em .8em'>",
@@ -324,6 +326,7 @@ class Waiting:
 
     __repr__ = __str__
 
+    @as_typed
     def _repr_html_(self) -> str:
         text = html.escape(_(self.says))
         command = f'labkit.reveal("{self.name}")'
@@ -392,6 +395,7 @@ class Checked(list[Result]):
         """The claim's verdict, summed up from its rows."""
         return self.result.verdict
 
+    @as_typed
     def _repr_html_(self) -> str:
         return claim_card(self.result)
 
@@ -501,6 +505,7 @@ class ServerStatus:
 
     __repr__ = __str__
 
+    @as_typed
     def _repr_html_(self) -> str:
         if self.missing is not None and self.needs_server and self.server is None:
             return f"<div>{html.escape(self._intro())} {_server_note_html(self.missing)}</div>"
@@ -508,13 +513,16 @@ class ServerStatus:
 
 
 def start_lesson(lesson: str) -> ServerStatus:
-    """Begin a lesson: remember it (for ``labkit.progress()``) and say which server it uses.
+    """Begin a lesson: remember it (for ``labkit.progress()``), keep its tables' ``$`` from
+    MathJax, and say which server it uses.
 
     Never raises for a missing server: the lesson runs without one.
     """
     from labkit.lessons import course
+    from labkit.outputs.tables import keep_from_maths
 
     global _lab
+    keep_from_maths()
     info = course.lesson(lesson)
     course.set_current(info.number)
     _lab = Lab(info.number)  # what a lesson says once, it says afresh in each lesson

@@ -236,16 +236,16 @@ def translations(lesson: Path, layout: Layout = Layout()) -> dict[str, str]:
             if e.msgstr and not e.obsolete and "fuzzy" not in e.flags}
 
 
-# A Markdown link to a file above the lessons' folder (``](../docs/hosted.md)``): the edition
-# sits one folder further down (notebooks/vi/), so it climbs one more.
-_UP_LINK = re.compile(r"\]\((\.\./)")
+# A Markdown link to a file of the repository (``](hosted.md)``, a page beside the lessons): not
+# a URL (``https:``, ``mailto:``), an anchor in the page (``#…``) or a path from the root (``/``).
+_RELATIVE_LINK = re.compile(r"\]\((?![a-zA-Z][a-zA-Z0-9+.-]*:|[#/])")
 
 
 def _one_folder_down(markdown: str) -> str:
-    """``markdown`` with each relative link that leaves the lessons' folder (``../``) climbing
-    one folder more, as the edition's notebooks sit in ``notebooks/vi/``; the catalogue keeps
-    the links as the English lesson writes them."""
-    return _UP_LINK.sub(r"](../\1", markdown)
+    """``markdown`` with each relative link climbing one folder more (``](hosted.md)`` becomes
+    ``](../hosted.md)``), as the edition's notebooks sit in ``notebooks/vi/``; the catalogue
+    keeps the links as the English lesson writes them."""
+    return _RELATIVE_LINK.sub("](../", markdown)
 
 
 def build_notebook(lesson: Path, layout: Layout = Layout()) -> Notebook:

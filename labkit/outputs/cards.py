@@ -21,9 +21,9 @@ from labkit.claims.claim import (
     verdict_text,
     whole_items,
 )
-from labkit.claims.labels import label, value_word
+from labkit.claims.labels import PERCENTS, label, value_word
 from labkit.claims.spec import Step
-from labkit.i18n import N_, Phrase, _, number, shown
+from labkit.i18n import N_, Phrase, _, number, percent, shown
 from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
 
@@ -80,14 +80,51 @@ def _whole_items(value: dict[str, Any] | list[Any], limit: int) -> str:
     return whole_items(items, "[", "]", limit, item_separator(items))
 
 
+def figure_text(key: str, value: Any) -> str:
+    """A card's value for question or figure ``key``: a fraction that ``labels.PERCENTS`` says
+    is a percentage as one in the learner's language ("-27,6%", and a range's ends alike:
+    "[25%; 40%]"), anything else as ``cell_text`` writes it."""
+    def is_fraction(item: Any) -> bool:
+        return isinstance(item, int | float) and not isinstance(item, bool) \
+            and math.isfinite(item)
+
+    if key in PERCENTS and is_fraction(value):
+        return _percent(value)
+    if key in PERCENTS and isinstance(value, list) and value and all(map(is_fraction, value)):
+        items = [_percent(item) for item in value]
+        return "[" + item_separator(items).join(items) + "]"
+    return cell_text(value)
+
+
+def _percent(ratio: float) -> str:
+    """A fraction as a percentage, with one decimal where it has one (27,6%, 25%)."""
+    return percent(ratio, 0 if round(ratio * 100, 1) == round(ratio * 100) else 1)
+
+
+def _items(mapping: dict[str, Any]) -> str:
+    """Several figures in one cell: each with its label ("UUIDv7 keys: 50.4%; int keys: …")."""
+    return "; ".join(f"{label(key)}: {figure_text(key, value)}" for key, value in mapping.items())
+
+
 def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
-    """Expected beside observed as an HTML table: one row per question where both are
-    mappings (a question only one side has is left blank on the other), else one row."""
+    """Expected beside observed as an HTML table, each row a question with both sides. Where
+    both are mappings, a question both name is a row; the figures only the observation has
+    (the measurement's details) follow under the table, and a question only the expectation
+    names is judged on another row (a survey's other parts) and left out. Where they share no
+    question (the expectation's one question, the observation's figures for it), the row sets
+    the whole expectation beside the whole observation."""
     expected, observed = jsonable(expected), jsonable(observed)
-    if isinstance(expected, dict) and isinstance(observed, dict):
-        keys = list(dict.fromkeys([*expected, *observed]))
-        rows = [(str(key), cell_text(expected[key]) if key in expected else "",
-                 cell_text(observed[key]) if key in observed else "") for key in keys]
+    details = ""
+    if isinstance(expected, dict) and isinstance(observed, dict) and \
+            any(key in observed for key in expected):
+        rows = [(str(key), figure_text(key, expected[key]), figure_text(key, observed[key]))
+                for key in expected if key in observed]
+        details = _items({key: value for key, value in observed.items() if key not in expected})
+    elif isinstance(expected, dict) and isinstance(observed, dict) and len(expected) == 1:
+        (key, value), = expected.items()
+        rows = [(str(key), figure_text(key, value), _items(observed))]
+    elif isinstance(expected, dict) and isinstance(observed, dict):
+        rows = [("", _items(expected), _items(observed))]
     else:
         rows = [("", cell_text(expected), cell_text(observed))]
     esc = escape.html
@@ -97,7 +134,8 @@ def side_by_side(expected: Any, observed: Any, expected_heading: str) -> str:
         f"<tr><th style='text-align:left' title='{esc(key)}'>{esc(label(key))}</th>"
         f"<td><code>{esc(left)}</code></td>"
         f"<td><code>{esc(right)}</code></td></tr>" for key, left, right in rows)
-    return f"<table style='margin:.3em 0'>{head}{body}</table>"
+    table = f"<table style='margin:.3em 0'>{head}{body}</table>"
+    return table + (f"<div><small>{esc(details)}</small></div>" if details else "")
 
 
 def said_above(rows: Sequence[Result]) -> list[bool]:
@@ -115,15 +153,17 @@ def said_above(rows: Sequence[Result]) -> list[bool]:
 SAME_REASON = N_("the same reason as above")
 
 
-def row_card(row: Result, repeated: bool = False) -> str:
-    """One engine's verdict as HTML: the verdict, the engine, expected beside observed, why
-    (``repeated``: a row above in the same card gave that reason, ``said_above``)."""
+def row_card(row: Result, repeated: bool = False, single: bool = False) -> str:
+    """One engine's verdict as HTML under its claim's heading, which gave the claim's title:
+    the row's verdict (``single``: the claim's one row, whose verdict the heading gave) and
+    its engine on one line, expected beside observed, why (``repeated``: a row above in the
+    same card gave that reason, ``said_above``)."""
     item = row.claim
-    rows = [f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
-            f"{verdict_text(row.verdict)}</b> &mdash; {escape.html(item.shown_title)}"]
-    if row.engine:
-        rows.append(f"{_('engine:')} {escape.html(shown(row.engine))} "
-                    f"{escape.html(row.engine_version or '')}")
+    verdict = "" if single else (f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
+                                 f"{verdict_text(row.verdict)}</b>")
+    engine = (f"{_('engine:')} {escape.html(shown(row.engine))} "
+              f"{escape.html(row.engine_version or '')}".rstrip() if row.engine else "")
+    rows = [" &middot; ".join(part for part in (verdict, engine) if part)]
     table = ""
     if row.shows_observation and row.observation is not None:
         table = side_by_side(item.expected, row.observation.observed, item.expected_short)
@@ -132,7 +172,7 @@ def row_card(row: Result, repeated: bool = False) -> str:
         reason = f"<div><i>{escape.html(_(SAME_REASON))}</i></div>"
     elif row.reason:
         reason = f"<div>{escape.html(row.shown_reason)}</div>"
-    return "<div>" + "<br>".join(rows) + table + reason + "</div>"
+    return "<div>" + "<br>".join(part for part in rows if part) + table + reason + "</div>"
 
 
 def claim_card(result: ClaimResult) -> str:
@@ -144,7 +184,7 @@ def claim_card(result: ClaimResult) -> str:
             f"{escape.html(item.shown_title)}<br><small>{_('experiment:')} "
             f"<code>{escape.html(item.experiment_name)}</code></small></p>")
     if result.single:
-        return head + row_card(result.rows[0])
+        return head + row_card(result.rows[0], single=True)
     return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row, repeated)}</div>"
                           for row, repeated in zip(result.rows, said_above(result.rows),
                                                    strict=True))
@@ -192,6 +232,7 @@ class Fixture:
 
     __repr__ = __str__
 
+    @escape.as_typed
     def _repr_html_(self) -> str:
         from labkit.outputs.tables import fixture
 
@@ -266,15 +307,15 @@ class Why:
 
     __repr__ = __str__
 
+    @escape.as_typed
     def _repr_html_(self) -> str:
-        from labkit.outputs.explanations import frame
+        from labkit.outputs.explanations import frame, page
 
         esc = escape.html
         parts = [f"<details><summary><small>{esc(_(WHY_HEADING))}</small></summary>"]
         for key, query, rows in self.reads:
             parts.append(f"<div><i title='{esc(key)}'>{esc(label(key))}</i>: "
-                         f"<code>{esc(query)}</code></div>"
-                         + frame(rows, words=True).to_html(escape=True, border=0, index=False))
+                         f"<code>{esc(query)}</code></div>" + page(frame(rows)))
         parts.append("</details>")
         return "".join(parts)
 
@@ -287,11 +328,14 @@ class WhyFrame:
         self.frame = frame  # a pandas DataFrame
 
     def __str__(self) -> str:
-        body = self.frame.to_string(index=False)
+        body = repr(self.frame)  # as labkit.explain's frame reads: each source once
         return "\n".join([_(WHY_HEADING), *(f"  {line}".rstrip() for line in body.splitlines())])
 
     __repr__ = __str__
 
+    @escape.as_typed
     def _repr_html_(self) -> str:
+        from labkit.outputs.explanations import page
+
         return (f"<details><summary><small>{escape.html(_(WHY_HEADING))}</small></summary>"
-                + str(self.frame.to_html(escape=True, border=0, index=False)) + "</details>")
+                + page(self.frame) + "</details>")

@@ -10,11 +10,13 @@ display form (``labkit._redact``).
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import json
 import re
 import unicodedata
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from labkit._redact import MASK, redact, redact_all
 from labkit.i18n import in_english
@@ -112,6 +114,37 @@ def terminal_text(value: Any) -> str:
 def html(value: Any) -> str:
     """A value as HTML text or a quoted attribute's value."""
     return _html.escape(shown(value))
+
+
+# JupyterLab 4 and Notebook 7 typeset "$…$" and "\\(…\\)" in an HTML output with MathJax 3,
+# whose HTML handler skips an element of class "mathjax_ignore" and all inside it: MathJax 3's
+# default ``ignoreHtmlClass`` (mathjax-full, ts/handlers/html/HTMLDomStrings.ts, OPTIONS), which
+# JupyterLab's mathjax-extension (packages/mathjax-extension/src/index.ts) leaves as it is.
+# MathJax 2 (Notebook 6, nbconvert's HTML) skips "tex2jax_ignore". pandas writes the same two
+# classes on a table where ``display.html.use_mathjax`` is off.
+NO_MATHS = "tex2jax_ignore mathjax_ignore"
+
+
+def notebook_html(page: str) -> str:
+    """HTML a notebook shows (an output's ``_repr_html_``) kept from MathJax: a query's
+    ``$expr {$gt: ['$userId', 0]}`` is shown as typed, never read as mathematics."""
+    return f'<div class="{NO_MATHS}">{page}</div>'
+
+
+Shown = TypeVar("Shown")
+Page = TypeVar("Page", str, str | None)  # pandas' _repr_html_ may give None
+
+
+def as_typed(method: Callable[[Shown], Page]) -> Callable[[Shown], Page]:
+    """A ``_repr_html_`` whose HTML is kept from MathJax (``notebook_html``): every output
+    labkit shows in a notebook is drawn through it."""
+
+    @functools.wraps(method)
+    def kept(self: Shown) -> Page:
+        page = method(self)
+        return page if page is None else notebook_html(page)
+
+    return kept
 
 
 def markdown(value: Any) -> str:

@@ -4,10 +4,13 @@ what each row says), each ``because`` in the learner's language."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from labkit.i18n import N_, _, shown
+from labkit.outputs import escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,12 +74,12 @@ def _source(rule: str) -> str:
     return RULES[rule].source
 
 
-def frame(rows: Sequence[FindRow] | Sequence[SortRow], *, words: bool = False) -> pd.DataFrame:
+def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
     """The rows as a DataFrame with ``--json``'s columns (``_id``, ``matched`` or ``key``,
     ``because``, ``rule``, ``source``), each headed in the learner's language (English: those
     names), ``because`` in the learner's language and a key as mongosh writes it. ``matched``
-    is a bool to filter by; ``words`` writes it as the text table does, "yes" or "no" in the
-    learner's language, for a page that is only read."""
+    is a bool to filter by. Shown, it reads as the text table does (``page``): "yes" or "no"
+    in the learner's language, code as code, each rule's source once, under the table."""
     import pandas as pd
 
     from labkit.model.explain import FindRow
@@ -85,17 +88,78 @@ def frame(rows: Sequence[FindRow] | Sequence[SortRow], *, words: bool = False) -
     for row in rows:
         record = row.to_dict()
         record["because"] = shown(row.because)
-        if words and isinstance(row, FindRow):
-            record["matched"] = _(YES) if row.matched else _(NO)
         if not isinstance(row, FindRow):
             record["key"] = key_text(row.key)
         records.append(record)
     columns = ["_id", "matched" if not rows or isinstance(rows[0], FindRow) else "key",
                "because", "rule", "source"]
-    from labkit.outputs.tables import whole_text
-
     table = pd.DataFrame(records, columns=columns)
-    return whole_text(table.rename(columns={name: _(heading) for name, heading in COLUMNS.items()}))
+    return _explanation()(table.rename(columns={name: _(heading)
+                                                for name, heading in COLUMNS.items()}))
+
+
+# Code in a reason, as the model writes it: a field's path in backticks (`a`, `v.w`).
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _decision(value: Any) -> str:
+    """A ``matched`` cell in the learner's words ("yes", "no"); a sort key as it is."""
+    if isinstance(value, bool):
+        return _(YES) if value else _(NO)
+    return str(value)
+
+
+def page(table: pd.DataFrame) -> str:
+    """An explanation frame as HTML a learner reads: ``_id``, the decision ("✓ yes", "✗ no",
+    or the key it sorts by), why (its code as code, no backticks shown) and the rule; then
+    each rule's source once, as a link, under the table."""
+    esc = escape.html
+    names = list(table.columns)
+    head = "".join(f"<th>{esc(name)}</th>" for name in names[:4])
+    body = []
+    for _id, decided, because, rule in table[names[:4]].itertuples(index=False, name=None):
+        if isinstance(decided, bool):
+            decision = "<td>" + ("\u2713 " if decided else "\u2717 ") + \
+                esc(_decision(decided)) + "</td>"
+        else:  # code, as mongosh writes it (9.5 in every language), as a query is shown
+            decision = f"<td style='text-align:left'><code>{esc(decided)}</code></td>"
+        why = _CODE.sub(r"<code>\1</code>", esc(because))
+        body.append(f"<tr><td>{esc(_id_text(_id))}</td>{decision}"
+                    f"<td style='text-align:left'>{why}</td><td><code>{esc(rule)}</code></td>"
+                    "</tr>")
+    sources = dict(zip(table[names[3]], table[names[4]], strict=True))
+    links = "".join(f"<li><code>{esc(rule)}</code>: <a href='{esc(url)}' target='_blank' "
+                    f"rel='noopener'>{esc(url)}</a></li>" for rule, url in sources.items())
+    notes = (f"<div><small>{esc(_(HEADINGS[4]))}<ul style='margin:.2em 0'>{links}</ul>"
+             "</small></div>" if links else "")
+    return (f"<table class='dataframe' border='0'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>{notes}")
+
+
+@functools.cache
+def _explanation() -> type[pd.DataFrame]:
+    import pandas as pd
+
+    class Explanation(pd.DataFrame):
+        """``labkit.explain``'s frame: --json's columns to filter by, shown as a learner
+        reads it (``page``)."""
+
+        @escape.as_typed
+        def _repr_html_(self) -> str:
+            return page(self)
+
+        def __repr__(self) -> str:  # each rule's source once, under the rows
+            names = list(self.columns)
+            shown_rows = self[names[:4]].copy()
+            shown_rows[names[1]] = shown_rows[names[1]].map(_decision)
+            sources = dict(zip(self[names[3]], self[names[4]], strict=True))
+            lines = [shown_rows.to_string(index=False, max_colwidth=None)]
+            if sources:
+                lines += ["", _(HEADINGS[4])]
+                lines += [f"  {rule}: {url}" for rule, url in sources.items()]
+            return "\n".join(lines)
+
+    return Explanation
 
 
 def explain(filter_or_sort: Any, documents: str | list[Document], *,

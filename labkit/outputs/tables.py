@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 from labkit.engines.btree_engine import Measurement, NotMeasured
 from labkit.i18n import N_, _, number, percent, shown
 from labkit.names import engine_name
+from labkit.outputs.escape import as_typed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,6 +148,7 @@ def _whole_text() -> type[pd.DataFrame]:
     class WholeText(pd.DataFrame):
         """A table of sentences: none cut."""
 
+        @as_typed
         def _repr_html_(self) -> str | None:
             with pd.option_context("display.max_colwidth", None):
                 return super()._repr_html_()  # type: ignore[misc, no-any-return]
@@ -155,6 +157,16 @@ def _whole_text() -> type[pd.DataFrame]:
             return self.to_string(max_colwidth=None)
 
     return WholeText
+
+
+def keep_from_maths() -> None:
+    """Every pandas table this kernel shows kept from MathJax, as labkit's own outputs are
+    (``escape.as_typed``): a lesson's tables hold queries and field paths (``$gt``,
+    ``"$userId"``), never mathematics. pandas' own switch, ``display.html.use_mathjax``, marks
+    each table with the classes MathJax skips, the learner's own tables too."""
+    import pandas as pd
+
+    pd.set_option("display.html.use_mathjax", False)
 
 
 def fitted(text: str, width: int = CELL_WIDTH) -> str:

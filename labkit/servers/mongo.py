@@ -257,11 +257,11 @@ class MongoServer(Server["Database[Document]"]):
     def _before_create(self) -> None:
         privileges = self.privileges
         if privileges is not None and not privileges.usable:  # no user yet: nothing granted
-            hint = (N_("create the first user (docs/hosted.md, \"The user labkit needs\") and "
+            hint = (N_("create the first user (notebooks/hosted.md, \"The user labkit needs\") and "
                        "put its name and password in LABKIT_MONGODB_URI.")
                     if privileges.no_user_yet else
                     N_("grant the user readWriteAnyDatabase (and dbAdminAnyDatabase, so labkit "
-                       "can drop its databases), or use the role docs/hosted.md creates."))
+                       "can drop its databases), or use the role notebooks/hosted.md creates."))
             raise ServerUnavailable(
                 # The report starts a line of its own: a URI's redaction runs to its line's end.
                 Message(N_("The MongoDB server at {uri} does not let this user run the "
@@ -559,7 +559,7 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
                            "to an authenticated user, and the URI names none: {error}"),
                         uri=redact(uri), error=server_said(exc)),
                 hint=Message(N_("put a user's name and password in LABKIT_MONGODB_URI "
-                                "(mongodb://user:password@host:27017/; docs/hosted.md, \"The "
+                                "(mongodb://user:password@host:27017/; notebooks/hosted.md, \"The "
                                 "user labkit needs\").")),
             ) from exc
         if _credentials_refused(exc):

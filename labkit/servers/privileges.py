@@ -186,8 +186,8 @@ class Privileges:
             return Message(N_(
                 "{who}: from this machine the server lets a connection without a user create "
                 "the first user and nothing else; create a user administrator in the admin "
-                "database, then labkit's user (docs/hosted.md, \"The user labkit needs\"), and "
-                "put that user's name and password in LABKIT_MONGODB_URI"), who=self.who())
+                "database, then labkit's user (notebooks/hosted.md, \"The user labkit needs\"), "
+                "and put that user's name and password in LABKIT_MONGODB_URI"), who=self.who())
         lacking = self.missing()
         if not lacking:
             return Message(N_("{who}: every privilege labkit uses"), who=self.who())

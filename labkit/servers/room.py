@@ -1,6 +1,6 @@
 """One MongoDB server for a room: a ``mongod`` labkit starts on the instructor's machine, bound
 to the address the instructor names, with access control on and one user, of the
-least-privilege role docs/hosted.md gives, whose password labkit generates; the one line
+least-privilege role notebooks/hosted.md gives, whose password labkit generates; the one line
 students paste is its URI.
 
 The steps are those of the manual's "Enable Access Control on Self-Managed Deployments" page:
@@ -44,7 +44,7 @@ USER = "labkit"
 ROOM_PORT = 27017  # mongod's own default port: the one students are least likely to mistype
 LINE_FILE = "room-uri.txt"  # beside the installation's secret, readable by its owner only
 
-# docs/hosted.md, "The smallest user: a custom role" (tests/test_room.py reads that page and
+# notebooks/hosted.md, "The smallest user: a custom role" (tests/test_room.py reads that page and
 # compares): every action labkit's experiments use on any database, and serverStatus on the
 # cluster; fsync is left out, as there, since it forces a checkpoint of the whole server.
 ROLE_PRIVILEGES: list[dict[str, Any]] = [
