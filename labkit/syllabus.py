@@ -55,6 +55,7 @@ LESSONS: tuple[Lesson, ...] = (
            ("postgres", "wiredtiger", "mongodb"),
            module="btree_keys", topic="btree", topic_text=N_("B-tree keys"), letters=("U",)),
     Lesson("07", "trust_your_fake", N_("Can you trust your fake?"), 30),
+    Lesson("08", "claim_from_the_wild", N_("A claim from the wild"), 20, ("mongodb",)),
 )
 
 # A claim that goes beyond the source documents (MongoDB's manual and server tests say it) takes

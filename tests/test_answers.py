@@ -92,6 +92,10 @@ ACCEPTED = [
     ("07.mongomock_42", "vi", "1, 3 và 4"),
     ("03.gt_zero", "en", "1, 3, 4 and 5"),
     ("03.gt_zero", "vi", "1; 3; 4; 5"),
+    ("08.missing_last", "en", "no"),
+    ("08.missing_last", "en", False),
+    ("08.missing_last", "vi", "không"),
+    ("08.missing_last", "vi", "sai"),
 ]
 
 # What means another answer: judged wrong, an attempt counted.
@@ -127,6 +131,8 @@ REJECTED = [
     ("07.mongomock_42", "en", "all"),
     ("07.mongomock_42", "en", "an error"),  # its own mistake's hint: mongomock answers this one
     ("07.mongomock_42", "vi", "lỗi"),
+    ("08.missing_last", "en", "yes"),  # the blog's claim, PostgreSQL's NULLS LAST
+    ("08.missing_last", "vi", "có"),
 ]
 
 # Neither right nor wrong: what cannot be read as an answer to the question costs no attempt.

@@ -23,8 +23,8 @@ def test_the_timings_list_every_lesson_with_its_minutes_and_their_sum():
     rows = dict(re.findall(r"^\| (\d\d) [^|]+\| (\d+) \|", table, flags=re.MULTILINE))
     assert rows == {lesson.number: str(lesson.minutes) for lesson in course.LESSONS}
     total = sum(lesson.minutes for lesson in course.LESSONS)
-    assert f"| **all eight** | **{total}** |" in table
-    assert len(course.LESSONS) == 8
+    assert f"| **all nine** | **{total}** |" in table
+    assert len(course.LESSONS) == 9
 
 
 def test_each_plan_adds_up_to_its_stated_total():
@@ -56,3 +56,4 @@ def test_the_answers_are_the_generated_sheet_not_python_source():
     assert "(answers.md)" in text
     assert "(answers.vi.md)" in text
     assert "all seven" not in text
+    assert "all eight" not in text

@@ -481,3 +481,25 @@ def test_a_plot_after_an_exercise_waits_for_it(path):
         elif asked and "plots." in source:
             assert "after" in source, source
             assert f'"{asked}"' in source, source
+
+
+LESSON_08 = ROOT / "notebooks" / "08_claim_from_the_wild.ipynb"
+
+
+def test_lesson_08_reads_in_short_cells():
+    """Lesson 08's English prose is short: no markdown cell over 150 words, under 700 in all."""
+    cells = json.loads(LESSON_08.read_text(encoding="utf-8"))["cells"]
+    words = [len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown"]
+    assert max(words) <= 150
+    assert sum(words) < 700
+
+
+@pytest.mark.parametrize("path", [LESSON_08, ROOT / "notebooks" / "vi" / LESSON_08.name],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lesson_08_writes_its_claim_file_outside_the_repository(path):
+    """Lesson 08 writes the learner's claim file and its report into a temporary folder of
+    their own, never into the checkout (its claims/ or reports/)."""
+    code = "\n".join(_code_cells(path))
+    assert 'folder = pathlib.Path(tempfile.mkdtemp(prefix="labkit-08-"))' in code
+    assert 'claim_file = folder / "blog_claim.yaml"' in code
+    assert 'report.write(result.run, folder / "report")' in code

@@ -90,3 +90,102 @@ def test_lesson_06_shows_a_decimal_comma_in_quotes_in_the_vietnamese_edition():
     assert len(asking) == 1
     assert '`"0,5"`' in asking[0]
 
+
+
+LESSON_08 = ROOT / "notebooks" / "08_claim_from_the_wild.ipynb"
+
+
+def _lesson_08_claim_text() -> str:
+    """The claim file lesson 08 writes, as its cell writes it (the YAML in ``write_text``)."""
+    found = re.search(r'claim_file\.write_text\("""(.*?)"""\)', _code(LESSON_08), re.S)
+    assert found is not None
+    return found.group(1)
+
+
+def test_lesson_08s_claim_file_states_the_claim_its_exercise_asks_about():
+    """The claim file lesson 08 writes holds its exercise's products and sort, and expects the
+    blog's order, the product without a price last: the prediction and the check ask one
+    question."""
+    import yaml
+
+    [claim] = yaml.safe_load(_lesson_08_claim_text())
+    assert claim["fixture"] == list(questions._BLOG_PRODUCTS)
+    assert claim["find"] == {"filter": {}, "sort": questions._BLOG_SORT}
+    assert claim["expect"] == {"ids": ["pen", "mug", questions._BLOG_LAST], "ordered": True}
+
+
+def test_lesson_08s_claim_does_not_hold_on_the_model(tmp_path):
+    """Checked on labkit's model, lesson 08's claim does not hold: an ascending sort puts the
+    product without a price first, a missing field sorting as null, below every number
+    (jstests/core/query/sort/sort_dotted_paths.js:29-34; the manual's "Comparison/Sort Order"
+    page, bson-type-comparison-order: a non-existent field compares as null)."""
+    from labkit.run import check as claimcheck
+
+    path = tmp_path / "blog_claim.yaml"
+    path.write_text(_lesson_08_claim_text(), encoding="utf-8")
+    result = claimcheck.run_files([path], ["model"])
+    assert result.frame().iloc[0].tolist() == ["does not hold"]
+    assert result.observed("blog.missing_price_last", "model") == ["gift-card", "pen", "mug"]
+
+
+def test_lesson_08s_exercise_without_a_server_is_judged_by_the_models_prediction(
+        monkeypatch, offline_session):
+    """Without a server, 08.missing_last is judged against labkit's model's prediction (the
+    gift card first, so "no"), and the feedback says it was no observation of a server."""
+    from labkit.lessons.exercises import MODEL
+
+    monkeypatch.setattr(notebook, "session", lambda: offline_session)
+    exercise = questions.exercise("08.missing_last")
+    feedback = exercise.check(False)
+    assert feedback.correct is True, feedback.message
+    assert exercise.source == MODEL
+    assert "labkit's model's prediction, not an observation of a server" in feedback.message
+
+
+class _SortsMissingLast:
+    """A stand-in for a server's collection, not MongoDB: it answers every find with the
+    documents without a price last, the opposite of the model, so a test can tell whose
+    answer judged an exercise."""
+
+    def __init__(self) -> None:
+        self.docs: list[dict] = []
+
+    def insert_many(self, docs: list[dict]) -> None:
+        self.docs += docs
+
+    def find(self, filter, projection=None, **kwargs) -> list[dict]:
+        return sorted(self.docs, key=lambda doc: "price" not in doc)
+
+
+class _SessionWithAServer:
+    """A kernel session whose MongoDB is there: a fresh database holds ``_SortsMissingLast``."""
+
+    def __init__(self) -> None:
+        from types import SimpleNamespace
+
+        self.products = _SortsMissingLast()
+        self._database = SimpleNamespace(products=self.products)
+        self._server = SimpleNamespace(version="8.0.4")
+
+    def unavailable(self, kind: str) -> None:
+        return None
+
+    def mongodb_database(self, label: str):
+        return self._database
+
+    def mongodb(self):
+        return self._server
+
+
+def test_lesson_08s_exercise_with_a_server_is_judged_by_the_servers_order(monkeypatch):
+    """Where the kernel has a MongoDB, 08.missing_last inserts the products there and the
+    server's order judges the answer, named with its version; the model is not asked."""
+    from labkit.lessons.exercises import LIVE
+
+    session = _SessionWithAServer()
+    monkeypatch.setattr(notebook, "session", lambda: session)
+    exercise = questions.exercise("08.missing_last")
+    assert exercise.check(True).correct is True
+    assert exercise.source == LIVE
+    assert exercise.engine == "MongoDB 8.0.4"
+    assert [doc["_id"] for doc in session.products.docs] == ["pen", "gift-card", "mug"]

@@ -38,8 +38,8 @@ def _experiment(module: str):
 
 
 def test_one_record_per_notebook_in_course_order():
-    """The records are lessons 00 to 07 in order, one for each notebook in notebooks/."""
-    assert _numbers(syllabus.LESSONS) == [f"{n:02d}" for n in range(8)]
+    """The records are lessons 00 to 08 in order, one for each notebook in notebooks/."""
+    assert _numbers(syllabus.LESSONS) == [f"{n:02d}" for n in range(9)]
     notebooks = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert [lesson.file for lesson in syllabus.LESSONS] == notebooks
 
@@ -57,7 +57,7 @@ def test_the_records_name_every_experiments_module_once():
 
 def test_a_lesson_with_claims_has_a_topic_and_a_letter():
     """A record with a module gives its topic, the topic's words and at least one letter; a
-    lesson without one (00, 07) gives none of them."""
+    lesson without one (00, 07, 08) gives none of them."""
     for lesson in syllabus.LESSONS:
         facts = (lesson.topic, lesson.topic_text, lesson.letters)
         assert all(facts) if lesson.module else not any(facts), lesson.number

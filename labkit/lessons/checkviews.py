@@ -1,5 +1,5 @@
-"""Lesson 07's views of a claim check, in the learner's language: which engines ran, each
-engine's verdicts (the model's as what it predicts), the scorecard, the tally, and how the
+"""Lessons 07's and 08's views of a claim check, in the learner's language: which engines ran,
+each engine's verdicts (the model's as what it predicts), the scorecard, the tally, and how the
 model fares, counted by where each expectation comes from."""
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def engines() -> list[str]:
-    """The engines lesson 07 asks: the model and both fakes, and MongoDB where one can be had."""
+def engines(fakes: bool = True) -> list[str]:
+    """The engines a lesson asks: the model, both fakes (lesson 07; lesson 08 asks without,
+    ``fakes=False``), and MongoDB where one can be had."""
     from labkit import servers
 
-    chosen = ["model", "mongomock", "montydb"]
+    chosen = ["model", "mongomock", "montydb"] if fakes else ["model"]
     if servers.mongodb_missing() is None:
         chosen.append("mongodb")
     return chosen

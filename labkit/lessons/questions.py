@@ -475,6 +475,59 @@ def _07_mongomock_42(lesson: str) -> Exercise:
     )
 
 
+# Lesson 08's claim from the wild, as its claim file states it: three products, one without a
+# price, sorted by price ascending; the blog says the one without a price comes last.
+_BLOG_PRODUCTS = ({"_id": "pen", "price": 3}, {"_id": "gift-card"}, {"_id": "mug", "price": 8})
+_BLOG_SORT = {"price": 1}
+_BLOG_LAST = "gift-card"
+
+
+def _blog_order(exercise: Exercise) -> list[Any]:
+    """The products' ``_id``s as ``find().sort({price: 1})`` gives them: on the kernel's
+    MongoDB where there is one (named as the exercise's engine), else as labkit's model
+    predicts them (the exercise's source then says so)."""
+    from labkit.engines.query import model_read, pymongo_read
+    from labkit.lessons.exercises import MODEL
+
+    ctx = _session()
+    docs = [dict(doc) for doc in _BLOG_PRODUCTS]
+    arguments = {"filter": {}, "sort": _BLOG_SORT}
+    if ctx.unavailable("mongodb") is None:
+        collection = ctx.mongodb_database("blog").products
+        collection.insert_many(docs)
+        found = pymongo_read(collection, "find", arguments)
+        exercise.engine_name = engine_name("mongodb")
+        exercise.engine = f"{engine_name('mongodb')} {ctx.mongodb().version}"
+    else:
+        found = model_read(docs, "find", arguments)
+        exercise.source, exercise.engine = MODEL, "labkit's model (no server here)"
+    return [doc["_id"] for doc in found]
+
+
+def _08_missing_last(lesson: str) -> Exercise:
+    def last_is_missing() -> bool:
+        return bool(_blog_order(asked)[-1] == _BLOG_LAST)
+
+    asked = Exercise(
+        N_("Does find().sort({price: 1}) put the gift card, which has no price, last?"),
+        observe=last_is_missing,
+        accept=Bool(),
+        hint=[N_("Lesson 02: in a sort, a missing field stands for one value of the type "
+                 "order. Which one?"),
+              N_("A missing field sorts as null. Where is null against every number in an "
+                 "ascending sort?")],
+        mistakes=[(True, N_("That is PostgreSQL's default (an ascending `ORDER BY` puts NULLs "
+                            "last), which the blog carried over. In MongoDB's sort order, where "
+                            "does a missing field stand?"))],
+        explanation=N_("In an ascending sort a missing field sorts as null, and null sorts "
+                       "before every number, so the gift card comes first, not last "
+                       "(labkit.explain names the rule: missing-sorts-as-null). PostgreSQL puts "
+                       "NULLs last in an ascending `ORDER BY`; MongoDB does not."),
+        lesson=lesson,
+    )
+    return asked
+
+
 EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "00.when": _00_when,
     "01.string_bytes": _01_string_bytes,
@@ -497,6 +550,7 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "06.sqlite_bigger": _06_sqlite_bigger,
     "06.write_volume": _06_write_volume,
     "07.mongomock_42": _07_mongomock_42,
+    "08.missing_last": _08_missing_last,
     **QUERY_EXERCISES,  # the queries the learner writes
 }
 
