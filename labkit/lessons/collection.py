@@ -182,6 +182,7 @@ class Answer:
         self.predicted, self.prediction_refused = predicted, prediction_refused
         self.docs = docs or []  # the model's copy of the collection the read ran on
         self.model_in_step = model_in_step
+        self.held: tuple[str, ...] = ()  # exercises whose answer this would give away
 
     # What a notebook cell reads ---------------------------------------------------------------
 
@@ -242,7 +243,7 @@ class Answer:
         try:
             if filter_ is not None and (filter_ or sort is None):
                 return frame(explain.find(self.docs, filter_,
-                                          mongodb_version=self.where.rules), words=True)
+                                          mongodb_version=self.where.rules))
             if sort:
                 chosen = _model_read(self.docs, Query(self.query.collection, "find",
                                                       {"filter": filter_ or {}}),
@@ -291,7 +292,17 @@ class Answer:
                 difference=self._difference())
         return _("{model} the same.").format(model=self.where.model_label())
 
+    def _waiting(self) -> Any:
+        """A note that this answer waits for an exercise not yet tried, or None."""
+        from labkit.lessons.notebook import Waiting, _untried
+
+        name = _untried(self.held) if self.held else None
+        return Waiting(name) if name else None
+
     def __str__(self) -> str:
+        waiting = self._waiting()
+        if waiting is not None:
+            return f"{self.query.mongosh()}\n{waiting}"
         lines = [self.query.mongosh(), "  pymongo: " + self.query.pymongo(), *self._lines()]
         table = self._table()
         if table is not None:
@@ -303,6 +314,9 @@ class Answer:
     @as_typed
     def _repr_html_(self) -> str:
         esc = html.escape
+        waiting = self._waiting()
+        if waiting is not None:
+            return f"<code><b>{esc(self.query.mongosh())}</b></code>{waiting._repr_html_()}"
         colour = _DIFFERS if self.differs() or self.refused else _BORDER
         parts = [f"<div style='border-left:4px solid {colour};"
                  "padding:.3em .8em'>",
@@ -315,7 +329,7 @@ class Answer:
         why = None if self.refused else self.why()
         if why is not None:
             parts.append(f"<details><summary>{esc(_('Why, document by document (labkit model)'))}"
-                         f"</summary>{why.to_html(escape=True, border=0, index=False)}</details>")
+                         f"</summary>{why._repr_html_()}</details>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -435,9 +449,11 @@ class Collection:
     """The learner's own collection (``labkit.collection``): reads and writes as pymongo's
     ``Collection`` takes them, answered by the lesson's server or by the model."""
 
-    def __init__(self, name: str, docs: list[Document], where: _Where) -> None:
+    def __init__(self, name: str, docs: list[Document], where: _Where,
+                 after: tuple[str, ...] = ()) -> None:
         self.name = name
         self.where = where
+        self.after = after  # exercises its answers wait for, in a notebook
         self._docs = copy.deepcopy(docs)  # the model's copy
         self._in_step = True  # False once a write the model cannot perform went to the server
         self._server: PyCollection[Document] | None = None
@@ -486,6 +502,11 @@ class Collection:
             predicted = _model_read(self._docs, query, self.where.rules)
         except (BadInput, NotSupported, ValueError, TypeError) as exc:
             prediction_refused = _refusal(exc)
+        answer = self._answer(query, predicted, prediction_refused)
+        answer.held = self.after
+        return answer
+
+    def _answer(self, query: Query, predicted: Any, prediction_refused: str) -> Answer:
         if self._server is None:
             return Answer(query, self.where, predicted, refused=prediction_refused,
                           docs=self._docs)
@@ -626,12 +647,15 @@ class Written:
                 f"padding:.2em .8em'>{html.escape(str(self))}</div>")
 
 
-def collection(name: str = "orders", documents: str | list[Document] | None = None) -> Collection:
+def collection(name: str = "orders", documents: str | list[Document] | None = None, *,
+               after: str | list[str] | tuple[str, ...] = ()) -> Collection:
     """Your own collection to query and change: ``labkit.collection("orders")`` holds a copy of
     the orders fixture; ``labkit.collection("mine", [{"_id": 1, "v": 5}])`` the documents you
     give; ``labkit.collection("mine", "orders")`` a fixture under another name; an unknown name
     with no documents starts empty. On the lesson's MongoDB where there is one (a fresh database
-    of labkit's own each time), else on labkit's model; each answer says which."""
+    of labkit's own each time), else on labkit's model; each answer says which. With ``after``
+    (an exercise's name, or several), a notebook shows its answers once they have been tried,
+    where they would give those answers away."""
     from labkit.model import fixtures
 
     if documents is None:
@@ -643,4 +667,5 @@ def collection(name: str = "orders", documents: str | list[Document] | None = No
     else:
         raise BadInput(Message(N_("documents are a list of documents or a fixture's name, such "
                                   "as {example}"), example='"orders"'))
-    return Collection(name, docs, _where_now())
+    held = (after,) if isinstance(after, str) else tuple(after)
+    return Collection(name, docs, _where_now(), held)
