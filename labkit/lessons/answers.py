@@ -20,6 +20,8 @@ from labkit.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Message, _, language, num
 # Words in front of a number that only say it is rounded: "~69%", "about 70%", "khoảng 70%".
 _ROUGHLY = ("~", "≈", "about", "around", "roughly", "approximately", "approx.", "approx",
             "circa", "ca.", "khoảng", "chừng", "xấp xỉ", "gần", "tầm")
+# What says a number is a percentage, after it: "69%", "69 percent", "69 phần trăm".
+_PERCENT = ("%", "percent", "per cent", "phần trăm")
 _LN2 = re.compile(r"(ln|log)\s*\(?\s*2\s*\)?")
 _RATIO = re.compile(r"(\d+)\s*/\s*(\d+)")
 _HEX_NUMBER = re.compile(r"0x[0-9a-f]+")
@@ -45,7 +47,24 @@ def _number_words(code: str) -> dict[str, int]:
         text = num2words(value, lang=code)
         words[text] = value
         words[text.replace("-", " ")] = value
+    if code == "vi":
+        words.update(_spoken_tens(words))
     return words
+
+
+def _spoken_tens(words: dict[str, int]) -> dict[str, int]:
+    """Vietnamese as it is said from 21 to 99: without "mươi" where the unit takes a form of its
+    own after it ("hai mươi mốt" is said "hai mốt", "hai mươi lăm" "hai lăm"), which num2words
+    does not write. A unit that keeps its own form is left whole: "hai ba" also says "two or
+    three"."""
+    alone = {value: text for text, value in words.items() if value < 10}
+    spoken = {}
+    for text, value in words.items():
+        parts = text.split()
+        if 20 < value < 100 and len(parts) == 3 and parts[1] == "mươi" \
+                and parts[2] != alone[value % 10]:
+            spoken[f"{parts[0]} {parts[2]}"] = value
+    return spoken
 
 
 def _strip_roughly(text: str) -> str:
@@ -128,7 +147,8 @@ def _plain(text: str) -> Reading | None:
 
 
 def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
-    """A number from an int, a float or text; a percentage (``"69%"``) is read as 0.69; a unit
+    """A number from an int, a float or text; a percentage (``"69%"``, ``"69 percent"``, ``"69
+    phần trăm"``) is read as 0.69; a unit
     of ``units`` after the number, in any case, with or without a space (``"29 bytes"``,
     ``"29B"``), is allowed. Raises ``Unreadable``."""
     if isinstance(value, bool):
@@ -146,15 +166,15 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
         if text.endswith(" " + unit) or glued:  # "29 bytes", "29bytes", "29B"
             text = text[:-len(unit)].strip()
             break
-    share = text.endswith("%")
-    text = text.removesuffix("%").strip()
+    mark = next((mark for mark in _PERCENT if text.endswith(mark)), "")
+    text = text.removesuffix(mark).strip()
     reading = _plain(text)
     if reading is None and units and re.match(r"[\d.,]+\s*\S", text):
         raise Unreadable(Message(N_("{value}: write the number alone, or followed by {units}"),
                                  value=repr(value), units=" / ".join(units)))
     if reading is None:
         raise Unreadable(Message(N_("{value} is not a number"), value=repr(value)))
-    return Reading(reading.value / 100, reading.note) if share else reading
+    return Reading(reading.value / 100, reading.note) if mark else reading
 
 
 YES_NO = {
@@ -388,13 +408,41 @@ NOTHING = ("none", "nothing", "empty", "no documents", "no results", "not one", 
            "danh sách rỗng", "tập rỗng")
 
 
-def whole_or_none(value: Any) -> str | None:
+# What a list answer's items are called after "all" ("all the orders", "tất cả các đơn hàng"):
+# the lessons ask for orders, events, documents and their _ids.
+ITEMS = ("orders", "order", "events", "documents", "docs", "ids", "_ids", "đơn hàng",
+         "sự kiện", "tài liệu", "bản ghi")
+# Words that say "all" before the items' name or their count: "all the orders", "cả 5 đơn hàng"
+# (all 5 orders), "tất cả 5".
+_ALL = ("all", "all the", "all of the", "every", "tất cả", "tất cả các", "cả", "toàn bộ",
+        "toàn bộ các")
+
+
+def _all_of(text: str, count: int | None) -> bool:
+    """Whether ``text`` says all the items by their name or their count ("all the orders", "cả
+    5 đơn hàng"): a count is all only where it is ``count``, the number of items there are."""
+    named = next((noun for noun in sorted(ITEMS, key=len, reverse=True)
+                  if text.endswith(" " + noun)), "")
+    text = text.removesuffix(named).strip()
+    if named and text in _ALL:
+        return True
+    head, _space, last = text.rpartition(" ")
+    if head not in _ALL or count is None:
+        return False
+    try:
+        return read_number(last).value == count
+    except Unreadable:
+        return False
+
+
+def whole_or_none(value: Any, count: int | None = None) -> str | None:
     """``"all"`` or ``"none"`` when the text says "all of them" or "none", in English or the
-    language in use (the word lists above), else None."""
+    language in use (the word lists above), else None. "All" may name the items or their
+    ``count`` ("all 5 orders", "cả 5 đơn hàng"): another count is not all."""
     if not isinstance(value, str):
         return None
     text = " ".join(value.strip().strip("\"'.!").lower().split())
-    if text in EVERYTHING:
+    if text in EVERYTHING or _all_of(text, count):
         return "all"
     if text in NOTHING or text in ("[]", "()", "{}", "set()"):
         return "none"

@@ -541,11 +541,12 @@ class InOrder(Accept[list[Any]]):
             return False
 
     def _everything(self, prediction: Any) -> list[Any] | None:
-        if whole_or_none(prediction) != "all":
+        choices = self.choices
+        if whole_or_none(prediction, None if choices is None else len(choices)) != "all":
             return None
-        if self.choices is None:
+        if choices is None:
             raise Unreadable(Message(N_("name the items one by one")))
-        return self.choices
+        return choices
 
     @property
     def example(self) -> str:  # type: ignore[override]
