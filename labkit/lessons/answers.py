@@ -2,7 +2,9 @@
 
 A number is read as the learner's language writes it (Babel, CLDR): "69,6%" and "0,7" in
 Vietnamese, "1,700" as one thousand seven hundred in English. Where the two languages read a
-text differently, the language in use wins and the reading says which it took.
+text differently, the language in use wins and the reading says which it took. A time is read
+as ISO 8601, else by dateutil's parser, day first where the language writes the day first
+(CLDR, through Babel): "17/10/2012 21:13:27" in Vietnamese.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labkit.errors import Unreadable
 from labkit.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Message, _, language, number
+
+if TYPE_CHECKING:
+    from dateutil import parser as dateutil_parser
 
 # Words in front of a number that only say it is rounded: "~69%", "about 70%", "khoảng 70%".
 _ROUGHLY = ("~", "≈", "about", "around", "roughly", "approximately", "approx.", "approx",
@@ -246,7 +251,7 @@ def _zone(name: str | None, offset: int | None) -> dt.tzinfo | None:
 
 
 @functools.cache
-def _time_parser() -> Any:
+def _time_parser() -> dateutil_parser.parser:
     """dateutil's parser, knowing Vietnamese's words around a date and a time beside
     English's."""
     from babel.dates import get_period_names
@@ -283,20 +288,20 @@ def _not_a_time(value: Any) -> Unreadable:
     return Unreadable(Message(N_("{value} is not a time"), value=repr(value)))
 
 
-def _calendar(text: str, value: Any) -> TimeReading:
+def _calendar(text: str, typed: str, value: Any) -> TimeReading:
     """A date and a time as people write them ("17/10/2012 21:13:27", "21:13:27 UTC ngày
     17-10-2012"), read by dateutil, day first or month first as the language in use writes
-    dates; the note says which order it took where the other would give another day."""
+    dates; the note says which order it took where the other would give another day. ``text``
+    is what dateutil reads, ``typed`` what the note quotes, ``value`` what an error quotes."""
     from babel.dates import format_date
     from dateutil.parser import ParserError
 
     def parse(dayfirst: bool, default: dt.datetime) -> dt.datetime:
-        moment: dt.datetime = _time_parser().parse(text, default=default, dayfirst=dayfirst,
-                                                   tzinfos=_zone)
-        return moment
+        return _time_parser().parse(text, default=default, dayfirst=dayfirst, tzinfos=_zone)
 
     code = language()
-    dayfirst = _day_first(code) and not _YEAR_FIRST_DATE.search(text)
+    year_first = _YEAR_FIRST_DATE.search(text) is not None
+    dayfirst = _day_first(code) and not year_first
     try:
         moment, filled = (parse(dayfirst, blank) for blank in _BLANKS)
         other = parse(not dayfirst, _BLANKS[0])
@@ -309,12 +314,12 @@ def _calendar(text: str, value: Any) -> TimeReading:
     if moment != filled:
         raise Unreadable(Message(N_("{value} lacks a date or a time of day: write both"),
                                  value=repr(value)))
-    if other == moment or _YEAR_FIRST_DATE.search(text):
+    if other == moment or year_first:
         return TimeReading(moment)
     template = (N_("I read {text} as {date}, day first, as {language} writes dates.") if dayfirst
                 else N_("I read {text} as {date}, month first, as {language} writes dates."))
     return TimeReading(moment, _(template).format(
-        text=text, date=format_date(moment.date(), "long", locale=code),
+        text=typed, date=format_date(moment.date(), "long", locale=code),
         language=_(LANGUAGE_NAMES[code])))
 
 
@@ -354,7 +359,7 @@ def read_time(value: Any) -> TimeReading:
     typed = value.strip().strip("\"'").strip()
     text = _NAMED_OFFSET.sub(_offset, typed)
     moment = _iso(text)
-    reading = TimeReading(moment) if moment is not None else _calendar(text, value)
+    reading = TimeReading(moment) if moment is not None else _calendar(text, typed, value)
     if reading.moment.tzinfo:
         return reading
     unzoned = _("I read {text} as UTC: it names no time zone. Write UTC or Z after a time to "
