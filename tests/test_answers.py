@@ -4,15 +4,17 @@ in Vietnamese."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pytest
 from bson import ObjectId
 
 from labkit import i18n
+from labkit.errors import Unreadable
 from labkit.lessons import course, notebook, questions
-from labkit.lessons.answers import read_number, says_error
-from labkit.lessons.exercises import OWN, Exercise, Number, Said
+from labkit.lessons.answers import read_number, read_time, says_error
+from labkit.lessons.exercises import OWN, Exercise, Number, Said, Time
 
 # The exercises' claims run once in the shared offline session (tests/conftest.py), which this
 # file and test_questions.py read: the root conftest.py keeps both on one worker.
@@ -481,3 +483,224 @@ def test_an_answer_measured_on_an_engine_names_it_with_its_version(name, engine)
     assert right.correct is True
     assert f"The live run on {engine}" in right.message
     assert f"(observed on {engine}" in exercise.reveal().message
+
+
+# 00.when as the learner writes a time: day first as Vietnamese writes dates, Vietnamese's own
+# words, labkit's own rendering; each names 2012-10-17 21:13:27 UTC.
+WHEN_WRITTEN = [
+    ("vi", "17/10/2012 21:13:27"),
+    ("vi", "17-10-2012 21:13:27"),
+    ("en", "17/10/2012 21:13:27"),  # no month 17: month first cannot read it otherwise
+    ("vi", "17.10.2012 21:13:27 UTC"),
+    ("vi", "ngày 17 tháng 10 năm 2012 lúc 21:13:27"),
+    ("vi", "21 giờ 13 phút 27 giây ngày 17/10/2012"),
+    ("vi", "17/10/2012 9:13:27 CH"),  # CLDR's Vietnamese afternoon mark
+    ("vi", "21:13:27 UTC 17 tháng 10, 2012"),  # Babel's long Vietnamese date and time
+    ("en", "October 17, 2012 9:13:27 PM UTC"),
+    ("vi", "18/10/2012 04:13:27 UTC+7"),  # the zone as labkit's own hints write it
+    ("vi", "18/10/2012 04:13:27 +07:00"),
+    ("en", "17/10/2012 14:13:27 GMT-7"),  # 7 hours behind UTC, as a person means GMT-7
+    ("vi", "2012/10/17 21:13:27"),  # year first
+]
+
+
+@pytest.mark.parametrize(("lang", "prediction"), WHEN_WRITTEN, ids=repr)
+def test_00_when_reads_a_time_as_the_learner_writes_it(lang, prediction):
+    """00.when judges right each spelling of the ObjectId's moment above, day first as
+    Vietnamese writes dates, where it said "not a time"."""
+    exercise = _exercise("00.when", lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is True, feedback.message
+    assert exercise.attempts == 1
+
+
+def test_00_when_reads_labkits_own_vietnamese_rendering_of_the_moment():
+    """00.when is right for the moment as labkit itself writes it in Vietnamese (O3's title,
+    "… được tạo lúc 21:13:27 UTC ngày 17-10-2012"), with no note on the zone, which it
+    names."""
+    exercise = _exercise("00.when", "vi")
+    rendering = i18n._("507f1f77bcf86cd799439011 was made at 2012-10-17 21:13:27 UTC")
+    moment = rendering.split(" lúc ", 1)[1]
+    assert moment == "21:13:27 UTC ngày 17-10-2012"
+    feedback = exercise.check(moment)
+    assert feedback.correct is True, feedback.message
+    assert "múi giờ" not in feedback.message
+
+
+@pytest.mark.parametrize(("lang", "prediction", "said"), [
+    ("en", "2012-10-17 21:13:27", "I read 2012-10-17 21:13:27 as UTC: it names no time zone."),
+    ("vi", "17/10/2012 21:13:27", "labkit đọc 17/10/2012 21:13:27 là giờ UTC, vì không thấy múi "
+                                  "giờ nào được ghi."),
+    ("en", dt.datetime(2012, 10, 17, 21, 13, 27), "I read this datetime as UTC: it has no "
+                                                  "tzinfo."),
+])
+def test_00_when_says_a_time_without_a_zone_was_read_as_utc(lang, prediction, said):
+    """00.when reads a time that names no zone as UTC, and its feedback says so and asks for UTC
+    or Z (or tzinfo), even when the moment is right."""
+    feedback = _exercise("00.when", lang).check(prediction)
+    assert feedback.correct is True, feedback.message
+    assert said in feedback.message
+
+
+@pytest.mark.parametrize(("lang", "right", "said"), [
+    ("vi", True, "labkit đọc 05/06/2012 21:13:27 UTC là 5 tháng 6, 2012, ngày trước tháng sau, "
+                 "theo cách tiếng Việt viết ngày tháng."),
+    ("en", False, "I read 05/06/2012 21:13:27 UTC as May 6, 2012, month first, as English "
+                  "writes dates."),
+])
+def test_an_ambiguous_date_is_read_as_the_language_writes_dates_and_says_so(lang, right, said):
+    """A Time exercise (00.when's rule) whose answer is 5 June reads 05/06/2012 day first in
+    Vietnamese (right) and month first in English (wrong), and the feedback says which."""
+    i18n.language(lang)
+    exercise = Exercise("q?", lambda: "2012-06-05T21:13:27Z", hint="h", explanation="e",
+                        accept=Time())
+    feedback = exercise.check("05/06/2012 21:13:27 UTC")
+    assert feedback.correct is right, feedback.message
+    assert said in feedback.message
+
+
+def test_a_year_first_date_is_read_year_month_day_in_either_language():
+    """Time (00.when's rule) reads 2012/10/05 as 5 October in Vietnamese too, never as 10 May,
+    and says nothing of the order (no one writes year, day, month)."""
+    for lang in ("vi", "en"):
+        i18n.language(lang)
+        reading = read_time("2012/10/05 21:13:27 UTC")
+        assert reading.moment == dt.datetime(2012, 10, 5, 21, 13, 27, tzinfo=dt.UTC)
+        assert reading.note == ""
+
+
+@pytest.mark.parametrize(("lang", "prediction", "hint"), [
+    ("en", 1_350_508_407, "as seconds since 1970: now write it as a UTC time"),
+    ("en", "1350508407", "as seconds since 1970: now write it as a UTC time"),
+    ("en", "1,350,508,407", "as seconds since 1970: now write it as a UTC time"),
+    ("en", 1_350_508_407_000, "as milliseconds since 1970"),
+    ("vi", "1.350.508.407", "số giây kể từ năm 1970"),
+    ("vi", 1_350_508_407_000, "số mili giây kể từ năm 1970"),
+])
+def test_00_when_answered_in_seconds_or_milliseconds_gets_its_own_hint(lang, prediction, hint):
+    """00.when answered with the seconds hint 1 leads to, or with milliseconds
+    (docs/instructors.md's named mistake), is a wrong try with its own hint, neither "not a
+    time" nor right."""
+    exercise = _exercise("00.when", lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is False, feedback.message
+    assert exercise.attempts == 1
+    assert hint in feedback.message
+
+
+# Near misses of 00.when that must stay wrong (judged, with a hint) or unread (no attempt).
+WHEN_WRONG = [
+    ("vi", "17/10/2012 21:13:28"),  # a second late
+    ("vi", "16/10/2012 21:13:27"),
+    ("vi", "17/10/2012 21:13"),  # no seconds: 21:13:00
+    ("vi", "18/10/2012 04:13:27"),  # Hanoi's clock, no zone: read as UTC, 7 hours ahead
+    ("vi", "17/10/2012 21:13:27 UTC+7"),  # UTC's digits labelled as Hanoi's clock
+    ("en", "17/10/2012 14:13:27 GMT+7"),  # right only if GMT+7 were read the POSIX way, as UTC-7
+]
+WHEN_UNREAD = [
+    ("vi", "17/10/2012"),  # no time of day: not midnight
+    ("vi", "21:13:27"),  # no date: not today
+    ("vi", "17/10/2012 21:13:27 ICT"),  # a zone's name with no offset
+    ("vi", 1_350_508_400),  # a number that is not this moment in seconds or milliseconds
+    ("vi", "hôm qua"),
+]
+
+
+@pytest.mark.parametrize(("lang", "prediction"), WHEN_WRONG, ids=repr)
+def test_00_when_near_misses_stay_wrong(lang, prediction):
+    """00.when judges each near miss above wrong, with a hint: reading more spellings made no
+    wrong moment right."""
+    exercise = _exercise("00.when", lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is False, feedback.message
+    assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize(("lang", "prediction"), WHEN_UNREAD, ids=repr)
+def test_00_when_leaves_a_part_missing_unread_not_filled_in(lang, prediction):
+    """00.when refuses a time without its date or time of day, a zone it cannot place and a
+    number that counts no part of the answer, at no attempt's cost, never filling in today or
+    midnight."""
+    exercise = _exercise("00.when", lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is None, feedback.message
+    assert exercise.attempts == 0
+
+
+# Natural Vietnamese answers, each meaning the exercise's answer.
+NATURAL = [
+    ("02.first", "vi", "mảng trống"),  # empty array
+    ("06.random_fill", "vi", "69 phần trăm"),
+    ("06.random_fill", "vi", "sáu mươi chín phần trăm"),
+    ("06.random_fill", "en", "69 percent"),
+    ("04.uuid_bytes", "vi", "hai mốt"),  # 21, as it is said
+    ("04.uuid_bytes", "vi", "hai mốt byte"),
+    ("05.from_bound", "vi", "hai lăm"),  # 25, as it is said
+    ("05.from_bound", "vi", "hai lăm tài liệu"),
+    ("03.expr", "vi", "tất cả các đơn hàng"),  # all the orders
+    ("03.expr", "vi", "cả 5 đơn hàng"),  # all 5 orders
+    ("03.expr", "vi", "cả năm đơn hàng"),
+    ("03.expr", "en", "all the orders"),
+    ("03.expr", "en", "all 5 orders"),
+]
+
+
+@pytest.mark.parametrize(("name", "lang", "prediction"), NATURAL, ids=repr)
+def test_a_natural_vietnamese_answer_is_read_as_what_it_means(name, lang, prediction):
+    """Each answer above, as a Vietnamese (or English) speaker says it, means the named
+    exercise's answer and is judged right, where it was not read."""
+    exercise = _exercise(name, lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is True, feedback.message
+    assert exercise.attempts == 1
+
+
+# Their near misses: another answer (wrong), or words that say no one answer (unread).
+NATURAL_WRONG = [
+    ("03.gt_zero", "vi", "tất cả các đơn hàng"),  # all five, where four match
+    ("06.random_fill", "vi", "50 phần trăm"),
+    ("04.uuid_bytes", "vi", "hai lăm"),  # 25, not 21
+    ("05.from_bound", "vi", "hai mốt"),  # 21, not 25
+    ("05.from_bound", "vi", "mười lăm"),
+]
+NATURAL_UNREAD = [
+    ("03.gt_zero", "vi", "cả 4 đơn hàng"),  # "all 4" of five orders: which four?
+    ("03.expr", "vi", "cả 4 đơn hàng"),
+    ("03.expr", "vi", "tất cả trừ đơn hàng 2"),  # all but order 2
+    ("04.uuid_bytes", "vi", "hai ba"),  # also "two or three": not read as 23
+    ("04.uuid_bytes", "en", "hai mốt"),  # Vietnamese number words, in the English edition
+    ("06.random_fill", "vi", "69 phần"),
+    ("02.first", "vi", "mảng"),
+]
+
+
+@pytest.mark.parametrize(("name", "lang", "prediction"), NATURAL_WRONG, ids=repr)
+def test_a_natural_answer_that_means_another_stays_wrong(name, lang, prediction):
+    """Each answer above is read as it is said and means another answer than the named
+    exercise's: judged wrong, an attempt counted."""
+    exercise = _exercise(name, lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is False, feedback.message
+    assert exercise.attempts == 1
+
+
+@pytest.mark.parametrize(("name", "lang", "prediction"), NATURAL_UNREAD, ids=repr)
+def test_words_near_a_natural_answer_stay_unread(name, lang, prediction):
+    """Each text above is near a natural answer but names no one answer to the named exercise
+    (a count that is not all the orders, "all but", "hai ba"): unread, at no attempt's cost."""
+    exercise = _exercise(name, lang)
+    feedback = exercise.check(prediction)
+    assert feedback.correct is None, feedback.message
+    assert exercise.attempts == 0
+
+
+def test_spoken_tens_are_the_ones_whose_unit_has_a_form_of_its_own():
+    """05.from_bound's and 04.uuid_bytes' number reader takes spoken Vietnamese tens where the
+    unit after "mươi" differs from the digit alone (mốt, lăm), and no other."""
+    i18n.language("vi")
+    assert read_number("hai mốt").value == 21
+    assert read_number("chín lăm").value == 95
+    assert read_number("hai mươi mốt").value == 21
+    for text in ("hai ba", "hai một", "hai năm", "mười mốt"):
+        with pytest.raises(Unreadable):
+            read_number(text)

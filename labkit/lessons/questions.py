@@ -40,7 +40,7 @@ VALUES = ("random values", "values", "value", "processes", "process", "giá tr�
           "giá trị", "tiến trình")
 # Other ways of naming an _id of the mixed fixture: its value where no other _id holds that
 # value, in either language's decimal mark ("9,5" in Vietnamese).
-NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng"),
+NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng", "mảng trống"),
          "dbl9.5": ("double 9.5", "9.5", "9,5", "dbl9,5", "double 9,5", "số thực 9,5",
                     "số thực 9.5")}
 

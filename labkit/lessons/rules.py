@@ -9,6 +9,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from labkit.claims.claim import short_json
@@ -19,6 +20,7 @@ from labkit.lessons.answers import (
     read_bool,
     read_hex,
     read_number,
+    read_time,
     whole_or_none,
     yes_no,
 )
@@ -224,9 +226,39 @@ def _iso_offset(offset: dt.timedelta) -> str:
     return f"{'-' if minutes < 0 else '+'}{hours:02d}:{rest:02d}"
 
 
-class Time(Accept[dt.datetime]):
-    """The same moment: a ``datetime`` or any ISO 8601 spelling of it. ``utc`` names the answer
-    in the hint for a local time given as UTC (``"the ObjectId's time"``)."""
+# A count since 1970-01-01 UTC typed where a time is asked names the right moment, but is not
+# yet the time asked for: seconds (what int('507f1f77', 16) gives) and milliseconds (what
+# JavaScript's Date counts) each get their own hint.
+_COUNTS = {1: N_("That is the right moment, as seconds since 1970: now write it as a UTC time "
+                 "(datetime.datetime.fromtimestamp(seconds, datetime.UTC) makes one)."),
+           1000: N_("That is the right moment, as milliseconds since 1970 (as JavaScript's Date "
+                    "counts): divide by 1,000 for seconds, then write it as a UTC time.")}
+
+
+@dataclass(frozen=True)
+class Count:
+    """A number typed where a time is asked that counts the right moment since 1970, in
+    ``per_second`` units a second (1: seconds, 1000: milliseconds): a near miss, never right."""
+
+    per_second: int
+
+
+def _count(prediction: Any, answer: Any) -> Count | None:
+    """The count since 1970 that ``prediction`` is, where it names ``answer``'s moment (to the
+    nearest unit), else None."""
+    try:
+        value = read_number(prediction).value
+    except Unreadable:
+        return None
+    seconds = parse_time(answer).timestamp()
+    return next((Count(per) for per in _COUNTS
+                 if math.isclose(value, seconds * per, rel_tol=0, abs_tol=0.5)), None)
+
+
+class Time(Accept[dt.datetime | Count]):
+    """The same moment: a ``datetime``, any ISO 8601 spelling of it, or a date and a time as the
+    learner's language writes them (``labkit.lessons.answers.read_time``). ``utc`` names the
+    answer in the hint for a local time given as UTC (``"the ObjectId's time"``)."""
 
     example = '"2001-02-03T04:05:06Z"'
 
@@ -234,10 +266,14 @@ class Time(Accept[dt.datetime]):
         self.utc = utc
 
     def mistake(self, prediction: Any, answer: Any) -> str | Message:
-        """A local time where UTC is asked: a time written as UTC (no offset, ``Z``) that is a
-        whole number of hours or half hours off, within any zone's offset, is named by that
-        offset ("7 hours ahead: that is the time in UTC+7"); UTC's clock digits labelled with
-        an offset are told that the offset names another clock."""
+        """The right moment as a count since 1970 (seconds, milliseconds) is told to write it
+        as a time. A local time where UTC is asked: a time written as UTC (no offset, ``Z``)
+        that is a whole number of hours or half hours off, within any zone's offset, is named
+        by that offset ("7 hours ahead: that is the time in UTC+7"); UTC's clock digits
+        labelled with an offset are told that the offset names another clock."""
+        count = _count(prediction, answer)
+        if count is not None:
+            return _COUNTS[count.per_second]
         try:
             moment, truth = parse_time(prediction), parse_time(answer)
         except Unreadable:
@@ -259,13 +295,28 @@ class Time(Accept[dt.datetime]):
         return Message(template, hours=int(hours) if hours.is_integer() else hours,
                        zone=_zone(gap), what=Message(self.utc))
 
-    def read(self, prediction: Any, answer: Any) -> dt.datetime:
-        """The prediction as an aware datetime."""
-        return parse_time(prediction)
+    def read(self, prediction: Any, answer: Any) -> dt.datetime | Count:
+        """The prediction as an aware datetime; a number that counts the answer's moment since
+        1970 as a ``Count`` (a near miss with its own hint, not unreadable)."""
+        try:
+            return parse_time(prediction)
+        except Unreadable:
+            count = _count(prediction, answer)
+            if count is None:
+                raise
+            return count
 
-    def equal(self, prediction: dt.datetime, answer: Any) -> bool:
-        """Same instant (to the microsecond)."""
-        return prediction == parse_time(answer)
+    def equal(self, prediction: dt.datetime | Count, answer: Any) -> bool:
+        """Same instant (to the microsecond); a count is never the time asked for."""
+        return isinstance(prediction, dt.datetime) and prediction == parse_time(answer)
+
+    def note(self, prediction: Any, answer: Any) -> str:
+        """How a date was read where it could be read another way (day or month first), and
+        that a time naming no zone was read as UTC."""
+        try:
+            return read_time(prediction).note
+        except Unreadable:
+            return ""
 
     def show(self, answer: Any) -> str:
         """ISO 8601 in UTC with ``Z``."""
@@ -275,8 +326,12 @@ class Time(Accept[dt.datetime]):
 
     def describe(self) -> str:
         """Any spelling of the same moment."""
-        return _("the same moment in any ISO 8601 spelling: with Z, +00:00, UTC or another "
-                 "offset, a space or T, with or without milliseconds")
+        return _("the same moment in any ISO 8601 spelling (with Z, +00:00, UTC or another "
+                 "offset, a space or T, with or without milliseconds) or as a date and a time "
+                 "are written in the learner's language (03/02/2001 04:05:06, day first in "
+                 "Vietnamese; 04:05:06 UTC ngày 03-02-2001); a time without a zone is read as "
+                 "UTC, and the feedback says so; seconds or milliseconds since 1970 get a hint "
+                 "to write them as a time")
 
 
 class Hex(Accept[str]):
@@ -486,11 +541,12 @@ class InOrder(Accept[list[Any]]):
             return False
 
     def _everything(self, prediction: Any) -> list[Any] | None:
-        if whole_or_none(prediction) != "all":
+        choices = self.choices
+        if whole_or_none(prediction, None if choices is None else len(choices)) != "all":
             return None
-        if self.choices is None:
+        if choices is None:
             raise Unreadable(Message(N_("name the items one by one")))
-        return self.choices
+        return choices
 
     @property
     def example(self) -> str:  # type: ignore[override]
