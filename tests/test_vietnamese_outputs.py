@@ -16,6 +16,8 @@ This file is the Vietnamese edition's notebook test: each lesson runs in one fre
 to bottom as it is and then again with its answers revealed, and both the test of each cell and
 the scan of its outputs read that one run (nbval, which runs the English edition, does not
 collect notebooks/vi: see the root conftest.py); the revealed pass is read by the scan alone.
+The same run, as it is, counts each lesson's figures: every lesson shows one before any answer
+is given.
 """
 
 from __future__ import annotations
@@ -202,6 +204,7 @@ class Ran:
     shown: str
     error: str
     html: str = ""
+    figures: int = 0  # the images (image/png) it displayed
 
 
 def _code_cells(lesson: Path) -> list[dict]:
@@ -272,7 +275,8 @@ def _executed(lesson: Path, kernel_manager: type) -> dict[bool, tuple[Ran, ...]]
     ran = tuple(Ran(cell.source, "\n".join(_shown(o) for o in cell.get("outputs", [])),
                     _error(cell, stopped),
                     "\n".join("".join(o.get("data", {}).get("text/html", ""))
-                              for o in cell.get("outputs", [])))
+                              for o in cell.get("outputs", [])),
+                    sum("image/png" in o.get("data", {}) for o in cell.get("outputs", [])))
                 for cell in notebook.cells)
     return {False: ran[:len(code)], True: ran[len(code):]}
 
@@ -404,6 +408,16 @@ def test_a_vietnamese_lesson_shows_no_english_sentence_or_english_number(lesson,
         problems += [f"code cell {index}: card number {hit!r}"
                      for hit in english_card_numbers_in(cell.html)]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_a_lesson_run_with_no_answer_shows_a_figure(lesson, kernel_manager):
+    """Every lesson, run top to bottom without a server and with no exercise answered, shows at
+    least one figure (an image/png output): a picture that teaches before any answer is given,
+    where lessons 00, 01, 03 and 07 showed none and 02's and 05's waited for an answer. The
+    Vietnamese edition is built from the English one, cell for cell, so the count is both's."""
+    ran = _executed(lesson, kernel_manager)[False]
+    assert sum(cell.figures for cell in ran) >= 1, [cell.source for cell in ran]
 
 
 def test_every_question_of_every_claim_has_a_label():
