@@ -55,8 +55,9 @@ def _renders(figure) -> list[str]:
 
 @pytest.mark.parametrize("name", HOSTILE, ids=[ascii(n) for n in HOSTILE])
 def test_hostile_ids_processes_fields_and_versions_render_in_every_plot(name):
-    """The type ladder's ``_id``s, the ID chart's process names, the bit layout's fields and a
-    B-tree summary's engine version are drawn as plain text, with no warning."""
+    """The type ladder's and the type brackets' ``_id``s, the ID charts' process names, the bit
+    layout's fields and a B-tree summary's engine version are drawn as plain text, with no
+    warning."""
     figures = [
         plots.type_ladder([{"_id": name, "v": 1}, {"_id": "b", "v": "s"}]),
         plots.id_rank([{"hex": "65" * 12, "process": name, "made_at_ms": 1.0},
@@ -64,6 +65,10 @@ def test_hostile_ids_processes_fields_and_versions_render_in_every_plot(name):
         plots.bit_layout([{"field": name, "bits": 32}, {"field": "counter", "bits": 24}], name),
         plots.btree_summary(_measured(name, name, name, [0.5, 0.7])),
         plots.splits_per_1000({name: [1, 2, 3]}, 10, name),
+        plots.type_brackets([{"_id": name, "userId": 1}, {"_id": "b", "userId": "s"}]),
+        plots.type_brackets([{"_id": name, "userId": 1}], query={"$gt": 0}),
+        plots.id_time_in_second([{"hex": "65" * 12, "process": name, "made_at_ms": 1.0},
+                                 {"hex": "66" * 12, "process": "B", "made_at_ms": 2.0}], name),
     ]
     for figure in figures:
         texts = _renders(figure)
@@ -83,6 +88,8 @@ FIGURES = {
     "type_ladder": lambda: plots.type_ladder([{"_id": "a", "v": 1}, {"_id": "b", "v": "s"}]),
     "btree_summary": lambda: plots.btree_summary(_measured("model", "", "uuid4", [0.55, 0.7])),
     "splits_per_1000": lambda: plots.splits_per_1000({"uuid4": [1, 2, 3]}, 10, "splits"),
+    "type_brackets": lambda: plots.type_brackets([{"_id": 1, "userId": 0.5},
+                                                  {"_id": 2, "userId": 2.5}], "userId"),
 }
 
 
@@ -139,4 +146,128 @@ def test_the_cache_plot_states_no_share_it_did_not_measure():
                                           "cache_reads": None}])
     assert figure.axes[0].get_title() == "Cache reads: none measured"
     assert "the index outgrows the cache" not in _renders(figure)
+    plt.close(figure)
+
+
+def _drawn(factory, language, monkeypatch) -> list[str]:
+    """The texts of the figure ``factory`` draws in ``language``, rendered with no warning, each
+    without the spaces around it."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(i18n, "_chosen", language)
+    figure = factory()
+    texts = [t.strip() for t in _renders(figure)]
+    plt.close(figure)
+    return texts
+
+
+def _orders():
+    from labkit.model import fixtures
+
+    return fixtures.load("orders")
+
+
+def _chapter_run():
+    from labkit.model import objectid
+
+    return objectid.inversion_example()
+
+
+# The lessons' figures that teach before an answer, each with texts it must show in English and
+# in Vietnamese (labkit/locale/vi/labkit.po), and texts it must not show.
+TEACHING = {
+    "ladder": (lambda: plots.ladder(),
+               ["1. MinKey", "3. Numbers (int, long, double, decimal)",
+                "The BSON type ladder: type first, then value"],
+               ["Bậc thang kiểu BSON: kiểu trước, giá trị sau",
+                "sắp xếp tăng dần: bậc thấp đứng trước"],
+               # 02.first's answer is the empty array, which sorts below null: not shown
+               ["empty array", "mảng rỗng"]),
+    "type_brackets": (lambda: plots.type_brackets(_orders(), "userId"),
+                      ["Numbers", "String", '_id 2: "42"', '_id 3: NumberLong("42")',
+                       "Each value in its type's bracket"],
+                      ["Số (Numbers)", "Mỗi giá trị trong nhóm kiểu của nó"],
+                      # 03.gt_zero's answer: no operand, nothing marked as returned
+                      ["returned (labkit's model)", "{$gt: 0}",
+                       "được trả về (mô hình của labkit)"]),
+    "type_brackets answered": (
+        lambda: plots.type_brackets(_orders(), "userId", {"$gt": 0}),
+        ["{$gt: 0}", "returned (labkit's model)", "not returned",
+         "another bracket: {$gt: 0} never compares these"],
+        ["được trả về (mô hình của labkit)",
+         "nhóm kiểu khác: {$gt: 0} không bao giờ so sánh các giá trị này"], []),
+    "leaf_splits": (lambda: plots.leaf_splits(range(1, 13), 4, steps=[4, 5, 9, 12]),
+                    ["50/50 splits", "rightmost splits", "after 12 keys",
+                     "leaves: 5; average fill: 60%", "leaves: 3; average fill: 100%"],
+                    ["tách trang 50/50", "sau 12 khoá", "số trang lá: 5; lấp đầy trung bình: 60%",
+                     "số trang lá: 3; lấp đầy trung bình: 100%"], []),
+    "id_time_in_second": (lambda: plots.id_time_in_second(_chapter_run(), "run"),
+                          ["process A: 3 IDs", "process B: 3 IDs", "6ac71201\n2026-10-08T03:46:09Z",
+                           "when in its second the ID was made (ms)"],
+                          ["tiến trình A: 3 ID", "trường timestamp của ID"],
+                          # no random value, no rank: 05.randoms and 05.inversion stay open
+                          ["d1375a74bd", "a9fded4f0c", "rank when sorted by _id"]),
+    "bson_bytes": (lambda: plots.bson_bytes(
+        [__import__("datetime").datetime(2026, 10, 1, tzinfo=__import__("datetime").UTC),
+         "2026-10-01T00:00:00.000Z"], "bytes"),
+        ["8 bytes", "29 bytes", "int32 length", "UTF-8 characters", "NUL", "19", "5a"],
+        ["8 byte", "29 byte", "độ dài int32", "các ký tự UTF-8"], []),
+    "bson_bytes objectid": (lambda: plots.bson_bytes(
+        [__import__("bson").ObjectId("507f1f77bcf86cd799439011")], "ObjectId"),
+        ["timestamp", "random", "counter", "12 bytes", "50", "7f", "11"],
+        ["giá trị ngẫu nhiên", "bộ đếm", "12 byte"],
+        # 00.when's answer, the time the ID was made, is not shown
+        ["2012", "1350508407"]),
+    "engine_kinds": (lambda: plots.engine_kinds(["model", "mongomock", "montydb", "mongodb"]),
+                     ["labkit's model", "in-process fake", "a MongoDB server", "mongomock, montydb",
+                      "MongoDB"],
+                     ["mô hình của labkit", "bản giả lập trong tiến trình", "một MongoDB server"],
+                     []),
+}
+
+
+@pytest.mark.parametrize("name", TEACHING)
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_a_teaching_figure_draws_its_labels_in_both_languages(name, language, monkeypatch):
+    """Each figure a lesson shows before an answer draws, with no warning, the labels that say
+    what it shows, in English and in Vietnamese, and none of the answers it must not give."""
+    factory, english, vietnamese, never = TEACHING[name]
+    texts = _drawn(factory, language, monkeypatch)
+    expected = english if language == "en" else vietnamese
+    assert [label for label in expected if label not in texts] == [], texts
+    assert [t for t in texts for answer in never if answer in t] == []
+
+
+def test_the_answered_brackets_mark_what_the_model_returns():
+    """With ``{$gt: 0}``, lesson 03's bracket figure fills the four numeric orders (returned by
+    labkit's model) and leaves the string "42" hollow on its own line: type bracketing, the
+    manual's "Comparison Query Operators" page (B1)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    figure = plots.type_brackets(_orders(), "userId", {"$gt": 0})
+    numbers, strings = figure.axes
+    filled = {to_hex(c) for collection in numbers.collections for c in collection.get_facecolors()
+              if collection.get_offsets().shape[0]}
+    assert filled == {"#1a7f37"}
+    assert sum(c.get_offsets().shape[0] for c in numbers.collections) == 4
+    assert {to_hex(c) for collection in strings.collections
+            for c in collection.get_facecolors()} == {"#ffffff"}
+    plt.close(figure)
+
+
+def test_the_leaf_splits_are_the_models_own():
+    """The leaf figure draws the leaves of labkit's ``BPlusTree``: after 12 sequential keys into
+    leaves of 4, 50/50 splits leave 1-2, 3-4, 5-6, 7-8 half full and 9-12 full; rightmost splits
+    leave three full leaves."""
+    import matplotlib.pyplot as plt
+
+    figure = plots.leaf_splits(range(1, 13), 4, steps=[12])
+    half, rightmost = figure.axes
+    def keys(axes):
+        return [t.get_text() for t in axes.texts if t.get_text().isdigit()]
+    assert keys(half) == [str(k) for k in range(1, 13)]
+    assert len(half.patches) == 5 * 4
+    assert len(rightmost.patches) == 3 * 4
+    assert sum(p.get_facecolor()[:3] != (1.0, 1.0, 1.0) for p in half.patches) == 12
     plt.close(figure)

@@ -17,6 +17,8 @@ This file is the Vietnamese edition's notebook test: each lesson runs in one fre
 to bottom as it is and then again with its answers revealed, and both the test of each cell and
 the scan of its outputs read that one run (nbval, which runs the English edition, does not
 collect notebooks/vi: see the root conftest.py); the revealed pass is read by the scan alone.
+The same run, as it is, counts each lesson's figures: every lesson shows one before any answer
+is given.
 """
 
 from __future__ import annotations
@@ -205,6 +207,7 @@ class Ran:
     error: str
     html: str = ""
     pages: tuple[str, ...] = ()  # each HTML output, as a notebook gets it
+    figures: int = 0  # the images (image/png) it displayed
 
 
 def _code_cells(lesson: Path) -> list[dict]:
@@ -277,7 +280,8 @@ def _executed(lesson: Path, kernel_manager: type) -> dict[bool, tuple[Ran, ...]]
                     "\n".join("".join(o.get("data", {}).get("text/html", ""))
                               for o in cell.get("outputs", [])),
                     tuple("".join(o["data"]["text/html"]) for o in cell.get("outputs", [])
-                          if "text/html" in o.get("data", {})))
+                          if "text/html" in o.get("data", {})),
+                    sum("image/png" in o.get("data", {}) for o in cell.get("outputs", [])))
                 for cell in notebook.cells)
     return {False: ran[:len(code)], True: ran[len(code):]}
 
@@ -424,6 +428,16 @@ def test_no_output_of_a_lesson_is_read_as_mathematics(lesson, revealed, kernel_m
     read = [f"code cell {index}: {text!r}" for index, cell in enumerate(ran)
             for page in cell.pages for text in typeset_text(page)]
     assert not read, "read by MathJax:\n" + "\n".join(read)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_a_lesson_run_with_no_answer_shows_a_figure(lesson, kernel_manager):
+    """Every lesson, run top to bottom without a server and with no exercise answered, shows at
+    least one figure (an image/png output): a picture that teaches before any answer is given,
+    where lessons 00, 01, 03 and 07 showed none and 02's and 05's waited for an answer. The
+    Vietnamese edition is built from the English one, cell for cell, so the count is both's."""
+    ran = _executed(lesson, kernel_manager)[False]
+    assert sum(cell.figures for cell in ran) >= 1, [cell.source for cell in ran]
 
 
 def test_every_question_of_every_claim_has_a_label():

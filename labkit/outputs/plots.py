@@ -29,6 +29,11 @@ FIELD_COLOURS = ["#0969da", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#57606a
 LINE_STYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D", "v", "x"]
 POLICY_TEXT = {"half": N_("50/50 splits"), "rightmost": N_("rightmost splits")}
+# The rungs a sort key can sit on, numbered as ``bson_order.rank`` numbers them (an empty array
+# below null, as a sort key sits): the type ladder's rows and the type brackets' names.
+RUNGS = ["MinKey", N_("empty array"), "Null", N_("Numbers"), "String", "Object", "Array",
+         "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
+         "JavaScript with scope", "MaxKey"]
 
 
 class BitField(TypedDict):
@@ -143,6 +148,12 @@ def id_rank(table: Sequence[IdPoint], title: str) -> MplFigure:
     axes.set_title(text(_(title)), fontsize=10)
     _local_ticks(*figure.axes)
     return figure
+
+
+def _lines(words: str) -> str:
+    """Text of several lines for matplotlib: each line plain text (``text`` writes a newline
+    as an escape), joined by newlines."""
+    return "\n".join(text(line) for line in words.split("\n"))
 
 
 def _local_ticks(*axes_list: Axes) -> None:
@@ -350,10 +361,7 @@ def type_ladder(docs: Sequence[Document], path: str = "v",
 
     from labkit.model import bson_order
 
-    rungs = [text(rung) for rung in (
-        "MinKey", _("empty array"), "Null", _("Numbers"), "String", "Object", "Array",
-        "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
-        "JavaScript with scope", "MaxKey")]
+    rungs = [text(_(rung)) for rung in RUNGS]
     figure, axes = plt.subplots(figsize=(9, 5))
     palette = plt.get_cmap("tab20")  # 20 colours for the 16 rungs
     by_id = {doc.get("_id"): doc for doc in docs}
@@ -376,6 +384,330 @@ def type_ladder(docs: Sequence[Document], path: str = "v",
     axes.set_title(text(_(title)), fontsize=10)
     figure.tight_layout()  # room for the legend beside the rungs
     _local_ticks(*figure.axes)
+    return figure
+
+
+def ladder(title: str = N_("The BSON type ladder: type first, then value")) -> MplFigure:
+    """The manual's ladder of types alone (``bson_order.ladder``), lowest at the bottom, as
+    steps: no document placed, so it answers nothing a lesson asks about its fixture."""
+    import matplotlib.pyplot as plt
+
+    from labkit.model import bson_order
+
+    rungs = bson_order.ladder()
+    figure, axes = plt.subplots(figsize=(7, 4.6))
+    palette = plt.get_cmap("tab20")
+    for step, name in enumerate(rungs):
+        axes.barh(step, 6, left=step * 0.35, height=0.8, color=palette(step), alpha=0.55,
+                  edgecolor="white")
+        axes.text(step * 0.35 + 0.15, step, text(f"{step + 1}. {name}"), va="center",
+                  fontsize=8)
+    axes.annotate("", xy=(-0.4, len(rungs) - 0.6), xytext=(-0.4, -0.4),
+                  arrowprops={"arrowstyle": "->", "color": "#57606a"})
+    axes.text(-0.6, (len(rungs) - 1) / 2, text(_("ascending sort: lower rungs first")),
+              rotation=90, va="center", ha="right", fontsize=8, color="#57606a")
+    axes.set_xlim(-1.4, 6 + len(rungs) * 0.35)
+    axes.set_ylim(-0.6, len(rungs) - 0.4)
+    axes.axis("off")
+    axes.set_title(text(_(title)), fontsize=10)
+    return figure
+
+
+def _bracket(value: object) -> int:
+    """The rung a value's type sits on, which is its query bracket (``bson_order.rank``)."""
+    from labkit.model import bson_order
+
+    return bson_order.rank(value)
+
+
+def type_brackets(docs: Sequence[Document], path: str = "userId",
+                  query: dict[str, object] | None = None,
+                  title: str = N_("Each value in its type's bracket")) -> MplFigure:
+    """Each document's value of ``path`` in its type bracket, one line per bracket: numbers on
+    a number line (every numeric type on the same one), the values of another bracket on a
+    line of their own in sort order. With ``query`` (an operand such as ``{"$gt": 0}``), the
+    operand stands on its bracket's line and each document is drawn as labkit's model
+    matches it: what the query returns, which only a lesson's answered exercise may show."""
+    import matplotlib.pyplot as plt
+
+    from labkit.model import bson_order, reads
+    from labkit.outputs.tables import shell
+
+    values = [(doc.get("_id"), doc[path]) for doc in docs if path in doc]
+    operand = next(iter(query.values())) if query else None
+    operator = next(iter(query)) if query else ""
+    brackets = sorted({_bracket(v) for _i, v in values}
+                      | ({_bracket(operand)} if query else set()))
+    matched = ({doc.get("_id") for doc in reads.find(docs, {path: query})}
+               if query else set())
+    figure, grid = plt.subplots(len(brackets), 1, figsize=(8, 1.5 * len(brackets) + 0.6),
+                                squeeze=False)
+    number_rank = _bracket(0)
+    for axes, rung in zip([row[0] for row in grid], brackets, strict=True):
+        mine = [(i, v) for i, v in values if _bracket(v) == rung]
+        if rung == number_rank:
+            numbers = [float(str(v)) for _i, v in mine] + ([float(str(operand))] if query
+                                                         and _bracket(operand) == rung else [0.0])
+            low, high = min(numbers), max(numbers)
+            pad = max((high - low) * 0.15, 1.0)
+            axes.set_xlim(low - pad, high + pad)
+            xs = [float(str(v)) for _i, v in mine]
+            axes.spines[["left", "right", "top"]].set_visible(False)
+        else:  # no scale across a bracket of strings, dates...: their sort order, spread out
+            ordered = bson_order.sort([{"_id": i, "v": v} for i, v in mine], "v:1,_id:1")
+            mine = [(doc["_id"], doc["v"]) for doc in ordered]
+            xs = [float(k + 1) for k in range(len(mine))]
+            axes.set_xlim(0, len(mine) + 1)
+            axes.set_xticks([])
+            axes.spines[["left", "right", "top"]].set_visible(False)
+        seen: dict[float, int] = {}
+        for (doc_id, value), x in zip(mine, xs, strict=True):
+            height = seen[x] = seen.get(x, -1) + 1  # equal values stack upwards
+            hit = doc_id in matched
+            colour = "#1a7f37" if hit else ("#8c959f" if query else
+                                           FIELD_COLOURS[brackets.index(rung) % 6])
+            axes.scatter(x, height, s=70, color=colour if hit or not query else "white",
+                         edgecolors=colour, linewidths=1.8, zorder=3)
+            low, high = axes.get_xlim()
+            right = x > (low + high) / 2  # a label on the side with room
+            axes.annotate(text(f"_id {doc_id}: {shell(value)}"), (x, height),
+                          textcoords="offset points", xytext=(-9 if right else 9, -3),
+                          ha="right" if right else "left", fontsize=8)
+        top = max(seen.values(), default=0)
+        axes.set_ylim(-0.7, top + 1.0)
+        axes.set_yticks([])
+        axes.set_ylabel(text(_(RUNGS[rung])), rotation=0, ha="right", va="center", fontsize=9)
+        if query and _bracket(operand) == rung:
+            at = float(str(operand))
+            axes.axvline(at, color="#cf222e", linewidth=1.4)
+            axes.text(at, top + 0.55, " " + text(f"{{{operator}: {shell(operand)}}}"),
+                      color="#cf222e", ha="left", va="center", fontsize=8)
+            side = {"$gt": 1, "$gte": 1, "$lt": -1, "$lte": -1}.get(operator)
+            if side:
+                edge = axes.get_xlim()[1 if side > 0 else 0]
+                axes.axvspan(min(at, edge), max(at, edge), color="#dafbe1", zorder=0)
+        elif query:
+            axes.text(0.5, 0.04, text(_("another bracket: {query} never compares these")
+                                      .format(query=f"{{{operator}: {shell(operand)}}}")),
+                      transform=axes.transAxes, ha="center", va="bottom", fontsize=8,
+                      color="#57606a")
+    if query:
+        grid[-1][0].legend(handles=[
+            plt.Line2D([], [], marker="o", linestyle="", color="#1a7f37",
+                       label=text(_("returned (labkit's model)"))),
+            plt.Line2D([], [], marker="o", linestyle="", markerfacecolor="white",
+                       color="#8c959f", label=text(_("not returned")))],
+            fontsize=8, loc="upper right", frameon=False)
+    figure.suptitle(text(_(title)), fontsize=10)
+    figure.tight_layout()
+    _local_ticks(*figure.axes)
+    return figure
+
+
+def leaf_splits(keys: Sequence[int], capacity: int = 4,
+                steps: Sequence[int] | None = None,
+                title: str = N_("Sequential keys into leaves of 4: 50/50 against rightmost "
+                                "splits (labkit's model)")) -> MplFigure:
+    """The leaves of labkit's textbook B+tree (``engines.btree_model.BPlusTree``) as ``keys``
+    go in, one row per split policy and one panel per step (after that many keys): each leaf a
+    row of ``capacity`` slots, its keys written in them, with the leaves' average fill."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    from labkit.engines.btree_model import POLICIES, BPlusTree
+
+    shown = list(steps) if steps else sorted({capacity, capacity + 1, len(keys)})
+    drawn: dict[str, list[tuple[list[list[int]], list[float]]]] = {}
+    for policy in POLICIES:  # each policy's leaves after each step, from one tree
+        tree = BPlusTree(capacity, policy)
+        done, drawn[policy] = 0, []
+        for step in shown:
+            for key in keys[done:step]:
+                tree.insert(key)
+            done = step
+            drawn[policy].append(([list(leaf.keys) for leaf in tree.leaves()],
+                                  tree.leaf_fills()))
+    slot_width = capacity + 0.5
+    most = max(len(leaves) for snapshots in drawn.values() for leaves, _f in snapshots)
+    figure, grid = plt.subplots(len(shown), len(POLICIES),
+                                figsize=(0.27 * slot_width * most * len(POLICIES) + 1.2,
+                                         1.05 * len(shown) + 0.7), squeeze=False)
+    for column, policy in enumerate(POLICIES):
+        grid[0][column].set_title(text(_(POLICY_TEXT[policy])), fontsize=9,
+                                  fontweight="bold", color=FIELD_COLOURS[column])
+        for row, (step, (leaves, fills)) in enumerate(zip(shown, drawn[policy], strict=True)):
+            axes = grid[row][column]
+            for place, leaf in enumerate(leaves):
+                for slot in range(capacity):
+                    filled = slot < len(leaf)
+                    axes.add_patch(Rectangle(
+                        (place * slot_width + slot, 0), 1, 1, edgecolor="#57606a",
+                        linewidth=0.8, facecolor=FIELD_COLOURS[column] if filled else "white",
+                        alpha=0.8 if filled else 1))
+                    if filled:
+                        axes.text(place * slot_width + slot + 0.5, 0.5, text(str(leaf[slot])),
+                                  ha="center", va="center", fontsize=8, color="white")
+            axes.set_xlim(-0.2, most * slot_width)
+            axes.set_ylim(-0.9, 1.1)
+            axes.set_aspect("equal")
+            axes.axis("off")
+            axes.text(0, -0.2, text(_("leaves: {leaves}; average fill: {fill}").format(
+                leaves=number(len(leaves)), fill=percent(sum(fills) / len(fills), 0))),
+                fontsize=8, color="#57606a", va="top")
+            if column == 0:
+                axes.text(-0.6, 0.5, text(_("after {n} keys").format(n=number(step))),
+                          ha="right", va="center", fontsize=8)
+    figure.suptitle(text(_(title)), fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def id_time_in_second(table: Sequence[IdPoint], title: str) -> MplFigure:
+    """When in its second each ID was made (x, milliseconds: the clock's modulo 1,000) against
+    the time the ID carries (y: its timestamp field, one line per second), by process. No
+    rank and no random value is drawn: the figure says what the time field can tell apart."""
+    import datetime as dt
+
+    import matplotlib.pyplot as plt
+
+    from labkit.model import objectid
+
+    ms = [(row["clock_ns"] // 1_000_000 if "clock_ns" in row else row["made_at_ms"]) % 1000
+          for row in table]
+    seconds = [int(row["hex"][:8], 16) for row in table]
+    lines = sorted(set(seconds))
+    labels = [row["process"] for row in table]
+    repeated = len(set(labels)) < len(labels)
+    group = [label if repeated else label.rstrip("0123456789") or label for label in labels]
+    processes = sorted(set(group))
+    figure, axes = plt.subplots(figsize=(8, 1.5 + 0.9 * len(lines)))
+    for line in range(len(lines)):
+        axes.axhspan(line - 0.35, line + 0.35, color="#eaeef2", zorder=0)
+        axes.text(8, line + 0.3, text(_("one value of the timestamp field for the whole "
+                                          "second")), ha="left", va="top", fontsize=7,
+                  color="#57606a")
+    for index, name in enumerate(processes):
+        lane = (index - (len(processes) - 1) / 2) * 0.4 / max(len(processes), 1)
+        mine = [(m, lines.index(s) + lane) for m, s, g in zip(ms, seconds, group, strict=True)
+                if g == name]
+        axes.scatter([m for m, _y in mine], [y for _m, y in mine], s=55, zorder=3,
+                     marker=MARKERS[index % len(MARKERS)], alpha=0.8,
+                     color=FIELD_COLOURS[index % len(FIELD_COLOURS)],
+                     label=text(_("process {name}: {count} IDs").format(
+                         name=name, count=number(len(mine)))))
+    axes.set_yticks(range(len(lines)), [
+        text(f"{second:08x}") + "\n" + text(objectid.iso_z(dt.datetime.fromtimestamp(second,
+                                                                                    dt.UTC)))
+        for second in lines], fontsize=8)
+    axes.set_ylim(-0.6, len(lines) - 0.4 + 0.5)
+    axes.set_xlim(0, 1000)
+    axes.set_xlabel(text(_("when in its second the ID was made (ms)")))
+    axes.set_ylabel(text(_("the ID's timestamp field")))
+    axes.legend(fontsize=8, loc="upper left", ncol=len(processes), frameon=False)
+    axes.set_title(text(_(title)), fontsize=10)
+    figure.tight_layout()
+    _local_ticks(*figure.axes)
+    return figure
+
+
+def _value_parts(value: object) -> tuple[str, list[tuple[str, int]], bytes]:
+    """A value's BSON type alias, its encoded bytes (as pymongo's ``bson`` writes them), and
+    their parts by name and length, for the types the lessons take apart."""
+    import bson
+
+    from labkit.model import bson_order
+
+    element = bson.encode({"v": value})[4:-1]  # the document's length and closing NUL off
+    data = element[3:]  # the type byte and the name "v" with its NUL off
+    kind = bson_order.bson_type(value)
+    if kind == "string":
+        parts = [(N_("int32 length"), 4), (N_("UTF-8 characters"), len(data) - 5), ("NUL", 1)]
+    elif kind == "objectId":
+        parts = [(N_("timestamp"), 4), (N_("random"), 5), (N_("counter"), 3)]
+    elif kind == "date":
+        parts = [(N_("int64: ms since 1970, little-endian"), 8)]
+    else:
+        parts = [(kind, len(data))]
+    return kind, parts, data
+
+
+def bson_bytes(values: Sequence[object], title: str) -> MplFigure:
+    """Each value as BSON stores it: one row of bytes (hex), coloured by part (a string's
+    length, characters and NUL; an ObjectId's timestamp, random value and counter; a Date's
+    milliseconds), with its count of bytes."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    from labkit.outputs.tables import shell
+
+    rows = [_value_parts(value) for value in values]
+    widest = max(len(data) for _k, _p, data in rows)
+    figure, axes = plt.subplots(figsize=(max(6.0, 0.36 * widest + 1.5), 1.3 * len(rows) + 0.5))
+    colour = 0
+    for line, ((kind, parts, data), value) in enumerate(zip(rows, values, strict=True)):
+        y = -line * 2.3
+        axes.text(0, y + 1.15, text(f"{kind}: {shell(value)}"), fontsize=8)
+        start = 0
+        for name, length in parts:
+            fill = FIELD_COLOURS[colour % len(FIELD_COLOURS)]
+            colour += 1
+            for offset in range(length):
+                axes.add_patch(Rectangle((start + offset, y), 1, 0.8, facecolor=fill,
+                                         edgecolor="white", alpha=0.85))
+                axes.text(start + offset + 0.5, y + 0.4, text(f"{data[start + offset]:02x}"),
+                          ha="center", va="center", fontsize=7, color="white",
+                          family="monospace")
+            axes.text(start + length / 2, y - 0.15, text(_(name)), ha="center", va="top",
+                      fontsize=7, color=fill)
+            start += length
+        axes.text(start + 0.4, y + 0.4, text(_("{count} bytes").format(count=number(start))),
+                  va="center", fontsize=8, fontweight="bold")
+    axes.set_xlim(-0.2, widest + 3)
+    axes.set_ylim(-2.3 * (len(rows) - 1) - 0.7, 1.6)
+    axes.set_aspect("equal")
+    axes.axis("off")
+    axes.set_title(text(_(title)), fontsize=10)
+    return figure
+
+
+# What each kind of engine is, for the engines of a check (lesson 07).
+_ENGINE_KINDS = {
+    "model": (N_("labkit's model"), N_("computes MongoDB's documented rules:\nit predicts, "
+                                      "it observes nothing")),
+    "fake": (N_("in-process fake"), N_("a Python library imitating pymongo:\nno server, "
+                                       "its own rules")),
+    "mongodb": (N_("a MongoDB server"), N_("MongoDB itself:\nwhat it answers is observed")),
+}
+
+
+def engine_kinds(engines: Sequence[str],
+                 title: str = N_("The engines of this check, and what each is")) -> MplFigure:
+    """One box per engine (its display name), under what kind of engine it is: labkit's model,
+    an in-process fake, or a MongoDB server, and what its answer is worth."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyBboxPatch
+
+    from labkit.engines.fakes import FAKES
+
+    kinds = list(dict.fromkeys("fake" if e in FAKES else e for e in engines
+                               if e in FAKES or e in _ENGINE_KINDS))
+    figure, axes = plt.subplots(figsize=(3.5 * max(len(kinds), 1), 2.4))
+    for column, kind in enumerate(kinds):
+        heading, what = _ENGINE_KINDS[kind]
+        names = [engine_name(e) for e in engines if ("fake" if e in FAKES else e) == kind]
+        fill = FIELD_COLOURS[column % len(FIELD_COLOURS)]
+        axes.add_patch(FancyBboxPatch((column * 3 + 0.1, 0), 2.7, 2, facecolor=fill,
+                                      alpha=0.12, edgecolor=fill,
+                                      boxstyle="round,pad=0.05"))
+        axes.text(column * 3 + 1.45, 1.75, text(_(heading)), ha="center", va="center",
+                  fontsize=9, fontweight="bold", color=fill)
+        axes.text(column * 3 + 1.45, 1.2, text(", ".join(names)), ha="center", va="center",
+                  fontsize=9, family="monospace")
+        axes.text(column * 3 + 1.45, 0.5, _lines(_(what)), ha="center", va="center", fontsize=8)
+    axes.set_xlim(0, 3 * max(len(kinds), 1))
+    axes.set_ylim(-0.1, 2.1)
+    axes.axis("off")
+    axes.set_title(text(_(title)), fontsize=10)
     return figure
 
 
