@@ -112,10 +112,13 @@ def language(code: str | None = None) -> str:
 
 
 def _how_to_get_one() -> str:
-    return _("How to get one: run <code>make lab</code> (it starts a local <code>mongod</code> "
-             "from the conda environment for the whole session), or set "
-             "<code>LABKIT_MONGODB_URI</code> to a server you have before starting Jupyter, or "
-             "start Docker. Lesson 00 explains the three ways.")
+    return _("How to get one: labkit finds or starts a server when JupyterLab starts, in one "
+             "of three ways: set <code>LABKIT_MONGODB_URI</code> to a server you have (a free "
+             "Atlas cluster will do); or put a <code>mongod</code> on PATH (or name it in "
+             "<code>LABKIT_MONGOD</code>), for instance with <code>conda env create -f "
+             "environment.yml</code> then <code>conda activate labkit</code>; or start Docker. "
+             "Then stop JupyterLab and run <code>make lab</code> again: it starts that server "
+             "for the whole session. Lesson 00 explains the three ways.")
 
 
 def _no_server_line() -> str:
