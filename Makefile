@@ -46,8 +46,16 @@ LAB_AS_ROOT = $(shell $(PYTHON) -c 'import os; print("--allow-root" if hasattr(o
 # sets fetchNews to "false", so JupyterLab does not open on its "Would you like to get notified
 # about official Jupyter news?" prompt (nor fetch news or check for updates) on a learner's
 # first start.
+# `LABKIT_LANG=vi make lab` is the Vietnamese edition: lab-settings/vi/ holds the same defaults
+# and JupyterLab's language, "vi_VN" (the lab extra's language pack; a language the learner
+# picks in Settings > Language still wins), and JupyterLab opens on lesson 00 in notebooks/vi/.
+# JupyterLab stays rooted at notebooks/, which the lessons' links are written from. LABKIT_LANG
+# is read as labkit reads it: its first two letters, in either case (vi, VI, vi_VN).
+LAB_VI = $(filter vi% Vi% vI% VI%,$(LABKIT_LANG))
+LAB_SETTINGS = $(CURDIR)/lab-settings$(if $(LAB_VI),/vi)
+LAB_OPENS = $(if $(LAB_VI),--LabApp.default_url=/lab/tree/vi/00_start_here.ipynb)
 lab: $(STAMP)
-	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks --LabApp.app_settings_dir=$(CURDIR)/lab-settings $(LAB_AS_ROOT) $(ARGS)
+	$(BIN)/labkit server --optional -- $(BIN)/jupyter lab --notebook-dir notebooks --LabApp.app_settings_dir=$(LAB_SETTINGS) $(LAB_OPENS) $(LAB_AS_ROOT) $(ARGS)
 
 # Exit status 0 when labkit and its required packages are in place, with or without a way to
 # MongoDB or PostgreSQL (every lesson runs without a server); 1 when a requirement is missing or

@@ -149,7 +149,7 @@ def test_the_cli_reference_generator_keeps_the_prose():
 # Paths and links: what the docs name is in the repository ----------------------------------------
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "notebooks").glob("*.md")),
-        *sorted((ROOT / "docs").glob("*.md"))]
+        *sorted((ROOT / "notebooks" / "vi").glob("*.md")), *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
@@ -242,7 +242,10 @@ def test_every_path_and_link_the_docs_name_exists(doc):
 # The folder JupyterLab serves under ``make lab`` (its --notebook-dir): a link in a lesson or a
 # page beside them opens only if it leads to a file inside it (/files/… is 404 above it).
 LAB_ROOT = ROOT / "notebooks"
-LAB_PAGES = [*sorted(LAB_ROOT.glob("**/*.ipynb")), *sorted(LAB_ROOT.glob("**/*.md"))]
+# JupyterLab's own copies (.ipynb_checkpoints/, made when a lesson is first opened) are no pages.
+LAB_PAGES = [page for page in [*sorted(LAB_ROOT.glob("**/*.ipynb")),
+                               *sorted(LAB_ROOT.glob("**/*.md"))]
+             if ".ipynb_checkpoints" not in page.relative_to(LAB_ROOT).parts]
 
 
 def _lab_links(page: Path) -> list[str]:
@@ -506,20 +509,49 @@ def test_no_lesson_calls_the_server_directly_before_it_can_say_not_run(notebook)
             assert "except labkit.ServerUnavailable" in source, source
 
 
-def test_the_lessons_readme_is_one_table_with_every_lesson():
-    """notebooks/README.md has a single table, one row per notebook, each with its time."""
-    lines = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8").splitlines()
+def _tables(readme: Path) -> list[list[list[str]]]:
+    """Each table of a Markdown page, as rows (header and rule left out) of stripped cells."""
     blocks, inside = [], False
-    for line in lines:
+    for line in readme.read_text(encoding="utf-8").splitlines():
         if line.startswith("|") and not inside:
             blocks.append([])
         inside = line.startswith("|")
         if inside:
-            blocks[-1].append(line)
-    assert len(blocks) == 1
-    rows = blocks[0][2:]
-    assert sorted(r.split("|")[1].strip(" `") for r in rows) == [n.name for n in NOTEBOOKS]
-    assert all(" min " in r for r in rows)
+            blocks[-1].append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return [block[2:] for block in blocks]
+
+
+def test_the_lessons_readme_is_one_table_with_every_lesson():
+    """notebooks/README.md has a single table, one row per notebook, each with its time."""
+    tables = _tables(ROOT / "notebooks" / "README.md")
+    assert len(tables) == 1
+    rows = tables[0]
+    assert sorted(r[0].strip("`") for r in rows) == [n.name for n in NOTEBOOKS]
+    assert all(re.fullmatch(r"\d+ min", r[3]) for r in rows)
+
+
+# A claim's ID (O3) or a range of them (D1–D3), as the lesson tables write them.
+CLAIM_IDS = re.compile(r"\b[A-Z]\d+(?:–[A-Z]\d+)?\b")
+
+
+def test_the_vietnamese_lesson_index_has_the_english_table():
+    """notebooks/vi/README.md, the Vietnamese edition's index, has one table with the English
+    index's rows in its order: the same notebook, claim IDs and minutes ("15 min", "15 phút")
+    in each, and the lessons' B-tree default N written the Vietnamese way (200.000)."""
+    from babel.numbers import format_decimal
+
+    from labkit.engines.btree_engine import DEFAULT_N
+
+    (english,) = _tables(ROOT / "notebooks" / "README.md")
+    vietnamese_readme = ROOT / "notebooks" / "vi" / "README.md"
+    (vietnamese,) = _tables(vietnamese_readme)
+    assert [r[0] for r in vietnamese] == [r[0] for r in english]
+    assert [CLAIM_IDS.findall(r[2]) for r in vietnamese] == \
+        [CLAIM_IDS.findall(r[2]) for r in english]
+    assert [r[3].replace(" phút", " min") for r in vietnamese] == [r[3] for r in english]
+    assert all((ROOT / "notebooks" / "vi" / r[0].strip("`")).is_file() for r in vietnamese)
+    n = format_decimal(DEFAULT_N, locale="vi")
+    assert f"N = {n} khoá mỗi loại" in vietnamese_readme.read_text(encoding="utf-8")
 
 
 def test_the_lessons_readme_states_the_kits_default_n():

@@ -124,11 +124,16 @@ def test_the_no_server_hint_names_the_free_hosted_route():
     assert "lesson 00" in servers.MONGO_HINT
 
 
-def _make_lab(*args: str) -> str:
+def _make_lab(*args: str, language: str | None = None) -> str:
+    """The command ``make lab`` runs JupyterLab with, under ``LABKIT_LANG=language`` (unset:
+    None)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
+    env = {k: v for k, v in os.environ.items() if k != "LABKIT_LANG"}
+    if language is not None:
+        env["LABKIT_LANG"] = language
     result = subprocess.run(["make", "-n", "lab", *args], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+                            text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     (line,) = [line for line in result.stdout.splitlines() if "jupyter lab" in line]
     return line
@@ -168,10 +173,9 @@ def test_make_lab_starts_jupyterlab_with_the_projects_settings():
     jsonschema.validate(overrides[SETTINGS], json.loads(schema.read_text()))
 
 
-@pytest.mark.slow
-def test_jupyterlab_reads_the_news_setting_from_lab_settings(tmp_path):
-    """A JupyterLab started with make lab's settings folder serves fetchNews's default as
-    "false" (its own default is "none": ask), read from its settings API."""
+def _served(settings_dir: Path, notebooks: Path, paths: list[str]) -> list[dict]:
+    """What a JupyterLab started with ``settings_dir`` as its application settings folder
+    answers at each of ``paths`` (its own API, as JSON)."""
     import json
     import sys
     import time
@@ -185,23 +189,114 @@ def test_jupyterlab_reads_the_news_setting_from_lab_settings(tmp_path):
     port = free_port()
     server = subprocess.Popen(
         [str(jupyter), "lab", "--no-browser", "--allow-root", f"--port={port}",
-         "--ServerApp.token=t", f"--LabApp.app_settings_dir={ROOT}/lab-settings",
-         f"--notebook-dir={tmp_path}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/lab/api/settings/{SETTINGS}"
-    request = urllib.request.Request(url, headers={"Authorization": "token t"})
+         "--ServerApp.token=t", f"--LabApp.app_settings_dir={settings_dir}",
+         f"--notebook-dir={notebooks}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    answers = []
     try:
-        deadline, found = time.monotonic() + 60, None
-        while found is None and time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(request, timeout=5) as reply:
-                    found = json.load(reply)
-            except OSError:
-                time.sleep(0.5)
-        assert found is not None, "JupyterLab did not answer within 60 s"
-        assert found["schema"]["properties"]["fetchNews"]["default"] == "false"
+        for path in paths:
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                             headers={"Authorization": "token t"})
+            deadline, found = time.monotonic() + 60, None
+            while found is None and time.monotonic() < deadline:
+                try:
+                    with urllib.request.urlopen(request, timeout=5) as reply:
+                        found = json.load(reply)
+                except OSError:
+                    time.sleep(0.5)
+            assert found is not None, "JupyterLab did not answer within 60 s"
+            answers.append(found)
     finally:
         server.terminate()
         server.wait(30)
+    return answers
+
+
+@pytest.mark.slow
+def test_jupyterlab_reads_the_news_setting_from_lab_settings(tmp_path):
+    """A JupyterLab started with make lab's settings folder serves fetchNews's default as
+    "false" (its own default is "none": ask), read from its settings API."""
+    (found,) = _served(ROOT / "lab-settings", tmp_path, [f"/lab/api/settings/{SETTINGS}"])
+    assert found["schema"]["properties"]["fetchNews"]["default"] == "false"
+
+
+# The Vietnamese edition of ``make lab`` (``LABKIT_LANG=vi``): JupyterLab's language is this
+# plugin's setting, "locale", with the language pack's name for it.
+LANGUAGE_SETTINGS = "@jupyterlab/translation-extension:plugin"
+VI_SETTINGS = ROOT / "lab-settings" / "vi"
+VI_START = "--LabApp.default_url=/lab/tree/vi/00_start_here.ipynb"
+
+
+@pytest.mark.parametrize("language", ["vi", "VI", "vi_VN", "vi-VN.UTF-8"])
+def test_make_lab_opens_the_vietnamese_edition_under_labkit_lang_vi(language):
+    """``LABKIT_LANG=vi make lab`` (any spelling labkit reads as Vietnamese: the first two
+    letters, in either case) starts JupyterLab with lab-settings/vi/ and on lesson 00 of
+    notebooks/vi/, still rooted at notebooks/ (the lessons' links are written from there)."""
+    words = _make_lab(language=language).split()
+    assert f"--LabApp.app_settings_dir={VI_SETTINGS}" in words
+    assert VI_START in words
+    assert words[words.index("--notebook-dir") + 1] == "notebooks"
+
+
+@pytest.mark.parametrize("language", [None, "", "en", "en_US.UTF-8", "fr"])
+def test_make_lab_stays_english_without_labkit_lang_vi(language):
+    """Without ``LABKIT_LANG`` naming Vietnamese, ``make lab`` starts JupyterLab with the
+    English settings folder, lab-settings/, and on JupyterLab's own first page."""
+    line = _make_lab(language=language)
+    assert f"--LabApp.app_settings_dir={ROOT}/lab-settings" in line.split()
+    assert "default_url" not in line
+    assert "/vi" not in line
+
+
+def test_the_vietnamese_settings_choose_vietnamese_and_keep_the_english_defaults():
+    """lab-settings/vi/overrides.json sets JupyterLab's locale to vi_VN and holds the English
+    folder's settings unchanged (the news prompt stays off), valid against the installed
+    JupyterLab's schema of the language setting."""
+    import json
+    import sys
+
+    english = json.loads((ROOT / "lab-settings" / "overrides.json").read_text())
+    vietnamese = json.loads((VI_SETTINGS / "overrides.json").read_text(encoding="utf-8"))
+    assert vietnamese[LANGUAGE_SETTINGS] == {"locale": "vi_VN"}
+    assert {k: v for k, v in vietnamese.items() if k != LANGUAGE_SETTINGS} == english
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = Path(sys.prefix, "share", "jupyter", "lab", "schemas",
+                  *LANGUAGE_SETTINGS.replace(":", "/").split("/")).with_suffix(".json")
+    if not schema.is_file():
+        pytest.skip(f"JupyterLab's schemas are not installed here ({schema})")
+    jsonschema.validate(vietnamese[LANGUAGE_SETTINGS], json.loads(schema.read_text()))
+
+
+def test_the_lab_extra_installs_the_language_pack_the_settings_name():
+    """The lab extra installs JupyterLab's Vietnamese language pack, the one whose locale
+    (its name's tail, vi-VN: vi_VN) lab-settings/vi/ chooses."""
+    import json
+    import tomllib
+
+    lab = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["lab"]
+    names = [re.split(r"[<>=\[;\s]", spec)[0] for spec in lab]
+    packs = [name for name in names if name.startswith("jupyterlab-language-pack-")]
+    assert packs == ["jupyterlab-language-pack-vi-VN"]
+    locale = packs[0].removeprefix("jupyterlab-language-pack-").replace("-", "_")
+    vietnamese = json.loads((VI_SETTINGS / "overrides.json").read_text(encoding="utf-8"))
+    assert vietnamese[LANGUAGE_SETTINGS]["locale"] == locale
+
+
+@pytest.mark.slow
+def test_jupyterlab_serves_vietnamese_from_the_vietnamese_settings(tmp_path):
+    """A JupyterLab started with lab-settings/vi/ serves the language setting's default as
+    vi_VN, lists vi_VN among its languages, and its Vietnamese names the Settings menu
+    "Cài đặt" (the language pack installed)."""
+    from importlib.util import find_spec
+
+    if find_spec("jupyterlab_language_pack_vi_VN") is None:
+        pytest.skip("the Vietnamese language pack is not installed (pip install -e '.[lab]')")
+    settings, languages, vietnamese = _served(VI_SETTINGS, tmp_path, [
+        f"/lab/api/settings/{LANGUAGE_SETTINGS}", "/lab/api/translations",
+        "/lab/api/translations/vi_VN"])
+    assert settings["schema"]["properties"]["locale"]["default"] == "vi_VN"
+    assert "vi_VN" in languages["data"]
+    assert vietnamese["data"]["jupyterlab"]["Settings"] == ["Cài đặt"]
 
 
 def _make_installs(target: str) -> list[str]:

@@ -56,7 +56,7 @@ def _docs_vietnamese() -> list[tuple[str, str]]:
     outside the glossary's own table of variants."""
     parts = []
     for path in [ROOT / "README.md", ROOT / "notebooks" / "README.md",
-                 *sorted((ROOT / "docs").glob("*.md"))]:
+                 ROOT / "notebooks" / "vi" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = path.read_text(encoding="utf-8")
         if path == GLOSSARY:
             text = text.split("## Preferred terms", 1)[0]
@@ -106,7 +106,8 @@ def test_each_lessons_vietnamese_prose_uses_the_preferred_terms(catalogue):
 
 
 def test_the_docs_vietnamese_parts_use_the_preferred_terms():
-    """README, notebooks/README and docs/*.md: no variant in a Vietnamese sentence or cell."""
+    """README, notebooks/README, the Vietnamese index (notebooks/vi/README.md) and docs/*.md:
+    no variant in a Vietnamese sentence or cell."""
     terms = preferred_terms()
     found = [f"{name}: {hit}" for name, text in _docs_vietnamese()
              for hit in variants_in(text, terms)]

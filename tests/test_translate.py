@@ -72,6 +72,22 @@ def test_a_built_lesson_has_the_same_code_and_the_translated_text(layout):
     assert translate.check(layout) == []
 
 
+def test_the_build_leaves_the_editions_own_index_alone(layout):
+    """A build writes the lessons of notebooks/vi/ only: the edition's lesson index,
+    notebooks/vi/README.md (written by hand, not built), keeps its text, and an English README
+    beside the lessons is not taken for a lesson."""
+    (layout.english / "README.md").write_text("# Lessons\n")
+    layout.built.mkdir(parents=True)
+    index = layout.built / "README.md"
+    index.write_text("# Các bài học\n", encoding="utf-8")
+    translate.update(layout)
+    _translate_all(layout)
+    assert translate.build(layout) == [layout.built / "01_dates.ipynb"]
+    assert index.read_text(encoding="utf-8") == "# Các bài học\n"
+    assert sorted(p.name for p in layout.built.iterdir()) == ["01_dates.ipynb", "README.md"]
+    assert translate.check(layout) == []
+
+
 def test_a_changed_english_cell_makes_its_translation_stale(layout):
     """When the English text changes, check says so until the catalogue and build catch up;
     the old translation is kept as obsolete for the translator."""
