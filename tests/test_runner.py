@@ -159,7 +159,7 @@ def test_server_search_happens_once_per_run(nothing_available, monkeypatch):
 ])
 def test_a_claims_verdict_sums_up_its_rows(kind, verdicts, claim_verdict_):
     """Error outranks a failure or finding, which outranks holds; none ran is not run."""
-    assert claim_verdict(kind, verdicts) == claim_verdict_
+    assert claim_verdict(verdicts) == claim_verdict_
 
 
 @pytest.mark.parametrize(("results", "strict", "status"), [
@@ -353,6 +353,6 @@ def test_verdicts_and_kinds_are_closed_sets_stored_as_their_old_strings():
     assert [k.value for k in Kind] == ["behaviour", "survey"]
     assert json.dumps({"verdict": Verdict.NOT_RUN}) == '{"verdict": "not-run"}'
     assert f"{Verdict.FAILS}" == "fails"
-    assert claim_verdict("behaviour", ["not-run", "holds"]) is Verdict.HOLDS
-    assert claim_verdict("behaviour", []) is Verdict.NOT_RUN
+    assert claim_verdict(["not-run", "holds"]) is Verdict.HOLDS
+    assert claim_verdict([]) is Verdict.NOT_RUN
     assert all(isinstance(c.kind, Kind) for c in claims.registered())

@@ -296,7 +296,7 @@ def _equal(expected: Any, observed: Any) -> bool:
     return bool(expected == observed)
 
 
-def claim_verdict(kind: str, verdicts: list[str]) -> Verdict:
+def claim_verdict(verdicts: list[str]) -> Verdict:
     """One claim's verdict from its rows: error first, then a failure or finding, then holds."""
     ran = [v for v in verdicts if v != NOT_RUN]
     for worst in (ERROR, FAILS, FINDING):

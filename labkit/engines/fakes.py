@@ -48,7 +48,6 @@ def _without_neutral(step: Step) -> dict[str, Any]:
 
 
 class _FakeEngine(Engine):
-    is_fake = True
     detail = FAKE
     _shared: Any = None  # one client per engine: montydb allows one storage setup per process
 

@@ -48,7 +48,6 @@ class Engine:
     version = ""
     speaks_for: str | None = None
     topology = "single"
-    is_fake = False
 
     @property
     def label(self) -> str:

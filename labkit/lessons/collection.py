@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from labkit.claims.claim import COLOURS, FAILS
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, _, shown
 from labkit.model.versions import CURRENT_MAJOR, VERSIONS
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 
     from labkit.model.bson_order import Document
 
-# The blue of a server's answer, the red of a difference (the cards' colours).
-_BORDER, _DIFFERS = "#0969da", "#cf222e"
+# The blue of an answer; a difference or a refusal in the colour of a claim that fails.
+_BORDER, _DIFFERS = "#0969da", COLOURS[FAILS]
 # The updates the model performs on its own copy: top-level fields only.
 _MODEL_UPDATES = ("$set", "$unset", "$inc")
 
@@ -326,10 +327,12 @@ class Answer:
         table = self._table()
         if table is not None:
             parts.append(table.to_html(escape=True, border=0))
+        from labkit.outputs.explanations import page
+
         why = None if self.refused else self.why()
         if why is not None:
             parts.append(f"<details><summary>{esc(_('Why, document by document (labkit model)'))}"
-                         f"</summary>{why._repr_html_()}</details>")
+                         f"</summary>{page(why)}</details>")
         parts.append("</div>")
         return "".join(parts)
 

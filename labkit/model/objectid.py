@@ -119,12 +119,6 @@ def explain(value: object) -> dict[str, Any]:
     return split(value).to_dict()
 
 
-def spaced(value: object) -> str:
-    """An ObjectId's hex with its three fields apart: ``6ac71201 a9fded4f0c 2e7ec8``."""
-    hex_id = split(value).hex
-    return f"{hex_id[:8]} {hex_id[8:18]} {hex_id[18:]}"
-
-
 def lower_bound(seconds: int) -> str:
     """The smallest ObjectId of a second: the timestamp followed by zeros (``from_datetime``)."""
     return build(seconds, 0, 0)

@@ -447,8 +447,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #d0d7d
 padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f6f8fa}
 code{background:#f6f8fa;padding:.1rem .25rem;border-radius:4px;word-break:break-all}
-.v{font-weight:600;white-space:nowrap}.holds{color:#1a7f37}.fails{color:#cf222e}
-.finding{color:#8250df}.not-run{color:#6e7781}.error{color:#bc4c00}
+.v{font-weight:600;white-space:nowrap}
 tr.sub td{border-top:none;font-size:.92em}tr.sub td.e{padding-left:1.5rem}
 section{border-top:1px solid #d0d7de;margin-top:1.5rem}.meta{color:#59636e}img{max-width:100%}
 .row{margin:.75rem 0 .75rem 1rem}
@@ -466,7 +465,7 @@ overflow:hidden}.legend span{margin-right:1rem;font-size:.9em;white-space:nowrap
 .legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
 .bar span,.legend i{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 @media (max-width:40rem){td.e,.chart th{white-space:normal;overflow-wrap:normal}}
-"""
+""" + "".join(f".{verdict}{{color:{colour}}}" for verdict, colour in COLOURS.items()) + "\n"
 
 
 def _img(png: bytes, alt: str) -> str:

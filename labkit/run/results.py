@@ -185,7 +185,7 @@ class ClaimResult:
     @property
     def verdict(self) -> str:
         """error, does not hold, finding, holds, or not run: the worst row decides."""
-        return claim_verdict(self.claim.kind, [row.verdict for row in self.rows])
+        return claim_verdict([row.verdict for row in self.rows])
 
     @property
     def single(self) -> bool:

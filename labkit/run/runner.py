@@ -1,5 +1,5 @@
-"""Runs claims live: the run's context (servers, B-tree loads), the loop over claims, and the
-record of what a run made on disk (``Made``), written safely and undone if it is stopped."""
+"""Runs claims live: the run's context (servers, B-tree loads) and the loop over claims. What a
+run writes to disk is recorded in ``run.made``."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
-from labkit import _redact
+from labkit._redact import redact as redact  # the servers' name for it
 from labkit._signals import raise_if_stopping
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable, one_line
 from labkit.i18n import N_, Message, Text
@@ -69,11 +69,6 @@ def check_mode(mode: str, modes: Sequence[str]) -> None:
 def version_matches(actual: str, wanted: str | None) -> bool:
     """True when ``actual`` (``7.0.14``) is the pinned ``wanted`` (``7.0``), or none is pinned."""
     return wanted is None or actual == wanted or actual.startswith(wanted + ".")
-
-
-def redact(uri: str) -> str:
-    """Hide the password in a connection string, whatever its form (URI, query, key-value)."""
-    return _redact.redact(uri)
 
 
 def _shown_value(value: object) -> str:

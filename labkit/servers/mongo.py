@@ -601,7 +601,7 @@ def _dns_failure(exc: BaseException) -> str | None:
     cause = exc.__cause__
     while cause is not None:
         if type(cause).__module__.split(".")[0] == "dns":
-            return _redact.redact(str(cause)) or type(cause).__name__
+            return redact(str(cause)) or type(cause).__name__
         cause = cause.__cause__
     return None
 

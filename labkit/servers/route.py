@@ -1,8 +1,8 @@
 """The one route from any caller to a server: ``provide(kind, mode, version, cache_gb)``.
 
 A run's context, ``labkit check``'s servers of each version, every command and a notebook's
-kernel all come here, so a mode, a version and a cache size are checked in one place and
-the cache's default lives in one place (``DEFAULT_CACHE_GB``).
+kernel all come here, so a mode, a version and a cache size are checked here whatever a caller
+checked before, and the cache's default lives in one place (``DEFAULT_CACHE_GB``).
 """
 
 from __future__ import annotations
@@ -48,9 +48,6 @@ def provide(kind: str, mode: str = "auto", version: str | None = None,
     if server is None:
         raise BadInput(Message(N_("unknown server kind {kind}; choose one of {known}"),
                                kind=repr(kind), known=", ".join(SERVERS)))
-    if cache_gb is not None and server not in (MongoServer, PostgresServer):
-        raise BadInput(Message(N_("a cache size applies to MongoDB and PostgreSQL, not to "
-                                  "{engine}"), engine=server.engine))
     return server.find_or_start(ServerRequest(mode, version, cache_gb))
 
 
