@@ -24,6 +24,7 @@ from labkit.lessons.exercises import (
     Time,
 )
 from labkit.lessons.query_questions import QUERY_EXERCISES
+from labkit.lessons.recall import RECALL_EXERCISES
 from labkit.names import engine_name
 
 if TYPE_CHECKING:
@@ -552,6 +553,7 @@ EXERCISES: dict[str, Callable[[str], Exercise]] = {
     "07.mongomock_42": _07_mongomock_42,
     "08.missing_last": _08_missing_last,
     **QUERY_EXERCISES,  # the queries the learner writes
+    **RECALL_EXERCISES,  # each lesson's warm-up and closing quiz
 }
 
 
