@@ -14,6 +14,7 @@ from labkit.errors import (
     ServerStartError,
     ServerUnavailable,
 )
+from labkit.lessons.public import LAZY
 
 if TYPE_CHECKING:
     from labkit.experiments.catalogue import registered
@@ -30,30 +31,13 @@ if TYPE_CHECKING:
         start_lesson,
         table,
     )
+    from labkit.lessons.recall import score
     from labkit.outputs.explanations import explain
     from labkit.run.doctor import run as doctor
     from labkit.servers import mongodb
 
-# Imported on first use, so that a command (``labkit predict``) loads only what it needs.
-_LAZY = {
-    "registered": ("labkit.experiments.catalogue", "registered"),
-    "language": ("labkit.lessons.notebook", "language"),
-    "progress": ("labkit.lessons.course", "progress"),
-    "tried": ("labkit.lessons.course", "tried"),
-    "Exercise": ("labkit.lessons.exercises", "Exercise"),
-    "after": ("labkit.lessons.notebook", "after"),
-    "check": ("labkit.lessons.notebook", "check"),
-    "on_server": ("labkit.lessons.notebook", "on_server"),
-    "session": ("labkit.lessons.notebook", "session"),
-    "start_lesson": ("labkit.lessons.notebook", "start_lesson"),
-    "table": ("labkit.lessons.notebook", "table"),
-    "exercise": ("labkit.lessons.attempts", "exercise"),
-    "collection": ("labkit.lessons.collection", "collection"),
-    "reveal": ("labkit.lessons.attempts", "reveal"),
-    "doctor": ("labkit.run.doctor", "run"),
-    "explain": ("labkit.outputs.explanations", "explain"),
-    "mongodb": ("labkit.servers", "mongodb"),
-}
+_LAZY = LAZY  # imported on first use (lessons.public says why)
+
 
 
 def __getattr__(name: str) -> Any:
@@ -70,7 +54,7 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
-__all__ = [
+__all__ = [  # the same names as lessons.public.NAMES (tests/test_api.py)
     "BadInput",
     "ClaimFailed",
     "Exercise",
@@ -90,6 +74,7 @@ __all__ = [
     "progress",
     "registered",
     "reveal",
+    "score",
     "session",
     "start_lesson",
     "table",

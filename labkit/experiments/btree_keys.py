@@ -30,7 +30,7 @@ from labkit.engines.btree_engine import LoadResult, Measurement, outgrows_from
 from labkit.engines.btree_mongodb import MongoLoad
 from labkit.engines.btree_postgres import PostgresIO
 from labkit.engines.btree_sqlite import SQLiteIO
-from labkit.i18n import N_, Message, Text, _, joined, number, shown
+from labkit.i18n import N_, Message, Text, _, joined, number
 from labkit.model import uuids
 from labkit.names import engine_name
 
@@ -41,6 +41,9 @@ ByKind = dict[str, LoadResult]
 
 SAMPLES = 1000
 FIELDS = (("unix_ts_ms", 48), ("ver", 4), ("rand_a", 12), ("var", 2), ("rand_b", 62))
+
+
+KEYS_PER_KIND = N_("N = {n:,} keys per kind")
 
 
 def generator_engine() -> tuple[str, str]:
@@ -62,22 +65,6 @@ def layout_rows(u: uuid.UUID) -> list[dict[str, Any]]:
     return rows
 
 
-KEYS_PER_KIND = N_("N = {n:,} keys per kind")
-# The layout table's headings as a learner reads them (the rows above keep the field names).
-LAYOUT_HEADINGS = {"field": N_("field"), "bits": N_("bits"), "first_bit": N_("first bit"),
-                   "value": N_("value"), "binary": N_("binary")}
-
-
-def layout_table(u: uuid.UUID) -> list[dict[str, Any]]:
-    """``layout_rows`` with its headings in the learner's words, for the lesson's table."""
-    return [{_(LAYOUT_HEADINGS[key]): value for key, value in row.items()}
-            for row in layout_rows(u)]
-
-
-def keys_per_kind(n: int) -> str:
-    """How many keys of each kind the B-tree loads hold (``N = 2,000 keys per kind``), in the
-    learner's words."""
-    return Message(KEYS_PER_KIND, n=n).shown()
 
 
 
@@ -564,11 +551,6 @@ def _per_key(written: int | None, n: int) -> str:
     return "-" if written is None else number(written / n, 1)
 
 
-def growth_head(grown: dict[str, Any]) -> str:
-    """The engine, its version and its cache above ``growth``'s table, in the learner's words."""
-    return f"{grown['engine']} {grown['engine_version']}, {shown(grown['cache'])}".rstrip(", ")
-
-
 # What made random keys write more: read from the largest loads' own counters --------------
 
 # Below this ratio of bytes written, random keys cost "little more" (no cause is named).
@@ -731,47 +713,3 @@ def write_reading(ctx: Loads, grown: dict[str, Any]) -> WriteReading:
     return WriteReading(f"{name} {grown['engine_version']}".strip(), ratio, bare, share, cause,
                         joined(" ", [head, why]),
                         joined(" ", [head, share_said, why, _evidence(key, rnd, seq) or ""]))
-
-
-def write_summary(ctx: Loads, grown: dict[str, Any]) -> str:
-    """``write_reading``'s text in the learner's words, or why there is none."""
-    try:
-        return shown(write_reading(ctx, grown).text)
-    except Unobservable as exc:
-        return shown(exc.args[0]) if exc.args else ""
-
-
-def key_points(ctx: Loads, grown: dict[str, Any], writes_shown: bool = True) -> str:
-    """Lesson 06's key points, every figure from this run's loads (engines that did not run
-    are left out; the write figures only once their question was answered)."""
-    from labkit.i18n import percent
-
-    def loaded(engine: str) -> Measurement | Observation:
-        return ctx.guard(engine, lambda: ctx.btree_load(engine, KINDS), kind=engine, key=engine)
-
-    lines = []
-    engines = [loaded(engine) for engine in ("sqlite", "postgres", "wiredtiger")]
-    model = ctx.btree_load("model", KINDS, policy="half").results[0].avg_leaf_fill
-    lines.append(_("Random keys fill leaves to about ln 2 \u2248 69%, not 50%: the model gave "
-                   "{fill}.").format(fill=percent(model or 0)))
-    for measured in engines:
-        if isinstance(measured, Observation):  # not run, or failed: left out
-            continue
-        by_kind = measured.by_kind()
-        lines.append(_("{engine} {version}: the UUIDv4 index is {ratio} times the size of the "
-                       "UUIDv7 one; leaves {fill4} full with UUIDv4, {fill7} with UUIDv7.").format(
-            engine=engine_name(measured.engine), version=measured.engine_version,
-            ratio=number(1 + measured.larger_by("uuid4", than="uuid7"), 2),
-            fill4=percent(by_kind["uuid4"].avg_leaf_fill or 0),
-            fill7=percent(by_kind["uuid7"].avg_leaf_fill or 0)))
-    if not writes_shown:
-        lines.append(_("The write and cache figures appear here once the write-volume question "
-                       "of section 5 is answered."))
-    elif "not_run" not in grown:
-        try:
-            lines.append(shown(write_reading(ctx, grown).gist))
-        except Unobservable as exc:  # the engine did not count its bytes: said, not shown
-            lines.append(shown(exc.args[0]))
-    lines.append(_("A UUIDv7 exposes its creation time to the millisecond; use a generator that "
-                   "is monotonic within a millisecond."))
-    return "\n".join(f"- {line}" for line in lines)

@@ -1,6 +1,6 @@
-"""The notebooks' API written out: ``docs/api.md``, made from ``labkit.__all__`` and each
-lesson's view module (``labkit.lessons.views``), every name with its signature and the first
-line of its docstring.
+"""The notebooks' API written out: ``docs/api.md``, made from ``labkit``'s names
+(``lessons.public``) and each lesson's view module (``labkit.lessons.views``), every name with
+its signature and the first line of its docstring.
 
     python -m labkit.lessons.reference          # write docs/api.md
     python -m labkit.lessons.reference check    # exit status 1 when it is out of step
@@ -14,6 +14,7 @@ import sys
 from types import ModuleType
 
 from labkit._paths import CHECKOUT
+from labkit.lessons.public import EAGER, LAZY
 from labkit.syllabus import LESSONS
 
 PAGE = CHECKOUT / "docs" / "api.md"
@@ -41,10 +42,10 @@ def _signature(name: str, value: object) -> str:
     return name
 
 
-def _entries(module: ModuleType) -> list[str]:
+def _entries(names: dict[str, object]) -> list[str]:
     rows = []
-    for name in sorted(module.__all__, key=str.lower):
-        value = getattr(module, name)
+    for name in sorted(names, key=str.lower):
+        value = names[name]
         if callable(value) or inspect.isclass(value):
             said = _summary(value)
         else:  # a constant: its type, not its (long) value
@@ -53,19 +54,27 @@ def _entries(module: ModuleType) -> list[str]:
     return rows
 
 
+def _facade() -> dict[str, object]:
+    """``labkit``'s names, each from the module it lives in (``lessons.public``)."""
+    return {name: getattr(importlib.import_module(module), attribute)
+            for name, (module, attribute) in {**EAGER, **LAZY}.items()}
+
+
+def _exported(module: ModuleType) -> dict[str, object]:
+    return {name: getattr(module, name) for name in module.__all__}
+
+
 def page() -> str:
     """docs/api.md as the code makes it now."""
-    import labkit
-
     lines = ["# The notebooks' API", "",
              f"Made from the code by `{COMMAND}`; a test fails when this page and the code "
              "differ. A notebook uses `labkit` and its own lesson's view module, nothing else of "
              "labkit: every other module is internal and may change without notice.", "",
-             "## `labkit`", "", *_entries(labkit), ""]
+             "## `labkit`", "", *_entries(_facade()), ""]
     for lesson in LESSONS:
         module = view(lesson.slug)
         lines += [f"## Lesson {lesson.number}: `labkit.lessons.views.{lesson.slug}`", "",
-                  _summary(module), "", *_entries(module), ""]
+                  _summary(module), "", *_entries(_exported(module)), ""]
     return "\n".join(lines)
 
 
