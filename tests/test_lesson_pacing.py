@@ -16,7 +16,7 @@ from labkit import i18n
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import FAILS
 from labkit.errors import ClaimFailed
-from labkit.lessons import checkviews, course, notebook
+from labkit.lessons import checkviews, course, exercises, notebook
 from labkit.outputs import cards
 from labkit.run import check as claimcheck
 from labkit.run import runner
@@ -503,3 +503,135 @@ def test_lesson_08_writes_its_claim_file_outside_the_repository(path):
     assert 'folder = pathlib.Path(tempfile.mkdtemp(prefix="labkit-08-"))' in code
     assert 'claim_file = folder / "blog_claim.yaml"' in code
     assert 'report.write(result.run, folder / "report")' in code
+
+
+# Pacing: short cells, short lessons, one long reason, short feedback ------------------------
+
+VI_LESSONS = sorted((ROOT / "notebooks" / "vi").glob("0*.ipynb"))
+# Vietnamese writes each syllable as a word, so the same text counts more words: across the
+# lessons' translations the median cell has 1.3 times the words of its English source (measured
+# on 2026-12-05 over every markdown cell of more than 40 words), so the Vietnamese limit is the
+# English one times 1.3.
+CELL_WORDS = {"notebooks": 150, "vi": 195}
+
+
+def _prose(path: Path) -> list[int]:
+    """The words of each markdown cell of a lesson, split at white space."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown"]
+
+
+@pytest.mark.parametrize("path", [*LESSONS, *VI_LESSONS], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_markdown_cell_is_a_wall_of_text(path):
+    """No markdown cell of any lesson holds more than 150 words in English, or 195 in
+    Vietnamese: lesson 06's opening cell had 338, lesson 04's 360, between two results."""
+    limit = CELL_WORDS[path.parent.name]
+    assert max(_prose(path)) <= limit, _prose(path)
+
+
+@pytest.mark.parametrize(("name", "limit"), [("00_start_here", 500), ("06_btree_keys", 1_100)])
+def test_the_long_lessons_read_in_their_time(name, limit):
+    """Lesson 00, a 15-minute start, has at most 500 words of English prose (it had 1,048);
+    lesson 06 at most 1,100 (it had 1,707)."""
+    assert sum(_prose(ROOT / "notebooks" / f"{name}.ipynb")) <= limit
+
+
+def _no_mongodb():
+    """No MongoDB, with a reason as long as a learner's machine gives (what was tried, a hint)."""
+    from labkit.errors import ServerUnavailable
+
+    raise ServerUnavailable("No MongoDB server is available.",
+                            tried=["LABKIT_MONGODB_URI: not set", "Docker: no daemon"],
+                            hint="Hint: point labkit at a server with LABKIT_MONGODB_URI")
+
+
+def _no_postgres():
+    """No PostgreSQL either, with a reason of its own."""
+    from labkit.errors import ServerUnavailable
+
+    raise ServerUnavailable("No PostgreSQL server is available.",
+                            tried=["LABKIT_POSTGRES_DSN: not set", "Docker: no daemon"],
+                            hint="Hint: point labkit at a server with LABKIT_POSTGRES_DSN")
+
+
+@pytest.fixture(scope="module")
+def no_servers():
+    """An offline kernel context whose missing servers each give their own long reason."""
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_no_mongodb,
+                         postgres_provider=_no_postgres)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def lab_without_servers(no_servers, monkeypatch, tmp_path):
+    """A fresh kernel, as ``kernel`` makes one, on the context whose servers are missing."""
+    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
+    monkeypatch.setattr(course, "_here", {})
+    monkeypatch.setattr(course, "_made", {})
+    monkeypatch.setattr(i18n, "_chosen", None)
+    monkeypatch.setattr(notebook, "session", lambda: no_servers)
+    monkeypatch.setattr(labkit, "session", lambda: no_servers, raising=False)
+    return no_servers
+
+
+def test_lesson_06_gives_a_missing_servers_reason_in_full_once(lab_without_servers):
+    """Run top to bottom with every exercise answered and no MongoDB, lesson 06's cards (X7's
+    and U5's MongoDB rows among them) give the reason once in full, what was tried and the
+    hint, on the first card that needs it; later cards say in a short line where it is."""
+    path = ROOT / "notebooks" / "06_btree_keys.ipynb"
+    _run_lesson(path)
+    for name in {found for cell in _code_cells(path) for found in EXERCISE.findall(cell)}:
+        labkit.reveal(name)
+    shown = _run_lesson(path)
+    full = [i for i, text in enumerate(shown) if "LABKIT_MONGODB_URI: not set" in text]
+    short = [i for i, text in enumerate(shown)
+             if "no MongoDB here: why is on the first card above that says so" in text]
+    assert len(full) == 1, full
+    assert short
+    assert min(short) > full[0]
+
+
+def test_a_later_cards_reference_is_in_the_lesson_language(lab_without_servers):
+    """The first card that needs MongoDB (X7's, with no server) says why in full; the next
+    (U5's) says, in Vietnamese in the Vietnamese edition, where that reason is, in its text
+    and its HTML, and never repeats it."""
+    labkit.language("vi")
+    first, later = labkit.check("X7"), labkit.check("U5")
+    reason = "LABKIT_MONGODB_URI: not set"
+    assert reason in str(first)
+    assert reason in first._repr_html_()
+    for shown in (str(later), later._repr_html_()):
+        assert reason not in shown
+        assert "không có MongoDB ở đây: lý do nằm ở thẻ đầu tiên phía trên" in shown
+
+
+# How many characters of a right answer's feedback show before its fold, per edition: the
+# Vietnamese feedback of the same exercise is up to a tenth longer (its median ratio, measured
+# over every exercise on 2026-12-05, was 1.1).
+VISIBLE = {"en": exercises.VISIBLE, "vi": exercises.VISIBLE * 11 // 10}
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_a_right_answers_feedback_shows_its_short_why_and_folds_the_rest(lang, kernel):
+    """Every exercise's feedback to a right answer shows at most about 400 characters (the
+    verdict and a short why); 06.write_volume's (about 1,000 characters, with this run's
+    figures) shows the rest behind a fold, in a <details> element, and whole as text."""
+    from labkit.lessons import questions
+
+    labkit.language(lang)
+    for name in questions.EXERCISES:
+        exercise = questions.exercise(name)
+        feedback = exercise.check(exercise.answer())
+        assert feedback.correct, name
+        assert len(feedback.message) <= VISIBLE[lang], (name, feedback.message)
+    write_volume = questions.exercise("06.write_volume")
+    feedback = write_volume.check(write_volume.answer())
+    assert write_volume.more
+    assert feedback.more.startswith(i18n._(write_volume.more))
+    assert i18n._("In this run:") in feedback.more
+    page = feedback._repr_html_()
+    assert _visible(page).count(i18n._("In this run:")) == 0
+    assert f"<summary>{i18n._('More')}</summary>" in page
+    assert str(feedback) == f"{feedback.message}\n{feedback.more}"

@@ -8,6 +8,7 @@ result, and says which.
 
 from __future__ import annotations
 
+import contextlib
 import html
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -47,22 +48,34 @@ def _written(prediction: Any) -> str:
         return f"<{type(prediction).__name__}>"
 
 
+# About how many characters of feedback a learner reads at a glance: a right answer's verdict
+# and its short why stay within it, and what is longer (the rest of a why, this run's own
+# figures) waits behind a fold (``Feedback.more``).
+VISIBLE = 400
+
+
 @dataclass
 class Feedback:
-    """The answer to one prediction: right or not, and a hint that does not give it away."""
+    """The answer to one prediction: right or not, and a hint that does not give it away
+    (``message``, always shown); ``more``, what can wait behind a fold (the rest of a long
+    why, this run's figures), opened on request in HTML and written on the next line in
+    text, where nothing can fold."""
 
     correct: bool | None
     message: str
+    more: str = ""
 
     def __str__(self) -> str:
-        return self.message
+        return f"{self.message}\n{self.more}" if self.more else self.message
 
     __repr__ = __str__
 
     @as_typed
     def _repr_html_(self) -> str:
         colour = {True: "#1a7f37", False: "#cf222e", None: "#6e7781"}[self.correct]
-        return f"<div style='color:{colour}'>{html.escape(self.message)}</div>"
+        fold = (f"<details><summary>{html.escape(_('More'))}</summary>"
+                f"{html.escape(self.more)}</details>" if self.more else "")
+        return f"<div style='color:{colour}'>{html.escape(self.message)}{fold}</div>"
 
     def __bool__(self) -> bool:
         return bool(self.correct)
@@ -78,6 +91,7 @@ class ExerciseOptions(TypedDict, total=False):
     passes them on)."""
 
     explanation: Required[str]
+    more: str | None
     finding: Callable[[], str | Message] | None
     measured: str | None
     engine: Callable[[], tuple[str, str]] | None
@@ -94,19 +108,21 @@ class Exercise:
     predictions count as right (an ``Accept`` rule, or a function of prediction and
     answer). ``hint`` is one hint or several, from gentle to plain; ``mistakes`` gives a
     common wrong answer its own hint (a dict, or ``(answer, hint)`` pairs). Every
-    exercise says why, once answered: ``explanation``, true wherever it runs; ``finding``,
-    where the answer is the learner's run's own (a measurement), says after it what this run
-    measured (a function called once the answer is had; a ``Message``). ``measured`` says in
-    words what the run measures, for an answer that differs from run to run or machine to
-    machine: the answer sheet says that instead of printing a figure. ``engine`` names what
-    answers, once it has: its name (the answer sheet's) and its label with its version (the
-    feedback's and ``reveal``'s); ``from_claim`` names the claim's engine itself. ``lesson``
-    files it in the learner's progress (a lesson's number; else the lesson the kernel is in,
-    else "own").
+    exercise says why, once answered: ``explanation``, true wherever it runs, short enough to
+    read at a glance (``VISIBLE``), and ``more``, the rest of a longer why, shown behind a fold;
+    ``finding``, where the answer is the learner's run's own (a measurement), says behind the
+    fold what this run measured (a function called once the answer is had; a ``Message``).
+    ``measured`` says in words what the run measures, for an answer that differs from run to
+    run or machine to machine: the answer sheet says that instead of printing a figure.
+    ``engine`` names what answers, once it has: its name (the answer sheet's) and its label
+    with its version (the feedback's and ``reveal``'s); ``from_claim`` names the claim's
+    engine itself. ``lesson`` files it in the learner's progress (a lesson's number; else the
+    lesson the kernel is in, else "own").
     """
 
     def __init__(self, question: str, observe: Callable[[], Any], hint: str | Iterable[str], *,
-                 explanation: str, finding: Callable[[], str | Message] | None = None,
+                 explanation: str, more: str | None = None,
+                 finding: Callable[[], str | Message] | None = None,
                  measured: str | None = None,
                  engine: Callable[[], tuple[str, str]] | None = None,
                  accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
@@ -118,6 +134,7 @@ class Exercise:
         self.question = question
         self.hints = [hint] if isinstance(hint, str) else list(hint)
         self.explanation = explanation
+        self.more = more
         self.finding = finding
         self.measured = measured
         rule = accept if accept is not None else compare
@@ -274,7 +291,7 @@ class Exercise:
             self.solved = True
             self._record("right", prediction)
             return Feedback(True, note + _("Right. {agreement} Why: {explanation}").format(
-                agreement=self._agreement(), explanation=self._why()))
+                agreement=self._agreement(), explanation=_(self.explanation)), self._more())
         self._record("tried", prediction)
         return Feedback(False, note + self._wrong(prediction, answer))
 
@@ -317,16 +334,16 @@ class Exercise:
             where = " " + _("(observed on {engine})").format(engine=self.engine) \
                 if self.engine else ""
         return Feedback(None, _("Answer: {answer}{where}. Why: {explanation}").format(
-            answer=self.accept.show(answer), where=where, explanation=self._why()))
+            answer=self.accept.show(answer), where=where, explanation=_(self.explanation)),
+            self._more())
 
-    def _why(self) -> str:
-        """The explanation, then, where the answer is a measurement, what this run measured
-        (``finding``); a finding that cannot be had is left out, never raised."""
-        why = _(self.explanation)
-        if self.finding is None:
-            return why
-        try:
-            found = self.finding()
-        except Exception:  # the answer was had; a reading of it must not cost the feedback
-            return why
-        return f"{why} {_('In this run:')} {shown(found)}"
+    def _more(self) -> str:
+        """What the feedback folds away: the rest of the why (``more``), then, where the answer
+        is a measurement, what this run measured (``finding``); a finding that cannot be had
+        is left out, never raised."""
+        parts = [_(self.more)] if self.more else []
+        # The answer was had; a reading of it must not cost the feedback.
+        with contextlib.suppress(Exception):
+            if self.finding is not None:
+                parts.append(f"{_('In this run:')} {shown(self.finding())}")
+        return " ".join(parts)

@@ -26,7 +26,7 @@ from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.names import engine_name
-from labkit.outputs.cards import SAME_REASON, Why, WhyFrame, cell_text, claim_card, said_above
+from labkit.outputs.cards import Why, WhyFrame, cell_text, claim_card, instead
 from labkit.outputs.escape import as_typed
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
@@ -193,6 +193,8 @@ class NotRun:
         # again), and by no other.
         card = f"{kind}:{what}"
         self.first = _lab.says("notice", card)
+        if self.first:  # its note's details give the missing server's reason in full
+            _lab.says(f"reason:{kind}", card)
         self.legend = [label for label, _value in stand_ins if _short(label) != _text(label)
                        and _lab.says(f"{_short(label)}: {_legend(label)}", card)]
         self.footer = bool(stand_ins) and _lab.says("footer", card)
@@ -392,6 +394,11 @@ class Checked(list[Result]):
     def __init__(self, result: ClaimResult) -> None:
         super().__init__(result.rows)
         self.result = result
+        # A missing server's reason (what was tried, the hint) is said in full by the first
+        # card of the lesson that needs it; this card's rows refer to it where another did.
+        card = f"claim:{result.claim.id}"
+        self.told = frozenset(kind for kind in {row.missing for row in result.rows}
+                              if kind and not _lab.says(f"reason:{kind}", card))
 
     @property
     def verdict(self) -> str:
@@ -400,13 +407,14 @@ class Checked(list[Result]):
 
     @as_typed
     def _repr_html_(self) -> str:
-        return claim_card(self.result)
+        return claim_card(self.result, self.told)
 
     def __str__(self) -> str:
         item = self.result.claim
         head = f"{item.id}: {verdict_text(self.verdict)} ({kind_text(item.kind)})"
-        return "\n".join([head, *(row.text(_(SAME_REASON) if repeated else None)
-                                  for row, repeated in zip(self, said_above(self), strict=True))])
+        return "\n".join([head, *(row.text(said)
+                                  for row, said in zip(self, instead(self, self.told),
+                                                       strict=True))])
 
     __repr__ = __str__
 
@@ -511,6 +519,9 @@ class ServerStatus:
     @as_typed
     def _repr_html_(self) -> str:
         if self.missing is not None and self.needs_server and self.server is None:
+            # Shown, the note gives the reason in full (in its details), so the lesson's cards
+            # refer to it: recorded when shown, as lesson 06 never shows its status.
+            _lab.says("reason:mongodb", "status")
             return f"<div>{html.escape(self._intro())} {_server_note_html(self.missing)}</div>"
         return "<div>" + "<br>".join(html.escape(line) for line in self.lines()) + "</div>"
 

@@ -393,9 +393,10 @@ def _06_write_volume(lesson: str) -> Exercise:
                  "engine's row), and does it fit in the cache printed above?")],
         explanation=N_("Random keys change pages all over the index, and each page changed is "
                        "written whole: after a checkpoint, when it is evicted from the cache, "
-                       "and in SQLite at each commit. How many times the bytes that makes is "
-                       "the run's own: it grows with N and with the index against the engine's "
-                       "cache, so the answer is yes on one engine or N and no on another."),
+                       "and in SQLite at each commit."),
+        more=N_("How many times the bytes that makes is the run's own: it grows with N and "
+                "with the index against the engine's cache, so the answer is yes on one engine "
+                "or N and no on another."),
         finding=lambda: _write_reading().text,
         measured=N_("the learner's run measures it on the first engine that runs (PostgreSQL, "
                     "else WiredTiger, else SQLite) at the learner's N, and the answer depends "

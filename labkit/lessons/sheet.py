@@ -109,7 +109,8 @@ def _entry(name: str, exercise: Exercise) -> list[str]:
         out.append("- **" + _("Common mistake") + f"** {said}: " + markdown(_(text)))
     for number, text in enumerate(exercise.hints, 1):
         out.append("- **" + _("Hint {number}").format(number=number) + "**: " + markdown(_(text)))
-    out += ["- **" + _("Why") + "**: " + markdown(_(exercise.explanation)), ""]
+    why = " ".join(_(text) for text in (exercise.explanation, exercise.more) if text)
+    out += ["- **" + _("Why") + "**: " + markdown(why), ""]
     return out
 
 

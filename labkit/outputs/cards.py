@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from labkit.claims.claim import (
@@ -24,6 +24,7 @@ from labkit.claims.claim import (
 from labkit.claims.labels import PERCENTS, label, value_word
 from labkit.claims.spec import Step
 from labkit.i18n import N_, Phrase, _, number, percent, shown
+from labkit.names import engine_name
 from labkit.outputs import escape
 from labkit.run.results import ClaimResult, Result
 
@@ -151,13 +152,27 @@ def said_above(rows: Sequence[Result]) -> list[bool]:
 
 # What a row whose reason a row above gave says instead (``said_above``).
 SAME_REASON = N_("the same reason as above")
+# What a row says instead of a missing server's reason that a card above, in the same
+# lesson, gave in full (what was tried, and the hint: several hundred characters).
+TOLD_ABOVE = N_("no {engine} here: why is on the first card above that says so")
 
 
-def row_card(row: Result, repeated: bool = False, single: bool = False) -> str:
+def instead(rows: Sequence[Result], told: Collection[str] = ()) -> list[str | None]:
+    """For each of a card's rows, what it says in place of its reason, or None where it gives
+    its own: a short reference where its server's absence (its ``missing`` kind) is in
+    ``told``, said in full by an earlier card of the lesson; "the same reason as above" where
+    a row above in this card gave it (``said_above``)."""
+    return [_(TOLD_ABOVE).format(engine=engine_name(row.missing))
+            if row.reason and row.missing and row.missing in told
+            else _(SAME_REASON) if repeated else None
+            for row, repeated in zip(rows, said_above(rows), strict=True)]
+
+
+def row_card(row: Result, reason: str | None = None, single: bool = False) -> str:
     """One engine's verdict as HTML under its claim's heading, which gave the claim's title:
     the row's verdict (``single``: the claim's one row, whose verdict the heading gave) and
-    its engine on one line, expected beside observed, why (``repeated``: a row above in the
-    same card gave that reason, ``said_above``)."""
+    its engine on one line, expected beside observed, why (``reason`` in place of the row's
+    own, as ``instead`` gives it)."""
     item = row.claim
     verdict = "" if single else (f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
                                  f"{verdict_text(row.verdict)}</b>")
@@ -167,27 +182,28 @@ def row_card(row: Result, repeated: bool = False, single: bool = False) -> str:
     table = ""
     if row.shows_observation and row.observation is not None:
         table = side_by_side(item.expected, row.observation.observed, item.expected_short)
-    reason = ""
-    if row.reason and repeated:
-        reason = f"<div><i>{escape.html(_(SAME_REASON))}</i></div>"
+    said = ""
+    if row.reason and reason is not None:
+        said = f"<div><i>{escape.html(reason)}</i></div>"
     elif row.reason:
-        reason = f"<div>{escape.html(row.shown_reason)}</div>"
-    return "<div>" + "<br>".join(part for part in rows if part) + table + reason + "</div>"
+        said = f"<div>{escape.html(row.shown_reason)}</div>"
+    return "<div>" + "<br>".join(part for part in rows if part) + table + said + "</div>"
 
 
-def claim_card(result: ClaimResult) -> str:
+def claim_card(result: ClaimResult, told: Collection[str] = ()) -> str:
     """A claim's verdict card as HTML: the claim's verdict and kind, its experiment, then its
-    row (or, judged on several engines, each row indented)."""
+    row (or, judged on several engines, each row indented); a row whose missing server is in
+    ``told`` refers to the card above that said why (``instead``)."""
     item = result.claim
     head = (f"<p><b style='color:{COLOURS[result.verdict]}'>{item.id}: "
             f"{verdict_text(result.verdict)}</b> ({kind_text(item.kind)}) &mdash; "
             f"{escape.html(item.shown_title)}<br><small>{_('experiment:')} "
             f"<code>{escape.html(item.experiment_name)}</code></small></p>")
+    said = instead(result.rows, told)
     if result.single:
-        return head + row_card(result.rows[0], single=True)
-    return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row, repeated)}</div>"
-                          for row, repeated in zip(result.rows, said_above(result.rows),
-                                                   strict=True))
+        return head + row_card(result.rows[0], said[0], single=True)
+    return head + "".join(f"<div style='margin-left:1.5em'>{row_card(row, reason)}</div>"
+                          for row, reason in zip(result.rows, said, strict=True))
 
 
 # The fixture beside a card -----------------------------------------------------------------
