@@ -292,8 +292,7 @@ def _07_over_41(lesson: str) -> Exercise:
         N_("Write a filter for every order whose userId is a number greater than 41, "
            "Decimal128 included."),
         [N_("Which operator means \"greater than\"? A number operand meets every numeric type."),
-         N_("{\"userId\": {\"$gt\": 41}}: greater than 41, not 42 or more, whatever the "
-            "fixture holds.")],
+         N_("Greater than 41 is not the same as 42 or more: 41.5 is greater than 41 too.")],
         explanation=N_("{userId: {$gt: 41}} compares every numeric type by value: int, long, "
                        "double and Decimal128 42.00 match, the string \"42\" does not. "
                        "mongomock raises on the Decimal128 here, where MongoDB answers."),
