@@ -95,9 +95,9 @@ def _uuid(text: str) -> Binary:
 # More sessions, UUIDv7-keyed as data/sessions.json is (made 2026-10-08T09:00:00Z plus a few
 # milliseconds): two newer than every session of the fixture, one older.
 _MORE_SESSIONS: list[Document] = [
-    {"_id": _uuid("01a11abd-aab3-7c21-8f0e-5d2a9b7c1e44"), "user": "Quân"},
-    {"_id": _uuid("01a11abd-aa7f-7d10-b2aa-0c9e3f1d2b77"), "user": "Phương"},
-    {"_id": _uuid("01a11abd-aabc-70f3-9a51-7e6d4c2b1a08"), "user": "Tâm"},
+    {"_id": _uuid("01a11abd-aab3-7c21-8f0e-5d2a9b7c1e44"), "userName": "Quân"},
+    {"_id": _uuid("01a11abd-aa7f-7d10-b2aa-0c9e3f1d2b77"), "userName": "Phương"},
+    {"_id": _uuid("01a11abd-aabc-70f3-9a51-7e6d4c2b1a08"), "userName": "Tâm"},
 ]
 
 # More orders for lesson 07: numbers of every type just above and at 41, a string above it.
