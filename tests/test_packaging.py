@@ -111,7 +111,8 @@ def test_wheel_installs_and_loads_a_fixture(installed):
     assert out.returncode == 0, out.stderr
     seen = json.loads(out.stdout)
     assert Path(seen["file"]).is_relative_to(installed.venv)
-    assert seen["fixtures"] == ["arrays", "events", "mixed", "nans", "nulls", "orders"]
+    assert seen["fixtures"] == ["arrays", "events", "jobs", "mixed", "nans", "nulls", "orders",
+                                "sessions", "tickets"]
     assert seen["orders"] == 5
     assert seen["mixed"] > 0
     assert seen["check"].splitlines()[0] == "D2: đúng (nhận định về hành vi)"

@@ -4,22 +4,63 @@ right queries both pass. Judged here by labkit's model (no server), as the feedb
 
 Each exercise's reference results are MongoDB's documented rules on the fixtures: type
 bracketing and the BSON comparison order (the manual's reference/bson-type-comparison-order
-page), an array's sort key (jstests/core/query/sort/sort_array.js:59-79 at 6fdbf4c4), and
-$type "number" (the manual's operator/query/type page: int, long, double, decimal).
+page: numbers of every type, Decimal128 included, compare by value; Dates by their
+milliseconds; ObjectIds by their bytes; BinData by length, then subtype, then byte by byte), an
+array's sort key (jstests/core/query/sort/sort_array.js:59-79 at 6fdbf4c4), $type "number" and
+"null" (the manual's operator/query/type page), null against a missing field (the manual's
+tutorial/query-for-null-fields page: {a: null} matches both, {a: {$type: "null"}} only a stored
+null), an ObjectId's leading 4-byte timestamp and ObjectId.from_datetime's zeros after it (the
+manual's reference/bson-types page, ObjectId; pymongo's bson.objectid.ObjectId.from_datetime),
+and a UUIDv7's leading 48-bit Unix time in milliseconds (RFC 9562, section 5.7).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import uuid
+
 import pytest
+from bson import Binary, Decimal128, ObjectId
 
 import labkit
 from labkit.lessons.query_questions import QUERY_EXERCISES
+
+_OCT_1 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
+_NOV_1 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+_SECOND = 1_791_417_600  # 2026-10-08T00:00:00Z, the tickets' second
+# The tickets made from that second on, those of the second first (data/tickets.json).
+_SECOND_ON = ["6ac6dd005c17e2a9b001a2f1", "6ac6dd000b5e17a2c99a1f00", "6ac6dd00e4d07f3b1600f1a1",
+              "6ac6dd000b5e17a2c99a1f01", "6ac6dd005c17e2a9b001a2f2", "6ac6dd015c17e2a9b001a2f3",
+              "6ac6dd010b5e17a2c99a1f02"]
+_PAGE_END = ObjectId("6ae843007c41e90a332b1c00")  # the jobs' first page of 3 ends here
+_PAGE_2 = ["6ae843007c41e90a332b1c01", "6ae843007c41e90a332b1c02", "6ae84300c35a0d77e20a4e20"]
+# The three newest sessions' UUIDv7 keys (data/sessions.json).
+_NEWEST = [Binary.from_uuid(uuid.UUID(u))
+           for u in ("01a11abd-aaa8-7b48-8ce3-eae6c3bf67b0", "01a11abd-aa9f-7a49-ac6e-11d4ab268129",
+                     "01a11abd-aa96-7b8a-91fc-e0fa1f5dff7b")]
+
+
+def _from(seconds: int) -> ObjectId:
+    return ObjectId.from_datetime(dt.datetime.fromtimestamp(seconds, dt.UTC))
+
+
+def _all_of(name: str):
+    """A cursor of the learner's own collection whose filter names the fixture's _ids."""
+    return labkit.collection(name).find(
+        {"_id": {"$in": [d["_id"] for d in labkit.collection(name).documents()]}})
+
 
 # Per exercise: two different right queries, and the fixture's right _ids written out (which
 # the variant, with other _ids, must refuse). Sorts and pipelines list _ids in their order.
 CASES = {
     "00.first_query": ({"userId": "42"}, {"userId": {"$eq": "42"}},
                        {"_id": {"$in": [2]}}),
+    "01.october": ({"atDate": {"$gte": _OCT_1, "$lt": _NOV_1}},
+                   {"$and": [{"atDate": {"$gt": _OCT_1 - dt.timedelta(milliseconds=1)}},
+                             {"atDate": {"$lte": _NOV_1 - dt.timedelta(milliseconds=1)}}]},
+                   {"_id": {"$in": ["b", "c"]}}),
+    "01.in_time": ({"atDate": 1}, [("atDate", 1), ("_id", -1)],
+                   lambda: _all_of("events").sort("atDate", 1)),
     # A sort alone names no _id: the hard-coded answer is a cursor of the learner's own
     # collection, its filter naming the fixture's _ids.
     "02.descending": ({"v": -1}, [("v", -1), ("_id", 1)],
@@ -35,6 +76,31 @@ CASES = {
     "03.every_42": ({"userId": {"$in": [42, "42"]}},
                     {"$or": [{"userId": 42}, {"userId": "42"}]},
                     {"_id": {"$in": [1, 2, 3, 4, 5]}}),
+    # The largest ID of the second before is another lower bound, excluded.
+    "04.since": ({"_id": {"$gte": _from(_SECOND)}},
+                 {"_id": {"$gt": ObjectId("6ac6dcffffffffffffffffff")}},
+                 {"_id": {"$in": [ObjectId(h) for h in _SECOND_ON]}}),
+    "04.in_second": ({"_id": {"$gte": _from(_SECOND), "$lt": _from(_SECOND + 1)}},
+                     {"$and": [{"_id": {"$gt": ObjectId("6ac6dcffffffffffffffffff")}},
+                               {"_id": {"$lte": ObjectId("6ac6dd00ffffffffffffffff")}}]},
+                     {"_id": {"$in": [ObjectId(h) for h in _SECOND_ON[:5]]}}),
+    "05.made_order": ({"createdAt": 1}, [("createdAt", 1), ("by", 1)],
+                      lambda: _all_of("jobs").sort("createdAt", 1)),
+    # The learner's own cursor is the other right answer, find().sort().limit().
+    "05.next_page": ([{"$match": {"_id": {"$gt": _PAGE_END}}}, {"$sort": {"_id": 1}},
+                      {"$limit": 3}],
+                     lambda: labkit.collection("jobs").find(
+                         {"_id": {"$gt": _PAGE_END}}).sort("_id", 1).limit(3),
+                     [{"$match": {"_id": {"$in": [ObjectId(h) for h in _PAGE_2]}}},
+                      {"$sort": {"_id": 1}}]),
+    "06.right_edge": ([{"$sort": {"_id": -1}}, {"$limit": 3}],
+                      lambda: labkit.collection("sessions").find().sort("_id", -1).limit(3),
+                      [{"$match": {"_id": {"$in": _NEWEST}}}, {"$sort": {"_id": -1}}]),
+    # A Decimal128 operand compares by value as well as an int does.
+    "07.over_41": ({"userId": {"$gt": 41}}, {"userId": {"$gt": Decimal128("41.0")}},
+                   {"_id": {"$in": [1, 3, 4, 5]}}),
+    "07.null_present": ({"a": {"$type": "null"}}, {"a": {"$eq": None, "$exists": True}},
+                        {"_id": {"$in": [1]}}),
 }
 
 
@@ -48,7 +114,7 @@ def test_two_different_right_queries_pass(kernel, name):
     """Two different right queries are each right, on the fixture and on the variant."""
     first, second, _ids = CASES[name]
     for query in (first, second):
-        feedback = labkit.exercise(name).check(query)
+        feedback = labkit.exercise(name).check(query() if callable(query) else query)
         assert feedback.correct is True, (name, query, str(feedback))
         assert "labkit's model" in str(feedback)
 

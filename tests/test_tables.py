@@ -27,6 +27,13 @@ def test_a_missing_field_is_shown_as_missing():
     assert tables.fixture("mixed").loc["missing", "v"] == "(missing)"
 
 
+def test_a_uuid_id_is_shown_as_the_shell_writes_it():
+    """A UUID _id heads its row as mongosh writes it, UUID("…"), not as raw bytes; an ObjectId
+    _id as its hex."""
+    assert tables.fixture("sessions").index[0] == 'UUID("01a11abd-aa80-71b9-a0c4-70abe7bd78f2")'
+    assert str(tables.fixture("tickets").index[0]) == "6ac6dcff5c17e2a9b001a2f0"
+
+
 def _measurement(engine, fills, sizes):
     return Measurement(engine, "1", 10, "", None,
                        [LoadResult(keys=k, n=10, index_bytes=sizes[k], leaf_pages=1,

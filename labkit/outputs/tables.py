@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
@@ -118,7 +119,7 @@ def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.D
     fields = fields or list(dict.fromkeys(k for d in docs for k in d if k != "_id"))
     rows = []
     for doc in docs:
-        row = {"_id": doc.get("_id")}
+        row = {"_id": _index(doc.get("_id"))}
         for name in fields:
             if name in doc:
                 row[name] = shell(doc[name])
@@ -127,6 +128,14 @@ def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.D
                 row[name], row[_("{name} type").format(name=name)] = _("(missing)"), "-"
         rows.append(row)
     return pd.DataFrame(rows).set_index("_id")
+
+
+def _index(value: Any) -> Any:
+    """An ``_id`` as a table's row heading: as it is, or binary data (a UUID) as the shell
+    writes it, ``UUID("…")``, where pandas would print its raw bytes."""
+    from bson import Binary
+
+    return shell(value) if isinstance(value, Binary | uuid.UUID) else value
 
 
 # pandas shows at most this many characters of a cell (``display.max_colwidth``), cutting the
