@@ -14,7 +14,6 @@ from labkit.errors import (
     ServerStartError,
     ServerUnavailable,
 )
-from labkit.lessons.public import LAZY
 
 if TYPE_CHECKING:
     from labkit.experiments.catalogue import registered
@@ -36,22 +35,22 @@ if TYPE_CHECKING:
     from labkit.run.doctor import run as doctor
     from labkit.servers import mongodb
 
-_LAZY = LAZY  # imported on first use (lessons.public says why)
-
-
 
 def __getattr__(name: str) -> Any:
     """A public name of the notebooks' API, imported the first time it is asked for."""
-    if name not in _LAZY:
+    if name not in __all__:  # a submodule's name too, asked before the submodule is loaded
         raise AttributeError(f"module 'labkit' has no attribute {name!r}")
-    module, attribute = _LAZY[name]
+    # Here, not at the top: a command such as `labkit predict` loads no lesson code.
+    from labkit.lessons.public import LAZY
+
+    module, attribute = LAZY[name]
     value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *__all__])
 
 
 __all__ = [  # the same names as lessons.public.NAMES (tests/test_api.py)

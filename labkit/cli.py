@@ -836,7 +836,8 @@ def build_parser() -> argparse.ArgumentParser:
     what = progress.add_mutually_exclusive_group()
     what.add_argument("--export", metavar="FILE",
                       help=_("write this learner's exercises as CSV (ID, lesson, question, "
-                             "state, tries, right, revealed, when)"))
+                             "state, tries, right, revealed, when, first try, wrong answers; "
+                             "questions in LABKIT_LANG's language)"))
     what.add_argument("--merge", nargs="+", metavar="FILE",
                       help=_("merge exported files into one table, each file's name as its "
                              "learner"))

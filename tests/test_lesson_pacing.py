@@ -502,7 +502,7 @@ def test_lesson_08_writes_its_claim_file_outside_the_repository(path):
     code = "\n".join(_code_cells(path))
     assert 'folder = pathlib.Path(tempfile.mkdtemp(prefix="labkit-08-"))' in code
     assert 'claim_file = folder / "blog_claim.yaml"' in code
-    assert 'report.write(result.run, folder / "report")' in code
+    assert 'lesson.write(result.run, folder / "report")' in code
 
 
 # Pacing: short cells, short lessons, one long reason, short feedback ------------------------

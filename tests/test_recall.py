@@ -102,7 +102,7 @@ def test_a_lesson_opens_with_a_warm_up_naming_the_lesson_before(code, lesson):
     assert before in heading.splitlines()[0]
     assert _title(code, before) in heading
     assert EXERCISE.findall(asked) == [f"{lesson.number}.warm_up"]
-    assert f'labkit.after("{lesson.number}.warm_up", recall.score' in waits
+    assert f'labkit.after("{lesson.number}.warm_up", labkit.score' in waits
 
 
 @pytest.mark.parametrize(("code", "lesson"), NOTEBOOKS,
@@ -117,7 +117,7 @@ def test_a_lesson_ends_with_its_quiz_after_everything_else(code, lesson):
     assert tail[0][0] == "markdown"
     assert [EXERCISE.findall(text) for _kind, text in tail[1:-1]] == [[name] for name in quiz]
     last = tail[-1][1]
-    assert "labkit.after(quiz, recall.score, quiz)" in last
+    assert "labkit.after(quiz, labkit.score, quiz)" in last
     assert all(f'"{name}"' in last for name in quiz)
     asked = [name for _kind, text in cells for name in EXERCISE.findall(text)]
     assert [name for name in asked if ".quiz_" in name] == quiz
@@ -131,7 +131,7 @@ def test_the_score_waits_for_the_quiz_and_then_names_what_to_read_again():
     first time and, for one missed first, names the lesson that explains it."""
     quiz = recall.quiz("03")
     made = {name: labkit.exercise(name) for name in quiz}
-    waiting = labkit.after(quiz, recall.score, quiz)
+    waiting = labkit.after(quiz, labkit.score, quiz)
     assert str(waiting).startswith(i18n._(
         "This cell shows the answer to exercise {name}").format(name=quiz[0]))
     first, second, third = quiz
@@ -140,7 +140,7 @@ def test_the_score_waits_for_the_quiz_and_then_names_what_to_read_again():
     made[second].check(wrong)
     made[second].check(made[second].answer())
     made[third].reveal()
-    shown = str(labkit.after(quiz, recall.score, quiz))
+    shown = str(labkit.after(quiz, labkit.score, quiz))
     taught = syllabus.LESSONS[int(recall.RECALLS[second])]
     assert shown.splitlines() == [
         "Right first time: 1 of 3.",
@@ -157,7 +157,7 @@ def test_the_score_speaks_the_lesson_language():
     labkit.language("vi")
     warm = labkit.exercise("04.warm_up")
     warm.check(warm.mistakes[0][0])
-    shown = recall.score("04.warm_up")
+    shown = labkit.score("04.warm_up")
     assert str(shown).splitlines() == [
         "Đúng ngay lần đầu: 0 trên 1 câu.",
         "04.warm_up: chưa đúng; bài 03 (Type bracketing (so sánh trong cùng nhóm kiểu)) giải "

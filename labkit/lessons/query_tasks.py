@@ -151,9 +151,10 @@ class Returns(Accept[Query]):
         query = self.read(prediction, answer)
         got = judged.run(query)
         if _same(got[0], judged.expected[0]):
-            return Message(N_("Right on these documents, but not on another set of the same "
-                              "shape that you have not seen: does your query name _ids or "
-                              "values instead of saying the rule?"))
+            return Message(N_("Right on these documents, but not on others of the same shape "
+                              "that you have not seen: {detail}"),
+                           detail=shown(_wrongly(query, got[1], judged.expected[1],
+                                                 judged.unseen)))
         return _wrongly(query, got[0], judged.expected[0], judged.seen)
 
     def describe(self) -> str:
