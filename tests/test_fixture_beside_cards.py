@@ -25,14 +25,14 @@ CHECK = re.compile(r'labkit\.check\("([^"]+)"')
 @pytest.mark.parametrize("edition", ["", "vi"])
 @pytest.mark.parametrize("claim_id", sorted(ON_THEIR_OWN_FIXTURE))
 def test_the_cell_of_each_such_card_shows_its_fixture(claim_id, edition):
-    """The lesson's cell that checks the claim displays ``cards.Fixture`` of the same claim
+    """The lesson's cell that checks the claim displays ``lesson.Fixture`` of the same claim
     before the card, in the English and the Vietnamese edition alike."""
     path = ROOT / "notebooks" / edition / f"{ON_THEIR_OWN_FIXTURE[claim_id]}.ipynb"
     cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
              if c["cell_type"] == "code"]
     (cell,) = [c for c in cells if claim_id in CHECK.findall(c)]
-    assert f'display(cards.Fixture("{claim_id}"))' in cell
-    assert cell.index("cards.Fixture") < cell.index("labkit.check")
+    assert f'display(lesson.Fixture("{claim_id}"))' in cell
+    assert cell.index("lesson.Fixture") < cell.index("labkit.check")
 
 
 def test_the_fixture_is_the_claim_files_and_each_row_names_its_query():
