@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from labkit.lessons.exercises import Exercise
     from labkit.lessons.notebook import (
         after,
-        check,
+        claim,
         language,
         on_server,
         session,
@@ -62,7 +62,7 @@ __all__ = [  # the same names as lessons.public.NAMES (tests/test_api.py)
     "ServerUnavailable",
     "__version__",
     "after",
-    "check",
+    "claim",
     "collection",
     "doctor",
     "exercise",

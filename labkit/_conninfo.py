@@ -56,7 +56,7 @@ class Parts:
     password: bool = False
     secrets: list[str] = field(default_factory=list)
 
-    def check(self) -> Parts:
+    def validate(self) -> Parts:
         """These parts, if each holds only what its kind of name can; else ValueError."""
         for host, port in self.hosts:
             if (host and not _HOST.fullmatch(host)) or (port and not _PORT.fullmatch(port)):
@@ -89,7 +89,7 @@ def display(conninfo: str) -> str:
     """``conninfo`` as it may be shown: rebuilt from its safe parts where it holds a secret,
     unchanged where its driver's parser finds none, :data:`HIDDEN` where it does not parse."""
     try:
-        parts = parse(conninfo).check()
+        parts = parse(conninfo).validate()
     except Exception:  # any parser's refusal, whatever its type, means: show none of it
         return HIDDEN
     # What the driver's parser read whole and found no secret in is shown as it was written.

@@ -502,7 +502,7 @@ def test_each_lesson_closes_with_key_points(notebook):
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_lesson_calls_the_server_directly_before_it_can_say_not_run(notebook):
-    """Lessons reach MongoDB through labkit.check, on_server and start_lesson, which say
+    """Lessons reach MongoDB through labkit.claim, on_server and start_lesson, which say
     "not run" without a server, never through a bare labkit.mongodb() that would raise."""
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     for cell in cells:

@@ -16,7 +16,7 @@ from labkit.lessons.exercises import (
     Hex,
     InOrder,
     Number,
-    Text,
+    Spelling,
     Time,
     same,
 )
@@ -176,8 +176,8 @@ def test_an_empty_answer_is_matched_by_an_empty_list():
 
 @pytest.mark.parametrize(("prediction", "right"), [("Z", True), ('"Z"', True), ("z", False)])
 def test_case_is_kept_where_case_is_the_lesson(prediction, right):
-    """Text compared with Text() keeps its case: "z" is not "Z"."""
-    assert Text().matches(prediction, "Z") is right
+    """Text compared with Spelling() keeps its case: "z" is not "Z"."""
+    assert Spelling().matches(prediction, "Z") is right
 
 
 @pytest.mark.parametrize(("prediction", "right"), [(True, True), ("yes", True), ("True", True),
@@ -189,7 +189,7 @@ def test_yes_or_no_answers(prediction, right):
 
 @pytest.mark.parametrize(("rule", "prediction"), [
     (Time(), "yesterday"), (Time(), 12), (Hex(), "xyz"), (Hex(), 1.5), (Number(), "lots"),
-    (Fraction(), [1]), (InOrder(), 42), (Bool(), "maybe"), (Text(), 3)])
+    (Fraction(), [1]), (InOrder(), 42), (Bool(), "maybe"), (Spelling(), 3)])
 def test_unreadable_input_never_raises(rule, prediction):
     """Input the rule cannot read gets a 'could not read' note and counts as no attempt."""
     exercise, _ = counted("6553f100", accept=rule)

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The claims whose card answers with the _ids of a fixture of their own, in the lesson named.
 ON_THEIR_OWN_FIXTURE = {"X5": "02_bson_sort_order", "X2": "03_type_bracketing",
                         "X3": "03_type_bracketing", "X4": "03_type_bracketing"}
-CHECK = re.compile(r'labkit\.check\("([^"]+)"')
+CHECK = re.compile(r'labkit\.claim\("([^"]+)"')
 
 
 @pytest.mark.parametrize("edition", ["", "vi"])
@@ -32,7 +32,7 @@ def test_the_cell_of_each_such_card_shows_its_fixture(claim_id, edition):
              if c["cell_type"] == "code"]
     (cell,) = [c for c in cells if claim_id in CHECK.findall(c)]
     assert f'display(lesson.Fixture("{claim_id}"))' in cell
-    assert cell.index("lesson.Fixture") < cell.index("labkit.check")
+    assert cell.index("lesson.Fixture") < cell.index("labkit.claim")
 
 
 def test_the_fixture_is_the_claim_files_and_each_row_names_its_query():

@@ -132,7 +132,7 @@ def test_right_answer_explains_in_the_lesson_language(offline, lang):
 def test_not_run_card_is_in_the_lesson_language(offline, lang):
     """A not-run card's heading, how-to, stand-in labels and table headings follow the
     language; the verdict code stays ``not-run``."""
-    card = labkit.check("D3", offline)
+    card = labkit.claim("D3", offline)
     text, page = str(card), card._repr_html_()
     assert card.verdict == "not-run"
     if lang == "vi":
@@ -295,7 +295,7 @@ def test_claim_titles_are_shown_in_the_language_and_stored_in_english(offline, l
     shown = ("Ví dụ mẫu: 1.700.000.000 giây, giá trị ngẫu nhiên 3f2a91c8d4, bộ đếm 12.345"
              if lang == "vi" else english)
     assert f"<td>{shown}</td>" in page
-    assert shown in labkit.check("O2", offline)._repr_html_()
+    assert shown in labkit.claim("O2", offline)._repr_html_()
 
 
 def test_an_observations_note_is_shown_in_the_language_and_kept_in_english(lang):

@@ -171,12 +171,12 @@ def test_a_claim_card_waits_until_its_exercise_is_tried(kernel):
     a wrong answer is a try, and the card then shows (D2 needs no server)."""
     string_bytes = labkit.exercise("01.string_bytes")
     string_bytes.check(None)  # the lesson's cell as committed: not an answer
-    waiting = labkit.check("D2", kernel, after="01.string_bytes")
+    waiting = labkit.claim("D2", kernel, after="01.string_bytes")
     assert isinstance(waiting, notebook.Waiting)
     assert 'labkit.reveal("01.string_bytes")' in str(waiting)
     assert "29" not in str(waiting) + waiting._repr_html_()
     assert not string_bytes.check(24)  # wrong, but tried
-    shown = labkit.check("D2", kernel, after="01.string_bytes")
+    shown = labkit.claim("D2", kernel, after="01.string_bytes")
     assert isinstance(shown, notebook.Checked)
     assert shown.verdict == "holds"
 
@@ -231,7 +231,7 @@ def test_a_lesson_without_a_server_says_so_in_one_line(kernel):
 def test_the_server_note_is_shown_once_per_lesson(kernel):
     """After start_lesson, no not-run card repeats the note; the next lesson shows it again."""
     labkit.start_lesson("01")
-    card = labkit.check("D3", kernel)
+    card = labkit.claim("D3", kernel)
     assert isinstance(card, notebook.NotRun)
     assert "No MongoDB server here" not in card._repr_html_()
     assert "make lab" not in card._repr_html_() + str(card)
@@ -240,7 +240,7 @@ def test_the_server_note_is_shown_once_per_lesson(kernel):
 
 def test_the_first_card_without_start_lesson_carries_the_one_line_note(kernel):
     """A kernel that never called start_lesson gets the note on its first not-run card only."""
-    first, second = labkit.check("D3", kernel), labkit.check("S2", kernel)
+    first, second = labkit.claim("D3", kernel), labkit.claim("S2", kernel)
     assert "No MongoDB server here" in _visible(first._repr_html_())
     assert "make lab" in first._repr_html_()
     assert "make lab" not in _visible(first._repr_html_())
@@ -299,7 +299,7 @@ def test_a_card_gives_its_claims_title_once(kernel):
     from labkit.experiments.catalogue import get
 
     for claim_id in ("O1", "U4"):
-        page = labkit.check(claim_id, kernel)._repr_html_()
+        page = labkit.claim(claim_id, kernel)._repr_html_()
         title = get(claim_id).shown_title
         assert page.count(html.escape(title)) == 1, claim_id
 
@@ -598,7 +598,7 @@ def test_a_later_cards_reference_is_in_the_lesson_language(lab_without_servers):
     (U5's) says, in Vietnamese in the Vietnamese edition, where that reason is, in its text
     and its HTML, and never repeats it."""
     labkit.language("vi")
-    first, later = labkit.check("X7"), labkit.check("U5")
+    first, later = labkit.claim("X7"), labkit.claim("U5")
     reason = "LABKIT_MONGODB_URI: not set"
     assert reason in str(first)
     assert reason in first._repr_html_()

@@ -88,7 +88,7 @@ def test_a_question_in_feedback_is_shown_as_typed():
 def test_a_not_run_card_of_a_dollar_claim_is_shown_as_typed(claim_id, offline):
     """A not-run card of a claim whose title holds ``$`` pairs, with its stand-ins, its
     tables and the model's explanation, leaves no text for MathJax."""
-    card = labkit.check(claim_id, offline)
+    card = labkit.claim(claim_id, offline)
     assert isinstance(card, notebook.NotRun)
     page = card._repr_html_()
     assert "$" in page
@@ -99,7 +99,7 @@ def test_a_verdict_card_is_shown_as_typed(offline):
     """A claim's verdict card (a claim run here, on the model or SQLite) leaves no text for
     MathJax."""
     item = next(c for c in registered() if not c.needs)
-    card = labkit.check(item.id, offline)
+    card = labkit.claim(item.id, offline)
     assert isinstance(card, notebook.Checked)
     assert typeset_text(card._repr_html_()) == []
 

@@ -28,7 +28,7 @@ def test_a_not_run_card_offers_the_models_explanation_labelled_as_its(kernel):
     """X2 without a server: beside the model's prediction, each of its questions explained on
     the nulls fixture, the missing field's row naming null-matches-missing and its source, in
     the card's text and HTML; the heading says it is the model's, not an observation."""
-    card = labkit.check("X2", kernel)
+    card = labkit.claim("X2", kernel)
     assert isinstance(card, notebook.NotRun)
     for shown in (str(card), card._repr_html_()):
         assert "labkit" in shown
@@ -44,7 +44,7 @@ def test_a_not_run_cards_page_says_matched_in_the_learners_words(kernel):
     in Vietnamese (with a tick or a cross), where it showed Python's True and False (claim
     X2's nulls fixture: the null and the missing field match {$eq: null}, 1 and "x" do not)."""
     labkit.language("vi")
-    page = labkit.check("X2", kernel)._repr_html_()
+    page = labkit.claim("X2", kernel)._repr_html_()
     assert "<td>\u2713 có</td>" in page
     assert "<td>\u2717 không</td>" in page
     assert "<td>True</td>" not in page
@@ -53,7 +53,7 @@ def test_a_not_run_cards_page_says_matched_in_the_learners_words(kernel):
 
 def test_a_claim_without_finds_of_the_kits_files_offers_none(kernel):
     """D1's questions are no finds of a fixture: its card explains nothing."""
-    card = labkit.check("D1", kernel)
+    card = labkit.claim("D1", kernel)
     assert isinstance(card, notebook.NotRun)
     assert card.why is None
 
@@ -62,14 +62,14 @@ def test_an_explanation_that_would_give_an_answer_away_waits(kernel):
     """S1's card shows without an exercise tried, but its explanation (an array sorts by its
     smallest element: 02.after_array's answer) waits, naming labkit.reveal, until both of
     lesson 02's exercises are tried; a wrong answer is a try."""
-    held = labkit.check("S1", kernel, explain_after=["02.first", "02.after_array"])
+    held = labkit.claim("S1", kernel, explain_after=["02.first", "02.after_array"])
     assert isinstance(held, notebook.NotRun)
     shown = str(held) + held._repr_html_()
     assert "array-sort-key" not in shown
     assert 'labkit.reveal("02.first")' in shown
     for name, wrong in (("02.first", "null"), ("02.after_array", "object")):
         assert not labkit.exercise(name).check(wrong)  # a common mistake: wrong, but tried
-    card = labkit.check("S1", kernel, explain_after=["02.first", "02.after_array"])
+    card = labkit.claim("S1", kernel, explain_after=["02.first", "02.after_array"])
     assert "array-sort-key" in str(card) + card._repr_html_()
 
 

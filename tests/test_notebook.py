@@ -26,7 +26,7 @@ def offline(monkeypatch):
 
 def test_a_claim_that_needs_a_missing_server_is_not_run_and_raises_nothing(offline):
     """check() returns a not-run card (verdict "not run") instead of raising."""
-    card = labkit.check("D3", offline)
+    card = labkit.claim("D3", offline)
     assert isinstance(card, notebook.NotRun)
     assert card.verdict == "not-run"
 
@@ -34,7 +34,7 @@ def test_a_claim_that_needs_a_missing_server_is_not_run_and_raises_nothing(offli
 def test_the_how_to_is_shown_once_per_kernel(offline):
     """The first card carries the one-line note (how to get a server on request); later cards
     say nothing more about the server."""
-    first, second = labkit.check("D3", offline), labkit.check("S2", offline)
+    first, second = labkit.claim("D3", offline), labkit.claim("S2", offline)
     assert "make lab" in first._repr_html_()
     assert "labkit.doctor()" in str(first)
     assert "No MongoDB server here" not in second._repr_html_()
@@ -43,7 +43,7 @@ def test_the_how_to_is_shown_once_per_kernel(offline):
 
 def test_stand_ins_are_labelled_recorded_and_predicted(offline):
     """D3 shows the chapter's recorded result and the model's prediction, each named."""
-    card = labkit.check("D3", offline)
+    card = labkit.claim("D3", offline)
     text = str(card)
     assert "recorded by the source document" in text
     assert "mongosh" in text
@@ -57,7 +57,7 @@ def test_stand_ins_are_labelled_recorded_and_predicted(offline):
 
 def test_a_stated_expectation_is_not_called_recorded(offline):
     """X2's expectation comes from the manual: it is labelled as stated, never as recorded."""
-    text = str(labkit.check("X2", offline))
+    text = str(labkit.claim("X2", offline))
     assert "stated by MongoDB's manual" in text
     assert "recorded by" not in text
 
@@ -70,7 +70,7 @@ def test_a_model_that_fails_is_shown_not_raised(offline, monkeypatch):
 
     broken = dataclasses.replace(claims.get("D3"), predict=lambda: 1 / 0)
     monkeypatch.setitem(claims.REGISTRY, "D3", broken)
-    assert "could not predict" in str(labkit.check("D3", offline))
+    assert "could not predict" in str(labkit.claim("D3", offline))
 
 
 def test_on_server_without_a_server_shows_the_model_labelled(offline):
@@ -125,8 +125,8 @@ def test_every_claim_card_built_twice_renders_the_same(monkeypatch, offline_sess
     monkeypatch.setattr(notebook, "_lab", notebook.Lab("03"))
     for claim_id in _claims_of_lessons():
         try:
-            first = labkit.check(claim_id, offline_session)
-            again = labkit.check(claim_id, offline_session)
+            first = labkit.claim(claim_id, offline_session)
+            again = labkit.claim(claim_id, offline_session)
         except labkit.ClaimFailed:  # a claim that does not hold raises alike both times
             continue
         assert first._repr_html_() == again._repr_html_(), claim_id
@@ -136,9 +136,9 @@ def test_every_claim_card_built_twice_renders_the_same(monkeypatch, offline_sess
 def test_the_footer_belongs_to_the_first_card_that_said_it(offline):
     """The first not-run card keeps its footer when shown again after a later card; the later
     card, built twice, never has it."""
-    first = labkit.check("D3", offline)
-    later = labkit.check("S2", offline)
+    first = labkit.claim("D3", offline)
+    later = labkit.claim("S2", offline)
     assert first.footer
     assert not later.footer
-    assert labkit.check("D3", offline).footer
-    assert not labkit.check("S2", offline).footer
+    assert labkit.claim("D3", offline).footer
+    assert not labkit.claim("S2", offline).footer

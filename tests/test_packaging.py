@@ -28,7 +28,7 @@ from labkit.model import fixtures
 from labkit.outputs import tables
 print(json.dumps({"file": labkit.__file__, "version": labkit.__version__,
                   "fixtures": fixtures.names(), "orders": len(fixtures.load("orders")),
-                  "mixed": len(tables.fixture("mixed")), "check": str(labkit.check("D2")),
+                  "mixed": len(tables.fixture("mixed")), "check": str(labkit.claim("D2")),
                   "claim_files": str(files.KIT_CLAIMS),
                   "b1": catalogue.get("B1").predict()["eq_42"]}))
 """

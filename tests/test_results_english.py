@@ -121,7 +121,7 @@ def test_a_card_shows_vietnamese_while_the_session_keeps_english(vietnamese_kern
     from) keeps it English with no Vietnamese letter (claim D1)."""
     from labkit.experiments.catalogue import get
 
-    not_run = labkit.check("D1")
+    not_run = labkit.claim("D1")
     assert "Không có server MongoDB nào dùng được" in not_run._repr_html_()
     result = vietnamese_kernel.claim_result(get("D1"))
     card = cards.claim_card(result)

@@ -203,11 +203,11 @@ def test_select_by_topic_and_id():
 
 
 def test_check_returns_verdicts_and_raises_on_disagreement(monkeypatch):
-    """``labkit.check`` returns the verdict card, and raises ClaimFailed when a claim fails."""
-    assert notebook.check("O3").verdict == claims.HOLDS
+    """``labkit.claim`` returns the verdict card, and raises ClaimFailed when a claim fails."""
+    assert notebook.claim("O3").verdict == claims.HOLDS
     monkeypatch.setitem(claims.REGISTRY, "X99", _claim(lambda ctx: Observation(2, "e", "1")))
     with pytest.raises(ClaimFailed, match="does not hold"):
-        notebook.check("X99")
+        notebook.claim("X99")
 
 
 def test_check_shows_a_survey_finding_without_raising(monkeypatch):
@@ -215,7 +215,7 @@ def test_check_shows_a_survey_finding_without_raising(monkeypatch):
     finding = _claim(lambda ctx: [Observation(1, "A", "1"), Observation(2, "B", "1")],
                      kind="survey")
     monkeypatch.setitem(claims.REGISTRY, "X99", finding)
-    checked = notebook.check("X99")
+    checked = notebook.claim("X99")
     assert checked.verdict == claims.FINDING
     assert "finding" in checked._repr_html_()
     broken = _claim(lambda ctx: [Observation(1, "A", "1"), Observation(None, "B", "1",
@@ -223,7 +223,7 @@ def test_check_shows_a_survey_finding_without_raising(monkeypatch):
                     kind="survey")
     monkeypatch.setitem(claims.REGISTRY, "X99", broken)
     with pytest.raises(ClaimFailed, match="boom"):
-        notebook.check("X99")
+        notebook.claim("X99")
 
 
 def test_every_result_names_its_experiment_and_lesson():
@@ -322,7 +322,7 @@ def test_btree_n_comes_from_the_environment_or_the_default(monkeypatch):
 
 
 def test_a_lessons_exercise_and_its_verdict_card_share_one_run_of_the_claim(monkeypatch):
-    """An exercise built on a claim and ``labkit.check`` of that claim run its experiment once
+    """An exercise built on a claim and ``labkit.claim`` of that claim run its experiment once
     per kernel, so the answer judged and the card shown come from the same observation."""
     import dataclasses
 
@@ -342,7 +342,7 @@ def test_a_lessons_exercise_and_its_verdict_card_share_one_run_of_the_claim(monk
     exercise = Exercise.from_claim("O3", "how many?", pick=lambda o: o["seconds"], hint="h",
                                    explanation="e")
     assert exercise.answer() == 1
-    assert notebook.check("O3").result.rows[0].observation.observed == {"seconds": 1}
+    assert notebook.claim("O3").result.rows[0].observation.observed == {"seconds": 1}
     assert calls == [1]
 
 

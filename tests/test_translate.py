@@ -173,7 +173,7 @@ def commented(tmp_path):
     (tmp_path / "notebooks").mkdir()
     lesson = _notebook(("markdown", "# 06 · Keys"),
                        ("code", 'ctx = labkit.session()  # the kernel\'s loads\nx = "#1"'),
-                       ("code", "labkit.check('U5')  # it quotes both answers\n# untouched"))
+                       ("code", "labkit.claim('U5')  # it quotes both answers\n# untouched"))
     (tmp_path / "notebooks" / "06_keys.ipynb").write_text(json.dumps(lesson))
     return translate.Layout(tmp_path)
 
@@ -197,7 +197,7 @@ def test_code_comments_are_translated_and_the_code_is_not(commented):
     built = json.loads(built_path.read_text())
     assert translate.code_cells(built) == [
         'ctx = labkit.session()  # các lần nạp của kernel\nx = "#1"',
-        "labkit.check('U5')  # thẻ này trích cả hai đáp án\n# untouched"]
+        "labkit.claim('U5')  # thẻ này trích cả hai đáp án\n# untouched"]
     assert translate.check(commented) == []
     cell = next(c for c in built["cells"] if c["cell_type"] == "code"
                 and translate.LANGUAGE_TAG not in c["metadata"].get("tags", []))

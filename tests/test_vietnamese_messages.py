@@ -71,7 +71,7 @@ def test_no_server_message_speaks_vietnamese(vietnamese, nothing_available):
 
 @pytest.mark.parametrize(("call", "english", "vietnamese_words"), [
     (lambda: labkit.exercise("99.nothing"), "no exercise", "không có bài tập '99.nothing'"),
-    (lambda: labkit.check("Z9"), "no claim", "không có nhận định 'Z9'"),
+    (lambda: labkit.claim("Z9"), "no claim", "không có nhận định 'Z9'"),
     (lambda: labkit.language("fr"), "unknown language", "không có ngôn ngữ 'fr'"),
 ])
 def test_a_wrong_argument_is_refused_in_the_learner_s_language(vietnamese, call, english,

@@ -35,7 +35,7 @@ def engine(key: str) -> BTreeEngine[Any]:
 def check_request(engine_key: str, n: int, settings: Settings) -> None:
     """Refuse an unknown engine, a key count, a cache size or a checkpoint interval out of
     range, before any server is started (``BTreeEngine.check``)."""
-    engine(engine_key).check(n, settings)
+    engine(engine_key).validate(n, settings)
 
 
 def measurement(engine_key: str, kinds: Sequence[str], n: int,

@@ -359,7 +359,7 @@ class BTreeEngine(ABC, Generic[S]):
         WiredTiger's cache and SQLite's page cache: 1 MB and more)."""
         return 1, round(MAX_CACHE_GB * 1024)
 
-    def check(self, n: int, settings: Settings) -> None:
+    def validate(self, n: int, settings: Settings) -> None:
         """Refuse a key count, a cache size or a checkpoint interval out of range, before any
         server is started."""
         check_n(n)

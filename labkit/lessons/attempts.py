@@ -1,5 +1,5 @@
 """A lesson's exercises as a notebook asks for them, by name: this kernel remembers each one,
-so that a cell showing its answer (``labkit.check(..., after=name)``, ``labkit.after``) waits
+so that a cell showing its answer (``labkit.claim(..., after=name)``, ``labkit.after``) waits
 until the learner has tried it, and ``labkit.reveal(name)`` shows the answer on request."""
 
 from __future__ import annotations

@@ -28,14 +28,14 @@ from labkit.lessons.rules import (
     Number,
     Said,
     Same,
-    Text,
+    Spelling,
     Time,
     same,
 )
 from labkit.outputs.escape import as_typed
 
 __all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
-           "Feedback", "Fraction", "Hex", "InOrder", "Number", "Said", "Same", "Text", "Time",
+           "Feedback", "Fraction", "Hex", "InOrder", "Number", "Said", "Same", "Spelling", "Time",
            "parse_time", "same"]
 
 

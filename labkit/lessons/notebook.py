@@ -1,4 +1,4 @@
-"""The notebook's side of the runner: one context per kernel, ``labkit.check``, and what
+"""The notebook's side of the runner: one context per kernel, ``labkit.claim``, and what
 stands in, labelled, where a lesson's server is missing."""
 
 from __future__ import annotations
@@ -419,7 +419,7 @@ class Checked(list[Result]):
     __repr__ = __str__
 
 
-def check(claim_id: str, ctx: Context | None = None, *,
+def claim(claim_id: str, ctx: Context | None = None, *,
           after: Names | None = None,
           explain_after: Names | None = None) -> Checked | NotRun | Waiting:
     """Run one claim live (in a notebook: on the kernel's servers) and return its verdicts.

@@ -10,7 +10,7 @@ LAZY: dict[str, tuple[str, str]] = {
     "tried": ("labkit.lessons.course", "tried"),
     "Exercise": ("labkit.lessons.exercises", "Exercise"),
     "after": ("labkit.lessons.notebook", "after"),
-    "check": ("labkit.lessons.notebook", "check"),
+    "claim": ("labkit.lessons.notebook", "claim"),
     "on_server": ("labkit.lessons.notebook", "on_server"),
     "session": ("labkit.lessons.notebook", "session"),
     "start_lesson": ("labkit.lessons.notebook", "start_lesson"),

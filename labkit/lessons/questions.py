@@ -20,7 +20,7 @@ from labkit.lessons.exercises import (
     Hex,
     Number,
     Said,
-    Text,
+    Spelling,
     Time,
 )
 from labkit.lessons.query_questions import QUERY_EXERCISES
@@ -159,7 +159,7 @@ def _02_first(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "S2", N_("Which _id sorts first?"),
         pick=lambda observed: observed["v_then_id"][0],
-        accept=Text(case=False, aliases=NAMES, choices=_ladder),
+        accept=Spelling(case=False, aliases=NAMES, choices=_ladder),
         hint=[N_("Something sorts below null. It is not MinKey, and it is not missing."),
               N_("Look at the arrays: which one has no element to represent it?")],
         mistakes={"null": N_("null is low, but one value sorts even lower."),
@@ -174,7 +174,7 @@ def _02_after_array(lesson: str) -> Exercise:
     return Exercise.from_claim(
         "S2", N_("Which _id comes right after 'array'?"),
         pick=lambda observed: observed["v_then_id"][observed["v_then_id"].index("array") + 1],
-        accept=Text(case=False, aliases=NAMES, choices=_ladder),
+        accept=Spelling(case=False, aliases=NAMES, choices=_ladder),
         hint=[N_("In an ascending sort an array is represented by its smallest element."),
               N_("The smallest element of [5, 'x'] is the number 5. Which number comes next?")],
         mistakes={"object": N_("An array is not sorted on the Array rung here: in a sort it stands "

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from labkit.i18n import N_, _
-from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Number, Text, Time
+from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Number, Spelling, Time
 from labkit.outputs.escape import as_typed
 
 if TYPE_CHECKING:
@@ -324,7 +324,7 @@ _QUESTIONS: dict[str, tuple[str, Callable[[str], Exercise]]] = {
                                    "sixth characters."))],
         explanation=N_("Strings compare bytewise: at the sixth character '1' < '2', so "
                        "December sorts before February. Store Dates, not strings."),
-        accept=Text(choices=lambda: list(_MONTHS)))),
+        accept=Spelling(choices=lambda: list(_MONTHS)))),
     "01.quiz_hour_ms": ("01", _asks(
         N_("Two BSON Dates are one hour apart. By how much do the numbers they store differ?"),
         _hour_in_milliseconds,
@@ -470,7 +470,7 @@ _QUESTIONS: dict[str, tuple[str, Callable[[str], Exercise]]] = {
                                  "differs."))],
         explanation=N_("The timestamps are equal, so the random value decides: each process "
                        "drew its own, so the order is random."),
-        accept=Text(case=False, choices=lambda: list(_FIELDS),
+        accept=Spelling(case=False, choices=lambda: list(_FIELDS),
                     aliases={"random": ("random value", "giá trị ngẫu nhiên", "ngẫu nhiên"),
                              "timestamp": ("dấu thời gian",), "counter": ("bộ đếm",)}))),
     "05.quiz_lower_bound": ("05", _asks(
@@ -588,7 +588,7 @@ _QUESTIONS: dict[str, tuple[str, Callable[[str], Exercise]]] = {
                               "number."))],
         explanation=N_("Descending reverses the order: null (the missing price) is below every "
                        "number, so the sticker comes last."),
-        accept=Text(case=False, choices=_names(_PRODUCTS)))),
+        accept=Spelling(case=False, choices=_names(_PRODUCTS)))),
     "08.quiz_lt_missing": ("08", _asks(
         N_("Does find({price: {$lt: 20}}) return the sticker, which has no price?"),
         lambda: _matches(_PRODUCTS[1], {"price": {"$lt": 20}}),
@@ -606,7 +606,7 @@ _QUESTIONS: dict[str, tuple[str, Callable[[str], Exercise]]] = {
         mistakes=[("null", N_("null is low, but the empty array sorts below it."))],
         explanation=N_("An empty array has no element to stand for it, so it sorts below "
                        "null."),
-        accept=Text(case=False, choices=_names(_EMPTY_OR_NULL)))),
+        accept=Spelling(case=False, choices=_names(_EMPTY_OR_NULL)))),
 }
 
 

@@ -146,8 +146,8 @@ class Same(Accept[Any]):
         return _("the answer, case and spaces aside")
 
 
-class Text(Accept[str]):
-    """Text compared with its case kept (where case is the lesson: ``"Z" < "a"``); only
+class Spelling(Accept[str]):
+    """A text compared with its case kept (where case is the lesson: ``"Z" < "a"``); only
     surrounding spaces and quotes are forgiven. With ``case=False`` (a name such as an _id,
     where no two differ in case alone) case, spaces, ``_`` and ``-`` are forgiven too;
     ``aliases`` maps an answer to other ways of saying it (``"empty array"``), and a text

@@ -40,14 +40,14 @@ def collation_strings(collation: Any) -> Strings:
     server refuses it; a valid one without ICU to hand is CannotJudge."""
     if collation is None:
         return None
-    options = check(collation)
+    options = validate(collation)
     if options is None:
         return None
     collator = _collator(tuple(sorted(options.items())))
     return collator.getSortKey  # type: ignore[no-any-return]
 
 
-def check(collation: Any) -> dict[str, Any] | None:
+def validate(collation: Any) -> dict[str, Any] | None:
     """The collation's fields, checked as ``collator_factory_icu.cpp`` checks them (types,
     ranges, unknown fields, the server's ICU version, the combinations it refuses); None
     for the simple collation."""

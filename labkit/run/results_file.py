@@ -44,11 +44,11 @@ def read(source: str | Path) -> dict[str, Any]:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise _refused(path, Message(N_("it is not JSON"))) from exc
-    check(data, path)
+    validate(data, path)
     return data  # type: ignore[no-any-return]
 
 
-def check(data: object, path: str | Path) -> None:
+def validate(data: object, path: str | Path) -> None:
     """``BadInput`` unless ``data`` is labkit's results in this labkit's layout."""
     schema = data.get("schema") if isinstance(data, dict) else None
     if not isinstance(schema, str) or not schema.startswith(_PREFIX):

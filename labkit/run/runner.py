@@ -226,7 +226,7 @@ class Context(BTreeContext[Measurement]):
         settings = Settings(cache_mb=cache_mb, checkpoint_every=checkpoint_every,
                             capacity=capacity, policy=policy,
                             trace_every=max(n // MODEL_TRACE_POINTS, 1))
-        chosen.check(n, settings)
+        chosen.validate(n, settings)
         server = self._server_for(chosen.server) if chosen.server else None
         chosen.ready()  # a missing binding: not run, before a "loading" line
         loads: list[LoadResult] = []
