@@ -1,4 +1,8 @@
-"""The ``labkit`` command line: an expected error is an ``Error:`` message, never a traceback."""
+"""The ``labkit`` command line: an expected error is an ``Error:`` message, never a traceback.
+
+Internal to labkit: the commands and their options (docs/cli.md) are the interface, not
+this module's names.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 Messages are shown and written into shareable reports: every password in them is hidden. A
 message is a ``labkit.i18n.Message`` (English where files keep it, shown in the learner's
 language) or a plain text; the exceptions keep their parts as such, never read back.
+
+Internal to labkit: a notebook catches these as ``labkit``'s names (docs/api.md); what is
+here may change without notice.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ A ``Message`` is one of labkit's sentences kept as data (its English template an
 until it is shown, never a ``str``: ``english()`` (and ``str()``) is the text files keep
 (results.json, JUnit, ``--json``), ``shown()`` the learner's. This module sits below every
 other, ``errors`` too (whose words it keeps): it imports nothing of labkit but ``_paths``.
+
+Internal to labkit: the API is ``labkit``'s names and the lesson views' (docs/api.md);
+what is here may change without notice.
 """
 
 from __future__ import annotations

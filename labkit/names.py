@@ -1,5 +1,8 @@
 """Each engine's name as a person reads it, spelled once for every output and every room, and
 an engine as a run records it: its key, name, version and where it runs, each a field of its own.
+
+Internal to labkit: the API is ``labkit``'s names and the lesson views' (docs/api.md);
+what is here may change without notice.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ it uses and the letters of its claims' IDs are written once, below. The catalogu
 modules named here, claims are ordered and checked by these letters, and the topics, the
 course, ``labkit run --topics`` and the answer sheet are read from the same records. Data and
 lookups only: this module imports nothing of labkit but the marker of its words.
+
+Internal to labkit: the API is ``labkit``'s names and the lesson views' (docs/api.md);
+what is here may change without notice.
 """
 
 from __future__ import annotations

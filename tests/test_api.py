@@ -85,3 +85,30 @@ def test_the_facade_offers_the_names_public_lists():
     assert sorted(labkit.__all__) == sorted(public.NAMES)
     for module, attribute in public.LAZY.values():
         assert inspect.getdoc(getattr(importlib.import_module(module), attribute)), attribute
+
+
+# The modules whose names are the API (docs/api.md), and labkit.model, a library of MongoDB's
+# rules with its own ``__all__`` (docs/model.md).
+PUBLIC = ("labkit/__init__.py", "labkit/lessons/views/", "labkit/model/", "labkit/__main__.py")
+
+
+def _says_internal(path: Path) -> bool:
+    """A module says it is internal by its name (a leading underscore, its own or a folder's)
+    or by its docstring, or its package's, saying so."""
+    parts = path.relative_to(ROOT).parts
+    if any(part.startswith("_") and part != "__init__.py" for part in parts):
+        return True
+    for doc_of in (path, path.parent / "__init__.py"):
+        doc = ast.get_docstring(ast.parse(doc_of.read_text(encoding="utf-8"))) or ""
+        if "Internal to labkit" in doc:
+            return True
+    return False
+
+
+def test_every_module_outside_the_api_says_it_is_internal():
+    """A module is either the API's (the facade, the lesson views, the model) or says it is
+    internal, as structlog's modules do by their underscore: none is public by accident."""
+    modules = sorted((ROOT / "labkit").rglob("*.py"))
+    unsaid = [str(p.relative_to(ROOT)) for p in modules
+              if not str(p.relative_to(ROOT)).startswith(PUBLIC) and not _says_internal(p)]
+    assert unsaid == []

@@ -13,6 +13,9 @@ interface both vendors share; ``mongo`` and ``postgres`` hold what differs; ``pr
 owns the server processes labkit starts, and ``reaper`` stops them if labkit is killed;
 ``mark`` is labkit's mark on what it creates, keyed with this installation's secret;
 ``privileges`` reads what a MongoDB user may do (``connectionStatus``) and which roles give it.
+
+Internal to labkit: the API is ``labkit``'s names and the lesson views' (docs/api.md);
+what is here may change without notice.
 """
 
 from __future__ import annotations
