@@ -40,25 +40,25 @@ class Lesson:
 
 
 LESSONS: tuple[Lesson, ...] = (
-    Lesson("00", "start_here", N_("Start here"), 15),
-    Lesson("01", "dates_not_strings", N_("Dates are not strings"), 25, ("mongodb",),
+    Lesson("00", "start_here", N_("Start here"), 20),
+    Lesson("01", "dates_not_strings", N_("Dates are not strings"), 35, ("mongodb",),
            module="dates", topic="dates", topic_text=N_("dates"), letters=("D",)),
-    Lesson("02", "bson_sort_order", N_("BSON sort order"), 30, ("mongodb",),
+    Lesson("02", "bson_sort_order", N_("BSON sort order"), 40, ("mongodb",),
            module="sort_order", topic="sort-order", topic_text=N_("sort order"), letters=("S",)),
-    Lesson("03", "type_bracketing", N_("Type bracketing"), 30, ("mongodb",),
+    Lesson("03", "type_bracketing", N_("Type bracketing"), 40, ("mongodb",),
            module="bracketing", topic="bracketing", topic_text=N_("type bracketing"),
            letters=("B",)),
-    Lesson("04", "objectid_anatomy", N_("ObjectId anatomy"), 30,
+    Lesson("04", "objectid_anatomy", N_("ObjectId anatomy"), 40,
            module="objectid_anatomy", topic="objectid", topic_text=N_("ObjectId"),
            letters=("O",)),
-    Lesson("05", "objectid_ordering", N_("ObjectId ordering"), 30, ("mongodb",),
+    Lesson("05", "objectid_ordering", N_("ObjectId ordering"), 40, ("mongodb",),
            module="objectid_ordering", topic="objectid", topic_text=N_("ObjectId"),
            letters=("O",)),
-    Lesson("06", "btree_keys", N_("B-trees: UUIDv4 versus UUIDv7 as keys"), 45,
+    Lesson("06", "btree_keys", N_("B-trees: UUIDv4 versus UUIDv7 as keys"), 55,
            ("postgres", "wiredtiger", "mongodb"),
            module="btree_keys", topic="btree", topic_text=N_("B-tree keys"), letters=("U",)),
-    Lesson("07", "trust_your_fake", N_("Can you trust your fake?"), 30),
-    Lesson("08", "claim_from_the_wild", N_("A claim from the wild"), 20, ("mongodb",)),
+    Lesson("07", "trust_your_fake", N_("Can you trust your fake?"), 40),
+    Lesson("08", "claim_from_the_wild", N_("A claim from the wild"), 25, ("mongodb",)),
 )
 
 # A claim that goes beyond the source documents (MongoDB's manual and server tests say it) takes
