@@ -97,7 +97,6 @@ class ExerciseOptions(TypedDict, total=False):
     engine: Callable[[], tuple[str, str]] | None
     accept: Accept[Any] | Callable[[Any, Any], bool] | None
     mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None
-    compare: Callable[[Any, Any], bool] | None
     lesson: str | None
 
 
@@ -127,7 +126,6 @@ class Exercise:
                  engine: Callable[[], tuple[str, str]] | None = None,
                  accept: Accept[Any] | Callable[[Any, Any], bool] | None = None,
                  mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None = None,
-                 compare: Callable[[Any, Any], bool] | None = None,
                  lesson: str | None = None) -> None:
         if not explanation:
             raise ValueError("every exercise needs an explanation")
@@ -137,8 +135,8 @@ class Exercise:
         self.more = more
         self.finding = finding
         self.measured = measured
-        rule = accept if accept is not None else compare
-        self.accept = rule if isinstance(rule, Accept) else Custom(rule) if rule else Same()
+        self.accept = accept if isinstance(accept, Accept) else Custom(accept) if accept \
+            else Same()
         pairs = mistakes.items() if isinstance(mistakes, dict) else (mistakes or [])
         self.mistakes: list[tuple[Any, str]] = list(pairs)
         self._observe = observe
