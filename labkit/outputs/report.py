@@ -24,6 +24,7 @@ from labkit.claims.claim import (
     VERDICT_TEXT,
     VERDICTS,
     Figure,
+    Verdict,
     count_text,
     item_separator,
     kind_text,
@@ -40,12 +41,13 @@ from labkit.outputs import escape, plots
 from labkit.run.made import Made, check_target, staged_in
 from labkit.run.results import ClaimResult, Result, Run
 
-_ANSI: dict[str, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
+_ANSI: dict[Verdict, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
                          NOT_RUN: "\033[2m", ERROR: "\033[33m"}
 _RESET = "\033[0m"
 
 
-def _verdict_rows(claims: list[ClaimResult]) -> Iterator[tuple[ClaimResult, bool, str, str]]:
+def _verdict_rows(claims: list[ClaimResult]
+                  ) -> Iterator[tuple[ClaimResult, bool, Verdict, str]]:
     """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, engine)``
     for each claim, then one ``sub`` row per engine under a claim judged on several."""
     for result in claims:
@@ -61,7 +63,7 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     engine_width = max([len(escape.terminal(r.where)) + 2 for r in run.rows] + [6])
     title_width = max(20, width - 6 - 15 - engine_width - 6)
 
-    def paint(verdict: str) -> str:
+    def paint(verdict: Verdict) -> str:
         text = f"{verdict_text(verdict):<14}"
         return _ANSI[verdict] + text + _RESET if colour else text
 
@@ -123,7 +125,7 @@ def _plural(n: int, one: str, many: str, **values: str) -> str:
 
 
 # How each verdict reads as a sentence about a number of claims.
-_COUNT_SENTENCE: dict[str, tuple[str, str]] = {
+_COUNT_SENTENCE: dict[Verdict, tuple[str, str]] = {
     HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
     FAILS: (N_("{n} claim does not hold"), N_("{n} claims do not hold")),
     FINDING: (N_("{n} survey claim has a finding"), N_("{n} survey claims have findings")),
@@ -479,7 +481,7 @@ def verdict_chart(claims: Sequence[ClaimResult]) -> str:
     it, and the row's total. Its words are text: they follow the page's language and zoom,
     can be selected, and show a hostile topic name escaped like every other cell."""
     esc = escape.html
-    topics: dict[str, dict[str, int]] = {}
+    topics: dict[str, dict[Verdict, int]] = {}
     for result in claims:
         counts = topics.setdefault(topic_text(result.claim.topic), {})
         counts[result.verdict] = counts.get(result.verdict, 0) + 1
@@ -572,7 +574,7 @@ def _compare_html(expected: object, observed: object) -> str:
             + (f"<p>{notes[4:]}</p>" if notes else ""))
 
 
-def _verdict(verdict: str) -> str:
+def _verdict(verdict: Verdict) -> str:
     return f"<span class='v {verdict}'>{verdict_text(verdict)}</span>"
 
 
