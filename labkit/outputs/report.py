@@ -11,6 +11,7 @@ import math
 import re
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -133,26 +134,37 @@ _COUNT_SENTENCE: dict[Verdict, tuple[str, str]] = {
     ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
 
 
-def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
-    """Why claims did not run, one entry per cause: what is missing, which claims it kept
-    from running (``claims``) and which ran only on their other engines (``partly``), the
-    rows it cost (``where``), and what to do (the cause's hint, given once). A row says what
-    it is missing and the hint as fields; other not-run rows group by reason."""
-    causes: dict[str, dict[str, Any]] = {}
+@dataclass
+class Cause:
+    """One cause of not-run rows: the server kind missing (``""`` for another reason) and its
+    name, what failed, what to do (the hint, given once), the claims it kept from running,
+    those that ran only on their other engines (``partly``), and the rows it cost."""
+
+    kind: str
+    missing: str
+    what_failed: str
+    todo: str
+    claims: list[str] = field(default_factory=list)
+    partly: list[str] = field(default_factory=list)
+    where: list[str] = field(default_factory=list)
+
+
+def not_run_causes(claims: list[ClaimResult]) -> list[Cause]:
+    """Why claims did not run, one entry per cause. A row says what it is missing and the
+    hint as fields; other not-run rows group by reason."""
+    causes: dict[str, Cause] = {}
     for result in claims:
         for row in result.rows:
             if row.verdict != NOT_RUN:
                 continue
             kind = row.missing
-            cause = causes.setdefault(kind or row.shown_reason, {
-                "kind": kind, "missing": engine_name(kind),
-                "what_failed": shown(row.missing_detail) if kind else row.shown_reason,
-                "todo": _todo(row.hint),
-                "claims": [], "partly": [], "where": []})
-            group = cause["claims"] if result.verdict == NOT_RUN else cause["partly"]
+            cause = causes.setdefault(kind or row.shown_reason, Cause(
+                kind, engine_name(kind),
+                shown(row.missing_detail) if kind else row.shown_reason, _todo(row.hint)))
+            group = cause.claims if result.verdict == NOT_RUN else cause.partly
             if result.claim.id not in group:
                 group.append(result.claim.id)
-            cause["where"].append(_row_where(result, row))
+            cause.where.append(_row_where(result, row))
     return list(causes.values())
 
 
@@ -185,24 +197,23 @@ def summary_lines(run: Run) -> list[str]:
     return lines
 
 
-def _cause_lines(cause: dict[str, Any]) -> list[str]:
+def _cause_lines(cause: Cause) -> list[str]:
     """One cause of not-run rows: what was missing and what it cost, then what to do."""
-    if not cause["missing"]:
-        return [_("Not run: {who}: {what}.").format(who=", ".join(cause["where"]),
-                                                   what=cause["what_failed"].rstrip("."))]
+    if not cause.missing:
+        return [_("Not run: {who}: {what}.").format(who=", ".join(cause.where),
+                                                   what=cause.what_failed.rstrip("."))]
     parts = []
-    if cause["claims"]:
-        parts.append(_plural(len(cause["claims"]), N_("{n} claim did not run ({ids})"),
-                             N_("{n} claims did not run ({ids})"),
-                             ids=", ".join(cause["claims"])))
-    if cause["partly"]:
-        parts.append(_plural(len(cause["partly"]),
+    if cause.claims:
+        parts.append(_plural(len(cause.claims), N_("{n} claim did not run ({ids})"),
+                             N_("{n} claims did not run ({ids})"), ids=", ".join(cause.claims)))
+    if cause.partly:
+        parts.append(_plural(len(cause.partly),
                              N_("{n} claim ran on its other engines only ({ids})"),
                              N_("{n} claims ran on their other engines only ({ids})"),
-                             ids=", ".join(cause["partly"])))
-    lines = [_("{missing} was not available: {cost}.").format(missing=cause["missing"],
+                             ids=", ".join(cause.partly)))
+    lines = [_("{missing} was not available: {cost}.").format(missing=cause.missing,
                                                              cost="; ".join(parts))]
-    todo = _(_TODO[cause["kind"]]) if cause["kind"] in _TODO else cause["todo"]
+    todo = _(_TODO[cause.kind]) if cause.kind in _TODO else cause.todo
     if todo:
         lines.append(_("To run them: {todo}").format(todo=todo))
     return lines
@@ -211,8 +222,7 @@ def _cause_lines(cause: dict[str, Any]) -> list[str]:
 def cause_details(run: Run) -> list[str]:
     """Each missing server's full hint, shown on request below the summary (the header says
     what labkit tried; the summary's one line says what to do)."""
-    return [cause["todo"] for cause in not_run_causes(run.claims)
-            if cause["missing"] and cause["todo"]]
+    return [cause.todo for cause in not_run_causes(run.claims) if cause.missing and cause.todo]
 
 
 def engine_states(run: Run) -> list[tuple[str, str]]:
