@@ -251,6 +251,6 @@ def test_u1_and_u3_say_their_clock_window_as_a_time_too():
     assert uuids.ms_to_text(5) == "1970-01-01T00:00:00.005Z"
     for claim_id in ("U1", "U3"):
         observation = get(claim_id).experiment(None)
-        at = observation.note_values["at"]
-        assert at == uuids.ms_to_text(int(observation.note_values["before"]))
-        assert f"(from {at})" in observation.note.format(**observation.note_values)
+        at = observation.note.values["at"]
+        assert at == uuids.ms_to_text(int(observation.note.values["before"]))
+        assert f"(from {at})" in observation.note.english()

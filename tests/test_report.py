@@ -428,10 +428,10 @@ def test_not_run_causes_come_from_the_rows_fields_not_their_wording():
         rows.append(ClaimResult(item, [Result(item, claims.NOT_RUN, cause,
                                                             f"reworded for {claim_id}")]))
     (cause,) = report.not_run_causes(Run(rows, now, now, []).claims)
-    assert cause["missing"] == "MongoDB"
-    assert cause["claims"] == ["D1", "D3"]
-    assert cause["what_failed"] == "No MongoDB server is available (tried Docker: off)."
-    assert cause["todo"] == "start one"
+    assert cause.missing == "MongoDB"
+    assert cause.claims == ["D1", "D3"]
+    assert cause.what_failed == "No MongoDB server is available (tried Docker: off)."
+    assert cause.todo == "start one"
 
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -45,17 +45,17 @@ HOLDS, FAILS, FINDING, NOT_RUN, ERROR = (Verdict.HOLDS, Verdict.FAILS, Verdict.F
 VERDICTS = tuple(Verdict)
 # The words every output uses: the terminal table, the report, the chart legend, JSON counts.
 # English, as results.json stores them; shown translated: ``verdict_text(v)``, ``count_text(v)``.
-VERDICT_TEXT: dict[str, str] = {
+VERDICT_TEXT: dict[Verdict, str] = {
     HOLDS: N_("holds"), FAILS: N_("does not hold"), FINDING: N_("finding"),
     NOT_RUN: N_("not run"), ERROR: N_("error")}
 # A row that holds on its reads' results where its claim also expects what a check does not
 # judge (a Unified Test Format test's expectEvents or outcome): every output says so.
 RESULT_ONLY = N_("holds (result only)")
-COUNT_TEXT: dict[str, str] = {
+COUNT_TEXT: dict[Verdict, str] = {
     HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
     NOT_RUN: N_("not run"), ERROR: N_("error")}
 # The colour of each verdict wherever one is drawn: cards, the report's chart.
-COLOURS: dict[str, str] = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df",
+COLOURS: dict[Verdict, str] = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df",
                            NOT_RUN: "#6e7781", ERROR: "#bc4c00"}
 
 
@@ -94,7 +94,7 @@ def source_title(source: str) -> str:
     return text.split(" (", 1)[-1].removesuffix(")")
 
 
-def verdict_text(verdict: str) -> str:
+def verdict_text(verdict: Verdict) -> str:
     """A verdict code (``holds``, ``not-run``…) in the learner's words."""
     return _(VERDICT_TEXT[verdict])
 
@@ -109,7 +109,7 @@ def topic_text(topic: str) -> str:
     return _(TOPIC_TEXT[topic]) if topic in TOPIC_TEXT else topic
 
 
-def count_text(verdict: str) -> str:
+def count_text(verdict: Verdict) -> str:
     """A verdict as a count reads it (``3 findings``), in the learner's words."""
     return _(COUNT_TEXT[verdict])
 
@@ -134,8 +134,7 @@ class Observation:
     engine: Text  # English where files keep it, shown translated (a model's split policy)
     engine_version: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
-    note: Text = ""  # English; a template when ``note_values`` fills it
-    note_values: dict[str, Any] = field(default_factory=dict)
+    note: Text = ""  # a ``Message``: English where files keep it, shown translated
     figure: Figure | None = None
     not_run: Text = ""
     error: Text = ""
@@ -146,16 +145,6 @@ class Observation:
     # labkit's engines, so that no output reads it back out of ``engine``, the row's label
     # ("SQLite · size"); empty for a library observed directly (``pymongo bson``).
     engine_key: str = ""
-
-
-def note_text(observation: Observation) -> Text:
-    """An observation's note filled in, a ``Message`` (a note is one of labkit's sentences:
-    English as results.json keeps it, shown in the learner's language where labkit's
-    catalogue has it); ``""`` when there is none."""
-    note = observation.note
-    if not note or isinstance(note, Message):
-        return note
-    return Message(note, **observation.note_values)
 
 
 def not_run(engine: Text, reason: Text, key: str = "") -> Observation:
@@ -296,7 +285,7 @@ def _equal(expected: Any, observed: Any) -> bool:
     return bool(expected == observed)
 
 
-def claim_verdict(verdicts: list[str]) -> Verdict:
+def claim_verdict(verdicts: Iterable[Verdict]) -> Verdict:
     """One claim's verdict from its rows: error first, then a failure or finding, then holds."""
     ran = [v for v in verdicts if v != NOT_RUN]
     for worst in (ERROR, FAILS, FINDING):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from labkit.claims.claim import Context, Observation
 from labkit.claims.files import Step, kit_claim
 from labkit.engines.query import model_read, pymongo_read
-from labkit.i18n import N_
+from labkit.i18n import N_, Message
 from labkit.model import fixtures, reads
 from labkit.names import engine_name
 
@@ -98,11 +98,11 @@ def compare_with_model(ctx: Context, name: str, questions: Questions,
                      "model": model})
         if fixtures.relaxed(server) != fixtures.relaxed(model):
             disagreements.append(key)
-    note = (N_("the model agrees with the server on every question") if not disagreements else
-            N_("the model disagrees with the server on: {questions}"))
+    note = (Message(N_("the model disagrees with the server on: {questions}"),
+                    questions=", ".join(disagreements)) if disagreements else
+            Message(N_("the model agrees with the server on every question")))
     return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note,
-                       note_values={"questions": ", ".join(disagreements)} if disagreements
-                       else {}, engine_key="mongodb")
+                       engine_key="mongodb")
 
 
 def model_answers(questions: Questions) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, SupportsInt
 
-from labkit.claims.claim import Context, Observation, note_text, subset_of_observed
+from labkit.claims.claim import Context, Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -69,10 +69,9 @@ def type_bracketing(ctx: Context) -> Observation:
     observation.observed["census_from_python"] = census
     observation.evidence.append(dict(from_python.evidence[0], question="census (from Python)"))
     # Joined as messages, so that each part is shown in the learner's language.
-    observation.note = joined("; ", (note_text(observation), Message(
+    observation.note = joined("; ", (observation.note, Message(
         N_("written from Python, 42.0 is a double: census {census}"),
         census=", ".join(f"{k} {v}" for k, v in census.items()))))
-    observation.note_values = {}
     return observation
 
 
@@ -91,7 +90,8 @@ def silent_misses(ctx: Context) -> Observation:
          "string_hidden_from_number": 2 not in found,
          "date_hidden_from_string": dates.observed["string_operand"] == []},
         engine_name("mongodb"), ctx.mongodb().version, numbers.evidence + dates.evidence,
-        note=N_("int, long, double and decimal 42 all match 42; no query raised an error"),
+        note=Message(N_("int, long, double and decimal 42 all match 42; no query raised an "
+                        "error")),
         engine_key="mongodb")
 
 

@@ -84,10 +84,10 @@ def v7_layout(ctx: Context) -> Observation:
     return Observation({"version_bits": versions, "variant_bits": variants,
                         "unix_ts_ms_within_clock": within},
                        engine, version, layout_rows(samples[0]),
-                       note=N_("{samples:,} UUIDs generated between {before} and {after} ms "
-                               "since 1970 (from {at})"),
-                       note_values={"samples": SAMPLES, "before": str(before), "after": str(after),
-                                    "at": uuids.ms_to_text(before)},
+                       note=Message(N_("{samples:,} UUIDs generated between {before} and {after} "
+                                       "ms since 1970 (from {at})"), samples=SAMPLES,
+                                    before=str(before), after=str(after),
+                                    at=uuids.ms_to_text(before)),
                        figure=Figure("bit_layout", (layout_rows(samples[0]),
                                                      f"UUIDv7 {samples[0]}")))
 
@@ -106,10 +106,10 @@ def v7_time_read_back(ctx: Context) -> Observation:
                         "now_within_clock": before <= now_ms <= after},
                        engine, version,
                        [uuids.explain(chosen), uuids.explain(now)],
-                       note=N_("now: clock window {before}..{after} ms since 1970 (from {at}), "
-                               "read back {now_ms} ms"),
-                       note_values={"before": str(before), "after": str(after),
-                                    "now_ms": str(now_ms), "at": uuids.ms_to_text(before)})
+                       note=Message(N_("now: clock window {before}..{after} ms since 1970 (from "
+                                       "{at}), read back {now_ms} ms"), before=str(before),
+                                    after=str(after), now_ms=str(now_ms),
+                                    at=uuids.ms_to_text(before)))
 
 
 
@@ -160,11 +160,11 @@ def per_engine(ctx: Loads, rows: Sequence[str],
         label = ROWS[row].label
         measured = measurement(ctx, row)
         observed = observe(measured.by_kind(), label)
-        values = {"n": measured.n, "cache": measured.cache or ""}
-        note = N_("N = {n:,} keys per kind; {cache}") if values["cache"] else KEYS_PER_KIND
+        note = (Message(N_("N = {n:,} keys per kind; {cache}"), n=measured.n,
+                        cache=measured.cache) if measured.cache else
+                Message(KEYS_PER_KIND, n=measured.n))
         return Observation(observed, label, measured.engine_version,
                            [r.summary() for r in measured.results], note=note,
-                           note_values=values,
                            figure=Figure("btree_summary", (measured,))
                            if figure else None, engine_key=ROWS[row].engine)
 
@@ -422,9 +422,9 @@ def v7_order(ctx: Context) -> Observation:
                         "two_nodes_same_ms_in_time_order": in_time_order if shared else None,
                         "milliseconds_shared_by_both_nodes": len(shared)},
                        engine, version,
-                       note=N_("{made:,} UUIDv7s from two processes; {shared:,} milliseconds "
-                               "had IDs from both"),
-                       note_values={"made": len(made), "shared": len(shared)})
+                       note=Message(N_("{made:,} UUIDv7s from two processes; {shared:,} "
+                                       "milliseconds had IDs from both"), made=len(made),
+                                    shared=len(shared)))
 
 
 @claim("U7", title="PostgreSQL 18 generates UUIDv7 in DDL: id uuid PRIMARY KEY DEFAULT uuidv7()",

@@ -15,7 +15,7 @@ from labkit.experiments._common import (
     model_answers,
     value_bytes,
 )
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message, _
 from labkit.names import engine_name
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def date_is_utc_millis(ctx: Context) -> Observation:
                        engine_name("mongodb"), ctx.mongodb().version,
                        [{"stored": str(d["d"]), "millis": r.get("millis"),
                          "read_back": read_back(r)} for d, r in zip(docs, rows, strict=True)],
-                       note=N_("microseconds are cut to milliseconds; +07:00 comes back as UTC"),
+                       note=Message(N_("microseconds are cut to milliseconds; +07:00 comes back "
+                                       "as UTC")),
                        engine_key="mongodb")
 
 
@@ -90,7 +91,7 @@ def date_versus_string_size(ctx: Context) -> Observation:
     ]
     return Observation({"date_bytes": len(date_raw), "string_bytes": len(text_raw)},
                        engine, version, evidence,
-                       note=N_("the string is int32 length + 24 characters + NUL"))
+                       note=Message(N_("the string is int32 length + 24 characters + NUL")))
 
 
 @claim("D3", title="Dates stored as strings compare bytewise: wrong ranges, wrong sorts, "

@@ -11,7 +11,7 @@ from labkit.claims.claim import Context, Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps, value_bytes
-from labkit.i18n import N_, _, number
+from labkit.i18n import N_, Message, _, number
 from labkit.model import objectid
 
 
@@ -109,8 +109,8 @@ def wrap_rules(ctx: Context) -> Observation:
         [{"step": "decode ffffffff…", "result": _decoded(last)["datetime"]},
          {"step": "generate at 2^32 s", "result": past},
          {"step": "pymongo counter at 0xffffff, two IDs", "result": counters}],
-        note=N_("the counter wrap is pymongo's own generator; the timestamp wrap is labkit's "
-                "generator, since pymongo refuses times past 2106"))
+        note=Message(N_("the counter wrap is pymongo's own generator; the timestamp wrap is "
+                        "labkit's generator, since pymongo refuses times past 2106")))
 
 
 @claim("O10", title="An ObjectId is 12 bytes; a UUID is 16", source="002", topic="objectid",
@@ -129,7 +129,8 @@ def id_sizes(ctx: Context) -> Observation:
          "objectid_bson_value_bytes": len(value_bytes(oid)),
          "uuid_bson_value_bytes": len(value_bytes(uid, standard))},
         engine, version,
-        note=N_("as a BSON value a UUID also carries an int32 length and a subtype byte"))
+        note=Message(N_("as a BSON value a UUID also carries an int32 length and a subtype "
+                        "byte")))
 
 
 def below_in_second(second: int, others: int = 8) -> list[dict[str, str]]:

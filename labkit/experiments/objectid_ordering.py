@@ -10,7 +10,7 @@ from labkit.claims.claim import Context, Figure, Observation, retry_until, subse
 from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
-from labkit.i18n import N_, _
+from labkit.i18n import N_, Message, _
 from labkit.model import objectid
 from labkit.names import engine_name
 
@@ -47,8 +47,7 @@ def processes_in_one_second(ctx: Context) -> Observation:
              objectid.split(restarted["ids"][0]).random != first_random,
          "tries": tries},
         engine, version, table,
-        note=N_("tries until all three landed in one second: {tries}"),
-        note_values={"tries": tries},
+        note=Message(N_("tries until all three landed in one second: {tries}"), tries=tries),
         figure=Figure("id_rank", (table, N_("Three processes, one second"))))
 
 
@@ -97,9 +96,8 @@ def server_generated(ctx: Context) -> Observation:
         [{"made_by": "server", **objectid.explain(i)} if isinstance(i, ObjectId)
          else {"made_by": "server", "hex": None} for i in ids]
         + [{"made_by": "client (pymongo)", **objectid.explain(client_id)}],
-        note=N_("the update reply named no ObjectId as the upserted _id of {count} of the "
-                "2 upserts") if missing else "",
-        note_values={"count": missing} if missing else {}, engine_key="mongodb")
+        note=Message(N_("the update reply named no ObjectId as the upserted _id of {count} of "
+                        "the 2 upserts"), count=missing) if missing else "", engine_key="mongodb")
 
 
 O8_SECOND = int(dt.datetime(2026, 10, 8, tzinfo=dt.UTC).timestamp())
@@ -154,8 +152,8 @@ def range_boundaries(ctx: Context) -> Observation:
         engine_name("mongodb"), ctx.mongodb().version,
         [{"boundary": "ObjectId.from_datetime", "hex": str(bound), "count": from_bound},
          {"boundary": "an ID made at that second", "hex": made_at, "count": from_made_at}],
-        note=N_("25 documents were inserted in the second and the one after, 5 the second "
-                "before"), engine_key="mongodb")
+        note=Message(N_("25 documents were inserted in the second and the one after, 5 the "
+                        "second before")), engine_key="mongodb")
 
 
 @claim("O9", title="Within one second _id order follows the random value, not time: "
@@ -185,8 +183,8 @@ def order_across_processes(ctx: Context) -> Observation:
         {"same_second": same, "later_process_sorts_first": same and docs[0]["process"] == "B",
          "tries": tries},
         engine_name("mongodb"), ctx.mongodb().version, table,
-        note=N_("tries (each with two fresh processes) until B sorted first: {tries}"),
-        note_values={"tries": tries},
+        note=Message(N_("tries (each with two fresh processes) until B sorted first: {tries}"),
+                     tries=tries),
         figure=Figure("id_rank", (table, N_("Insert time against _id rank"))),
         engine_key="mongodb")
 

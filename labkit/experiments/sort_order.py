@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from labkit.claims.claim import Context, Figure, Observation, note_text, subset_of_observed
+from labkit.claims.claim import Context, Figure, Observation, subset_of_observed
 from labkit.claims.registry import claim
 from labkit.experiments._common import (
     compare_with_model,
@@ -59,10 +59,9 @@ def type_order(ctx: Context) -> Observation:
     observation = compare_with_model(ctx, "types", S1_QUESTIONS)
     observation.observed = {"ascending": _ladder(docs, observation.observed["ascending"])}
     # Joined as messages, so that each part is shown in the learner's language.
-    observation.note = joined("; ", (note_text(observation), Message(N_(
+    observation.note = joined("; ", (observation.note, Message(N_(
         "Symbol is left out: pymongo cannot write that deprecated type; the array is [[1]] "
         "because a sort represents an array by its smallest element, here the array [1]"))))
-    observation.note_values = {}
     return observation
 
 

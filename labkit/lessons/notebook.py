@@ -16,6 +16,7 @@ from labkit.claims.claim import (
     FAILS,
     NOT_RUN,
     Claim,
+    Verdict,
     kind_text,
     one_line,
     short_json,
@@ -401,7 +402,7 @@ class Checked(list[Result]):
                               if kind and not _lab.says(f"reason:{kind}", card))
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """The claim's verdict, summed up from its rows."""
         return self.result.verdict
 

@@ -11,6 +11,7 @@ import math
 import re
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from labkit.claims.claim import (
     VERDICT_TEXT,
     VERDICTS,
     Figure,
+    Verdict,
     count_text,
     item_separator,
     kind_text,
@@ -40,12 +42,13 @@ from labkit.outputs import escape, plots
 from labkit.run.made import Made, check_target, staged_in
 from labkit.run.results import ClaimResult, Result, Run
 
-_ANSI: dict[str, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
+_ANSI: dict[Verdict, str] = {HOLDS: "\033[32m", FAILS: "\033[31m", FINDING: "\033[35m",
                          NOT_RUN: "\033[2m", ERROR: "\033[33m"}
 _RESET = "\033[0m"
 
 
-def _verdict_rows(claims: list[ClaimResult]) -> Iterator[tuple[ClaimResult, bool, str, str]]:
+def _verdict_rows(claims: list[ClaimResult]
+                  ) -> Iterator[tuple[ClaimResult, bool, Verdict, str]]:
     """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, engine)``
     for each claim, then one ``sub`` row per engine under a claim judged on several."""
     for result in claims:
@@ -61,7 +64,7 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     engine_width = max([len(escape.terminal(r.where)) + 2 for r in run.rows] + [6])
     title_width = max(20, width - 6 - 15 - engine_width - 6)
 
-    def paint(verdict: str) -> str:
+    def paint(verdict: Verdict) -> str:
         text = f"{verdict_text(verdict):<14}"
         return _ANSI[verdict] + text + _RESET if colour else text
 
@@ -123,7 +126,7 @@ def _plural(n: int, one: str, many: str, **values: str) -> str:
 
 
 # How each verdict reads as a sentence about a number of claims.
-_COUNT_SENTENCE: dict[str, tuple[str, str]] = {
+_COUNT_SENTENCE: dict[Verdict, tuple[str, str]] = {
     HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
     FAILS: (N_("{n} claim does not hold"), N_("{n} claims do not hold")),
     FINDING: (N_("{n} survey claim has a finding"), N_("{n} survey claims have findings")),
@@ -131,26 +134,37 @@ _COUNT_SENTENCE: dict[str, tuple[str, str]] = {
     ERROR: (N_("{n} claim erred"), N_("{n} claims erred"))}
 
 
-def not_run_causes(claims: list[ClaimResult]) -> list[dict[str, Any]]:
-    """Why claims did not run, one entry per cause: what is missing, which claims it kept
-    from running (``claims``) and which ran only on their other engines (``partly``), the
-    rows it cost (``where``), and what to do (the cause's hint, given once). A row says what
-    it is missing and the hint as fields; other not-run rows group by reason."""
-    causes: dict[str, dict[str, Any]] = {}
+@dataclass
+class Cause:
+    """One cause of not-run rows: the server kind missing (``""`` for another reason) and its
+    name, what failed, what to do (the hint, given once), the claims it kept from running,
+    those that ran only on their other engines (``partly``), and the rows it cost."""
+
+    kind: str
+    missing: str
+    what_failed: str
+    todo: str
+    claims: list[str] = field(default_factory=list)
+    partly: list[str] = field(default_factory=list)
+    where: list[str] = field(default_factory=list)
+
+
+def not_run_causes(claims: list[ClaimResult]) -> list[Cause]:
+    """Why claims did not run, one entry per cause. A row says what it is missing and the
+    hint as fields; other not-run rows group by reason."""
+    causes: dict[str, Cause] = {}
     for result in claims:
         for row in result.rows:
             if row.verdict != NOT_RUN:
                 continue
             kind = row.missing
-            cause = causes.setdefault(kind or row.shown_reason, {
-                "kind": kind, "missing": engine_name(kind),
-                "what_failed": shown(row.missing_detail) if kind else row.shown_reason,
-                "todo": _todo(row.hint),
-                "claims": [], "partly": [], "where": []})
-            group = cause["claims"] if result.verdict == NOT_RUN else cause["partly"]
+            cause = causes.setdefault(kind or row.shown_reason, Cause(
+                kind, engine_name(kind),
+                shown(row.missing_detail) if kind else row.shown_reason, _todo(row.hint)))
+            group = cause.claims if result.verdict == NOT_RUN else cause.partly
             if result.claim.id not in group:
                 group.append(result.claim.id)
-            cause["where"].append(_row_where(result, row))
+            cause.where.append(_row_where(result, row))
     return list(causes.values())
 
 
@@ -183,24 +197,23 @@ def summary_lines(run: Run) -> list[str]:
     return lines
 
 
-def _cause_lines(cause: dict[str, Any]) -> list[str]:
+def _cause_lines(cause: Cause) -> list[str]:
     """One cause of not-run rows: what was missing and what it cost, then what to do."""
-    if not cause["missing"]:
-        return [_("Not run: {who}: {what}.").format(who=", ".join(cause["where"]),
-                                                   what=cause["what_failed"].rstrip("."))]
+    if not cause.missing:
+        return [_("Not run: {who}: {what}.").format(who=", ".join(cause.where),
+                                                   what=cause.what_failed.rstrip("."))]
     parts = []
-    if cause["claims"]:
-        parts.append(_plural(len(cause["claims"]), N_("{n} claim did not run ({ids})"),
-                             N_("{n} claims did not run ({ids})"),
-                             ids=", ".join(cause["claims"])))
-    if cause["partly"]:
-        parts.append(_plural(len(cause["partly"]),
+    if cause.claims:
+        parts.append(_plural(len(cause.claims), N_("{n} claim did not run ({ids})"),
+                             N_("{n} claims did not run ({ids})"), ids=", ".join(cause.claims)))
+    if cause.partly:
+        parts.append(_plural(len(cause.partly),
                              N_("{n} claim ran on its other engines only ({ids})"),
                              N_("{n} claims ran on their other engines only ({ids})"),
-                             ids=", ".join(cause["partly"])))
-    lines = [_("{missing} was not available: {cost}.").format(missing=cause["missing"],
+                             ids=", ".join(cause.partly)))
+    lines = [_("{missing} was not available: {cost}.").format(missing=cause.missing,
                                                              cost="; ".join(parts))]
-    todo = _(_TODO[cause["kind"]]) if cause["kind"] in _TODO else cause["todo"]
+    todo = _(_TODO[cause.kind]) if cause.kind in _TODO else cause.todo
     if todo:
         lines.append(_("To run them: {todo}").format(todo=todo))
     return lines
@@ -209,8 +222,7 @@ def _cause_lines(cause: dict[str, Any]) -> list[str]:
 def cause_details(run: Run) -> list[str]:
     """Each missing server's full hint, shown on request below the summary (the header says
     what labkit tried; the summary's one line says what to do)."""
-    return [cause["todo"] for cause in not_run_causes(run.claims)
-            if cause["missing"] and cause["todo"]]
+    return [cause.todo for cause in not_run_causes(run.claims) if cause.missing and cause.todo]
 
 
 def engine_states(run: Run) -> list[tuple[str, str]]:
@@ -479,7 +491,7 @@ def verdict_chart(claims: Sequence[ClaimResult]) -> str:
     it, and the row's total. Its words are text: they follow the page's language and zoom,
     can be selected, and show a hostile topic name escaped like every other cell."""
     esc = escape.html
-    topics: dict[str, dict[str, int]] = {}
+    topics: dict[str, dict[Verdict, int]] = {}
     for result in claims:
         counts = topics.setdefault(topic_text(result.claim.topic), {})
         counts[result.verdict] = counts.get(result.verdict, 0) + 1
@@ -572,7 +584,7 @@ def _compare_html(expected: object, observed: object) -> str:
             + (f"<p>{notes[4:]}</p>" if notes else ""))
 
 
-def _verdict(verdict: str) -> str:
+def _verdict(verdict: Verdict) -> str:
     return f"<span class='v {verdict}'>{verdict_text(verdict)}</span>"
 
 

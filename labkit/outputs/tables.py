@@ -276,19 +276,15 @@ def evidence(checked: _Rows | _Checked) -> pd.DataFrame:
     return _headings(pd.DataFrame(rows))
 
 
-def results(source: str | Path | dict[str, Any]) -> pd.DataFrame:
-    """A run's ``results.json`` (a path, a report folder, or the loaded dict) as one row per
+def results(source: str | Path) -> pd.DataFrame:
+    """A run's ``results.json`` (the file, or the report folder holding it) as one row per
     claim and engine: ID, topic, kind, claim verdict, engine, version, row verdict, reason."""
     import pandas as pd
 
     from labkit.claims.claim import VERDICT_TEXT, verdict_text
 
-    if isinstance(source, dict):
-        data = source
-    else:
-        path = Path(source)
-        path = path / "results.json" if path.is_dir() else path
-        data = json.loads(path.read_text(encoding="utf-8"))
+    path = Path(source)
+    data = json.loads((path / "results.json" if path.is_dir() else path).read_text("utf-8"))
     rows = []
     for claim in data["claims"]:
         for row in claim["results"]:

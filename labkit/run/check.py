@@ -28,6 +28,7 @@ from labkit.claims.claim import (
     RESULT_ONLY,
     Claim,
     Observation,
+    Verdict,
     not_run,
     short_json,
 )
@@ -171,12 +172,12 @@ def _speaks_for_text(engine: Engine, versions: Text) -> Message:
 
 
 def observe(spec: ClaimSpec, engine: Engine,
-            answered: list[tuple[Step, Answer]] | None = None) -> tuple[Observation, str]:
+            answered: list[tuple[Step, Answer]] | None = None) -> tuple[Observation, Verdict]:
     """Run a claim's steps on one engine, those it performs (``steps.plan``), and judge them:
     ``(observation, verdict)``. A write that raised where nothing was expected of it makes
     the claim not hold, as the Unified Test Format fails a test on an unexpected error.
     ``answered``, if given, receives each step run and its answer."""
-    def not_run(reason: Text) -> tuple[Observation, str]:
+    def not_run(reason: Text) -> tuple[Observation, Verdict]:
         return Observation(None, engine.name, engine.version, not_run=reason,
                            engine_key=engine.key), NOT_RUN
 
@@ -229,7 +230,7 @@ def observe(spec: ClaimSpec, engine: Engine,
     return observation, HOLDS if all(item[0] for item in judged) and not failed else FAILS
 
 
-def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
+def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, Verdict]:
     """``observe`` inside the run's guard, as every cell of the matrix is judged: an exception
     that is no answer of the engine (a fake's own ``TypeError``) is that engine's ``error``."""
     observation, verdict, _answered = _judged(spec, engine)
@@ -237,7 +238,7 @@ def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, str]:
 
 
 def _judged(spec: ClaimSpec, engine: Engine
-            ) -> tuple[Observation, str, list[tuple[Step, Answer]]]:
+            ) -> tuple[Observation, Verdict, list[tuple[Step, Answer]]]:
     """``judged``, with each step the engine ran and its answer (none where it erred)."""
     answered: list[tuple[Step, Answer]] = []
     outcome = guarded(engine.name, lambda: observe(spec, engine, answered),

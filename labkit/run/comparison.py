@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labkit.claims.claim import Verdict
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 from labkit.run import results_file
@@ -64,7 +65,7 @@ class Column:
 class Cell:
     """A claim's row in one column: its verdict and why (the row's reason, English)."""
 
-    verdict: str
+    verdict: Verdict
     reason: str = ""
     observed: Any = None
 
@@ -142,7 +143,8 @@ def join(runs: Sequence[tuple[str, dict[str, Any]]]) -> Comparison:
             entry.cells.extend([None] * (len(columns) - len(entry.cells)))
             for column, result in row:
                 entry.cells[columns.index(column)] = Cell(
-                    result["verdict"], str(result.get("reason") or ""), result.get("observed"))
+                    Verdict(result["verdict"]), str(result.get("reason") or ""),
+                    result.get("observed"))
     for entry in table.values():
         entry.cells.extend([None] * (len(columns) - len(entry.cells)))
     sources = [RunSource(source, str(data.get("started", "")), str(data.get("finished", "")),

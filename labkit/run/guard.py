@@ -22,7 +22,6 @@ from labkit.claims.claim import (
     errored,
     needs,
     not_run,
-    note_text,
     one_line,
 )
 from labkit.errors import ServerUnavailable
@@ -81,6 +80,6 @@ def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Resul
             return Result(claim, NOT_RUN, observation, unobservable_reason(exc), seconds)
         return Result(claim, ERROR, observation,
                       Message(N_("judging failed: {error}"), error=one_line(exc)), seconds)
-    reason = joined("; ", (note_text(observation), note))
+    reason = joined("; ", (observation.note, note))
     return Result(claim, verdict, observation, reason, seconds)
 

@@ -26,10 +26,10 @@ from labkit.claims.claim import (
     VERDICTS,
     Claim,
     Observation,
+    Verdict,
     claim_verdict,
     count_text,
     jsonable,
-    note_text,
     short_json,
     verdict_text,
 )
@@ -49,7 +49,7 @@ class Result:
     """One engine's verdict on a claim: the observation behind it and why, where it matters."""
 
     claim: Claim
-    verdict: str
+    verdict: Verdict
     observation: Observation | None = None
     reason: Text = ""  # English where results.json keeps it; ``shown_reason`` is the learner's
     seconds: float = 0.0
@@ -136,7 +136,7 @@ class Result:
         which labkit's catalogue translates; the rest (a judge's words, a server's) as is."""
         if isinstance(self.reason, Message):
             return self.reason.shown()
-        note = note_text(self.observation) if self.observation is not None else ""
+        note = self.observation.note if self.observation is not None else ""
         if not note or not self.reason.startswith(english(note)):
             return self.reason
         return shown(note) + self.reason[len(english(note)):]
@@ -183,7 +183,7 @@ class ClaimResult:
     rows: list[Result] = field(default_factory=list)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """error, does not hold, finding, holds, or not run: the worst row decides."""
         return claim_verdict([row.verdict for row in self.rows])
 
@@ -240,9 +240,9 @@ class Run:
         return [row for result in self.claims for row in result.rows]
 
     @functools.cached_property
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[Verdict, int]:
         """How many claims got each verdict (claims, not rows), counted once per run."""
-        counts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+        counts = dict.fromkeys(VERDICTS, 0)
         for result in self.claims:
             counts[result.verdict] += 1
         return counts
