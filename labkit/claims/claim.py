@@ -54,7 +54,8 @@ RESULT_ONLY = N_("holds (result only)")
 COUNT_TEXT: dict[Verdict, str] = {
     HOLDS: N_("hold"), FAILS: N_("do not hold"), FINDING: N_("findings"),
     NOT_RUN: N_("not run"), ERROR: N_("error")}
-# The colour of each verdict wherever one is drawn: cards, the report's chart.
+# The colour of each verdict wherever one is drawn: cards, the report's chart, an exercise's
+# feedback (right as holds, wrong as does not hold, unread as not run).
 COLOURS: dict[Verdict, str] = {HOLDS: "#1a7f37", FAILS: "#cf222e", FINDING: "#8250df",
                            NOT_RUN: "#6e7781", ERROR: "#bc4c00"}
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Required, TypedDict, Unpack
 
+from labkit.claims.claim import COLOURS, FAILS, HOLDS, NOT_RUN
 from labkit.errors import NoAnswer, Unreadable
 from labkit.i18n import N_, Message, _, english, shown
 from labkit.lessons.answers import parse_time
@@ -72,7 +73,8 @@ class Feedback:
 
     @as_typed
     def _repr_html_(self) -> str:
-        colour = {True: "#1a7f37", False: "#cf222e", None: "#6e7781"}[self.correct]
+        # a right answer in the colour of a claim that holds, a wrong one of one that does not
+        colour = COLOURS[{True: HOLDS, False: FAILS, None: NOT_RUN}[self.correct]]
         fold = (f"<details><summary>{html.escape(_('More'))}</summary>"
                 f"{html.escape(self.more)}</details>" if self.more else "")
         return f"<div style='color:{colour}'>{html.escape(self.message)}{fold}</div>"
