@@ -6,35 +6,46 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from labkit.claims.claim import short_json
 from labkit.claims.spec import Answer, Expectation
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, Text, english
 
+
+class Judgement(NamedTuple):
+    """One read judged: whether it ``holds``, what to show as ``observed``, and the ``note``
+    that says why not (or what was not checked)."""
+
+    holds: bool
+    observed: Any
+    note: Text
+
+
 _ERROR_CHECKS = {"isError", "isClientError", "errorContains", "errorCode", "errorCodeName"}
 
 
-def judge_step(expect: Expectation, answer: Answer) -> tuple[bool, Any, Text]:
-    """One read against its expectation: ``(holds, what to show as observed, note)``."""
+def judge_step(expect: Expectation, answer: Answer) -> Judgement:
+    """One read against its expectation: whether it holds, what to show as observed, and why
+    not."""
     if answer.raised:
         if expect.kind != "error":
-            return False, {"raised": answer.raised}, ""
+            return Judgement(False, {"raised": answer.raised}, "")
         note = _error_note(expect.value or {}, answer)
-        return not note, {"error": answer.raised}, note
+        return Judgement(not note, {"error": answer.raised}, note)
     result = answer.result
     if expect.kind == "error":
-        return False, _shown(result), Message(N_("no error was raised"))
+        return Judgement(False, _shown(result), Message(N_("no error was raised")))
     if expect.kind == "ids":
         if not isinstance(result, list) or not all(isinstance(d, dict) for d in result):
-            return False, result, Message(N_("the read did not return documents"))
+            return Judgement(False, result, Message(N_("the read did not return documents")))
         ids = [doc.get("_id") for doc in result]
-        return _same_ids(expect.value, ids, expect.ordered), ids, ""
+        return Judgement(_same_ids(expect.value, ids, expect.ordered), ids, "")
     if expect.kind == "count":
         return _judge_count(expect.value, result)
     problem = _MATCHERS.get(expect.kind, _as_written)(expect, result)
-    return problem is None, result, problem or ""
+    return Judgement(problem is None, result, problem or "")
 
 
 # How each kind of expectation matches a result (``Expectation``'s kinds); ``value`` is matched
@@ -50,7 +61,7 @@ def _as_written(expect: Expectation, result: Any) -> Message | None:
     return match(expect.value, result)
 
 
-def _judge_count(expected: int, result: Any) -> tuple[bool, Any, Text]:
+def _judge_count(expected: int, result: Any) -> Judgement:
     """``{count: N}``: the number a ``count`` read gives, or how many documents (``find``,
     ``aggregate``) or values (``distinct``) the read returns, is N."""
     if isinstance(result, list):
@@ -58,10 +69,11 @@ def _judge_count(expected: int, result: Any) -> tuple[bool, Any, Text]:
     elif isinstance(result, int) and not isinstance(result, bool):  # Int64 is an int
         counted = int(result)
     else:
-        return False, _shown(result), Message(N_("the read gave neither a list nor a count"))
+        return Judgement(False, _shown(result),
+                         Message(N_("the read gave neither a list nor a count")))
     note = "" if counted == expected else Message(N_("{counted:d}, not {expected:d}"),
                                                   counted=counted, expected=expected)
-    return counted == expected, {"count": counted}, note
+    return Judgement(counted == expected, {"count": counted}, note)
 
 
 def _shown(result: Any) -> Any:

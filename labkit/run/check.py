@@ -32,10 +32,10 @@ from labkit.claims.claim import (
     not_run,
     short_json,
 )
-from labkit.claims.expect import judge_step
+from labkit.claims.expect import Judgement, judge_step
 from labkit.claims.files import ClaimSpec
-from labkit.claims.spec import Answer, Step
-from labkit.claims.steps import plan
+from labkit.claims.spec import Answer, Expectation, Step
+from labkit.claims.steps import Plan, plan
 from labkit.engines.query import ENGINES, Engine, ModelEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message, Text, _, joined, shown
@@ -207,27 +207,46 @@ def observe(spec: ClaimSpec, engine: Engine,
     except NotSupported as exc:  # its message, kept to be shown in the learner's language
         return not_run(exc.args[0] if len(exc.args) == 1
                        and isinstance(exc.args[0], str | Message) else str(exc))
-    failed = [Message(N_("{operation} at line {line:d} raised {error}"),
-                      operation=step.operation, line=step.line, error=answer.raised)
-              for step, answer in zip(share.run, performed, strict=True)
-              if step.expect is None and answer.raised]
-    observed = [item[1] for item in judged]
-    notes = [Message(N_("read {n:d}: {note}"), n=i + 1, note=item[2]) if len(judged) > 1
-             else item[2] for i, item in enumerate(judged) if item[2]]
-    skipped = [Message(N_("not judged: {operation} at line {line:d}, {why}"),
-                       operation=s.operation, line=s.line, why=why)
-               for s, why in share.unjudged]
-    unjudged = [Message(N_("not checked: expectError {checks}"), checks=", ".join(c))
-                for e in expects if (c := claimfiles.unjudged_checks(e))]
+    holds, observed, notes = _verdict(share, performed, judged, expects)
     evidence = [*spec.field_types(),
                 *({"read": step.operation, "asked": step.arguments,
                    "answer": answer.raised or answer.result}
                   for step, answer in zip(steps, answers, strict=True))]
     observation = Observation(observed[0] if len(observed) == 1 else observed, engine.name,
-                              engine.version, evidence,
-                              note=joined("; ", [*failed, *notes, *skipped, *unjudged]),
+                              engine.version, evidence, note=joined("; ", notes),
                               engine_key=engine.key)
-    return observation, HOLDS if all(item[0] for item in judged) and not failed else FAILS
+    return observation, HOLDS if holds else FAILS
+
+
+def _verdict(share: Plan, performed: list[Answer], judged: list[Judgement],
+             expects: list[Expectation]) -> tuple[bool, list[Any], list[Text]]:
+    """Whether a claim holds on its steps' answers, what each read observed, and the notes
+    that say why not or what was not judged."""
+    holds = True
+    notes: list[Text] = []
+    # A write or a command with nothing expected of it fails the claim where it raised.
+    for step, answer in zip(share.run, performed, strict=True):
+        if step.expect is None and answer.raised:
+            holds = False
+            notes.append(Message(N_("{operation} at line {line:d} raised {error}"),
+                                 operation=step.operation, line=step.line, error=answer.raised))
+    # Each read against its expectation: one that does not hold fails the claim.
+    observed: list[Any] = []
+    for number, judgement in enumerate(judged, start=1):
+        holds = holds and judgement.holds
+        observed.append(judgement.observed)
+        if judgement.note:
+            notes.append(judgement.note if len(judged) == 1 else
+                         Message(N_("read {n:d}: {note}"), n=number, note=judgement.note))
+    for step, why in share.unjudged:
+        notes.append(Message(N_("not judged: {operation} at line {line:d}, {why}"),
+                             operation=step.operation, line=step.line, why=why))
+    for expect in expects:
+        checks = claimfiles.unjudged_checks(expect)
+        if checks:
+            notes.append(Message(N_("not checked: expectError {checks}"),
+                                 checks=", ".join(checks)))
+    return holds, observed, notes
 
 
 def judged(spec: ClaimSpec, engine: Engine) -> tuple[Observation, Verdict]:
