@@ -13,9 +13,9 @@ from __future__ import annotations
 import copy
 import html
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from labkit.claims.claim import COLOURS, FAILS
 from labkit.errors import BadInput, NotSupported
@@ -79,38 +79,44 @@ class Query:
 
     def mongosh(self) -> str:
         """The read as mongosh writes it: ``db.orders.find({userId: {$gt: 0}}).limit(2)``."""
-        args, name = self.arguments, f"db.{self.collection}"
-        if self.operation == "find":
-            text = f"{name}.find({mongosh(args.get('filter') or {})}"
-            text += f", {mongosh(args['projection'])})" if args.get("projection") else ")"
-            if args.get("sort"):
-                text += f".sort({mongosh(args['sort'])})"
-            text += "".join(f".{step}({args[step]})" for step in ("skip", "limit")
-                            if args.get(step))
-            return text
-        if self.operation == "aggregate":
-            return f"{name}.aggregate({mongosh(args['pipeline'])})"
-        if self.operation == "distinct":
-            return f"{name}.distinct({json.dumps(args['fieldName'])}, " \
-                   f"{mongosh(args.get('filter') or {})})"
-        return f"{name}.countDocuments({mongosh(args.get('filter') or {})})"
+        return self._written(_MONGOSH)
 
     def pymongo(self) -> str:
         """The same read as pymongo (Python) writes it."""
-        args, name = self.arguments, self.collection
+        return self._written(_PYMONGO)
+
+    def _written(self, how: _Dialect) -> str:
+        """The read as one language writes it (``how``): the same calls in the same order."""
+        args, name = self.arguments, how.name.format(self.collection)
+        filter_ = how.value(args.get("filter") or {})
         if self.operation == "find":
-            text = f"{name}.find({args.get('filter') or {}!r}"
-            text += f", {args['projection']!r})" if args.get("projection") else ")"
+            text = f"{name}.find({filter_}"
+            text += f", {how.value(args['projection'])})" if args.get("projection") else ")"
             if args.get("sort"):
-                text += f".sort({list(args['sort'].items())!r})"
-            text += "".join(f".{step}({args[step]})" for step in ("skip", "limit")
-                            if args.get(step))
-            return text
+                text += f".sort({how.sort(args['sort'])})"
+            return text + "".join(f".{step}({args[step]})" for step in ("skip", "limit")
+                                  if args.get(step))
         if self.operation == "aggregate":
-            return f"{name}.aggregate({args['pipeline']!r})"
+            return f"{name}.aggregate({how.value(args['pipeline'])})"
         if self.operation == "distinct":
-            return f"{name}.distinct({args['fieldName']!r}, {args.get('filter') or {}!r})"
-        return f"{name}.count_documents({args.get('filter') or {}!r})"
+            return f"{name}.distinct({how.field(args['fieldName'])}, {filter_})"
+        return f"{name}.{how.count_method}({filter_})"
+
+
+class _Dialect(NamedTuple):
+    """How a language writes a read: the collection (a format of its name), a value, a field's
+    name, a sort, and its name for countDocuments."""
+
+    name: str
+    value: Callable[[Any], str]
+    field: Callable[[str], str]
+    sort: Callable[[dict[str, Any]], str]
+    count_method: str
+
+
+# mongosh writes a sort as a document; pymongo as a list of (field, direction) pairs.
+_MONGOSH = _Dialect("db.{}", mongosh, json.dumps, mongosh, "countDocuments")
+_PYMONGO = _Dialect("{}", repr, repr, lambda sort: repr(list(sort.items())), "count_documents")
 
 
 class _Where:

@@ -36,8 +36,8 @@ from labkit.lessons.rules import (
 from labkit.outputs.escape import as_typed
 
 __all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
-           "Feedback", "Fraction", "Hex", "InOrder", "Number", "Said", "Same", "Spelling", "Time",
-           "parse_time", "same"]
+           "Feedback", "Fraction", "Hex", "InOrder", "Made", "Number", "Said", "Same", "Spelling",
+           "Time", "asked", "parse_time", "same", "textbook_btree"]
 
 
 def _written(prediction: Any) -> str:
@@ -88,9 +88,9 @@ LIVE, MODEL, RECORDED = "live", "model", "recorded"
 OWN = N_("own")
 
 
-class ExerciseOptions(TypedDict, total=False):
-    """The keywords ``Exercise`` takes beside its question, answer and hints (``from_claim``
-    passes them on)."""
+class RowOptions(TypedDict, total=False):
+    """The keywords ``Exercise`` takes beside its question, answer, hints and lesson: what a
+    lesson's table of exercises gives for one (``asked``)."""
 
     explanation: Required[str]
     more: str | None
@@ -99,6 +99,12 @@ class ExerciseOptions(TypedDict, total=False):
     engine: Callable[[], tuple[str, str]] | None
     accept: Accept[Any] | Callable[[Any, Any], bool] | None
     mistakes: dict[Any, str] | Iterable[tuple[Any, str]] | None
+
+
+class ExerciseOptions(RowOptions, total=False):
+    """The keywords ``Exercise`` takes beside its question, answer and hints (``from_claim``
+    passes them on)."""
+
     lesson: str | None
 
 
@@ -347,3 +353,21 @@ class Exercise:
             if self.finding is not None:
                 parts.append(f"{_('In this run:')} {shown(self.finding())}")
         return " ".join(parts)
+
+
+def textbook_btree() -> tuple[str, str]:
+    """labkit's textbook B-tree, as an exercise's ``engine`` names what answers (it has no
+    version)."""
+    return (_("labkit's textbook B-tree"),) * 2
+
+
+# An exercise as a lesson's table holds it: made afresh each time it is asked for, and filed in
+# the lesson it is given then (``questions.exercise``).
+Made = Callable[[str], Exercise]
+
+
+def asked(question: str, observe: Callable[[], Any], hints: str | list[str],
+          **options: Unpack[RowOptions]) -> Made:
+    """A row of a lesson's table: ``Exercise(question, observe, hints, **options)``, made when
+    its lesson asks for it."""
+    return lambda lesson: Exercise(question, observe, hints, lesson=lesson, **options)

@@ -8,28 +8,20 @@ hint or the reference before the learner has answered.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bson import Binary, Decimal128, Int64, ObjectId
 
 from labkit.i18n import N_
+from labkit.lessons.exercises import Made
 from labkit.lessons.query_tasks import FILTER, PIPELINE, SORT, Task, query_exercise
+from labkit.model import fixtures
 from labkit.model.objectid import Generator
 
 if TYPE_CHECKING:
-    from labkit.lessons.exercises import Exercise
     from labkit.model.bson_order import Document
-
-
-def _fixture(name: str) -> Callable[[], list[Document]]:
-    def load() -> list[Document]:
-        from labkit.model import fixtures
-
-        return fixtures.load(name)
-
-    return load
 
 
 # More orders for the variant: numbers on both sides of 0, strings that are not "42".
@@ -113,21 +105,26 @@ _MORE_NULLS: list[Document] = [
 ]
 
 
-def _00_first_query(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "orders", _fixture("orders"), {"userId": "42"}, _MORE_ORDERS),
+def _query(kind: str, fixture: str, reference: Any, extra: list[Document], question: str,
+           hints: list[str], *, explanation: str) -> Made:
+    """A row of the table: the learner writes a query of ``kind`` on ``fixture``, judged by
+    what it returns against ``reference`` there and on the fixture with ``extra`` documents."""
+    task = Task(kind, fixture, functools.partial(fixtures.load, fixture), reference, extra)
+    return lambda lesson: query_exercise(task, question, hints, explanation=explanation,
+                                         lesson=lesson)
+
+
+QUERY_EXERCISES: dict[str, Made] = {
+    "00.first_query": _query(
+        FILTER, "orders", {"userId": "42"}, _MORE_ORDERS,
         N_("Write a filter for the orders whose userId is the string \"42\"."),
         [N_("A filter is a document: a field's name, then the value it must equal."),
          N_("Quotes make a string: {\"userId\": \"42\"} and {\"userId\": 42} ask different "
             "things.")],
         explanation=N_("An equality filter on a string matches that string only: the numbers "
-                       "42 are in another type bracket (lesson 03)."),
-        lesson=lesson)
-
-
-def _01_october(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "events", _fixture("events"), _OCTOBER, _MORE_EVENTS),
+                       "42 are in another type bracket (lesson 03).")),
+    "01.october": _query(
+        FILTER, "events", _OCTOBER, _MORE_EVENTS,
         N_("Write a filter for the events of October 2026 (in UTC), by their Date field "
            "atDate."),
         [N_("Compare Dates with Dates: in Python, datetime.datetime(2026, 10, 1, "
@@ -137,79 +134,53 @@ def _01_october(lesson: str) -> Exercise:
         explanation=N_("A range on the Date field compares moments: {atDate: {$gte: "
                        "ISODate(\"2026-10-01\"), $lt: ISODate(\"2026-11-01\")}}. The same "
                        "range on the string at compares characters: an unpadded date or a "
-                       "local time with its offset lands on the wrong side."),
-        lesson=lesson)
-
-
-def _01_in_time(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(SORT, "events", _fixture("events"), {"atDate": 1}, _MORE_EVENTS),
+                       "local time with its offset lands on the wrong side.")),
+    "01.in_time": _query(
+        SORT, "events", {"atDate": 1}, _MORE_EVENTS,
         N_("Write a sort that lists the events in the order they happened, earliest first."),
         [N_("Which field holds the time as a time, and which holds it as text?"),
          N_("Sort on the Date: {\"atDate\": 1}. A sort on the string at puts \"2026-9-30\" "
             "after \"2026-10-15\".")],
         explanation=N_("{atDate: 1} orders by the moment each Date stores; {at: 1} orders the "
                        "strings character by character, so \"2026-9-30\" sorts after every "
-                       "\"2026-10-…\", and an offset such as +07:00 is only text."),
-        lesson=lesson)
-
-
-def _02_descending(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(SORT, "mixed", _fixture("mixed"), {"v": -1}, _MORE_MIXED),
+                       "\"2026-10-…\", and an offset such as +07:00 is only text.")),
+    "02.descending": _query(
+        SORT, "mixed", {"v": -1}, _MORE_MIXED,
         N_("Write a sort that lists the mixed documents by v from the top rung of the type "
            "ladder down."),
         [N_("A sort is a document of fields and directions: 1 up, -1 down."),
          N_("Descending, an array sorts by its largest element.")],
         explanation=N_("{v: -1} walks the ladder from its top (dates, booleans, ObjectIds) "
                        "down to null and the missing field; values of one type compare by "
-                       "value, and an array by its largest element."),
-        lesson=lesson)
-
-
-def _02_numbers_up(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(PIPELINE, "mixed", _fixture("mixed"),
-             [{"$match": {"v": {"$type": "number"}}}, {"$sort": {"v": 1}}], _MORE_MIXED),
+                       "value, and an array by its largest element.")),
+    "02.numbers_up": _query(
+        PIPELINE, "mixed", [{"$match": {"v": {"$type": "number"}}}, {"$sort": {"v": 1}}],
+        _MORE_MIXED,
         N_("Write a pipeline that keeps the documents whose v is (or holds) a number, smallest "
            "first."),
         [N_("Two stages: one keeps ($match), one orders ($sort)."),
          N_("{$type: \"number\"} stands for int, long, double and decimal alike.")],
         explanation=N_("$match with {$type: \"number\"} keeps every numeric type, and the array "
                        "[5, \"x\"] for its element 5; $sort then orders them by value across "
-                       "types, the array by its smallest element."),
-        lesson=lesson)
-
-
-def _03_over_zero(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "orders", _fixture("orders"), {"userId": {"$gt": 0}}, _MORE_ORDERS),
+                       "types, the array by its smallest element.")),
+    "03.over_zero": _query(
+        FILTER, "orders", {"userId": {"$gt": 0}}, _MORE_ORDERS,
         N_("Write a filter for every order whose userId is a number greater than 0."),
         [N_("Which operator means \"greater than\"?"),
          N_("A comparison with a number only ever meets numbers: is that what you want here?")],
         explanation=N_("{userId: {$gt: 0}} meets numbers only (type bracketing): every numeric "
-                       "type above 0 matches, and no string does, whatever it holds."),
-        lesson=lesson)
-
-
-def _03_every_42(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "orders", _fixture("orders"), {"userId": {"$in": [42, "42"]}},
-             _MORE_ORDERS),
+                       "type above 0 matches, and no string does, whatever it holds.")),
+    "03.every_42": _query(
+        FILTER, "orders", {"userId": {"$in": [42, "42"]}}, _MORE_ORDERS,
         N_("Write a filter for every order whose userId means 42, stored as a number or as the "
            "string \"42\"."),
         [N_("One value can only meet one type bracket: you need two."),
          N_("$in takes a list of values, and $or a list of filters.")],
         explanation=N_("A value meets its own bracket only, so a query for both forms names "
                        "both: {userId: {$in: [42, \"42\"]}}, or an $or of the two equalities. "
-                       "Better still, store one type (normalise at the boundary)."),
-        lesson=lesson)
-
-
-def _04_since(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "tickets", _fixture("tickets"), {"_id": {"$gte": _from(_SECOND)}},
-             _MORE_TICKETS),
+                       "Better still, store one type (normalise at the boundary).")),
+    "04.since": _query(
+        FILTER, "tickets", {"_id": {"$gte": _from(_SECOND)}}, _MORE_TICKETS,
         N_("Write a filter, on _id alone, for the tickets made at or after "
            "2026-10-08T00:00:00Z."),
         [N_("An ObjectId starts with the second it was made: a range on _id is a range of "
@@ -219,14 +190,10 @@ def _04_since(lesson: str) -> Exercise:
         explanation=N_("{_id: {$gte: ObjectId.from_datetime(2026-10-08)}}: the bound is the "
                        "second followed by zeros, below every ID of that second. An ID made in "
                        "it carries a random value, and the IDs of that second with a smaller "
-                       "random value would fall below it."),
-        lesson=lesson)
-
-
-def _04_in_second(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "tickets", _fixture("tickets"),
-             {"_id": {"$gte": _from(_SECOND), "$lt": _from(_SECOND + 1)}}, _MORE_TICKETS),
+                       "random value would fall below it.")),
+    "04.in_second": _query(
+        FILTER, "tickets", {"_id": {"$gte": _from(_SECOND), "$lt": _from(_SECOND + 1)}},
+        _MORE_TICKETS,
         N_("Write a filter, on _id alone, for the tickets made in the second "
            "2026-10-08T00:00:00Z, and no other."),
         [N_("One second is a range with two bounds: where it starts, and where the next "
@@ -236,13 +203,9 @@ def _04_in_second(lesson: str) -> Exercise:
         explanation=N_("A second of IDs runs from the smallest ID of that second to the "
                        "smallest of the next, excluded: {$gte: from_datetime(T), $lt: "
                        "from_datetime(T + 1 s)}. An ID made at T + 1 s as the upper bound lets "
-                       "in the IDs of T + 1 s with a smaller random value."),
-        lesson=lesson)
-
-
-def _05_made_order(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(SORT, "jobs", _fixture("jobs"), {"createdAt": 1}, _MORE_JOBS),
+                       "in the IDs of T + 1 s with a smaller random value.")),
+    "05.made_order": _query(
+        SORT, "jobs", {"createdAt": 1}, _MORE_JOBS,
         N_("Write a sort that lists the jobs in the order they were made, first made first."),
         [N_("Within one second, what decides the order of ObjectIds from different "
             "processes?"),
@@ -251,15 +214,11 @@ def _05_made_order(lesson: str) -> Exercise:
         explanation=N_("{createdAt: 1} orders by the moment each job was made, to the "
                        "millisecond. {_id: 1} orders by second, then by the process's random "
                        "value: within a second, one process's jobs all come before another's, "
-                       "whenever they were made."),
-        lesson=lesson)
-
-
-def _05_next_page(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(PIPELINE, "jobs", _fixture("jobs"),
-             [{"$match": {"_id": {"$gt": _PAGE_END}}}, {"$sort": {"_id": 1}}, {"$limit": 3}],
-             _MORE_JOBS),
+                       "whenever they were made.")),
+    "05.next_page": _query(
+        PIPELINE, "jobs",
+        [{"$match": {"_id": {"$gt": _PAGE_END}}}, {"$sort": {"_id": 1}}, {"$limit": 3}],
+        _MORE_JOBS,
         N_("Pages of 3 jobs in _id order: the first page ends with _id "
            "ObjectId(\"6ae843007c41e90a332b1c00\"). Write the query for the next page."),
         [N_("A page starts just after the last _id of the page before, in the same order."),
@@ -267,14 +226,9 @@ def _05_next_page(lesson: str) -> Exercise:
             "limited to 3.")],
         explanation=N_("find({_id: {$gt: lastId}}).sort({_id: 1}).limit(3): _id order is "
                        "stable and unique, which is all a page needs, even though it is not "
-                       "the order the jobs were made in."),
-        lesson=lesson)
-
-
-def _06_right_edge(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(PIPELINE, "sessions", _fixture("sessions"),
-             [{"$sort": {"_id": -1}}, {"$limit": 3}], _MORE_SESSIONS),
+                       "the order the jobs were made in.")),
+    "06.right_edge": _query(
+        PIPELINE, "sessions", [{"$sort": {"_id": -1}}, {"$limit": 3}], _MORE_SESSIONS,
         N_("The sessions' _ids are UUIDv7s. Write a pipeline that gives the three most recently "
            "made sessions, newest first."),
         [N_("A UUIDv7 starts with its time in milliseconds: what does that make its sort "
@@ -282,26 +236,18 @@ def _06_right_edge(lesson: str) -> Exercise:
          N_("Sort on _id, largest first ($sort with -1), then keep 3 ($limit).")],
         explanation=N_("A UUID compares byte by byte, and a UUIDv7's first 48 bits are its "
                        "time: sorting on _id is sorting by time, so the newest keys sit at "
-                       "the right edge of the index. A UUIDv4 has no such order."),
-        lesson=lesson)
-
-
-def _07_over_41(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "orders", _fixture("orders"), {"userId": {"$gt": 41}}, _MORE_ORDERS_41),
+                       "the right edge of the index. A UUIDv4 has no such order.")),
+    "07.over_41": _query(
+        FILTER, "orders", {"userId": {"$gt": 41}}, _MORE_ORDERS_41,
         N_("Write a filter for every order whose userId is a number greater than 41, "
            "Decimal128 included."),
         [N_("Which operator means \"greater than\"? A number operand meets every numeric type."),
          N_("Greater than 41 is not the same as 42 or more: 41.5 is greater than 41 too.")],
         explanation=N_("{userId: {$gt: 41}} compares every numeric type by value: int, long, "
                        "double and Decimal128 42.00 match, the string \"42\" does not. "
-                       "mongomock raises on the Decimal128 here, where MongoDB answers."),
-        lesson=lesson)
-
-
-def _07_null_present(lesson: str) -> Exercise:
-    return query_exercise(
-        Task(FILTER, "nulls", _fixture("nulls"), {"a": {"$type": "null"}}, _MORE_NULLS),
+                       "mongomock raises on the Decimal128 here, where MongoDB answers.")),
+    "07.null_present": _query(
+        FILTER, "nulls", {"a": {"$type": "null"}}, _MORE_NULLS,
         N_("Write a filter for the documents whose field a is present and null: not the "
            "documents without a."),
         [N_("{a: null} matches null and also a missing field: what else must hold?"),
@@ -310,23 +256,5 @@ def _07_null_present(lesson: str) -> Exercise:
         explanation=N_("{a: null} matches documents where a is null or missing; {a: {$type: "
                        "\"null\"}} matches only a stored null. {a: {$gte: null}} matches the "
                        "missing field too on MongoDB, where mongomock and montydb return the "
-                       "stored null alone."),
-        lesson=lesson)
-
-
-QUERY_EXERCISES: dict[str, Callable[[str], Exercise]] = {
-    "00.first_query": _00_first_query,
-    "01.october": _01_october,
-    "01.in_time": _01_in_time,
-    "02.descending": _02_descending,
-    "02.numbers_up": _02_numbers_up,
-    "03.over_zero": _03_over_zero,
-    "03.every_42": _03_every_42,
-    "04.since": _04_since,
-    "04.in_second": _04_in_second,
-    "05.made_order": _05_made_order,
-    "05.next_page": _05_next_page,
-    "06.right_edge": _06_right_edge,
-    "07.over_41": _07_over_41,
-    "07.null_present": _07_null_present,
+                       "stored null alone.")),
 }

@@ -12,12 +12,27 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bson import Decimal128, ObjectId
+
 from labkit.i18n import N_, _
-from labkit.lessons.exercises import AsSet, Bool, Exercise, Fraction, Number, Spelling, Time
+from labkit.lessons.exercises import (
+    AsSet,
+    Bool,
+    Fraction,
+    Made,
+    Number,
+    Spelling,
+    Time,
+    asked,
+    textbook_btree,
+)
+from labkit.model import bson_order, keys, objectid, reads, uuids
+from labkit.model.versions import CURRENT_MAJOR
 from labkit.outputs.escape import as_typed
 
 if TYPE_CHECKING:
@@ -32,82 +47,41 @@ _IDS = ("ids", "id", "documents", "document", "tài liệu")
 
 def _model() -> tuple[str, str]:
     """labkit's model of MongoDB's rules, and with the rules' version (what answers)."""
-    from labkit.model.versions import CURRENT_MAJOR
-
     return _("labkit's model"), _("labkit's model ({version} rules)").format(
         version=CURRENT_MAJOR)
 
 
 def _bson() -> tuple[str, str]:
     """pymongo's bson library, and with its version."""
-    import pymongo
+    import pymongo  # the driver loads when a question names it, as bson alone does not
 
     return "pymongo bson", f"pymongo bson {pymongo.version}"
 
 
-def _btree() -> tuple[str, str]:
-    """labkit's textbook B-tree."""
-    return (_("labkit's textbook B-tree"),) * 2
-
-
-def _asks(question: str, observe: Callable[[], Any], hint: str | list[str], *,
-          explanation: str, mistakes: list[tuple[Any, str]], accept: Accept[Any],
-          engine: Callable[[], tuple[str, str]] = _model) -> Callable[[str], Exercise]:
-    """An exercise maker, as ``questions.EXERCISES`` holds them: the lesson it is filed in is
-    given when it is made."""
-    def make(lesson: str) -> Exercise:
-        return Exercise(question, observe, hint, explanation=explanation, engine=engine,
-                        accept=accept, mistakes=mistakes, lesson=lesson)
-
-    return make
-
-
-def _matches(doc: Document, query: Document) -> bool:
-    from labkit.model import reads
-
-    return reads.matches(doc, query)
-
-
 def _before(a: Any, b: Any) -> bool:
     """Whether ``a`` sorts before ``b`` in MongoDB's ascending order of values."""
-    from labkit.model import bson_order
-
     return bson_order.compare(a, b) < 0
 
 
 def _first_by(docs: list[Document], sort: Document, last: bool = False) -> Any:
     """The ``_id`` that ``find().sort(sort)`` gives first (or last)."""
-    from labkit.model import bson_order
-
     return bson_order.sort(docs, sort)[-1 if last else 0]["_id"]
 
 
-def _fill(keys: Iterable[Any], policy: str) -> float:
-    """The average leaf fill of labkit's textbook B-tree (64 keys a page) after ``keys``."""
-    from labkit.engines.btree_model import BPlusTree
+def _fill(inserted: Iterable[Any], policy: str) -> float:
+    """The average leaf fill of labkit's textbook B-tree (64 keys a page) after ``inserted``."""
+    from labkit.engines.btree_model import BPlusTree  # the engines load when a question asks
 
     tree = BPlusTree(64, policy)
-    for key in keys:
+    for key in inserted:
         tree.insert(key)
     fills = tree.leaf_fills()
     return sum(fills) / len(fills)
 
 
-def _oid(value: str) -> Any:
-    from labkit.model import objectid
-
-    return objectid.split(value)
-
-
 # 00 · Start here ----------------------------------------------------------------------------
 
-def _seconds_of_00000e10() -> int:
-    return int(_oid("00000e10" + "0" * 16).timestamp)
-
-
 def _objectid_keeps_milliseconds() -> bool:
-    from bson import ObjectId
-
     made = dt.datetime(2026, 1, 1, 12, 0, 0, 750_000, tzinfo=dt.UTC)
     return ObjectId.from_datetime(made).generation_time.microsecond != 0
 
@@ -123,31 +97,16 @@ def _first_month_string() -> str:
 
 
 def _hour_in_milliseconds() -> int:
-    from labkit.model import bson_order
-
     start = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
     return bson_order.millis(start + dt.timedelta(hours=1)) - bson_order.millis(start)
-
-
-def _time_of_5f5e1000() -> dt.datetime:
-    moment: dt.datetime = _oid("5f5e1000a9fded4f0c2e7ec8").datetime
-    return moment
 
 
 # 02 · BSON sort order -------------------------------------------------------------------------
 
 def _dates_under_a_string() -> int:
-    from labkit.model import reads
-
     docs = [{"_id": day, "atDate": dt.datetime(2026, 10, day, tzinfo=dt.UTC)}
             for day in (1, 2, 3)]
     return len(reads.find(docs, {"atDate": {"$lt": "2030"}}))
-
-
-def _descending_stand_in() -> Any:
-    from labkit.model import bson_order
-
-    return bson_order.sort_key({"_id": 1, "v": [2, 7, 30]}, "v", descending=True)
 
 
 # 03 · Type bracketing -------------------------------------------------------------------------
@@ -156,35 +115,19 @@ _LETTERS: list[Document] = [{"_id": 1, "v": "a"}, {"_id": 2, "v": 5}, {"_id": 3,
                             {"_id": 4, "v": None}]
 
 
-def _below_m() -> list[Any]:
-    from labkit.model import reads
-
-    return reads.ids(reads.find(_LETTERS, {"v": {"$lt": "m"}}))
-
-
-def _decimal_before_double() -> bool:
-    from bson import Decimal128
-
-    return _before(Decimal128("2"), 2.5)
-
-
 # 04 · ObjectId anatomy ------------------------------------------------------------------------
 
 def _one_process_one_random() -> bool:
-    from labkit.model import objectid
-
     maker = objectid.Generator()
     first, later = maker.next(at=1_700_000_000), maker.next(at=1_700_000_060)
-    return bool(_oid(first).random == _oid(later).random)
+    return bool(objectid.split(first).random == objectid.split(later).random)
 
 
 # 05 · ObjectId ordering -----------------------------------------------------------------------
 
 def _counter_two_later() -> int:
-    from labkit.model import objectid
-
     made = objectid.Generator(random=1, counter=0xFFFFFE).batch(3, at=1_700_000_000)
-    return int(_oid(made[-1]).counter)
+    return int(objectid.split(made[-1]).counter)
 
 
 _FIELDS = ("timestamp", "random", "counter")
@@ -192,87 +135,45 @@ _FIELDS = ("timestamp", "random", "counter")
 
 def _deciding_field() -> str:
     """The first field in which two IDs made by two processes in one second differ."""
-    from labkit.model import objectid
-
     second = 1_700_000_000
-    one, two = (_oid(objectid.Generator().next(at=second)) for _ in range(2))
+    one, two = (objectid.split(objectid.Generator().next(at=second)) for _ in range(2))
     return next(field for field in _FIELDS if getattr(one, field) != getattr(two, field))
 
 
 def _below_the_lower_bound() -> int:
-    from bson import ObjectId
-
-    from labkit.model import objectid
-
     second = 1_791_417_600  # 2026-10-08T00:00:00Z
     bound = ObjectId.from_datetime(dt.datetime.fromtimestamp(second, tz=dt.UTC))
     made = objectid.Generator().batch(20, at=second)
     return sum(ObjectId(oid) < bound for oid in made)
 
 
-def _random_bytes() -> int:
-    from labkit.model import objectid
-
-    return len(bytes.fromhex(objectid.explain("6553f1003f2a91c8d4003039")["random"]))
-
-
 # 06 · B-trees ----------------------------------------------------------------------------------
 
 def _skewed_client_sorts_first() -> bool:
     """Client A writes at second t; B, its clock 2 s behind, writes 1 s later."""
-    from labkit.model import objectid
-
     t = 1_700_000_000
     a = objectid.Generator().next(at=t)
     b = objectid.Generator().next(at=t + 1 - 2)
     return b < a  # equal-length lowercase hex sorts as the bytes do
 
 
-def _sequential_half_fill() -> float:
-    return _fill(range(6_400), "half")
-
-
-def _sequential_rightmost_fill() -> float:
-    return _fill(range(6_400), "rightmost")
-
-
 def _uuid7_time_bits() -> int:
-    import uuid
-
-    from labkit.model import uuids
-
     return int(uuids.v7_fields(uuid.UUID(int=(1 << 128) - 1))["unix_ts_ms"].bit_length())
-
-
-def _objectid_bytes() -> int:
-    from bson import ObjectId
-
-    return len(ObjectId("6553f1003f2a91c8d4003039").binary)
 
 
 # 07 · Can you trust your fake? ----------------------------------------------------------------
 
 def _random_fills_fuller() -> bool:
-    from labkit.model import keys
-
     random_fill = _fill(keys.stream("uuid4", 5_000), "half")
     return random_fill > _fill(keys.stream("int", 5_000), "half")
 
 
 def _one_process_sorts_in_order() -> bool:
-    from labkit.model import objectid
-
     made = objectid.Generator(counter=1_000).batch(5, at=1_700_000_000)
     return sorted(made) == made
 
 
 # 08 · A claim from the wild -------------------------------------------------------------------
-
-def _decimal(text: str) -> Any:
-    from bson import Decimal128
-
-    return Decimal128(text)
-
 
 _PRODUCTS: list[Document] = [{"_id": "book", "price": 12}, {"_id": "sticker"},
                              {"_id": "lamp", "price": 30}]
@@ -283,335 +184,331 @@ def _names(docs: list[Document]) -> Callable[[], list[str]]:
     return lambda: [str(doc["_id"]) for doc in docs]
 
 
+def _recall(recalls: str, question: str, observe: Callable[[], Any], hint: str | list[str], *,
+            mistake: tuple[Any, str], explanation: str, accept: Accept[Any] | None = None,
+            engine: Callable[[], tuple[str, str]] = _model) -> tuple[str, Made]:
+    """A row of the table: the lesson whose idea the question asks (``recalls``), and the
+    exercise, with its one common mistake; a yes-or-no question unless ``accept`` says
+    otherwise, answered by labkit's model unless ``engine`` names another."""
+    return recalls, asked(question, observe, hint, mistakes=[mistake], explanation=explanation,
+                          accept=accept or Bool(), engine=engine)
+
+
 # Each question: the lesson whose idea it asks, and how it is made. A lesson's warm-up asks the
 # lesson before it; its quiz mixes its own ideas with earlier lessons'.
-_QUESTIONS: dict[str, tuple[str, Callable[[str], Exercise]]] = {
-    "00.quiz_seconds": ("00", _asks(
+_QUESTIONS: dict[str, tuple[str, Made]] = {
+    "00.quiz_seconds": _recall("00",
         N_("An ObjectId begins with 00000e10. How many seconds after 1970-01-01 UTC was it "
            "made?"),
-        _seconds_of_00000e10, N_("The first 8 hex digits are the time: int('00000e10', 16)."),
-        mistakes=[(0xE10 * 1000, N_("That is milliseconds; an ObjectId counts whole "
-                                     "seconds."))],
+        lambda: int(objectid.split("00000e10" + "0" * 16).timestamp),
+        N_("The first 8 hex digits are the time: int('00000e10', 16)."),
+        mistake=(0xE10 * 1000, N_("That is milliseconds; an ObjectId counts whole "
+                                   "seconds.")),
         explanation=N_("0x00000e10 is 3,600: an ObjectId's first 4 bytes count whole seconds "
                        "since 1970-01-01 UTC, here one hour."),
-        accept=Number(units=("seconds", "second", "s", "giây")))),
-    "00.quiz_string_42": ("00", _asks(
+        accept=Number(units=("seconds", "second", "s", "giây"))),
+    "00.quiz_string_42": _recall("00",
         N_("Does the filter {\"userId\": \"42\"} return an order whose userId is the number "
            "42?"),
-        lambda: _matches({"_id": 1, "userId": 42}, {"userId": "42"}),
+        lambda: reads.matches({"_id": 1, "userId": 42}, {"userId": "42"}),
         N_("Quotes make a string. Is the number 42 equal to the string \"42\"?"),
-        mistakes=[(True, N_("A string and a number are never equal in a query: they sit in "
-                            "different type brackets (lesson 03)."))],
+        mistake=(True, N_("A string and a number are never equal in a query: they sit in "
+                          "different type brackets (lesson 03).")),
         explanation=N_("An equality filter on the string \"42\" matches that string only; the "
-                       "number 42 is another type."),
-        accept=Bool())),
-    "00.quiz_milliseconds": ("00", _asks(
+                       "number 42 is another type.")),
+    "00.quiz_milliseconds": _recall("00",
         N_("An ObjectId is made at 12:00:00.750 UTC. Does the time it holds keep the 750 "
            "milliseconds?"),
         _objectid_keeps_milliseconds,
         N_("What unit does an ObjectId's first field count?"),
-        mistakes=[(True, N_("Its first field counts whole seconds; the milliseconds are "
-                            "dropped."))],
+        mistake=(True, N_("Its first field counts whole seconds; the milliseconds are "
+                          "dropped.")),
         explanation=N_("An ObjectId stores whole seconds only (ObjectId.from_datetime drops "
                        "the rest): store a Date when the time is data."),
-        accept=Bool(), engine=_bson)),
-    "01.quiz_month": ("01", _asks(
+        engine=_bson),
+    "01.quiz_month": _recall("01",
         N_("As strings, which sorts first: \"2026-12-01\" or \"2026-2-01\"?"),
         _first_month_string,
         [N_("Strings compare character by character, from the left."),
          N_("The first difference is the sixth character: '1' against '2'.")],
-        mistakes=[("2026-2-01", N_("That is the calendar's order. As strings, compare the "
-                                   "sixth characters."))],
+        mistake=("2026-2-01", N_("That is the calendar's order. As strings, compare the "
+                                 "sixth characters.")),
         explanation=N_("Strings compare bytewise: at the sixth character '1' < '2', so "
                        "December sorts before February. Store Dates, not strings."),
-        accept=Spelling(choices=lambda: list(_MONTHS)))),
-    "01.quiz_hour_ms": ("01", _asks(
+        accept=Spelling(choices=lambda: list(_MONTHS))),
+    "01.quiz_hour_ms": _recall("01",
         N_("Two BSON Dates are one hour apart. By how much do the numbers they store differ?"),
         _hour_in_milliseconds,
         N_("A Date counts milliseconds since 1970-01-01 UTC."),
-        mistakes=[(3_600, N_("That is seconds; a Date counts milliseconds."))],
+        mistake=(3_600, N_("That is seconds; a Date counts milliseconds.")),
         explanation=N_("A Date is a 64-bit count of milliseconds: one hour is 3,600,000 of "
                        "them."),
-        accept=Number(units=_MILLISECONDS))),
-    "01.quiz_objectid_time": ("00", _asks(
+        accept=Number(units=_MILLISECONDS)),
+    "01.quiz_objectid_time": _recall("00",
         N_("When (UTC) was ObjectId 5f5e1000a9fded4f0c2e7ec8 made?"),
-        _time_of_5f5e1000,
+        lambda: objectid.split("5f5e1000a9fded4f0c2e7ec8").datetime,
         [N_("Lesson 00: the first 8 hex digits are seconds since 1970: int('5f5e1000', 16)."),
          N_("datetime.datetime.fromtimestamp(seconds, datetime.UTC) turns seconds into a "
             "date.")],
-        mistakes=[("1970-01-01T00:00:00Z", N_("1970 is where the count starts; add the "
-                                              "seconds the first 8 hex digits hold."))],
+        mistake=("1970-01-01T00:00:00Z", N_("1970 is where the count starts; add the "
+                                            "seconds the first 8 hex digits hold.")),
         explanation=N_("0x5f5e1000 is 1,600,000,000 seconds after 1970-01-01 UTC; the other "
                        "16 hex digits hold no time."),
-        accept=Time(utc=N_("the ObjectId's time")))),
-    "02.warm_up": ("01", _asks(
+        accept=Time(utc=N_("the ObjectId's time"))),
+    "02.warm_up": _recall("01",
         N_("Does {at: {$gte: \"2026-10-01\"}} match a document whose at is the string "
            "\"2026-5-20\"?"),
-        lambda: _matches({"_id": 1, "at": "2026-5-20"}, {"at": {"$gte": "2026-10-01"}}),
+        lambda: reads.matches({"_id": 1, "at": "2026-5-20"}, {"at": {"$gte": "2026-10-01"}}),
         [N_("These are strings: compare them character by character."),
          N_("The sixth characters: '5' against '1'.")],
-        mistakes=[(False, N_("May is before October on the calendar, but these are strings: "
-                             "'5' > '1' at the sixth character."))],
+        mistake=(False, N_("May is before October on the calendar, but these are strings: "
+                           "'5' > '1' at the sixth character.")),
         explanation=N_("As strings, \"2026-5-20\" > \"2026-10-01\" because '5' > '1': an "
-                       "unpadded month lands inside the range."),
-        accept=Bool())),
-    "02.quiz_number_string": ("02", _asks(
+                       "unpadded month lands inside the range.")),
+    "02.quiz_number_string": _recall("02",
         N_("Ascending, does the string \"1\" sort before the number 100?"),
         lambda: _before("1", 100),
         N_("Type decides first, value second."),
-        mistakes=[(True, N_("\"1\" is smaller as text, but every number sorts before every "
-                            "string."))],
+        mistake=(True, N_("\"1\" is smaller as text, but every number sorts before every "
+                          "string.")),
         explanation=N_("Type decides first: numbers stand below strings on the ladder, so 100 "
-                       "comes before \"1\"."),
-        accept=Bool())),
-    "02.quiz_descending": ("02", _asks(
+                       "comes before \"1\".")),
+    "02.quiz_descending": _recall("02",
         N_("In sort({v: -1}), which value stands for the array [2, 7, 30]?"),
-        _descending_stand_in,
+        lambda: bson_order.sort_key({"_id": 1, "v": [2, 7, 30]}, "v", descending=True),
         N_("Ascending, an array sorts by its smallest element. And descending?"),
-        mistakes=[(2, N_("That is the ascending stand-in. Descending takes the other end."))],
+        mistake=(2, N_("That is the ascending stand-in. Descending takes the other end.")),
         explanation=N_("Descending, an array sorts by its largest element: 30."),
-        accept=Number())),
-    "02.quiz_date_string": ("01", _asks(
+        accept=Number()),
+    "02.quiz_date_string": _recall("01",
         N_("atDate holds a Date in each of 3 documents. How many does {atDate: {$lt: "
            "\"2030\"}} return?"),
         _dates_under_a_string,
         [N_("Lesson 01: the operand is a string."),
          N_("A query compares only values of the operand's type.")],
-        mistakes=[(3, N_("Every Date is before 2030, but the operand is a string: a Date is "
-                         "never compared with it."))],
+        mistake=(3, N_("Every Date is before 2030, but the operand is a string: a Date is "
+                       "never compared with it.")),
         explanation=N_("A string operand only meets strings: no Date is compared, so nothing "
                        "matches, and no error says so."),
-        accept=Number(units=_IDS))),
-    "03.warm_up": ("02", _asks(
+        accept=Number(units=_IDS)),
+    "03.warm_up": _recall("02",
         N_("Ascending, does the empty string \"\" sort after the number 1,000,000?"),
         lambda: _before(1_000_000, ""),
         N_("Lesson 02: which decides first, the type or the value?"),
-        mistakes=[(False, N_("\"\" is the smallest string, but every string sorts after every "
-                             "number."))],
+        mistake=(False, N_("\"\" is the smallest string, but every string sorts after every "
+                           "number.")),
         explanation=N_("In the sort order type decides first: every string, even \"\", comes "
-                       "after every number."),
-        accept=Bool())),
-    "03.quiz_lt_string": ("03", _asks(
+                       "after every number.")),
+    "03.quiz_lt_string": _recall("03",
         N_("Of {_id: 1, v: \"a\"}, {_id: 2, v: 5}, {_id: 3, v: \"z\"} and {_id: 4, v: null}, "
            "which does find({v: {$lt: \"m\"}}) return?"),
-        _below_m,
+        lambda: reads.ids(reads.find(_LETTERS, {"v": {"$lt": "m"}})),
         [N_("The operand \"m\" is a string: which values are in its bracket?")],
-        mistakes=[([1, 2, 4], N_("That is the sort order's answer. A query compares only "
-                                 "within the operand's bracket."))],
+        mistake=([1, 2, 4], N_("That is the sort order's answer. A query compares only "
+                               "within the operand's bracket.")),
         explanation=N_("$lt: \"m\" only meets strings: \"a\" matches, \"z\" does not, and the "
                        "number and null are never compared."),
-        accept=AsSet(choices=[1, 2, 3, 4]))),
-    "03.quiz_ne": ("03", _asks(
+        accept=AsSet(choices=[1, 2, 3, 4])),
+    "03.quiz_ne": _recall("03",
         N_("Does find({userId: {$ne: 42}}) return the order whose userId is the string "
            "\"42\"?"),
-        lambda: _matches({"_id": 2, "userId": "42"}, {"userId": {"$ne": 42}}),
+        lambda: reads.matches({"_id": 2, "userId": "42"}, {"userId": {"$ne": 42}}),
         N_("$ne is \"not equal\": is the string \"42\" equal to the number 42?"),
-        mistakes=[(False, N_("$ne does not bracket: it matches every value not equal to 42, "
-                             "strings included."))],
+        mistake=(False, N_("$ne does not bracket: it matches every value not equal to 42, "
+                           "strings included.")),
         explanation=N_("$ne, $nin and $expr see every type: the string \"42\" is not equal to "
-                       "42, so it matches."),
-        accept=Bool())),
-    "03.quiz_decimal": ("02", _asks(
+                       "42, so it matches.")),
+    "03.quiz_decimal": _recall("02",
         N_("Ascending, does Decimal128(\"2\") sort before the double 2.5?"),
-        _decimal_before_double,
+        lambda: _before(Decimal128("2"), 2.5),
         N_("Lesson 02: do the numeric types have a rung each, or share one?"),
-        mistakes=[(False, N_("All numeric types share one rung and compare by value."))],
-        explanation=N_("All numeric types share one rung and compare by value: 2 < 2.5."),
-        accept=Bool())),
-    "04.warm_up": ("03", _asks(
+        mistake=(False, N_("All numeric types share one rung and compare by value.")),
+        explanation=N_("All numeric types share one rung and compare by value: 2 < 2.5.")),
+    "04.warm_up": _recall("03",
         N_("Does find({userId: {$gte: \"4\"}}) return an order whose userId is the number 42?"),
-        lambda: _matches({"_id": 1, "userId": 42}, {"userId": {"$gte": "4"}}),
+        lambda: reads.matches({"_id": 1, "userId": 42}, {"userId": {"$gte": "4"}}),
         N_("Lesson 03: which bracket is the operand \"4\" in?"),
-        mistakes=[(True, N_("A string operand never meets numbers: the number 42 is not "
-                            "compared."))],
+        mistake=(True, N_("A string operand never meets numbers: the number 42 is not "
+                          "compared.")),
         explanation=N_("Type bracketing: $gte: \"4\" only looks at strings, so the number 42 "
-                       "is skipped."),
-        accept=Bool())),
-    "04.quiz_counter": ("04", _asks(
+                       "is skipped.")),
+    "04.quiz_counter": _recall("04",
         N_("What is the counter of ObjectId 6553f1003f2a91c8d40000ff, as a number?"),
-        lambda: int(_oid("6553f1003f2a91c8d40000ff").counter),
+        lambda: int(objectid.split("6553f1003f2a91c8d40000ff").counter),
         N_("The counter is the last 6 hex digits."),
-        mistakes=[(0xD40000FF, N_("That reads 8 hex digits, into the random value: the counter "
-                                  "is the last 6."))],
+        mistake=(0xD40000FF, N_("That reads 8 hex digits, into the random value: the counter "
+                                "is the last 6.")),
         explanation=N_("The last 3 bytes, 0000ff, are the counter: 255."),
-        accept=Number())),
-    "04.quiz_random": ("04", _asks(
+        accept=Number()),
+    "04.quiz_random": _recall("04",
         N_("One process makes two IDs a minute apart. Do they share their random value?"),
         _one_process_one_random,
         N_("How often is the random value drawn?"),
-        mistakes=[(False, N_("The random value is drawn once per process, not per second."))],
+        mistake=(False, N_("The random value is drawn once per process, not per second.")),
         explanation=N_("The random value is chosen once per process: every ID it makes carries "
-                       "it; only the timestamp and the counter change."),
-        accept=Bool())),
-    "04.quiz_expr": ("03", _asks(
+                       "it; only the timestamp and the counter change.")),
+    "04.quiz_expr": _recall("03",
         N_("Does {$expr: {$lt: [\"$userId\", 100]}} match an order whose userId is the string "
            "\"42\"?"),
-        lambda: _matches({"_id": 2, "userId": "42"}, {"$expr": {"$lt": ["$userId", 100]}}),
+        lambda: reads.matches({"_id": 2, "userId": "42"}, {"$expr": {"$lt": ["$userId", 100]}}),
         N_("Lesson 03: $expr compares with the full sort order."),
-        mistakes=[(True, N_("42 < 100 as numbers, but this is a string: in the sort order "
-                            "every string is above every number."))],
+        mistake=(True, N_("42 < 100 as numbers, but this is a string: in the sort order "
+                          "every string is above every number.")),
         explanation=N_("$expr compares across types: the string \"42\" is above every number, "
-                       "so it is not below 100."),
-        accept=Bool())),
-    "05.warm_up": ("04", _asks(
+                       "so it is not below 100.")),
+    "05.warm_up": _recall("04",
         N_("A process makes three IDs in a row; the first has the counter 0xfffffe. What is the "
            "third one's counter, as a number?"),
         _counter_two_later,
         N_("Lesson 04: the counter has 3 bytes. What comes after 0xffffff?"),
-        mistakes=[(0x1000000, N_("That needs a 25th bit; the counter has 24 and wraps."))],
+        mistake=(0x1000000, N_("That needs a 25th bit; the counter has 24 and wraps.")),
         explanation=N_("0xfffffe, then 0xffffff, then the 3-byte counter wraps to 0."),
-        accept=Number())),
-    "05.quiz_deciding": ("05", _asks(
+        accept=Number()),
+    "05.quiz_deciding": _recall("05",
         N_("Two processes each make one ID in the same second. Which field decides which ID "
            "sorts first: timestamp, random or counter?"),
         _deciding_field,
         N_("The fields compare in order: which is the first that differs?"),
-        mistakes=[("counter", N_("The counter comes last; an earlier field already "
-                                 "differs."))],
+        mistake=("counter", N_("The counter comes last; an earlier field already "
+                               "differs.")),
         explanation=N_("The timestamps are equal, so the random value decides: each process "
                        "drew its own, so the order is random."),
         accept=Spelling(case=False, choices=lambda: list(_FIELDS),
                     aliases={"random": ("random value", "giá trị ngẫu nhiên", "ngẫu nhiên"),
-                             "timestamp": ("dấu thời gian",), "counter": ("bộ đếm",)}))),
-    "05.quiz_lower_bound": ("05", _asks(
+                             "timestamp": ("dấu thời gian",), "counter": ("bộ đếm",)})),
+    "05.quiz_lower_bound": _recall("05",
         N_("Of 20 IDs made in one second, how many sort below ObjectId.from_datetime of that "
            "second?"),
         _below_the_lower_bound,
         N_("from_datetime fills everything after the timestamp with zeros."),
-        mistakes=[(20, N_("The bound is the smallest ID of its second: none of that second is "
-                          "below it."))],
+        mistake=(20, N_("The bound is the smallest ID of its second: none of that second is "
+                        "below it.")),
         explanation=N_("The bound is the timestamp followed by zeros, the smallest ID of that "
                        "second: every ID of it is at or above it."),
-        accept=Number(units=_IDS))),
-    "05.quiz_random_bytes": ("04", _asks(
+        accept=Number(units=_IDS)),
+    "05.quiz_random_bytes": _recall("04",
         N_("How many bytes of an ObjectId are its random value?"),
-        _random_bytes,
+        lambda: len(bytes.fromhex(objectid.explain("6553f1003f2a91c8d4003039")["random"])),
         N_("Lesson 04: 12 bytes, timestamp 4, counter 3."),
-        mistakes=[(10, N_("10 is its hex digits; two hex digits make a byte."))],
+        mistake=(10, N_("10 is its hex digits; two hex digits make a byte.")),
         explanation=N_("4 bytes of timestamp, 5 of random value and 3 of counter make 12."),
-        accept=Number(units=_BYTES))),
-    "06.warm_up": ("05", _asks(
+        accept=Number(units=_BYTES)),
+    "06.warm_up": _recall("05",
         N_("Client B's clock is 2 seconds behind A's. B makes an ID 1 second after A. Does "
            "B's ID sort first?"),
         _skewed_client_sorts_first,
         N_("Lesson 05: each client stamps IDs with its own clock."),
-        mistakes=[(False, N_("B wrote later, but its clock says one second earlier, and the "
-                             "timestamp comes first."))],
+        mistake=(False, N_("B wrote later, but its clock says one second earlier, and the "
+                           "timestamp comes first.")),
         explanation=N_("B's timestamp is a second earlier than A's, and the timestamp decides "
-                       "first: B sorts first."),
-        accept=Bool())),
-    "06.quiz_sequential": ("06", _asks(
+                       "first: B sorts first.")),
+    "06.quiz_sequential": _recall("06",
         N_("Sequential keys, 50/50 splits: the textbook B-tree's average leaf fill?"),
-        _sequential_half_fill,
+        lambda: _fill(range(6_400), "half"),
         N_("Each split leaves a half page behind. Does a sequential key ever go back there?"),
-        mistakes=[(1.0, N_("That is with rightmost splits. A 50/50 split leaves half pages "
-                           "that never fill again."))],
+        mistake=(1.0, N_("That is with rightmost splits. A 50/50 split leaves half pages "
+                         "that never fill again.")),
         explanation=N_("Sequential keys always go into the rightmost page; a 50/50 split "
                        "leaves the left half behind for good, so leaves stay half full."),
-        accept=Fraction(), engine=_btree)),
-    "06.quiz_rightmost": ("06", _asks(
+        accept=Fraction(), engine=textbook_btree),
+    "06.quiz_rightmost": _recall("06",
         N_("Sequential keys, rightmost splits: the textbook B-tree's average leaf fill?"),
-        _sequential_rightmost_fill,
+        lambda: _fill(range(6_400), "rightmost"),
         N_("A rightmost split moves only the new key to the new page."),
-        mistakes=[(0.5, N_("That is with 50/50 splits. Here the old page keeps every key."))],
+        mistake=(0.5, N_("That is with 50/50 splits. Here the old page keeps every key.")),
         explanation=N_("A rightmost split leaves the old page full and starts a new one with "
                        "the new key, so the leaves end about full."),
-        accept=Fraction(), engine=_btree)),
-    "06.quiz_uuid7_bits": ("06", _asks(
+        accept=Fraction(), engine=textbook_btree),
+    "06.quiz_uuid7_bits": _recall("06",
         N_("How many of a UUIDv7's 128 bits hold its time in milliseconds?"),
         _uuid7_time_bits,
         N_("Section 0's layout: the time comes first."),
-        mistakes=[(32, N_("32 bits is an ObjectId's timestamp, in seconds."))],
+        mistake=(32, N_("32 bits is an ObjectId's timestamp, in seconds.")),
         explanation=N_("A UUIDv7 starts with 48 bits of Unix time in milliseconds (RFC 9562), "
                        "so its keys arrive in time order."),
-        accept=Number(units=("bits", "bit")))),
-    "06.quiz_objectid_bytes": ("04", _asks(
+        accept=Number(units=("bits", "bit"))),
+    "06.quiz_objectid_bytes": _recall("04",
         N_("A UUID is 16 bytes. How many bytes is an ObjectId?"),
-        _objectid_bytes,
+        lambda: len(ObjectId("6553f1003f2a91c8d4003039").binary),
         N_("Lesson 04: timestamp, random value, counter."),
-        mistakes=[(24, N_("24 is its hex digits; two make a byte."))],
+        mistake=(24, N_("24 is its hex digits; two make a byte.")),
         explanation=N_("4 + 5 + 3 = 12 bytes: a smaller key than a UUID."),
-        accept=Number(units=_BYTES), engine=_bson)),
-    "07.warm_up": ("06", _asks(
+        accept=Number(units=_BYTES), engine=_bson),
+    "07.warm_up": _recall("06",
         N_("With 50/50 splits, do random keys fill the leaves fuller than sequential keys?"),
         _random_fills_fuller,
         N_("Lesson 06: sequential keys leave half pages behind; random keys come back to "
            "them."),
-        mistakes=[(False, N_("Random keys keep landing in half pages and fill them; "
-                             "sequential keys never go back."))],
+        mistake=(False, N_("Random keys keep landing in half pages and fill them; "
+                           "sequential keys never go back.")),
         explanation=N_("Random keys fill pages to about 69% on average; sequential keys with "
                        "50/50 splits leave them at 50%."),
-        accept=Bool(), engine=_btree)),
-    "07.quiz_null_missing": ("07", _asks(
+        engine=textbook_btree),
+    "07.quiz_null_missing": _recall("07",
         N_("Does find({a: null}) return the document {_id: 1}, which has no field a?"),
-        lambda: _matches({"_id": 1}, {"a": None}),
+        lambda: reads.matches({"_id": 1}, {"a": None}),
         N_("What does null stand for in a query: the value null only, or also no value at all?"),
-        mistakes=[(False, N_("A query for null also matches a missing field."))],
+        mistake=(False, N_("A query for null also matches a missing field.")),
         explanation=N_("{a: null} matches a null and a missing field alike; {a: {$exists: "
-                       "false}} asks for missing only."),
-        accept=Bool())),
-    "07.quiz_nan": ("07", _asks(
+                       "false}} asks for missing only.")),
+    "07.quiz_nan": _recall("07",
         N_("Does MongoDB's find({v: NaN}) return a document whose v is NaN?"),
-        lambda: _matches({"_id": 1, "v": float("nan")}, {"v": float("nan")}),
+        lambda: reads.matches({"_id": 1, "v": float("nan")}, {"v": float("nan")}),
         N_("Python says float('nan') == float('nan') is False. Does MongoDB's query agree?"),
-        mistakes=[(False, N_("That is Python's ==, which a fake may use. MongoDB's query "
-                             "treats NaN as equal to NaN."))],
+        mistake=(False, N_("That is Python's ==, which a fake may use. MongoDB's query "
+                           "treats NaN as equal to NaN.")),
         explanation=N_("MongoDB's equality treats NaN as equal to NaN, unlike Python's ==: one "
-                       "of the places a fake can differ."),
-        accept=Bool())),
-    "07.quiz_in_order": ("05", _asks(
+                       "of the places a fake can differ.")),
+    "07.quiz_in_order": _recall("05",
         N_("One process makes 5 IDs in one second, its counter far from the wrap. Sorted by "
            "_id, are they in the order they were made?"),
         _one_process_sorts_in_order,
         N_("Lesson 05: same second, same process: which field changes?"),
-        mistakes=[(False, N_("Across processes the order is random; within one process only "
-                             "the counter changes, by one each time."))],
+        mistake=(False, N_("Across processes the order is random; within one process only "
+                           "the counter changes, by one each time.")),
         explanation=N_("Same timestamp, same random value: the counter decides, and it steps up "
-                       "by one, so one process's IDs sort in order until the counter wraps."),
-        accept=Bool())),
-    "08.warm_up": ("07", _asks(
+                       "by one, so one process's IDs sort in order until the counter wraps.")),
+    "08.warm_up": _recall("07",
         N_("Does MongoDB's find({userId: 42}) return a document whose userId is "
            "Decimal128(\"42.00\")?"),
-        lambda: _matches({"_id": 5, "userId": _decimal("42.00")}, {"userId": 42}),
+        lambda: reads.matches({"_id": 5, "userId": Decimal128("42.00")}, {"userId": 42}),
         N_("Lesson 07: mongomock missed this one. What does MongoDB do?"),
-        mistakes=[(False, N_("That is mongomock's answer. In MongoDB every numeric type "
-                             "compares by value."))],
+        mistake=(False, N_("That is mongomock's answer. In MongoDB every numeric type "
+                           "compares by value.")),
         explanation=N_("All numeric types share one bracket and compare by value, so "
-                       "Decimal128(\"42.00\") equals 42; a fake using Python's == misses it."),
-        accept=Bool())),
-    "08.quiz_descending": ("08", _asks(
+                       "Decimal128(\"42.00\") equals 42; a fake using Python's == misses it.")),
+    "08.quiz_descending": _recall("08",
         N_("book (price 12), sticker (no price), lamp (price 30): which _id does "
            "find().sort({price: -1}) give last?"),
         lambda: _first_by(_PRODUCTS, {"price": -1}, last=True),
         N_("A missing price sorts as null. Where is null in a descending sort?"),
-        mistakes=[("book", N_("Descending puts the largest first, and null is below every "
-                              "number."))],
+        mistake=("book", N_("Descending puts the largest first, and null is below every "
+                            "number.")),
         explanation=N_("Descending reverses the order: null (the missing price) is below every "
                        "number, so the sticker comes last."),
-        accept=Spelling(case=False, choices=_names(_PRODUCTS)))),
-    "08.quiz_lt_missing": ("08", _asks(
+        accept=Spelling(case=False, choices=_names(_PRODUCTS))),
+    "08.quiz_lt_missing": _recall("08",
         N_("Does find({price: {$lt: 20}}) return the sticker, which has no price?"),
-        lambda: _matches(_PRODUCTS[1], {"price": {"$lt": 20}}),
+        lambda: reads.matches(_PRODUCTS[1], {"price": {"$lt": 20}}),
         N_("Lesson 03: which bracket does $lt: 20 look in?"),
-        mistakes=[(True, N_("A missing field sorts as null, but a number comparison only meets "
-                            "numbers."))],
+        mistake=(True, N_("A missing field sorts as null, but a number comparison only meets "
+                          "numbers.")),
         explanation=N_("$lt: 20 only meets numbers; a missing price is not compared, so the "
-                       "sticker is not returned."),
-        accept=Bool())),
-    "08.quiz_empty_array": ("02", _asks(
+                       "sticker is not returned.")),
+    "08.quiz_empty_array": _recall("02",
         N_("Ascending by v, which _id comes first: {_id: \"null\", v: null} or {_id: "
            "\"empty\", v: []}?"),
         lambda: _first_by(_EMPTY_OR_NULL, {"v": 1, "_id": 1}),
         N_("Lesson 02: an empty array has no element to stand for it."),
-        mistakes=[("null", N_("null is low, but the empty array sorts below it."))],
+        mistake=("null", N_("null is low, but the empty array sorts below it.")),
         explanation=N_("An empty array has no element to stand for it, so it sorts below "
                        "null."),
-        accept=Spelling(case=False, choices=_names(_EMPTY_OR_NULL)))),
+        accept=Spelling(case=False, choices=_names(_EMPTY_OR_NULL))),
 }
 
 
 # The questions as ``questions.EXERCISES`` holds them, and the lesson whose idea each asks.
-RECALL_EXERCISES: dict[str, Callable[[str], Exercise]] = {
+RECALL_EXERCISES: dict[str, Made] = {
     name: make for name, (_recalls, make) in _QUESTIONS.items()}
 RECALLS: dict[str, str] = {name: recalls for name, (recalls, _make) in _QUESTIONS.items()}
 
@@ -640,7 +537,6 @@ _UNANSWERED = N_("{name}: not answered yet.")
 class Score:
     """How some questions went: one sentence for the count right first time, one per
     question."""
-
     lines: tuple[str, ...]
 
     def __str__(self) -> str:
