@@ -236,7 +236,7 @@ def _named(ids: list[Any], reasons: dict[str, tuple[str, str]], told: list[int])
 
 
 def query_exercise(task: Task, question: str, hint: str | list[str], *, explanation: str,
-                   lesson: str, mistakes: list[tuple[Any, str]] | None = None) -> Exercise:
+                   lesson: str) -> Exercise:
     """An exercise whose answer is a query the learner writes, judged by what it returns."""
     def observe() -> Judged:
         where = _where_now()
@@ -251,5 +251,5 @@ def query_exercise(task: Task, question: str, hint: str | list[str], *, explanat
         return judged
 
     exercise = Exercise(question, observe, hint, explanation=explanation,
-                        accept=Returns(task), mistakes=mistakes, lesson=lesson)
+                        accept=Returns(task), lesson=lesson)
     return exercise
