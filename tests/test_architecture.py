@@ -141,8 +141,8 @@ def test_no_scripted_server_and_no_fake_stands_in_for_mongodb():
             assert module == "labkit.engines.fakes", module
 
 
-# Files whose function-level imports are still to be given a reason or moved up (being changed
-# elsewhere at the moment); the set only shrinks.
+# Not yet: files whose imports inside functions still wait to be moved up or given their
+# reason. The set only shrinks.
 _REASONS_NOT_YET = {
     "labkit/errors.py", "labkit/lessons/rules.py",
     "labkit/lessons/recall.py", "labkit/lessons/questions.py",
