@@ -51,6 +51,7 @@ def _unwinder() -> Callable[[int, FrameType | None], NoReturn]:
     """
     import logging
 
+    # not at the top: this module sets its handler before anything else of labkit loads
     from labkit.errors import Stopped
 
     psycopg = logging.getLogger("psycopg")
@@ -76,7 +77,7 @@ def raise_if_stopping(exc: BaseException) -> None:
     short, a driver's own error) is the stop, never an engine's result."""
     if _received is None:
         return
-    from labkit.errors import Stopped
+    from labkit.errors import Stopped  # not at the top: see _unwinder
 
     stop = Stopped(_received) if _received == signal.SIGTERM else KeyboardInterrupt()
     raise stop from exc

@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -20,7 +21,7 @@ from labkit._version import __version__
 from labkit.errors import BadInput, LabkitError, ServerUnavailable
 from labkit.i18n import N_, Message, _, english, in_english, number
 from labkit.i18n import shown as shown_text
-from labkit.model import versions
+from labkit.model import bson_order, reads, versions
 from labkit.syllabus import TOPICS
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class _Parser(argparse.ArgumentParser):
 
     def format_help(self) -> str:
         if self.bounds:
-            from labkit.model.fixtures import limits_text
+            from labkit.model.fixtures import limits_text  # the file reader: its help alone
 
             self.epilog = limits_text()
         return super().format_help()
@@ -91,7 +92,7 @@ def _line(value: object) -> str:
     text = str(value)
     if text.isprintable():
         return text  # the usual case, without loading the escaping (labkit predict is quick)
-    from labkit.outputs.escape import visible
+    from labkit.outputs.escape import visible  # with the URI parsers (_redact), unlike predict
 
     return visible(text)
 
@@ -102,7 +103,7 @@ def _text(text: object) -> str:
     shown = str(text)
     if shown.replace("\n", "").isprintable():
         return shown
-    from labkit.outputs.escape import terminal_text
+    from labkit.outputs.escape import terminal_text  # as in _line: rare, and not light
 
     return terminal_text(shown)
 
@@ -117,7 +118,7 @@ def _say(text: object, file: TextIO | None = None) -> None:
 def _emit_json(value: object) -> None:
     """``--json``: the escaped JSON results.json holds (``escape.json_text``), all ASCII where
     stdout cannot take UTF-8."""
-    from labkit.outputs.escape import json_text
+    from labkit.outputs.escape import json_text  # --json only; with the URI parsers (_redact)
 
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     print(json_text(value, ascii_only=encoding != "utf8"))
@@ -179,6 +180,7 @@ def _add_mongodb_options(parser: argparse.ArgumentParser) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run every implemented claim live, print the verdicts, write the report."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit import servers
     from labkit.engines.btree_engine import check_n
     from labkit.experiments import catalogue as claims
@@ -217,6 +219,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Judge claim files on every engine and MongoDB version: a matrix, the report, JUnit XML."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.claims import files as claimfiles
     from labkit.outputs import junit, matrix, report
     from labkit.run import check as claimcheck
@@ -265,6 +268,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Join several runs' results.json into one page: claims by run, differences first."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.outputs import compare
     from labkit.run import made as made_on_disk
     from labkit.run.comparison import compare as joined
@@ -309,8 +313,7 @@ def _short(path: object) -> str:
 
 def cmd_server(args: argparse.Namespace) -> int:
     """Start (or find) a MongoDB server, print how to use it, keep it until Ctrl-C."""
-    import time
-
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit import servers
     from labkit.servers.command import run_beside
 
@@ -359,8 +362,7 @@ def cmd_server(args: argparse.Namespace) -> int:
 def _serve_room(args: argparse.Namespace) -> int:
     """``labkit server --room ADDRESS``: one mongod for a room, with access control and one
     least-privilege user (labkit.servers.room), and the line students paste, until Ctrl-C."""
-    import time
-
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit import servers
     from labkit.servers import room
 
@@ -399,7 +401,7 @@ def _export_line(uri: str, show_password: bool) -> str:
     shared terminal's log, and a command after ``--`` gets the URI in its environment."""
     import shlex
 
-    from labkit._conninfo import display
+    from labkit._conninfo import display  # the URI parser: `labkit server` alone prints this
 
     if show_password or display(uri) == uri:  # the display form is the URI: it holds no secret
         return f"export LABKIT_MONGODB_URI={shlex.quote(uri)}"
@@ -437,6 +439,7 @@ def _names(names: Iterable[object]) -> str:
 def cmd_clean(args: argparse.Namespace) -> int:
     """Remove what killed labkit runs left on the servers of LABKIT_POSTGRES_DSN and
     LABKIT_MONGODB_URI (servers labkit starts itself leave nothing behind)."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit import servers
 
     report = servers.clean_user_servers()
@@ -475,6 +478,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check the environment, one line per requirement."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.run import doctor as environment
 
     result = environment.run()
@@ -487,6 +491,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_progress(args: argparse.Namespace) -> int:
     """This learner's exercises: shown whole, exported as CSV, or a room's files merged."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.lessons import course, progress_csv
     from labkit.run.made import write_file
 
@@ -516,6 +521,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 def cmd_objectid_explain(args: argparse.Namespace) -> int:
     """Split an ObjectId into its fields."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.model import objectid
 
     info = objectid.explain(args.hex)
@@ -527,6 +533,7 @@ def cmd_objectid_explain(args: argparse.Namespace) -> int:
 
 def cmd_objectid_generate(args: argparse.Namespace) -> int:
     """Generate a batch of ObjectIds the documented way."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.model import objectid
 
     at = objectid.parse_time(args.at) if args.at is not None else None
@@ -542,6 +549,7 @@ def cmd_objectid_generate(args: argparse.Namespace) -> int:
 
 def cmd_uuid_explain(args: argparse.Namespace) -> int:
     """Print a UUID's version, variant and, for v7, its fields."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.model import uuids
 
     return _show_fields(uuids.explain(args.uuid), args.json)
@@ -586,7 +594,7 @@ def _output_file(path: str, option: str, example: str) -> Path:
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise BadInput(Message(N_("{option}: the folder {folder} is not writable"),
                                option=option, folder=repr(str(target.parent))))
-    from labkit.run.made import check_target
+    from labkit.run.made import check_target  # loads the servers: for check and btree only
 
     check_target(target, option)  # a link, a named pipe: refused before the work
     return target
@@ -600,10 +608,14 @@ def _plot_format(path: str) -> str:
 
 def cmd_btree(args: argparse.Namespace) -> int:
     """Load each key kind into one engine and report index size, leaf fill and insert time."""
+    # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit import servers
     from labkit.engines import btree
     from labkit.engines.btree_engine import Settings
     from labkit.model import keys
+    from labkit.outputs import btree_table
+    from labkit.outputs.plots import btree_summary, figure_bytes
+    from labkit.run.made import write_file
     from labkit.run.runner import btree_n_from_env
 
     kinds = keys.parse_kinds(args.keys)
@@ -628,17 +640,12 @@ def cmd_btree(args: argparse.Namespace) -> int:
         if server is not None:
             server.stop()
     if args.plot and plot_format is not None:
-        from labkit.outputs.plots import btree_summary, figure_bytes
-        from labkit.run.made import write_file
-
         write_file(Path(args.plot), figure_bytes(btree_summary(measurement), plot_format),
                    "--plot")
     if args.json:  # labkit's words in it in English, as files keep them
         _emit_json(in_english({**measurement.to_dict(),
                                "results": [r.summary() for r in measurement.results]}))
     else:
-        from labkit.outputs import btree_table
-
         _say(btree_table.table(measurement)
              + ("\n" + _("Plot: {path}").format(path=_line(args.plot)) if args.plot else ""))
     return 0
@@ -646,7 +653,7 @@ def cmd_btree(args: argparse.Namespace) -> int:
 
 def _read_input(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any] | None]:
     """``predict``'s and ``explain``'s FILE and ``--collation``, read and checked."""
-    from labkit.model import fixtures
+    from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
     docs = fixtures.read(args.file)
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
@@ -654,7 +661,7 @@ def _read_input(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any] | N
 
 
 def _filter(args: argparse.Namespace) -> dict[str, Any]:
-    from labkit.model import fixtures
+    from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
     query = fixtures.parse_value(args.filter, "--filter")
     if not isinstance(query, dict):
@@ -665,8 +672,6 @@ def _filter(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_predict_sort(args: argparse.Namespace) -> int:
     """Print the ``_id``s in the order the model says ``find().sort(SPEC)`` returns them."""
-    from labkit.model import bson_order, reads
-
     docs, collation = _read_input(args)
     order = bson_order.sort(docs, args.sort, collation=collation,
                             mongodb_version=args.mongodb_version)
@@ -675,8 +680,6 @@ def cmd_predict_sort(args: argparse.Namespace) -> int:
 
 def cmd_predict_find(args: argparse.Namespace) -> int:
     """Print the ``_id``s the model says ``find(FILTER)`` matches, in file order."""
-    from labkit.model import reads
-
     docs, collation = _read_input(args)
     found = reads.find(docs, _filter(args), collation=collation,
                        mongodb_version=args.mongodb_version)
@@ -686,7 +689,7 @@ def cmd_predict_find(args: argparse.Namespace) -> int:
 def cmd_explain_sort(args: argparse.Namespace) -> int:
     """Print each document in sorted order with the value it sorts by, why, the rule and its
     source (``labkit.model.explain``)."""
-    from labkit.model import explain
+    from labkit.model import explain  # the explaining model: `labkit explain` alone needs it
 
     docs, collation = _read_input(args)
     return _print_explanation(explain.sorted_rows(docs, args.sort, collation=collation,
@@ -697,7 +700,7 @@ def cmd_explain_sort(args: argparse.Namespace) -> int:
 def cmd_explain_find(args: argparse.Namespace) -> int:
     """Print each document in file order with whether FILTER matches it, why, the rule and its
     source (``labkit.model.explain``)."""
-    from labkit.model import explain
+    from labkit.model import explain  # the explaining model: `labkit explain` alone needs it
 
     docs, collation = _read_input(args)
     return _print_explanation(explain.find(docs, _filter(args), collation=collation,
@@ -705,19 +708,19 @@ def cmd_explain_find(args: argparse.Namespace) -> int:
 
 
 def _print_explanation(rows: Any, as_json: bool) -> int:  # FindRow or SortRow list
-    from labkit.model import fixtures
+    from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
     if as_json:
         _emit_json(fixtures.relaxed([row.to_dict() for row in rows]))
     else:
-        from labkit.outputs import explanations
+        from labkit.outputs import explanations  # the text table (escape, _redact) only
 
         _say(explanations.table(rows))
     return 0
 
 
 def _print_ids(ids: list[Any], as_json: bool) -> int:  # _id values: any BSON value
-    from labkit.model import fixtures
+    from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
     if as_json:
         _emit_json(fixtures.relaxed(ids))

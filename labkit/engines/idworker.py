@@ -16,6 +16,8 @@ import sys
 import time
 from typing import Any
 
+from labkit.errors import one_line
+
 WORKER_URI_VARIABLE = "LABKIT_WORKER_MONGODB_URI"
 
 
@@ -37,8 +39,6 @@ def main(argv: list[str]) -> int:
     try:
         made = _make(args, os.environ.get(WORKER_URI_VARIABLE))
     except PyMongoError as exc:  # the parent quotes this line as the process's failure
-        from labkit.errors import one_line
-
         print(one_line(exc), file=sys.stderr)
         return 1
     json.dump(made, sys.stdout)
@@ -60,6 +60,7 @@ def _make(args: argparse.Namespace, uri: str | None) -> dict[str, Any]:
             return str(ObjectId())
     collection = None
     if uri:
+        # the servers' room, some 20 modules: only a worker that inserts needs it
         from labkit.servers import mongo_client
 
         collection = mongo_client(uri)[args.db][args.collection]

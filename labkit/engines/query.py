@@ -13,10 +13,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from labkit._version import __version__
+from labkit.claims.claim import one_line
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
-from labkit.errors import NotSupported, write_errors
+from labkit.engines.undefined import as_bson
+from labkit.engines.writes import MODEL_WRITES, model_write, pymongo_write
+from labkit.errors import BadInput, NotSupported, write_errors
 from labkit.i18n import N_, Message, Text, english
-from labkit.model.versions import CURRENT_MAJOR
+from labkit.model import bson_order, expr, reads
+from labkit.model.bson_order import MISSING
+from labkit.model.versions import CURRENT_MAJOR, check_rules_version
 from labkit.names import EngineInfo, engine_name
 
 if TYPE_CHECKING:
@@ -87,9 +93,6 @@ class ModelEngine(Engine):
     speaks_for = CURRENT_MAJOR
 
     def __init__(self, rules: str | None = None) -> None:
-        from labkit._version import __version__
-        from labkit.model.versions import check_rules_version
-
         self.version = __version__
         self.rules = check_rules_version(rules)
         self.speaks_for = self.rules
@@ -103,16 +106,11 @@ class ModelEngine(Engine):
 
     def performs(self, step: Step) -> bool:
         """Every read, and the inserts (``writes.MODEL_WRITES``)."""
-        from labkit.engines.writes import MODEL_WRITES
-
         return not step.writes or step.operation in MODEL_WRITES
 
     def answer(self, spec: ClaimSpec, steps: list[Step]) -> list[Answer]:
         """The model's answer to each step, on its own copy of the fixture (it predicts
         results, never server errors)."""
-        from labkit.engines.writes import model_write
-        from labkit.errors import BadInput
-
         # Each collection's own list: an insert adds to it, no step changes a document, and
         # the documents stay the fixture's own (the model's UNDEFINED is known by identity).
         collections = {name: list(docs) for name, docs in spec.fixture.items()}
@@ -191,8 +189,6 @@ def _bound(operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """A read's arguments with its ``let`` variables put where its expressions read them: in
     a find's filter, each ``$expr``; in an aggregate, each ``$match``'s ``$expr`` and each
     ``$project``'s expressions (the manual's "find" and "aggregate" command pages, ``let``)."""
-    from labkit.model import expr
-
     variables = expr.let_values(arguments["let"])
     out = {k: v for k, v in arguments.items() if k != "let"}
     if operation == "find":
@@ -213,8 +209,6 @@ def _bound(operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def _bound_filter(query: Any, variables: dict[str, Any]) -> Any:
     """A filter whose ``$expr`` (at its top, or under ``$and``, ``$or``, ``$nor``) reads the
     variables; a variable's name written elsewhere in a filter is a string, left as is."""
-    from labkit.model import expr
-
     if not isinstance(query, dict):
         return query
     out = {}
@@ -234,8 +228,6 @@ def _names_the_id_index(hint: Any) -> bool:
 
 
 def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[Document]:
-    from labkit.model import bson_order, reads
-
     collation = arguments.get("collation")
     found = reads.find(docs, arguments.get("filter") or {}, collation, rules)
     if arguments.get("sort"):
@@ -281,9 +273,6 @@ def _computed(doc: Document, projection: dict[str, Any]) -> Document:
     """A ``$project`` of computed and included top-level fields: ``_id`` unless excluded,
     then each field as the projection names it, an expression evaluated on the document (a
     field that evaluates to nothing is left out)."""
-    from labkit.model import expr
-    from labkit.model.bson_order import MISSING
-
     if any("." in k or k.startswith("$") for k in projection) or any(
             not _computes(v) and not v for k, v in projection.items() if k != "_id"):
         raise NotSupported(Message(N_("the model supports only top-level computed or "
@@ -318,8 +307,6 @@ def _distinct(docs: list[Document], field: str,
     document gives it in the collection's order: the model's choice, which the CRUD spec's
     distinct-collation.yml (mongodb/specifications at 92b3c0b9) pins only for its two
     documents, expecting ``PING``, the first."""
-    from labkit.model import bson_order
-
     def compare(a: Any, b: Any) -> int:
         return bson_order.compare(a, b, collation)
 
@@ -342,8 +329,6 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
     ``$group`` by ``{$type: "$path"}`` that counts, after ``$documents`` of literal documents
     where the aggregate is on a database; any other stage is not supported. The aggregate's
     collation applies to ``$match`` and ``$sort``."""
-    from labkit.model import bson_order, reads
-
     out, pipeline = _pipeline_input(docs, pipeline, on_database)
     for stage in pipeline:
         (name, spec), = stage.items()
@@ -456,13 +441,9 @@ def load_and_read(database: Any, spec: ClaimSpec, steps: list[Step], *,
     document holding undefined, sent as BSON bytes, the server gives one). ``arguments``
     adapts a step's arguments to the engine; ``is_answer`` says which exceptions are the
     engine's answer (see ``answer_with``)."""
-    from labkit.engines.undefined import as_bson
-
     for name, docs in spec.fixture.items():
         if docs:  # a document holding undefined goes as BSON bytes (labkit.engines.undefined)
             database[name].insert_many([as_bson(doc) for doc in copy.deepcopy(docs)])
-    from labkit.engines.writes import pymongo_write
-
     pick = arguments or (lambda step: step.arguments)
 
     def perform(step: Step) -> Any:
@@ -483,8 +464,6 @@ def answer_with(read: Callable[[Step], Any], steps: list[Step],
     ``passes`` (a lost connection) are not answers: they propagate and cost the row. An
     exception ``is_answer`` refuses (a fake's own ``TypeError``, a bug of the code that asked)
     is no answer either: it propagates, and the row is that engine's error, naming it."""
-    from labkit.claims.claim import one_line
-
     answers = []
     for step in steps:
         try:
@@ -529,6 +508,7 @@ def deployment(client: Any) -> str:
     page)."""
     from pymongo.errors import PyMongoError
 
+    # the servers' room (with the URI parsers): only a run on a server comes here
     from labkit.servers import in_replica_set
 
     kind = client.topology_description.topology_type_name

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit.errors import NotSupported
 from labkit.i18n import N_, Message
+from labkit.model import bson_order
 
 if TYPE_CHECKING:
     from labkit.model.bson_order import Document
@@ -161,8 +162,6 @@ def model_write(docs: list[Document], operation: str, arguments: dict[str, Any])
     predicts results and not server errors, does not answer. An ``_id`` the document lacks is
     a new ObjectId put first, as the server stores it (the manual's "_id Field" page)."""
     from bson import ObjectId, Regex
-
-    from labkit.model import bson_order
 
     required, optional = ("documents",) if operation == "insertMany" else ("document",), \
         {"comment", "bypassDocumentValidation"} | ({"ordered"} if operation == "insertMany"

@@ -7,9 +7,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from labkit import servers
 from labkit.claims.claim import ERROR, FAILS, HOLDS, jsonable, short_json, verdict_text
-from labkit.errors import ClaimFailed
+from labkit.engines.fakes import FAKES, HOW_TO_INSTALL
+from labkit.engines.fakes import version as fake_version
+from labkit.errors import ClaimFailed, ServerUnavailable, UnknownClaim
+from labkit.experiments import catalogue
 from labkit.i18n import N_, Message, _, number
+from labkit.model.versions import CURRENT_MAJOR
+from labkit.outputs.tables import whole_text
 from labkit.run.check import CheckRun, Column
 from labkit.run.results import Result
 
@@ -20,8 +26,6 @@ if TYPE_CHECKING:
 def engines(fakes: bool = True) -> list[str]:
     """The engines a lesson asks: the model, both fakes (lesson 07; lesson 08 asks without,
     ``fakes=False``), and MongoDB where one can be had."""
-    from labkit import servers
-
     chosen = ["model", "mongomock", "montydb"] if fakes else ["model"]
     if servers.mongodb_missing() is None:
         chosen.append("mongodb")
@@ -38,8 +42,6 @@ def engines_note(chosen: list[str]) -> str:
         line += " " + _("No MongoDB server here, so no column is a real server's.")
     absent = _absent_fakes(chosen)
     if absent:
-        from labkit.engines.fakes import HOW_TO_INSTALL
-
         line += " " + _("Not installed here: {fakes}; their columns stay empty.").format(
             fakes=", ".join(absent)) + " " + _(HOW_TO_INSTALL)
     return line
@@ -47,13 +49,10 @@ def engines_note(chosen: list[str]) -> str:
 
 def _absent_fakes(chosen: list[str]) -> list[str]:
     """The fakes among ``chosen`` that are not installed here."""
-    from labkit.engines import fakes
-    from labkit.errors import ServerUnavailable
-
     absent = []
-    for name in (n for n in chosen if n in fakes.FAKES):
+    for name in (n for n in chosen if n in FAKES):
         try:
-            fakes.version(name)
+            fake_version(name)
         except ServerUnavailable:
             absent.append(name)
     return absent
@@ -67,8 +66,6 @@ def _heading(column: Column) -> str:
     """A column's heading: the engine's label, the model's as labkit's model of the version
     whose rules it states ("model 8.0" read as if it were MongoDB 8.0)."""
     if _is_model(column):
-        from labkit.model.versions import CURRENT_MAJOR
-
         return _("labkit's model ({version} rules)").format(version=CURRENT_MAJOR)
     return column.label
 
@@ -82,12 +79,9 @@ def _word(column: Column, row: Result) -> str:
 
 def _source(result: CheckRun, index: int) -> str:
     """Where entry ``index``'s expectation comes from, as a column heading says it."""
-    from labkit.errors import UnknownClaim
-    from labkit.experiments.catalogue import get
-
     spec = result.specs[index]
     try:
-        return get(spec.id.split(".")[0]).expected_short
+        return catalogue.get(spec.id.split(".")[0]).expected_short
     except UnknownClaim:
         return _("the claim file's own")
 
@@ -105,8 +99,6 @@ def raised(result: CheckRun, fakes: list[str]) -> pd.DataFrame:
     """pandas: the entries on which any of ``fakes`` raised where an answer is expected, and
     what each raised (``CheckRun.raised``), headed in the learner's language; each message
     whole, where pandas cut it at 50 characters, mid-word."""
-    from labkit.outputs.tables import whole_text
-
     return whole_text(result.raised(fakes).rename_axis(_("claim")))
 
 
@@ -156,8 +148,6 @@ def scorecard(result: CheckRun) -> pd.DataFrame:
         for column in result.columns:
             row[_heading(column)] = _cell(column.rows[index])
         rows.append(row)
-    from labkit.outputs.tables import whole_text
-
     return whole_text(pd.DataFrame(rows).set_index(_("claim")))
 
 
@@ -175,8 +165,6 @@ def tally(result: CheckRun) -> pd.DataFrame:
 def _agreement(column: Column, total: int) -> str:
     """A tally cell: ``31 of 33``; or, where the engine could not run at all, why (a fake
     that is not installed answered nothing, which "0 of 33" would misreport as all wrong)."""
-    from labkit.engines.fakes import FAKES
-
     if column.missing:
         return _("not installed") if column.engine in FAKES else _("not run")
     return _("{agree} of {total}").format(

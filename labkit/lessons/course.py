@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labkit import syllabus
+from labkit._paths import CHECKOUT
+from labkit.claims.claim import jsonable
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, _
 
@@ -192,6 +194,7 @@ def progress() -> pd.DataFrame:
     frame = frame.rename(columns={"lesson": _("lesson"), "id": _("ID"),
                                   "exercise": _("exercise"), "state": _("state"),
                                   "tries": _("tries")})
+    # outputs.tables loads the servers' room: the table needs it, recording a try does not
     from labkit.outputs.tables import whole_text
 
     return whole_text(frame)
@@ -215,8 +218,6 @@ CLAIMS_GENERATED = "<!-- The rest of this file is generated from the claim regis
 def claims_opening(path: Path | None = None) -> str:
     """docs/claims.md's hand-written opening, as the file has it, up to and including the
     line ``CLAIMS_GENERATED``; ``""`` where the file, or that line, is missing."""
-    from labkit._paths import CHECKOUT
-
     target = path or CHECKOUT / "docs" / "claims.md"
     try:
         text = target.read_text(encoding="utf-8")
@@ -240,7 +241,7 @@ def claims_markdown(path: Path | None = None) -> str:
     claim, by ID, with its source by name, kind, lesson, needs and expectation (labelled
     recorded or stated). A test keeps the file equal to this text; regenerate it with
     ``write_claims_markdown``, the command the file gives."""
-    from labkit.claims.claim import jsonable
+    # the whole registry (experiments, engines, servers): docs/claims.md alone needs it
     from labkit.experiments.catalogue import lesson_of, registered
 
     out = [claims_opening(path) + "# The claims labkit checks", "",

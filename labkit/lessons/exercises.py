@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Required, TypedDict, Unpack
 
-from labkit.claims.claim import COLOURS, FAILS, HOLDS, NOT_RUN
+from labkit.claims.claim import COLOURS, FAILS, HOLDS, NOT_RUN, one_line
 from labkit.errors import NoAnswer, Unreadable
 from labkit.i18n import N_, Message, _, english, shown
+from labkit.lessons import course
 from labkit.lessons.answers import parse_time
 from labkit.lessons.rules import (
     Accept,
@@ -174,6 +175,8 @@ class Exercise:
         answer comes from the model's prediction, else from the source's expectation, and
         the feedback says so."""
         def observe() -> Any:
+            # the claim's run (the registry, the session, the servers): loaded when the answer
+            # is first asked for, so that making an Exercise stays light
             from labkit.experiments.catalogue import get
             from labkit.lessons.notebook import (
                 MODEL_LABEL,
@@ -209,8 +212,6 @@ class Exercise:
     def _record(self, state: str, prediction: Any = None) -> None:
         """Note this exercise's state in the learner's progress; a check (``"tried"``,
         ``"right"``) with the prediction it judged, written as Python writes it."""
-        from labkit.lessons import course
-
         here = course.current()
         lesson = self.lesson or (here if here != "?" else OWN)
         given = _written(prediction) if state in ("tried", "right") else None
@@ -224,8 +225,6 @@ class Exercise:
                 if self._engine_of is not None:
                     self.engine_name, self.engine = self._engine_of()
             except Exception as exc:  # the learner's cell must never show a traceback
-                from labkit.claims.claim import one_line
-
                 self._failure = shown(one_line(exc))
             self._observed = True
         if self._failure:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from labkit import i18n
+from labkit import i18n, servers
 from labkit.claims.claim import (
     COLOURS,
     ERROR,
@@ -24,11 +24,14 @@ from labkit.claims.claim import (
 )
 from labkit.claims.labels import label as question_label
 from labkit.errors import BadInput, ClaimFailed, ServerUnavailable
+from labkit.experiments import catalogue
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
+from labkit.lessons import course
 from labkit.names import engine_name
 from labkit.outputs.cards import Why, WhyFrame, cell_text, claim_card, instead
 from labkit.outputs.escape import as_typed
+from labkit.outputs.tables import keep_from_maths
 from labkit.run.results import ClaimResult, Result
 from labkit.run.runner import Context, first_missing
 
@@ -147,8 +150,6 @@ def session() -> Context:
     """
     global _session
     if _session is None:
-        from labkit import servers
-
         _session = Context(mongodb_provider=servers.mongodb)
         atexit.register(_session.close)
     return _session
@@ -304,9 +305,7 @@ Names = str | tuple[str, ...] | list[str]
 
 def _untried(names: Names) -> str | None:
     """The first of the exercises ``names`` not yet tried in this kernel, or None."""
-    from labkit.lessons.course import tried
-
-    return next((n for n in ([names] if isinstance(names, str) else names) if not tried(n)),
+    return next((n for n in ([names] if isinstance(names, str) else names) if not course.tried(n)),
                 None)
 
 
@@ -434,13 +433,11 @@ def claim(claim_id: str, ctx: Context | None = None, *,
     they have been tried (``Waiting``); with ``explain_after``, the explanation alone does,
     where it would give those exercises' answers away and the card would not.
     """
-    from labkit.experiments.catalogue import get
-
     waiting = _untried(after or ())
     if waiting is not None:
         return Waiting(waiting)
 
-    item = get(claim_id)
+    item = catalogue.get(claim_id)
     ctx = ctx or session()
     missing = first_missing(ctx, item.needs)
     if missing is not None:
@@ -533,9 +530,6 @@ def start_lesson(lesson: str) -> ServerStatus:
 
     Never raises for a missing server: the lesson runs without one.
     """
-    from labkit.lessons import course
-    from labkit.outputs.tables import keep_from_maths
-
     global _lab
     keep_from_maths()
     info = course.lesson(lesson)

@@ -90,7 +90,7 @@ def to_csv(table: list[dict[str, str]], columns: Iterable[str] = COLUMNS) -> str
 
 def export(target: Path) -> int:
     """Write this learner's progress to ``target`` as CSV; return the number of rows."""
-    from labkit.run.made import write_file
+    from labkit.run.made import write_file  # with the servers' room: export alone writes
 
     table = rows()
     write_file(target, to_csv(table).encode("utf-8"), "--export")
@@ -278,6 +278,7 @@ class Room:
         Headings in the language in use."""
         import pandas as pd
 
+        # outputs.tables loads the servers' room: this table alone needs it
         from labkit.outputs.tables import whole_text
 
         table = self.frame()

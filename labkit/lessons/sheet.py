@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, NoReturn
 
 from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
-from labkit.errors import NoAnswer
+from labkit.errors import NoAnswer, ServerUnavailable
 from labkit.i18n import N_, Message, _
-from labkit.lessons import questions
+from labkit.lessons import notebook, questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise, Said
 from labkit.outputs.escape import markdown, markdown_code
+from labkit.run import runner
 
 if TYPE_CHECKING:
     from labkit.run.runner import Context
@@ -37,9 +38,6 @@ def offline_session() -> Context:
     """A kernel session with no server at all, as on a laptop without MongoDB or PostgreSQL,
     so that the sheet is the same wherever it is made (2,000-key B-tree loads). One session
     serves both languages: a claim's results are kept in English and shown in the sheet's."""
-    from labkit.errors import ServerUnavailable
-    from labkit.run import runner
-
     def unavailable() -> NoReturn:
         raise ServerUnavailable(Message(N_("the answer sheet is made without a server")))
 
@@ -52,8 +50,6 @@ def _offline(ctx: Context | None = None) -> Iterator[None]:
     """``ctx`` (or a new ``offline_session``, closed after) as the kernel's session, and a
     throw-away progress file, so that making the sheet is not recorded as anyone's
     progress."""
-    from labkit.lessons import notebook
-
     own = ctx is None
     ctx = offline_session() if ctx is None else ctx
     session, progress = notebook._session, os.environ.get("LABKIT_PROGRESS")

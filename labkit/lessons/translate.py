@@ -378,6 +378,7 @@ def _notebook_labels(lesson: Path) -> list[str]:
     are labkit's messages too."""
     import inspect
 
+    # plots loads the engines and the servers' room: only collecting the messages needs it
     from labkit.outputs import plots
 
     labels = []
@@ -425,6 +426,7 @@ def labkit_messages(layout: Layout = Layout(), package: Path = PACKAGE) -> dict[
 
 def _claim_titles() -> dict[str, str]:
     """Every claim's title, registered or in the kit's claim files, with where it is written."""
+    # the registry (experiments, engines, servers) and the claim files: as for plots above
     from labkit.claims.files import kit_titles
     from labkit.experiments.catalogue import registered
 

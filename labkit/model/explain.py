@@ -34,6 +34,7 @@ from labkit.model.bson_order import (
 )
 from labkit.model.collation import collation_strings
 from labkit.model.expr import collating, compile_expression, strings_in_force, truthy
+from labkit.model.fixtures import relaxed
 from labkit.model.match import (
     candidates,
     compile_filter,
@@ -184,8 +185,6 @@ def _as_json(row: FindRow | SortRow, decided: str, decision: Any) -> dict[str, A
 
 def shown_value(value: Any) -> str:
     """A value as a sentence quotes it: relaxed Extended JSON, cut short past 60 characters."""
-    from labkit.model.fixtures import relaxed
-
     text = "[]" if value is EMPTY_ARRAY else json.dumps(relaxed(value), ensure_ascii=False)
     return text if len(text) <= _LONGEST_VALUE else text[:_LONGEST_VALUE - 1] + "…"
 

@@ -32,7 +32,7 @@ from labkit._paths import CHECKOUT, PACKAGE
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, Text
 from labkit.model import _fastread
-from labkit.model.bson_order import bson_type
+from labkit.model.bson_order import UNDEFINED, bson_type
 
 if TYPE_CHECKING:
     from pymongo.collection import Collection
@@ -423,8 +423,6 @@ class _Decoder:
         return MaxKey()
 
     def _undefined(self, value: Any) -> Any:
-        from labkit.model.bson_order import UNDEFINED
-
         if value is not True:
             raise BadInput(Message(N_("$undefined needs the value true")))
         return UNDEFINED
@@ -694,8 +692,6 @@ def dumps(value: Any) -> str:
 def _printable(value: Any) -> Any:
     """Values json_util cannot write, as the Extended JSON that reads back to them."""
     from bson import Binary
-
-    from labkit.model.bson_order import UNDEFINED
 
     if value is UNDEFINED:
         return {"$undefined": True}

@@ -21,11 +21,15 @@ from labkit.claims.claim import (
     verdict_text,
     whole_items,
 )
+from labkit.claims.files import kit_claim
 from labkit.claims.labels import PERCENTS, label, value_word
 from labkit.claims.spec import Step
+from labkit.experiments import catalogue
 from labkit.i18n import N_, Phrase, _, number, percent, shown
+from labkit.model import explain
 from labkit.names import engine_name
-from labkit.outputs import escape
+from labkit.outputs import escape, explanations
+from labkit.outputs.tables import fixture, shell
 from labkit.run.results import ClaimResult, Result
 
 
@@ -211,8 +215,6 @@ def claim_card(result: ClaimResult, told: Collection[str] = ()) -> str:
 
 def _query(step: Step) -> str:
     """A read of a claim file as mongosh writes it: ``find({a: {$gt: null}})``, with its sort."""
-    from labkit.outputs.tables import shell
-
     arguments = step.arguments
     if step.operation == "aggregate":
         return f"aggregate({shell(arguments.get('pipeline', []))})"
@@ -226,11 +228,9 @@ class Fixture:
     are the ``_id``s of. Shown beside the card, with or without a server."""
 
     def __init__(self, claim_id: str) -> None:
-        from labkit.claims.files import kit_claim
-        from labkit.experiments.catalogue import get
-
         self.claim_id = claim_id
-        specs = {str(key): kit_claim(f"{claim_id}.{key}") for key in get(claim_id).expected}
+        specs = {str(key): kit_claim(f"{claim_id}.{key}")
+                 for key in catalogue.get(claim_id).expected}
         self.docs: list[dict[str, Any]] = next(iter(specs.values())).fixture["claim"]
         self.queries = {key: _query(spec.steps[0]) for key, spec in specs.items()}
 
@@ -239,8 +239,6 @@ class Fixture:
             claim=self.claim_id, count=len(self.docs))
 
     def __str__(self) -> str:
-        from labkit.outputs.tables import shell
-
         lines = [self._heading()]
         lines += [f"  {shell(doc)}" for doc in self.docs]
         lines += [f"  {label(key)}: {query}" for key, query in self.queries.items()]
@@ -250,8 +248,6 @@ class Fixture:
 
     @escape.as_typed
     def _repr_html_(self) -> str:
-        from labkit.outputs.tables import fixture
-
         esc = escape.html
         rows = "".join(f"<tr><th style='text-align:left' title='{esc(key)}'>{esc(label(key))}</th>"
                        f"<td style='text-align:left'><code>{esc(query)}</code></td></tr>"
@@ -285,11 +281,7 @@ class Why:
         claim files (a sort through the documents the filter matches), or None where the
         claim has no such question. An explanation that cannot be made is left out: it is a
         stand-in beside a card and must never stop a lesson."""
-        from labkit.claims.files import kit_claim
-        from labkit.experiments.catalogue import get
-        from labkit.model import explain
-
-        expected = get(claim_id).expected
+        expected = catalogue.get(claim_id).expected
         reads = []
         for key in expected if isinstance(expected, dict) else ():
             try:
@@ -313,25 +305,22 @@ class Why:
         return cls(claim_id, reads) if reads else None
 
     def __str__(self) -> str:
-        from labkit.outputs.explanations import table
-
         lines = [_(WHY_HEADING)]
         for key, query, rows in self.reads:
             lines.append(f"  {label(key)}: {query}")
-            lines += [f"    {line}".rstrip() for line in table(rows).splitlines()]
+            lines += [f"    {line}".rstrip() for line in explanations.table(rows).splitlines()]
         return "\n".join(lines)
 
     __repr__ = __str__
 
     @escape.as_typed
     def _repr_html_(self) -> str:
-        from labkit.outputs.explanations import frame, page
-
         esc = escape.html
         parts = [f"<details><summary><small>{esc(_(WHY_HEADING))}</small></summary>"]
         for key, query, rows in self.reads:
             parts.append(f"<div><i title='{esc(key)}'>{esc(label(key))}</i>: "
-                         f"<code>{esc(query)}</code></div>" + page(frame(rows)))
+                         f"<code>{esc(query)}</code></div>"
+                         + explanations.page(explanations.frame(rows)))
         parts.append("</details>")
         return "".join(parts)
 
@@ -351,7 +340,5 @@ class WhyFrame:
 
     @escape.as_typed
     def _repr_html_(self) -> str:
-        from labkit.outputs.explanations import page
-
         return (f"<details><summary><small>{escape.html(_(WHY_HEADING))}</small></summary>"
-                + page(self.frame) + "</details>")
+                + explanations.page(self.frame) + "</details>")

@@ -9,14 +9,18 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from labkit.i18n import N_, _, shown
+from labkit.errors import BadInput
+from labkit.i18n import N_, Message, _, shown
+from labkit.model import explain as model_explain
+from labkit.model import fixtures
+from labkit.model.explain import RULES, FindRow, SortRow
 from labkit.outputs import escape
+from labkit.outputs.escape import visible
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from labkit.model.bson_order import Document
-    from labkit.model.explain import FindRow, SortRow
 
 # The headings and words a table shows, kept in English here and shown translated.
 HEADINGS = (N_("matched"), N_("sorts by"), N_("rule"), N_("because"), N_("Sources:"))
@@ -29,14 +33,12 @@ YES, NO = N_("yes"), N_("no")
 def _id_text(value: Any) -> str:
     """An ``_id`` as ``labkit predict`` prints one: a plain int or string as itself, any other
     value as Extended JSON."""
-    from labkit.model import fixtures
-
     return str(value) if type(value) in (str, int) else fixtures.dumps(value)
 
 
 def key_text(key: dict[str, Any]) -> str:
     """A sort row's key as mongosh writes its values: ``v: 5, _id: "array"``."""
-    from labkit.outputs.tables import shell
+    from labkit.outputs.tables import shell  # which loads the servers' room: a sort's alone
 
     return ", ".join(f"{path}: {shell(value)}" for path, value in key.items())
 
@@ -44,9 +46,6 @@ def key_text(key: dict[str, Any]) -> str:
 def table(rows: Sequence[FindRow] | Sequence[SortRow]) -> str:
     """The rows as plain text: ``_id``, the decision, the rule and why, one line each; then
     each rule's source once, under the table. Every value is escaped for the terminal."""
-    from labkit.model.explain import FindRow, SortRow
-    from labkit.outputs.escape import visible
-
     cells: list[tuple[str, str, str, str]] = []
     for row in rows:
         if isinstance(row, FindRow):
@@ -69,8 +68,6 @@ def table(rows: Sequence[FindRow] | Sequence[SortRow]) -> str:
 
 
 def _source(rule: str) -> str:
-    from labkit.model.explain import RULES
-
     return RULES[rule].source
 
 
@@ -81,8 +78,6 @@ def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
     is a bool to filter by. Shown, it reads as the text table does (``page``): "yes" or "no"
     in the learner's language, code as code, each rule's source once, under the table."""
     import pandas as pd
-
-    from labkit.model.explain import FindRow
 
     records = []
     for row in rows:
@@ -171,11 +166,6 @@ def explain(filter_or_sort: Any, documents: str | list[Document], *,
     ``find`` matches it and why. Text (``"v:1,_id:1"``) or a list of ``(path, direction)``
     pairs is a sort: one row per document in the sorted order, the value it sorts by and why.
     ``documents`` is a list of documents or a fixture's name (``"orders"``, ``"mixed"``)."""
-    from labkit.errors import BadInput
-    from labkit.i18n import Message
-    from labkit.model import explain as model_explain
-    from labkit.model import fixtures
-
     docs = fixtures.load(documents) if isinstance(documents, str) else list(documents)
     if isinstance(filter_or_sort, dict):
         return frame(model_explain.find(docs, filter_or_sort, collation=collation,

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from labkit.claims.claim import Figure
 from labkit.engines.btree_engine import Measurement, NotMeasured
-from labkit.engines.btree_model import ModelLoad
+from labkit.engines.btree_model import POLICIES, BPlusTree, ModelLoad
 from labkit.engines.btree_mongodb import MongoLoad
 from labkit.i18n import N_, _, number, percent
+from labkit.model import bson_order, objectid, reads
 from labkit.names import engine_name
 from labkit.outputs.escape import plot as text
+from labkit.outputs.tables import shell
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -359,8 +361,6 @@ def type_ladder(docs: Sequence[Document], path: str = "v",
     """
     import matplotlib.pyplot as plt
 
-    from labkit.model import bson_order
-
     rungs = [text(_(rung)) for rung in RUNGS]
     figure, axes = plt.subplots(figsize=(9, 5))
     palette = plt.get_cmap("tab20")  # 20 colours for the 16 rungs
@@ -392,8 +392,6 @@ def ladder(title: str = N_("The BSON type ladder: type first, then value")) -> M
     steps: no document placed, so it answers nothing a lesson asks about its fixture."""
     import matplotlib.pyplot as plt
 
-    from labkit.model import bson_order
-
     rungs = bson_order.ladder()
     figure, axes = plt.subplots(figsize=(7, 4.6))
     palette = plt.get_cmap("tab20")
@@ -415,8 +413,6 @@ def ladder(title: str = N_("The BSON type ladder: type first, then value")) -> M
 
 def _bracket(value: object) -> int:
     """The rung a value's type sits on, which is its query bracket (``bson_order.rank``)."""
-    from labkit.model import bson_order
-
     return bson_order.rank(value)
 
 
@@ -429,9 +425,6 @@ def type_brackets(docs: Sequence[Document], path: str = "userId",
     operand stands on its bracket's line and each document is drawn as labkit's model
     matches it: what the query returns, which only a lesson's answered exercise may show."""
     import matplotlib.pyplot as plt
-
-    from labkit.model import bson_order, reads
-    from labkit.outputs.tables import shell
 
     values = [(doc.get("_id"), doc[path]) for doc in docs if path in doc]
     operand = next(iter(query.values())) if query else None
@@ -514,8 +507,6 @@ def leaf_splits(keys: Sequence[int], capacity: int = 4,
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    from labkit.engines.btree_model import POLICIES, BPlusTree
-
     shown = list(steps) if steps else sorted({capacity, capacity + 1, len(keys)})
     drawn: dict[str, list[tuple[list[list[int]], list[float]]]] = {}
     for policy in POLICIES:  # each policy's leaves after each step, from one tree
@@ -570,8 +561,6 @@ def id_time_in_second(table: Sequence[IdPoint], title: str) -> MplFigure:
 
     import matplotlib.pyplot as plt
 
-    from labkit.model import objectid
-
     ms = [(row["clock_ns"] // 1_000_000 if "clock_ns" in row else row["made_at_ms"]) % 1000
           for row in table]
     seconds = [int(row["hex"][:8], 16) for row in table]
@@ -615,8 +604,6 @@ def _value_parts(value: object) -> tuple[str, list[tuple[str, int]], bytes]:
     their parts by name and length, for the types the lessons take apart."""
     import bson
 
-    from labkit.model import bson_order
-
     element = bson.encode({"v": value})[4:-1]  # the document's length and closing NUL off
     data = element[3:]  # the type byte and the name "v" with its NUL off
     kind = bson_order.bson_type(value)
@@ -637,8 +624,6 @@ def bson_bytes(values: Sequence[object], title: str) -> MplFigure:
     milliseconds), with its count of bytes."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
-
-    from labkit.outputs.tables import shell
 
     rows = [_value_parts(value) for value in values]
     widest = max(len(data) for _k, _p, data in rows)
@@ -687,6 +672,7 @@ def engine_kinds(engines: Sequence[str],
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
+    # the fakes' module reads their installed versions (importlib.metadata): this figure alone
     from labkit.engines.fakes import FAKES
 
     kinds = list(dict.fromkeys("fake" if e in FAKES else e for e in engines

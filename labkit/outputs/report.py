@@ -37,8 +37,11 @@ from labkit.claims.claim import (
 from labkit.claims.labels import label as question_label
 from labkit.claims.labels import value_word
 from labkit.i18n import N_, Text, _, language, number, percent, shown
+from labkit.model.explain import DIFFERENCES, FindRow
+from labkit.model.fixtures import dumps
 from labkit.names import engine_name
 from labkit.outputs import escape, plots
+from labkit.outputs.explanations import key_text
 from labkit.run.made import Made, check_target, staged_in
 from labkit.run.results import ClaimResult, Result, Run
 
@@ -397,10 +400,6 @@ def _explained_cells(row: Result) -> Iterator[tuple[str, list[list[str]]]]:
     """Each read the row's answer differs on: its line, then one row of plain text per
     document in question (``_id``, how it differs, the model's decision, why, the rule, its
     source), each to be escaped for its format."""
-    from labkit.model.explain import FindRow
-    from labkit.model.fixtures import dumps
-    from labkit.outputs.explanations import key_text
-
     for read in row.explained:
         cells = []
         for item in read.documents:
@@ -416,8 +415,6 @@ def _explained_cells(row: Result) -> Iterator[tuple[str, list[list[str]]]]:
 
 
 def _difference(how: str) -> str:
-    from labkit.model.explain import DIFFERENCES
-
     return DIFFERENCES[how]
 
 

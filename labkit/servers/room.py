@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, Any
 from labkit import _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
 from labkit.i18n import N_, Message
+from labkit.servers import mongo
 from labkit.servers.mark import config_dir
+from labkit.servers.privileges import read_privileges
 from labkit.servers.process import OwnedServer
 from labkit.servers.reaper import STOP_GRACE
 
@@ -192,13 +194,11 @@ def export_line(uri: str) -> str:
 def start(address: str, port: int, cache_gb: float) -> Room:
     """Start the room's ``mongod`` (``LABKIT_MONGOD`` or the one on PATH): its user created on
     127.0.0.1 without access control, then started again with ``--auth`` on ``address``."""
-    from labkit.servers.mongo import find_mongod, mongod_missing_reason
-
-    binary = find_mongod()
+    binary = mongo.find_mongod()
     if binary is None:
         raise ServerUnavailable(
             Message(N_("--room starts a mongod on this machine, and there is none: {why}"),
-                    why=mongod_missing_reason() or ""),
+                    why=mongo.mongod_missing_reason() or ""),
             hint=Message(N_("install MongoDB's server (conda install -c conda-forge mongodb, or "
                             "MongoDB's packages), or point LABKIT_MONGOD at its mongod.")))
     check_port_free(bind_addresses(address), port)
@@ -274,16 +274,12 @@ def _refuse_loopback_name(address: str) -> None:
 
 
 def _run(owned: OwnedServer, command: list[str]) -> None:
-    from labkit.servers.mongo import _ping_until
-
     owned.popen(command)
-    _ping_until(f"mongodb://127.0.0.1:{owned.port}/?directConnection=true", owned.running)
+    mongo._ping_until(f"mongodb://127.0.0.1:{owned.port}/?directConnection=true", owned.running)
 
 
 def _client(port: int) -> MongoClient[dict[str, Any]]:
-    from labkit.servers.mongo import mongo_client
-
-    return mongo_client(f"mongodb://127.0.0.1:{port}/?directConnection=true")
+    return mongo.mongo_client(f"mongodb://127.0.0.1:{port}/?directConnection=true")
 
 
 def _stop_process(owned: OwnedServer) -> None:
@@ -305,10 +301,7 @@ def _stop_process(owned: OwnedServer) -> None:
 def _check_student(port: int, password: str) -> str:
     """Connect as the students will (on 127.0.0.1) and return the server's version, once
     ``connectionStatus`` says the user may run the experiments."""
-    from labkit.servers.mongo import mongo_client
-    from labkit.servers.privileges import read_privileges
-
-    with mongo_client(student_uri("127.0.0.1", port, password)) as client:
+    with mongo.mongo_client(student_uri("127.0.0.1", port, password)) as client:
         privileges = read_privileges(client)
         if not privileges.usable:
             raise ServerStartError(Message(N_("the room's user cannot run the experiments: "

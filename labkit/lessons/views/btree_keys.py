@@ -18,7 +18,7 @@ from labkit.experiments.btree_keys import (
     layout_rows,
     write_reading,
 )
-from labkit.i18n import N_, Message, _, number, shown
+from labkit.i18n import N_, Message, _, number, percent, shown
 from labkit.model.uuids import explain, parse
 from labkit.names import engine_name
 from labkit.outputs.plots import (
@@ -70,8 +70,6 @@ def write_summary(ctx: Loads, grown: dict[str, Any]) -> str:
 def key_points(ctx: Loads, grown: dict[str, Any], writes_shown: bool = True) -> str:
     """Lesson 06's key points, every figure from this run's loads (engines that did not run
     are left out; the write figures only once their question was answered)."""
-    from labkit.i18n import percent
-
     def loaded(engine: str) -> Measurement | Observation:
         return ctx.guard(engine, lambda: ctx.btree_load(engine, KINDS), kind=engine, key=engine)
 
