@@ -171,3 +171,55 @@ def test_reveal_shows_the_reference_in_mongosh(kernel):
     feedback = str(labkit.exercise("03.every_42").reveal())
     assert 'db.orders.find({userId: {$in: [42, "42"]}})' in feedback
     assert "labkit's model" in feedback
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_reference_as_mongosh_writes_it_is_right(kernel, name):
+    """Each exercise's right query, typed as mongosh writes it (the text ``reveal`` and the
+    answer sheet show, ``db.orders.find({userId: {$gt: 0}})``), is read and judged right; so
+    is its bare argument (``{userId: {$gt: 0}}``), as a learner copies it from the manual."""
+    from labkit.lessons.query_tasks import as_query
+
+    task = labkit.exercise(name).accept.task
+    shell = as_query(task, task.reference).mongosh()
+    assert labkit.exercise(name).check(shell).correct is True, (name, shell)
+    bare = shell[shell.index("(") + 1:shell.rindex(")")]
+    if shell.count("(") == 1:  # one call: its argument alone is the filter, sort or pipeline
+        assert labkit.exercise(name).check(bare).correct is True, (name, bare)
+
+
+# The manual's notation, as its pages write queries (reference/operator/query/gt, .../in,
+# .../type; reference/method/db.collection.find; reference/method/cursor.sort): unquoted
+# field names and operators, single quotes, a trailing comma, a constructor.
+SHELL_FORMS = [
+    ("03.over_zero", "{userId: {$gt: 0}}"),
+    ("03.over_zero", "db.orders.find( { userId: { $gt: 0 } } );"),
+    ("03.every_42", "{userId: {$in: [42, '42'],}}"),
+    ("03.every_42", '{$or: [{userId: 42}, {userId: "42"}]}'),
+    ("03.every_42", '{userId: {$in: [NumberDecimal("42"), "42"]}}'),
+    ("02.descending", "{v: -1, _id: 1}"),
+    ("02.descending", "db.mixed.find().sort({v: -1, _id: 1})"),
+]
+
+
+@pytest.mark.parametrize(("name", "typed"), SHELL_FORMS)
+def test_a_query_in_the_manuals_notation_is_read(kernel, name, typed):
+    """A right query typed in mongosh's notation, as the manual writes it, is judged right."""
+    feedback = labkit.exercise(name).check(typed)
+    assert feedback.correct is True, (typed, str(feedback))
+
+
+@pytest.mark.parametrize(("typed", "says"), [
+    ("{userId: }", "look near"),
+    ("db.orders.find({userId: 42}", "never closed"),
+    ("db.orders.find({userId: 42}).toArray()", ".toArray()"),
+    ("db.orders.deleteMany({})", "db.orders.deleteMany(…)"),
+    ("{userId: Foo(42)}", "Foo(42)"),
+])
+def test_text_mongosh_cannot_read_is_no_attempt(kernel, typed, says):
+    """Text that is no query mongosh reads is not a try: one line says what was not read."""
+    exercise = labkit.exercise("03.over_zero")
+    feedback = exercise.check(typed)
+    assert feedback.correct is None, str(feedback)
+    assert says in str(feedback)
+    assert exercise.attempts == 0

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from labkit.errors import Unreadable
 from labkit.i18n import N_, Message, _, shown
-from labkit.lessons.collection import Answer, Collection, Cursor, Query, _agree, _where_now
+from labkit.lessons import shell_query
+from labkit.lessons.collection import (
+    Answer,
+    Collection,
+    Cursor,
+    Query,
+    _agree,
+    _sort_pairs,
+    _where_now,
+)
 from labkit.lessons.exercises import MODEL, Exercise
 from labkit.lessons.rules import Accept
 
@@ -69,6 +78,8 @@ def as_query(task: Task, written: Any) -> Query:
     dict, pairs, or a cursor's), a pipeline (a list of stages). ``Unreadable`` otherwise."""
     if isinstance(written, Judged):  # the exercise's own answer: its reference
         written = task.reference
+    if isinstance(written, str):  # typed as mongosh writes it
+        return _typed(task, shell_query.read(written))
     if isinstance(written, Cursor):
         query = written.query
         return Query(task.collection, query.operation, query.arguments)
@@ -77,8 +88,6 @@ def as_query(task: Task, written: Any) -> Query:
     if task.kind == FILTER and isinstance(written, dict):
         return Query(task.collection, "find", {"filter": written})
     if task.kind == SORT and isinstance(written, dict | list | tuple) and written:
-        from labkit.lessons.collection import _sort_pairs
-
         try:
             pairs = _sort_pairs(list(written) if isinstance(written, tuple) else written)
         except Exception as exc:
@@ -90,8 +99,37 @@ def as_query(task: Task, written: Any) -> Query:
         return Query(task.collection, "aggregate", {"pipeline": written})
     example = {FILTER: '{"userId": 42}', SORT: '{"v": 1, "_id": 1}',
                PIPELINE: '[{"$match": {"userId": 42}}]'}[task.kind]
-    raise Unreadable(Message(N_("a {kind} such as {example}"), kind=_(_KIND_WORDS[task.kind]),
-                             example=example))
+    shell = {FILTER: '"{userId: 42}"', SORT: '"{v: 1, _id: 1}"',
+             PIPELINE: '"[{$match: {userId: 42}}]"'}[task.kind]
+    raise Unreadable(Message(N_("a {kind} such as {example}, or mongosh's text in quotes, such "
+                                "as {shell}"), kind=_(_KIND_WORDS[task.kind]), example=example,
+                             shell=shell))
+
+
+def _typed(task: Task, written: shell_query.Written) -> Query:
+    """A query typed in mongosh's notation: a bare filter, sort or pipeline is read as the
+    same written in Python; a call, ``db.orders.find(…).sort(…)`` or
+    ``db.orders.aggregate([…])``, as the cursor or pipeline it makes (on the exercise's
+    collection, whatever the name after ``db.``)."""
+    if written.operation is None:
+        return as_query(task, written.value)
+    if written.operation == "aggregate":
+        return as_query(task, written.arguments[0] if written.arguments else None)
+    filter_ = written.arguments[0] if written.arguments else {}
+    if not isinstance(filter_, dict):
+        raise Unreadable(Message(N_("find() takes a filter document, such as {example}"),
+                                 example="{userId: 42}"))
+    arguments: dict[str, Any] = {"filter": filter_}
+    for method, given in written.chained:
+        if len(given) != 1:
+            raise Unreadable(Message(N_(".{method}() takes one argument"), method=method))
+        if method == "sort":
+            arguments["sort"] = dict(_sort_pairs(given[0]))
+        else:
+            arguments[method] = int(given[0])
+    if task.kind == SORT and "sort" not in arguments:
+        raise Unreadable(Message(N_("a sort such as {example}"), example="{v: 1, _id: 1}"))
+    return Query(task.collection, "find", arguments)
 
 
 _KIND_WORDS = {FILTER: N_("filter document"), SORT: N_("sort"), PIPELINE: N_("pipeline")}
