@@ -235,12 +235,12 @@ def test_one_table_names_every_engine_its_display_name_and_what_it_needs():
     ("mongodb", 100, "(the smallest cache mongod accepts)"),
     ("model", None, "--n must be between 1"),
 ])
-def test_each_engine_checks_a_request_before_anything_starts(engine, cache_mb, words):
+def test_each_engine_validates_a_request_before_anything_starts(engine, cache_mb, words):
     """An engine refuses a cache outside its own range (mongod's starts at 0.25 GB) and a key
     count outside 1..MAX_N, as bad input."""
     n = 0 if cache_mb is None else 1_000
     with pytest.raises(BadInput, match=words.replace("(", r"\(").replace(")", r"\)")):
-        btree.ENGINES[engine].check(n, btree_engine.Settings(cache_mb=cache_mb))
+        btree.ENGINES[engine].validate(n, btree_engine.Settings(cache_mb=cache_mb))
 
 
 MODEL_KEYS = ["keys", "n", "index_bytes", "leaf_pages", "avg_leaf_fill", "insert_seconds",
