@@ -141,10 +141,10 @@ def no_servers():
     its answers, whose missing servers each give their own long reason (SQLite and, where
     built, WiredTiger run): as in a learner's kernel, which keeps one session while its
     lessons are run again and answered, its B-tree loads and claims' results are made once,
-    for both editions and every test here that reads them. (Each of those runs cost a fresh
-    session's loads and ID-making processes, about a fifth of a ``make test``'s time on this
-    module.) What a lesson has said, and what was tried, is each test's own (``_lab``,
-    progress: ``lab_without_servers``)."""
+    for both editions and every test here that reads them, where each test's fresh session
+    made them again (lesson 05's ID-making processes, which wait for a shared second, among
+    them). What a lesson has said and what was tried stay each test's own (``_lab`` and the
+    progress file: ``lab_without_servers``)."""
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_no_mongodb,
                          postgres_provider=_no_postgres)
     yield ctx
