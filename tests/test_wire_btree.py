@@ -48,7 +48,6 @@ labkit reports no leaf pages and no fill for mongod.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import math
 import uuid
@@ -56,6 +55,7 @@ import uuid
 import mongo_wire
 import pytest
 from bson import Binary, Int64, ObjectId, Timestamp
+from helpers import serverless_loads_once
 from mongo_wire import (
     ATLAS_ERROR,
     SERIES,
@@ -292,42 +292,22 @@ def connect(wire_server):
         server.stop()
 
 
-# The engines that need no server, which every B-tree run here loads for real beside the
-# scripted MongoDB: each of their loads (engine, key kind, N, settings) is made once for this
-# module, and every run gets a copy of its own, as one run's cache (``Context.btree_load``)
-# hands a load to every claim that asks for it. Made again for each run, they took two thirds
-# of this module's time (embedded WiredTiger's alone over half), where no test here reads them
-# but as the rows beside MongoDB's.
-_SERVERLESS = ("model", "sqlite", "wiredtiger")
-_serverless_loads: dict[tuple[str, str, int, btree_engine.Settings],
-                        btree_engine.LoadResult] = {}
-
-
-def _serverless_once(patch: pytest.MonkeyPatch) -> None:
-    """Make each serverless engine's load once for this module (``_serverless_loads``) and
-    give each caller a copy, untouched by what an earlier run rated beside it."""
-    for key in _SERVERLESS:
-        engine = btree.ENGINES[key]
-
-        def once(kind, n, settings, server, *more, _key=key, _load=engine.load):
-            made = (_key, kind, n, settings)
-            if made not in _serverless_loads:
-                _serverless_loads[made] = copy.deepcopy(_load(kind, n, settings, server, *more))
-            return copy.deepcopy(_serverless_loads[made])
-
-        patch.setattr(engine, "load", once)
+# The serverless engines' loads of this module's B-tree runs, each made once
+# (``helpers.serverless_loads_once``): made again for each run, they took two thirds of this
+# module's time (embedded WiredTiger's alone over half).
+_serverless: dict = {}
 
 
 def btree_rows(server, ids=("U4", "U5", "U6", "X7")) -> dict:
     """The rows of B-tree claims judged with ``server`` as the run's MongoDB (the other engines
-    run for real, each load made once for the module: ``_serverless_once``; PostgreSQL is not
+    run for real, each load made once for the module: ``_serverless``; PostgreSQL is not
     had): ``{(claim, engine): row}``."""
     def no_postgres():
         raise ServerUnavailable("no PostgreSQL in the wire tests")
 
     with pytest.MonkeyPatch.context() as patch, runner.Context(
             btree_n=N, mongodb_provider=lambda: server, postgres_provider=no_postgres) as ctx:
-        _serverless_once(patch)
+        serverless_loads_once(patch, _serverless)
         results = runner.run(claims.select(ids=list(ids)), ctx).claims
     return {(row.claim.id, str(row.engine)): row for result in results for row in result.rows}
 
