@@ -121,6 +121,11 @@ SHARED = {  # files that read one session-scoped result: one unit, so it is made
     "tests/test_answers.py": "offline exercises", "tests/test_questions.py": "offline exercises",
     "tests/test_sheet.py": "offline exercises",
     "tests/test_measured_answers.py": "offline exercises",
+    # Each card of every lesson's claims built on the same session, whose claims the exercises
+    # above have mostly run already (made apart, on another worker, they ran again: lesson
+    # 05's ID-making processes, lesson 06's loads); and a run of three of its claims.
+    "tests/test_notebook.py": "offline exercises",
+    "tests/test_engine_fields.py": "offline exercises",
     "tests/test_report.py": "offline run", "tests/test_lesson_claims.py": "offline run",
     "tests/test_btree_keys.py": "offline run",
 }
@@ -130,12 +135,13 @@ BY_LESSON = {"tests/test_vietnamese_outputs.py"}
 _LESSON_ID = re.compile(r"\[(\d\d_[a-z_]+)(?:-[^\]]*)?\]$")
 # The units that take longest, in seconds of a whole `make test` on two cores with four
 # workers (measured on 2026-12-03; a SPREAD test named by its function: the median of its cases).
+# "offline exercises" holds tests/test_engine_fields.py's 10 s since 2026-12-05.
 # A unit of few tests but long, sent out by its count of tests, started late and was the last
 # to finish while the other workers stood idle: longest first, the workers end together. A
 # later run goes by what the last one measured (pytest's cache, ``unit_seconds``); these are
 # for a fresh clone.
 SLOW = {
-    "tests/test_postgres.py": 32, "offline run": 31, "offline exercises": 26,
+    "tests/test_postgres.py": 32, "offline run": 31, "offline exercises": 36,
     "tests/test_vietnamese_outputs.py::06_btree_keys": 26, "tests/test_forgeries.py": 26,
     "tests/test_btree_io.py": 25, "notebooks/06_btree_keys.ipynb": 21,
     "tests/test_results_english.py": 19, "tests/test_leases.py": 19, "tests/test_btree.py": 17,
@@ -146,7 +152,7 @@ SLOW = {
     "tests/test_wire_btree.py": 14, "tests/test_canary.py": 13, "tests/test_docs_commands.py": 13,
     "tests/test_redaction.py": 12, "tests/test_vietnamese_outputs.py::05_objectid_ordering": 12,
     "tests/test_cli.py": 12, "tests/test_explain_corpus.py": 11, "tests/test_packaging.py": 10,
-    "tests/test_engine_fields.py": 10, "tests/test_runner.py": 10,
+    "tests/test_runner.py": 10,
     "tests/test_fastread.py::test_the_c_path_reads_as_the_python_reader_or_declines": 10,
     "tests/test_mongo.py": 8, "tests/test_wire_objectid.py": 8, "tests/test_environment.py": 7,
     "tests/test_terminal_escaping.py": 7, "tests/test_wire_server_start.py": 7,

@@ -5,6 +5,7 @@ lessons' claims, a claim run on a given server, and one B-tree load."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import io
 import os
@@ -203,6 +204,28 @@ def load(engine: str, kind: str, n: int, server: object = None, **settings: obje
     """One load of ``n`` keys of ``kind`` into ``engine`` (``BTreeEngine.load``), made with
     ``Settings(**settings)``."""
     return btree.ENGINES[engine].load(kind, n, Settings(**settings), server)
+
+
+SERVERLESS = ("model", "sqlite", "wiredtiger")  # the B-tree engines that need no server
+
+
+def serverless_loads_once(patch: pytest.MonkeyPatch,
+                          made: dict[tuple[str, str, int, Settings], LoadResult]) -> None:
+    """While ``patch`` holds, each load of a serverless engine (engine, key kind, N, settings)
+    is made once into ``made``, a test module's own, and every caller gets a copy of it,
+    untouched by what an earlier run rated beside it (``add_ratios``): as one run's cache
+    (``Context.btree_load``) hands a load to every claim that asks for it, for the runs of a
+    module whose tests read those engines' rows only beside a server's."""
+    for key in SERVERLESS:
+        engine = btree.ENGINES[key]
+
+        def once(kind, n, settings, server, *more, _key=key, _load=engine.load):
+            if (_key, kind, n, settings) not in made:
+                made[_key, kind, n, settings] = copy.deepcopy(
+                    _load(kind, n, settings, server, *more))
+            return copy.deepcopy(made[_key, kind, n, settings])
+
+        patch.setattr(engine, "load", once)
 
 
 # MathJax 3's HTML handler, as JupyterLab 4 runs it on an output (mathjax-full,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import lesson_claims
+from helpers import lesson_claims, serverless_loads_once
 
 from labkit.errors import ServerUnavailable
 from labkit.experiments import btree_keys
@@ -29,11 +29,19 @@ def test_generator_claim_holds_on_a_live_run(claim_id, offline_run):
     assert row.engine_version
 
 
+# The serverless engines' loads (model, SQLite, embedded WiredTiger) of this module's runs at
+# N, each made once (``helpers.serverless_loads_once``): the run on PostgreSQL makes the same
+# ones as the run without it, where its test reads PostgreSQL's rows alone.
+_serverless: dict = {}
+
+
 @pytest.fixture(scope="module")
 def verdicts():
     """U4-U6 and X7 judged on small real loads, without PostgreSQL: {(claim, engine): row}."""
-    with runner.Context(btree_n=N, mongodb_provider=_none("mongodb"),
-                        postgres_provider=_none("postgres")) as ctx:
+    with pytest.MonkeyPatch.context() as patch, runner.Context(
+            btree_n=N, mongodb_provider=_none("mongodb"),
+            postgres_provider=_none("postgres")) as ctx:
+        serverless_loads_once(patch, _serverless)
         results = runner.run(claims.select(ids=["U4", "U5", "U6", "X7"]), ctx).claims
     return {(row.claim.id, str(row.engine)): row for result in results for row in result.rows}
 
@@ -125,7 +133,9 @@ def test_u5_cache_churn_says_why_it_was_not_judged(verdicts, request):
 def test_btree_claims_on_postgres(postgres_server):
     """On PostgreSQL, sequential leaves end about 90% full (fillfactor on rightmost splits) and
     random ones near ln 2; the UUIDv4 index is larger by what the two fills predict."""
-    with runner.Context(btree_n=N, postgres_provider=lambda: postgres_server) as ctx:
+    with pytest.MonkeyPatch.context() as patch, runner.Context(
+            btree_n=N, postgres_provider=lambda: postgres_server) as ctx:
+        serverless_loads_once(patch, _serverless)
         results = runner.run(claims.select(ids=["U4", "U5", "U6", "U7"]), ctx).claims
     rows = {(row.claim.id, str(row.engine)): row for result in results for row in result.rows}
     assert rows[("U4", "PostgreSQL")].verdict == "holds"

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import offline
 
 import labkit
 from labkit import i18n
@@ -118,29 +117,61 @@ def _lesson_06_answers(ctx: runner.Context) -> dict[str, set[str]]:
     return {"06.random_fill": fills | {"ln 2"}, "06.sqlite_bigger": sizes}
 
 
+def _no_mongodb():
+    """No MongoDB, with a reason as long as a learner's machine gives (what was tried, a hint)."""
+    from labkit.errors import ServerUnavailable
+
+    raise ServerUnavailable("No MongoDB server is available.",
+                            tried=["LABKIT_MONGODB_URI: not set", "Docker: no daemon"],
+                            hint="Hint: point labkit at a server with LABKIT_MONGODB_URI")
+
+
+def _no_postgres():
+    """No PostgreSQL either, with a reason of its own."""
+    from labkit.errors import ServerUnavailable
+
+    raise ServerUnavailable("No PostgreSQL server is available.",
+                            tried=["LABKIT_POSTGRES_DSN: not set", "Docker: no daemon"],
+                            hint="Hint: point labkit at a server with LABKIT_POSTGRES_DSN")
+
+
 @pytest.fixture(scope="module")
-def loads():
-    """One offline kernel context for lesson 06's runs here (no MongoDB, no PostgreSQL;
-    SQLite and, where built, WiredTiger run), its B-tree loads made once for both editions."""
-    ctx = runner.Context(btree_n=1_000, mongodb_provider=offline, postgres_provider=offline)
+def no_servers():
+    """One offline kernel session (``runner.Context``) for this module's runs of lesson 06 and
+    its answers, whose missing servers each give their own long reason (SQLite and, where
+    built, WiredTiger run): as in a learner's kernel, which keeps one session while its
+    lessons are run again and answered, its B-tree loads and claims' results are made once,
+    for both editions and every test here that reads them, where each test's fresh session
+    made them again (lesson 05's ID-making processes, which wait for a shared second, among
+    them). What a lesson has said and what was tried stay each test's own (``_lab`` and the
+    progress file: ``lab_without_servers``)."""
+    ctx = runner.Context(btree_n=1_000, mongodb_provider=_no_mongodb,
+                         postgres_provider=_no_postgres)
     yield ctx
     ctx.close()
 
 
-@pytest.mark.parametrize("path", LESSON_06, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_lesson_06_shows_no_answer_until_its_exercise_is_tried(path, loads, monkeypatch,
-                                                               tmp_path):
-    """Run top to bottom with no exercise answered, lesson 06 shows none of its answers (the
-    model's random fill, SQLite's index sizes) in any cell, tables, cards and plots alike, as
-    every other lesson holds its answers back (labkit.after, check(after=)); once the
-    exercises are revealed, the same cells show them, so the test sees an answer shown."""
+@pytest.fixture
+def lab_without_servers(no_servers, monkeypatch, tmp_path):
+    """A fresh kernel, as ``kernel`` makes one (no exercise made or tried, no note shown,
+    English), on the module's session whose servers are missing."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
     monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     monkeypatch.setattr(course, "_here", {})
     monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)
-    monkeypatch.setattr(notebook, "session", lambda: loads)
-    monkeypatch.setattr(labkit, "session", lambda: loads, raising=False)
+    monkeypatch.setattr(notebook, "session", lambda: no_servers)
+    monkeypatch.setattr(labkit, "session", lambda: no_servers, raising=False)
+    return no_servers
+
+
+@pytest.mark.parametrize("path", LESSON_06, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lesson_06_shows_no_answer_until_its_exercise_is_tried(path, lab_without_servers):
+    """Run top to bottom with no exercise answered, lesson 06 shows none of its answers (the
+    model's random fill, SQLite's index sizes) in any cell, tables, cards and plots alike, as
+    every other lesson holds its answers back (labkit.after, check(after=)); once the
+    exercises are revealed, the same cells show them, so the test sees an answer shown."""
+    loads = lab_without_servers
     before = _run_lesson(path)
     answers = _lesson_06_answers(loads)
     for name, tells in answers.items():
@@ -536,46 +567,6 @@ def test_the_long_lessons_read_in_their_time(name, limit):
     assert sum(_prose(ROOT / "notebooks" / f"{name}.ipynb")) <= limit
 
 
-def _no_mongodb():
-    """No MongoDB, with a reason as long as a learner's machine gives (what was tried, a hint)."""
-    from labkit.errors import ServerUnavailable
-
-    raise ServerUnavailable("No MongoDB server is available.",
-                            tried=["LABKIT_MONGODB_URI: not set", "Docker: no daemon"],
-                            hint="Hint: point labkit at a server with LABKIT_MONGODB_URI")
-
-
-def _no_postgres():
-    """No PostgreSQL either, with a reason of its own."""
-    from labkit.errors import ServerUnavailable
-
-    raise ServerUnavailable("No PostgreSQL server is available.",
-                            tried=["LABKIT_POSTGRES_DSN: not set", "Docker: no daemon"],
-                            hint="Hint: point labkit at a server with LABKIT_POSTGRES_DSN")
-
-
-@pytest.fixture(scope="module")
-def no_servers():
-    """An offline kernel context whose missing servers each give their own long reason."""
-    ctx = runner.Context(btree_n=1_000, mongodb_provider=_no_mongodb,
-                         postgres_provider=_no_postgres)
-    yield ctx
-    ctx.close()
-
-
-@pytest.fixture
-def lab_without_servers(no_servers, monkeypatch, tmp_path):
-    """A fresh kernel, as ``kernel`` makes one, on the context whose servers are missing."""
-    monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
-    monkeypatch.setattr(i18n, "_chosen", None)
-    monkeypatch.setattr(notebook, "session", lambda: no_servers)
-    monkeypatch.setattr(labkit, "session", lambda: no_servers, raising=False)
-    return no_servers
-
-
 def test_lesson_06_gives_a_missing_servers_reason_in_full_once(lab_without_servers):
     """Run top to bottom with every exercise answered and no MongoDB, lesson 06's cards (X7's
     and U5's MongoDB rows among them) give the reason once in full, what was tried and the
@@ -614,7 +605,8 @@ VISIBLE = {"en": exercises.VISIBLE, "vi": exercises.VISIBLE * 11 // 10}
 
 
 @pytest.mark.parametrize("lang", ["en", "vi"])
-def test_a_right_answers_feedback_shows_its_short_why_and_folds_the_rest(lang, kernel):
+def test_a_right_answers_feedback_shows_its_short_why_and_folds_the_rest(
+        lang, lab_without_servers):
     """Every exercise's feedback to a right answer shows at most about 400 characters (the
     verdict and a short why); 06.write_volume's (about 1,000 characters, with this run's
     figures) shows the rest behind a fold, in a <details> element, and whole as text."""

@@ -236,7 +236,24 @@ def test_every_result_names_its_experiment_and_lesson():
 # The run's B-tree loads ---------------------------------------------------------------
 
 
-def test_each_btree_load_is_made_once_per_run(monkeypatch):
+@pytest.fixture
+def postgres_here(request):
+    """The PostgreSQL a run finds here, as a run's provider: the session's server, which one
+    worker starts once for all of its tests, where one can be had (a run left to find its own
+    started and removed a PostgreSQL of its own, initdb and all, for each test); else a
+    provider that says why none can, as the run's own search would."""
+    try:
+        server = request.getfixturevalue("postgres_server")
+    except pytest.skip.Exception as missing:
+        why = str(missing)
+
+        def unavailable():
+            raise servers.ServerUnavailable(why)
+        return unavailable
+    return lambda: server
+
+
+def test_each_btree_load_is_made_once_per_run(monkeypatch, postgres_here):
     """Two claims and a lesson table asking for the same engine, kinds and N share one load."""
     from labkit.engines.btree_sqlite import SQLiteTree
 
@@ -248,7 +265,7 @@ def test_each_btree_load_is_made_once_per_run(monkeypatch):
         return real(self, kind, *args, **kwargs)
 
     monkeypatch.setattr(SQLiteTree, "load", counted)
-    with Context(btree_n=2_000) as ctx:
+    with Context(btree_n=2_000, postgres_provider=postgres_here) as ctx:
         first = ctx.btree_load("sqlite", ["uuid4", "uuid7"])
         second = ctx.btree_load("sqlite", ["uuid7", "uuid4", "int"])
         runner.run(claims.select(ids=["U5", "U6"]), ctx)
@@ -288,7 +305,7 @@ def test_btree_load_is_keyed_by_n_and_model_policy():
     assert half.results[0].n == 1_000
 
 
-def test_one_engine_failing_costs_that_engine_only(monkeypatch):
+def test_one_engine_failing_costs_that_engine_only(monkeypatch, postgres_here):
     """When one engine's load raises (a server that stops, a refused command), the survey's
     other engines still run and keep their verdicts, and the failure is that engine's error."""
     from labkit.engines.btree_sqlite import SQLiteTree
@@ -297,7 +314,7 @@ def test_one_engine_failing_costs_that_engine_only(monkeypatch):
         raise RuntimeError("database disk image is malformed")
 
     monkeypatch.setattr(SQLiteTree, "load", flaky)
-    with Context(btree_n=2_000) as ctx:
+    with Context(btree_n=2_000, postgres_provider=postgres_here) as ctx:
         result = runner.run_claim(claims.get("U6"), ctx)
     rows = {str(row.engine): row for row in result.rows}
     assert rows["SQLite"].verdict == claims.ERROR

@@ -55,6 +55,7 @@ import uuid
 import mongo_wire
 import pytest
 from bson import Binary, Int64, ObjectId, Timestamp
+from helpers import serverless_loads_once
 from mongo_wire import (
     ATLAS_ERROR,
     SERIES,
@@ -291,14 +292,22 @@ def connect(wire_server):
         server.stop()
 
 
+# The serverless engines' loads of this module's B-tree runs, each made once
+# (``helpers.serverless_loads_once``): made again for each run, they took two thirds of this
+# module's time (embedded WiredTiger's alone over half).
+_serverless: dict = {}
+
+
 def btree_rows(server, ids=("U4", "U5", "U6", "X7")) -> dict:
     """The rows of B-tree claims judged with ``server`` as the run's MongoDB (the other engines
-    run for real, PostgreSQL is not had): ``{(claim, engine): row}``."""
+    run for real, each load made once for the module: ``_serverless``; PostgreSQL is not
+    had): ``{(claim, engine): row}``."""
     def no_postgres():
         raise ServerUnavailable("no PostgreSQL in the wire tests")
 
-    with runner.Context(btree_n=N, mongodb_provider=lambda: server,
-                        postgres_provider=no_postgres) as ctx:
+    with pytest.MonkeyPatch.context() as patch, runner.Context(
+            btree_n=N, mongodb_provider=lambda: server, postgres_provider=no_postgres) as ctx:
+        serverless_loads_once(patch, _serverless)
         results = runner.run(claims.select(ids=list(ids)), ctx).claims
     return {(row.claim.id, str(row.engine)): row for result in results for row in result.rows}
 
