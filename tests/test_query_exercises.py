@@ -223,3 +223,15 @@ def test_text_mongosh_cannot_read_is_no_attempt(kernel, typed, says):
     assert feedback.correct is None, str(feedback)
     assert says in str(feedback)
     assert exercise.attempts == 0
+
+
+@pytest.mark.parametrize(("name", "typed", "field"), [
+    ("03.over_zero", {"userid": {"$gt": 0}}, "userid"),
+    ("06.right_edge", [{"$sort": {"createdAt": -1}}, {"$limit": 3}], "createdAt"),
+])
+def test_a_field_no_document_has_is_named(kernel, name, typed, field):
+    """A wrong query on a field that no document of the fixture has (a typo, a field of
+    another lesson's fixture) is told so by name, before any document's rule."""
+    feedback = labkit.exercise(name).check(typed)
+    assert feedback.correct is False
+    assert f"No document has a field {field}" in str(feedback)

@@ -188,6 +188,10 @@ class Returns(Accept[Query]):
         judged: Judged = answer
         query = self.read(prediction, answer)
         got = judged.run(query)
+        absent = _absent_fields(query, judged.seen.documents())
+        if absent:
+            return Message(N_("No document has a field {fields}: check its name against the "
+                              "fixture's."), fields=", ".join(absent))
         if _same(got[0], judged.expected[0]):
             return Message(N_("Right on these documents, but not on others of the same shape "
                               "that you have not seen: {detail}"),
@@ -208,6 +212,29 @@ class Returns(Accept[Query]):
     def show(self, answer: Any) -> str:
         """The reference query, as mongosh writes it."""
         return self.show_reference()
+
+
+def _fields(value: Any) -> list[str]:
+    """The field paths a filter, a sort or a pipeline's ``$match`` and ``$sort`` stages name
+    (not operators: ``$and``'s, ``$or``'s and ``$nor``'s clauses are read for theirs)."""
+    if isinstance(value, list):
+        return [name for item in value for name in _fields(item)]
+    if not isinstance(value, dict):
+        return []
+    names: list[str] = []
+    for key, item in value.items():
+        if key in ("$and", "$or", "$nor", "$match", "$sort"):
+            names += _fields(item)
+        elif not key.startswith("$"):
+            names.append(key)
+    return names
+
+
+def _absent_fields(query: Query, documents: list[Document]) -> list[str]:
+    """The fields the query names whose first part no document of the fixture has."""
+    named = _fields([query.arguments.get(part) for part in ("filter", "sort", "pipeline")])
+    present = {key for document in documents for key in document}
+    return list(dict.fromkeys(name for name in named if name.split(".")[0] not in present))
 
 
 def _wrongly(query: Query, got: Answer, expected: Answer, seen: Collection) -> Message:
