@@ -192,6 +192,18 @@ def test_unreadable_input_costs_no_attempt(name, lang, prediction):
     assert exercise.attempts == 1
 
 
+@pytest.mark.parametrize(("prediction", "named"), [
+    ([1, 3, 4], "NumberDecimal"), ([1, 4], "NumberLong (_id 3) and NumberDecimal (_id 5)")])
+def test_a_numeric_type_left_out_of_gt_zero_is_named(prediction, named):
+    """03.gt_zero: leaving out the decimal (or the long and the decimal) is told which numeric
+    types were left out, not the string's hint: every numeric type shares one bracket (the
+    manual's reference/bson-type-comparison-order page, "Numeric Types")."""
+    feedback = _exercise("03.gt_zero", "en").check(prediction)
+    assert feedback.correct is False
+    assert named in feedback.message
+    assert "string '42'" not in feedback.message
+
+
 @pytest.mark.parametrize(("lang", "prediction", "words"), [
     ("en", "2012-10-18 04:13:27", ["7 hours ahead", "UTC+7", "the ObjectId's time is UTC"]),
     ("en", "2012-10-18T04:13:27Z", ["7 hours ahead", "UTC+7"]),

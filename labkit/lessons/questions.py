@@ -260,7 +260,11 @@ EXERCISES: dict[str, Made] = {
         hints=[N_("Is the string '42' greater than 0? A query never asks."),
                N_("Which bracket is the operand 0 in, and which documents have a value in it?")],
         mistakes=[([1, 2, 3, 4, 5], N_("That is the sort order's answer (every string above every "
-                                       "number). A query does not compare across brackets."))],
+                                       "number). A query does not compare across brackets.")),
+                  ([1, 3, 4], N_("NumberDecimal(\"42.00\") (_id 5) is a number too: every "
+                                 "numeric type, decimal included, shares one bracket.")),
+                  ([1, 4], N_("NumberLong (_id 3) and NumberDecimal (_id 5) are numbers too: "
+                              "every numeric type shares one bracket."))],
         explanation=N_("0 is a number, so $gt: 0 only looks at numbers: every numeric 42 (int, "
                        "long, 42.0, decimal) matches; the string '42' is in another bracket and "
                        "is never compared.")),
