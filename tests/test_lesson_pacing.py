@@ -9,14 +9,14 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import offline
+from helpers import fresh_lab, offline
 
 import labkit
 from labkit import i18n
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import FAILS
 from labkit.errors import ClaimFailed
-from labkit.lessons import checkviews, course, exercises, notebook
+from labkit.lessons import checkviews, exercises, notebook
 from labkit.outputs import cards
 from labkit.run import check as claimcheck
 from labkit.run import runner
@@ -135,12 +135,8 @@ def test_lesson_06_shows_no_answer_until_its_exercise_is_tried(path, loads, monk
     every other lesson holds its answers back (labkit.after, check(after=)); once the
     exercises are revealed, the same cells show them, so the test sees an answer shown."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)
-    monkeypatch.setattr(notebook, "session", lambda: loads)
-    monkeypatch.setattr(labkit, "session", lambda: loads, raising=False)
+    fresh_lab(monkeypatch, loads)
     before = _run_lesson(path)
     answers = _lesson_06_answers(loads)
     for name, tells in answers.items():
@@ -567,12 +563,8 @@ def no_servers():
 def lab_without_servers(no_servers, monkeypatch, tmp_path):
     """A fresh kernel, as ``kernel`` makes one, on the context whose servers are missing."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)
-    monkeypatch.setattr(notebook, "session", lambda: no_servers)
-    monkeypatch.setattr(labkit, "session", lambda: no_servers, raising=False)
+    fresh_lab(monkeypatch, no_servers)
     return no_servers
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import typeset_text
+from helpers import fresh_lab, typeset_text
 
 import labkit
 from labkit.errors import ServerUnavailable
@@ -30,8 +30,8 @@ def _offline():
 @pytest.fixture
 def offline(monkeypatch):
     """A kernel without MongoDB or PostgreSQL, the how-to not yet shown."""
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())  # a fresh lesson
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    fresh_lab(monkeypatch, ctx)  # a fresh lesson
     yield ctx
     ctx.close()
 
