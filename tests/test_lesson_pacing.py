@@ -16,8 +16,7 @@ from labkit import i18n
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import FAILS
 from labkit.errors import ClaimFailed
-from labkit.lessons import checkviews, exercises, notebook
-from labkit.outputs import cards
+from labkit.lessons import cards, checkviews, exercises, notebook
 from labkit.run import check as claimcheck
 from labkit.run import runner
 

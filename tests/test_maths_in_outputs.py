@@ -14,9 +14,9 @@ from helpers import fresh_lab, typeset_text
 import labkit
 from labkit.errors import ServerUnavailable
 from labkit.experiments.catalogue import registered
-from labkit.lessons import notebook
+from labkit.lessons import cards, notebook
 from labkit.lessons.exercises import Feedback
-from labkit.outputs import cards, escape, tables
+from labkit.outputs import escape, tables
 from labkit.run import runner
 
 PACKAGE = Path(__file__).resolve().parent.parent / "labkit"

@@ -17,7 +17,7 @@ import labkit
 from labkit import i18n, servers
 from labkit.errors import ServerStartError, ServerUnavailable, one_line
 from labkit.i18n import N_, Message
-from labkit.outputs import cards
+from labkit.lessons import cards
 from labkit.run import runner
 
 # Vietnamese letters English never has: the vowels with marks, and đ.

@@ -27,9 +27,9 @@ from labkit.experiments import catalogue
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.lessons import course
+from labkit.lessons.cards import Why, WhyFrame, cell_text, claim_card, instead
 from labkit.lessons.lab import lab
 from labkit.names import engine_name
-from labkit.outputs.cards import Why, WhyFrame, cell_text, claim_card, instead
 from labkit.outputs.escape import as_typed
 from labkit.outputs.tables import keep_from_maths
 from labkit.run.results import ClaimResult, Result
