@@ -192,20 +192,14 @@ def wire_server(request):
 def kernel(monkeypatch, tmp_path):
     """A fresh offline kernel for a lesson's cells: no MongoDB or PostgreSQL, no exercise made
     or tried, no note shown, English; its one context is the session the lessons ask for."""
-    from helpers import offline
+    from helpers import fresh_lab, offline
 
-    import labkit
     from labkit import i18n
-    from labkit.lessons import course, notebook
     from labkit.run import runner
 
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)
     ctx = runner.Context(btree_n=1_000, mongodb_provider=offline, postgres_provider=offline)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
-    monkeypatch.setattr(labkit, "session", lambda: ctx, raising=False)
+    fresh_lab(monkeypatch, ctx)
     yield ctx
     ctx.close()

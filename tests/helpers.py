@@ -1,6 +1,6 @@
 """What several test modules share: running the command line as a user would, starting a child
 that a test will signal and waiting for what it does, a database name no test made, the
-lessons' claims, a claim run on a given server, and one B-tree load."""
+lessons' claims, a claim run on a given server, a fresh kernel's lab, and one B-tree load."""
 
 from __future__ import annotations
 
@@ -198,6 +198,19 @@ def offline():
 
     raise ServerUnavailable("no MongoDB server is available", tried=["Docker: no daemon"],
                             hint="Hint: set LABKIT_MONGODB_URI")
+
+
+def fresh_lab(monkeypatch, context=None, lesson: str | None = None):
+    """A new kernel's lab (``labkit.lessons.lab``) in this kernel's place for one test: on
+    ``context`` where one is given (else its own, made on first need), with ``lesson`` begun
+    where one is given, nothing said yet, no exercise made or tried."""
+    from labkit.lessons import lab
+
+    made = lab.Lab(context)
+    if lesson is not None:
+        made.begin(lesson)
+    monkeypatch.setattr(lab, "_lab", made)
+    return made
 
 
 def load(engine: str, kind: str, n: int, server: object = None, **settings: object) -> LoadResult:

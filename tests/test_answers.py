@@ -9,10 +9,11 @@ import math
 
 import pytest
 from bson import ObjectId
+from helpers import fresh_lab
 
 from labkit import i18n
 from labkit.errors import Unreadable
-from labkit.lessons import course, notebook, questions
+from labkit.lessons import course, questions
 from labkit.lessons.answers import read_number, read_time, says_error
 from labkit.lessons.exercises import OWN, Exercise, Number, Said, Time
 
@@ -24,11 +25,10 @@ from labkit.lessons.exercises import OWN, Exercise, Number, Said, Time
 def offline(monkeypatch, tmp_path, offline_session):
     """No server (the shared offline session, whose claims' results the tests only read),
     English unless a test says otherwise, progress in a temporary file."""
-    monkeypatch.setattr(notebook, "session", lambda: offline_session)
+    fresh_lab(monkeypatch, offline_session)
     monkeypatch.setattr(i18n, "_chosen", None)
     monkeypatch.delenv("LABKIT_LANG", raising=False)
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(course, "_current", None)
 
 
 # (exercise, language, what the learner types): each means the right answer (issue 21, part 2

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from helpers import fresh_lab
 
 import labkit
-from labkit.lessons import attempts, notebook
 from labkit.lessons.views import (
     bson_sort_order,
     claim_from_the_wild,
@@ -65,9 +65,7 @@ BUILDS: dict[str, Callable[[], Any]] = {
 @pytest.fixture
 def lesson(monkeypatch, offline_session):
     """Lesson 03 begun in a kernel with no server, its exercises not yet tried."""
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab("03"))
-    monkeypatch.setattr(notebook, "_session", offline_session)
-    monkeypatch.setattr(attempts, "_exercises", {})
+    fresh_lab(monkeypatch, offline_session, lesson="03")
     return offline_session
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from helpers import fresh_lab
 
 from labkit import Exercise
 from labkit.lessons import course
@@ -266,7 +267,7 @@ def test_progress_records_what_the_learner_did(tmp_path, monkeypatch):
     """progress() lists an exercise as right after a right answer, and unmet lessons as not
     started."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "p.json"))
-    course.set_current("04")
+    fresh_lab(monkeypatch, lesson="04")
     exercise, _ = counted(12, accept=Number())
     exercise.check(12)
     frame = course.progress()

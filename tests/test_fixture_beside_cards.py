@@ -13,7 +13,7 @@ import pytest
 
 from labkit.claims.files import kit_claim
 from labkit.experiments.catalogue import get
-from labkit.outputs import cards
+from labkit.lessons import cards
 
 ROOT = Path(__file__).resolve().parent.parent
 # The claims whose card answers with the _ids of a fixture of their own, in the lesson named.

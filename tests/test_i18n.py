@@ -10,6 +10,7 @@ import warnings
 
 import polib
 import pytest
+from helpers import fresh_lab
 from helpers import labkit as run_labkit
 
 import labkit
@@ -17,7 +18,7 @@ from labkit import errors, i18n
 from labkit._paths import PACKAGE
 from labkit.errors import BadInput, ServerUnavailable
 from labkit.experiments import catalogue as claim_catalogue
-from labkit.lessons import notebook, questions, translate
+from labkit.lessons import questions, translate
 from labkit.outputs import report
 from labkit.run import runner
 
@@ -30,9 +31,8 @@ def _offline():
 def offline(monkeypatch, tmp_path):
     """A fresh kernel without servers, progress kept in a temporary file."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    fresh_lab(monkeypatch, ctx)
     yield ctx
     ctx.close()
 

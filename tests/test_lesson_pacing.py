@@ -9,14 +9,14 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import fresh_lab
 
 import labkit
 from labkit import i18n
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import FAILS
 from labkit.errors import ClaimFailed
-from labkit.lessons import checkviews, course, exercises, notebook
-from labkit.outputs import cards
+from labkit.lessons import cards, checkviews, exercises, notebook
 from labkit.run import check as claimcheck
 from labkit.run import runner
 
@@ -143,7 +143,7 @@ def no_servers():
     lessons are run again and answered, its B-tree loads and claims' results are made once,
     for both editions and every test here that reads them, where each test's fresh session
     made them again (lesson 05's ID-making processes, which wait for a shared second, among
-    them). What a lesson has said and what was tried stay each test's own (``_lab`` and the
+    them). What a lesson has said and what was tried stay each test's own (a fresh ``Lab`` and the
     progress file: ``lab_without_servers``)."""
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_no_mongodb,
                          postgres_provider=_no_postgres)
@@ -156,12 +156,8 @@ def lab_without_servers(no_servers, monkeypatch, tmp_path):
     """A fresh kernel, as ``kernel`` makes one (no exercise made or tried, no note shown,
     English), on the module's session whose servers are missing."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
     monkeypatch.setattr(i18n, "_chosen", None)
-    monkeypatch.setattr(notebook, "session", lambda: no_servers)
-    monkeypatch.setattr(labkit, "session", lambda: no_servers, raising=False)
+    fresh_lab(monkeypatch, no_servers)
     return no_servers
 
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import typeset_text
+from helpers import fresh_lab, typeset_text
 
 import labkit
 from labkit.errors import ServerUnavailable
 from labkit.experiments.catalogue import registered
-from labkit.lessons import notebook
+from labkit.lessons import cards, notebook
 from labkit.lessons.exercises import Feedback
-from labkit.outputs import cards, escape, tables
+from labkit.outputs import escape, tables
 from labkit.run import runner
 
 PACKAGE = Path(__file__).resolve().parent.parent / "labkit"
@@ -30,8 +30,8 @@ def _offline():
 @pytest.fixture
 def offline(monkeypatch):
     """A kernel without MongoDB or PostgreSQL, the how-to not yet shown."""
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())  # a fresh lesson
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    fresh_lab(monkeypatch, ctx)  # a fresh lesson
     yield ctx
     ctx.close()
 

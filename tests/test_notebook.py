@@ -4,6 +4,7 @@ stand-ins, and no exception where a lesson needs a missing server."""
 from __future__ import annotations
 
 import pytest
+from helpers import fresh_lab
 
 import labkit
 from labkit.errors import ServerUnavailable
@@ -18,8 +19,8 @@ def _offline():
 @pytest.fixture
 def offline(monkeypatch):
     """A fresh kernel-like state: no MongoDB, and the how-to not yet shown."""
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     ctx = runner.Context(btree_n=1_000, mongodb_provider=_offline, postgres_provider=_offline)
+    fresh_lab(monkeypatch, ctx)
     yield ctx
     ctx.close()
 
@@ -82,9 +83,8 @@ def test_on_server_without_a_server_shows_the_model_labelled(offline):
     assert "collation: not run" in str(card)
 
 
-def test_start_lesson_without_a_server_says_the_lesson_still_runs(offline, monkeypatch):
+def test_start_lesson_without_a_server_says_the_lesson_still_runs(offline):
     """start_lesson() of a lesson that uses MongoDB explains what happens without one."""
-    monkeypatch.setattr(notebook, "session", lambda: offline)
     status = labkit.start_lesson("01")
     assert "not run" in str(status)
     assert "No MongoDB server here" in str(status)
@@ -122,7 +122,7 @@ def test_every_claim_card_built_twice_renders_the_same(monkeypatch, offline_sess
     """Each claim's card, built twice in one lesson (a cell run again), renders the same HTML
     and text, the note, the legend and the footer included; a card built after it says none
     of them again (the lesson says each once)."""
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab("03"))
+    fresh_lab(monkeypatch, lesson="03")
     for claim_id in _claims_of_lessons():
         try:
             first = labkit.claim(claim_id, offline_session)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import fresh_lab
 
 from labkit import i18n
 from labkit.errors import BadInput
@@ -22,9 +23,7 @@ from labkit.lessons import attempts, course, progress_csv
 def _progress_elsewhere(monkeypatch, tmp_path):
     """Exercises made here record progress in a temporary file, not the user's own."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(course, "_made", {})
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(attempts, "_exercises", {})  # a fresh kernel: no exercise made yet
+    fresh_lab(monkeypatch)  # a fresh kernel: no exercise made yet
     monkeypatch.setattr(i18n, "_chosen", None)  # the language a test chooses stays its own
 
 

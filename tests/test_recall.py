@@ -9,10 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import fresh_lab
 
 import labkit
 from labkit import i18n, syllabus
-from labkit.lessons import course, questions, recall
+from labkit.lessons import questions, recall
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITIONS = {"en": ROOT / "notebooks", "vi": ROOT / "notebooks" / "vi"}
@@ -24,8 +25,7 @@ EXERCISE = re.compile(r'labkit\.exercise\("([^"]+)"\)')
 def _progress_elsewhere(monkeypatch, tmp_path):
     """Exercises made here record progress in a temporary file, in a fresh kernel's state."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(course, "_here", {})
-    monkeypatch.setattr(course, "_made", {})
+    fresh_lab(monkeypatch)
     monkeypatch.setattr(i18n, "_chosen", None)
 
 

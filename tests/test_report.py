@@ -502,8 +502,8 @@ def test_a_card_writes_a_cause_its_rows_share_once(offline_run):
     """U5's card had the same "no MongoDB" paragraph on each of its three MongoDB rows (a
     learner's walk through lesson 06, 2026-12-03): the first row says it, the others "the same
     reason as above", in the card's HTML and in its text."""
+    from labkit.lessons import cards
     from labkit.lessons.notebook import Checked
-    from labkit.outputs import cards
 
     (u5,) = [result for result in offline_run.claims if result.claim.id == "U5"]
     mongo = [row for row in u5.rows if str(row.engine).startswith("MongoDB")]

@@ -10,15 +10,14 @@ import pickle
 import re
 
 import pytest
-from helpers import in_process
+from helpers import fresh_lab, in_process
 from helpers import labkit as run_labkit
 
 import labkit
 from labkit import i18n, servers
 from labkit.errors import ServerStartError, ServerUnavailable, one_line
 from labkit.i18n import N_, Message
-from labkit.lessons import notebook
-from labkit.outputs import cards
+from labkit.lessons import cards
 from labkit.run import runner
 
 # Vietnamese letters English never has: the vowels with marks, and đ.
@@ -108,9 +107,8 @@ def vietnamese_kernel(monkeypatch, tmp_path, nothing_available):
     monkeypatch.setattr(i18n, "_chosen", None)
     labkit.language("vi")
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(notebook, "_lab", notebook.Lab())
     ctx = runner.Context(btree_n=1_000)
-    monkeypatch.setattr(notebook, "session", lambda: ctx)
+    fresh_lab(monkeypatch, ctx)
     yield ctx
     ctx.close()
 

@@ -7,17 +7,16 @@ from __future__ import annotations
 from labkit.i18n import N_, Message, shown
 from labkit.lessons import course
 from labkit.lessons.exercises import Exercise, Feedback
+from labkit.lessons.lab import lab
 from labkit.lessons.questions import EXERCISES
 from labkit.lessons.questions import exercise as make
-
-_exercises: dict[str, Exercise] = {}
 
 
 def exercise(name: str) -> Exercise:
     """A fresh exercise of a lesson by name, such as ``"01.string_range"``, remembered by
     this kernel."""
     made = make(name)
-    _exercises[name] = made
+    lab().exercises[name] = made
     course.made(name, made.question)
     return made
 
@@ -26,8 +25,8 @@ def reveal(name: str) -> Feedback:
     """The answer to exercise ``name``, with why (as its ``.reveal()``): the cells that wait
     for the exercise then show what they hold. A name no exercise has is answered with one
     line saying where the names are, never a traceback in the learner's cell."""
-    made = _exercises.get(name) if isinstance(name, str) else None
-    if made is None:
+    made = lab().exercises.get(name) if isinstance(name, str) else None
+    if not isinstance(made, Exercise):  # not made in this kernel (the lab keeps Exercises)
         if not isinstance(name, str) or name not in EXERCISES:
             return Feedback(None, shown(_unknown(name)))
         made = exercise(name)

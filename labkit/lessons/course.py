@@ -15,18 +15,13 @@ from labkit._paths import CHECKOUT
 from labkit.claims.claim import jsonable
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, _
+from labkit.lessons.lab import lab
 
 if TYPE_CHECKING:
     import pandas as pd
 
 # The lessons, one record each, are labkit.syllabus's; here for the notebooks and the sheet.
 LESSONS = syllabus.LESSONS
-
-_current: str | None = None
-# Each exercise's furthest state in this kernel, by question (the file keeps every session's),
-# and the question of each exercise made in this kernel, by name ("01.string_range").
-_here: dict[str, str] = {}
-_made: dict[str, str] = {}
 
 
 def lesson(key: str | int) -> syllabus.Lesson:
@@ -40,15 +35,9 @@ def lesson(key: str | int) -> syllabus.Lesson:
                            known=", ".join(i.number for i in LESSONS)))
 
 
-def set_current(number: str) -> None:
-    """Remember the lesson this kernel is in, for the exercises it records."""
-    global _current
-    _current = number
-
-
 def current() -> str:
     """The lesson this kernel is in (``labkit.start_lesson``), or ``"?"``."""
-    return _current or "?"
+    return lab().lesson
 
 
 def progress_file() -> Path:
@@ -87,10 +76,9 @@ GIVEN_CHARS = 200
 
 
 def made(name: str, question: str) -> None:
-    """Note that exercise ``name`` (asking ``question``) was made in this kernel, and give
-    its entries in the progress file that name (its first "seen" is noted before it is
-    known)."""
-    _made[name] = question
+    """Give the progress file's entries of exercise ``name`` (asking ``question``), made in
+    this kernel (``lab().exercises``), that name: its first "seen" is noted before it is
+    known."""
     data = _load()
     unnamed = [entry for entry in data.values()
                if isinstance(entry, dict) and entry.get("exercise") == question
@@ -104,7 +92,9 @@ def made(name: str, question: str) -> None:
 def tried(name: str) -> bool:
     """Whether exercise ``name`` was tried in this kernel: answered (right or wrong) or its
     answer revealed. A cell that shows the answer waits until then."""
-    return _here.get(_made.get(name, ""), "seen") in ("tried", "right", "revealed")
+    kept = lab().exercises.get(name)
+    state = lab().states.get(kept.question, "seen") if kept is not None else "seen"
+    return state in ("tried", "right", "revealed")
 
 
 def record(question: str, state: str, lesson_number: str | None = None, *,
@@ -117,8 +107,8 @@ def record(question: str, state: str, lesson_number: str | None = None, *,
     right: ``1`` is right first time) and ``wrong``, each wrong answer in order; a check after
     the first right answer changes neither."""
     checked_right = state == "right"
-    old_here = _here.get(question, "seen")
-    _here[question] = max(old_here, state, key=STATES.index)
+    here = lab().states
+    here[question] = max(here.get(question, "seen"), state, key=STATES.index)
     number = lesson_number or current()
     data = _load()
     key = f"{number} {question}"
@@ -147,7 +137,8 @@ def record(question: str, state: str, lesson_number: str | None = None, *,
         entry.update(right_at=right_at, wrong=wrong)
     data[key] = entry
     # The exercise's name ("01.silent"), where this kernel made it by name (the export's ID).
-    name = next((n for n, q in _made.items() if q == question), None) or old.get("id")
+    name = next((n for n, kept in lab().exercises.items() if kept.question == question),
+                None) or old.get("id")
     if name:
         data[key]["id"] = name
     _save(data)

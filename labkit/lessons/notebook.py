@@ -1,15 +1,14 @@
-"""The notebook's side of the runner: one context per kernel, ``labkit.claim``, and what
-stands in, labelled, where a lesson's server is missing."""
+"""The notebook's side of the runner: the kernel's context (its lab's), ``labkit.claim``, and
+what stands in, labelled, where a lesson's server is missing."""
 
 from __future__ import annotations
 
-import atexit
 import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from labkit import i18n, servers
+from labkit import i18n
 from labkit.claims.claim import (
     COLOURS,
     ERROR,
@@ -28,8 +27,9 @@ from labkit.experiments import catalogue
 from labkit.i18n import N_, Message, _
 from labkit.i18n import shown as shown_text
 from labkit.lessons import course
+from labkit.lessons.cards import Why, WhyFrame, cell_text, claim_card, instead
+from labkit.lessons.lab import lab
 from labkit.names import engine_name
-from labkit.outputs.cards import Why, WhyFrame, cell_text, claim_card, instead
 from labkit.outputs.escape import as_typed
 from labkit.outputs.tables import keep_from_maths
 from labkit.run.results import ClaimResult, Result
@@ -42,36 +42,6 @@ if TYPE_CHECKING:
     from labkit.servers.mongo import MongoServer
 
 T = TypeVar("T")  # what an experiment on a server gives (``on_server``)
-
-_session: Context | None = None
-
-
-class Lab:
-    """The lesson this kernel is in (``labkit.start_lesson("03")`` makes one): what its cards
-    have said once, each said by the first card that needs it and by that card every time it
-    is shown again. Building a card changes nothing but this record, so a cell run twice
-    shows the same thing."""
-
-    def __init__(self, number: str = "?") -> None:
-        self.number = number
-        # What was said once (the note on a missing server, a column's legend, the footer
-        # that a stand-in is no observation) and the card that says it.
-        self._said: dict[str, str] = {}
-        # The model's prediction of each claim, made once in the lesson.
-        self.predictions: dict[str, tuple[str, Any]] = {}
-
-    def says(self, what: str, card: str) -> bool:
-        """True where ``card`` is the card that says ``what`` in this lesson: the first to ask."""
-        return self._said.setdefault(what, card) == card
-
-
-_lab = Lab()  # the lesson the kernel is in; a new one at each start_lesson
-
-
-def lab() -> Lab:
-    """The lesson this kernel is in."""
-    return _lab
-
 
 # Stand-in labels are kept in English (the model's is compared below) and shown translated.
 MODEL_LABEL = N_("labkit's model predicts (computed here, no server asked)")
@@ -148,11 +118,7 @@ def session() -> Context:
     ``session().btree_n`` is the number of keys per kind every B-tree table and verdict
     of the kernel uses (``LABKIT_BTREE_N``, or the kit's default).
     """
-    global _session
-    if _session is None:
-        _session = Context(mongodb_provider=servers.mongodb)
-        atexit.register(_session.close)
-    return _session
+    return lab().context
 
 
 def _legend(label: Label) -> str:
@@ -193,13 +159,13 @@ class NotRun:
         self.stand_ins = stand_ins
         # Said by the first card of the lesson that needs them (again when that card is shown
         # again), and by no other.
-        card = f"{kind}:{what}"
-        self.first = _lab.says("notice", card)
+        card, said = f"{kind}:{what}", lab()
+        self.first = said.says("notice", card)
         if self.first:  # its note's details give the missing server's reason in full
-            _lab.says(f"reason:{kind}", card)
+            said.says(f"reason:{kind}", card)
         self.legend = [label for label, _value in stand_ins if _short(label) != _text(label)
-                       and _lab.says(f"{_short(label)}: {_legend(label)}", card)]
-        self.footer = bool(stand_ins) and _lab.says("footer", card)
+                       and said.says(f"{_short(label)}: {_legend(label)}", card)]
+        self.footer = bool(stand_ins) and said.says("footer", card)
 
     def table(self) -> pd.DataFrame | None:
         """The stand-ins side by side as a DataFrame (one row per question), or None."""
@@ -279,13 +245,14 @@ def model_prediction(item: Claim) -> tuple[str, Any] | None:
     """
     if item.predict is None:
         return None
-    made = _lab.predictions.get(item.id)
+    predictions = lab().predictions
+    made = predictions.get(item.id)
     if made is None:
         try:
             made = MODEL_LABEL, item.predict()
         except Exception as exc:  # the model is a stand-in: its failure must not stop a lesson
             made = MODEL_FAILED, one_line(exc)
-        _lab.predictions[item.id] = made  # made once: a prediction with random IDs (O8) too
+        predictions[item.id] = made  # made once: a prediction with random IDs (O8) too
     return made
 
 
@@ -398,7 +365,7 @@ class Checked(list[Result]):
         # card of the lesson that needs it; this card's rows refer to it where another did.
         card = f"claim:{result.claim.id}"
         self.told = frozenset(kind for kind in {row.missing for row in result.rows}
-                              if kind and not _lab.says(f"reason:{kind}", card))
+                              if kind and not lab().says(f"reason:{kind}", card))
 
     @property
     def verdict(self) -> Verdict:
@@ -493,7 +460,7 @@ class ServerStatus:
                  missing: ServerUnavailable | None = None) -> None:
         self.lesson, self.needs_server = lesson, needs_server
         self.server, self.missing = server, missing
-        self.first = _lab.says("notice", "status") if missing is not None and needs_server \
+        self.first = lab().says("notice", "status") if missing is not None and needs_server \
             else False
 
     def _intro(self) -> str:
@@ -519,7 +486,7 @@ class ServerStatus:
         if self.missing is not None and self.needs_server and self.server is None:
             # Shown, the note gives the reason in full (in its details), so the lesson's cards
             # refer to it: recorded when shown, as lesson 06 never shows its status.
-            _lab.says("reason:mongodb", "status")
+            lab().says("reason:mongodb", "status")
             return f"<div>{html.escape(self._intro())} {_server_note_html(self.missing)}</div>"
         return "<div>" + "<br>".join(html.escape(line) for line in self.lines()) + "</div>"
 
@@ -530,11 +497,9 @@ def start_lesson(lesson: str) -> ServerStatus:
 
     Never raises for a missing server: the lesson runs without one.
     """
-    global _lab
     keep_from_maths()
     info = course.lesson(lesson)
-    course.set_current(info.number)
-    _lab = Lab(info.number)  # what a lesson says once, it says afresh in each lesson
+    lab().begin(info.number)  # what a lesson says once, it says afresh in each lesson
     needs_server = "mongodb" in info.uses
     if not needs_server:
         return ServerStatus(info.number, False)

@@ -23,8 +23,9 @@ from labkit import i18n, syllabus
 from labkit._paths import CHECKOUT
 from labkit.errors import NoAnswer, ServerUnavailable
 from labkit.i18n import N_, Message, _
-from labkit.lessons import notebook, questions
+from labkit.lessons import questions
 from labkit.lessons.exercises import LIVE, MODEL, Exercise, Said
+from labkit.lessons.lab import lab
 from labkit.outputs.escape import markdown, markdown_code
 from labkit.run import runner
 
@@ -47,19 +48,17 @@ def offline_session() -> Context:
 
 @contextmanager
 def _offline(ctx: Context | None = None) -> Iterator[None]:
-    """``ctx`` (or a new ``offline_session``, closed after) as the kernel's session, and a
+    """``ctx`` (or a new ``offline_session``, closed after) as the kernel's context, and a
     throw-away progress file, so that making the sheet is not recorded as anyone's
     progress."""
     own = ctx is None
     ctx = offline_session() if ctx is None else ctx
-    session, progress = notebook._session, os.environ.get("LABKIT_PROGRESS")
-    with tempfile.TemporaryDirectory() as folder:
-        notebook._session = ctx
+    progress = os.environ.get("LABKIT_PROGRESS")
+    with tempfile.TemporaryDirectory() as folder, lab().using(ctx):
         os.environ["LABKIT_PROGRESS"] = str(Path(folder) / "progress.json")
         try:
             yield
         finally:
-            notebook._session = session
             if progress is None:
                 os.environ.pop("LABKIT_PROGRESS", None)
             else:

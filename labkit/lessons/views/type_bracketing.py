@@ -8,9 +8,9 @@ from labkit.experiments.bracketing import (
     validator,
     validator_as_stated,
 )
+from labkit.lessons.cards import Fixture
 from labkit.model.fixtures import load
 from labkit.model.reads import census, find, ids
-from labkit.outputs.cards import Fixture
 from labkit.outputs.plots import type_brackets
 from labkit.outputs.tables import fixture, frame
 

@@ -1,9 +1,8 @@
 """A claim's verdict card in a notebook: the claim's verdict, then each engine's row.
 
-The card is an output like the report: it reads a ``run.results.ClaimResult`` and draws it.
-The notebook's ``Checked`` (``lessons.notebook``, above this room) shows it as its HTML. Beside
-a card whose rows are ``_id``s of a fixture, ``Fixture`` shows that fixture and each row's
-query.
+The card reads a ``run.results.ClaimResult`` and draws it, as the report does a run; the
+notebook's ``Checked`` (``lessons.notebook``) shows it as its HTML. Beside a card whose rows
+are ``_id``s of a fixture, ``Fixture`` shows that fixture and each row's query.
 """
 
 from __future__ import annotations
