@@ -157,7 +157,7 @@ class _Where:
 
 def _where_now() -> _Where:
     """The kernel's MongoDB if it has one, else the model alone."""
-    # the session (lessons.notebook, about 50 more modules): a collection made needs it;
+    # the session (lessons.notebook, about 40 more modules): a collection made needs it;
     # `labkit.exercise` loads this module (through query_tasks) and makes none
     from labkit.lessons.notebook import session
 
@@ -301,7 +301,7 @@ class Answer:
 
     def _waiting(self) -> Any:
         """A note that this answer waits for an exercise not yet tried, or None."""
-        # the session's module (about 50 more modules): a shown answer's alone, as above
+        # the session's module (about 40 more modules): a shown answer's alone, as above
         from labkit.lessons.notebook import Waiting, _untried
 
         name = _untried(self.held) if self.held else None

@@ -56,7 +56,7 @@ NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng", "mảng trống"),
 def _expected(claim_id: str, *keys: str) -> list[Any]:
     """The _ids a claim's fixture holds, from its expectation's lists (the choices an answer
     may name). A claim's expectation is any JSON value, hence Any."""
-    # the claims' catalogue (the experiments, the engines and the servers' room, about 40
+    # the claims' catalogue (the experiments, the engines and the servers' room, about 35
     # modules): only the exercises that quote a claim's fixture need it
     from labkit.experiments.catalogue import get
 
@@ -77,7 +77,7 @@ def _ladder() -> list[str]:  # the mixed fixture's _ids are names
 
 
 def _session() -> Context:
-    # the session (lessons.notebook, about 50 more modules): `labkit.exercise` loads this
+    # the session (lessons.notebook, about 40 more modules): `labkit.exercise` loads this
     # module without it; only the exercises that ask the kernel (its loads, its MongoDB) do
     from labkit.lessons.notebook import session
 
@@ -109,7 +109,7 @@ def _mongomock_eq_42() -> Any:
     """What mongomock (an in-process fake, never MongoDB) returns for B1's ``{userId: 42}``;
     where it is not installed, ``ServerUnavailable`` says so and how to add it (the exercise
     shows that, translated, in place of an answer)."""
-    # the claim check (run.check, about 45 more modules) and the fakes: this exercise alone
+    # the claim check (run.check, about 40 more modules) and the fakes: this exercise alone
     from labkit.claims import files as claimfiles
     from labkit.engines import fakes
     from labkit.run import check as claimcheck

@@ -307,7 +307,7 @@ def claims() -> pd.DataFrame:
     them."""
     import pandas as pd
 
-    # the claims' catalogue (the experiments and the engines, about 35 modules): `labkit
+    # the claims' catalogue (the experiments and the engines, about 30 modules): `labkit
     # progress` loads this module for its table without it
     from labkit.experiments.catalogue import lesson_of, registered
 
