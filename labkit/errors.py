@@ -68,7 +68,7 @@ class _Indented:
 def _hidden(text: str) -> str:
     """``text`` with every password hidden. The URI and DSN parsers behind it load on first
     use, so that a command which raises nothing (``labkit predict``) does not wait for them."""
-    from labkit._redact import redact as hide
+    from labkit._redact import redact as hide  # the URI parsers: `labkit predict` loads none
 
     return hide(text)
 

@@ -141,17 +141,6 @@ def test_no_scripted_server_and_no_fake_stands_in_for_mongodb():
             assert module == "labkit.engines.fakes", module
 
 
-# Not yet: files whose imports inside functions still wait to be moved up or given their
-# reason. The set only shrinks.
-_REASONS_NOT_YET = {
-    "labkit/errors.py", "labkit/lessons/rules.py",
-    "labkit/lessons/recall.py", "labkit/lessons/questions.py",
-    "labkit/lessons/query_questions.py", "labkit/lessons/collection.py",
-    "labkit/lessons/query_tasks.py", "labkit/outputs/tables.py",
-}
-_ROOMS_NOT_YET = ("labkit/claims/", "labkit/run/", "labkit/experiments/")
-
-
 def _comments(source: str) -> tuple[set[int], set[int]]:
     """The numbers of the lines that carry a ``#`` comment (read as tokens, not as text), and
     of those that hold nothing else."""
@@ -192,9 +181,5 @@ def test_every_import_inside_a_function_says_why():
     on the line just above (one comment may head a block of such imports), says why it waits
     for the function: what it would load that the light paths (``import labkit``,
     ``labkit --help``, ``labkit predict``, another command) do not need."""
-    bare = []
-    for path in MODULES.values():
-        name = path.relative_to(PACKAGE.parent).as_posix()
-        if name not in _REASONS_NOT_YET and not name.startswith(_ROOMS_NOT_YET):
-            bare += _imports_without_reason(path)
+    bare = [line for path in MODULES.values() for line in _imports_without_reason(path)]
     assert not bare, "\n".join(sorted(bare))

@@ -12,6 +12,7 @@ from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, Text
+from labkit.model import fixtures
 
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit"}
 _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
@@ -106,8 +107,6 @@ def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Doc
         raise where.error(Message(N_("needs exactly one of fixture (a list of documents) or "
                                      "fixture_file")))
     if "fixture_file" in entry:
-        from labkit.model import fixtures
-
         name = entry["fixture_file"]
         if not isinstance(name, str):
             raise where.error(Message(N_("fixture_file must be a path")), "fixture_file")

@@ -12,6 +12,7 @@ from labkit.claims.claim import short_json
 from labkit.claims.spec import Answer, Expectation
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, Text, english
+from labkit.model import bson_order
 
 
 class Judgement(NamedTuple):
@@ -107,8 +108,6 @@ def _error_note(checks: dict[str, Any], answer: Answer) -> Text:
 
 
 def _cmp(a: Any, b: Any) -> int:
-    from labkit.model import bson_order
-
     return bson_order.compare(a, b)
 
 
@@ -133,8 +132,6 @@ def _special(value: Any) -> str | None:
 
 
 def _operator(op: str, argument: Any, actual: Any, root: bool) -> Message | None:
-    from labkit.model import bson_order
-
     if op == "$$unsetOrMatches":  # a root document stays one: extra fields are still allowed
         return match(argument, actual, root=root)
     if op == "$$matchAsRoot":
@@ -235,8 +232,6 @@ def _match_array(expected: list[Any], actual: Any,
 def _scalar(expected: Any, actual: Any) -> Message | None:
     from bson import Decimal128
 
-    from labkit.model import bson_order
-
     if _is_number(expected) and _is_number(actual):
         decimal = isinstance(expected, Decimal128), isinstance(actual, Decimal128)
         if decimal[0] != decimal[1] or _cmp(expected, actual) != 0:
@@ -260,8 +255,6 @@ def _exactly(expected: Any, actual: Any) -> Message | None:
     MUST match exactly", key order free (unified-test-format.md, "Executing a Test",
     mongodb/specifications at 92b3c0b9): the same fields, the same BSON types and values, arrays
     element by element. None, or where and how ``actual`` differs."""
-    from labkit.model import bson_order
-
     if isinstance(expected, dict):
         return _exact_document(expected, actual)
     if isinstance(expected, list):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from labkit.i18n import N_, _
+from labkit.model import objectid
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,8 +48,6 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _split(hex_id: str) -> dict[str, Any]:
-    from labkit.model import objectid
-
     parts = objectid.split(hex_id)
     return {"timestamp": hex_id[:8], "random": hex_id[8:18], "counter": hex_id[18:],
             "counter (decimal)": parts.counter}

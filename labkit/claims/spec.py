@@ -9,6 +9,7 @@ from typing import Any
 
 from labkit.claims.bounds import Requirement
 from labkit.i18n import Text
+from labkit.model.bson_order import bson_type
 
 Document = dict[str, Any]
 # The reads a claim check performs (the Unified Test Format's names; the short form's count is
@@ -113,8 +114,6 @@ class ClaimSpec:
         """Each top-level field of the fixture, with how many documents hold it as each BSON
         type, named and counted as a ``$group`` by ``{$type: "$field"}`` names them (lesson
         03's census; ``missing`` where a document lacks the field): what a check inserts."""
-        from labkit.model.bson_order import bson_type
-
         rows: list[dict[str, Any]] = []
         for collection, docs in self.fixture.items():
             for name in dict.fromkeys(key for doc in docs for key in doc):

@@ -12,7 +12,7 @@ from labkit.claims.claim import Context, Observation
 from labkit.claims.files import Step, kit_claim
 from labkit.engines.query import model_read, pymongo_read
 from labkit.i18n import N_, Message
-from labkit.model import fixtures, reads
+from labkit.model import fixtures, objectid, reads
 from labkit.names import engine_name
 
 if TYPE_CHECKING:
@@ -136,7 +136,5 @@ def value_bytes(value: object, codec_options: CodecOptions[Any] | None = None) -
 
 def counter_steps(hex_ids: list[str]) -> set[int]:
     """The steps between consecutive ObjectIds' counters (modulo the counter's wrap)."""
-    from labkit.model import objectid
-
     counters = [objectid.split(h).counter for h in hex_ids]
     return {(b - a) % (objectid.MAX_COUNTER + 1) for a, b in itertools.pairwise(counters)}

@@ -15,7 +15,7 @@ from labkit.experiments._common import (
     server_census,
 )
 from labkit.i18n import N_, Message, _, joined
-from labkit.model import fixtures
+from labkit.model import fixtures, reads
 from labkit.names import engine_name
 
 if TYPE_CHECKING:
@@ -209,8 +209,6 @@ def census_by_writer(shell_docs: list[dict[str, Any]], field: str = "userId"
                      ) -> list[dict[str, Any]]:
     """The model's ``$type`` census of ``field`` in the fixture as the shell wrote it and as
     Python writes it (42.0 a double): one row per writer, a type absent from a census is 0."""
-    from labkit.model import reads
-
     censuses = {_("the shell (fixture)"): reads.census(shell_docs, field),
                 "Python": reads.census(python_orders(), field)}
     types = list(dict.fromkeys(t for census in censuses.values() for t in census))

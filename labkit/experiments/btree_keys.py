@@ -30,6 +30,7 @@ from labkit.engines.btree_engine import LoadResult, Measurement, outgrows_from
 from labkit.engines.btree_mongodb import MongoLoad
 from labkit.engines.btree_postgres import PostgresIO
 from labkit.engines.btree_sqlite import SQLiteIO
+from labkit.errors import ServerUnavailable
 from labkit.i18n import N_, Message, Text, _, joined, number
 from labkit.model import uuids
 from labkit.names import engine_name
@@ -496,8 +497,6 @@ def growth(ctx: Loads, kinds: tuple[str, ...] = ("uuid4", "uuid7")) -> dict[str,
     {kind: [(n, bytes written)]}}, "cache_points": [{keys, n, index_to_cache, cache_reads}]}``
     (bytes written None where the engine did not count them); ``{"not_run": why}`` when no
     engine runs."""
-    from labkit.errors import ServerUnavailable
-
     ns = sorted({max(ctx.btree_n >> i, 1) for i in range(GROWTH_STEPS)})
     why = []
     for engine in GROWTH_ENGINES:

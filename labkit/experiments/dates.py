@@ -16,6 +16,8 @@ from labkit.experiments._common import (
     value_bytes,
 )
 from labkit.i18n import N_, Message, _
+from labkit.model import fixtures
+from labkit.model.objectid import iso_z
 from labkit.names import engine_name
 
 if TYPE_CHECKING:
@@ -32,8 +34,6 @@ D1_DATES = [dt.datetime(1969, 12, 31, tzinfo=dt.UTC),
 
 def predict_date_millis() -> dict[str, Any]:
     """The BSON rule applied by hand: whole milliseconds since 1970 UTC, the offset dropped."""
-    from labkit.model.objectid import iso_z
-
     epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     millis = [(d - epoch) // dt.timedelta(milliseconds=1) for d in D1_DATES]
     return {"types": ["date"], "millis": millis,
@@ -46,8 +46,6 @@ def predict_date_millis() -> dict[str, Any]:
                  "read_back": "2026-10-01T00:00:00Z"}, predict=predict_date_millis)
 def date_is_utc_millis(ctx: Context) -> Observation:
     """Store a date before 1970, one with microseconds, one at +07:00; read them as numbers."""
-    from labkit.model.objectid import iso_z
-
     docs = [{"_id": i, "d": d} for i, d in enumerate(D1_DATES, start=1)]
     collection = ctx.mongodb_database("d1").dates
     collection.insert_many(docs)
@@ -116,8 +114,6 @@ def _zone_columns(zone: str) -> tuple[str, str]:
 def local_times(database: Database[Document], zone: str = VIETNAM) -> list[dict[str, Any]]:
     """Show the events' Dates in a time zone on the server, with ``$dateToString``: the stored
     value stays UTC; only the text shown changes."""
-    from labkit.model import fixtures
-
     collection = fixtures.insert(database, "events")
     stored, shown = _zone_columns(zone)
     return [{"_id": row["_id"], stored: row["stored"], shown: row["shown"]}
@@ -132,8 +128,6 @@ def local_times(database: Database[Document], zone: str = VIETNAM) -> list[dict[
 def local_times_by_python(zone: str = VIETNAM) -> list[dict[str, Any]]:
     """The same conversion by Python's ``zoneinfo``, with no server: what to expect."""
     from zoneinfo import ZoneInfo
-
-    from labkit.model import fixtures
 
     stored, shown = _zone_columns(zone)
     return [{"_id": d["_id"], stored: server_text(d["atDate"]),

@@ -11,7 +11,7 @@ from labkit.claims.registry import claim
 from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
 from labkit.i18n import N_, Message, _
-from labkit.model import objectid
+from labkit.model import objectid, reads
 from labkit.names import engine_name
 
 
@@ -116,8 +116,6 @@ def _boundary_ids(second: int) -> tuple[list[str], str]:
 def predict_range_boundaries() -> dict[str, Any]:
     """The same count from each boundary, by labkit's model of the comparison rules."""
     from bson import ObjectId
-
-    from labkit.model import reads
 
     made, made_at = _boundary_ids(O8_SECOND)
     docs = [{"_id": ObjectId(h)} for h in made]

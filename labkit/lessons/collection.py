@@ -17,11 +17,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from labkit.claims.claim import COLOURS, FAILS
+from labkit.claims.claim import COLOURS, FAILS, one_line, short_json
+from labkit.engines import writes
+from labkit.engines.query import driver_raised, model_read, pymongo_read
+from labkit.engines.writes import pymongo_write
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, _, shown
+from labkit.model import bson_order, explain, fixtures, reads
+from labkit.model.fixtures import dumps
 from labkit.model.versions import CURRENT_MAJOR, VERSIONS
 from labkit.outputs.escape import as_typed
+from labkit.outputs.explanations import frame, page
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +48,7 @@ def _identifier(key: str) -> bool:
 def mongosh(value: Any) -> str:
     """A query value as mongosh takes it: keys bare where JavaScript allows (``$gt``, ``userId``),
     quoted where not (``"a.b"``); values as the shell writes them."""
+    # outputs.tables loads the servers' room: `labkit.exercise` loads this module without it
     from labkit.outputs.tables import shell
 
     if isinstance(value, dict):
@@ -150,6 +157,8 @@ class _Where:
 
 def _where_now() -> _Where:
     """The kernel's MongoDB if it has one, else the model alone."""
+    # the session (lessons.notebook, about 40 more modules): a collection made needs it;
+    # `labkit.exercise` loads this module (through query_tasks) and makes none
     from labkit.lessons.notebook import session
 
     ctx = session()
@@ -159,21 +168,15 @@ def _where_now() -> _Where:
 
 
 def _model_read(docs: list[Document], query: Query, rules: str) -> Any:
-    from labkit.engines.query import model_read
-
     return model_read(docs, query.operation, query.arguments, rules=rules)
 
 
 def _server_read(collection: PyCollection[Document], query: Query) -> Any:
-    from labkit.engines.query import pymongo_read
-
     return pymongo_read(collection, query.operation, query.arguments)
 
 
 def _refusal(exc: Exception) -> str:
     """What an engine said when it refused a read, in one line of the learner's words."""
-    from labkit.claims.claim import one_line
-
     said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else None
     return shown(said) if said is not None else shown(one_line(exc))
 
@@ -243,9 +246,6 @@ class Answer:
     def why(self) -> pd.DataFrame | None:
         """Why the model places each document of the collection (a filter: in or out, and the
         rule; a sort: the value each sorts by), or None where the read has neither."""
-        from labkit.model import explain
-        from labkit.outputs.explanations import frame
-
         filter_, sort = _filter_and_sort(self.query)
         try:
             if filter_ is not None and (filter_ or sort is None):
@@ -264,7 +264,7 @@ class Answer:
     # Display ----------------------------------------------------------------------------------
 
     def _table(self) -> pd.DataFrame | None:
-        from labkit.outputs.tables import fixture
+        from labkit.outputs.tables import fixture  # the servers' room: a shown answer's alone
 
         if self.query.operation in ("find", "aggregate") and isinstance(self.value, list) and \
                 self.value and all(isinstance(d, dict) for d in self.value):
@@ -301,6 +301,7 @@ class Answer:
 
     def _waiting(self) -> Any:
         """A note that this answer waits for an exercise not yet tried, or None."""
+        # the session's module (about 40 more modules): a shown answer's alone, as above
         from labkit.lessons.notebook import Waiting, _untried
 
         name = _untried(self.held) if self.held else None
@@ -333,8 +334,6 @@ class Answer:
         table = self._table()
         if table is not None:
             parts.append(table.to_html(escape=True, border=0))
-        from labkit.outputs.explanations import page
-
         why = None if self.refused else self.why()
         if why is not None:
             parts.append(f"<details><summary>{esc(_('Why, document by document (labkit model)'))}"
@@ -345,14 +344,10 @@ class Answer:
 
 def _key(value: Any) -> str:
     """A value as a set compares it: its Extended JSON."""
-    from labkit.model.fixtures import dumps
-
     return dumps(value)
 
 
 def _short(value: Any) -> str:
-    from labkit.claims.claim import short_json
-
     return short_json(value, 200)
 
 
@@ -379,8 +374,6 @@ def _filter_and_sort(query: Query) -> tuple[dict[str, Any] | None, dict[str, Any
 def _agree(query: Query, server: Any, model: Any) -> bool:
     """Whether a server's answer and the model's prediction say the same: the same documents
     (in the same order where the read sorts them, ties in any order), the same value else."""
-    from labkit.model import bson_order
-
     if not (isinstance(server, list) and isinstance(model, list)):
         return _key(server) == _key(model)
     if sorted(map(_key, server)) != sorted(map(_key, model)):
@@ -522,8 +515,6 @@ class Collection:
         try:
             value = _server_read(self._server, query)
         except Exception as exc:  # the server's refusal is its answer, shown as such
-            from labkit.engines.query import driver_raised
-
             if not driver_raised(exc):
                 raise
             return Answer(query, self.where, refused=_refusal(exc), docs=self._docs)
@@ -566,15 +557,11 @@ class Collection:
             model_refused = _refusal(exc)
         if self._server is None:
             return Written(operation, self.name, self.where, model_said, model_refused)
-        from labkit.engines.writes import pymongo_write
-
         if model_refused:
             self._in_step = False
         try:
             said = pymongo_write(self._server, operation, arguments)
         except Exception as exc:
-            from labkit.engines.query import driver_raised
-
             if not driver_raised(exc):
                 raise
             return Written(operation, self.name, self.where, None, _refusal(exc))
@@ -587,9 +574,6 @@ def model_write(docs: list[Document], operation: str, arguments: dict[str, Any],
     specification names it: the inserts the model performs (``engines.writes``), deletes, and
     updates by ``$set``, ``$unset`` and ``$inc`` on top-level fields; any other is
     ``NotSupported``."""
-    from labkit.engines import writes
-    from labkit.model import reads
-
     if operation in writes.MODEL_WRITES:
         said: dict[str, Any] = writes.model_write(docs, operation, arguments)
         return said
@@ -665,8 +649,6 @@ def collection(name: str = "orders", documents: str | list[Document] | None = No
     of labkit's own each time), else on labkit's model; each answer says which. With ``after``
     (an exercise's name, or several), a notebook shows its answers once they have been tried,
     where they would give those answers away."""
-    from labkit.model import fixtures
-
     if documents is None:
         docs = fixtures.load(name) if name in fixtures.names() else []
     elif isinstance(documents, str):

@@ -24,11 +24,15 @@ from labkit.lessons.collection import (
     Cursor,
     Query,
     _agree,
+    _filter_and_sort,
+    _key,
+    _short,
     _sort_pairs,
     _where_now,
 )
 from labkit.lessons.exercises import MODEL, Exercise
 from labkit.lessons.rules import Accept
+from labkit.model import explain
 
 if TYPE_CHECKING:
     from labkit.model.bson_order import Document
@@ -240,8 +244,6 @@ def _absent_fields(query: Query, documents: list[Document]) -> list[str]:
 def _wrongly(query: Query, got: Answer, expected: Answer, seen: Collection) -> Message:
     """Which documents ``got`` lets in or keeps out against ``expected``, each with the rule
     that decided under the learner's filter (or the order, for a sort)."""
-    from labkit.lessons.collection import _key, _short
-
     mine = {_key(d.get("_id")): d.get("_id") for d in got.documents()}
     theirs = {_key(d.get("_id")): d.get("_id") for d in expected.documents()}
     wrongly_in = [v for k, v in mine.items() if k not in theirs]
@@ -265,9 +267,6 @@ def _wrongly(query: Query, got: Answer, expected: Answer, seen: Collection) -> M
 
 def _reasons(query: Query, seen: Collection, ids: list[Any]) -> dict[str, tuple[str, str]]:
     """The model's reason for each of ``ids`` under the learner's filter: its rule and why."""
-    from labkit.lessons.collection import _filter_and_sort, _key
-    from labkit.model import explain
-
     filter_, _sort = _filter_and_sort(query)
     if filter_ is None:
         return {}
@@ -283,8 +282,6 @@ def _reasons(query: Query, seen: Collection, ids: list[Any]) -> dict[str, tuple[
 def _named(ids: list[Any], reasons: dict[str, tuple[str, str]], told: list[int]) -> str:
     """``ids`` as feedback names them: the first few, each with its rule (the first with the
     model's whole reason, counted in ``told``), the rest counted."""
-    from labkit.lessons.collection import _key, _short
-
     named = []
     for i in ids[:_NAMED]:
         reason = reasons.get(_key(i))

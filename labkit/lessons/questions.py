@@ -10,10 +10,12 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from labkit.engines.query import model_read, pymongo_read
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, _
 from labkit.lessons.answers import says_error
 from labkit.lessons.exercises import (
+    MODEL,
     Accept,
     AsSet,
     Bool,
@@ -54,6 +56,8 @@ NAMES = {"emptyArr": ("empty array", "[]", "mảng rỗng", "mảng trống"),
 def _expected(claim_id: str, *keys: str) -> list[Any]:
     """The _ids a claim's fixture holds, from its expectation's lists (the choices an answer
     may name). A claim's expectation is any JSON value, hence Any."""
+    # the claims' catalogue (the experiments, the engines and the servers' room, about 35
+    # modules): only the exercises that quote a claim's fixture need it
     from labkit.experiments.catalogue import get
 
     expected = get(claim_id).expected
@@ -73,6 +77,8 @@ def _ladder() -> list[str]:  # the mixed fixture's _ids are names
 
 
 def _session() -> Context:
+    # the session (lessons.notebook, about 40 more modules): `labkit.exercise` loads this
+    # module without it; only the exercises that ask the kernel (its loads, its MongoDB) do
     from labkit.lessons.notebook import session
 
     return session()
@@ -86,7 +92,7 @@ def _sqlite_larger_by() -> float:
 def _write_reading() -> WriteReading:
     """What lesson 06's largest loads wrote, UUIDv4 against UUIDv7, on the engine it grows (the
     kernel's loads, made once): ``Unobservable`` where no engine counted its bytes."""
-    from labkit.experiments import btree_keys
+    from labkit.experiments import btree_keys  # the B-tree engines: lesson 06's alone
 
     ctx = _session()
     return btree_keys.write_reading(ctx, btree_keys.growth(ctx))
@@ -103,6 +109,7 @@ def _mongomock_eq_42() -> Any:
     """What mongomock (an in-process fake, never MongoDB) returns for B1's ``{userId: 42}``;
     where it is not installed, ``ServerUnavailable`` says so and how to add it (the exercise
     shows that, translated, in place of an answer)."""
+    # the claim check (run.check, about 40 more modules) and the fakes: this exercise alone
     from labkit.claims import files as claimfiles
     from labkit.engines import fakes
     from labkit.run import check as claimcheck
@@ -114,7 +121,7 @@ def _mongomock_eq_42() -> Any:
 
 def _mongomock() -> tuple[str, str]:
     """mongomock, and with its version, named a fake of MongoDB."""
-    from labkit.engines import fakes
+    from labkit.engines import fakes  # importlib.metadata (about 15 ms): lesson 07's alone
 
     return engine_name("mongomock"), _("the in-process fake {engine} {version}").format(
         engine=engine_name("mongomock"), version=fakes.version("mongomock"))
@@ -131,9 +138,6 @@ def _blog_order(exercise: Exercise) -> list[Any]:
     """The products' ``_id``s as ``find().sort({price: 1})`` gives them: on the kernel's
     MongoDB where there is one (named as the exercise's engine), else as labkit's model
     predicts them (the exercise's source then says so)."""
-    from labkit.engines.query import model_read, pymongo_read
-    from labkit.lessons.exercises import MODEL
-
     ctx = _session()
     docs = [dict(doc) for doc in _BLOG_PRODUCTS]
     arguments = {"filter": {}, "sort": _BLOG_SORT}

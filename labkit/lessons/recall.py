@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from bson import Decimal128, ObjectId
 
 from labkit.i18n import N_, _
+from labkit.lessons import course
 from labkit.lessons.exercises import (
     AsSet,
     Bool,
@@ -553,8 +554,6 @@ def score(names: str | Iterable[str]) -> Score:
     """How the questions ``names`` went, from the learner's progress (``course.entries``,
     across sessions): right first time, right on a later try, revealed or not right yet, and,
     for each not right first time, the lesson that has its idea."""
-    from labkit.lessons import course
-
     asked = [names] if isinstance(names, str) else list(names)
     kept = {entry.get("id"): entry for entry in course.entries()}
     said = [_said(name, kept.get(name, {})) for name in asked]
@@ -566,8 +565,6 @@ def score(names: str | Iterable[str]) -> Score:
 def _said(name: str, entry: dict[str, Any]) -> tuple[bool, str]:
     """Whether a question was right first time, and its sentence, from its progress entry
     (empty where it has none)."""
-    from labkit.lessons import course
-
     state, right_at = entry.get("state"), entry.get("right_at")
     if state == "right" and right_at == 1:
         return True, _(_RIGHT_FIRST).format(name=name)

@@ -11,8 +11,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
+from labkit.claims.claim import (
+    VERDICT_TEXT,
+    kind_text,
+    short_json,
+    source_title,
+    topic_text,
+    verdict_text,
+)
 from labkit.engines.btree_engine import Measurement, NotMeasured
 from labkit.i18n import N_, _, number, percent, shown
+from labkit.model import bson_order, fixtures
+from labkit.model.objectid import iso_z
 from labkit.names import engine_name
 from labkit.outputs.escape import as_typed
 
@@ -75,8 +85,6 @@ def _shell_writers() -> tuple[tuple[type | tuple[type, ...], Callable[[Any], str
 
     from bson import Binary, Decimal128, Int64, ObjectId
 
-    from labkit.model.objectid import iso_z
-
     return (
         ((type(None), bool), lambda v: {None: "null", True: "true", False: "false"}[v]),
         (str, lambda v: json.dumps(v, ensure_ascii=False)),
@@ -112,8 +120,6 @@ def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.D
     """A fixture (its name, or its documents) as a table: ``_id``, then each field's value and
     BSON type. A missing field shows as "(missing)"; nothing is sorted or answered."""
     import pandas as pd
-
-    from labkit.model import bson_order, fixtures
 
     docs = fixtures.load(docs) if isinstance(docs, str) else docs
     fields = fields or list(dict.fromkeys(k for d in docs for k in d if k != "_id"))
@@ -262,8 +268,6 @@ def evidence(checked: _Rows | _Checked) -> pd.DataFrame:
     """A check's evidence rows (every engine's) as one DataFrame, values kept as text."""
     import pandas as pd
 
-    from labkit.claims.claim import short_json
-
     results = checked.result if isinstance(checked, _Checked) else checked
     rows = []
     for row in results.rows:
@@ -280,8 +284,6 @@ def results(source: str | Path) -> pd.DataFrame:
     """A run's ``results.json`` (the file, or the report folder holding it) as one row per
     claim and engine: ID, topic, kind, claim verdict, engine, version, row verdict, reason."""
     import pandas as pd
-
-    from labkit.claims.claim import VERDICT_TEXT, verdict_text
 
     path = Path(source)
     data = json.loads((path / "results.json" if path.is_dir() else path).read_text("utf-8"))
@@ -305,9 +307,9 @@ def claims() -> pd.DataFrame:
     them."""
     import pandas as pd
 
-    from labkit.claims.claim import kind_text, source_title, topic_text
+    # the claims' catalogue (the experiments and the engines, about 30 modules): `labkit
+    # progress` loads this module for its table without it
     from labkit.experiments.catalogue import lesson_of, registered
-    from labkit.names import engine_name
 
     rows = [{"id": c.id, "topic": topic_text(c.topic), "kind": kind_text(c.kind),
              "lesson": lesson_of(c).removeprefix("notebooks/"),

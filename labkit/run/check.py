@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from labkit import servers
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import (
     BEHAVIOUR,
@@ -36,12 +37,16 @@ from labkit.claims.expect import Judgement, judge_step
 from labkit.claims.files import ClaimSpec
 from labkit.claims.spec import Answer, Expectation, Step
 from labkit.claims.steps import Plan, plan
-from labkit.engines.query import ENGINES, Engine, ModelEngine
+from labkit.engines import fakes
+from labkit.engines.query import ENGINES, Engine, ModelEngine, MongoDBEngine
 from labkit.errors import BadInput, NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message, Text, _, joined, shown
+from labkit.model import explain
+from labkit.model.versions import check_rules_version
 from labkit.names import EngineInfo, engine_name
 from labkit.run.guard import guarded, judge
 from labkit.run.results import ClaimResult, Result, Run
+from labkit.servers import check_pinned_version
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,8 +106,6 @@ def parse_engines(text: str | Iterable[str] | None) -> list[str]:
 
 def parse_versions(text: str | None) -> list[str] | None:
     """``"6.0,7.0,8.0"`` -> the versions, each pinned (``latest`` is refused); None: any."""
-    from labkit.servers import check_pinned_version
-
     if text is None:
         return None
     versions = [v.strip() for v in text.split(",")]
@@ -115,8 +118,6 @@ def parse_versions(text: str | None) -> list[str] | None:
 def parse_model_versions(text: str | None) -> list[str] | None:
     """``"6.0,9.0"`` -> the model's rule sets to follow, one column each, checked (BadInput on
     one the model does not carry); None: the current major's."""
-    from labkit.model.versions import check_rules_version
-
     if text is None:
         return None
     versions = [v.strip() for v in text.split(",")]
@@ -277,8 +278,6 @@ def explain_differences(spec: ClaimSpec, answered: list[tuple[Step, Answer]],
     not returned, returned and not expected, or, where the order is expected, out of order.
     Reads after a write, or with ``skip`` or ``limit``, are left out: the fixture alone no
     longer says which documents they could return."""
-    from labkit.model import explain
-
     out = []
     for step, answer in answered:
         if step.writes:
@@ -427,8 +426,6 @@ def cell(row: Result) -> str:
 def _one_server(version: str | None, mode: str) -> Iterator[MongoServer]:
     """One MongoDB server of ``version``, stopped (or let go) when the block ends. (Among
     several URIs in ``LABKIT_MONGODB_URI``, the servers route picks the one of that version.)"""
-    from labkit import servers
-
     with servers.provide("mongodb", mode, version) as server:
         yield server
 
@@ -438,9 +435,6 @@ def _columns(engines: list[str], versions: list[str] | None, mode: str,
              ) -> Iterator[tuple[str, str, Engine | None, Text, str]]:
     """``(label, engine name, engine or None, why not, version asked for)`` per column, one
     server at a time, and one model column per rule set asked for."""
-    from labkit.engines import fakes
-    from labkit.engines.query import MongoDBEngine
-
     for name in engines:
         if name == "model":
             rule_sets: list[str | None] = [*model_versions] if model_versions else [None]
@@ -513,8 +507,6 @@ def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
 def _rules_of(engine: Engine) -> str | None:
     """The model's rule set that speaks for ``engine``'s version where the model carries one
     (a MongoDB 7.0 server, the model following 6.0), else the current major's (None)."""
-    from labkit.model.versions import check_rules_version
-
     try:
         # The version's release series, as the model's rule sets are named ("7.0" of 7.0.12).
         series = re.match(r"\d+\.\d+", engine.speaks_for or "")

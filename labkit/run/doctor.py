@@ -11,8 +11,10 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from labkit import servers
 from labkit._redact import display
-from labkit.errors import one_line
+from labkit.engines import fakes
+from labkit.errors import LabkitError, ServerUnavailable, one_line
 from labkit.i18n import N_, Text, _, shown
 
 if TYPE_CHECKING:
@@ -123,9 +125,6 @@ def _package(name: str, required: bool, why: str = "") -> Check:
 
 
 def _mongodb_uri() -> Check:
-    from labkit import servers
-    from labkit.errors import LabkitError
-
     uri = os.environ.get("LABKIT_MONGODB_URI")
     if not uri:
         return Check(_(URI_WAY), False, _("not set"), required=False)
@@ -150,9 +149,6 @@ def privileges_line(privileges: Privileges | None) -> str:
 
 
 def _mongodb_local() -> Check:
-    from labkit import servers
-    from labkit.errors import LabkitError
-
     binary = servers.find_mongod()
     if binary is None:
         return Check(_(LOCAL_WAY), False,
@@ -166,15 +162,11 @@ def _mongodb_local() -> Check:
 
 
 def _mongodb_docker() -> Check:
-    from labkit import servers
-
     ok, detail = servers.docker_status()
     return Check(_(DOCKER_WAY), ok, detail, required=False)
 
 
 def _postgres() -> Check:
-    from labkit import servers
-
     dsn = os.environ.get("LABKIT_POSTGRES_DSN")
     if dsn:
         try:
@@ -199,9 +191,6 @@ def _postgres() -> Check:
 def _fakes() -> Check:
     """The in-process fakes lesson 07 judges: their versions, or which are missing and how to
     add them (optional: the lesson runs without them, their columns empty)."""
-    from labkit.engines import fakes
-    from labkit.errors import ServerUnavailable
-
     found, absent = [], []
     for name in fakes.FAKES:
         try:

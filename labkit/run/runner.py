@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from labkit import servers
 from labkit._defaults import CHECKPOINT_EVERY
 from labkit.claims.claim import BTreeContext, Claim, Observation, needs
 from labkit.engines import btree
@@ -105,8 +106,6 @@ class Context(BTreeContext[Measurement]):
 
     def mongodb(self) -> MongoServer:
         """The run's MongoDB server (``servers.MongoServer``)."""
-        from labkit import servers
-
         if self._mongodb_provider is not None:
             return self._server("mongodb", self._mongodb_provider, owned=False)
         return self._server("mongodb", lambda: servers.provide("mongodb", *self._mongodb_args),
@@ -114,8 +113,6 @@ class Context(BTreeContext[Measurement]):
 
     def postgres(self) -> PostgresServer:
         """The run's PostgreSQL server (``servers.PostgresServer``)."""
-        from labkit import servers
-
         if self._postgres_provider is not None:
             return self._server("postgres", self._postgres_provider, owned=False)
         return self._server("postgres", lambda: servers.provide("postgres"), owned=True)
