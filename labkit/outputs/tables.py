@@ -210,17 +210,25 @@ def btree_frame(measurements: Measurements) -> pd.DataFrame:
     rows = []
     for m in _each(measurements):
         if isinstance(m, NotMeasured):
-            rows.append({"engine": m.engine, "keys": "-",
+            # Every figure an engine did not give is a dash, never pandas' NaN.
+            rows.append({"engine": engine_name(m.engine), "keys": "-", "index bytes": "-",
+                         "leaf pages": "-", "avg leaf fill": "-", "insert s": "-",
                          "note": fitted(_("not run: {why}").format(
                              why=shown(m.not_run or m.error)))})
             continue
         for r in m.results:
-            rows.append({"engine": f"{m.engine} {m.engine_version}".strip(),
+            rows.append({"engine": _engine(m),
                          "keys": r.keys, "index bytes": _count(r.index_bytes),
                          "leaf pages": _count(r.leaf_pages),
                          "avg leaf fill": _percent(r.avg_leaf_fill),
                          "insert s": number(r.insert_seconds, 2), "note": ""})
     return _headings(pd.DataFrame(rows))
+
+
+def _engine(measurement: Measurement) -> str:
+    """The engine's display name and version heading its rows (``PostgreSQL 15.18``), the same
+    in the pivot and the frame under it."""
+    return f"{engine_name(measurement.engine)} {measurement.engine_version}".strip()
 
 
 def _count(value: int | None) -> str:
@@ -239,7 +247,7 @@ def btree_pivot(measurements: Measurements) -> pd.DataFrame:
     for m in _each(measurements):
         if isinstance(m, NotMeasured):
             continue
-        engine = f"{engine_name(m.engine)} {m.engine_version}".strip()  # PostgreSQL
+        engine = _engine(m)
         by_kind = m.by_kind()
         base = by_kind.get("uuid7")
         for kind, r in by_kind.items():
