@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from labkit.i18n import Text, english, shown
+
 # Keyed by the name the code uses (``--engines``, ``needs``, an engine's ``key``); the value is
 # what tables, reports, verdict rows and server descriptions print (an engine's ``name``).
 ENGINE_NAMES: dict[str, str] = {
@@ -44,7 +46,7 @@ class EngineInfo:
 
     key: str
     version: str = ""
-    detail: str = ""
+    detail: Text = ""
     how: str = ""
     address: str = ""
     settings: str = ""
@@ -56,23 +58,27 @@ class EngineInfo:
             object.__setattr__(self, "name", engine_name(self.key))
 
     def state(self) -> str:
-        """The engine after its name, as the report's header lists it: ``15.18 (local:
-        postgresql://labkit:***@127.0.0.1:5432/postgres)``, ``(in-process fake) 4.3.0``."""
+        """The engine after its name, as the report's header lists it in the learner's
+        language: ``15.18 (local: postgresql://labkit:***@127.0.0.1:5432/postgres)``,
+        ``(in-process fake) 4.3.0``."""
+        return self._state(shown(self.detail))
+
+    def _state(self, detail: str) -> str:
         if self.not_run:
             return f"{self.version}: not run" if self.version else "not run"
         runs = "; ".join(part for part in (f"{self.how}: {self.address}" if self.how else "",
                                            self.settings) if part)
-        return " ".join(part for part in (f"({self.detail})" if self.detail else "",
+        return " ".join(part for part in (f"({detail})" if detail else "",
                                           self.version, f"({runs})" if runs else "") if part)
 
     def line(self) -> str:
         """The engine in one line, its name first (``describe()``, results.json's ``engines``)."""
         if self.not_run:
             return f"{self.name} {self.version}".strip() + ": not run"
-        return f"{self.name} {self.state()}".strip()
+        return f"{self.name} {self._state(english(self.detail))}".strip()
 
     def to_dict(self) -> dict[str, Any]:
         """The engine as results.json's ``engine_details`` stores it."""
         return {"key": self.key, "name": self.name, "version": self.version,
-                "detail": self.detail, "how": self.how, "address": self.address,
+                "detail": english(self.detail), "how": self.how, "address": self.address,
                 "settings": self.settings, "not_run": self.not_run}

@@ -18,6 +18,7 @@ from labkit import names, servers
 from labkit._version import __version__ as labkit_version
 from labkit.claims.claim import Observation
 from labkit.experiments import catalogue as claims
+from labkit.i18n import english
 from labkit.names import EngineInfo
 from labkit.outputs import report
 from labkit.run import check as claimcheck
@@ -218,7 +219,7 @@ def test_a_checks_rows_carry_their_engines_key():
     data = result.run.to_dict()
     assert [(r["engine"], r["engine_key"], r["engine_name"]) for r in
             data["claims"][0]["results"]] == [
-        (claimcheck.ModelEngine.name, "model", "model"), ("MongoDB", "mongodb", "MongoDB")]
+        (english(claimcheck.ModelEngine.name), "model", "model"), ("MongoDB", "mongodb", "MongoDB")]
     assert dict(report.engine_states(result.run))["MongoDB"] == "not run"
     assert "- MongoDB: not run" in report.markdown(result.run)
 

@@ -278,9 +278,9 @@ def evidence(checked: _Rows | _Checked) -> pd.DataFrame:
         if row.observation is None:
             continue
         for item in row.observation.evidence:
-            rows.append({"engine": row.engine, **{k: v if isinstance(v, str | int | float)
-                                                  and not isinstance(v, bool)
-                                                  else short_json(v) for k, v in item.items()}})
+            rows.append({"engine": shown(row.engine or ""),
+                         **{k: v if isinstance(v, str | int | float) and not isinstance(v, bool)
+                            else short_json(v) for k, v in item.items()}})
     return _headings(pd.DataFrame(rows))
 
 
