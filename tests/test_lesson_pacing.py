@@ -399,8 +399,8 @@ def test_the_type_ladder_has_a_legend_in_the_lesson_language(monkeypatch):
     legend = figure.axes[0].get_legend()
     labels = [t.get_text() for t in legend.get_texts()]
     assert legend.get_title().get_text() == "kiểu (màu của mỗi điểm)"
-    assert "Số (Numbers)" in labels
-    assert "String" in labels
+    assert "Số (int, long, double, decimal)" in labels
+    assert "Symbol, String (chuỗi)" in labels
     assert len(labels) == len(set(labels))
     import matplotlib.pyplot as plt
 
