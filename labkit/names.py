@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from labkit.i18n import Text, english, shown
+from labkit.i18n import Message, Text, english, joined, shown
 
 # Keyed by the name the code uses (``--engines``, ``needs``, an engine's ``key``); the value is
 # what tables, reports, verdict rows and server descriptions print (an engine's ``name``).
@@ -28,6 +28,29 @@ ENGINE_NAMES: dict[str, str] = {
 def engine_name(key: str) -> str:
     """The display name of an engine (``postgres`` -> ``PostgreSQL``); an unknown key as is."""
     return ENGINE_NAMES.get(key, key)
+
+
+# A row's label for one aspect of what an engine measured (``SQLite · size``), as results.json
+# keeps it; its version, a field of its own, is shown beside the engine's name (``placed``).
+_ASPECT = "{engine} · {part}"
+
+
+def aspect(engine: Text, part: Text) -> Message:
+    """The label of a row about one ``part`` of what ``engine`` measured: ``SQLite · size``."""
+    return Message(_ASPECT, engine=engine, part=part)
+
+
+def placed(engine: Text, version: str | None) -> Text:
+    """A row's engine label with the engine's version beside its name, before any aspect:
+    ``SQLite 3.40.1 · size``, never ``SQLite · size 3.40.1``, which reads as a size."""
+    if isinstance(engine, Message) and engine.template == _ASPECT:
+        return aspect(placed(engine.values["engine"], version), engine.values["part"])
+    return joined(" ", [engine, version or ""])
+
+
+def where(engine: Text, version: str | None) -> str:
+    """A row's engine and version as tables and cards show them, in the learner's language."""
+    return shown(placed(engine, version))
 
 
 @dataclass(frozen=True)
