@@ -604,7 +604,8 @@ def test_a_later_cards_reference_is_in_the_lesson_language(lab_without_servers):
     assert reason in first._repr_html_()
     for shown in (str(later), later._repr_html_()):
         assert reason not in shown
-        assert "không có MongoDB ở đây: lý do nằm ở thẻ đầu tiên phía trên" in shown
+        assert "không có MongoDB ở đây: xem lý do ở thẻ đầu tiên phía trên báo thiếu " \
+            "MongoDB" in shown
 
 
 # How many characters of a right answer's feedback show before its fold, per edition: the
