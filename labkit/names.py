@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from labkit.i18n import Message, Text, english, joined, shown
+
 # Keyed by the name the code uses (``--engines``, ``needs``, an engine's ``key``); the value is
 # what tables, reports, verdict rows and server descriptions print (an engine's ``name``).
 ENGINE_NAMES: dict[str, str] = {
@@ -28,6 +30,29 @@ def engine_name(key: str) -> str:
     return ENGINE_NAMES.get(key, key)
 
 
+# A row's label for one aspect of what an engine measured (``SQLite · size``), as results.json
+# keeps it; its version, a field of its own, is shown beside the engine's name (``placed``).
+_ASPECT = "{engine} · {part}"
+
+
+def aspect(engine: Text, part: Text) -> Message:
+    """The label of a row about one ``part`` of what ``engine`` measured: ``SQLite · size``."""
+    return Message(_ASPECT, engine=engine, part=part)
+
+
+def placed(engine: Text, version: str | None) -> Text:
+    """A row's engine label with the engine's version beside its name, before any aspect:
+    ``SQLite 3.40.1 · size``, never ``SQLite · size 3.40.1``, which reads as a size."""
+    if isinstance(engine, Message) and engine.template == _ASPECT:
+        return aspect(placed(engine.values["engine"], version), engine.values["part"])
+    return joined(" ", [engine, version or ""])
+
+
+def where(engine: Text, version: str | None) -> str:
+    """A row's engine and version as tables and cards show them, in the learner's language."""
+    return shown(placed(engine, version))
+
+
 @dataclass(frozen=True)
 class EngineInfo:
     """One engine a run used, as the run records it where the engine is first known (a server,
@@ -44,7 +69,7 @@ class EngineInfo:
 
     key: str
     version: str = ""
-    detail: str = ""
+    detail: Text = ""
     how: str = ""
     address: str = ""
     settings: str = ""
@@ -56,23 +81,27 @@ class EngineInfo:
             object.__setattr__(self, "name", engine_name(self.key))
 
     def state(self) -> str:
-        """The engine after its name, as the report's header lists it: ``15.18 (local:
-        postgresql://labkit:***@127.0.0.1:5432/postgres)``, ``(in-process fake) 4.3.0``."""
+        """The engine after its name, as the report's header lists it in the learner's
+        language: ``15.18 (local: postgresql://labkit:***@127.0.0.1:5432/postgres)``,
+        ``(in-process fake) 4.3.0``."""
+        return self._state(shown(self.detail))
+
+    def _state(self, detail: str) -> str:
         if self.not_run:
             return f"{self.version}: not run" if self.version else "not run"
         runs = "; ".join(part for part in (f"{self.how}: {self.address}" if self.how else "",
                                            self.settings) if part)
-        return " ".join(part for part in (f"({self.detail})" if self.detail else "",
+        return " ".join(part for part in (f"({detail})" if detail else "",
                                           self.version, f"({runs})" if runs else "") if part)
 
     def line(self) -> str:
         """The engine in one line, its name first (``describe()``, results.json's ``engines``)."""
         if self.not_run:
             return f"{self.name} {self.version}".strip() + ": not run"
-        return f"{self.name} {self.state()}".strip()
+        return f"{self.name} {self._state(english(self.detail))}".strip()
 
     def to_dict(self) -> dict[str, Any]:
         """The engine as results.json's ``engine_details`` stores it."""
         return {"key": self.key, "name": self.name, "version": self.version,
-                "detail": self.detail, "how": self.how, "address": self.address,
+                "detail": english(self.detail), "how": self.how, "address": self.address,
                 "settings": self.settings, "not_run": self.not_run}

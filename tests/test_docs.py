@@ -511,6 +511,29 @@ def test_no_lesson_calls_the_server_directly_before_it_can_say_not_run(notebook)
             assert "except labkit.ServerUnavailable" in source, source
 
 
+_VIEW_IMPORT = re.compile(r"from labkit\.lessons\.views import (\w+) as (\w+)")
+_DOTTED_SPAN = re.compile(r"`(\w+)\.(\w+)(?:\([^`]*\))?`")
+
+
+_BOTH_EDITIONS = [*NOTEBOOKS, *sorted((ROOT / "notebooks" / "vi").glob("0*.ipynb"))]
+
+
+@pytest.mark.parametrize("notebook", _BOTH_EDITIONS,
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_prose_names_a_lessons_function_as_its_code_cells_do(notebook):
+    """A code span in the prose that names one of the lesson's functions (`x.parse_user_id`)
+    writes it under the name the notebook imported the lesson as (`lesson.parse_user_id`),
+    never under a module the notebook never imports."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    (view, alias), = _VIEW_IMPORT.findall(code)
+    names = set(importlib.import_module(f"labkit.lessons.views.{view}").__all__)
+    stray = [f"{head}.{name}" for text in _markdown(notebook)
+             for head, name in _DOTTED_SPAN.findall(text)
+             if name in names and head not in {alias, "labkit"}]
+    assert stray == []
+
+
 def _tables(readme: Path) -> list[list[list[str]]]:
     """Each table of a Markdown page, as rows (header and rule left out) of stripped cells."""
     blocks, inside = [], False

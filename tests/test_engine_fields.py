@@ -18,6 +18,7 @@ from labkit import names, servers
 from labkit._version import __version__ as labkit_version
 from labkit.claims.claim import Observation
 from labkit.experiments import catalogue as claims
+from labkit.i18n import english
 from labkit.names import EngineInfo
 from labkit.outputs import report
 from labkit.run import check as claimcheck
@@ -203,6 +204,36 @@ def test_a_row_whose_engine_name_has_a_space_keeps_it_whole(monkeypatch):
     assert "- Some Engine: " + report.escape.markdown("2.1") in report.markdown(run)
 
 
+@pytest.mark.parametrize(("language", "shown"), [
+    ("en", "SQLite 3.40.1 · size"), ("vi", "SQLite 3.40.1 · kích thước")])
+def test_a_rows_version_stands_beside_its_engine_not_after_the_aspect(language, shown,
+                                                                      monkeypatch):
+    """Lesson 06's U5 card read "engine: SQLite · size 3.40.1" (a size of 3.40.1?): the card,
+    the report and its tables put the version beside the engine's name, before the aspect,
+    while results.json keeps the label and the version as the fields they were."""
+    from labkit import i18n
+    from labkit.experiments.btree_keys import PART_TEXT
+    from labkit.i18n import Message
+    from labkit.outputs import cards
+
+    u5 = claims.get("U5")
+    label = names.aspect("SQLite", Message(PART_TEXT["size"]))
+    model = names.aspect(Message("{model} (50/50 splits)", model="model"),
+                         Message(PART_TEXT["size"]))
+    rows = [Result(u5, "finding", Observation({}, label, "3.40.1", engine_key="sqlite")),
+            Result(u5, "finding", Observation({}, model, "labkit 0.1.0", engine_key="model"))]
+    monkeypatch.setattr(i18n, "_chosen", language)
+    run = _run(rows, [])
+    assert rows[0].where == shown
+    assert rows[1].where.startswith("model (")
+    assert rows[1].where.endswith(") labkit 0.1.0 · " + shown.rsplit("· ", 1)[1])
+    assert f"{i18n._('engine:')} {shown}" in cards.row_card(rows[0])
+    assert f"- {report.escape.markdown(shown)}: " in report.markdown(run)
+    results = run.to_dict()["claims"][0]["results"]
+    assert [(r["engine"], r["engine_version"]) for r in results] == [
+        ("SQLite · size", "3.40.1"), ("model (50/50 splits) · size", "labkit 0.1.0")]
+
+
 def test_a_checks_rows_carry_their_engines_key():
     """Each cell of a claim check carries its engine's key and name beside its label ("model
     (labkit's rules for MongoDB 8.0)"), and a column without its engine keeps its key too; the
@@ -218,7 +249,7 @@ def test_a_checks_rows_carry_their_engines_key():
     data = result.run.to_dict()
     assert [(r["engine"], r["engine_key"], r["engine_name"]) for r in
             data["claims"][0]["results"]] == [
-        (claimcheck.ModelEngine.name, "model", "model"), ("MongoDB", "mongodb", "MongoDB")]
+        (english(claimcheck.ModelEngine.name), "model", "model"), ("MongoDB", "mongodb", "MongoDB")]
     assert dict(report.engine_states(result.run))["MongoDB"] == "not run"
     assert "- MongoDB: not run" in report.markdown(result.run)
 

@@ -426,8 +426,8 @@ def test_the_type_ladder_has_a_legend_in_the_lesson_language(monkeypatch):
     legend = figure.axes[0].get_legend()
     labels = [t.get_text() for t in legend.get_texts()]
     assert legend.get_title().get_text() == "kiểu (màu của mỗi điểm)"
-    assert "Số (Numbers)" in labels
-    assert "String" in labels
+    assert "Số (int, long, double, decimal)" in labels
+    assert "Symbol, String (chuỗi)" in labels
     assert len(labels) == len(set(labels))
     import matplotlib.pyplot as plt
 
@@ -591,7 +591,8 @@ def test_a_later_cards_reference_is_in_the_lesson_language(lab_without_servers):
     assert reason in first._repr_html_()
     for shown in (str(later), later._repr_html_()):
         assert reason not in shown
-        assert "không có MongoDB ở đây: lý do nằm ở thẻ đầu tiên phía trên" in shown
+        assert "không có MongoDB ở đây: xem lý do ở thẻ đầu tiên phía trên báo thiếu " \
+            "MongoDB" in shown
 
 
 # How many characters of a right answer's feedback show before its fold, per edition: the

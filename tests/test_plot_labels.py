@@ -184,9 +184,10 @@ TEACHING = {
                # 02.first's answer is the empty array, which sorts below null: not shown
                ["empty array", "mảng rỗng"]),
     "type_brackets": (lambda: plots.type_brackets(_orders(), "userId"),
-                      ["Numbers", "String", '_id 2: "42"', '_id 3: NumberLong("42")',
-                       "Each value in its type's bracket"],
-                      ["Số (Numbers)", "Mỗi giá trị trong nhóm kiểu của nó"],
+                      ["Numbers (int, long, double, decimal)", "Symbol, String", '_id 2: "42"',
+                       '_id 3: NumberLong("42")', "Each value in its type's bracket"],
+                      ["Số (int, long, double, decimal)", "Symbol, String (chuỗi)",
+                       "Mỗi giá trị trong nhóm kiểu của nó"],
                       # 03.gt_zero's answer: no operand, nothing marked as returned
                       ["returned (labkit's model)", "{$gt: 0}",
                        "được trả về (mô hình của labkit)"]),
@@ -236,6 +237,24 @@ def test_a_teaching_figure_draws_its_labels_in_both_languages(name, language, mo
     expected = english if language == "en" else vietnamese
     assert [label for label in expected if label not in texts] == [], texts
     assert [t for t in texts for answer in never if answer in t] == []
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_the_bracket_rows_are_named_in_the_ladders_words(language, monkeypatch):
+    """Lesson 03's bracket figure named its rows "Số (Numbers)" and "String" in Vietnamese, two
+    languages side by side: each row is named as the type ladder names its rung
+    (``bson_order.ladder``, a BSON type's name kept, labkit's words in the learner's
+    language), the English text of a rung never left untranslated."""
+    from labkit.model import bson_order
+
+    monkeypatch.setattr(i18n, "_chosen", language)
+    ladder = bson_order.ladder()
+    assert plots.RUNGS[:1] + plots.RUNGS[2:] == bson_order.LADDER
+    texts = _drawn(lambda: plots.type_brackets(_orders(), "userId"), language, monkeypatch)
+    rows = [t for t in texts if t in ladder]
+    assert rows == [ladder[2], ladder[3]]
+    if language == "vi":
+        assert not {"Numbers", "String", "Số (Numbers)"} & set(texts)
 
 
 def test_the_answered_brackets_mark_what_the_model_returns():

@@ -153,13 +153,14 @@ def test_the_score_waits_for_the_quiz_and_then_names_what_to_read_again():
 
 
 def test_the_score_speaks_the_lesson_language():
-    """In Vietnamese the score's sentences and the lesson's title are Vietnamese."""
+    """In Vietnamese the score's sentences and the lesson's title are Vietnamese, the title
+    in one pair of parentheses (it read "bài 03 (Type bracketing (so sánh …))")."""
     labkit.language("vi")
     warm = labkit.exercise("04.warm_up")
     warm.check(warm.mistakes[0][0])
     shown = labkit.score("04.warm_up")
     assert str(shown).splitlines() == [
         "Đúng ngay lần đầu: 0 trên 1 câu.",
-        "04.warm_up: chưa đúng; bài 03 (Type bracketing (so sánh trong cùng nhóm kiểu)) giải "
+        "04.warm_up: chưa đúng; bài 03 (Type bracketing: so sánh trong cùng nhóm kiểu) giải "
         "thích điều này."]
     assert "<br>" in shown._repr_html_()

@@ -126,3 +126,28 @@ def test_the_explanation_follows_the_rule_set_of_the_engines_version(speaks_for,
     engine = Speaking()
     engine.speaks_for = speaks_for
     assert check._rules_of(engine) == rules
+
+
+def test_the_vietnamese_report_names_the_model_and_shows_its_code_as_code(checked, monkeypatch):
+    """Lesson 08's report section read "model (labkit's rules for MongoDB 8.0) 0.1.0" in
+    Vietnamese, and the model's reasons showed their backticks ("không có \\`price\\`:"): the
+    engine's words follow the language, results.json keeps them English, and each backticked
+    field path in a reason is a code span in report.md and <code> in report.html."""
+    import labkit
+    from labkit import i18n
+
+    monkeypatch.setattr(i18n, "_chosen", None)
+    labkit.language("vi")
+    try:
+        text, page = report.markdown(checked.run), report.html_report(checked.run)
+    finally:
+        monkeypatch.setattr(i18n, "_chosen", None)
+    section = text.split("## W2")[1].split("## W3")[0]
+    assert "- model (quy tắc MongoDB 8.0 của labkit) " in section
+    assert "labkit's" not in section
+    assert "không có `v`: " in section
+    assert "\\`" not in section
+    assert "không có <code>v</code>: " in page.split("id='W2'")[1]
+    assert "`" not in page.split("id='W2'")[1].split("id='W3'")[0]
+    (row,) = next(r for r in checked.run.claims if r.claim.id == "W2").rows
+    assert row.to_dict()["engine"] == "model (labkit's rules for MongoDB 8.0)"

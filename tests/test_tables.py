@@ -57,6 +57,21 @@ def test_btree_pivot_gives_engine_by_key_kind_in_rounded_percentages():
     assert list(named.index) == ["PostgreSQL 1"]
 
 
+def test_the_btree_frame_spells_engines_as_the_pivot_and_dashes_what_was_not_run():
+    """Lesson 06's frame under the pivot read "postgres 15.18" where the pivot read
+    "PostgreSQL 15.18", and its WiredTiger row (not run) showed NaN in its four number
+    columns: both tables head a row by the engine's display name, and a figure an engine did
+    not measure is "-", as everywhere else in the lessons' tables."""
+    comparison = {"postgres": _measurement("postgres", {"uuid7": 0.9}, {"uuid7": 100}),
+                  "wiredtiger": NotMeasured("wiredtiger", not_run="no binding")}
+    frame = tables.btree_frame(comparison)
+    assert frame["engine"].tolist() == ["PostgreSQL 1", "WiredTiger"]
+    assert list(tables.btree_pivot(comparison).index) == ["PostgreSQL 1"]
+    assert frame.iloc[1].tolist() == ["WiredTiger", "-", "-", "-", "-", "-",
+                                      "not run: no binding"]
+    assert not frame.isna().any().any()
+
+
 def test_results_json_becomes_one_row_per_claim_and_engine(tmp_path):
     """tables.results reads a report folder's results.json into rows with plain verdict words."""
     data = {"claims": [{"id": "U4", "topic": "btree", "kind": "survey", "verdict": "finding",

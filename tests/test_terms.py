@@ -112,3 +112,40 @@ def test_the_docs_vietnamese_parts_use_the_preferred_terms():
     found = [f"{name}: {hit}" for name, text in _docs_vietnamese()
              for hit in variants_in(text, terms)]
     assert not found, found
+
+
+# "tài liệu" is a source text only: the source document the claims come from (tài liệu gốc),
+# MongoDB's manual (tài liệu (manual), tài liệu hướng dẫn) or what is written in its
+# documentation (trong tài liệu). A MongoDB document is "document", as the lessons write it.
+_SOURCE_TEXT = re.compile(r"tài liệu(?= gốc| \(manual\)| hướng dẫn)|(?<=trong )tài liệu", re.I)
+
+
+def documents_called_tai_lieu(text: str) -> list[str]:
+    """Each "tài liệu" in ``text``'s prose that does not name a source text, with context."""
+    prose = CODE.sub(" ", text)
+    return [f"…{prose[max(0, m.start() - 30):m.end() + 30]}…"
+            for m in re.finditer("tài liệu", prose, re.I)
+            if not _SOURCE_TEXT.match(prose, m.start())
+            and not _SOURCE_TEXT.search(prose[max(0, m.start() - 6):m.end()])]
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("Số tài liệu trả về: 3", 1), ("giấu mất tài liệu", 1), ("kết quả tài liệu gốc ghi lại", 0),
+    ("tài liệu (manual) của MongoDB khẳng định", 0),
+    ("các quy tắc có trong tài liệu của MongoDB", 0),
+    ("tài liệu hướng dẫn (manual)", 0), ("Số document trả về", 0),
+])
+def test_the_scan_tells_a_mongodb_document_from_a_source_text(text, found):
+    """"tài liệu" for a MongoDB document is found; for the source, the manual or the
+    documentation it is not."""
+    assert len(documents_called_tai_lieu(text)) == found
+
+
+@pytest.mark.parametrize("catalogue", [translate.LABKIT_CATALOGUE, *sorted(
+    (ROOT / "locale" / "vi" / "notebooks").glob("*.po"))], ids=lambda p: p.stem)
+def test_a_mongodb_document_is_document_in_vietnamese(catalogue):
+    """labkit said "Số tài liệu trả về", "tài liệu này" and "giấu mất tài liệu" where the
+    lessons say "document": a MongoDB document is "document" in every catalogue, "tài liệu"
+    only the source text a claim comes from or MongoDB's manual."""
+    found = [hit for text in _msgstrs(catalogue) for hit in documents_called_tai_lieu(text)]
+    assert not found, found

@@ -128,3 +128,43 @@ def test_the_server_command_speaks_vietnamese(monkeypatch, capsys, nothing_avail
     err = capsys.readouterr().err
     assert "Tiếp tục mà không có server MongoDB." in err, err
     assert "Continuing" not in err
+
+
+def _depth(text: str) -> int:
+    """How deep parentheses nest in ``text``: "a (b)" is 1, "a (b (c))" 2."""
+    depth = deepest = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def test_a_phrase_set_in_parentheses_holds_none_of_its_own(vietnamese):
+    """A claim's kind follows its verdict in parentheses ("phát hiện (…)", the cards and the
+    report) and a lesson's title its number ("bài 03 (…)", the score and the warm-ups): each
+    read twice nested in Vietnamese ("nhận định khảo sát (theo từng engine)", "Type bracketing
+    (so sánh …)"); now each reads with one pair."""
+    from labkit import syllabus
+    from labkit.claims.claim import KIND_TEXT, kind_text
+    from labkit.lessons import recall
+
+    assert [_depth(kind_text(kind)) for kind in KIND_TEXT] == [0] * len(KIND_TEXT)
+    assert [lesson.number for lesson in syllabus.LESSONS
+            if _depth(i18n._(lesson.title))] == []
+    line = i18n._(recall._NOT_YET).format(name="04.warm_up", lesson="03",
+                                        title=i18n._(syllabus.LESSONS[3].title))
+    assert _depth(line) == 1
+
+
+@pytest.mark.parametrize(("english", "meant", "misread"), [
+    # "chỉ" read as "only": the clock *shows* a time a second early.
+    ("B wrote later, but its clock says one second earlier, and the timestamp comes first.",
+     "đồng hồ của nó báo giờ sớm hơn một giây", "chỉ sớm hơn"),
+    ("no {engine} here: why is on the first card above that says so",
+     "xem lý do ở thẻ đầu tiên phía trên báo thiếu {engine}", "nằm ở thẻ đầu tiên phía trên nói"),
+])
+def test_sentences_a_learner_misread_say_what_they_mean(vietnamese, english, meant, misread):
+    """Two Vietnamese sentences a learner could not parse (lesson 06's warm-up hint on clock
+    skew, the cards' pointer to an earlier reason) say what the English says."""
+    assert meant in i18n._(english)
+    assert misread not in i18n._(english)

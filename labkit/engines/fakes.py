@@ -21,7 +21,7 @@ from labkit.errors import NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message
 
 FAKES = ("mongomock", "montydb")
-FAKE = "in-process fake"  # what each is, beside its name
+FAKE = Message(N_("in-process fake"))  # what each is, beside its name
 _numbers = itertools.count(1)
 _monty = None  # montydb's in-memory client, one per process (it refuses a second setup)
 

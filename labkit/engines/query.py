@@ -37,10 +37,16 @@ _FIND_KWARGS = {"sort": "sort", "skip": "skip", "limit": "limit", "batchSize": "
                 "maxTimeMS": "max_time_ms", "allowDiskUse": "allow_disk_use", "let": "let"}
 
 
-def called(key: str, detail: str) -> str:
+def called(key: str, detail: Text) -> Message:
     """An engine's name with what the name alone does not say: ``mongomock (in-process fake)``
-    (a row's engine in a claim check's results)."""
-    return f"{engine_name(key)} ({detail})"
+    (a row's engine in a claim check's results: English in results.json, shown in the
+    learner's language)."""
+    return Message(N_("{engine} ({detail})"), engine=engine_name(key), detail=detail)
+
+
+def _rules(version: str) -> Message:
+    """What the model follows, beside its name: ``labkit's rules for MongoDB 8.0``."""
+    return Message(N_("labkit's rules for MongoDB {version}"), version=version)
 
 
 class Engine:
@@ -49,8 +55,8 @@ class Engine:
     what its display name alone does not say, and ``name`` the two together."""
 
     key = ""
-    name = ""
-    detail = ""
+    name: Text = ""
+    detail: Text = ""
     version = ""
     speaks_for: str | None = None
     topology = "single"
@@ -88,7 +94,7 @@ class ModelEngine(Engine):
     unless told otherwise)."""
 
     key = "model"
-    detail = f"labkit's rules for MongoDB {CURRENT_MAJOR}"  # the current major's, by default
+    detail: Text = _rules(CURRENT_MAJOR)  # the current major's, by default
     name = called(key, detail)
     speaks_for = CURRENT_MAJOR
 
@@ -96,7 +102,7 @@ class ModelEngine(Engine):
         self.version = __version__
         self.rules = check_rules_version(rules)
         self.speaks_for = self.rules
-        self.detail = f"labkit's rules for MongoDB {self.rules}"
+        self.detail = _rules(self.rules)
         self.name = called(self.key, self.detail)
 
     @property

@@ -41,6 +41,9 @@ _ESCAPED_MASK = "".join(f"\\{char}" for char in MASK)
 # only before a space or the line's end: their "." or ")" is escaped, never a digit.
 _MARKDOWN_BLOCK = re.compile(r"^[+=-]")
 _MARKDOWN_LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])(?= |$)")
+# Code in labkit's own sentences, as the model writes a reason: a field's path in backticks
+# (`price`, `v.w`).
+_CODE = re.compile(r"`([^`]+)`")
 
 
 def _invisible(char: str) -> bool:
@@ -152,11 +155,33 @@ def markdown(value: Any) -> str:
     GitHub, GitLab and Jupyter alike, links included (none is made). Whitespace at its ends
     is trimmed, as a renderer trims it (four spaces at the start would open a code block, and
     a space inside ``**`` ends the bold)."""
-    text = _MARKDOWN_INLINE.sub(r"\\\g<0>", shown(value).strip())
+    return _markdown_block(_markdown_inline(shown(value).strip()))
+
+
+def _markdown_inline(text: str) -> str:
+    text = _MARKDOWN_INLINE.sub(r"\\\g<0>", text)
     # A hidden secret's mask reads as a code span, not as emphasis markers.
-    text = text.replace(_ESCAPED_MASK, f"`{MASK}`")
+    return text.replace(_ESCAPED_MASK, f"`{MASK}`")
+
+
+def _markdown_block(text: str) -> str:
     text = _MARKDOWN_LIST_NUMBER.sub(r"\1\\\2", text)
     return _MARKDOWN_BLOCK.sub(r"\\\g<0>", text)
+
+
+def markdown_with_code(value: Any) -> str:
+    """One of labkit's sentences whose code is in backticks (the model's reason ``no `price`:
+    a missing field sorts as null``) as Markdown: each backticked part a code span, the rest
+    plain text as ``markdown`` writes it, so no backtick shows."""
+    parts = _CODE.split(shown(value).strip())
+    return _markdown_block("".join(markdown_code(part) if i % 2 else _markdown_inline(part)
+                                   for i, part in enumerate(parts)))
+
+
+def html_with_code(value: Any) -> str:
+    """One of labkit's sentences whose code is in backticks as HTML: each backticked part in
+    ``<code>``, the rest as ``html`` escapes it."""
+    return _CODE.sub(r"<code>\1</code>", html(value))
 
 
 def markdown_code(value: Any) -> str:

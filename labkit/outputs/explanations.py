@@ -5,7 +5,6 @@ what each row says), each ``because`` in the learner's language."""
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -93,10 +92,6 @@ def frame(rows: Sequence[FindRow] | Sequence[SortRow]) -> pd.DataFrame:
                                                 for name, heading in COLUMNS.items()}))
 
 
-# Code in a reason, as the model writes it: a field's path in backticks (`a`, `v.w`).
-_CODE = re.compile(r"`([^`]+)`")
-
-
 def _decision(value: Any) -> str:
     """A ``matched`` cell in the learner's words ("yes", "no"); a sort key as it is."""
     if isinstance(value, bool):
@@ -118,7 +113,7 @@ def page(table: pd.DataFrame) -> str:
                 esc(_decision(decided)) + "</td>"
         else:  # code, as mongosh writes it (9.5 in every language), as a query is shown
             decision = f"<td style='text-align:left'><code>{esc(decided)}</code></td>"
-        why = _CODE.sub(r"<code>\1</code>", esc(because))
+        why = escape.html_with_code(because)
         body.append(f"<tr><td>{esc(_id_text(_id))}</td>{decision}"
                     f"<td style='text-align:left'>{why}</td><td><code>{esc(rule)}</code></td>"
                     "</tr>")

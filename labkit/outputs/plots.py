@@ -32,10 +32,9 @@ LINE_STYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D", "v", "x"]
 POLICY_TEXT = {"half": N_("50/50 splits"), "rightmost": N_("rightmost splits")}
 # The rungs a sort key can sit on, numbered as ``bson_order.rank`` numbers them (an empty array
-# below null, as a sort key sits): the type ladder's rows and the type brackets' names.
-RUNGS = ["MinKey", N_("empty array"), "Null", N_("Numbers"), "String", "Object", "Array",
-         "BinData", "ObjectId", "Boolean", "Date", "Timestamp", "Regex", "JavaScript",
-         "JavaScript with scope", "MaxKey"]
+# below null, as a sort key sits): the type ladder's rows and the type brackets' names, in the
+# manual's ladder's words (``bson_order.LADDER``), so every label is in one language.
+RUNGS = [bson_order.LADDER[0], N_("empty array"), *bson_order.LADDER[1:]]
 
 
 class BitField(TypedDict):

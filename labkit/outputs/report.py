@@ -394,6 +394,7 @@ EXPLAINED_READ = N_("{operation} at line {line:d}: {why}")
 _MATCHED, _NOT_MATCHED, _SORTS_BY = N_("matched"), N_("not matched"), N_("sorts by {key}")
 EXPLAINED_HEADINGS = ("_id", N_("difference"), N_("the model"), N_("because"), N_("rule"),
                       N_("source"))
+_BECAUSE = 3  # the model's reason, which writes its code in backticks
 
 
 def _explained_cells(row: Result) -> Iterator[tuple[str, list[list[str]]]]:
@@ -426,7 +427,8 @@ def _explained_markdown(row: Result) -> list[str]:
     out = [f"  - {md(_(EXPLAINED_LABEL))}"]
     for read, cells in _explained_cells(row):
         out.append(f"    - {md(read)}")
-        out += [f"      - {code(ident)} ({md(how)}): {md(decision)}; {md(because)} "
+        out += [f"      - {code(ident)} ({md(how)}): {md(decision)}; "
+                f"{escape.markdown_with_code(because)} "
                 f"({code(rule)}; {md(source)})" for ident, how, decision, because, rule, source
                 in cells]
     return out
@@ -440,8 +442,9 @@ def _explained_html(row: Result) -> str:
     parts = [f"<div class='explained'><p><b>{esc(_(EXPLAINED_LABEL))}</b></p>"]
     head = "".join(f"<th>{esc(_(h) if h != '_id' else h)}</th>" for h in EXPLAINED_HEADINGS)
     for read, cells in _explained_cells(row):
-        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in line) + "</tr>"
-                       for line in cells)
+        body = "".join("<tr>" + "".join(
+            f"<td>{escape.html_with_code(c) if i == _BECAUSE else esc(c)}</td>"
+            for i, c in enumerate(line)) + "</tr>" for line in cells)
         parts.append(f"<p>{esc(read)}</p><div class='ev'><table><tr>{head}</tr>{body}"
                      "</table></div>")
     parts.append("</div>")

@@ -216,17 +216,25 @@ def btree_frame(measurements: Measurements) -> pd.DataFrame:
     rows = []
     for m in _each(measurements):
         if isinstance(m, NotMeasured):
-            rows.append({"engine": m.engine, "keys": "-",
+            # Every figure an engine did not give is a dash, never pandas' NaN.
+            rows.append({"engine": engine_name(m.engine), "keys": "-", "index bytes": "-",
+                         "leaf pages": "-", "avg leaf fill": "-", "insert s": "-",
                          "note": fitted(_("not run: {why}").format(
                              why=shown(m.not_run or m.error)))})
             continue
         for r in m.results:
-            rows.append({"engine": f"{m.engine} {m.engine_version}".strip(),
+            rows.append({"engine": _engine(m),
                          "keys": r.keys, "index bytes": _count(r.index_bytes),
                          "leaf pages": _count(r.leaf_pages),
                          "avg leaf fill": _percent(r.avg_leaf_fill),
                          "insert s": number(r.insert_seconds, 2), "note": ""})
     return _headings(pd.DataFrame(rows))
+
+
+def _engine(measurement: Measurement) -> str:
+    """The engine's display name and version heading its rows (``PostgreSQL 15.18``), the same
+    in the pivot and the frame under it."""
+    return f"{engine_name(measurement.engine)} {measurement.engine_version}".strip()
 
 
 def _count(value: int | None) -> str:
@@ -245,7 +253,7 @@ def btree_pivot(measurements: Measurements) -> pd.DataFrame:
     for m in _each(measurements):
         if isinstance(m, NotMeasured):
             continue
-        engine = f"{engine_name(m.engine)} {m.engine_version}".strip()  # PostgreSQL
+        engine = _engine(m)
         by_kind = m.by_kind()
         base = by_kind.get("uuid7")
         for kind, r in by_kind.items():
@@ -274,9 +282,9 @@ def evidence(checked: _Rows | _Checked) -> pd.DataFrame:
         if row.observation is None:
             continue
         for item in row.observation.evidence:
-            rows.append({"engine": row.engine, **{k: v if isinstance(v, str | int | float)
-                                                  and not isinstance(v, bool)
-                                                  else short_json(v) for k, v in item.items()}})
+            rows.append({"engine": shown(row.engine or ""),
+                         **{k: v if isinstance(v, str | int | float) and not isinstance(v, bool)
+                            else short_json(v) for k, v in item.items()}})
     return _headings(pd.DataFrame(rows))
 
 

@@ -35,7 +35,7 @@ from labkit.claims.claim import (
 )
 from labkit.experiments.catalogue import lesson_of
 from labkit.i18n import Message, Text, _, english, shown
-from labkit.names import EngineInfo, engine_name
+from labkit.names import EngineInfo, engine_name, where
 
 if TYPE_CHECKING:
     from labkit.model.explain import Explained
@@ -88,7 +88,7 @@ class Result:
         """The engine and its version as the tables show them (``-`` when none was reached)."""
         if not self.engine:
             return "-"
-        return f"{shown(self.engine)} {self.engine_version or ''}".strip()
+        return where(self.engine, self.engine_version)
 
     @property
     def shows_observation(self) -> bool:
