@@ -214,7 +214,7 @@ def test_a_rows_version_stands_beside_its_engine_not_after_the_aspect(language, 
     from labkit import i18n
     from labkit.experiments.btree_keys import PART_TEXT
     from labkit.i18n import Message
-    from labkit.outputs import cards
+    from labkit.lessons import cards
 
     u5 = claims.get("U5")
     label = names.aspect("SQLite", Message(PART_TEXT["size"]))
