@@ -69,15 +69,16 @@ def test_a_fake_does_not_run_a_fixture_holding_undefined(fake, tmp_path):
     claim is not run there, saying why; the model, which keeps undefined, judges it."""
     pytest.importorskip(fake)
     from labkit.claims.claim import HOLDS, NOT_RUN
+    from labkit.i18n import english
     from labkit.run import check
 
     path = tmp_path / "undefined.yaml"
     path.write_text(FIXTURE_WITH_UNDEFINED, encoding="utf-8")
     result = check.run_files([path], f"model,{fake}")
     model, faked = result.run.rows
-    assert model.engine.startswith("model")
+    assert english(model.engine).startswith("model")
     assert model.verdict == HOLDS
-    assert faked.engine.startswith(fake)
+    assert english(faked.engine).startswith(fake)
     assert faked.verdict == NOT_RUN
     assert "BSON's undefined has no Python value" in str(faked.reason)
 
