@@ -96,18 +96,15 @@ def as_query(task: Task, written: Any) -> Query:
             pairs = _sort_pairs(list(written) if isinstance(written, tuple) else written)
         except Exception as exc:
             raise Unreadable(Message(N_("a sort such as {example}"),
-                                     example='{"v": 1, "_id": 1}')) from exc
+                                     example=_EXAMPLES[SORT][0])) from exc
         return Query(task.collection, "find", {"filter": {}, "sort": dict(pairs)})
     if task.kind == PIPELINE and isinstance(written, list) and all(
             isinstance(stage, dict) for stage in written):
         return Query(task.collection, "aggregate", {"pipeline": written})
-    example = {FILTER: '{"userId": 42}', SORT: '{"v": 1, "_id": 1}',
-               PIPELINE: '[{"$match": {"userId": 42}}]'}[task.kind]
-    shell = {FILTER: '"{userId: 42}"', SORT: '"{v: 1, _id: 1}"',
-             PIPELINE: '"[{$match: {userId: 42}}]"'}[task.kind]
+    example, shell = _EXAMPLES[task.kind]
     raise Unreadable(Message(N_("a {kind} such as {example}, or mongosh's text in quotes, such "
                                 "as {shell}"), kind=_(_KIND_WORDS[task.kind]), example=example,
-                             shell=shell))
+                             shell=f'"{shell}"'))
 
 
 def _typed(task: Task, written: shell_query.Written) -> Query:
@@ -122,7 +119,7 @@ def _typed(task: Task, written: shell_query.Written) -> Query:
     filter_ = written.arguments[0] if written.arguments else {}
     if not isinstance(filter_, dict):
         raise Unreadable(Message(N_("find() takes a filter document, such as {example}"),
-                                 example="{userId: 42}"))
+                                 example=_EXAMPLES[FILTER][1]))
     arguments: dict[str, Any] = {"filter": filter_}
     for method, given in written.chained:
         if len(given) != 1:
@@ -132,10 +129,14 @@ def _typed(task: Task, written: shell_query.Written) -> Query:
         else:
             arguments[method] = int(given[0])
     if task.kind == SORT and "sort" not in arguments:
-        raise Unreadable(Message(N_("a sort such as {example}"), example="{v: 1, _id: 1}"))
+        raise Unreadable(Message(N_("a sort such as {example}"), example=_EXAMPLES[SORT][1]))
     return Query(task.collection, "find", arguments)
 
 
+# Per kind of query, an example as Python writes it and as mongosh does: no exercise's answer.
+_EXAMPLES = {FILTER: ('{"userId": 42}', "{userId: 42}"),
+             SORT: ('{"v": 1, "_id": 1}', "{v: 1, _id: 1}"),
+             PIPELINE: ('[{"$match": {"userId": 42}}]', "[{$match: {userId: 42}}]")}
 _KIND_WORDS = {FILTER: N_("filter document"), SORT: N_("sort"), PIPELINE: N_("pipeline")}
 
 
@@ -172,8 +173,7 @@ class Returns(Accept[Query]):
 
     def __init__(self, task: Task) -> None:
         self.task = task
-        self.example = {FILTER: '{"userId": 42}', SORT: '{"v": 1, "_id": 1}',
-                        PIPELINE: '[{"$match": {"userId": 42}}]'}[task.kind]
+        self.example = _EXAMPLES[task.kind][0]
 
     def read(self, prediction: Any, answer: Any) -> Query:
         """The learner's query (``as_query``)."""
