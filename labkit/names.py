@@ -30,27 +30,17 @@ def engine_name(key: str) -> str:
     return ENGINE_NAMES.get(key, key)
 
 
-# A row's label for one aspect of what an engine measured (``SQLite · size``), as results.json
-# keeps it; its version, a field of its own, is shown beside the engine's name (``placed``).
-_ASPECT = "{engine} · {part}"
+def aspect(engine: Text, part: Text) -> Text:
+    """The label of a row about one ``part`` of what ``engine`` measured, ``SQLite · size``;
+    the engine alone where there is no part."""
+    return Message("{engine} · {part}", engine=engine, part=part) if part else engine
 
 
-def aspect(engine: Text, part: Text) -> Message:
-    """The label of a row about one ``part`` of what ``engine`` measured: ``SQLite · size``."""
-    return Message(_ASPECT, engine=engine, part=part)
-
-
-def placed(engine: Text, version: str | None) -> Text:
-    """A row's engine label with the engine's version beside its name, before any aspect:
-    ``SQLite 3.40.1 · size``, never ``SQLite · size 3.40.1``, which reads as a size."""
-    if isinstance(engine, Message) and engine.template == _ASPECT:
-        return aspect(placed(engine.values["engine"], version), engine.values["part"])
-    return joined(" ", [engine, version or ""])
-
-
-def where(engine: Text, version: str | None) -> str:
-    """A row's engine and version as tables and cards show them, in the learner's language."""
-    return shown(placed(engine, version))
+def where(engine: Text, version: str | None, part: Text = "") -> str:
+    """A row's engine, its version and the part it measured, as tables and cards show them in
+    the learner's language: the version beside the engine's name, before the part (``SQLite
+    3.40.1 · size``, never ``SQLite · size 3.40.1``, which reads as a size)."""
+    return shown(aspect(joined(" ", [engine, version or ""]), part))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ def test_a_row_per_key_kind_with_its_figures_and_the_rest_under_other(sqlite_mea
     its size, pages, fill and bytes per key, and its other figures after them; the long
     per-page lists are left out."""
     shown = btree_table.table(sqlite_measured).splitlines()
-    assert shown[0] == f"sqlite {SQLITE_VERSION}, N = 2,000, SQLite page cache 64 MB"
+    assert shown[0] == f"SQLite {SQLITE_VERSION}, N = 2,000, SQLite page cache 64 MB"
     assert shown[1].split() == ["keys", "index", "bytes", "leaf", "pages", "avg", "fill",
                                 "insert", "s", "written/key", "cache", "reads", "other"]
     rows = {line.split()[0]: line for line in shown[2:4]}
@@ -76,7 +76,7 @@ def test_under_labkit_lang_vi_the_table_is_vietnamese_and_the_json_english(
     monkeypatch.setattr(i18n, "_chosen", None)
     monkeypatch.setenv("LABKIT_LANG", "vi")
     shown = btree_table.table(sqlite_measured).splitlines()
-    assert shown[0] == f"sqlite {SQLITE_VERSION}, N = 2.000, cache trang của SQLite 64 MB"
+    assert shown[0] == f"SQLite {SQLITE_VERSION}, N = 2.000, cache trang của SQLite 64 MB"
     assert shown[1].split()[:3] == ["khoá", "byte", "chỉ"]
     fills = [r.avg_leaf_fill for r in sqlite_measured.results]
     assert all(f"{fill * 100:.1f}%".replace(".", ",") in row

@@ -217,11 +217,12 @@ def test_a_rows_version_stands_beside_its_engine_not_after_the_aspect(language, 
     from labkit.lessons import cards
 
     u5 = claims.get("U5")
-    label = names.aspect("SQLite", Message(PART_TEXT["size"]))
-    model = names.aspect(Message("{model} (50/50 splits)", model="model"),
-                         Message(PART_TEXT["size"]))
-    rows = [Result(u5, "finding", Observation({}, label, "3.40.1", engine_key="sqlite")),
-            Result(u5, "finding", Observation({}, model, "labkit 0.1.0", engine_key="model"))]
+    size = Message(PART_TEXT["size"])
+    model = Message("{model} (50/50 splits)", model="model")
+    rows = [Result(u5, "finding", Observation({}, "SQLite", "3.40.1", engine_key="sqlite",
+                                              aspect=size)),
+            Result(u5, "finding", Observation({}, model, "labkit 0.1.0", engine_key="model",
+                                              aspect=size))]
     monkeypatch.setattr(i18n, "_chosen", language)
     run = _run(rows, [])
     assert rows[0].where == shown

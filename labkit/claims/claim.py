@@ -146,6 +146,9 @@ class Observation:
     # labkit's engines, so that no output reads it back out of ``engine``, the row's label
     # ("SQLite · size"); empty for a library observed directly (``pymongo bson``).
     engine_key: str = ""
+    # The part of what the engine measured that this row is about (U5's "size"), where a claim
+    # judges an engine in parts: the row's label is the engine and the part (``names.aspect``).
+    aspect: Text = ""
 
 
 def not_run(engine: Text, reason: Text, key: str = "") -> Observation:

@@ -23,7 +23,7 @@ from labkit.i18n import N_, Message, Text, english
 from labkit.model import bson_order, expr, reads
 from labkit.model.bson_order import MISSING
 from labkit.model.versions import CURRENT_MAJOR, check_rules_version
-from labkit.names import EngineInfo, engine_name
+from labkit.names import EngineInfo, engine_name, where
 
 if TYPE_CHECKING:
     from labkit.model.bson_order import Document
@@ -64,7 +64,7 @@ class Engine:
     @property
     def label(self) -> str:
         """The column of the matrix: ``MongoDB 7.0.14``, ``mongomock 4.3.0``."""
-        return f"{engine_name(self.key)} {self.version}".strip()
+        return where(engine_name(self.key), self.version)
 
     def info(self) -> EngineInfo:
         """The engine as the run records it: key, version and detail, each a field."""

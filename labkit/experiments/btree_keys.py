@@ -33,7 +33,7 @@ from labkit.engines.btree_sqlite import SQLiteIO
 from labkit.errors import ServerUnavailable
 from labkit.i18n import N_, Message, Text, _, joined, number
 from labkit.model import uuids
-from labkit.names import aspect, engine_name
+from labkit.names import engine_name
 
 # The run's context as the B-tree claims use it: its loads are ``Measurement``s.
 Loads = BTreeContext[Measurement]
@@ -354,7 +354,7 @@ def random_index_size(ctx: Loads) -> list[Observation]:
         models = ["model-half", "model-rightmost"] if part == "size" else []
         for row in per_engine(ctx, [*models, "sqlite", "postgres", "wiredtiger", "mongodb"],
                               observers[part], figure=part == "size"):
-            row.engine = aspect(row.engine, Message(PART_TEXT[part]))
+            row.aspect = Message(PART_TEXT[part])
             rows.append(row)
     return rows
 

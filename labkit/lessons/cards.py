@@ -26,7 +26,7 @@ from labkit.claims.spec import Step
 from labkit.experiments import catalogue
 from labkit.i18n import N_, Phrase, _, number, percent
 from labkit.model import explain
-from labkit.names import engine_name, where
+from labkit.names import engine_name
 from labkit.outputs import escape, explanations
 from labkit.outputs.tables import fixture, shell
 from labkit.run.results import ClaimResult, Result
@@ -179,7 +179,7 @@ def row_card(row: Result, reason: str | None = None, single: bool = False) -> st
     item = row.claim
     verdict = "" if single else (f"<b style='color:{COLOURS[row.verdict]}'>{item.id} "
                                  f"{verdict_text(row.verdict)}</b>")
-    engine = (f"{_('engine:')} {escape.html(where(row.engine, row.engine_version))}"
+    engine = (f"{_('engine:')} {escape.html(row.where)}"
               if row.engine else "")
     rows = [" &middot; ".join(part for part in (verdict, engine) if part)]
     table = ""

@@ -34,6 +34,7 @@ from labkit.lessons.rules import (
     Time,
     same,
 )
+from labkit.names import where
 from labkit.outputs.escape import as_typed
 
 __all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
@@ -191,7 +192,7 @@ class Exercise:
                 row = ctx.claim_result(item).rows[0]
                 # A row that shows an observation was judged on one (run.guard.judge).
                 if row.shows_observation and (obs := row.observation) is not None:
-                    exercise.engine = f"{english(obs.engine)} {obs.engine_version}".strip()
+                    exercise.engine = where(obs.engine, obs.engine_version)
                     exercise.engine_name = english(obs.engine)
                     return pick(obs.observed)
             predicted = model_prediction(item)

@@ -15,7 +15,7 @@ from labkit.engines.btree_model import POLICIES, BPlusTree, ModelLoad
 from labkit.engines.btree_mongodb import MongoLoad
 from labkit.i18n import N_, _, number, percent
 from labkit.model import bson_order, objectid, reads
-from labkit.names import engine_name
+from labkit.names import engine_name, where
 from labkit.outputs.escape import plot as text
 from labkit.outputs.tables import shell
 
@@ -217,8 +217,8 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
         rate_axis.legend(fontsize=8)
         rate_axis.set_title(text(_("insert rate over time")), fontsize=10)
     policy = _policy(measurement)
-    figure.suptitle(text(_(title) if title else f"{measurement.engine} "
-                         f"{measurement.engine_version}, N = {number(measurement.n)}"
+    engine = where(engine_name(measurement.engine), measurement.engine_version)
+    figure.suptitle(text(_(title) if title else f"{engine}, N = {number(measurement.n)}"
                          + (f", {policy}" if policy else "")), fontsize=10)
     figure.tight_layout()
     _local_ticks(*figure.axes)

@@ -23,7 +23,7 @@ from labkit.engines.btree_engine import Measurement, NotMeasured
 from labkit.i18n import N_, _, number, percent, shown
 from labkit.model import bson_order, fixtures
 from labkit.model.objectid import iso_z
-from labkit.names import engine_name
+from labkit.names import engine_name, where
 from labkit.outputs.escape import as_typed
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ def btree_frame(measurements: Measurements) -> pd.DataFrame:
 def _engine(measurement: Measurement) -> str:
     """The engine's display name and version heading its rows (``PostgreSQL 15.18``), the same
     in the pivot and the frame under it."""
-    return f"{engine_name(measurement.engine)} {measurement.engine_version}".strip()
+    return where(engine_name(measurement.engine), measurement.engine_version)
 
 
 def _count(value: int | None) -> str:

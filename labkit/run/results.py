@@ -35,7 +35,7 @@ from labkit.claims.claim import (
 )
 from labkit.experiments.catalogue import lesson_of
 from labkit.i18n import Message, Text, _, english, shown
-from labkit.names import EngineInfo, engine_name, where
+from labkit.names import EngineInfo, aspect, engine_name, where
 
 if TYPE_CHECKING:
     from labkit.model.explain import Explained
@@ -59,9 +59,11 @@ class Result:
 
     @property
     def engine(self) -> Text | None:
-        """The engine that produced the observation (None when no engine was reached): English
-        where files keep it, shown translated (``where``)."""
-        return (self.observation.engine or None) if self.observation else None
+        """The row's engine label, the engine that produced the observation and the part of
+        it the row is about (``SQLite · size``); None when no engine was reached. English where
+        files keep it, shown translated (``where``)."""
+        obs = self.observation
+        return aspect(obs.engine, obs.aspect) if obs is not None and obs.engine else None
 
     @property
     def engine_version(self) -> str | None:
@@ -77,18 +79,21 @@ class Result:
 
     @property
     def engine_name(self) -> str | None:
-        """That engine's display name, without what the row's label adds ("SQLite" for
-        "SQLite · size"): the name of its key, else the label, which then is the name."""
-        if not self.engine:
+        """That engine's display name, without the part the row is about ("SQLite" for
+        "SQLite · size"): the name of its key, else the engine as recorded."""
+        obs = self.observation
+        if obs is None or not obs.engine:
             return None
-        return engine_name(self.engine_key) if self.engine_key else english(self.engine)
+        return engine_name(obs.engine_key) if obs.engine_key else english(obs.engine)
 
     @property
     def where(self) -> str:
-        """The engine and its version as the tables show them (``-`` when none was reached)."""
-        if not self.engine:
+        """The engine, its version and the row's part as the tables show them (``-`` when none
+        was reached)."""
+        obs = self.observation
+        if obs is None or not obs.engine:
             return "-"
-        return where(self.engine, self.engine_version)
+        return where(obs.engine, obs.engine_version, obs.aspect)
 
     @property
     def shows_observation(self) -> bool:
