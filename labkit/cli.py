@@ -622,7 +622,7 @@ def cmd_btree(args: argparse.Namespace) -> int:
     args.n = btree_n_from_env() if args.n is None else args.n
     settings = Settings(cache_mb=args.cache_mb, checkpoint_every=args.checkpoint_every,
                         capacity=args.capacity, policy=args.policy)
-    btree.check_request(args.engine, args.n, settings)
+    btree.validate_request(args.engine, args.n, settings)
     plot_format = _plot_format(args.plot) if args.plot else None
     server: servers.Server[object] | None = None
     cache_gb = args.cache_mb / 1024 if args.cache_mb else None  # None: the default cache

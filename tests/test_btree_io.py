@@ -34,7 +34,7 @@ def test_checkpoints_come_every_interval_whatever_the_batch():
 def test_a_checkpoint_interval_below_one_key_is_refused(every):
     """A checkpoint interval of 0 keys (or fewer) is bad input (docs/write_amplification.md)."""
     with pytest.raises(BadInput, match="positive number of keys"):
-        btree.check_request("sqlite", 1_000, btree_engine.Settings(checkpoint_every=every))
+        btree.validate_request("sqlite", 1_000, btree_engine.Settings(checkpoint_every=every))
 
 
 @pytest.mark.parametrize(("argv", "words"), [

@@ -165,7 +165,7 @@ def lab_without_servers(no_servers, monkeypatch, tmp_path):
 def test_lesson_06_shows_no_answer_until_its_exercise_is_tried(path, lab_without_servers):
     """Run top to bottom with no exercise answered, lesson 06 shows none of its answers (the
     model's random fill, SQLite's index sizes) in any cell, tables, cards and plots alike, as
-    every other lesson holds its answers back (labkit.after, check(after=)); once the
+    every other lesson holds its answers back (labkit.after, labkit.claim(after=)); once the
     exercises are revealed, the same cells show them, so the test sees an answer shown."""
     loads = lab_without_servers
     before = _run_lesson(path)

@@ -26,7 +26,7 @@ def offline(monkeypatch):
 
 
 def test_a_claim_that_needs_a_missing_server_is_not_run_and_raises_nothing(offline):
-    """check() returns a not-run card (verdict "not run") instead of raising."""
+    """labkit.claim() returns a not-run card (verdict "not run") instead of raising."""
     card = labkit.claim("D3", offline)
     assert isinstance(card, notebook.NotRun)
     assert card.verdict == "not-run"

@@ -202,7 +202,7 @@ def test_select_by_topic_and_id():
             claims.select(ids=empty)
 
 
-def test_check_returns_verdicts_and_raises_on_disagreement(monkeypatch):
+def test_claim_returns_verdicts_and_raises_on_disagreement(monkeypatch):
     """``labkit.claim`` returns the verdict card, and raises ClaimFailed when a claim fails."""
     assert notebook.claim("O3").verdict == claims.HOLDS
     monkeypatch.setitem(claims.REGISTRY, "X99", _claim(lambda ctx: Observation(2, "e", "1")))
@@ -210,7 +210,7 @@ def test_check_returns_verdicts_and_raises_on_disagreement(monkeypatch):
         notebook.claim("X99")
 
 
-def test_check_shows_a_survey_finding_without_raising(monkeypatch):
+def test_claim_shows_a_survey_finding_without_raising(monkeypatch):
     """A survey claim that does not hold on an engine is shown, not raised; an error is raised."""
     finding = _claim(lambda ctx: [Observation(1, "A", "1"), Observation(2, "B", "1")],
                      kind="survey")

@@ -336,7 +336,7 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, Message):  # one of labkit's sentences, as files keep it
         return value.english()
     if isinstance(value, dt.datetime):
-        # the model package (bson, about 45 ms): lessons.course and lessons.exercises load
+        # the model package (bson, about 20 ms): lessons.course and lessons.exercises load
         # this module without it (`labkit.progress()`, `labkit.Exercise`)
         from labkit.model.objectid import iso_z
 

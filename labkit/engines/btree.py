@@ -32,18 +32,18 @@ def engine(key: str) -> BTreeEngine[Any]:
     return ENGINES[key]
 
 
-def check_request(engine_key: str, n: int, settings: Settings) -> None:
+def validate_request(engine_key: str, n: int, settings: Settings) -> None:
     """Refuse an unknown engine, a key count, a cache size or a checkpoint interval out of
-    range, before any server is started (``BTreeEngine.check``)."""
+    range, before any server is started (``BTreeEngine.validate``)."""
     engine(engine_key).validate(n, settings)
 
 
 def measurement(engine_key: str, kinds: Sequence[str], n: int,
                 settings: Settings | None = None, *, server: Any = None,
                 progress: Callable[[str, int], None] | None = None) -> Measurement:
-    """Every key kind loaded into one engine, checked first (``check_request``), each load
+    """Every key kind loaded into one engine, checked first (``validate_request``), each load
     rated beside the others. ``server`` is a running PostgreSQL or MongoDB server for those
     engines; ``settings`` says how the loads are made (``Settings()`` if None)."""
     settings = settings or Settings()
-    check_request(engine_key, n, settings)
+    validate_request(engine_key, n, settings)
     return engine(engine_key).measurement(kinds, n, settings, server, progress)

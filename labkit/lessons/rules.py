@@ -320,7 +320,7 @@ class Time(Accept[dt.datetime | Count]):
 
     def show(self, answer: Any) -> str:
         """ISO 8601 in UTC with ``Z``."""
-        # the model package (bson, about 45 ms): `labkit.Exercise` loads rules without it
+        # the model package (bson, about 20 ms): `labkit.Exercise` loads rules without it
         from labkit.model.objectid import iso_z
 
         return iso_z(parse_time(answer))

@@ -671,7 +671,8 @@ def engine_kinds(engines: Sequence[str],
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
-    # the fakes' module reads their installed versions (importlib.metadata): this figure alone
+    # the fakes' module loads importlib.metadata (some 18 ms) and the query engines: this
+    # figure alone
     from labkit.engines.fakes import FAKES
 
     kinds = list(dict.fromkeys("fake" if e in FAKES else e for e in engines

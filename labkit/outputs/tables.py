@@ -3,6 +3,7 @@ engine by key-kind pivot, evidence rows, and a run's ``results.json`` as a frame
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 import math
@@ -10,6 +11,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+
+from bson import Binary, Decimal128, Int64, ObjectId
 
 from labkit.claims.claim import (
     VERDICT_TEXT,
@@ -79,12 +82,7 @@ def shell(value: Any) -> str:
 @functools.cache
 def _shell_writers() -> tuple[tuple[type | tuple[type, ...], Callable[[Any], str]], ...]:
     """How mongosh writes each type; the first that fits wins, so bool and Int64 (both ints)
-    come before int. Built on first use: importing this module loads neither bson nor the model."""
-    import datetime as dt
-    import uuid
-
-    from bson import Binary, Decimal128, Int64, ObjectId
-
+    come before int. Built on first use."""
     return (
         ((type(None), bool), lambda v: {None: "null", True: "true", False: "false"}[v]),
         (str, lambda v: json.dumps(v, ensure_ascii=False)),
@@ -139,8 +137,6 @@ def fixture(docs: str | list[Document], fields: list[str] | None = None) -> pd.D
 def _index(value: Any) -> Any:
     """An ``_id`` as a table's row heading: as it is, or binary data (a UUID) as the shell
     writes it, ``UUID("…")``, where pandas would print its raw bytes."""
-    from bson import Binary
-
     return shell(value) if isinstance(value, Binary | uuid.UUID) else value
 
 

@@ -208,7 +208,7 @@ def observe(spec: ClaimSpec, engine: Engine,
     except NotSupported as exc:  # its message, kept to be shown in the learner's language
         return not_run(exc.args[0] if len(exc.args) == 1
                        and isinstance(exc.args[0], str | Message) else str(exc))
-    holds, observed, notes = _verdict(share, performed, judged, expects)
+    holds, observed, notes = _judged_steps(share, performed, judged, expects)
     evidence = [*spec.field_types(),
                 *({"read": step.operation, "asked": step.arguments,
                    "answer": answer.raised or answer.result}
@@ -219,7 +219,7 @@ def observe(spec: ClaimSpec, engine: Engine,
     return observation, HOLDS if holds else FAILS
 
 
-def _verdict(share: Plan, performed: list[Answer], judged: list[Judgement],
+def _judged_steps(share: Plan, performed: list[Answer], judged: list[Judgement],
              expects: list[Expectation]) -> tuple[bool, list[Any], list[Text]]:
     """Whether a claim holds on its steps' answers, what each read observed, and the notes
     that say why not or what was not judged."""

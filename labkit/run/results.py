@@ -34,7 +34,7 @@ from labkit.claims.claim import (
     verdict_text,
 )
 from labkit.experiments.catalogue import lesson_of
-from labkit.i18n import Message, Text, _, english, shown
+from labkit.i18n import Text, _, english, shown
 from labkit.names import EngineInfo, aspect, engine_name, where
 
 if TYPE_CHECKING:
@@ -137,14 +137,9 @@ class Result:
 
     @property
     def shown_reason(self) -> str:
-        """``reason`` in the learner's language where it starts with the observation's note,
-        which labkit's catalogue translates; the rest (a judge's words, a server's) as is."""
-        if isinstance(self.reason, Message):
-            return self.reason.shown()
-        note = self.observation.note if self.observation is not None else ""
-        if not note or not self.reason.startswith(english(note)):
-            return self.reason
-        return shown(note) + self.reason[len(english(note)):]
+        """``reason`` in the learner's language: a ``Message`` (a note, a judge's words joined
+        to it) translated, a plain text (a server's words) as is."""
+        return shown(self.reason)
 
     def to_dict(self) -> dict[str, Any]:
         """The row as ``results.json`` stores it, under its claim."""
