@@ -215,6 +215,8 @@ def test_a_query_in_the_manuals_notation_is_read(kernel, name, typed):
     ("db.orders.find({userId: 42}).toArray()", ".toArray()"),
     ("db.orders.deleteMany({})", "db.orders.deleteMany(…)"),
     ("{userId: Foo(42)}", "Foo(42)"),
+    ("{userId: {$gt: ObjectId()}}", "makes a new ObjectId each time it runs"),
+    ("db.orders.find({userId: 42}).limit(1, 2)", "their one argument each"),
 ])
 def test_text_mongosh_cannot_read_is_no_attempt(kernel, typed, says):
     """Text that is no query mongosh reads is not a try: one line says what was not read."""
@@ -235,3 +237,17 @@ def test_a_field_no_document_has_is_named(kernel, name, typed, field):
     feedback = labkit.exercise(name).check(typed)
     assert feedback.correct is False
     assert f"No document has a field {field}" in str(feedback)
+
+
+def test_mongoshs_bare_constructors_and_a_projection_are_read():
+    """mongosh takes MinKey and MaxKey bare ({v: {$gt: MinKey}}), and find's second argument
+    is its projection: both are read as mongosh reads them, a field named MinKey stays a
+    field (the mongosh manual's reference/method/MinKey and db.collection.find pages)."""
+    from bson.min_key import MinKey
+
+    from labkit.lessons import shell_query
+
+    assert shell_query.read("{v: {$gt: MinKey}}").value == {"v": {"$gt": MinKey()}}
+    assert shell_query.read("{MinKey: 1}").value == {"MinKey": 1}
+    typed = shell_query.read("db.orders.find({userId: 42}, {_id: 1})")
+    assert typed.arguments == [{"userId": 42}, {"_id": 1}]

@@ -131,14 +131,20 @@ def notation_problem(text: str) -> Message | None:
 def mongosh_ejson(text: str) -> str | None:
     """The Extended JSON of the value mongosh makes of ``text`` (a constructor call such as
     ``NumberLong(5)``), or None where it is no call or its text does not settle the value."""
+    return mongosh_reading(text)[0]
+
+
+def mongosh_reading(text: str) -> tuple[str | None, Message | None]:
+    """``mongosh_ejson``, with the note that says why where the text does not settle the
+    value (``ObjectId()`` makes a new one each time)."""
     stripped = text.strip()
     bare = _BARE.fullmatch(stripped)
     if bare:
-        return _exact(bare["name"], [])
+        return _exact(bare["name"], []), None
     call = _CALL.fullmatch(stripped)
     if call:
-        return _suggest(call["name"], bool(call["new"]), _arguments(call["args"]))[0]
-    return None
+        return _suggest(call["name"], bool(call["new"]), _arguments(call["args"]))
+    return None, None
 
 
 def _refusal(text: str, name: str, ejson: str | None, note: Message | None) -> Message:

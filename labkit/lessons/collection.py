@@ -390,8 +390,10 @@ class Cursor:
     """``find``'s answer, as pymongo's cursor is shaped: ``.sort()``, ``.skip()`` and
     ``.limit()`` refine it; a notebook shows it, ``list()`` and ``.ids()`` read it."""
 
-    def __init__(self, owner: Collection, filter_: dict[str, Any] | None,
+    def __init__(self, owner: Collection | str, filter_: dict[str, Any] | None,
                  projection: dict[str, Any] | None) -> None:
+        """A cursor of ``owner``'s; of a collection's name alone, it is a query to read and
+        never asks (a query exercise's answer typed as mongosh's text)."""
         if filter_ is not None and not isinstance(filter_, dict):
             raise BadInput(Message(N_("a filter is a document, such as {example}"),
                                    example='{"userId": {"$gt": 0}}'))
@@ -422,10 +424,13 @@ class Cursor:
     @property
     def query(self) -> Query:
         """The read as written so far."""
-        return Query(self._owner.name, "find", dict(self._arguments))
+        name = self._owner if isinstance(self._owner, str) else self._owner.name
+        return Query(name, "find", dict(self._arguments))
 
     def answer(self) -> Answer:
         """The read's answer (asked once, when first needed)."""
+        if isinstance(self._owner, str):
+            raise TypeError("a cursor of a collection's name alone is never asked")
         if self._answer is None:
             self._answer = self._owner.ask(self.query)
         return self._answer

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from labkit.errors import Unreadable
+from labkit.errors import BadInput, Unreadable
 from labkit.i18n import N_, Message, _, shown
 from labkit.lessons import shell_query
 from labkit.lessons.collection import (
@@ -107,30 +107,27 @@ def as_query(task: Task, written: Any) -> Query:
                              shell=f'"{shell}"'))
 
 
-def _typed(task: Task, written: shell_query.Written) -> Query:
+def _typed(task: Task, typed: shell_query.Typed) -> Query:
     """A query typed in mongosh's notation: a bare filter, sort or pipeline is read as the
     same written in Python; a call, ``db.orders.find(…).sort(…)`` or
     ``db.orders.aggregate([…])``, as the cursor or pipeline it makes (on the exercise's
     collection, whatever the name after ``db.``)."""
-    if written.operation is None:
-        return as_query(task, written.value)
-    if written.operation == "aggregate":
-        return as_query(task, written.arguments[0] if written.arguments else None)
-    filter_ = written.arguments[0] if written.arguments else {}
-    if not isinstance(filter_, dict):
-        raise Unreadable(Message(N_("find() takes a filter document, such as {example}"),
-                                 example=_EXAMPLES[FILTER][1]))
-    arguments: dict[str, Any] = {"filter": filter_}
-    for method, given in written.chained:
-        if len(given) != 1:
-            raise Unreadable(Message(N_(".{method}() takes one argument"), method=method))
-        if method == "sort":
-            arguments["sort"] = dict(_sort_pairs(given[0]))
-        else:
-            arguments[method] = int(given[0])
-    if task.kind == SORT and "sort" not in arguments:
+    if typed.operation is None:
+        return as_query(task, typed.value)
+    if typed.operation == "aggregate":
+        return as_query(task, typed.arguments[0] if typed.arguments else None)
+    try:  # the learner's collection's own cursor reads find's arguments and its methods'
+        cursor = Cursor(task.collection, *[*typed.arguments, None, None][:2])
+        for method, given in typed.chained:
+            getattr(cursor, method)(*given)
+    except (BadInput, TypeError, ValueError) as exc:
+        raise Unreadable(exc.args[0] if exc.args and isinstance(exc.args[0], Message)
+                         else Message(N_("find() takes a filter document, then .sort(), "
+                                         ".skip() and .limit() their one argument each"))) \
+            from exc
+    if task.kind == SORT and "sort" not in cursor.query.arguments:
         raise Unreadable(Message(N_("a sort such as {example}"), example=_EXAMPLES[SORT][1]))
-    return Query(task.collection, "find", arguments)
+    return as_query(task, cursor)
 
 
 # Per kind of query, an example as Python writes it and as mongosh does: no exercise's answer.

@@ -5,23 +5,22 @@
 An object literal is read as JSON5 (unquoted keys, single quotes, trailing commas, comments,
 ``Infinity`` and ``NaN``), which is what JavaScript writes and the ``json5`` package reads;
 mongosh's constructors in it (``NumberDecimal("42.00")``, ``ISODate("2026-10-01")``,
-``ObjectId("…")``) become the value mongosh makes (``claims._shell``'s reading, as its Extended
-JSON, which pymongo's ``json_util`` turns into BSON values).
+``ObjectId("…")``, a bare ``MinKey``) become the value mongosh makes (``claims._shell``'s
+reading, as its Extended JSON, which the fixtures' reader turns into BSON values).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import json5
-from bson import json_util
 
-from labkit.claims._shell import mongosh_ejson
+from labkit.claims._shell import mongosh_reading
 from labkit.errors import Unreadable
 from labkit.i18n import N_, Message
+from labkit.model import fixtures
 
 # The calls a learner's query may make, and the cursor methods that may follow find's.
 OPERATIONS = ("find", "aggregate")
@@ -32,47 +31,44 @@ _CALL_HEAD = re.compile(r"db\s*\.\s*(?P<collection>[A-Za-z_$][\w$]*)\s*\.\s*(?P<
 _METHOD_HEAD = re.compile(r"\s*\.\s*(?P<method>\w+)\s*\(")
 _NAME = re.compile(r"(?:new\s+)?[A-Za-z_$][\w$]*")
 _OPEN, _CLOSE = "([{", ")]}"
-# Dates as a server gives them back to labkit: aware, in UTC.
-_AS_SERVED = json_util.JSONOptions(tz_aware=True, tzinfo=dt.UTC)
 # A constructor's value stands in the JSON5 text as a string no learner types.
-_STAND_IN = "\x00labkit-value-{}\x00"
+_STAND_IN = "\x00labkit-value-"
 
 
 @dataclass
-class Written:
-    """What the learner wrote: a bare ``value`` (a filter, a sort, a pipeline), or a call on a
-    collection, its ``arguments`` and the cursor methods chained after it."""
+class Typed:
+    """What the learner typed: a bare ``value`` (a filter, a sort, a pipeline), or a call on a
+    collection (``operation``), its ``arguments`` and the cursor methods chained after it."""
 
     value: Any = None
-    collection: str | None = None
     operation: str | None = None
     arguments: list[Any] = field(default_factory=list)
     chained: list[tuple[str, list[Any]]] = field(default_factory=list)
 
 
-def read(text: str) -> Written:
+def read(text: str) -> Typed:
     """``text`` read as mongosh reads it; ``Unreadable`` says what could not be read."""
     stripped = text.strip().removesuffix(";").strip()
     head = _CALL_HEAD.match(stripped)
     if head is None:
-        return Written(value=_value(stripped))
+        return Typed(value=_value(stripped))
     if head["operation"] not in OPERATIONS:
         raise Unreadable(Message(N_("{call} is not asked here: write a find or an aggregate"),
                                  call=f"db.{head['collection']}.{head['operation']}(…)"))
     end = _closing(stripped, head.end() - 1)
-    written = Written(collection=head["collection"], operation=head["operation"],
-                      arguments=_value(f"[{stripped[head.end():end]}]"))
+    typed = Typed(operation=head["operation"],
+                  arguments=_value(f"[{stripped[head.end():end]}]"))
     rest = stripped[end + 1:]
     while rest.strip():
         method = _METHOD_HEAD.match(rest)
         if method is None or method["method"] not in CURSOR_METHODS \
-                or written.operation != "find":
+                or typed.operation != "find":
             raise Unreadable(Message(N_("only .sort(), .skip() and .limit() may follow find(): "
                                         "{rest}"), rest=rest.strip()))
         end = _closing(rest, method.end() - 1)
-        written.chained.append((method["method"], _value(f"[{rest[method.end():end]}]")))
+        typed.chained.append((method["method"], _value(f"[{rest[method.end():end]}]")))
         rest = rest[end + 1:]
-    return written
+    return typed
 
 
 def _in_string(char: str, quote: str, escaped: bool) -> tuple[str, bool]:
@@ -113,13 +109,15 @@ def _value(text: str) -> Any:
     except ValueError as exc:  # json5 says where: "<string>:1 Unexpected "}" at column 10"
         column = re.search(r"column (\d+)", str(exc))
         at = int(column[1]) - 1 if column else 0
-        raise Unreadable(Message(N_("mongosh could not read this either: look near {near}"),
+        raise Unreadable(Message(N_("labkit could not read this as mongosh's notation: look "
+                                    "near {near}"),
                                  near=repr(plain[max(at - 12, 0):at + 12]))) from exc
     return _restored(parsed, values)
 
 
 def _constructors(text: str, values: list[Any]) -> str:
-    """``text`` with each constructor call outside a string replaced by a stand-in string, its
+    """``text`` with each of mongosh's constructors outside a string (a call, ``NumberLong(5)``,
+    or ``MinKey`` and ``MaxKey``, which mongosh takes bare) replaced by a stand-in string, its
     value kept in ``values``."""
     out: list[str] = []
     index, quote, escaped = 0, "", False
@@ -131,24 +129,44 @@ def _constructors(text: str, values: list[Any]) -> str:
             index += 1
             continue
         name = _NAME.match(text, index) if char.isalpha() or char in "_$" else None
-        after = name.end() if name else index
-        while after < len(text) and text[after].isspace():
-            after += 1
-        if name is None or after >= len(text) or text[after] != "(":
+        if name is None:
             quote = char if char in "'\"" else ""
-            out.append(text[index:name.end()] if name else char)
-            index = name.end() if name else index + 1
+            out.append(char)
+            index += 1
             continue
-        end = _closing(text, after)
-        call = text[index:end + 1]
-        ejson = mongosh_ejson(call)
-        if ejson is None:
-            raise Unreadable(Message(N_("{call} cannot be read here: write the value in "
-                                        "Extended JSON"), call=call))
-        values.append(json_util.loads(ejson, json_options=_AS_SERVED))
-        out.append('"' + _STAND_IN.format(len(values) - 1) + '"')
-        index = end + 1
+        end = _constructor_end(text, name)
+        if end is None:  # a field name, true, Infinity: JSON5's to read
+            out.append(name.group())
+            index = name.end()
+            continue
+        values.append(_constructed(text[index:end]))
+        out.append(f'"{_STAND_IN}{len(values) - 1}"')
+        index = end
     return "".join(out)
+
+
+def _constructor_end(text: str, name: re.Match[str]) -> int | None:
+    """Where the constructor that begins with ``name`` ends: after its call's closing bracket,
+    or after the name itself for a bare ``MinKey``; None where the name is no constructor."""
+    after = name.end()
+    while after < len(text) and text[after].isspace():
+        after += 1
+    if after < len(text) and text[after] == "(":
+        return _closing(text, after) + 1
+    if name.group().removeprefix("new").strip() in ("MinKey", "MaxKey") \
+            and text[after:after + 1] != ":":
+        return name.end()
+    return None
+
+
+def _constructed(call: str) -> Any:
+    """The value mongosh makes of one constructor, read as the fixtures read Extended JSON."""
+    ejson, note = mongosh_reading(call)
+    if ejson is None:
+        raise Unreadable(note or Message(N_("labkit cannot read {call}: give the constructor "
+                                            "its value, as in {example}"),
+                                         call=call, example='NumberDecimal("42.00")'))
+    return fixtures.parse_value(ejson)
 
 
 def _restored(value: Any, values: list[Any]) -> Any:
@@ -157,6 +175,6 @@ def _restored(value: Any, values: list[Any]) -> Any:
         return {key: _restored(item, values) for key, item in value.items()}
     if isinstance(value, list):
         return [_restored(item, values) for item in value]
-    if isinstance(value, str) and value.startswith("\x00labkit-value-"):
-        return values[int(value.removeprefix("\x00labkit-value-").removesuffix("\x00"))]
+    if isinstance(value, str) and value.startswith(_STAND_IN):
+        return values[int(value.removeprefix(_STAND_IN))]
     return value
