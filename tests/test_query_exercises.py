@@ -251,3 +251,12 @@ def test_mongoshs_bare_constructors_and_a_projection_are_read():
     assert shell_query.read("{MinKey: 1}").value == {"MinKey": 1}
     typed = shell_query.read("db.orders.find({userId: 42}, {_id: 1})")
     assert typed.arguments == [{"userId": 42}, {"_id": 1}]
+
+
+def test_a_field_a_pipeline_makes_is_not_called_absent(kernel):
+    """A field that an earlier stage makes (a computed $project) is the pipeline's own: a
+    wrong pipeline sorting on it is told its documents, not that no document has the field."""
+    feedback = labkit.exercise("06.right_edge").check(
+        [{"$project": {"t": {"$literal": 1}}}, {"$sort": {"t": -1}}, {"$limit": 3}])
+    assert feedback.correct is False
+    assert "No document has a field" not in str(feedback)

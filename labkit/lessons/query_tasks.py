@@ -33,6 +33,7 @@ from labkit.lessons.collection import (
 from labkit.lessons.exercises import MODEL, Exercise
 from labkit.lessons.rules import Accept
 from labkit.model import explain
+from labkit.model.match import field_paths
 
 if TYPE_CHECKING:
     from labkit.model.bson_order import Document
@@ -188,11 +189,11 @@ class Returns(Accept[Query]):
         the fixture's answer is right, that the unseen variant's is not."""
         judged: Judged = answer
         query = self.read(prediction, answer)
-        got = judged.run(query)
         absent = _absent_fields(query, judged.seen.documents())
         if absent:
             return Message(N_("No document has a field {fields}: check its name against the "
                               "fixture's."), fields=", ".join(absent))
+        got = judged.run(query)
         if _same(got[0], judged.expected[0]):
             return Message(N_("Right on these documents, but not on others of the same shape "
                               "that you have not seen: {detail}"),
@@ -215,25 +216,25 @@ class Returns(Accept[Query]):
         return self.show_reference()
 
 
-def _fields(value: Any) -> list[str]:
-    """The field paths a filter, a sort or a pipeline's ``$match`` and ``$sort`` stages name
-    (not operators: ``$and``'s, ``$or``'s and ``$nor``'s clauses are read for theirs)."""
-    if isinstance(value, list):
-        return [name for item in value for name in _fields(item)]
-    if not isinstance(value, dict):
-        return []
-    names: list[str] = []
-    for key, item in value.items():
-        if key in ("$and", "$or", "$nor", "$match", "$sort"):
-            names += _fields(item)
-        elif not key.startswith("$"):
-            names.append(key)
-    return names
+def _fields(query: Query) -> list[str]:
+    """The fixture's field paths a query names: its filter's and its sort's, and a pipeline's
+    ``$match`` and ``$sort`` stages' up to the first stage that makes fields of its own."""
+    arguments = query.arguments
+    named = [*field_paths(arguments.get("filter")), *(arguments.get("sort") or {})]
+    for stage in arguments.get("pipeline") or []:
+        operator, value = next(iter(stage.items()), ("", None))
+        if operator == "$match":
+            named += field_paths(value)
+        elif operator == "$sort" and isinstance(value, dict):
+            named += list(value)
+        elif operator not in ("$limit", "$skip"):
+            break
+    return named
 
 
 def _absent_fields(query: Query, documents: list[Document]) -> list[str]:
     """The fields the query names whose first part no document of the fixture has."""
-    named = _fields([query.arguments.get(part) for part in ("filter", "sort", "pipeline")])
+    named = _fields(query)
     present = {key for document in documents for key in document}
     return list(dict.fromkeys(name for name in named if name.split(".")[0] not in present))
 

@@ -367,6 +367,21 @@ def _size_test(operand: Any) -> Callable[[list[Any]], bool]:
 # Compiling a filter ---------------------------------------------------------------------------
 
 
+def field_paths(query: Any) -> list[str]:
+    """The field paths a filter names (``userId``, ``a.b``), its logical operators' clauses
+    read for theirs; no operator's own name."""
+    if not isinstance(query, dict):
+        return []
+    paths: list[str] = []
+    for name, value in query.items():
+        if name in _LOGICAL and isinstance(value, list):
+            paths += [path for clause in value for path in field_paths(clause)]
+        elif not name.startswith("$"):
+            paths.append(name)
+    return paths
+
+
+
 def compile_filter(query: Any, version: str, depth: int = 0, *,
                    collation: dict[str, Any] | None = None) -> Test:
     """A function telling whether a document matches ``query``; BadInput if MongoDB would
