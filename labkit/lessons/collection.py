@@ -59,7 +59,7 @@ def mongosh(value: Any) -> str:
     return shell(value)
 
 
-def _sort_pairs(key_or_list: Any, direction: int | None = None) -> list[tuple[str, int]]:
+def sort_pairs(key_or_list: Any, direction: int | None = None) -> list[tuple[str, int]]:
     """A sort as pymongo's ``sort`` takes it (a key and a direction, a list of pairs, or a
     dict), as its pairs; anything else is ``BadInput``."""
     if isinstance(key_or_list, str):
@@ -126,7 +126,7 @@ _MONGOSH = _Dialect("db.{}", mongosh, json.dumps, mongosh, "countDocuments")
 _PYMONGO = _Dialect("{}", repr, repr, lambda sort: repr(list(sort.items())), "count_documents")
 
 
-class _Where:
+class Where:
     """What answers the learner's collection: the lesson's MongoDB, or labkit's model alone.
     ``label`` names it as a result says it; ``rules`` is the MongoDB version whose rules the
     model follows for the prediction."""
@@ -155,7 +155,7 @@ class _Where:
         return _("labkit's model of MongoDB {version} predicts").format(version=self.rules)
 
 
-def _where_now() -> _Where:
+def where_now() -> Where:
     """The kernel's MongoDB if it has one, else the model alone."""
     # the session (lessons.notebook, about 40 more modules): a collection made needs it;
     # `labkit.exercise` loads this module (through query_tasks) and makes none
@@ -163,8 +163,8 @@ def _where_now() -> _Where:
 
     ctx = session()
     if ctx.unavailable("mongodb") is not None:
-        return _Where()
-    return _Where(ctx.mongodb(), ctx.mongodb_database("yourturn"))
+        return Where()
+    return Where(ctx.mongodb(), ctx.mongodb_database("yourturn"))
 
 
 def _model_read(docs: list[Document], query: Query, rules: str) -> Any:
@@ -185,7 +185,7 @@ class Answer:
     """What one read returned: the value, who answered, the query in mongosh and pymongo form,
     the model's prediction beside a server's answer, and why the model places each document."""
 
-    def __init__(self, query: Query, where: _Where, value: Any = None, *, refused: str = "",
+    def __init__(self, query: Query, where: Where, value: Any = None, *, refused: str = "",
                  predicted: Any = None, prediction_refused: str = "",
                  docs: list[Document] | None = None, model_in_step: bool = True) -> None:
         self.query, self.where, self.value, self.refused = query, where, value, refused
@@ -224,29 +224,29 @@ class Answer:
         if not self.where.on_server or self.refused or self.prediction_refused \
                 or not self.model_in_step:
             return False
-        return not _agree(self.query, self.value, self.predicted)
+        return not agree(self.query, self.value, self.predicted)
 
     def _difference(self) -> str:
         if self.query.operation not in ("find", "aggregate") or not isinstance(self.value, list):
             return _("the server gave {server}; the model predicted {model}").format(
-                server=_short(self.value), model=_short(self.predicted))
-        server = {_key(d.get("_id")) for d in self.value if isinstance(d, dict)}
-        model = {_key(d.get("_id")) for d in self.predicted or [] if isinstance(d, dict)}
-        only_server = [d.get("_id") for d in self.value if _key(d.get("_id")) not in model]
+                server=short_value(self.value), model=short_value(self.predicted))
+        server = {value_key(d.get("_id")) for d in self.value if isinstance(d, dict)}
+        model = {value_key(d.get("_id")) for d in self.predicted or [] if isinstance(d, dict)}
+        only_server = [d.get("_id") for d in self.value if value_key(d.get("_id")) not in model]
         only_model = [d.get("_id") for d in self.predicted or []
-                      if _key(d.get("_id")) not in server]
+                      if value_key(d.get("_id")) not in server]
         if not only_server and not only_model:
             return _("the same documents in another order")
         return _("only the server returned {server}; only the model {model}").format(
-            server=_short(only_server) if only_server else _("none"),
-            model=_short(only_model) if only_model else _("none"))
+            server=short_value(only_server) if only_server else _("none"),
+            model=short_value(only_model) if only_model else _("none"))
 
     # Why --------------------------------------------------------------------------------------
 
     def why(self) -> pd.DataFrame | None:
         """Why the model places each document of the collection (a filter: in or out, and the
         rule; a sort: the value each sorts by), or None where the read has neither."""
-        filter_, sort = _filter_and_sort(self.query)
+        filter_, sort = filter_and_sort(self.query)
         try:
             if filter_ is not None and (filter_ or sort is None):
                 return frame(explain.find(self.docs, filter_,
@@ -281,7 +281,7 @@ class Answer:
                 count=len(self.value), total=len(self.docs)) if self.query.operation == "find"
                 else _("Documents out of the pipeline: {count}.").format(count=len(self.value)))
         else:
-            lines.append(_("Result: {value}").format(value=_short(self.value)))
+            lines.append(_("Result: {value}").format(value=short_value(self.value)))
         if self.where.on_server:
             lines.append(self._beside())
         return lines
@@ -342,16 +342,17 @@ class Answer:
         return "".join(parts)
 
 
-def _key(value: Any) -> str:
+def value_key(value: Any) -> str:
     """A value as a set compares it: its Extended JSON."""
     return dumps(value)
 
 
-def _short(value: Any) -> str:
+def short_value(value: Any) -> str:
+    """A value as feedback names it: its Extended JSON, cut after 200 characters."""
     return short_json(value, 200)
 
 
-def _filter_and_sort(query: Query) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def filter_and_sort(query: Query) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The filter and sort a read applies to the collection's documents: a find's own, an
     aggregate's leading ``$match`` and the ``$sort`` after it, where they are."""
     args = query.arguments
@@ -371,14 +372,14 @@ def _filter_and_sort(query: Query) -> tuple[dict[str, Any] | None, dict[str, Any
     return filter_, sort
 
 
-def _agree(query: Query, server: Any, model: Any) -> bool:
+def agree(query: Query, server: Any, model: Any) -> bool:
     """Whether a server's answer and the model's prediction say the same: the same documents
     (in the same order where the read sorts them, ties in any order), the same value else."""
     if not (isinstance(server, list) and isinstance(model, list)):
-        return _key(server) == _key(model)
-    if sorted(map(_key, server)) != sorted(map(_key, model)):
+        return value_key(server) == value_key(model)
+    if sorted(map(value_key, server)) != sorted(map(value_key, model)):
         return False
-    _filter, sort = _filter_and_sort(query)
+    _filter, sort = filter_and_sort(query)
     if not sort:
         return True
     keys = [[[k for _value, k in bson_order.sort_values(d, sort)] for d in side]
@@ -405,7 +406,7 @@ class Cursor:
 
     def sort(self, key_or_list: Any, direction: int | None = None) -> Cursor:
         """Sort by a field and a direction (``.sort("userId", 1)``) or by a list of pairs."""
-        self._arguments["sort"] = dict(_sort_pairs(key_or_list, direction))
+        self._arguments["sort"] = dict(sort_pairs(key_or_list, direction))
         self._answer = None
         return self
 
@@ -456,7 +457,7 @@ class Collection:
     """The learner's own collection (``labkit.collection``): reads and writes as pymongo's
     ``Collection`` takes them, answered by the lesson's server or by the model."""
 
-    def __init__(self, name: str, docs: list[Document], where: _Where,
+    def __init__(self, name: str, docs: list[Document], where: Where,
                  after: tuple[str, ...] = ()) -> None:
         self.name = name
         self.where = where
@@ -623,7 +624,7 @@ def _apply(doc: Document, op: str, field: str, value: Any) -> None:
 class Written:
     """What a write did, and who did it."""
 
-    def __init__(self, operation: str, collection: str, where: _Where, said: Any,
+    def __init__(self, operation: str, collection: str, where: Where, said: Any,
                  refused: str) -> None:
         self.operation, self.collection, self.where = operation, collection, where
         self.said, self.refused = said, refused
@@ -634,7 +635,7 @@ class Written:
                 who=self.where.label(), operation=self.operation, why=self.refused)
         return _("{operation} on {collection}, by {who}: {said}").format(
             operation=self.operation, collection=self.collection, who=self.where.label(),
-            said=_short(self.said))
+            said=short_value(self.said))
 
     __repr__ = __str__
 
@@ -664,4 +665,4 @@ def collection(name: str = "orders", documents: str | list[Document] | None = No
         raise BadInput(Message(N_("documents are a list of documents or a fixture's name, such "
                                   "as {example}"), example='"orders"'))
     held = (after,) if isinstance(after, str) else tuple(after)
-    return Collection(name, docs, _where_now(), held)
+    return Collection(name, docs, where_now(), held)

@@ -23,12 +23,12 @@ from labkit.lessons.collection import (
     Collection,
     Cursor,
     Query,
-    _agree,
-    _filter_and_sort,
-    _key,
-    _short,
-    _sort_pairs,
-    _where_now,
+    agree,
+    filter_and_sort,
+    short_value,
+    sort_pairs,
+    value_key,
+    where_now,
 )
 from labkit.lessons.exercises import MODEL, Exercise
 from labkit.lessons.rules import Accept
@@ -94,7 +94,7 @@ def as_query(task: Task, written: Any) -> Query:
         return Query(task.collection, "find", {"filter": written})
     if task.kind == SORT and isinstance(written, dict | list | tuple) and written:
         try:
-            pairs = _sort_pairs(list(written) if isinstance(written, tuple) else written)
+            pairs = sort_pairs(list(written) if isinstance(written, tuple) else written)
         except Exception as exc:
             raise Unreadable(Message(N_("a sort such as {example}"),
                                      example=_EXAMPLES[SORT][0])) from exc
@@ -162,7 +162,7 @@ class Judged:
 def _same(got: Answer, expected: Answer) -> bool:
     """Whether the learner's answer agrees with the reference's: the same documents, in the
     same order where the reference sorts them (ties in any order)."""
-    return _agree(expected.query, got.value, expected.value)
+    return agree(expected.query, got.value, expected.value)
 
 
 class Returns(Accept[Query]):
@@ -242,16 +242,16 @@ def _absent_fields(query: Query, documents: list[Document]) -> list[str]:
 def _wrongly(query: Query, got: Answer, expected: Answer, seen: Collection) -> Message:
     """Which documents ``got`` lets in or keeps out against ``expected``, each with the rule
     that decided under the learner's filter (or the order, for a sort)."""
-    mine = {_key(d.get("_id")): d.get("_id") for d in got.documents()}
-    theirs = {_key(d.get("_id")): d.get("_id") for d in expected.documents()}
+    mine = {value_key(d.get("_id")): d.get("_id") for d in got.documents()}
+    theirs = {value_key(d.get("_id")): d.get("_id") for d in expected.documents()}
     wrongly_in = [v for k, v in mine.items() if k not in theirs]
     wrongly_out = [v for k, v in theirs.items() if k not in mine]
     if not wrongly_in and not wrongly_out:
         place, yours, right = next((n, a, b) for n, (a, b) in enumerate(
-            zip(got.ids(), expected.ids(), strict=True), start=1) if _key(a) != _key(b))
+            zip(got.ids(), expected.ids(), strict=True), start=1) if value_key(a) != value_key(b))
         return Message(N_("The right documents in another order: at place {place} yours has "
                           "_id {yours}, where the order asked for has _id {right}."),
-                       place=place, yours=_short(yours), right=_short(right))
+                       place=place, yours=short_value(yours), right=short_value(right))
     reasons = _reasons(query, seen, [*wrongly_in, *wrongly_out])
     told = [0]
     parts = []
@@ -265,16 +265,16 @@ def _wrongly(query: Query, got: Answer, expected: Answer, seen: Collection) -> M
 
 def _reasons(query: Query, seen: Collection, ids: list[Any]) -> dict[str, tuple[str, str]]:
     """The model's reason for each of ``ids`` under the learner's filter: its rule and why."""
-    filter_, _sort = _filter_and_sort(query)
+    filter_, _sort = filter_and_sort(query)
     if filter_ is None:
         return {}
     try:
         rows = explain.find(seen.documents(), filter_, mongodb_version=seen.where.rules)
     except Exception:  # a reason is extra; its absence must not cost the feedback
         return {}
-    wanted = {_key(i) for i in ids}
-    return {_key(row.id): (row.rule, shown(row.because)) for row in rows
-            if _key(row.id) in wanted}
+    wanted = {value_key(i) for i in ids}
+    return {value_key(row.id): (row.rule, shown(row.because)) for row in rows
+            if value_key(row.id) in wanted}
 
 
 def _named(ids: list[Any], reasons: dict[str, tuple[str, str]], told: list[int]) -> str:
@@ -282,14 +282,14 @@ def _named(ids: list[Any], reasons: dict[str, tuple[str, str]], told: list[int])
     model's whole reason, counted in ``told``), the rest counted."""
     named = []
     for i in ids[:_NAMED]:
-        reason = reasons.get(_key(i))
+        reason = reasons.get(value_key(i))
         if reason is None:
-            named.append(f"_id {_short(i)}")
+            named.append(f"_id {short_value(i)}")
         elif told[0] < _REASONED:
             told[0] += 1
-            named.append(f"_id {_short(i)} ({reason[0]}: {reason[1]})")
+            named.append(f"_id {short_value(i)} ({reason[0]}: {reason[1]})")
         else:
-            named.append(f"_id {_short(i)} ({reason[0]})")
+            named.append(f"_id {short_value(i)} ({reason[0]})")
     more = len(ids) - _NAMED
     return ", ".join(named) + (" " + _("and {count} more").format(count=more) if more > 0
                                else "")
@@ -299,7 +299,7 @@ def query_exercise(task: Task, question: str, hint: str | list[str], *, explanat
                    lesson: str) -> Exercise:
     """An exercise whose answer is a query the learner writes, judged by what it returns."""
     def observe() -> Judged:
-        where = _where_now()
+        where = where_now()
         seen = Collection(task.collection, task.fixture(), where)
         unseen = Collection(task.collection + "_unseen", task.variant(), where)
         reference = as_query(task, task.reference)
