@@ -15,7 +15,7 @@ from mongo_wire import cursor_of
 from wire_replies import ORDERS_FROM_PYTHON, connected, found, in_database
 
 from labkit.errors import BadInput
-from labkit.lessons.collection import Collection, Query, _Where, collection, mongosh
+from labkit.lessons.collection import Collection, Query, Where, collection, mongosh
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_on_a_server_the_fixture_is_inserted_and_the_find_sent(wire_server):
     with connected(wire_server) as lab:
         lab.wire.on("find", cursor_of(found(ORDERS_FROM_PYTHON, 1, 3, 4, 5)),
                     match=lambda s: s["find"] == "orders")
-        where = _Where(lab.server, lab.server.fresh_database("yourturn"))
+        where = Where(lab.server, lab.server.fresh_database("yourturn"))
         answer = Collection("orders", ORDERS_FROM_PYTHON, where).find(
             {"userId": {"$gt": 0}}).answer()
         sent = [s for s in lab.wire.sent if in_database(s, "yourturn")]
@@ -155,7 +155,7 @@ def test_a_server_that_answers_otherwise_is_flagged(wire_server):
     with connected(wire_server) as lab:
         lab.wire.on("find", cursor_of(found(ORDERS_FROM_PYTHON, 1, 2)),
                     match=lambda s: s["find"] == "orders")
-        where = _Where(lab.server, lab.server.fresh_database("yourturn"))
+        where = Where(lab.server, lab.server.fresh_database("yourturn"))
         answer = Collection("orders", ORDERS_FROM_PYTHON, where).find(
             {"userId": {"$gt": 0}}).answer()
     assert answer.differs()
@@ -168,7 +168,7 @@ def test_on_a_real_server_the_model_and_mongodb_agree(mongodb_server):
     predicts (claim B1): only a real server can confirm it."""
     database = mongodb_server.fresh_database("yourturn")
     try:
-        answer = Collection("orders", ORDERS_FROM_PYTHON, _Where(mongodb_server, database)).find(
+        answer = Collection("orders", ORDERS_FROM_PYTHON, Where(mongodb_server, database)).find(
             {"userId": {"$gt": 0}}).answer()
         assert sorted(answer.ids()) == [1, 3, 4, 5]
         assert not answer.differs()
