@@ -193,7 +193,8 @@ def test_unreadable_input_costs_no_attempt(name, lang, prediction):
 
 
 @pytest.mark.parametrize(("prediction", "named"), [
-    ([1, 3, 4], "NumberDecimal"), ([1, 4], "NumberLong (_id 3) and NumberDecimal (_id 5)")])
+    ([1, 3, 4], "_id 5 left out: decimal are numbers too"),
+    ([1, 4], "_id 3, _id 5 left out: long, decimal are numbers too")])
 def test_a_numeric_type_left_out_of_gt_zero_is_named(prediction, named):
     """03.gt_zero: leaving out the decimal (or the long and the decimal) is told which numeric
     types were left out, not the string's hint: every numeric type shares one bracket (the

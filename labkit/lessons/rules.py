@@ -586,7 +586,29 @@ class InOrder(Accept[list[Any]]):
 
 
 class AsSet(InOrder):
-    """A list where order does not matter: the same items, any order, no repeats needed."""
+    """A list where order does not matter: the same items, any order, no repeats needed.
+
+    ``left_out`` says what the items a prediction left out have in common, where every item it
+    names is right (``03.gt_zero``'s numbers of other types)."""
+
+    def __init__(self, item: Accept[Any] | None = None,
+                 choices: Iterable[Any] | Callable[[], Iterable[Any]] | None = None,
+                 left_out: Callable[[list[Any]], Message] | None = None) -> None:
+        super().__init__(item, choices)
+        self.left_out = left_out
+
+    def mistake(self, prediction: Any, answer: Any) -> str | Message:
+        """Right items only, but not all of them: ``left_out`` of those missing."""
+        if self.left_out is None:
+            return ""
+        try:
+            predicted = self.read(prediction, answer)
+        except Unreadable:
+            return ""
+        answer = list(answer)
+        wrong = [p for p in predicted if not any(self.item.matches(p, a) for a in answer)]
+        missing = [a for a in answer if not any(self.item.matches(p, a) for p in predicted)]
+        return self.left_out(missing) if missing and predicted and not wrong else ""
 
     def read(self, prediction: Any, answer: Any) -> list[Any]:
         """The prediction as a list (its order is ignored)."""
