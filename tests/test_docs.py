@@ -591,3 +591,20 @@ if __name__ == "__main__":  # python tests/test_docs.py: regenerate docs/cli.md'
         sys.exit(f"{CLI_DOC} not found: run this from the checkout's root")
     CLI_DOC.write_text(cli_markdown(CLI_DOC.read_text(encoding="utf-8")), encoding="utf-8")
     print(f"wrote {CLI_DOC}")
+
+
+@pytest.mark.parametrize("edition", ["", "vi"])
+def test_each_lessons_time_is_the_syllabus_minutes(edition):
+    """Each lesson's opening says its time ("**Time.** About 40 minutes", "Khoảng 40 phút")
+    as labkit.syllabus gives it, and the index's row says the same: one number per lesson."""
+    from labkit.syllabus import LESSONS
+
+    (index,) = _tables(ROOT / "notebooks" / edition / "README.md")
+    for lesson, row in zip(LESSONS, index, strict=True):
+        cells = json.loads((ROOT / "notebooks" / edition / lesson.file).read_text("utf-8"))
+        text = "".join("".join(c["source"]) for c in cells["cells"]
+                       if c["cell_type"] == "markdown")
+        said = re.search(r"(?:About|Khoảng) (\d+) (?:minutes|phút)", text)
+        assert said, lesson.file
+        assert int(said[1]) == lesson.minutes, lesson.file
+        assert row[3] in (f"{lesson.minutes} min", f"{lesson.minutes} phút"), lesson.file
