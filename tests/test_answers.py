@@ -13,7 +13,7 @@ from helpers import fresh_lab
 
 from labkit import i18n
 from labkit.errors import Unreadable
-from labkit.lessons import course, questions
+from labkit.lessons import course, exercises, questions
 from labkit.lessons.answers import read_number, read_time, says_error
 from labkit.lessons.exercises import OWN, Exercise, Number, Said, Time
 
@@ -290,7 +290,7 @@ def test_an_error_is_read_in_either_language_and_its_negation_is_not(prediction,
 def test_a_unit_is_read_in_any_case_and_glued_to_its_number(typed, value):
     """A unit after a number is read in any case, with or without a space ("29B"); a hex
     number keeps its last digit b ("0x1b" is 27, not 0x1 bytes)."""
-    assert read_number(typed, questions.BYTES).value == value
+    assert read_number(typed, exercises.BYTES).value == value
 
 
 @pytest.mark.parametrize("prediction", [1_700_000_000, "1700000000", "1,700,000,000"])

@@ -37,9 +37,10 @@ from labkit.lessons.rules import (
 from labkit.names import where
 from labkit.outputs.escape import as_typed
 
-__all__ = ["LIVE", "MODEL", "OWN", "RECORDED", "Accept", "AsSet", "Bool", "Custom", "Exercise",
-           "Feedback", "Fraction", "Hex", "InOrder", "Made", "Number", "Said", "Same", "Spelling",
-           "Time", "asked", "parse_time", "same", "textbook_btree"]
+__all__ = ["BYTES", "LIVE", "MODEL", "MODEL_NO_SERVER", "OWN", "RECORDED", "Accept", "AsSet",
+           "Bool", "Custom", "Exercise", "Feedback", "Fraction", "Hex", "InOrder", "Made",
+           "Number", "Said", "Same", "Spelling", "Time", "asked", "parse_time", "same",
+           "textbook_btree"]
 
 
 def _written(prediction: Any) -> str:
@@ -86,6 +87,10 @@ class Feedback:
 
 
 LIVE, MODEL, RECORDED = "live", "model", "recorded"
+# What answered where a claim's exercise had no server: the model's prediction, so labelled.
+MODEL_NO_SERVER = "labkit's model (no server here)"
+# Units a learner may write after a number of bytes; any language, as typed (not translated).
+BYTES = ("bytes", "byte", "b")
 # The progress table's group for exercises made outside any lesson (a learner's own).
 OWN = N_("own")
 
@@ -202,7 +207,7 @@ class Exercise:
                 except (KeyError, IndexError, TypeError, ValueError):
                     pass
                 else:
-                    exercise.source, exercise.engine = MODEL, "labkit's model (no server here)"
+                    exercise.source, exercise.engine = MODEL, MODEL_NO_SERVER
                     return value
             exercise.source, exercise.engine = RECORDED, item.expected_label
             return pick(item.expected)

@@ -15,7 +15,9 @@ from labkit.errors import BadInput
 from labkit.i18n import N_, Message, _
 from labkit.lessons.answers import says_error
 from labkit.lessons.exercises import (
+    BYTES,
     MODEL,
+    MODEL_NO_SERVER,
     Accept,
     AsSet,
     Bool,
@@ -40,8 +42,6 @@ if TYPE_CHECKING:
     from labkit.experiments.btree_keys import WriteReading
     from labkit.run.runner import Context
 
-# Units a learner may write after a number; any language, as typed (not shown, not translated).
-BYTES = ("bytes", "byte", "b")
 # The documents a range count counts are IDs too ("25 IDs"); the random values are one per
 # process ("3 processes").
 DOCUMENTS = ("documents", "document", "docs", "doc", "ids", "id", "tài liệu", "bản ghi",
@@ -160,7 +160,7 @@ def _blog_order(exercise: Exercise) -> list[Any]:
         exercise.engine = f"{engine_name('mongodb')} {ctx.mongodb().version}"
     else:
         found = model_read(docs, "find", arguments)
-        exercise.source, exercise.engine = MODEL, "labkit's model (no server here)"
+        exercise.source, exercise.engine = MODEL, MODEL_NO_SERVER
     return [doc["_id"] for doc in found]
 
 

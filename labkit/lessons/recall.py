@@ -22,6 +22,7 @@ from bson import Decimal128, ObjectId
 from labkit.i18n import N_, _
 from labkit.lessons import course
 from labkit.lessons.exercises import (
+    BYTES,
     AsSet,
     Bool,
     Fraction,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from labkit.model.bson_order import Document
 
 # Units a learner may write after a number (as typed, in either language: not translated).
-_BYTES = ("bytes", "byte", "b")
 _MILLISECONDS = ("ms", "milliseconds", "millisecond", "mili giây", "miligiây")
 _IDS = ("ids", "id", "documents", "document", "tài liệu")
 
@@ -393,7 +393,7 @@ _QUESTIONS: dict[str, tuple[str, Made]] = {
         N_("Lesson 04: 12 bytes, timestamp 4, counter 3."),
         mistake=(10, N_("10 is its hex digits; two hex digits make a byte.")),
         explanation=N_("4 bytes of timestamp, 5 of random value and 3 of counter make 12."),
-        accept=Number(units=_BYTES)),
+        accept=Number(units=BYTES)),
     "06.warm_up": _recall("05",
         N_("Client B's clock is 2 seconds behind A's. B makes an ID 1 second after A. Does "
            "B's ID sort first?"),
@@ -434,7 +434,7 @@ _QUESTIONS: dict[str, tuple[str, Made]] = {
         N_("Lesson 04: timestamp, random value, counter."),
         mistake=(24, N_("24 is its hex digits; two make a byte.")),
         explanation=N_("4 + 5 + 3 = 12 bytes: a smaller key than a UUID."),
-        accept=Number(units=_BYTES), engine=_bson),
+        accept=Number(units=BYTES), engine=_bson),
     "07.warm_up": _recall("06",
         N_("With 50/50 splits, do random keys fill the leaves fuller than sequential keys?"),
         _random_fills_fuller,
