@@ -13,7 +13,7 @@ import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from labkit.claims.claim import (
     COLOURS,
@@ -394,10 +394,22 @@ EXPLAINED_READ = N_("{operation} at line {line:d}: {why}")
 _MATCHED, _NOT_MATCHED, _SORTS_BY = N_("matched"), N_("not matched"), N_("sorts by {key}")
 EXPLAINED_HEADINGS = ("_id", N_("difference"), N_("the model"), N_("because"), N_("rule"),
                       N_("source"))
-_BECAUSE = 3  # the model's reason, which writes its code in backticks
 
 
-def _explained_cells(row: Result) -> Iterator[tuple[str, list[list[str]]]]:
+class _Explained(NamedTuple):
+    """One document in question, as plain text to be escaped for its format: its ``_id``, how
+    it differs, the model's decision, why (``because``, the model's reason, which writes its
+    code in backticks), the rule and its source."""
+
+    ident: str
+    how: str
+    decision: str
+    because: str
+    rule: str
+    source: str
+
+
+def _explained_cells(row: Result) -> Iterator[tuple[str, list[_Explained]]]:
     """Each read the row's answer differs on: its line, then one row of plain text per
     document in question (``_id``, how it differs, the model's decision, why, the rule, its
     source), each to be escaped for its format."""
@@ -409,8 +421,8 @@ def _explained_cells(row: Result) -> Iterator[tuple[str, list[list[str]]]]:
                 decision = _(_MATCHED if decided.matched else _NOT_MATCHED)
             else:
                 decision = _(_SORTS_BY).format(key=key_text(decided.key))
-            cells.append([dumps(decided.id), _(_difference(item.how)), decision,
-                          shown(decided.because), decided.rule, decided.source])
+            cells.append(_Explained(dumps(decided.id), _(_difference(item.how)), decision,
+                                    shown(decided.because), decided.rule, decided.source))
         yield _(EXPLAINED_READ).format(operation=read.operation, line=read.line,
                                        why=dumps(read.asked)), cells
 
@@ -442,9 +454,11 @@ def _explained_html(row: Result) -> str:
     parts = [f"<div class='explained'><p><b>{esc(_(EXPLAINED_LABEL))}</b></p>"]
     head = "".join(f"<th>{esc(_(h) if h != '_id' else h)}</th>" for h in EXPLAINED_HEADINGS)
     for read, cells in _explained_cells(row):
-        body = "".join("<tr>" + "".join(
-            f"<td>{escape.html_with_code(c) if i == _BECAUSE else esc(c)}</td>"
-            for i, c in enumerate(line)) + "</tr>" for line in cells)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{cell}</td>" for cell in (
+                esc(line.ident), esc(line.how), esc(line.decision),
+                escape.html_with_code(line.because), esc(line.rule), esc(line.source)))
+            + "</tr>" for line in cells)
         parts.append(f"<p>{esc(read)}</p><div class='ev'><table><tr>{head}</tr>{body}"
                      "</table></div>")
     parts.append("</div>")
