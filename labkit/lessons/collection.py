@@ -138,6 +138,7 @@ class Where:
 
     @property
     def on_server(self) -> bool:
+        """True where the lesson's MongoDB answers."""
         return self.server is not None
 
     def label(self) -> str:
@@ -152,6 +153,7 @@ class Where:
         return _("the server") if self.server is not None else _("labkit's model")
 
     def model_label(self) -> str:
+        """The model's column beside a server's answer, in the learner's words."""
         return _("labkit's model of MongoDB {version} predicts").format(version=self.rules)
 
 
