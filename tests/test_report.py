@@ -334,7 +334,7 @@ for (let text = texts.nextNode(); text; text = texts.nextNode()) {
   if ([...range.getClientRects()].some(box => box.right > width + 0.5))
     wide.push(`${text.parentElement.tagName}: ${text.textContent.slice(0, 70)}`);
 }
-parent.document.body.setAttribute('data-fit', JSON.stringify(
+parent.document.body.setAttribute('data-fit-' + window.name, JSON.stringify(
   {width: width, scroll: document.documentElement.scrollWidth, wide: wide.slice(0, 8)}));
 </script></body>"""
 
@@ -352,18 +352,22 @@ def _browser() -> str:
     raise AssertionError("unreachable")
 
 
-@pytest.mark.parametrize("width", [360, 480])
-def test_the_page_fits_a_phone_wide_window(width, offline_run, tmp_path, monkeypatch):
-    """Laid out by Chromium a phone's width wide, in English and in Vietnamese, nothing sticks
-    out past the right edge: the engine column wraps between words on a narrow screen (names
-    such as "model (rightmost splits) · size labkit 0.1.0" pushed the claims table 40 px past a
-    480 px window), and a word longer than the line breaks (an ObjectId in a heading, a DSN in
-    the engines list, SQLITE_DBSTATUS_CACHE_MISS in the summary stuck out at 360 px)."""
+WIDTHS = (360, 480)
+
+
+def test_the_page_fits_a_phone_wide_window(offline_run, tmp_path, monkeypatch):
+    """Laid out by Chromium 360 and 480 pixels wide, a phone's width, in English and in
+    Vietnamese, nothing sticks out past the right edge: the engine column wraps between words
+    on a narrow screen (names such as "model (rightmost splits) · size labkit 0.1.0" pushed the
+    claims table 40 px past a 480 px window), and a word longer than the line breaks (an
+    ObjectId in a heading, a DSN in the engines list, SQLITE_DBSTATUS_CACHE_MISS in the summary
+    stuck out at 360 px). The four layouts are frames of one page, laid out by one browser."""
     import subprocess
 
     from labkit import i18n
 
     browser = _browser()
+    frames = []
     for lang in ("en", "vi"):
         monkeypatch.setattr(i18n, "_chosen", lang)
         page = report.write(offline_run, tmp_path / lang)["html"].read_text(encoding="utf-8")
@@ -371,22 +375,26 @@ def test_the_page_fits_a_phone_wide_window(width, offline_run, tmp_path, monkeyp
                "a_database_name_long_enough_to_cross_any_phone)</li>")
         assert "<ul class='meta'><li>" in page
         page = page.replace("<ul class='meta'><li>", f"<ul class='meta'>{dsn}<li>")
-        frame = tmp_path / lang / "frame.html"
-        frame.write_text(
-            f"<!doctype html><html><body><iframe style='border:0' width='{width}' height='800' "
-            f"srcdoc=\"{html.escape(page.replace('</body>', _FIT_PROBE), quote=True)}\">"
-            "</iframe></body></html>", encoding="utf-8")
-        dom = subprocess.run(
-            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", f"--user-data-dir={tmp_path / lang / 'profile'}",
-             f"--window-size={width + 400},900", "--dump-dom", frame.as_uri()],
-            capture_output=True, text=True, timeout=120, check=True).stdout
-        found = re.search(r'data-fit="([^"]*)"', dom)
-        assert found, dom[-2000:]
-        fit = json.loads(html.unescape(found.group(1)))
-        assert width - 20 <= fit["width"] <= width, fit  # the frame, less its scroll bar
-        assert (fit["wide"], fit["scroll"]) == ([], fit["width"]), (lang, fit)
+        probed = html.escape(page.replace("</body>", _FIT_PROBE), quote=True)
+        frames += [f"<iframe name='{lang}{width}' style='border:0;display:block' "
+                   f"width='{width}' height='800' srcdoc=\"{probed}\"></iframe>"
+                   for width in WIDTHS]
+    frame = tmp_path / "frames.html"
+    frame.write_text(f"<!doctype html><html><body>{''.join(frames)}</body></html>",
+                     encoding="utf-8")
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+         f"--window-size={max(WIDTHS) + 400},900", "--dump-dom", frame.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True).stdout
+    for lang in ("en", "vi"):
+        for width in WIDTHS:
+            found = re.search(rf'data-fit-{lang}{width}="([^"]*)"', dom)
+            assert found, (lang, width, dom[-2000:])
+            fit = json.loads(html.unescape(found.group(1)))
+            assert width - 20 <= fit["width"] <= width, fit  # the frame, less its scroll bar
+            assert (fit["wide"], fit["scroll"]) == ([], fit["width"]), (lang, width, fit)
 
 
 @pytest.mark.parametrize(("value", "limit", "written"), [
