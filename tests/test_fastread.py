@@ -126,7 +126,7 @@ def libbson_reads(array_text: str) -> bool:
     return True
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENTS, st.booleans())
 def test_the_c_path_reads_as_the_python_reader_or_declines(docs, ascii_only):
     """Generated Extended JSON, canonical and malformed: where the C path answers, the Python
@@ -144,7 +144,7 @@ def test_the_c_path_reads_as_the_python_reader_or_declines(docs, ascii_only):
         assert libbson_reads(text), text
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENTS, st.booleans(), st.sampled_from(["", " ", "\n", "\t", "  "]))
 def test_pcre2_and_re_make_the_same_check(docs, ascii_only, space):
     """On a large text the check runs in PCRE2, elsewhere in Python's re and bytes.translate:
