@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import ONE_CLAIM
 
 from labkit.claims import files as claimfiles
 from labkit.claims.expect import judge_step, match
@@ -79,12 +80,16 @@ def test_the_model_reproduces_every_recorded_result(on_the_model):
 
 def test_the_report_is_the_run_report(on_the_model, tmp_path):
     """The check writes the same report.html, report.md and results.json as `labkit run`, each
-    claim placed at its file and line."""
+    claim placed at its file and line; on the model alone each claim is predicted, not seen:
+    its verdict is not run, the model's is its prediction, and its row says it predicts."""
     paths = report.write(on_the_model.run, tmp_path)
     data = json.loads(paths["json"].read_text())
     first = data["claims"][0]
     assert first["id"] == "D3.string_range"
-    assert first["verdict"] == "holds"
+    assert (first["verdict"], first["prediction"]) == ("not-run", "holds")
+    assert first["results"][0]["predicted"] is True
+    assert data["counts"]["hold"] == 0
+    assert data["predictions"]["hold"] == len(data["claims"])
     assert first["experiment"].endswith("lesson01_dates.yaml:3")
     assert "D3.string_range" in paths["html"].read_text()
 
@@ -279,7 +284,9 @@ def test_cli_check_prints_the_matrix_and_writes_report_and_junit(tmp_path, capsy
     assert status == 0
     assert out.startswith("claim")
     assert "model 8.0" in out.splitlines()[0]
-    assert "33 claims: 33 hold" in out
+    # the model's cells are predictions: no engine ran, and the model predicts every one holds
+    assert ("33 claims: 0 hold, 0 do not hold, 0 findings, 33 not run, 0 error; labkit's model "
+            "predicts: 33 hold, 0 do not hold, 0 findings, 0 error") in out
     assert (tmp_path / "r" / "report.html").exists()
     assert junit.exists()
 
@@ -393,3 +400,55 @@ def test_the_models_insert_leaves_the_fixtures_values_as_they_are(tmp_path, rule
     path.write_text(INSERT_THEN_NULL, encoding="utf-8")
     (row,) = claimcheck.run_files([path], "model", model_versions=rules).run.rows
     assert row.verdict == verdict, row.reason
+
+
+WRONG_ON_THE_MODEL = """\
+- id: A2
+  title: "a string operand never meets the number 1"
+  fixture: [{_id: a, v: 1}, {_id: b, v: "1"}]
+  find: {v: {$gte: "0"}}
+  expect: {ids: [a, b]}
+"""
+
+
+def test_the_models_predictions_never_count_as_holds(nothing_available, tmp_path, capsys):
+    """Issue 44's case: `labkit check FILE --engines model,mongodb` with no MongoDB. Nothing
+    was observed, so no claim holds, in the terminal, report.md, report.html and results.json;
+    each says what the model predicts, as a prediction. The exit status still fails on a
+    prediction that does not hold (the claim author's check), and --strict on the claims no
+    engine ran."""
+    claims_file = tmp_path / "claims.yaml"
+    claims_file.write_text(ONE_CLAIM, encoding="utf-8")
+    out = tmp_path / "out"
+    status = main(["check", str(claims_file), "--engines", "model,mongodb", "--out", str(out)])
+    text = capsys.readouterr().out
+    summary = ("1 claims: 0 hold, 0 do not hold, 0 findings, 1 not run, 0 error; labkit's model "
+               "predicts: 1 hold, 0 do not hold, 0 findings, 0 error")
+    assert status == 0
+    assert summary in text
+    assert "predicts: holds" in text.splitlines()[1]
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert summary in markdown
+    assert "- A1 | not run" not in markdown
+    assert "| A1 | not run |" in markdown
+    assert '**predicts: holds**, predicted answer `["a"]`' in markdown
+    assert "observed `" not in markdown  # MongoDB observed nothing; the model observes nothing
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "predicts: holds" in page
+    assert "Predicted: a" in page
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert data["counts"]["hold"] == 0
+    assert data["predictions"]["hold"] == 1
+    (claim,) = data["claims"]
+    assert (claim["verdict"], claim["prediction"]) == ("not-run", "holds")
+    assert [row["predicted"] for row in claim["results"]] == [True, False]
+    strict = ["check", str(claims_file), "--engines", "model,mongodb", "--strict", "--out",
+              str(tmp_path / "strict")]
+    assert main(strict) == 1
+
+    claims_file.write_text(WRONG_ON_THE_MODEL, encoding="utf-8")
+    status = main(["check", str(claims_file), "--out", str(tmp_path / "wrong")])
+    text = capsys.readouterr().out
+    assert status == 1
+    assert "labkit's model predicts: 0 hold, 1 do not hold" in text
+    assert "predicts: does not hold" in text

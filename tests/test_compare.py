@@ -207,7 +207,7 @@ def test_fewer_than_two_files_is_an_error_line(runs, capsys, tmp_path):
     ("[1, 2]", "is not labkit results: it has no \"schema\""),
     ("{\"schema\": \"junit\"}", "is not labkit results"),
     ("not json", "is not labkit results: it is not JSON"),
-    ("{\"schema\": \"labkit-results/1\", \"claims\": [{\"id\": \"x\"}]}",
+    ("{\"schema\": \"labkit-results/2\", \"claims\": [{\"id\": \"x\"}]}",
      "claim 1 lacks an id, a verdict or rows with verdicts"),
 ])
 def test_a_file_that_is_not_labkit_results_is_an_error_line(runs, capsys, tmp_path, content,
@@ -222,11 +222,11 @@ def test_a_file_that_is_not_labkit_results_is_an_error_line(runs, capsys, tmp_pa
 def test_another_schema_version_is_an_error_line(runs, capsys, tmp_path):
     """A results.json of another layout names both versions."""
     data = json.loads(runs[0].read_text(encoding="utf-8"))
-    data["schema"] = "labkit-results/2"
+    data["schema"] = "labkit-results/1"  # the layout before the model's rows were predictions
     other = tmp_path / "other.json"
     other.write_text(json.dumps(data), encoding="utf-8")
     err = _refused(["compare", str(runs[0]), str(other), "--out", str(tmp_path / "o")], capsys)
-    assert "labkit-results/2" in err
+    assert "labkit-results/1" in err
     assert SCHEMA in err
 
 

@@ -288,7 +288,7 @@ def test_check_with_hostile_files_is_a_verdict_or_one_error_line(tmp_path, conte
         one_error_line(status, err)
     else:
         assert status in (0, 1), err
-        assert json.loads(out)["schema"] == "labkit-results/1"
+        assert json.loads(out)["schema"] == "labkit-results/2"
         json.loads((report / "results.json").read_text("utf-8"))
 
 

@@ -374,11 +374,11 @@ def test_the_check_matrix_speaks_the_language(lang):
     if lang == "vi":
         assert text.startswith("nhận định")
         assert "Các engine:" in text
-        assert " đúng " in text
+        assert "dự đoán: đúng" in text  # the model's cells are predictions
     else:
         assert text.startswith("claim")
         assert "Engines:" in text
-        assert " holds " in text
+        assert "predicts: holds" in text
 
 
 # The exceptions whose text a learner reads (the command line's ``Error:`` line, a notebook's

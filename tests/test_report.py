@@ -25,9 +25,9 @@ from labkit.run.results import SCHEMA as SCHEMA_ID
 from labkit.run.results import ClaimResult, Result, Run
 
 CLAIM_FIELDS = {"id", "title", "topic", "kind", "source", "experiment", "lesson", "verdict",
-                "expected", "results"}
+                "prediction", "expected", "results"}
 ROW_FIELDS = {"verdict", "verdict_words", "engine", "engine_version", "engine_key",
-              "engine_name", "observed", "reason", "missing", "missing_detail", "hint",
+              "engine_name", "predicted", "observed", "reason", "missing", "missing_detail", "hint",
               "evidence", "seconds"}
 
 
@@ -74,7 +74,7 @@ def test_html_is_self_contained(offline_run, offline_report):
     assert page.count("data:image/png;base64,") >= 1  # U1's bit layout, among others
     for claim in offline_run.to_dict()["claims"]:
         assert f"id='{claim['id']}'" in page
-    assert offline_run.summary() in page
+    assert html.escape(offline_run.summary(), quote=True) in page
 
 
 def _chart_rows(chart: str) -> dict[str, dict[str, int]]:
@@ -149,20 +149,27 @@ def test_a_claim_file_whatever_its_name_gets_its_report(tmp_path, capfd, file_na
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "could not be drawn" not in page
     chart = page[page.index("<figure class='chart'>"):page.index("</figure>")]
-    assert list(_chart_rows(chart).values()) == [{claims.HOLDS: 1}]
+    # judged by the model alone: predicted, so not seen to run (docs/report.md)
+    assert list(_chart_rows(chart).values()) == [{claims.NOT_RUN: 1}]
     assert "\x1b" not in chart
 
 
 def test_markdown_lists_every_claim_and_engine_with_its_verdict(offline_run, offline_report):
-    """report.md has a table row per claim, and one per engine under a survey claim."""
+    """report.md has a table row per claim, and one per engine under a survey claim; a row of
+    labkit's model says what it predicts."""
     text = offline_report["markdown"].read_text()
     for result in offline_run.claims:
-        verdict = claims.VERDICT_TEXT[result.verdict]
+        first = result.rows[0]
+        verdict = (f"predicts: {claims.VERDICT_TEXT[first.verdict]}"
+                   if result.single and first.predicted else claims.VERDICT_TEXT[result.verdict])
         assert f"| {result.claim.id} | {verdict} |" in text
         if len(result.rows) > 1:
             for row in result.rows:
+                words = claims.VERDICT_TEXT[row.verdict]
+                words = f"predicts: {words}" if row.predicted else words
                 # The version beside the engine's name ("SQLite 3.40.1 · size").
-                assert f"| | {claims.VERDICT_TEXT[row.verdict]} | {row.where} | |" in text
+                assert f"| | {words} | {row.where} | |" in text
+    assert "| | predicts: finding | model (50/50 splits) labkit" in text
 
 
 def test_the_same_words_everywhere(offline_run, offline_report):

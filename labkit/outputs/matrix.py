@@ -6,7 +6,7 @@ from __future__ import annotations
 from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json, verdict_text
 from labkit.i18n import _
 from labkit.outputs.escape import terminal
-from labkit.run.check import CheckRun, verdict_words
+from labkit.run.check import CheckRun
 
 
 def matrix_table(result: CheckRun, width: int = 120) -> str:
@@ -16,13 +16,13 @@ def matrix_table(result: CheckRun, width: int = 120) -> str:
     ids = [terminal(spec.id) for spec in result.specs]
     labels = [terminal(column.label) for column in result.columns]
     id_width = min(max([len(i) for i in ids] + [5]), 48)
-    widths = [max([len(label), 13] + [len(_(verdict_words(c))) for c in column.rows])
+    widths = [max([len(label), 13] + [len(c.shown_verdict) for c in column.rows])
               for label, column in zip(labels, result.columns, strict=True)]
     lines = [f"{_('claim'):<{id_width}}  " + "  ".join(
         f"{label:<{w}}" for label, w in zip(labels, widths, strict=True))]
     for index, shown in enumerate(ids):
         name = shown if len(shown) <= id_width else shown[: id_width - 1] + "…"
-        cells = [f"{_(verdict_words(c.rows[index])):<{w}}"
+        cells = [f"{c.rows[index].shown_verdict:<{w}}"
                  for c, w in zip(result.columns, widths, strict=True)]
         lines.append(f"{name:<{id_width}}  " + "  ".join(cells))
     lines += ["", result.run.summary()]

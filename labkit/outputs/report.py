@@ -51,14 +51,21 @@ _RESET = "\033[0m"
 
 
 def _verdict_rows(claims: list[ClaimResult]
-                  ) -> Iterator[tuple[ClaimResult, bool, Verdict, str]]:
-    """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, engine)``
-    for each claim, then one ``sub`` row per engine under a claim judged on several."""
+                  ) -> Iterator[tuple[ClaimResult, bool, Verdict, str, str]]:
+    """The verdict table's rows, as every output draws them: ``(claim, sub, verdict, words,
+    engine)`` for each claim, then one ``sub`` row per engine under a claim judged on several.
+    A row of labkit's model reads as what it predicts (``predicts: holds``) and is coloured as
+    not run: nothing was seen to run there."""
     for result in claims:
-        yield result, False, result.verdict, result.rows[0].where if result.single else ""
+        first = result.rows[0] if result.single else None
+        words = (first.shown_verdict if first is not None and first.predicted
+                 else verdict_text(result.verdict))
+        yield result, False, result.verdict, words, first.where if first is not None else ""
         if not result.single:
             for row in result.rows:
-                yield result, True, row.verdict, row.where
+                yield (result, True, NOT_RUN if row.predicted else row.verdict,
+                       row.shown_verdict if row.predicted else verdict_text(row.verdict),
+                       row.where)
 
 
 def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
@@ -67,18 +74,22 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
     engine_width = max([len(escape.terminal(r.where)) + 2 for r in run.rows] + [6])
     title_width = max(20, width - 6 - 15 - engine_width - 6)
 
-    def paint(verdict: Verdict) -> str:
-        text = f"{verdict_text(verdict):<14}"
+    rows = list(_verdict_rows(run.claims))
+    verdict_width = max([14] + [len(words) for *_rest, words, _engine in rows])
+
+    def paint(verdict: Verdict, words: str) -> str:
+        text = f"{words:<{verdict_width}}"
         return _ANSI[verdict] + text + _RESET if colour else text
 
-    lines = [f"{'ID':<5} {_('verdict'):<14} {_('engine'):<{engine_width}}  {_('claim')}"]
-    for result, sub, verdict, engine in _verdict_rows(run.claims):
+    lines = [f"{'ID':<5} {_('verdict'):<{verdict_width}} {_('engine'):<{engine_width}}  "
+             f"{_('claim')}"]
+    for result, sub, verdict, words, engine in rows:
         if sub:
-            lines.append(f"{'':<5} {paint(verdict)} └ {escape.terminal(engine)}")
+            lines.append(f"{'':<5} {paint(verdict, words)} └ {escape.terminal(engine)}")
         else:
             title = textwrap.shorten(escape.terminal(result.claim.shown_title), title_width,
                                      placeholder="…")
-            lines.append(f"{escape.terminal(result.claim.id):<5} {paint(verdict)} "
+            lines.append(f"{escape.terminal(result.claim.id):<5} {paint(verdict, words)} "
                          f"{escape.terminal(engine):<{engine_width}}  {title}")
     lines += ["", run.summary()]
     notes = _reasons(run.claims)
@@ -108,8 +119,11 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
                 lines.append(_("{where} error: {reason}").format(where=where,
                                                                  reason=row.shown_reason))
             elif row.verdict in (FAILS, FINDING):
-                lines.append(_("{where} {verdict}: expected {expected}, observed {observed}")
-                             .format(where=where, verdict=verdict_text(row.verdict),
+                said = (N_("{where} {verdict}: expected {expected}, predicted {observed}")
+                        if row.predicted
+                        else N_("{where} {verdict}: expected {expected}, observed {observed}"))
+                lines.append(_(said)
+                             .format(where=where, verdict=row.shown_verdict,
                                      expected=short_json(result.claim.expected),
                                      observed=short_json(row.observed))
                              + (f" ({row.shown_reason})" if row.reason else ""))
@@ -195,6 +209,12 @@ def summary_lines(run: Run) -> list[str]:
                         if run.counts[v])
     lines = [_plural(len(run.claims), N_("{n} claim was checked: {counts}."),
                      N_("{n} claims were checked: {counts}."), counts=counted)]
+    if run.predictions:
+        predicted = "; ".join(_plural(n, *_COUNT_SENTENCE[v])
+                              for v, n in run.predictions.items() if n)
+        lines.append(_("labkit's model predicts: {counts}. A prediction is labkit's reading of "
+                       "MongoDB's rules, not an engine's answer: it counts in none of the "
+                       "numbers above.").format(counts=predicted))
     for cause in not_run_causes(run.claims):
         lines += _cause_lines(cause)
     return lines
@@ -359,8 +379,8 @@ def markdown(run: Run) -> str:
     out += [f"- {md(line)}" for line in summary_lines(run)]
     out += [f"  - {md(line)}" for line in cause_details(run)]
     out += ["", f"| ID | {_('verdict')} | {_('engine')} | {_('claim')} |", "|---|---|---|---|"]
-    for result, sub, verdict, engine in _verdict_rows(run.claims):
-        cells = ["" if sub else md(result.claim.id), verdict_text(verdict), md(engine),
+    for result, sub, _verdict_code, words, engine in _verdict_rows(run.claims):
+        cells = ["" if sub else md(result.claim.id), md(words), md(engine),
                  "" if sub else md(result.claim.shown_title)]
         out.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     out.append("")
@@ -377,9 +397,11 @@ def markdown(run: Run) -> str:
                 f"- {_('Expected:')} {code(short_json(item.expected, 400))}"]
         for row in result.rows:
             seen = row.observed
-            observed = (_("observed {value}").format(value=code(short_json(seen, 400)))
+            said = N_("predicted answer {value}") if row.predicted else N_("observed {value}")
+            observed = (_(said).format(value=code(short_json(seen, 400)))
                         if seen is not None else _("no observation"))
-            out.append(f"- {md(row.where)}: **{verdict_text(row.verdict)}**, {observed}"
+            verdict = row.shown_verdict if row.predicted else verdict_text(row.verdict)
+            out.append(f"- {md(row.where)}: **{verdict}**, {observed}"
                        + (f"; {md(row.shown_reason)}" if row.reason else ""))
             out += _explained_markdown(row)
         out.append("")
@@ -490,7 +512,7 @@ vertical-align:middle}.chart th{background:none;font-weight:normal;width:1%;whit
 overflow:hidden}.legend span{margin-right:1rem;font-size:.9em;white-space:nowrap}
 .legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
 .bar span,.legend i{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-@media (max-width:40rem){td.e,.chart th{white-space:normal;overflow-wrap:normal}}
+@media (max-width:40rem){td.e,.chart th,.v{white-space:normal;overflow-wrap:normal}}
 """ + "".join(f".{verdict}{{color:{colour}}}" for verdict, colour in COLOURS.items()) + "\n"
 
 
@@ -580,11 +602,13 @@ def _expected_html(expected: Any) -> str:
     return f"<p>{_('Expected:')} {escape.html(readable(expected))}</p>"
 
 
-def _compare_html(expected: object, observed: object) -> str:
-    """Expected and observed side by side, one row per quantity, in readable words."""
+def _compare_html(expected: object, observed: object, predicted: bool = False) -> str:
+    """Expected and observed (or, from labkit's model, predicted) side by side, one row per
+    quantity, in readable words."""
     esc = escape.html
     if not isinstance(observed, dict):
-        return f"<p>{_('Observed:')} {esc(readable(observed))}</p>"
+        seen = _("Predicted:") if predicted else _("Observed:")
+        return f"<p>{seen} {esc(readable(observed))}</p>"
     stated = expected if isinstance(expected, dict) else {}
     keys = list(dict.fromkeys([*stated, *observed]))
     body = "".join(f"<tr><td class='e' title='{esc(k)}'>{esc(question_label(k))}</td>"
@@ -593,13 +617,16 @@ def _compare_html(expected: object, observed: object) -> str:
                    for k in keys)
     notes = "".join(f"<br><span class='dir'>{esc(n)}</span>"
                     for n in outside_range(stated, observed, question_label))
-    return (f"<table><tr><th></th><th>{_('expected')}</th><th>{_('observed')}</th></tr>"
+    heading = _("predicted") if predicted else _("observed")
+    return (f"<table><tr><th></th><th>{_('expected')}</th><th>{heading}</th></tr>"
             f"{body}</table>"
             + (f"<p>{notes[4:]}</p>" if notes else ""))
 
 
-def _verdict(verdict: Verdict) -> str:
-    return f"<span class='v {verdict}'>{verdict_text(verdict)}</span>"
+def _verdict(verdict: Verdict, words: str | None = None) -> str:
+    """A verdict as report.html colours it, in its own words or ``words``."""
+    shown_words = verdict_text(verdict) if words is None else words
+    return f"<span class='v {verdict}'>{escape.html(shown_words)}</span>"
 
 
 def html_report(run: Run) -> str:
@@ -627,14 +654,15 @@ def html_report(run: Run) -> str:
         parts.append(verdict_chart(run.claims))
     parts.append(f"<table><tr><th class='id'>ID</th><th>{_('verdict')}</th>"
                  f"<th>{_('engine')}</th><th>{_('claim')}</th></tr>")
-    for result, sub, verdict, engine in _verdict_rows(run.claims):
+    for result, sub, verdict, words, engine in _verdict_rows(run.claims):
         item = result.claim
         if sub:
-            parts.append(f"<tr class='sub'><td></td><td>{_verdict(verdict)}</td>"
+            parts.append(f"<tr class='sub'><td></td><td>{_verdict(verdict, words)}</td>"
                          f"<td class='e'>{esc(engine)}</td><td></td></tr>")
         else:
             parts.append(f"<tr><td class='id'><a href='#{esc(item.id)}'>{esc(item.id)}"
-                         f"</a></td><td>{_verdict(verdict)}</td><td class='e'>{esc(engine)}</td>"
+                         f"</a></td><td>{_verdict(verdict, words)}</td>"
+                         f"<td class='e'>{esc(engine)}</td>"
                          f"<td>{esc(item.shown_title)}</td></tr>")
     parts.append("</table>")
     for result in run.claims:
@@ -669,13 +697,15 @@ def _claim_section(result: ClaimResult) -> str:
              + _expected_html(expected)]
     for row in result.rows:
         observed = row.observed
+        shown_verdict = (_verdict(NOT_RUN, row.shown_verdict) if row.predicted
+                         else _verdict(row.verdict))
         parts.append("<div class='row'><p>" + _("{verdict} on {engine}").format(
-            verdict=_verdict(row.verdict), engine=f"<b>{esc(row.where)}</b>"))
+            verdict=shown_verdict, engine=f"<b>{esc(row.where)}</b>"))
         if row.reason:
             parts.append(f"<br>{esc(_short_reason(row))}")
         parts.append("</p>")
         if observed is not None:
-            parts.append(_compare_html(expected, observed))
+            parts.append(_compare_html(expected, observed, row.predicted))
         parts.append(_explained_html(row))
         parts.append(_evidence_table(row.evidence))
         figure = row.observation.figure if row.observation is not None else None

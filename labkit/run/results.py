@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from labkit.model.explain import Explained
 
 # The version of results.json's layout, its first field; bumped when a field changes meaning.
-SCHEMA = "labkit-results/1"
+SCHEMA = "labkit-results/2"
 
 
 @dataclass
@@ -96,6 +96,12 @@ class Result:
         return where(obs.engine, obs.engine_version, obs.aspect)
 
     @property
+    def predicted(self) -> bool:
+        """True when labkit's model gave the row: a prediction of what an engine would do, never
+        an observation, so it never decides what its claim was seen to do (``ClaimResult``)."""
+        return self.engine_key == "model"
+
+    @property
     def shows_observation(self) -> bool:
         """True when there is an observation to compare with the expectation."""
         return self.verdict in (HOLDS, FAILS, FINDING)
@@ -108,6 +114,13 @@ class Result:
         if self.verdict == HOLDS and self.claim.results_only:
             return RESULT_ONLY
         return VERDICT_TEXT[self.verdict]
+
+    @property
+    def shown_verdict(self) -> str:
+        """The verdict words in the learner's language, as a prediction where the model gave
+        the row (``predicts: holds``)."""
+        words = _(self.verdict_words)
+        return _("predicts: {verdict}").format(verdict=words) if self.predicted else words
 
     @property
     def observed(self) -> Any:
@@ -150,6 +163,7 @@ class Result:
             "engine_version": self.engine_version,
             "engine_key": self.engine_key,
             "engine_name": self.engine_name,
+            "predicted": self.predicted,
             "observed": self.observed,
             "reason": english(self.reason),
             "missing": self.missing,
@@ -168,8 +182,9 @@ class Result:
         where = " " + _("on {engine}").format(engine=self.where) if self.engine else ""
         line = f"{self.claim.id} {verdict_text(self.verdict)}{where}: {self.claim.shown_title}"
         if self.shows_observation and self.observation is not None:
+            seen = _("predicted:") if self.predicted else _("observed:")
             line += (f"\n  {_('expected:')} {short_json(self.claim.expected)}"
-                     f"\n  {_('observed:')} {short_json(self.observation.observed)}")
+                     f"\n  {seen} {short_json(self.observation.observed)}")
         if self.reason:
             line += f"\n  {self.shown_reason if reason is None else reason}"
         return line
@@ -184,8 +199,16 @@ class ClaimResult:
 
     @property
     def verdict(self) -> Verdict:
-        """error, does not hold, finding, holds, or not run: the worst row decides."""
-        return claim_verdict([row.verdict for row in self.rows])
+        """What the engines were seen to do: error, does not hold, finding, holds, or not run,
+        the worst row decides; the model's rows never count (a claim only the model judged has
+        not run)."""
+        return claim_verdict([row.verdict for row in self.rows if not row.predicted])
+
+    @property
+    def prediction(self) -> Verdict | None:
+        """What labkit's model predicts, the worst of its rows; None where it did not judge."""
+        predicted = [row.verdict for row in self.rows if row.predicted]
+        return claim_verdict(predicted) if predicted else None
 
     @property
     def single(self) -> bool:
@@ -218,6 +241,7 @@ class ClaimResult:
             "experiment": self.claim.experiment_name,
             "lesson": self.lesson,
             "verdict": self.verdict,
+            "prediction": self.prediction,
             "expected": self.expected,
             "results": [row.to_dict() for row in self.rows],
         }
@@ -247,22 +271,45 @@ class Run:
             counts[result.verdict] += 1
         return counts
 
+    @functools.cached_property
+    def predictions(self) -> dict[Verdict, int]:
+        """How many claims labkit's model predicts each verdict for (``not run`` left out), by
+        claim; empty where the model judged none."""
+        counts: dict[Verdict, int] = {}
+        for result in self.claims:
+            if result.prediction is not None and result.prediction != NOT_RUN:
+                counts[result.prediction] = counts.get(result.prediction, 0) + 1
+        return {v: counts.get(v, 0) for v in VERDICTS if v != NOT_RUN} if counts else {}
+
     def summary(self, english: bool = False) -> str:
-        """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``, in the
-        learner's words (``english``: as ``results.json`` keeps it)."""
+        """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``, what the
+        engines were seen to do, then what labkit's model predicts where it judged any
+        (``; labkit's model predicts: 2 hold, …``), in the learner's words (``english``: as
+        ``results.json`` keeps it)."""
         if english:
             parts = ", ".join(f"{self.counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
-            return f"{len(self.claims)} claims: {parts}"
+            line = f"{len(self.claims)} claims: {parts}"
+            if self.predictions:
+                line += "; labkit's model predicts: " + ", ".join(
+                    f"{n} {COUNT_TEXT[v]}" for v, n in self.predictions.items())
+            return line
         parts = ", ".join(f"{self.counts[v]} {count_text(v)}" for v in VERDICTS)
-        return _("{n} claims: {counts}").format(n=len(self.claims), counts=parts)
+        line = _("{n} claims: {counts}").format(n=len(self.claims), counts=parts)
+        if self.predictions:
+            line += _("; labkit's model predicts: {counts}").format(
+                counts=", ".join(f"{n} {count_text(v)}" for v, n in self.predictions.items()))
+        return line
 
     def exit_status(self, strict: bool = False) -> int:
-        """0 when every behaviour claim that ran holds and nothing erred; findings never count.
+        """0 when every behaviour claim that ran holds, none the model judged is predicted not
+        to hold, and nothing erred; findings never count.
 
-        ``strict`` also fails when a claim did not run.
+        ``strict`` also fails when a claim was not seen to run on an engine (the model's
+        prediction alone is not a run).
         """
-        counts = self.counts
-        bad = counts[FAILS] + counts[ERROR] + (counts[NOT_RUN] if strict else 0)
+        counts, predicted = self.counts, self.predictions
+        bad = (counts[FAILS] + counts[ERROR] + (counts[NOT_RUN] if strict else 0)
+               + predicted.get(FAILS, 0) + predicted.get(ERROR, 0))
         return 1 if bad else 0
 
     def about(self) -> dict[str, str]:
@@ -284,5 +331,6 @@ class Run:
             "engine_details": [engine.to_dict() for engine in self.engines],
             "summary": self.summary(english=True),
             "counts": {COUNT_TEXT[v]: n for v, n in self.counts.items()},
+            "predictions": {COUNT_TEXT[v]: n for v, n in self.predictions.items()},
             "claims": [result.to_dict() for result in self.claims],
         }
