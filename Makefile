@@ -15,7 +15,7 @@ ARGS ?=
 WHEELS ?=
 PIP_SOURCE = $(if $(WHEELS),--no-index --find-links $(WHEELS))
 
-.PHONY: run test lab doctor wiredtiger wheels clean
+.PHONY: run test test-tools lab doctor wiredtiger wheels clean
 
 # Exit status 0 unless a behaviour claim does not hold or something erred; survey findings
 # (a B-tree claim that does not hold on some engine) never fail it.
@@ -62,6 +62,9 @@ lab: $(STAMP)
 # a server the environment names (LABKIT_MONGODB_URI, LABKIT_POSTGRES_DSN) cannot be used.
 doctor: $(STAMP)
 	$(BIN)/labkit doctor
+
+# The test extra alone, without running anything: for a step that runs pytest by itself.
+test-tools: $(TEST_STAMP)
 
 # MongoDB's storage engine, embedded; builds from source: needs cmake, ninja, swig and a C
 # and C++ compiler (environment.yml lists them; on Debian: apt-get install cmake ninja-build

@@ -249,13 +249,16 @@ def test_lab_points_labkit_at_the_compose_mongodb():
     assert port in published
 
 
-def test_lab_waits_for_a_mongodb_that_answers_mongosh():
-    """The lab starts once mongodb is healthy, checked with mongosh (not the old mongo shell)."""
+def test_lab_waits_for_a_mongodb_that_listens_without_opening_sessions():
+    """The lab starts once mongodb is healthy: its port accepts a bare TCP connection. Not a
+    mongosh ping (issue 44): each opens a logical session that mongod writes at its next
+    refresh, writes that mark a B-tree load on the room's server as disturbed by others."""
     services = _compose()["services"]
     assert services["lab"]["depends_on"]["mongodb"]["condition"] == "service_healthy"
     check = services["mongodb"]["healthcheck"]["test"]
-    assert check[:2] == ["CMD", "mongosh"]
-    assert "ping" in " ".join(check)
+    assert check[:3] == ["CMD", "bash", "-c"]
+    assert check[3] == ": < /dev/tcp/127.0.0.1/27017"
+    assert "mongosh" not in " ".join(check)
 
 
 def test_compose_mongod_gets_labkits_small_cache():

@@ -91,8 +91,8 @@ def test_a_docker_postgresql_of_labkits_own_gets_the_same_settings_as_a_local_on
     seen = {}
 
     class Container:  # stands in for testcontainers' class only up to the daemon
-        def __init__(self, image, driver=None):
-            seen["image"] = image
+        def __init__(self, image, driver=None, **credentials):
+            seen["image"], seen["credentials"] = image, credentials
 
         def with_command(self, command):
             seen["command"] = command
@@ -115,6 +115,9 @@ def test_a_docker_postgresql_of_labkits_own_gets_the_same_settings_as_a_local_on
     assert pairs == postgres.own_settings(8)
     assert pairs["shared_buffers"] == "8192kB"
     assert pairs["checkpoint_timeout"] == "1d"
+    # not testcontainers' "test", which labkit would hide wherever the word shows (issue 44)
+    assert seen["credentials"]["username"] == "labkit"
+    assert len(seen["credentials"]["password"]) >= 24
 
 
 @pytest.mark.postgres

@@ -553,6 +553,28 @@ def test_a_refused_fsync_leaves_no_index_size_and_says_why(wire_server, connect,
     assert result["write_bytes"] == N * (300 + LOG_PER_KEY)
 
 
+@pytest.mark.parametrize("refused", ["fsync", "aggregate"])
+def test_the_summary_plot_draws_what_was_measured_and_says_what_was_not(wire_server, connect,
+                                                                         refused):
+    """Issue 44, 4: with ``fsync`` or ``$collStats`` refused (the room's own role, the hosted
+    role, Atlas) there is no index size and no leaf pages; lesson 06's MongoDB cell and
+    ``labkit btree --engine mongodb --plot`` drew ``bar(kinds, [None, None])`` and failed with
+    a TypeError. The panel now marks each kind "not measured" and says why under it, and the
+    insert rates are still drawn."""
+    from labkit.outputs import plots
+
+    Mongod(wire_server, refuse=(refused,))
+    measurement = btree.measurement("mongodb", ["uuid7", "uuid4"], N, server=connect())
+    assert all(r.index_bytes is None and r.leaf_pages is None for r in measurement.results)
+    figure = plots.btree_summary(measurement)
+    size_axis, rate_axis = figure.axes
+    assert [t.get_text() for t in size_axis.texts] == ["not measured"] * 2
+    assert [p.get_height() for p in size_axis.patches] == [0, 0]
+    why = size_axis.get_xlabel().replace("\n", " ")
+    assert ("fsync" if refused == "fsync" else "collStats") in why
+    assert len(rate_axis.lines) == 2
+
+
 # Cache churn on mongod ---------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ the workflow runs it on 6.0, 7.0 and 8.0."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -128,14 +129,15 @@ def test_an_unknown_command_is_refused_as_scripted(mongodb_server):
 
 
 def test_workflow_runs_first_contact_on_each_version_once_mongod_answers():
-    """CI starts the tests only once its mongod answers (a mongosh ping health check on the
-    service), runs this file's live tests and the wire tests on 6.0, 7.0 and 8.0, and requires
-    MongoDB there, so a live test can never quietly skip."""
+    """CI starts the tests only once its mongod listens (a TCP health check on the service,
+    which opens no logical session for mongod to write: issue 44), runs this file's live tests
+    and the wire tests on 6.0, 7.0 and 8.0, and requires MongoDB there, so a live test can
+    never quietly skip."""
     (job,) = [job for job in yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"].values()
               if "mongodb" in job.get("services", {})]
     options = shlex.split(job["services"]["mongodb"]["options"])
     check = shlex.split(options[options.index("--health-cmd") + 1])
-    assert (check[0], "ping" in check[-1]) == ("mongosh", True)
+    assert check == ["bash", "-c", ": < /dev/tcp/127.0.0.1/27017"]
     assert {"--health-interval", "--health-retries"} <= set(options)
     assert job["strategy"]["matrix"]["mongodb"] == sorted(w.VERSIONS)
     assert "mongodb" in job["env"]["LABKIT_REQUIRE"].split(",")
@@ -143,3 +145,33 @@ def test_workflow_runs_first_contact_on_each_version_once_mongod_answers():
     first_contact = [run for run in runs if "tests/test_wire_live.py" in run]
     assert len(first_contact) == 1
     assert {"mongodb or wire", "tests/test_wire_harness.py"} <= set(first_contact[0])
+
+
+def _installs_the_test_tools(run: list[str], makefile: str) -> bool:
+    """Whether a step's command installs the test extra: pip with ``[test``, or make with a
+    target the Makefile makes depend on the test extra's stamp."""
+    if "pip" in " ".join(run[:3]) and any("[test" in arg for arg in run):
+        return True
+    if not run or run[0] != "make":
+        return False
+    testing = set(re.findall(r"^([\w-]+):[^=\n]*\$\(TEST_STAMP\)", makefile, re.MULTILINE))
+    return bool(testing & set(run[1:]))
+
+
+def test_every_workflow_step_that_runs_pytest_has_it_installed():
+    """Issue 44: the live jobs' first-contact step ran ``.venv/bin/python -m pytest`` after
+    ``make wiredtiger``, which installs the lab and wiredtiger extras only, so it stopped with
+    "No module named pytest" on every version. Each step that runs pytest by itself comes
+    after one that installs the test extra (``make test`` installs it first)."""
+    makefile = (WORKFLOW.parents[2] / "Makefile").read_text(encoding="utf-8")
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    checked = 0
+    for name, job in jobs.items():
+        installed = False
+        for step in job["steps"]:
+            run = shlex.split(step.get("run", ""))
+            if any(arg.endswith("pytest") for arg in run):
+                assert installed, f"job {name}: {step['run']!r} runs before pytest is installed"
+                checked += 1
+            installed = installed or _installs_the_test_tools(run, makefile)
+    assert checked >= 1

@@ -251,8 +251,9 @@ class StandInContainer:
     made: ClassVar[list[StandInContainer]] = []
     uri: ClassVar[str] = ""
 
-    def __init__(self, image: str, **_options) -> None:
+    def __init__(self, image: str, **options) -> None:
         self.image, self.command, self.stopped = image, None, False
+        self.options = options
         StandInContainer.made.append(self)
 
     def with_command(self, command):
@@ -294,6 +295,10 @@ def test_docker_mongod_gets_the_cache_and_the_normal_timeout(docker, wire_server
         [container] = docker
         assert container.image == "mongo:7.0"
         assert container.command == ["--wiredTigerCacheSizeGB", "0.25"]
+        # Its own password: testcontainers' default "test" would be hidden as *** wherever the
+        # word shows in a lesson or a report (issue 44).
+        assert container.options["username"] == "labkit"
+        assert len(container.options["password"]) >= 24
         assert (server.how, server.version) == ("docker", "7.0.16")
         assert str(server.cache) == "WiredTiger cache 0.25 GB (set by labkit)"
         assert server.client().options.server_selection_timeout == 5.0

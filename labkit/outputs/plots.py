@@ -6,14 +6,15 @@ file, a fixture or a server reaches matplotlib as plain text, never as mathtext.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from labkit.claims.claim import Figure
-from labkit.engines.btree_engine import Measurement, NotMeasured
+from labkit.engines.btree_engine import LoadResult, Measurement, NotMeasured
 from labkit.engines.btree_model import POLICIES, BPlusTree, ModelLoad
 from labkit.engines.btree_mongodb import MongoLoad
-from labkit.i18n import N_, _, number, percent
+from labkit.i18n import N_, _, number, percent, shown
 from labkit.model import bson_order, objectid, reads
 from labkit.names import engine_name, where
 from labkit.outputs.escape import plot as text
@@ -185,15 +186,7 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
     panels = 1 + bool(with_fills) + bool(with_rates)
     figure, grid = plt.subplots(1, panels, figsize=(4.2 * panels, 3.4), squeeze=False)
     axes = list(grid[0])
-    size_axis = axes.pop(0)
-    sizes = [r.index_bytes for r in results]
-    if all(sizes):
-        size_axis.bar(kinds, [(size or 0) / 2**20 for size in sizes], color=colours)
-        size_axis.set_ylabel(text(_("index size (MiB)")))
-    else:
-        size_axis.bar(kinds, [r.leaf_pages for r in results], color=colours)
-        size_axis.set_ylabel(text(_("leaf pages")))
-    size_axis.set_title(text(_("size")), fontsize=10)
+    _size_panel(axes.pop(0), results, kinds, colours)
     if with_fills:
         fill_axis = axes.pop(0)
         for index, r in enumerate(with_fills):
@@ -223,6 +216,32 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
     figure.tight_layout()
     _local_ticks(*figure.axes)
     return figure
+
+
+def _size_panel(axis: Axes, results: Sequence[LoadResult], kinds: list[str],
+                colours: list[str]) -> None:
+    """The index's size per key kind in MiB, or its leaf pages where the engine gives no size.
+    A kind with neither (a server that refused ``fsync`` or ``$collStats``) has no bar but
+    "not measured" in its place, and why is written under the panel."""
+    sizes = [None if r.index_bytes is None else r.index_bytes / 2**20 for r in results]
+    measured = any(size is not None for size in sizes)
+    values = sizes if measured else [r.leaf_pages for r in results]
+    axis.bar(kinds, [value or 0 for value in values], color=colours)
+    axis.set_ylabel(text(_("index size (MiB)") if measured else _("leaf pages")))
+    if all(value is None for value in values):  # nothing to scale: no axis to read
+        axis.set_ylabel("")
+        axis.set_yticks([])
+        axis.set_ylim(0, 1)
+    for index, value in enumerate(values):
+        if value is None:
+            axis.text(index, 0, text(_("not measured")), rotation=90, ha="center",
+                      va="bottom", fontsize=8, color="#57606a")
+    reasons = dict.fromkeys(shown(r.why.index_bytes_why) for r in results
+                            if r.index_bytes is None and r.why.index_bytes_why)
+    if reasons and not all(value is not None for value in values):
+        axis.set_xlabel(_lines("\n".join(textwrap.fill(reason, 40) for reason in reasons)),
+                        fontsize=7)
+    axis.set_title(text(_("size")), fontsize=10)
 
 
 def splits_per_1000(traces: dict[str, list[int]], every: int, title: str = "") -> MplFigure:

@@ -17,6 +17,7 @@ import datetime as dt
 import math
 import os
 import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -728,7 +729,9 @@ def _start_docker_mongo(version: str, cache_gb: float) -> MongoServer:
     from testcontainers.community.mongodb import MongoDbContainer
 
     image = f"mongo:{version}"
-    container = MongoDbContainer(image)
+    # A password of its own: testcontainers' default is "test", and labkit hides a password
+    # wherever it shows, so every "test" in a lesson or report would print as ***.
+    container = MongoDbContainer(image, username="labkit", password=secrets.token_urlsafe(24))
     # The image's entrypoint runs `mongod ARGS…` when the first argument is an option.
     container.with_command(["--wiredTigerCacheSizeGB", str(cache_gb)])
     client = None

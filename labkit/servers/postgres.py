@@ -481,7 +481,9 @@ def _start_docker_postgres(version: str, cache_gb: float | None = None) -> Postg
 
     image = f"postgres:{version}"
     buffers_mb = OWN_SHARED_BUFFERS_MB if cache_gb is None else cache_gb * 1024
-    container = PostgresContainer(image, driver=None).with_command(
+    # A password of its own, not testcontainers' "test" (see _start_docker_mongo).
+    container = PostgresContainer(image, username="labkit", password=secrets.token_urlsafe(24),
+                                  driver=None).with_command(
         ["postgres", *(arg for name, value in own_settings(buffers_mb).items()
                        for arg in ("-c", f"{name}={value}"))])
     try:
