@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from labkit.errors import one_line
@@ -32,6 +33,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--db")
     parser.add_argument("--collection", default="events")
     parser.add_argument("--kind", choices=("objectid", "uuid7"), default="objectid")
+    parser.add_argument("--spread-ms", type=int, default=0)
     args = parser.parse_args(argv)
 
     from pymongo.errors import PyMongoError
@@ -46,8 +48,8 @@ def main(argv: list[str]) -> int:
 
 
 def _make(args: argparse.Namespace, uri: str | None) -> dict[str, Any]:
-    """Make the IDs at the moment (inserting each where ``uri`` names a server): the label,
-    the IDs' hex and the clock (ns) at each."""
+    """Make the IDs at the moment, all at once or paced evenly over ``--spread-ms`` (inserting
+    each where ``uri`` names a server): the label, the IDs' hex and the clock (ns) at each."""
     from bson import ObjectId
 
     if args.kind == "uuid7":
@@ -68,10 +70,7 @@ def _make(args: argparse.Namespace, uri: str | None) -> dict[str, Any]:
     make()  # draw this process's random state before the moment too
     while (wait := args.start_ns - time.time_ns()) > 0:
         time.sleep(min(wait / 1e9, 0.05))
-    ids, clock = [], []
-    for _ in range(args.count):  # all made at the moment, as one process makes them at once
-        ids.append(make())
-        clock.append(time.time_ns())
+    ids, clock = _made_paced(make, args.count, args.start_ns, args.spread_ms * 1_000_000)
     if collection is not None:
         # Inserted after they were made, in one command: an insert per ID, each waiting for its
         # reply, spread the IDs over as many round trips, and on a distant server (a third of
@@ -81,6 +80,25 @@ def _make(args: argparse.Namespace, uri: str | None) -> dict[str, Any]:
              "inserted_at": dt.datetime.fromtimestamp(now_ns / 1e9, tz=dt.UTC),
              "inserted_ns": now_ns} for made, now_ns in zip(ids, clock, strict=True)])
     return {"label": args.label, "ids": ids, "clock_ns": clock}
+
+
+def _made_paced(make: Callable[[], str], count: int, start_ns: int, spread_ns: int
+                ) -> tuple[list[str], list[int]]:
+    """``count`` IDs from ``make`` and the clock at each: all at once (``spread_ns`` 0, as one
+    process makes a batch), or as many as are due at each moment of ``spread_ns`` from
+    ``start_ns``. Paced, a process the scheduler held back catches up when it runs again, and
+    two processes on a busy machine still make IDs in many of the same milliseconds."""
+    ids: list[str] = []
+    clock: list[int] = []
+    while len(ids) < count:
+        elapsed = time.time_ns() - start_ns
+        due = count if spread_ns <= 0 else min(count, count * elapsed // spread_ns + 1)
+        while len(ids) < due:
+            ids.append(make())
+            clock.append(time.time_ns())
+        if len(ids) < count:
+            time.sleep(0.0002)
+    return ids, clock
 
 
 if __name__ == "__main__":

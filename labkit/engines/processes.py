@@ -29,12 +29,13 @@ def start_of_next_second_ns(lead_s: float = 1.5, offset_ms: int = 100) -> int:
 def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
                  offsets_ms: list[int] | None = None, uri: str | None = None,
                  database: str | None = None, collection: str = "events",
-                 kind: str = "objectid") -> list[dict[str, Any]]:
+                 kind: str = "objectid", spread_ms: int = 0) -> list[dict[str, Any]]:
     """Make IDs (pymongo ObjectIds, or ``kind="uuid7"``) in one fresh process per label, at once.
 
     Each process waits until ``start_ns`` plus its offset, then makes ``count``
-    IDs (and, given ``uri``, inserts each one). Returns one dict per process:
-    ``label``, ``ids`` (hex) and ``clock_ns`` (the process's clock at each ID).
+    IDs, at once or paced evenly over ``spread_ms`` (and, given ``uri``, inserts each one).
+    Returns one dict per process: ``label``, ``ids`` (hex) and ``clock_ns`` (the process's
+    clock at each ID).
 
     When one process fails or the processes take longer than ``WAIT_S``, the others are
     stopped before this raises: none lives on to write into a database its caller then drops.
@@ -51,7 +52,7 @@ def in_processes(labels: list[str], count: int = 1, start_ns: int | None = None,
         for label, offset in zip(labels, offsets_ms, strict=True):
             cmd = [sys.executable, "-m", "labkit.engines.idworker", "--label", label,
                    "--start-ns", str(start_ns + offset * 1_000_000), "--count", str(count),
-                   "--kind", kind]
+                   "--kind", kind, "--spread-ms", str(spread_ms)]
             if uri:
                 cmd += ["--db", str(database), "--collection", collection]
             procs.append((label, subprocess.Popen(cmd, stdout=subprocess.PIPE,
