@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from labkit import servers
+from labkit import i18n, servers
 from labkit.i18n import Text, english
 
 
@@ -33,6 +33,14 @@ def skip_unless_required(kind: str, reason: Text) -> None:
 # (``helpers``).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def language_from_the_environment(monkeypatch):
+    """Each test starts with no language chosen in the process (``labkit.language``), so the
+    language is LABKIT_LANG's: a test that chose one never leaves it to the next test on its
+    worker (test_explain's Vietnamese test failed after one that chose English)."""
+    monkeypatch.setattr(i18n, "_chosen", None)
 
 
 @pytest.fixture(scope="session", autouse=True)
