@@ -452,3 +452,29 @@ def test_the_models_predictions_never_count_as_holds(nothing_available, tmp_path
     assert status == 1
     assert "labkit's model predicts: 0 hold, 1 do not hold" in text
     assert "predicts: does not hold" in text
+
+
+def test_every_version_asked_for_keeps_its_line_and_its_rows(nothing_available, tmp_path,
+                                                             capsys):
+    """Issue 44, 5: with two rule sets of the model and two MongoDB versions asked for, the
+    report's header named the last of each only (its lines were keyed by the engine's name),
+    and the MongoDB rows that did not run had no version (``"engine_version": ""``). Each
+    engine keeps its header line now, and a row that did not run keeps the version asked
+    for, in report.md's table and results.json."""
+    claims_file = tmp_path / "claims.yaml"
+    claims_file.write_text(ONE_CLAIM, encoding="utf-8")
+    out = tmp_path / "out"
+    main(["check", str(claims_file), "--engines", "model,mongodb", "--model-version", "6.0,9.0",
+          "--mongodb-version", "6.0,7.0", "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    header = markdown.split("**", 1)[0]
+    for line in ("- model: (labkit's rules for MongoDB 6.0)", "- model: (labkit's rules for "
+                 "MongoDB 9.0)", "- MongoDB: 6.0: not run", "- MongoDB: 7.0: not run"):
+        assert line in header, header
+    assert "| | not run | MongoDB 6.0 | |" in markdown
+    assert "| | not run | MongoDB 7.0 | |" in markdown
+    assert "A1 on MongoDB 7.0: no server of version 7.0" in markdown.replace("\\", "")
+    (claim,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["claims"]
+    mongodb = [row for row in claim["results"] if row["engine_key"] == "mongodb"]
+    assert [row["engine_version"] for row in mongodb] == ["6.0", "7.0"]

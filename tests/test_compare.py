@@ -18,6 +18,7 @@ from helpers import labkit as run_labkit
 from markdown_it import MarkdownIt
 
 from labkit.cli import main
+from labkit.outputs.compare import headline
 from labkit.run import comparison as joined
 from labkit.run.results import SCHEMA
 
@@ -90,8 +91,9 @@ def test_differences_come_first_and_the_known_version_differences_show(runs, cap
     assert set(_verdicts(data, "count-strings").values()) == {"holds"}
 
 
-def test_a_claim_one_run_lacks_is_absent_there_and_differs(runs, tmp_path):
-    """A claim judged in one run only has no verdict in the other run's columns: it differs."""
+def test_a_claim_one_run_lacks_is_absent_there_and_not_compared(runs, tmp_path):
+    """A claim judged in one run only has no verdict in the other run's columns: nothing there
+    to differ from, so it is not compared there (issue 44), and the headline says so."""
     data = json.loads(runs[0].read_text(encoding="utf-8"))
     data["claims"] = data["claims"][:1]
     fewer = tmp_path / "fewer.json"
@@ -100,7 +102,28 @@ def test_a_claim_one_run_lacks_is_absent_there_and_differs(runs, tmp_path):
     row = next(r for r in result.rows if r.id == "count-strings")
     assert row.cells[0] is None
     assert row.cells[1] is not None
-    assert row.differs
+    assert not row.differs
+    assert row.not_compared == 1
+    assert "did not run in every column" in headline(result)
+
+
+def test_a_run_that_did_not_run_is_no_difference(runs, tmp_path, nothing_available, capsys):
+    """Issue 44, 5: a run whose only column is MongoDB without a server (every claim not run)
+    against the model's run: "2 differ" before, now none differs, every claim is counted as
+    compared only where it ran, and the JSON says how many columns each was not compared in."""
+    out = tmp_path / "mongodb"
+    main(["check", str(CLAIMS), "--engines", "mongodb", "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    result = joined.compare([runs[2], out / "results.json"])
+    assert result.differing == []
+    assert [row.not_compared for row in result.rows] == [1] * len(IDS)
+    assert headline(result) == (f"{len(IDS)} claims in 2 runs (2 columns): none differs. "
+                                f"{len(IDS)} claims did not run in every column: each is "
+                                "compared only where it ran.")
+    assert main(["compare", str(runs[2]), str(out / "results.json"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "labkit-compare/2"
+    assert (data["differing"], {c["not_compared"] for c in data["claims"]}) == (0, {1})
 
 
 class _Cells(HTMLParser):
@@ -135,7 +158,7 @@ def test_the_html_colours_each_cell_by_its_verdict_differences_first(page):
     """compare.html: the differences' table before the rest's, one coloured cell per column,
     its class the verdict's (the report's colours)."""
     text = (page / "compare.html").read_text(encoding="utf-8")
-    assert text.index("Verdicts that differ (3)") < text.index("The same in every column (1)")
+    assert text.index("Verdicts that differ (3)") < text.index("The same wherever it ran (1)")
     cells = _Cells()
     cells.feed(text)
     body = [row for row in cells.rows if len(row) > 2 and row[2][0].startswith("c ")]

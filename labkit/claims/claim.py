@@ -151,10 +151,11 @@ class Observation:
     aspect: Text = ""
 
 
-def not_run(engine: Text, reason: Text, key: str = "") -> Observation:
+def not_run(engine: Text, reason: Text, key: str = "", version: str = "") -> Observation:
     """An engine this claim is judged on could not be had: reported as not run, with why
-    (``key``: the engine's key, as ``Observation.engine_key``)."""
-    return Observation(None, engine, "", not_run=reason, engine_key=key)
+    (``key``: the engine's key, as ``Observation.engine_key``; ``version``: the version that
+    was asked for, such as one of ``--mongodb-version``, where one was)."""
+    return Observation(None, engine, version, not_run=reason, engine_key=key)
 
 
 def needs(kind: str, exc: ServerUnavailable, engine: Text = "", key: str = "") -> Observation:

@@ -47,15 +47,23 @@ def _plural(n: int, one: str, many: str, **values: object) -> str:
 
 
 def headline(comparison: Comparison) -> str:
-    """``5 claims in 4 runs (6 columns): 2 differ.``, in the learner's words."""
+    """``5 claims in 4 runs (6 columns): 2 differ.``, in the learner's words, then how many
+    claims did not run in some column, which is not a difference."""
     runs = _plural(len(comparison.runs), N_("{n} run"), N_("{n} runs"))
     columns = _plural(len(comparison.columns), N_("{n} column"), N_("{n} columns"))
     differ = len(comparison.differing)
     verdicts = (_plural(differ, N_("{n} differs"), N_("{n} differ")) if differ
                 else _("none differs"))
-    return _plural(len(comparison.rows), N_("{n} claim in {runs} ({columns}): {differ}."),
+    line = _plural(len(comparison.rows), N_("{n} claim in {runs} ({columns}): {differ}."),
                    N_("{n} claims in {runs} ({columns}): {differ}."),
                    runs=runs, columns=columns, differ=verdicts)
+    partly = len(comparison.partly_compared)
+    if partly:
+        line += " " + _plural(partly, N_("{n} claim did not run in every column: it is "
+                                         "compared only where it ran."),
+                              N_("{n} claims did not run in every column: each is compared "
+                                 "only where it ran."))
+    return line
 
 
 def _run_line(comparison: Comparison, index: int) -> str:
@@ -129,8 +137,8 @@ def markdown(comparison: Comparison) -> str:
         out += [f"- {md(line)}" for row in differing for line in _why(comparison, row)]
     else:
         out.append(md(_("No claim differs between the columns.")))
-    out += ["", f"## {md(_('The same in every column ({n})').format(n=len(same)))}", ""]
-    out += table(same) if same else [md(_("No claim has one verdict in every column."))]
+    out += ["", f"## {md(_('The same wherever it ran ({n})').format(n=len(same)))}", ""]
+    out += table(same) if same else [md(_("No claim has one verdict wherever it ran."))]
     return "\n".join(out) + "\n"
 
 
@@ -174,9 +182,9 @@ def html_page(comparison: Comparison) -> str:
             + "</ul>")
     else:
         parts.append(f"<p>{esc(_('No claim differs between the columns.'))}</p>")
-    parts.append(f"<h2>{esc(_('The same in every column ({n})').format(n=len(same)))}</h2>")
+    parts.append(f"<h2>{esc(_('The same wherever it ran ({n})').format(n=len(same)))}</h2>")
     parts.append(table(same, "same") if same else
-                 f"<p>{esc(_('No claim has one verdict in every column.'))}</p>")
+                 f"<p>{esc(_('No claim has one verdict wherever it ran.'))}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 

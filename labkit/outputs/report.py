@@ -99,10 +99,11 @@ def terminal_table(run: Run, colour: bool = False, width: int = 100) -> str:
 
 
 def _row_where(result: ClaimResult, row: Result) -> str:
-    """The claim, and the engine where it was judged on several."""
+    """The claim, and the engine (with its version, or the one asked for) where it was
+    judged on several."""
     if result.single:
         return result.claim.id
-    return _where(result.claim.id, shown(row.engine) if row.engine else None)
+    return _where(result.claim.id, row.where if row.engine else None)
 
 
 def _reasons(claims: list[ClaimResult]) -> list[str]:
@@ -250,18 +251,24 @@ def cause_details(run: Run) -> list[str]:
 
 def engine_states(run: Run) -> list[tuple[str, str]]:
     """Each engine of the run and its state, as the report's header lists them: a missing
-    server and why, a server with its version and where it runs, an embedded engine's version."""
-    states: dict[str, str] = {}
+    server and why, a server with its version and where it runs, an embedded engine's version.
+    Every engine the run recorded has its line, so several versions of one engine (the model's
+    rule sets, ``--mongodb-version 6.0,7.0``) each keep theirs."""
+    recorded = {engine.name for engine in run.engines}
+    missing: dict[str, str] = {}
     for row in run.rows:
-        if row.missing:
-            states.setdefault(engine_name(row.missing), _("not available ({why})").format(
+        name = engine_name(row.missing) if row.missing else ""
+        if name and name not in recorded:
+            missing.setdefault(name, _("not available ({why})").format(
                 why=shown(row.missing_detail).rstrip(".") or row.shown_reason))
-    for engine in run.engines:
-        states[engine.name] = engine.state()
+    states = dict.fromkeys([*missing.items(),
+                            *((engine.name, engine.state()) for engine in run.engines)])
+    named = {name for name, _state in states}
     for row in run.rows:
-        if row.engine_name and row.engine_version:  # the engine, not the row's label
-            states.setdefault(row.engine_name, row.engine_version)
-    return list(states.items())
+        if row.engine_name and row.engine_version and row.engine_name not in named:
+            named.add(row.engine_name)  # the engine, not the row's label
+            states[(row.engine_name, row.engine_version)] = None
+    return list(states)
 
 
 def _is_share(key: str) -> bool:

@@ -479,7 +479,7 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
         for index, (spec, claim) in enumerate(zip(specs, claims, strict=True)):
             if progress:
                 progress(column.label, index, len(specs), spec)
-            column.rows.append(_row(claim, spec, engine, name, why))
+            column.rows.append(_row(claim, spec, engine, name, why, asked))
         columns.append(column)
     if progress:
         progress("", len(specs), len(specs), None)
@@ -489,10 +489,11 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
 
 
 def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
-         why: Text) -> Result:
-    """One cell of the matrix: the claim judged on one engine, inside the run's guard."""
+         why: Text, asked: str = "") -> Result:
+    """One cell of the matrix: the claim judged on one engine, inside the run's guard; where
+    there was no engine, not run, with the version asked for (``MongoDB 6.0``)."""
     if engine is None:
-        return judge(claim, not_run(engine_name(name), why, name))
+        return judge(claim, not_run(engine_name(name), why, name, asked))
     started = time.perf_counter()
     observation, verdict, answered = _judged(spec, engine)
     seconds = time.perf_counter() - started

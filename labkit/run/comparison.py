@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from labkit.claims.claim import Verdict
+from labkit.claims.claim import NOT_RUN, Verdict
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 from labkit.run import results_file
 
 # The version of the comparison's JSON layout (``labkit compare --json``).
-SCHEMA = "labkit-compare/1"
+SCHEMA = "labkit-compare/2"
 
 
 @dataclass(frozen=True)
@@ -82,12 +82,21 @@ class Row:
 
     @property
     def differs(self) -> bool:
-        """True when the columns do not all give the same verdict (a missing one counts)."""
-        return len({cell.verdict if cell else None for cell in self.cells}) > 1
+        """True when the columns where the claim ran do not all give the same verdict. A column
+        where it did not run, or that lacks it, is not compared: nothing was seen there to
+        differ from the others."""
+        return len({cell.verdict for cell in self.cells
+                    if cell is not None and cell.verdict != NOT_RUN}) > 1
+
+    @property
+    def not_compared(self) -> int:
+        """How many columns the claim did not run in (or is absent from)."""
+        return sum(cell is None or cell.verdict == NOT_RUN for cell in self.cells)
 
     def to_dict(self) -> dict[str, Any]:
         """The claim as the comparison's JSON lists it: a verdict per column (null: absent)."""
         return {"id": self.id, "title": self.title, "differs": self.differs,
+                "not_compared": self.not_compared,
                 "expected": self.expected,
                 "verdicts": [cell.verdict if cell else None for cell in self.cells],
                 "reasons": [cell.reason if cell else "" for cell in self.cells]}
@@ -105,6 +114,11 @@ class Comparison:
     def differing(self) -> list[Row]:
         """The claims whose verdicts differ between columns."""
         return [row for row in self.rows if row.differs]
+
+    @property
+    def partly_compared(self) -> list[Row]:
+        """The claims that did not run in some column (or are absent from one)."""
+        return [row for row in self.rows if row.not_compared]
 
     @property
     def same(self) -> list[Row]:
