@@ -226,5 +226,14 @@ def _expect_list(where: _Where, kind: str, given: Any, ordered: bool) -> Expecta
     if kind == "documents" and not all(isinstance(d, dict) for d in given):
         raise where.error(Message(N_("expect's documents must be a list of documents")),
                           "expect", kind)
+    groups = [item for item in given if isinstance(item, list)] if kind == "ids" else []
+    if groups and not ordered:
+        raise where.error(Message(N_("a list inside ids is a group of documents that tie on "
+                                     "the sort, in any order among themselves: it needs "
+                                     "ordered: true")), "expect", kind)
+    if any(not group or any(isinstance(i, list) for i in group) for group in groups):
+        raise where.error(Message(N_("a group of ties inside ids is a list of one or more "
+                                     "ids, none of them a list (an _id is never an array)")),
+                          "expect", kind)
     return Expectation(kind, where.bson(given, Message(N_("expect's {kind}"), kind=kind),
                                         "expect", kind), ordered)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from labkit.claims.claim import short_json
-from labkit.claims.spec import Answer, Expectation
+from labkit.claims.spec import Answer, Expectation, Ties
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, Text, english
 from labkit.model import bson_order
@@ -17,11 +17,13 @@ from labkit.model import bson_order
 
 class Judgement(NamedTuple):
     """One read judged: whether it ``holds``, what to show as ``observed``, and the ``note``
-    that says why not (or what was not checked)."""
+    that says why not (or what was not checked); ``undecided`` says why the answer cannot
+    decide the claim (labkit's model, where the order among ties decides it)."""
 
     holds: bool
     observed: Any
     note: Text
+    undecided: Text = ""
 
 
 _ERROR_CHECKS = {"isError", "isClientError", "errorContains", "errorCode", "errorCodeName"}
@@ -42,7 +44,11 @@ def judge_step(expect: Expectation, answer: Answer) -> Judgement:
         if not isinstance(result, list) or not all(isinstance(d, dict) for d in result):
             return Judgement(False, result, Message(N_("the read did not return documents")))
         ids = [doc.get("_id") for doc in result]
-        return Judgement(_same_ids(expect.value, ids, expect.ordered), ids, "")
+        undecided = _tie_doubt(expect, ids, answer.ties)
+        return Judgement(_same_ids(expect.value, ids, expect.ordered), ids, "", undecided)
+    if answer.ties and (answer.ties.cut or (expect.ordered and answer.ties.runs)) \
+            and expect.kind in ("documents", "values"):
+        return Judgement(False, _shown(result), "", _undecided(result, answer.ties))
     if expect.kind == "count":
         return _judge_count(expect.value, result)
     problem = _MATCHERS.get(expect.kind, _as_written)(expect, result)
@@ -111,13 +117,87 @@ def _cmp(a: Any, b: Any) -> int:
     return bson_order.compare(a, b)
 
 
+def _groups(expected: list[Any]) -> list[list[Any]]:
+    """An ``ids`` expectation as its groups in order: a list inside it is a group of documents
+    that tie, any other id a group of one."""
+    return [item if isinstance(item, list) else [item] for item in expected]
+
+
 def _same_ids(expected: list[Any], observed: list[Any], ordered: bool) -> bool:
-    if len(expected) != len(observed):
+    """Whether the ids returned are the ones expected: in any order, or in the order given,
+    each group of ties in any order among itself."""
+    groups = _groups(expected)
+    if sum(map(len, groups)) != len(observed):
         return False
     if not ordered:
         key = functools.cmp_to_key(_cmp)
-        expected, observed = sorted(expected, key=key), sorted(observed, key=key)
-    return all(_cmp(a, b) == 0 for a, b in zip(expected, observed, strict=True))
+        flat = sorted((i for group in groups for i in group), key=key)
+        return all(_cmp(a, b) == 0 for a, b in zip(flat, sorted(observed, key=key),
+                                                    strict=True))
+    start = 0
+    for group in groups:
+        if not _same_ids(group, observed[start:start + len(group)], ordered=False):
+            return False
+        start += len(group)
+    return True
+
+
+def _tie_doubt(expect: Expectation, ids: list[Any], ties: Ties | None) -> Text:
+    """Why the model's ``ids`` cannot decide an ``ids`` expectation, or ``""``: where its
+    documents tie and the order among them (or, past a skip or limit, which of them come back)
+    would decide whether the claim holds. Where every order among the ties gives the same
+    verdict, the answer decides."""
+    if ties is None or not (ties.cut or (expect.ordered and ties.runs)):
+        return ""
+    if ties.cut:
+        return _undecided(ids, ties)
+    groups = _groups(expect.value)
+    if sum(map(len, groups)) != len(ids):
+        return ""  # another number of documents: no order among ties makes it hold
+    bounds, start = [], 0
+    for group in groups:
+        bounds.append((start, start + len(group)))
+        start += len(group)
+    runs = _runs_of_one(ties.runs, len(ids))
+    if not _some_order_fits(groups, bounds, runs, ids):
+        return ""  # no order among the ties holds: the answer decides (it does not hold)
+    if all(any(a <= s and e <= b for a, b in bounds) for s, e in runs):
+        return ""  # every order among the ties holds: each tie is inside one group
+    return _undecided(ids, ties)
+
+
+def _runs_of_one(runs: tuple[tuple[int, int], ...], n: int) -> list[tuple[int, int]]:
+    """The runs of ties, and each other position as a run of one: every position in one."""
+    tied = {p for s, e in runs for p in range(s, e)}
+    return sorted([*runs, *((p, p + 1) for p in range(n) if p not in tied)])
+
+
+def _some_order_fits(groups: list[list[Any]], bounds: list[tuple[int, int]],
+                     runs: list[tuple[int, int]], ids: list[Any]) -> bool:
+    """Whether some order within the runs of ties puts each expected group in its place:
+    each run must give each group as many of its ids as the two share positions."""
+    for s, e in runs:
+        for group, (a, b) in zip(groups, bounds, strict=True):
+            shared = max(0, min(e, b) - max(s, a))
+            given = sum(any(_cmp(i, g) == 0 for g in group) for i in ids[s:e])
+            if given != shared:
+                return False
+    return True
+
+
+def _undecided(shown: list[Any], ties: Ties) -> Message:
+    """The model's answer cannot decide: which documents tie, and why that matters."""
+    tied = "; ".join(short_json([d.get("_id") if isinstance(d, dict) else d
+                                 for d in shown[s:e]]) for s, e in ties.runs)
+    if ties.cut:
+        return Message(N_("documents tie on every sort path across the skip or limit: which "
+                          "of them come back depends on an order MongoDB does not fix (it "
+                          "returns tied documents in any order: cursor.sort), so labkit's "
+                          "model cannot tell"))
+    return Message(N_("the documents {tied} tie on every sort path, and MongoDB returns tied "
+                      "documents in any order (cursor.sort): labkit's model cannot tell "
+                      "whether this order holds; a list inside ids makes a group of ties"),
+                   tied=tied)
 
 
 # The Unified Test Format's matching rules ------------------------------------------------

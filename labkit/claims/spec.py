@@ -29,8 +29,10 @@ NEUTRAL_ARGUMENTS = ("batchSize", "comment", "maxTimeMS", "allowDiskUse")
 class Expectation:
     """What one read should give.
 
-    ``kind``: ``ids`` (the ``_id`` of each document returned), ``documents`` (each returned
-    document matches, extra fields allowed, as the Unified Test Format matches root documents),
+    ``kind``: ``ids`` (the ``_id`` of each document returned; with ``ordered``, a list
+    inside it is a group of documents that tie, in any order among themselves), ``documents``
+    (each returned document matches, extra fields allowed, as the Unified Test Format matches
+    root documents),
     ``values`` (distinct values), ``count`` (the short form's ``{count: N}``: how many documents
     or values the read gives, whichever read it is), ``value`` (the Unified Test Format's
     ``expectResult`` of a count, matched as written), ``document`` (``findOne``'s document,
@@ -132,13 +134,26 @@ class ClaimSpec:
         return shown[0] if len(shown) == 1 else shown
 
 
+@dataclass(frozen=True)
+class Ties:
+    """Where the order of a read's documents is not decided: ``runs`` of documents that tie on
+    every sort path, as ``(start, end)`` positions in the result, and ``cut`` when a run goes
+    past the read's skip or limit (which of its documents come back is then not decided
+    either). MongoDB returns tied documents in any order (cursor.sort); labkit's model gives
+    them in the fixture's order and says so here."""
+
+    runs: tuple[tuple[int, int], ...] = ()
+    cut: bool = False
+
+
 @dataclass
 class Answer:
     """What one read gave: a result, or the error it raised (one line, and whether the server
-    sent it, with its code)."""
+    sent it, with its code); ``ties``, from labkit's model, where its order is not decided."""
 
     result: Any = None
     raised: Text = ""
     server_error: bool = False
     code: int | None = None
     code_name: str = ""
+    ties: Ties | None = None

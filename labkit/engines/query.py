@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._version import __version__
 from labkit.claims.claim import one_line
-from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
+from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step, Ties
 from labkit.engines.undefined import as_bson
 from labkit.engines.writes import MODEL_WRITES, model_write, pymongo_write
 from labkit.errors import BadInput, NotSupported, write_errors
@@ -125,10 +125,13 @@ class ModelEngine(Engine):
             on_database = step.on == "database"
             docs = [] if on_database else collections.setdefault(step.collection, [])
             try:
+                if step.writes:
+                    answers.append(Answer(model_write(docs, step.operation, step.arguments)))
+                    continue
                 answers.append(Answer(
-                    model_write(docs, step.operation, step.arguments) if step.writes else
-                    model_read(docs, step.operation, step.arguments,
-                               on_database=on_database, rules=self.rules)))
+                    model_read(docs, step.operation, step.arguments, on_database=on_database,
+                               rules=self.rules),
+                    ties=model_ties(docs, step.operation, step.arguments, self.rules)))
             except (BadInput, ValueError) as exc:
                 raise NotSupported(_unsupported(exc)) from exc
         return answers
@@ -233,11 +236,34 @@ def _names_the_id_index(hint: Any) -> bool:
     return hint == "_id_" or (isinstance(hint, dict) and list(hint.items()) == [("_id", 1)])
 
 
-def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[Document]:
+def model_ties(docs: list[Document], operation: str, arguments: dict[str, Any],
+               rules: str = CURRENT_MAJOR) -> Ties | None:
+    """Where the model's answer to a sorted ``find`` (or ``findOne``) has documents that tie on
+    every sort path, in the positions it returns them at; None where its read has no sort."""
+    if operation not in ("find", "findOne") or not arguments.get("sort"):
+        return None
+    found, runs = _matched(docs, arguments, rules)
+    start = int(arguments.get("skip") or 0)
+    limit = 1 if operation == "findOne" else abs(int(arguments.get("limit") or 0))
+    end = start + limit if limit else len(found)
+    inside = tuple((a - start, b - start) for a, b in runs if start <= a and b <= end)
+    cut = any(a < edge < b for a, b in runs for edge in (start, end))
+    return Ties(inside, cut)
+
+
+def _matched(docs: list[Document], arguments: dict[str, Any], rules: str
+             ) -> tuple[list[Document], list[tuple[int, int]]]:
+    """The documents a find's filter matches, in its sort's order, and the runs of them that
+    tie on every sort path (``bson_order.sort_with_ties``; none without a sort)."""
     collation = arguments.get("collation")
     found = reads.find(docs, arguments.get("filter") or {}, collation, rules)
-    if arguments.get("sort"):
-        found = bson_order.sort(found, arguments["sort"], collation)
+    if not arguments.get("sort"):
+        return found, []
+    return bson_order.sort_with_ties(found, arguments["sort"], collation)
+
+
+def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[Document]:
+    found, _runs = _matched(docs, arguments, rules)
     found = found[int(arguments.get("skip") or 0):]
     limit = abs(int(arguments.get("limit") or 0))
     if limit:

@@ -576,9 +576,19 @@ def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | N
          mongodb_version: str | None = None) -> list[Document]:
     """The documents in the order ``find().sort(spec)`` returns them (stable for ties).
 
-    Ties keep the input order, as a collection scan of the file would; a server may break
-    them differently, so give ``_id`` as a last sort path to make an order exact.
+    Ties keep the input order, as a collection scan of the file would; a server may return
+    them in any order (cursor.sort), so give ``_id`` as a last sort path to make an order
+    exact. ``sort_with_ties`` also says where the ties are.
     """
+    return sort_with_ties(docs, spec, collation, mongodb_version)[0]
+
+
+def sort_with_ties(docs: Iterable[Document], spec: SortSpec,
+                   collation: dict[str, Any] | None = None, mongodb_version: str | None = None
+                   ) -> tuple[list[Document], list[tuple[int, int]]]:
+    """``sort``'s order, and each run of two or more documents that tie on every sort path,
+    as ``(start, end)`` positions in it: the order within a run is the input's, not MongoDB's
+    (which returns tied documents in any order: cursor.sort, "Sort Consistency")."""
     check_rules_version(mongodb_version)  # sorts: the same rules in every version
     pairs = parse_sort(spec)
     strings = collation_strings(collation)
@@ -596,4 +606,11 @@ def sort(docs: Iterable[Document], spec: SortSpec, collation: dict[str, Any] | N
     # Stable sorts, least significant path first (a reversed sort keeps ties in order too).
     for column, direction in zip(reversed(columns), reversed(directions), strict=True):
         order.sort(key=column.__getitem__, reverse=direction < 0)
-    return [docs[i] for i in order]
+    runs, start = [], 0
+    for end in range(1, len(order) + 1):
+        if end == len(order) or any(column[order[end]] != column[order[start]]
+                                    for column in columns):
+            if end - start > 1:
+                runs.append((start, end))
+            start = end
+    return [docs[i] for i in order], runs

@@ -108,8 +108,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
          "jstests/core/query/sort/sort_dotted_paths.js:29-34 at b6fcc56b"),
     Rule("empty-array-below-null", N_("an empty array sorts below null"),
          "jstests/core/query/sort/sort_dotted_paths.js:29-34 at b6fcc56b"),
-    Rule("tie-file-order", N_("documents equal on every sort path keep the order they were "
-                              "read in; a server may return them otherwise"),
+    Rule("ties-any-order", N_("ties: any order (cursor.sort). Documents equal on every sort "
+                              "path may come back in any order, one run unlike the next; "
+                              "labkit lists them in the order they were read in"),
          _MANUAL + "method/cursor.sort/#sort-consistency"),
 )}
 
@@ -548,8 +549,10 @@ def _sort_why(doc: Document, pairs: list[tuple[str, int]], keyed: list[tuple[Any
         return first
     if decided >= len(pairs):
         return Why(True, Message(N_("{why}; it ties with a neighbour on every sort path, so "
-                                    "the order it was read in decides"), why=first.because),
-                   "tie-file-order")
+                                    "MongoDB may return the ties in any order (cursor.sort); "
+                                    "listed here in the order they were read in"),
+                           why=first.because),
+                   "ties-any-order")
     breaker = _place(doc, pairs[decided], keyed[decided], version, collation)
     rule = breaker.rule if first.rule == "type-order" else first.rule
     return Why(True, Message(N_("{why}; ties on `{tied}` are broken by `{path}`, which is "

@@ -208,6 +208,9 @@ def observe(spec: ClaimSpec, engine: Engine,
     except NotSupported as exc:  # its message, kept to be shown in the learner's language
         return not_run(exc.args[0] if len(exc.args) == 1
                        and isinstance(exc.args[0], str | Message) else str(exc))
+    doubts = [j.undecided for j in judged if j.undecided]
+    if doubts:  # the model's answer, where the order among ties decides the claim
+        return not_run(doubts[0])
     holds, observed, notes = _judged_steps(share, performed, judged, expects)
     evidence = [*spec.field_types(),
                 *({"read": step.operation, "asked": step.arguments,
