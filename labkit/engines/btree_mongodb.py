@@ -26,7 +26,14 @@ from labkit.engines.btree_wiredtiger import SIZE_MEANING, WT_IO_STATS, WiredTige
 from labkit.errors import server_said
 from labkit.i18n import N_, Message, Text, joined
 from labkit.model import keys as keymod
-from labkit.servers import ATLAS_ERROR, MAX_CACHE_GB, MIN_CACHE_GB, in_replica_set, refused
+from labkit.servers import (
+    ATLAS_ERROR,
+    MAX_CACHE_GB,
+    MIN_CACHE_GB,
+    in_replica_set,
+    missing_command,
+    refused,
+)
 from labkit.servers.privileges import NEED_BY_ACTION
 
 if TYPE_CHECKING:
@@ -83,6 +90,10 @@ COUNTERS_BACK = N_("the server's operation counters went back during the load (a
 
 HOSTED_REFUSED = N_("the hosted server refused {command} ({said}): such a tier may refuse it "
                     "to every user, whatever the role; labkit measures the rest")
+# A server that speaks MongoDB's protocol without the command (FerretDB has no fsync): 59,
+# CommandNotFound, as mongod answers a name it does not know (src/mongo/base/error_codes.yml).
+NO_SUCH_COMMAND = N_("this server has no {command} command ({said}): no role grants it, so "
+                     "labkit measures the rest")
 NO_WIREDTIGER = N_("this server's serverStatus has no wiredTiger section (a hosted tier or a "
                    "mongos leaves it out): labkit measures the rest")
 
@@ -94,6 +105,8 @@ def refusal(command: str, exc: Any) -> Message:
     some commands to every user."""
     if exc.code == ATLAS_ERROR:
         return Message(HOSTED_REFUSED, command=command, said=server_said(exc))
+    if missing_command(exc):
+        return Message(NO_SUCH_COMMAND, command=command, said=server_said(exc))
     need = NEED_BY_ACTION[ACTIONS[command]]
     return Message(REFUSED, command=command, code=exc.code, action=need.action,
                    where=need.where(), roles=", ".join(need.roles))
@@ -107,7 +120,7 @@ def mongo_status(client: Any) -> dict[str, Any]:
     try:
         status = client.admin.command("serverStatus")
     except Exception as exc:
-        if refused(exc):
+        if refused(exc) or missing_command(exc):
             return {"refused": refusal("serverStatus", exc)}
         raise
     if not isinstance(status.get("wiredTiger"), dict):
@@ -265,7 +278,7 @@ def _read_stats(collection: Collection[dict[str, Any]]
     try:
         return _storage_stats(collection), None
     except Exception as exc:
-        if refused(exc):  # 13 Unauthorized, or Atlas's 8000
+        if refused(exc) or missing_command(exc):  # 13, Atlas's 8000, or 59: not there
             return None, refusal("$collStats", exc)
         raise
 
@@ -463,7 +476,7 @@ def _checkpoint(client: MongoClient[dict[str, Any]]) -> Message | None:
     try:
         client.admin.command("fsync")
     except Exception as exc:
-        if refused(exc):  # 13 Unauthorized, or Atlas's 8000
+        if refused(exc) or missing_command(exc):  # 13, Atlas's 8000, or 59: not there
             return refusal("fsync", exc)
         raise
     return None

@@ -565,6 +565,7 @@ class MongoDBEngine(Engine):
 
     def __init__(self, server: MongoServer) -> None:
         self.server = server
+        self.name = server.name  # MongoDB, or the product that answers in its place
         self.version = server.version
         self.speaks_for = server.version
         self.topology = deployment(server.client())

@@ -13,7 +13,6 @@ from labkit.claims.files import Step, kit_claim
 from labkit.engines.query import model_read, pymongo_read
 from labkit.i18n import N_, Message
 from labkit.model import fixtures, objectid, reads
-from labkit.names import engine_name
 
 if TYPE_CHECKING:
     from bson.codec_options import CodecOptions
@@ -101,7 +100,7 @@ def compare_with_model(ctx: Context, name: str, questions: Questions,
     note = (Message(N_("the model disagrees with the server on: {questions}"),
                     questions=", ".join(disagreements)) if disagreements else
             Message(N_("the model agrees with the server on every question")))
-    return Observation(observed, engine_name("mongodb"), ctx.mongodb().version, rows, note=note,
+    return Observation(observed, ctx.mongodb().name, ctx.mongodb().version, rows, note=note,
                        engine_key="mongodb")
 
 

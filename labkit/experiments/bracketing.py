@@ -16,7 +16,6 @@ from labkit.experiments._common import (
 )
 from labkit.i18n import N_, Message, _, joined
 from labkit.model import fixtures, reads
-from labkit.names import engine_name
 
 if TYPE_CHECKING:
     from pymongo.collection import Collection
@@ -89,7 +88,7 @@ def silent_misses(ctx: Context) -> Observation:
         {"every_numeric_type_matches": found == [1, 3, 4, 5],
          "string_hidden_from_number": 2 not in found,
          "date_hidden_from_string": dates.observed["string_operand"] == []},
-        engine_name("mongodb"), ctx.mongodb().version, numbers.evidence + dates.evidence,
+        ctx.mongodb().name, ctx.mongodb().version, numbers.evidence + dates.evidence,
         note=Message(N_("int, long, double and decimal 42 all match 42; no query raised an "
                         "error")),
         engine_key="mongodb")

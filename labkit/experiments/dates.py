@@ -18,7 +18,6 @@ from labkit.experiments._common import (
 from labkit.i18n import N_, Message, _
 from labkit.model import fixtures
 from labkit.model.objectid import iso_z
-from labkit.names import engine_name
 
 if TYPE_CHECKING:
     from pymongo.database import Database
@@ -62,7 +61,7 @@ def date_is_utc_millis(ctx: Context) -> Observation:
     return Observation({"types": sorted({str(r["type"]) for r in rows if "type" in r}),
                         "millis": [r.get("millis") for r in rows],
                         "read_back": read_back(rows[2])},
-                       engine_name("mongodb"), ctx.mongodb().version,
+                       ctx.mongodb().name, ctx.mongodb().version,
                        [{"stored": str(d["d"]), "millis": r.get("millis"),
                          "read_back": read_back(r)} for d, r in zip(docs, rows, strict=True)],
                        note=Message(N_("microseconds are cut to milliseconds; +07:00 comes back "

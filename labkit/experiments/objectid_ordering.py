@@ -12,7 +12,6 @@ from labkit.engines import processes
 from labkit.experiments._common import bson_engine, counter_steps
 from labkit.i18n import N_, Message, _
 from labkit.model import objectid, reads
-from labkit.names import engine_name
 
 
 def _same_second(results: list[dict[str, Any]]) -> bool:
@@ -92,7 +91,7 @@ def server_generated(ctx: Context) -> Observation:
          "server_random_differs_from_client":
              None if missing else all(p.random != client_random for p in server),
          "server_ids_share_random": None if missing else server[0].random == server[1].random},
-        engine_name("mongodb"), ctx.mongodb().version,
+        ctx.mongodb().name, ctx.mongodb().version,
         [{"made_by": "server", **objectid.explain(i)} if isinstance(i, ObjectId)
          else {"made_by": "server", "hex": None} for i in ids]
         + [{"made_by": "client (pymongo)", **objectid.explain(client_id)}],
@@ -147,7 +146,7 @@ def range_boundaries(ctx: Context) -> Observation:
         {"lower_bound": str(bound), "made_at": made_at, "count_from_lower_bound": from_bound,
          "count_from_made_at": from_made_at,
          "made_at_misses_documents": from_made_at < from_bound},
-        engine_name("mongodb"), ctx.mongodb().version,
+        ctx.mongodb().name, ctx.mongodb().version,
         [{"boundary": "ObjectId.from_datetime", "hex": str(bound), "count": from_bound},
          {"boundary": "an ID made at that second", "hex": made_at, "count": from_made_at}],
         note=Message(N_("25 documents were inserted in the second and the one after, 5 the "
@@ -180,7 +179,7 @@ def order_across_processes(ctx: Context) -> Observation:
     return Observation(
         {"same_second": same, "later_process_sorts_first": same and docs[0]["process"] == "B",
          "tries": tries},
-        engine_name("mongodb"), ctx.mongodb().version, table,
+        ctx.mongodb().name, ctx.mongodb().version, table,
         note=Message(N_("tries (each with two fresh processes) until B sorted first: {tries}"),
                      tries=tries),
         figure=Figure("id_rank", (table, N_("Insert time against _id rank"))),

@@ -156,8 +156,8 @@ def _blog_order(exercise: Exercise) -> list[Any]:
         collection = ctx.mongodb_database("blog").products
         collection.insert_many(docs)
         found = pymongo_read(collection, "find", arguments)
-        exercise.engine_name = engine_name("mongodb")
-        exercise.engine = f"{engine_name('mongodb')} {ctx.mongodb().version}"
+        exercise.engine_name = ctx.mongodb().name
+        exercise.engine = f"{ctx.mongodb().name} {ctx.mongodb().version}"
     else:
         found = model_read(docs, "find", arguments)
         exercise.source, exercise.engine = MODEL, MODEL_NO_SERVER

@@ -3,8 +3,8 @@ learner's words (``LABKIT_LANG``); the JUnit file and ``--json`` keep English.""
 
 from __future__ import annotations
 
-from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json, verdict_text
-from labkit.i18n import _
+from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json
+from labkit.i18n import N_, _
 from labkit.outputs.escape import terminal
 from labkit.run.check import CheckRun
 
@@ -35,8 +35,11 @@ def matrix_table(result: CheckRun, width: int = 120) -> str:
 
 
 def _notes(result: CheckRun) -> list[str]:
-    """What was seen where a claim erred or did not hold, then why cells did not run (grouped)."""
+    """What was seen where a claim did not hold (predicted, on labkit's model), then each
+    error and each reason cells did not run, once, with the cells it concerns: one
+    server-wide failure errs every claim of its column the same way."""
     notes: list[str] = []
+    errors: dict[str, list[str]] = {}
     not_run: dict[str, list[str]] = {}
     for column in result.columns:
         for spec, row in zip(result.specs, column.rows, strict=True):
@@ -44,16 +47,23 @@ def _notes(result: CheckRun) -> list[str]:
             if row.verdict == NOT_RUN:
                 not_run.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == ERROR:
-                notes.append(_("{where} error: {reason}").format(where=where,
-                                                                 reason=row.shown_reason))
+                errors.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == FAILS:
-                notes.append(_("{where} {verdict}: expected {expected}, observed {observed}")
-                             .format(where=where, verdict=verdict_text(FAILS),
-                                     expected=short_json(spec.expected),
-                                     observed=short_json(row.observed))
+                said = (N_("{where} {verdict}: expected {expected}, predicted {observed}")
+                        if row.predicted
+                        else N_("{where} {verdict}: expected {expected}, observed {observed}"))
+                notes.append(_(said).format(where=where, verdict=row.shown_verdict,
+                                            expected=short_json(spec.expected),
+                                            observed=short_json(row.observed))
                              + (f" ({row.shown_reason})" if row.reason else ""))
+    for reason, places in errors.items():
+        notes.append(_("{where} error: {reason}").format(where=_few(places), reason=reason))
     for reason, places in not_run.items():
-        shown = ", ".join(places[:4]) + (" " + _("and {n} more").format(n=len(places) - 4)
-                                         if len(places) > 4 else "")
-        notes.append(_("Not run ({where}): {reason}").format(where=shown, reason=reason))
+        notes.append(_("Not run ({where}): {reason}").format(where=_few(places), reason=reason))
     return notes
+
+
+def _few(places: list[str]) -> str:
+    """The first four places, and how many more."""
+    return ", ".join(places[:4]) + (" " + _("and {n} more").format(n=len(places) - 4)
+                                    if len(places) > 4 else "")

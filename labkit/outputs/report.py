@@ -111,14 +111,14 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
     made a finding."""
     lines: list[str] = []
     not_run: dict[str, list[str]] = {}
+    errors: dict[str, list[str]] = {}  # one server-wide failure errs every claim the same way
     for result in claims:
         for row in result.rows:
             where = _row_where(result, row)
             if row.verdict == NOT_RUN:
                 not_run.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == ERROR:
-                lines.append(_("{where} error: {reason}").format(where=where,
-                                                                 reason=row.shown_reason))
+                errors.setdefault(row.shown_reason, []).append(where)
             elif row.verdict in (FAILS, FINDING):
                 said = (N_("{where} {verdict}: expected {expected}, predicted {observed}")
                         if row.predicted
@@ -128,6 +128,9 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
                                      expected=short_json(result.claim.expected),
                                      observed=short_json(row.observed))
                              + (f" ({row.shown_reason})" if row.reason else ""))
+    for reason, places in errors.items():
+        lines.insert(0, _("{where} error: {reason}").format(where=", ".join(places),
+                                                           reason=reason))
     for reason, places in not_run.items():
         lines.append(_("Not run ({where}): {reason}").format(where=", ".join(places),
                                                              reason=reason))

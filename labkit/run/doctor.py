@@ -133,8 +133,9 @@ def _mongodb_uri() -> Check:
     except (LabkitError, ValueError) as exc:  # pymongo's parser raises ValueError too
         return Check(_(URI_WAY), False, one_line(exc), required=True, named=True)
     with server:
-        detail = _("MongoDB {version} at {uri}").format(
-            version=server.version, uri=display(uri)) + \
+        detail = _("{engine} {version} at {uri}").format(
+            engine=server.name, version=server.version, uri=display(uri)) + \
+            (f" ({shown(server.info().detail)})" if server.product else "") + \
             f"; {shown(server.cache)}; {privileges_line(server.privileges)}"
         usable = server.privileges is None or server.privileges.usable
     return Check(_(URI_WAY), usable, detail, required=True, named=True)

@@ -149,7 +149,7 @@ class Context(BTreeContext[Measurement]):
     def running(self, kind: str) -> tuple[str, str]:
         """``(engine, version)`` of a server this run already has, else ``(kind, "")``."""
         server = self._servers.get(kind)
-        return (server.engine, server.version) if server is not None else (kind, "")
+        return (server.name, server.version) if server is not None else (kind, "")
 
     def release_databases(self) -> None:
         """Drop the databases the claims made on servers labkit does not own."""

@@ -332,6 +332,12 @@ class Server(ABC, Generic[H]):
     user_mode: ClassVar[str]
     user_variable: ClassVar[str]
 
+    @property
+    def name(self) -> str:
+        """What the server is, as outputs name it: the engine (``MongoDB``), or the product
+        that answered in its place (``FerretDB``)."""
+        return self.engine
+
     # What each vendor supplies -------------------------------------------------------
 
     @property
@@ -537,7 +543,7 @@ class Server(ABC, Generic[H]):
             self.renew()  # a database dropped under the run shows now as its lost lease
             raise self._lease_lost() or ServerUnavailable(
                 Message(N_("The {engine} server at {address} failed during the run's work on "
-                           "it: {error}"), engine=self.engine, address=redact(self.address),
+                           "it: {error}"), engine=self.name, address=redact(self.address),
                         error=said),
                 hint=Message(N_("check that it is running and reachable, then run labkit "
                                 "again (`labkit clean` removes what a run left there)."))) \
@@ -575,8 +581,13 @@ class Server(ABC, Generic[H]):
     def info(self) -> EngineInfo:
         """The server as a run records it: its engine, version, how labkit got it and where it
         listens (its password hidden), each a field."""
-        return EngineInfo(self.key, self.version, how=self.how, address=redact(self.address),
-                          settings=self._settings(), name=self.engine)
+        return EngineInfo(self.key, self.version, detail=self._detail(), how=self.how,
+                          address=redact(self.address), settings=self._settings(),
+                          name=self.name)
+
+    def _detail(self) -> Text:
+        """What the name and version alone do not say (a vendor's own)."""
+        return ""
 
     def describe(self) -> str:
         """One line: engine, version and where it came from (its password hidden)."""

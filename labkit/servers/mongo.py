@@ -23,7 +23,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from labkit import _conninfo, _redact
@@ -34,6 +34,7 @@ from labkit._defaults import MONGO_MODES as MONGO_MODES
 from labkit.errors import (
     BadInput,
     CleanupIncomplete,
+    LabkitError,
     ServerStartError,
     ServerUnavailable,
     one_line,
@@ -55,6 +56,7 @@ from labkit.servers.base import (
     version_matches,
     why_unproven,
 )
+from labkit.servers.compatible import Identity, identify
 from labkit.servers.mark import MARK, mark_for
 from labkit.servers.privileges import UNAUTHORIZED, Privileges, read_privileges
 from labkit.servers.process import OwnedServer, Stopper
@@ -62,6 +64,7 @@ from labkit.servers.process import OwnedServer, Stopper
 if TYPE_CHECKING:
     from pymongo import MongoClient
     from pymongo.database import Database
+    from pymongo.results import UpdateResult
 
     Document = dict[str, Any]  # what pymongo hands back: a BSON document as a dict
     Client = MongoClient[Document]
@@ -99,6 +102,18 @@ def refused(exc: BaseException) -> bool:
     return isinstance(exc, OperationFailure) and exc.code in REFUSED
 
 
+# What mongod answers a command name it does not know (src/mongo/base/error_codes.yml), and what
+# a server that speaks its protocol answers for one of mongod's it lacks (FerretDB: fsync).
+COMMAND_NOT_FOUND = 59
+
+
+def missing_command(exc: BaseException) -> bool:
+    """Whether ``exc`` is the server saying it has no such command (59, CommandNotFound)."""
+    from pymongo.errors import OperationFailure
+
+    return isinstance(exc, OperationFailure) and exc.code == COMMAND_NOT_FOUND
+
+
 def in_replica_set(hello: Mapping[str, Any]) -> bool:
     """Whether a ``hello`` reply comes from a replica set's member: it names its set
     (``setName``), or, started as one and not yet initiated, says ``isreplicaset`` (the
@@ -111,16 +126,19 @@ def _speaking(uri: str, failed: str) -> Iterator[None]:
     """The driver's failure on the server at ``uri`` (a connection reset, a timeout, a refusal)
     as one ``ServerUnavailable``: ``failed`` says what labkit was doing (a whole sentence, so
     that a translation orders it as its language needs), with ``{uri}`` and ``{error}``."""
-    from pymongo.errors import PyMongoError
+    from pymongo.errors import OperationFailure, PyMongoError
 
     try:
         yield
     except PyMongoError as exc:
-        raise ServerUnavailable(
-            Message(failed, uri=redact(uri), error=server_said(exc)),
-            hint=Message(N_("check that it is running and reachable, then run labkit again "
-                            "(`labkit clean` removes what a run left there).")),
-        ) from exc
+        # A server that answered with an error is running: it refused what labkit sent.
+        hint = (N_("the server answered, and refused the command: a server that speaks "
+                   "MongoDB's protocol may lack what labkit uses (docs/compatible.md)")
+                if isinstance(exc, OperationFailure) else
+                N_("check that it is running and reachable, then run labkit again "
+                   "(`labkit clean` removes what a run left there)."))
+        raise ServerUnavailable(Message(failed, uri=redact(uri), error=server_said(exc)),
+                                hint=Message(hint)) from exc
 
 
 def mongo_client(uri: str, **options: Any) -> Client:
@@ -201,6 +219,11 @@ def lease_state(lease: object, now: dt.datetime, name: str) -> str:
     return "stale" if stale else "in use"
 
 
+# The codes of a server that takes no pipeline update (an update's ``u`` given as a list of
+# stages), and so no ``$$NOW`` in one: FerretDB 1.x answers 14, TypeMismatch.
+LEASE_PLAIN = (14,)
+
+
 def _until(lasts: dt.timedelta) -> dict[str, list[object]]:
     """The server's ``$$NOW`` and ``lasts`` more: a lease's end, by the server's clock (``$add``
     of a date and a number of milliseconds is a date)."""
@@ -215,9 +238,15 @@ class MongoServer(Server["Database[Document]"]):
     cache_gb: float | None = None
     # The cache in words (``cache_report``): English in results, the learner's on screen.
     cache: Text = ""
-    # What the URI's user may do (None: a server labkit started, or not readable).
+    # What the URI's user may do (None: a server labkit started, or not reported).
     privileges: Privileges | None = None
+    # A product that speaks MongoDB's protocol in its place (``FerretDB``; empty for MongoDB),
+    # ``version`` then being its own, and the MongoDB version it reports.
+    product: str = ""
+    reports: str = ""
     _client: Client | None = None
+    # True once the server refused a lease written as a pipeline update (``LEASE_PLAIN``).
+    _plain_leases: bool = field(default=False, repr=False)
 
     key = "mongodb"
     engine = engine_name(key)
@@ -230,6 +259,15 @@ class MongoServer(Server["Database[Document]"]):
     def address(self) -> str:
         """The server's URI."""
         return self.uri
+
+    @property
+    def name(self) -> str:
+        """``MongoDB``, or the product that answered in its place (``FerretDB``)."""
+        return self.product or self.engine
+
+    def _detail(self) -> Text:
+        return (Message(N_("reports MongoDB {version}"), version=self.reports)
+                if self.product else "")
 
     def client(self) -> Client:
         """Return this server's shared client (standard UUIDs, timezone-aware dates)."""
@@ -248,12 +286,35 @@ class MongoServer(Server["Database[Document]"]):
         self._lease_sent(name)
         with _speaking(self.uri, N_("The MongoDB server at {uri} failed while labkit wrote a "
                                     "new database's lease: {error}")):
-            database[LEASE_COLLECTION].update_one(
-                {"_id": "lease"},
-                [{"$set": {"mark": mark, "host": socket.gethostname(), "pid": os.getpid(),
-                           "created": "$$NOW", "renewed": "$$NOW",
-                           "expires": _until(self.lease.lasts)}}], upsert=True)
+            self._write_lease(database, {"mark": mark, "host": socket.gethostname(),
+                                         "pid": os.getpid()}, self.lease.lasts, created=True)
         return database
+
+    def _write_lease(self, database: Database[Document], fields: dict[str, Any],
+                     lasts: dt.timedelta, *, created: bool = False) -> UpdateResult:
+        """Write the lease's ``fields``, its renewal and its end, by the server's clock: as a
+        pipeline update with ``$$NOW`` where the server takes one, else (``LEASE_PLAIN``) as
+        a plain update of the time ``hello`` gives (``localTime``, the server's clock too); a
+        new lease (``created``) is upserted with its creation time."""
+        from pymongo.errors import OperationFailure
+
+        leases = database[LEASE_COLLECTION]
+        if not self._plain_leases:
+            times = {"renewed": "$$NOW", "expires": _until(lasts)}
+            try:
+                return leases.update_one(
+                    {"_id": "lease"},
+                    [{"$set": {**fields, **times, **({"created": "$$NOW"} if created else {})}}],
+                    upsert=created)
+            except OperationFailure as exc:
+                if exc.code not in LEASE_PLAIN:
+                    raise
+                self._plain_leases = True
+        now = self.client().admin.command("hello")["localTime"]
+        plain = {**fields, "renewed": now, "expires": now + lasts}
+        return leases.update_one({"_id": "lease"},
+                                 {"$set": {**plain, **({"created": now} if created else {})}},
+                                 upsert=created)
 
     def _before_create(self) -> None:
         privileges = self.privileges
@@ -343,8 +404,7 @@ class MongoServer(Server["Database[Document]"]):
     def _renew(self, name: str, lasts: dt.timedelta) -> bool:
         """An update of the lease only (no upsert: a dropped database is not made again);
         False where it matched no lease (the database or its lease was dropped)."""
-        result = self.client()[name][LEASE_COLLECTION].update_one(
-            {"_id": "lease"}, [{"$set": {"renewed": "$$NOW", "expires": _until(lasts)}}])
+        result = self._write_lease(self.client()[name], {}, lasts)
         # An unacknowledged write (a URI's w=0) tells nothing: the lease counts as renewed.
         return not result.acknowledged or result.matched_count == 1
 
@@ -532,21 +592,11 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
     try:
         client = mongo_client(uri)
         client.admin.command("ping")
-        actual = str(client.server_info()["version"])
+        identity = identify(client.server_info())
     except (ConfigurationError, ValueError) as exc:  # pymongo's parser raises both
         if client is not None:
             client.close()
-        if (looked_up := _dns_failure(exc)) is not None:
-            raise ServerUnavailable(
-                Message(N_("The MongoDB server at {uri} could not be found: the DNS look-up "
-                           "of its mongodb+srv:// name failed: {error}"),
-                        uri=redact(uri), error=looked_up),
-                hint=Message(N_("check the host name (a hosted cluster's Connect dialog gives "
-                                "it) and that this machine reaches the Internet.")),
-            ) from exc
-        raise BadInput(Message(N_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's "
-                                  "parser refused it; its text is not shown: it may hold a "
-                                  "password)"))) from exc
+        raise _not_spoken_to(exc, uri, parsed=client is not None) from exc
     except PyMongoError as exc:
         if client is not None:
             client.close()
@@ -577,21 +627,65 @@ def from_uri(uri: str, version: str | None = None) -> MongoServer:
             hint=Message(N_("check that it is running and reachable, or unset "
                             "LABKIT_MONGODB_URI to let labkit start one.")),
         ) from exc
-    if not version_matches(actual, version):
+    actual = identity.version
+    refused = _not_the_version(uri, identity, version)
+    if refused is not None:
         client.close()
-        raise ServerUnavailable(
-            Message(N_("The MongoDB server at {uri} is version {actual}, not {version}."),
-                    uri=redact(uri), actual=actual, version=version),
-            hint=Message(N_("unset LABKIT_MONGODB_URI to let labkit start that version, or "
-                            "drop --mongodb-version.")),
-        )
+        raise refused
     cache_gb, cache = _cache_of(client, None)
     try:
         privileges: Privileges | None = read_privileges(client)
     except PyMongoError:  # a proxy that does not answer connectionStatus: not known
         privileges = None
     return MongoServer(uri=uri, how="uri", version=actual, cache_gb=cache_gb, cache=cache,
-                       privileges=privileges, _client=client)
+                       privileges=privileges, product=identity.product,
+                       reports=identity.reports, _client=client)
+
+
+def _not_spoken_to(exc: Exception, uri: str, *, parsed: bool) -> LabkitError:
+    """Why pymongo would not speak with the server: its URI refused by the parser (a name a
+    DNS look-up did not find, or text that is no URI), or, once parsed, the server's wire
+    versions outside the driver's, which pymongo says at server selection (4.20 needs 9,
+    MongoDB 4.4, or later: mongo-java-server answers 8, Cosmos DB's older accounts less)."""
+    from pymongo.errors import ConfigurationError
+
+    if parsed and isinstance(exc, ConfigurationError):
+        return ServerUnavailable(
+            Message(N_("The server at {uri} answers, but pymongo cannot speak with it: "
+                       "{error}"), uri=redact(uri), error=server_said(exc)),
+            hint=Message(N_("labkit needs MongoDB 4.4 or later, or a server that reports a "
+                            "wire version of 4.4's or later (docs/compatible.md).")))
+    if (looked_up := _dns_failure(exc)) is not None:
+        return ServerUnavailable(
+            Message(N_("The MongoDB server at {uri} could not be found: the DNS look-up "
+                       "of its mongodb+srv:// name failed: {error}"),
+                    uri=redact(uri), error=looked_up),
+            hint=Message(N_("check the host name (a hosted cluster's Connect dialog gives "
+                            "it) and that this machine reaches the Internet.")))
+    return BadInput(Message(N_("LABKIT_MONGODB_URI is not a valid MongoDB URI (pymongo's "
+                               "parser refused it; its text is not shown: it may hold a "
+                               "password)")))
+
+
+def _not_the_version(uri: str, identity: Identity, version: str | None
+                     ) -> ServerUnavailable | None:
+    """Why the server is not the one ``--mongodb-version`` asks for, or None where it is: a
+    product that answers in MongoDB's place is never MongoDB, whatever version it reports."""
+    if version is not None and not identity.is_mongodb:
+        return ServerUnavailable(
+            Message(N_("The server at {uri} is {product} {actual}, which reports MongoDB "
+                       "{reports}: not MongoDB {version}."), uri=redact(uri),
+                    product=identity.product, actual=identity.version,
+                    reports=identity.reports, version=version),
+            hint=Message(N_("--mongodb-version asks for MongoDB itself; drop it to run on "
+                            "this server, named for what it is (docs/compatible.md).")))
+    if not version_matches(identity.version, version):
+        return ServerUnavailable(
+            Message(N_("The MongoDB server at {uri} is version {actual}, not {version}."),
+                    uri=redact(uri), actual=identity.version, version=version),
+            hint=Message(N_("unset LABKIT_MONGODB_URI to let labkit start that version, or "
+                            "drop --mongodb-version.")))
+    return None
 
 
 def _dns_failure(exc: BaseException) -> str | None:

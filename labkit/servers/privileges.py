@@ -147,10 +147,13 @@ class Privileges:
     access_control: bool = True
     granted: frozenset[tuple[str, Scope]] = field(default_factory=frozenset)
     no_user_yet: bool = False
+    reported: bool = True
 
     def allows(self, action: str) -> bool:
-        """Whether the user may do ``action`` where labkit needs it (``NEEDS``)."""
-        if not self.access_control:
+        """Whether the user may do ``action`` where labkit needs it (``NEEDS``); where the
+        server does not report privileges, every action is taken as allowed: the server
+        itself refuses what the user may not do, and labkit says so where it does."""
+        if not self.access_control or not self.reported:
             return True
         need = NEED_BY_ACTION.get(action)
         scope: Scope = need.scope if need is not None else "database"
@@ -188,6 +191,10 @@ class Privileges:
                 "the first user and nothing else; create a user administrator in the admin "
                 "database, then labkit's user (notebooks/hosted.md, \"The user labkit needs\"), "
                 "and put that user's name and password in LABKIT_MONGODB_URI"), who=self.who())
+        if not self.reported:
+            return Message(N_("{who}: this server reports no privileges (its connectionStatus "
+                              "lists none), so labkit learns what the user may do as the "
+                              "server answers"), who=self.who())
         lacking = self.missing()
         if not lacking:
             return Message(N_("{who}: every privilege labkit uses"), who=self.who())
@@ -236,9 +243,11 @@ def parse_connection_status(reply: Mapping[str, object], *,
 
 def read_privileges(client: MongoClient[dict[str, Any]]) -> Privileges:
     """Ask the server what the connected user may do (``connectionStatus`` with
-    ``showPrivileges``). Where no user is authenticated, whether the server enforces access
-    control is asked of ``listCollections`` on ``PROBE_DATABASE``, which needs the
-    ``listCollections`` action there wherever access control is on, even from the server's
+    ``showPrivileges``); not ``reported`` where the server names the user but lists no
+    privileges (FerretDB and mongo-java-server leave ``authenticatedUserPrivileges`` out),
+    which is not "may do nothing". Where no user is authenticated, whether the server
+    enforces access control is asked of ``listCollections`` on ``PROBE_DATABASE``, which needs
+    the ``listCollections`` action there wherever access control is on, even from the server's
     own machine; where it does and the probe was refused, ``listDatabases``, which any
     connection without a user is refused unless the localhost exception is open, tells
     whether a user exists yet."""
@@ -247,6 +256,9 @@ def read_privileges(client: MongoClient[dict[str, Any]]) -> Privileges:
     reply = client.admin.command("connectionStatus", showPrivileges=True)
     privileges = parse_connection_status(reply)
     if privileges.users:
+        info = reply.get("authInfo")
+        if isinstance(info, Mapping) and "authenticatedUserPrivileges" not in info:
+            return dataclasses.replace(privileges, reported=False)
         return privileges
     try:
         client[PROBE_DATABASE].list_collection_names()

@@ -106,7 +106,7 @@ def clean_user_servers() -> list[Cleaned]:
                 found, where = server.clean_stale(), server.describe()
             finally:
                 server.stop()
-            report.append({"engine": server.engine, "server": where, "removed": found.removed,
+            report.append({"engine": server.name, "server": where, "removed": found.removed,
                            "in_use": found.in_use, "unproven": found.unproven,
                            "skipped": found.skipped})
     return report
