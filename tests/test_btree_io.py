@@ -285,4 +285,12 @@ def test_mongodb_random_keys_write_more_blocks(mongodb_server):
     for result in by_kind.values():
         assert result["cache_bytes"] > 0
         assert result["checkpoints_refused"] is False
+    # The counters are the whole server's: on one the suite's other workers load into at the
+    # same moment (issue 44), a load's figure is marked as disturbed, and labkit's contract is
+    # the mark, not the comparison. Either the figures are each load's own, and compared, or
+    # the mark says whose they may be.
+    disturbed = [r["write_disturbed"] for r in by_kind.values() if r.get("write_disturbed")]
+    if disturbed:
+        assert all("other clients" in str(why) for why in disturbed)
+        return
     assert by_kind["uuid4"]["block_bytes"] > by_kind["uuid7"]["block_bytes"]

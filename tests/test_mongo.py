@@ -207,12 +207,27 @@ def test_fresh_database_per_experiment(mongodb_server):
 
 @pytest.mark.mongodb
 def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, tmp_path):
-    """On a user's server (by URI), a full run creates and drops only labkit_ databases."""
+    """On a user's server (by URI), a full run creates and drops only labkit_ databases. The
+    suite's other workers make and drop labkit_ databases on the same server meanwhile (issue
+    44: comparing every name before and after a run of minutes failed on one shared server),
+    so the names compared are the user's and this run's own, which it records."""
     client = mongodb_server.client()
     other = others_database_name()
     users = client[other]
     users.keep.insert_one({"precious": True})
     monkeypatch.setenv("LABKIT_MONGODB_URI", mongodb_server.uri)
+    made: list[str] = []
+    create = mongo.MongoServer._create
+
+    def recorded(server, name):
+        made.append(name)
+        return create(server, name)
+
+    monkeypatch.setattr(mongo.MongoServer, "_create", recorded)
+
+    def users_own(names: set[str]) -> set[str]:
+        return {name for name in names if not name.startswith(servers.DB_PREFIX)}
+
     before = set(client.list_database_names())
     try:
         with runner.Context("uri") as ctx:
@@ -220,7 +235,10 @@ def test_full_run_leaves_the_users_databases_alone(mongodb_server, monkeypatch, 
             runner.run(claims.registered(), ctx)
         after = set(client.list_database_names())
         assert users.keep.find_one({"precious": True}) is not None
-        assert before == after
+        assert users_own(before) == users_own(after)
+        assert made
+        assert all(name.startswith(servers.DB_PREFIX) for name in made)
+        assert not set(made) & after
     finally:
         client.drop_database(other)
 
