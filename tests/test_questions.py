@@ -165,7 +165,7 @@ class _SessionWithAServer:
 
         self.products = _SortsMissingLast()
         self._database = SimpleNamespace(products=self.products)
-        self._server = SimpleNamespace(version="8.0.4")
+        self._server = SimpleNamespace(name="MongoDB", version="8.0.4")
 
     def unavailable(self, kind: str) -> None:
         return None

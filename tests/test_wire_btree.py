@@ -154,6 +154,8 @@ class Mongod:
     def _refused(self, name: str) -> dict:
         if self.refusal == ATLAS_ERROR:
             return mongo_wire.atlas_refusal(name, "admin")
+        if self.refusal == mongo_wire.COMMAND_NOT_FOUND:  # a server without the command
+            return mongo_wire.command_not_found(name)
         return mongo_wire.unauthorized(name)
 
     def _update(self, sent):
@@ -573,6 +575,27 @@ def test_the_summary_plot_draws_what_was_measured_and_says_what_was_not(wire_ser
     why = size_axis.get_xlabel().replace("\n", " ")
     assert ("fsync" if refused == "fsync" else "collStats") in why
     assert len(rate_axis.lines) == 2
+
+
+def test_a_load_on_ferretdb_is_named_ferretdb_and_says_what_it_lacks(wire_server, connect):
+    """Issue 44, 3: on a server whose buildInfo names FerretDB (ferretdbVersion beside the
+    MongoDB version it reports; tests/test_wire_compatible.py cites the source) and which has
+    no fsync (59), the measurement and every B-tree row name FerretDB with its own version,
+    never "MongoDB 1.24.2", and the missing command is a reason naming no role."""
+    Mongod(wire_server, refuse=("fsync",), refusal=mongo_wire.COMMAND_NOT_FOUND)
+    wire_server.on("buildInfo", {**mongo_wire.build_info_reply("7.0"), "version": "7.0.42",
+                                 "versionArray": [7, 0, 42, 0], "ferretdbVersion": "1.24.2"})
+    server = connect()
+    measured = btree.measurement("mongodb", ["uuid4", "uuid7"], N, server=server)
+    assert (measured.name, measured.engine_version) == ("FerretDB", "1.24.2")
+    (why,) = {str(r.index_bytes_why) for r in measured.results}
+    assert why.startswith("this server has no fsync command")
+    assert "hostManager" not in why
+    rows = btree_rows(server, ("U5",))
+    ferret = [row for (claim, engine), row in rows.items() if engine.startswith("FerretDB")]
+    assert ferret
+    assert not [engine for (claim, engine) in rows if engine.startswith("MongoDB")]
+    assert {row.engine_version for row in ferret} == {"1.24.2"}
 
 
 # Cache churn on mongod ---------------------------------------------------------------------

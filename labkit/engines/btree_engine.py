@@ -205,7 +205,9 @@ def outgrows_from(result: LoadResult, cache_bytes: int) -> int | None:
 class Measurement:
     """Every key kind asked, loaded into one engine: its name and exact version, the keys per
     kind, the cache the loads went through in words ("" for the model), the checkpoint
-    interval (None for the model, or where there was none during the loads), the loads."""
+    interval (None for the model, or where there was none during the loads), the loads, and
+    the product that answered in the engine's place, where one did (``FerretDB``, whose own
+    version ``engine_version`` then is; "" for the engine itself)."""
 
     engine: str
     engine_version: str
@@ -213,6 +215,12 @@ class Measurement:
     cache: Text
     checkpoint_every: int | None
     results: list[LoadResult]
+    product: str = ""
+
+    @property
+    def name(self) -> str:
+        """The engine's name, or the product's that answered in its place."""
+        return self.product or engine_name(self.engine)
 
     def by_kind(self) -> dict[str, LoadResult]:
         """The loads by key kind."""
@@ -227,6 +235,7 @@ class Measurement:
         """The measurement as ``labkit btree --json``, the lessons and the plots read it."""
         return {"engine": self.engine, "engine_version": self.engine_version, "n": self.n,
                 "cache": self.cache, "checkpoint_every": self.checkpoint_every,
+                **({"product": self.product} if self.product else {}),
                 "results": [r.to_dict() for r in self.results]}
 
 
@@ -420,7 +429,8 @@ class BTreeEngine(ABC, Generic[S]):
         add_ratios(loads)
         return Measurement(self.key, self.version(server), n,
                            self.cache(settings, server, loads),
-                           self.checkpoint_every(settings), loads)
+                           self.checkpoint_every(settings), loads,
+                           product=str(getattr(server, "product", "") or ""))
 
 
 def ticks(progress: Callable[[str, int], None] | None, kind: str) -> Progress | None:

@@ -157,9 +157,7 @@ def per_engine(ctx: Loads, rows: Sequence[str],
     the run's guard (``ctx.guard``): whatever goes wrong on one engine (a refused ``fsync``, a
     server that stops) costs that engine's row only.
     """
-    def attempt(row: str) -> Observation:
-        label = ROWS[row].label
-        measured = measurement(ctx, row)
+    def judged(row: str, measured: Measurement, label: Text) -> Observation:
         observed = observe(measured.by_kind(), label)
         note = (Message(N_("N = {n:,} keys per kind; {cache}"), n=measured.n,
                         cache=measured.cache) if measured.cache else
@@ -170,8 +168,15 @@ def per_engine(ctx: Loads, rows: Sequence[str],
                            if figure else None, engine_key=ROWS[row].engine)
 
     def observed(row: str) -> Observation:
-        return ctx.guard(ROWS[row].label, lambda: attempt(row), kind=ROWS[row].engine,
-                         key=ROWS[row].engine)
+        engine = ROWS[row].engine
+        measured = ctx.guard(ROWS[row].label, lambda: measurement(ctx, row), kind=engine,
+                             key=engine)
+        if isinstance(measured, Observation):  # the engine could not be had, or failed
+            return measured
+        # Named once the loads say who answered: FerretDB's rows are FerretDB's, judged or not.
+        label = measured.product or ROWS[row].label
+        return ctx.guard(label, lambda: judged(row, measured, label),
+                         version=measured.engine_version, kind=engine, key=engine)
 
     return [observed(row) for row in rows]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from labkit.engines.btree_engine import REASON_KEYS, LoadResult, Measurement, NotMeasured
 from labkit.i18n import N_, Message, Text, _, english, number, percent, shown
-from labkit.names import engine_name, where
+from labkit.names import where
 
 # What a table says below its rows, once for the key kinds it concerns: what the figures mean,
 # then every reason a load can give (btree_engine.Reasons), each under the figure it concerns.
@@ -49,7 +49,7 @@ def table(measurement: Measurement | NotMeasured) -> str:
 
 def _head(measurement: Measurement) -> str:
     """The engine, its version, N and the cache the loads went through."""
-    engine = where(engine_name(measurement.engine), measurement.engine_version)
+    engine = where(measurement.name, measurement.engine_version)
     head = f"{engine}, N = {number(measurement.n)}"
     if measurement.cache:
         head += f", {shown(measurement.cache)}"

@@ -210,7 +210,7 @@ def btree_summary(measurement: Measurement, title: str | None = None) -> MplFigu
         rate_axis.legend(fontsize=8)
         rate_axis.set_title(text(_("insert rate over time")), fontsize=10)
     policy = _policy(measurement)
-    engine = where(engine_name(measurement.engine), measurement.engine_version)
+    engine = where(measurement.name, measurement.engine_version)
     figure.suptitle(text(_(title) if title else f"{engine}, N = {number(measurement.n)}"
                          + (f", {policy}" if policy else "")), fontsize=10)
     figure.tight_layout()

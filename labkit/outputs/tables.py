@@ -230,7 +230,7 @@ def btree_frame(measurements: Measurements) -> pd.DataFrame:
 def _engine(measurement: Measurement) -> str:
     """The engine's display name and version heading its rows (``PostgreSQL 15.18``), the same
     in the pivot and the frame under it."""
-    return where(engine_name(measurement.engine), measurement.engine_version)
+    return where(measurement.name, measurement.engine_version)
 
 
 def _count(value: int | None) -> str:

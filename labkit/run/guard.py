@@ -56,7 +56,7 @@ def _failed(engine: Text, exc: Exception, version: str, kind: str, key: str) -> 
     if isinstance(exc, ServerUnavailable) and kind:
         return needs(kind, exc, engine, key)
     if isinstance(exc, Unobservable):
-        return not_run(engine, unobservable_reason(exc), key)
+        return not_run(engine, unobservable_reason(exc), key, version)
     return errored(engine, exc, version, key)
 
 
