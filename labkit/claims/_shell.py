@@ -39,6 +39,11 @@ _CALL = re.compile(rf"(?P<new>new\s+)?(?P<name>{_NAME})\s*\((?P<args>.*)\)\s*;?"
 # "2)": null} to YAML.
 _CUT = re.compile(rf"(?P<new>new\s+)?(?P<name>{_NAME})\s*\((?P<args>[^)]*)", re.S)
 _BARE = re.compile(r"(?:new\s+)?(?P<name>MinKey|MaxKey)", re.S)  # mongosh accepts them bare
+# A JavaScript regular expression literal, as every page of the manual writes a pattern:
+# /pattern/flags (ECMA-262, RegularExpressionLiteral; no unescaped / or line break inside).
+_REGEX = re.compile(r"/(?P<pattern>(?:\\.|[^/\\\n])+)/(?P<flags>[a-z]*)")
+# The flags MongoDB's $regex takes (the manual's "$regex" page, $options: i, m, x, s, u).
+_MONGODB_FLAGS = "imsux"
 
 # What to write instead, where the text does not say the value (ObjectId() is a new one).
 _TEMPLATES = {
@@ -114,6 +119,11 @@ def notation_problem(text: str) -> Message | None:
     stripped = text.strip()
     bare = _BARE.fullmatch(stripped)
     call = _CALL.fullmatch(stripped)
+    literal = _REGEX.fullmatch(stripped)
+    if literal:
+        return _regex_refusal(stripped, literal["pattern"], literal["flags"])
+    if stripped == "undefined":  # mongosh keeps it BSON's undefined (deprecated, type 6)
+        return _refusal(stripped, "undefined", _ejson({"$undefined": True}), None)
     if bare:
         return _refusal(stripped, bare["name"], _exact(bare["name"], []), None)
     if call:
@@ -145,6 +155,25 @@ def mongosh_reading(text: str) -> tuple[str | None, Message | None]:
     if call:
         return _suggest(call["name"], bool(call["new"]), _arguments(call["args"]))
     return None, None
+
+
+def _regex_refusal(text: str, pattern: str, flags: str) -> Message:
+    """A ``/…/flags`` literal: YAML reads it as a string, which would match only that text.
+    The refusal gives the regular expression it is, in Extended JSON (its options sorted, as
+    the format writes them), and says which flags MongoDB has no use for."""
+    kept = "".join(sorted(set(flags) & set(_MONGODB_FLAGS)))
+    ejson = _ejson({"$regularExpression": {"pattern": pattern.replace("\\/", "/"),
+                                           "options": kept}})
+    dropped = "".join(sorted(set(flags) - set(_MONGODB_FLAGS)))
+    note = (Message(N_("MongoDB's $regex has no flag {flags}: left out"), flags=dropped)
+            if dropped else None)
+    quoted = "'" + text.replace("'", "''") + "'"
+    problem = Message(N_("{text} is a regular expression as mongosh writes one, not Extended "
+                         "JSON: unquoted, YAML reads it as that text, which matches only "
+                         "itself. Write {ejson}, or quote it, {quoted}, to mean the text"),
+                      text=text, ejson=ejson, quoted=quoted)
+    return problem if note is None else Message("{problem} ({note})", problem=problem,
+                                                note=note)
 
 
 def _refusal(text: str, name: str, ejson: str | None, note: Message | None) -> Message:
@@ -256,11 +285,34 @@ def _suggest(name: str, new: bool, args: list[_Literal]) -> tuple[str | None, Me
         return _number_int(args)
     if name == "NumberDecimal":
         return _number_decimal(args)
+    if name in ("Long", "Int32", "Decimal128", "Double"):
+        made = _bson_class(name, args)
+        if made is not None:
+            return made
     fresh = {"ObjectId": N_("ObjectId() makes a new ObjectId each time it runs"),
              "UUID": N_("UUID() makes a new random UUID each time it runs")}
     if name in fresh and not args:
         return None, Message(fresh[name])
     return _exact(name, args), None
+
+
+def _bson_class(name: str, args: list[_Literal]) -> tuple[str | None, Message | None] | None:
+    """mongosh 2.x's BSON classes, as the current manual writes them: ``Long(5)``,
+    ``Int32(5)``, ``Double(24.0)``, ``Decimal128("26")``. Where the text settles the value as
+    the older helper's does (one whole number, a number, a string of digits), that value;
+    else None, and the template is written."""
+    if len(args) != 1 or args[0].kind == "other":
+        return None
+    arg = args[0]
+    if name == "Long" and _is_integer_text(arg.text) and abs(int(arg.text)) < 2**31:
+        return _number_long(args)
+    if name == "Int32" and arg.kind == "number" and _is_integer_text(arg.text):
+        return _number_int(args)
+    if name == "Decimal128" and arg.kind == "string":
+        return _number_decimal(args)
+    if name == "Double" and arg.kind == "number":
+        return _ejson({"$numberDouble": repr(float(arg.text))}), None
+    return None
 
 
 def _exact(name: str, args: list[_Literal]) -> str | None:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from labkit.errors import BadInput
 from labkit.i18n import N_, Message, Text
 from labkit.model import fixtures
 
-_FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit"}
+_FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit", "collation"}
 _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
                "distinct", "expect", "min_server_version", "max_server_version", "note"}
 _EXPECT_KEYS = {"ids", "count", "error", "documents", "values"}
@@ -132,6 +133,11 @@ def _find(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
         raise where.error(Message(N_("find is a filter document, or {filter, sort, "
                                      "projection, skip, limit}")), "find")
     long_form = bool(value) and set(value) <= _FIND_OPTIONS
+    unknown = sorted(set(value) - _FIND_OPTIONS) if "filter" in value else []
+    if unknown:  # the long form meant (its filter is there), with a key it does not know
+        raise where.error(_unknown_key("find", unknown[0], _FIND_OPTIONS, N_(
+            "a find option beyond these (hint, comment, a collection's default collation) "
+            "needs the Unified Test Format (docs/claims.md)")), "find", unknown[0])
     arguments = dict(value) if long_form else {"filter": value}
     arguments.setdefault("filter", {})
     for key in ("skip", "limit"):
@@ -171,6 +177,17 @@ def _distinct(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
 _QUERIES = {"find": _find, "aggregate": _aggregate, "count": _count, "distinct": _distinct}
 
 
+def _unknown_key(part: str, key: str, known: set[str], more: str = "") -> Message:
+    """A key ``part`` does not know, the ones it does, and the nearest of them where one is
+    near (``order`` for ``ordered``)."""
+    near = difflib.get_close_matches(str(key), sorted(known), n=1)
+    said = Message(N_("{part} has an unknown key {key}; its keys are {known}"), part=part,
+                   key=repr(key), known=", ".join(sorted(known)))
+    if near:
+        said = Message(N_("{said} (did you mean {near}?)"), said=said, near=near[0])
+    return Message("{said}; {more}", said=said, more=Message(more)) if more else said
+
+
 def _short_query(where: _Where, kind: str, value: Any) -> tuple[str, dict[str, Any]]:
     return _QUERIES[kind](where, value)
 
@@ -194,7 +211,7 @@ def _expect_kind(where: _Where, value: Any) -> tuple[str, bool]:
     kinds = sorted(set(value) & _EXPECT_KEYS)
     extra = sorted(set(value) - _EXPECT_KEYS - {"ordered"})
     if extra:
-        raise where.error(Message(N_("expect has an unknown key {key}"), key=repr(extra[0])),
+        raise where.error(_unknown_key("expect", extra[0], {*_EXPECT_KEYS, "ordered"}),
                           "expect", extra[0])
     if len(kinds) != 1:
         raise where.error(Message(N_("expect needs exactly one of ids, count, error, "

@@ -1,0 +1,102 @@
+"""Claim files written the way the manual writes its examples (issue 45): what an engineer
+pastes from a page is either read as mongosh means it or refused in one ``Error:`` with the
+Extended JSON to write, never silently a string that makes a false "does not hold".
+
+The examples are the manual's (www.mongodb.com/docs/manual/reference/operator/query/regex/,
+…/query/in/, …/method/cursor.sort/ and the collation page, the 8.0 compatibility page), read
+2026-12-05, with their fixtures cut to what the claim needs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from labkit.claims import files as claimfiles
+from labkit.errors import BadInput
+from labkit.run import check as claimcheck
+
+PRODUCTS = "[{_id: 100, sku: abc123}, {_id: 101, sku: abc789}, {_id: 102, sku: xyz456}]"
+
+
+def _claim(tmp_path, body: str, fixture: str = PRODUCTS) -> str:
+    path = tmp_path / "manual.yaml"
+    path.write_text(f'- id: M1\n  title: "from the manual"\n  fixture: {fixture}\n{body}',
+                    encoding="utf-8")
+    return str(path)
+
+
+def _refused(tmp_path, body: str, fixture: str = PRODUCTS) -> str:
+    with pytest.raises(BadInput) as refused:
+        claimfiles.load([_claim(tmp_path, body, fixture)])
+    return str(refused.value)
+
+
+@pytest.mark.parametrize(("query", "ejson"), [
+    # The $regex page: { sku: { $regex: /789$/ } }
+    ("{sku: {$regex: /789$/}}", '{"$regularExpression": {"pattern": "789$", "options": ""}}'),
+    # The $in page writes patterns as literals inside the list: { tags: { $in: [ /^be/ ] } }
+    ("{sku: {$in: [/^ab/]}}", '{"$regularExpression": {"pattern": "^ab", "options": ""}}'),
+    # The $regex page's case-insensitive form: { sku: { $regex: /^ABC/i } }
+    ("{sku: /^ABC/i}", '{"$regularExpression": {"pattern": "^ABC", "options": "i"}}')])
+def test_a_regex_literal_is_refused_with_its_extended_json(tmp_path, query, ejson):
+    """Before, YAML read ``/789$/`` as the text "/789$/", which matches no sku: a silent "does
+    not hold". In flow style and block style alike it is refused, naming the regular
+    expression to write."""
+    flow = _refused(tmp_path, f"  find: {query}\n  expect: {{ids: [101]}}\n")
+    assert "is a regular expression as mongosh writes one" in flow
+    assert ejson in flow
+
+
+def test_the_regex_written_as_extended_json_holds_on_the_model(tmp_path):
+    """What the refusal says to write gives the manual's answer."""
+    path = _claim(tmp_path, '  find: {sku: {$regex: {"$regularExpression": {"pattern": "789$", '
+                            '"options": ""}}}}\n  expect: {ids: [101]}\n')
+    (row,) = claimcheck.run_files([path], "model").run.rows
+    assert row.verdict == "holds", row.reason
+
+
+def test_a_bare_undefined_is_refused_not_read_as_the_string(tmp_path):
+    """The 8.0 compatibility page queries ``{ field: undefined }``; YAML read the word as the
+    string "undefined", so a claim about undefined held or failed for the wrong reason."""
+    said = _refused(tmp_path, "  find: {sku: undefined}\n  expect: {ids: []}\n")
+    assert '{"$undefined": true}' in said
+
+
+@pytest.mark.parametrize(("written", "ejson"), [
+    ("Long(5)", '{"$numberLong": "5"}'), ("Int32(5)", '{"$numberInt": "5"}'),
+    ("Double(24.0)", '{"$numberDouble": "24.0"}'),
+    ('Decimal128("26")', '{"$numberDecimal": "26"}')])
+def test_mongosh_2_constructors_give_their_value(tmp_path, written, ejson):
+    """The current manual writes mongosh 2.x's classes; each was refused with a placeholder
+    (``{"$numberLong": "<digits>"}``). Their value is given, as the older helpers' is."""
+    said = _refused(tmp_path, f"  find: {{n: {written}}}\n  expect: {{ids: []}}\n",
+                    fixture="[{_id: 1, n: 5}]")
+    assert f"Write {ejson}, the value mongosh makes" in said
+
+
+def test_a_collation_in_the_short_form_is_the_finds_collation(tmp_path):
+    """The collation page's numericOrdering example, in the short form: before, ``collation``
+    beside ``filter`` and ``sort`` turned the whole mapping into a filter on fields named
+    filter, sort and collation (observed [])."""
+    path = _claim(tmp_path, "  find: {filter: {}, sort: {v: 1}, collation: {locale: en_US, "
+                            "numericOrdering: true}}\n  expect: {ids: [a, b, c], ordered: true}\n",
+                  fixture='[{_id: c, v: "100"}, {_id: a, v: "2"}, {_id: b, v: "10"}]')
+    (row,) = claimcheck.run_files([path], "model").run.rows
+    assert row.verdict == "holds", row.reason
+
+
+def test_a_long_form_key_find_does_not_know_is_refused_with_the_known_ones(tmp_path):
+    """``hint`` beside ``filter``: refused, naming the key, the keys the short form knows, and
+    where the others go."""
+    said = _refused(tmp_path, "  find: {filter: {}, sort: {sku: 1}, hint: {_id: 1}}\n"
+                              "  expect: {count: 3}\n")
+    assert "find has an unknown key 'hint'" in said
+    assert "collation, filter, limit, projection, skip, sort" in said
+    assert "Unified Test Format" in said
+
+
+def test_an_unknown_expect_key_says_what_was_meant(tmp_path):
+    """``order: true`` for ``ordered: true``: the known keys, and the nearest."""
+    said = _refused(tmp_path, "  find: {}\n  expect: {ids: [100, 101, 102], order: true}\n")
+    assert "expect has an unknown key 'order'" in said
+    assert "did you mean ordered?" in said
