@@ -1,20 +1,29 @@
 """Servers that speak MongoDB's protocol and are not MongoDB, over the wire: labkit's code,
 unmodified, through real pymongo, to MockupDB answering as FerretDB 1.x answers (issue 44, 3).
 
-Where each scripted reply comes from (FerretDB/FerretDB as the search index stores it):
+Where each scripted reply comes from: FerretDB/FerretDB at tag v1.24.2 (commit cda72d44, the
+last 1.x), read in its repository:
 
-- ``buildInfo``: internal/handlers/common/msg_buildinfo.go at 2e446c60 (a 1.x commit): the
-  MongoDB version it reports in ``version`` and ``versionArray``, ``gitVersion``, ``modules``,
+- ``buildInfo``: internal/handler/msg_buildinfo.go:32-59: ``version`` "7.0.42" (build/version/
+  mongodb.txt) and ``versionArray`` [7, 0, 42, 0] int32s, ``gitVersion``, ``modules``,
   ``sysInfo: "deprecated"``, ``bits``, ``debug``, ``maxBsonObjectSize``, ``buildEnvironment``,
-  and its own ``ferretdbVersion``; ``ok`` a double. FerretDB 1.24.2, the last 1.x, reports
-  MongoDB 7.0.42.
-- ``connectionStatus``: it lists the authenticated users and roles and ignores
-  ``showPrivileges``: no ``authenticatedUserPrivileges``.
+  its own ``ferretdbVersion`` and ``ferretdbFeatures``; ``ok`` a double.
+- ``hello``: internal/handler/msg_hello.go:53-127: no ``topologyVersion``; ``localTime`` a date;
+  ``connectionId`` always 42; ``maxWireVersion`` 21.
+- ``connectionStatus``: internal/handler/msg_connectionstatus.go:30-49: ``authInfo`` with
+  ``authenticatedUsers`` and an always empty ``authenticatedUserRoles``; the request is not
+  parsed, so ``showPrivileges`` is ignored and ``authenticatedUserPrivileges`` never sent.
 - ``update`` whose ``u`` is a list of stages (a pipeline update, the only way to write
-  ``$$NOW``): refused with 14, TypeMismatch.
-- ``fsync``: not a command of FerretDB's: 59, CommandNotFound, as any server answers a name it
-  does not know (``mongo_wire.command_not_found``).
-- ``serverStatus``: no ``wiredTiger``, no ``opcounters``.
+  ``$$NOW``): internal/handler/common/update_params.go:59 declares ``u`` a document, and
+  handlerparams/extract_params.go:360-381 refuses an array: 14, TypeMismatch, "BSON field
+  'update.updates.u' is the wrong type 'array', expected type 'object'" (the text worked out
+  from the template at line 377; no test of FerretDB's asserts it).
+- ``fsync``: in no command table (internal/handler/commands.go:45-281): internal/clientconn/
+  conn.go:581-590 answers 59, CommandNotFound, "no such command: 'fsync'"
+  (``mongo_wire.command_not_found``).
+- ``serverStatus``: internal/handler/msg_serverstatus.go:35-107: host, version, process, pid,
+  uptime…, localTime, freeMonitoring, metrics, ferretdbVersion, ok, catalogStats; no
+  ``wiredTiger``, ``opcounters``, ``repl`` or ``storageEngine``.
 
 A scripted reply is no engine: these tests check what labkit sends and how it reads each
 reply; what FerretDB does with a query is FerretDB's to say, on a real FerretDB.
@@ -22,7 +31,10 @@ reply; what FerretDB does with a query is FerretDB's to say, on a real FerretDB.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from bson import Int64
 from mongo_wire import (
     command_not_found,
     error_reply,
@@ -54,16 +66,22 @@ def build_info() -> dict:
     """FerretDB 1.24.2's ``buildInfo`` (msg_buildinfo.go's fields, in its order)."""
     return {"version": REPORTED, "gitVersion": "0" * 40, "modules": [],
             "sysInfo": "deprecated", "versionArray": [7, 0, 42, 0], "bits": 64,
-            "debug": False, "maxBsonObjectSize": 16 * 1024 * 1024, "buildEnvironment": {},
-            "ferretdbVersion": OWN, "ok": 1.0}
+            "debug": False, "maxBsonObjectSize": 16 * 1024 * 1024,
+            "buildEnvironment": {"go.version": "go1.22"}, "ferretdbVersion": OWN,
+            "ferretdbFeatures": {"aggregationStages": ["$match", "$sort"]}, "ok": 1.0}
 
 
 CONNECTION_STATUS = {"authInfo": {"authenticatedUsers": [{"user": "labkit", "db": "admin"}],
-                                  "authenticatedUserRoles": [{"role": "readWrite",
-                                                              "db": "admin"}]},
+                                  "authenticatedUserRoles": []},
                      "ok": 1.0}
-PIPELINE_REFUSED = error_reply(TYPE_MISMATCH, "Expected 'u' to be of type object, got array",
-                               "TypeMismatch")
+PIPELINE_REFUSED = error_reply(TYPE_MISMATCH, "BSON field 'update.updates.u' is the wrong type "
+                               "'array', expected type 'object'", "TypeMismatch")
+SERVER_STATUS = {"host": "ferretdb", "version": REPORTED, "process": "ferretdb",
+                 "pid": Int64(1), "uptime": 1.0, "uptimeMillis": Int64(1000),
+                 "uptimeEstimate": Int64(1), "localTime": dt.datetime.now(dt.UTC),
+                 "freeMonitoring": {"state": "disabled"}, "metrics": {"commands": {}},
+                 "ferretdbVersion": OWN, "ok": 1.0,
+                 "catalogStats": {"collections": Int64(0), "capped": 0}}
 
 
 @pytest.fixture
@@ -71,7 +89,7 @@ def ferretdb(wire_server):
     """The scripted server answering as FerretDB: what connecting asks, and each fresh
     database's lease (refused as a pipeline update, taken as a plain one), insert and drop."""
     wire_server.on("buildInfo", build_info())
-    wire_server.on("serverStatus", {"host": "ferretdb", "version": REPORTED, "ok": 1.0})
+    wire_server.on("serverStatus", SERVER_STATUS)
     wire_server.on("connectionStatus", CONNECTION_STATUS)
     wire_server.on("listDatabases", OWN_DATABASES)
     wire_server.on("update", LEASE_UPSERTED,
@@ -80,8 +98,8 @@ def ferretdb(wire_server):
                    match=lambda sent: isinstance(sent["updates"][0]["u"], list))
     wire_server.on("dropDatabase", DATABASE_DROPPED)
     wire_server.on("insert", lambda sent: update_reply(len(sent["documents"])) | {"ok": 1.0})
-    wire_server.on("hello", lambda _sent: {k: v for k, v in hello_reply("7.0").items()
-                                           if k != "topologyVersion"})
+    wire_server.on("hello", lambda _sent: {**{k: v for k, v in hello_reply("7.0").items()
+                                              if k != "topologyVersion"}, "connectionId": 42})
     return wire_server
 
 

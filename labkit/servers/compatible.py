@@ -3,9 +3,10 @@ answer, so that a run names what it ran on ("FerretDB 1.24.2, reports MongoDB 7.
 never counts one as MongoDB.
 
 FerretDB adds its own version to ``buildInfo`` (``ferretdbVersion``, beside the MongoDB version
-it reports in ``version``: internal/handlers/common/msg_buildinfo.go, FerretDB/FerretDB at
-2e446c60, a 1.x commit; FerretDB 1.24.2 reports 7.0.42). The other servers docs/compatible.md
-names document no such marker that labkit could check here; each is said by what it refuses.
+it reports in ``version``: internal/handler/msg_buildinfo.go:32-59 at FerretDB/FerretDB's tag
+v1.24.2, commit cda72d44, which reports 7.0.42; the same field since its early 1.x releases).
+The other servers docs/compatible.md names document no such marker that labkit could check
+here; each is said by what it refuses.
 """
 
 from __future__ import annotations
