@@ -100,3 +100,15 @@ def test_an_unknown_expect_key_says_what_was_meant(tmp_path):
     said = _refused(tmp_path, "  find: {}\n  expect: {ids: [100, 101, 102], order: true}\n")
     assert "expect has an unknown key 'order'" in said
     assert "did you mean ordered?" in said
+
+
+def test_bindata_in_a_flow_mapping_gets_the_refusal_not_yamls_words(tmp_path):
+    """``{b: BinData(0, "MC==")}`` in one line (the manual's $type page writes BinData so):
+    the comma and the quotes end YAML's parse, which said only "while parsing a flow mapping";
+    the same text in block style got the refusal with the Extended JSON. Both do now, with
+    the base64 made canonical ("MC==" is "MA==": the same byte)."""
+    said = _refused(tmp_path, "  find: {}\n  expect: {count: 1}\n",
+                    fixture='[{_id: 1, b: BinData(0, "MC==")}]')
+    assert ':3: BinData(0, "MC==") is mongosh\'s notation' in said
+    assert '{"$binary": {"base64": "MA==", "subType": "00"}}' in said
+    assert "while parsing" not in said

@@ -138,6 +138,18 @@ def notation_problem(text: str) -> Message | None:
     return None
 
 
+# A constructor call anywhere in a line: what a flow mapping YAML cannot parse may hold, as in
+# {b: BinData(0, "MC==")}, whose quoted argument after a plain "BinData(0" ends the parse.
+_CALL_IN_LINE = re.compile(rf"(?:new\s+)?(?:{_NAME})\s*\([^()\n]*\)")
+
+
+def notation_in_line(line: str) -> Message | None:
+    """The refusal of the first mongosh constructor call in ``line`` (a line YAML could not
+    parse), or None where the line holds none."""
+    found = _CALL_IN_LINE.search(line)
+    return notation_problem(found.group(0)) if found else None
+
+
 def mongosh_ejson(text: str) -> str | None:
     """The Extended JSON of the value mongosh makes of ``text`` (a constructor call such as
     ``NumberLong(5)``), or None where it is no call or its text does not settle the value."""

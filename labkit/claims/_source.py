@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from labkit.claims._shell import find_notation
+from labkit.claims._shell import find_notation, notation_in_line
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, Text
 from labkit.model import fixtures
@@ -84,6 +84,14 @@ def parse(path: Path) -> tuple[Any, Node]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
+        # mongosh's notation in a flow collection can break the parse itself (the comma and
+        # the quotes of BinData(0, "…")): the refusal with what to write beats YAML's words.
+        lines = text.splitlines()
+        for at in dict.fromkeys(m.line for m in (exc.problem_mark, exc.context_mark) if m):
+            notation = notation_in_line(lines[at]) if at < len(lines) else None
+            if notation is not None:
+                raise BadInput(Message("{path}:{line:d}: {problem}", path=str(path),
+                                       line=at + 1, problem=notation)) from exc
         raise BadInput(Message("{path}:{line:d}: {problem}", path=str(path), line=line,
                                problem=_problem(exc))) from exc
     except yaml.reader.ReaderError as exc:  # a control character: the reader checks first
