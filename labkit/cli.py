@@ -655,9 +655,33 @@ def _read_input(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any] | N
     """``predict``'s and ``explain``'s FILE and ``--collation``, read and checked."""
     from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
-    docs = fixtures.read(args.file)
+    try:
+        docs = fixtures.read(args.file)
+    except BadInput:
+        if _is_claim_file(args.file):
+            raise BadInput(Message(N_(
+                "{file} is a claim file, not a file of documents: run it with labkit check "
+                "{file}, or give {command} the documents alone (an Extended JSON array, or one "
+                "document per line)"), file=str(args.file),
+                command=f"labkit {args.command_name}")) from None
+        raise
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
     return docs, collation
+
+
+def _is_claim_file(path: str) -> bool:
+    """Whether ``path`` reads as a claim file: YAML by its name, or a list of claims (its first
+    line ``- id: …``)."""
+    if str(path).lower().endswith((".yaml", ".yml")):
+        return True
+    if not os.path.isfile(path):  # a pipe is read once, by the reader that refused it
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = next((line for line in handle if line.strip()), "")
+    except OSError:
+        return False
+    return first.lstrip().startswith("- id:")
 
 
 def _filter(args: argparse.Namespace) -> dict[str, Any]:
@@ -724,6 +748,8 @@ def _print_ids(ids: list[Any], as_json: bool) -> int:  # _id values: any BSON va
 
     if as_json:
         _emit_json(fixtures.relaxed(ids))
+    elif not ids:  # said on stderr: stdout stays the list of _ids, empty
+        print(_("no document matches"), file=sys.stderr)
     else:  # plain ints and strings print as themselves, other BSON values as Extended JSON;
         # each on one line, escaped (an _id "a\nb" is one id, not two)
         sys.stdout.write("".join(

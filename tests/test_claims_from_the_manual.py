@@ -112,3 +112,32 @@ def test_bindata_in_a_flow_mapping_gets_the_refusal_not_yamls_words(tmp_path):
     assert ':3: BinData(0, "MC==") is mongosh\'s notation' in said
     assert '{"$binary": {"base64": "MA==", "subType": "00"}}' in said
     assert "while parsing" not in said
+
+
+def test_predict_and_explain_given_a_claim_file_say_what_it_is(tmp_path, capsys):
+    """The claim file just written, given to ``labkit predict`` or ``explain``, said "line 1 is
+    not Extended JSON: Expecting value"; it says it is a claim file and what to run."""
+    from labkit.cli import main
+
+    path = _claim(tmp_path, "  find: {}\n  expect: {count: 3}\n")
+    for argv in (["predict", "find", path, "--filter", "{}"],
+                 ["explain", "sort", path, "--sort", "sku:1"]):
+        assert main(argv) != 0
+        err = capsys.readouterr().err
+        assert f"is a claim file, not a file of documents: run it with labkit check {path}" in err
+        assert "Expecting value" not in err
+
+
+def test_a_sort_document_as_the_manual_writes_it_and_an_empty_answer(tmp_path, capsys):
+    """``--sort '{"v": 1}'`` (the manual's form) was refused; it is the same sort as ``v:1``.
+    A find that matches nothing said nothing; it says so, on stderr (stdout stays the ids)."""
+    from labkit.cli import main
+
+    path = tmp_path / "docs.json"
+    path.write_text('{"_id": 1, "v": 2}\n{"_id": 2, "v": 1}\n', encoding="utf-8")
+    assert main(["predict", "sort", str(path), "--sort", '{"v": 1, "_id": -1}']) == 0
+    assert capsys.readouterr().out.split() == ["2", "1"]
+    assert main(["predict", "find", str(path), "--filter", '{"v": 5}']) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "no document matches" in err

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import functools
+import json
 import re
 import struct
 import uuid
@@ -325,8 +326,19 @@ sort_cmp = functools.cmp_to_key(compare)
 
 
 def parse_sort(spec: SortSpec) -> list[tuple[str, int]]:
-    """``"v:1,_id:-1"``, ``{"v": 1}`` or ``[("v", 1)]`` into ``[(path, 1 or -1)]``."""
+    """``"v:1,_id:-1"``, ``{"v": 1}`` (also as the text ``'{"v": 1}'``, as the manual writes a
+    sort) or ``[("v", 1)]`` into ``[(path, 1 or -1)]``."""
     pairs: list[tuple[Any, Any]]
+    if isinstance(spec, str) and spec.lstrip().startswith("{"):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            raise BadInput(Message(N_("sort {spec}: a sort document is JSON, such as "
+                                      "{example}"), spec=repr(spec),
+                                   example='{"v": 1, "_id": -1}')) from None
+        if not isinstance(spec, dict):
+            raise BadInput(Message(N_("sort {spec}: each part is path:1 or path:-1"),
+                                   spec=repr(spec)))
     if isinstance(spec, str):
         pairs = []
         for part in spec.split(","):
