@@ -141,3 +141,17 @@ def test_a_sort_document_as_the_manual_writes_it_and_an_empty_answer(tmp_path, c
     out, err = capsys.readouterr()
     assert out == ""
     assert "no document matches" in err
+
+
+@pytest.mark.parametrize(("never", "verdict"), [("[102]", "holds"), ("[101, 102]", "fails")])
+def test_never_returns_these_is_a_claim(tmp_path, never, verdict):
+    """"``{sku: /^abc/}`` never returns xyz456": ``expect: {not_ids: […]}`` (before: "unknown
+    key"). It holds when none of them comes back, whatever else does, and names the ones that
+    did otherwise."""
+    path = _claim(tmp_path, '  find: {sku: {$regex: {"$regularExpression": {"pattern": "^abc", '
+                            '"options": ""}}}}\n'
+                            f"  expect: {{not_ids: {never}}}\n")
+    (row,) = claimcheck.run_files([path], "model").run.rows
+    assert row.verdict == verdict, row.reason
+    if verdict == "fails":
+        assert "returned [101], which it should never return" in str(row.reason)

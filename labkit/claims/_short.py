@@ -18,7 +18,7 @@ from labkit.model import fixtures
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit", "collation"}
 _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
                "distinct", "expect", "min_server_version", "max_server_version", "note"}
-_EXPECT_KEYS = {"ids", "count", "error", "documents", "values"}
+_EXPECT_KEYS = {"ids", "not_ids", "count", "error", "documents", "values"}
 
 
 class _Where:
@@ -205,8 +205,9 @@ def _short_expect(where: _Where, value: Any) -> Expectation:
 def _expect_kind(where: _Where, value: Any) -> tuple[str, bool]:
     """Which one expectation ``expect`` states, and whether its list is ordered."""
     if not isinstance(value, dict):
-        raise where.error(Message(N_("expect is a mapping: {ids: […]}, {count: N}, "
-                                     "{error: true}, {documents: […]} or {values: […]}")),
+        raise where.error(Message(N_("expect is a mapping: {ids: […]}, {not_ids: […]}, "
+                                     "{count: N}, {error: true}, {documents: […]} or "
+                                     "{values: […]}")),
                           "expect")
     kinds = sorted(set(value) & _EXPECT_KEYS)
     extra = sorted(set(value) - _EXPECT_KEYS - {"ordered"})
@@ -214,7 +215,7 @@ def _expect_kind(where: _Where, value: Any) -> tuple[str, bool]:
         raise where.error(_unknown_key("expect", extra[0], {*_EXPECT_KEYS, "ordered"}),
                           "expect", extra[0])
     if len(kinds) != 1:
-        raise where.error(Message(N_("expect needs exactly one of ids, count, error, "
+        raise where.error(Message(N_("expect needs exactly one of ids, not_ids, count, error, "
                                      "documents, values")), "expect")
     ordered = value.get("ordered", False)
     if not isinstance(ordered, bool):
@@ -243,6 +244,10 @@ def _expect_list(where: _Where, kind: str, given: Any, ordered: bool) -> Expecta
     if kind == "documents" and not all(isinstance(d, dict) for d in given):
         raise where.error(Message(N_("expect's documents must be a list of documents")),
                           "expect", kind)
+    if kind == "not_ids" and (ordered or any(isinstance(item, list) for item in given)):
+        raise where.error(Message(N_("expect's not_ids is a list of _ids the read never "
+                                     "returns: no order, no groups (an _id is never an "
+                                     "array)")), "expect", kind)
     groups = [item for item in given if isinstance(item, list)] if kind == "ids" else []
     if groups and not ordered:
         raise where.error(Message(N_("a list inside ids is a group of documents that tie on "

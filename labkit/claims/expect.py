@@ -40,9 +40,12 @@ def judge_step(expect: Expectation, answer: Answer) -> Judgement:
     result = answer.result
     if expect.kind == "error":
         return Judgement(False, _shown(result), Message(N_("no error was raised")))
+    if expect.kind in ("ids", "not_ids") and (
+            not isinstance(result, list) or not all(isinstance(d, dict) for d in result)):
+        return Judgement(False, result, Message(N_("the read did not return documents")))
+    if expect.kind == "not_ids":
+        return _judge_not_ids(expect.value, [doc.get("_id") for doc in result], answer.ties)
     if expect.kind == "ids":
-        if not isinstance(result, list) or not all(isinstance(d, dict) for d in result):
-            return Judgement(False, result, Message(N_("the read did not return documents")))
         ids = [doc.get("_id") for doc in result]
         undecided = _tie_doubt(expect, ids, answer.ties)
         return Judgement(_same_ids(expect.value, ids, expect.ordered), ids, "", undecided)
@@ -115,6 +118,16 @@ def _error_note(checks: dict[str, Any], answer: Answer) -> Text:
 
 def _cmp(a: Any, b: Any) -> int:
     return bson_order.compare(a, b)
+
+
+def _judge_not_ids(never: list[Any], ids: list[Any], ties: Ties | None) -> Judgement:
+    """``{not_ids: […]}``: none of these ``_id``s is returned, whatever else is. Where the
+    model's ties run past a skip or limit, which documents come back is not its to say."""
+    returned = [i for i in never if any(_cmp(i, got) == 0 for got in ids)]
+    undecided = _undecided(ids, ties) if ties is not None and ties.cut else ""
+    note = Message(N_("returned {ids}, which it should never return"),
+                   ids=short_json(returned)) if returned else ""
+    return Judgement(not returned, ids, note, undecided)
 
 
 def _groups(expected: list[Any]) -> list[list[Any]]:

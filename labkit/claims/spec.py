@@ -30,7 +30,8 @@ class Expectation:
     """What one read should give.
 
     ``kind``: ``ids`` (the ``_id`` of each document returned; with ``ordered``, a list
-    inside it is a group of documents that tie, in any order among themselves), ``documents``
+    inside it is a group of documents that tie, in any order among themselves), ``not_ids``
+    (none of these ``_id``s is returned, whatever else is), ``documents``
     (each returned document matches, extra fields allowed, as the Unified Test Format matches
     root documents),
     ``values`` (distinct values), ``count`` (the short form's ``{count: N}``: how many documents
