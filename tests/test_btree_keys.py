@@ -188,16 +188,20 @@ def test_u2_with_too_few_shared_milliseconds_is_not_run_rather_than_judged():
 
 def test_u2s_processes_pace_their_ids_and_meet_in_many_milliseconds():
     """Issue 44, 6: in one burst each (some 20 ms), U2's processes met in 0 or 1 milliseconds
-    beside busy processes. Paced over ``spread_ms``, each process's IDs span the spread (its
-    last one is due at 199.5 ms of 200) and the two share many milliseconds.
+    beside busy processes. Paced over ``spread_ms``, no process makes its last ID before the
+    spread is nearly over (the 400th of 400 is due at 199.5 ms of 200), however late the
+    scheduler let it start, and the two share milliseconds enough to judge (3).
     benchmarks/u2_busy_bench.py measures both ways beside spinning processes."""
-    results = processes.in_processes(["node1", "node2"], count=400, kind="uuid7", spread_ms=200)
+    start = processes.start_of_next_second_ns()
+    results = processes.in_processes(["node1", "node2"], count=400, kind="uuid7",
+                                     start_ns=start, spread_ms=200)
     for result in results:
         assert len(result["ids"]) == 400
         clock = result["clock_ns"]
-        assert (clock[-1] - clock[0]) / 1e6 >= 195
+        assert clock[0] >= start
+        assert (clock[-1] - start) / 1e6 >= 199
     first, second = ({int(u.replace("-", "")[:12], 16) for u in r["ids"]} for r in results)
-    assert len(first & second) >= 20 * btree_keys.MIN_SHARED_MS
+    assert len(first & second) >= 2 * btree_keys.MIN_SHARED_MS
 
 
 def test_the_engines_chart_names_its_engines_under_its_bars():
