@@ -75,6 +75,13 @@ class LoadIO:
         return {"write_bytes": self.write_bytes, "write_meaning": self.write_meaning,
                 "cache_reads": self.cache_reads, "cache_bytes": self.cache_bytes}
 
+    def disturbed(self) -> dict[str, Text]:
+        """Why a figure cannot be told from other clients' work, by its key, only where one
+        cannot (the load's dictionary adds them after its figures)."""
+        return {key: value for key, value in (("write_disturbed", self.why.write_disturbed),
+                                              ("cache_reads_disturbed",
+                                               self.why.cache_reads_disturbed)) if value}
+
 
 # One key kind's load ---------------------------------------------------------------------
 

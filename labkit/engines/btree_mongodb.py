@@ -98,6 +98,13 @@ NO_WIREDTIGER = N_("this server's serverStatus has no wiredTiger section (a host
                    "mongos leaves it out): labkit measures the rest")
 
 
+def not_given(exc: BaseException) -> bool:
+    """Whether the server will not run a command for this load: refused to this user (13, or
+    Atlas's 8000), or not one of its commands (59, as FerretDB answers fsync). Either way the
+    figure it gives is missing, with ``refusal``'s reason, and the rest is measured."""
+    return refused(exc) or missing_command(exc)
+
+
 def refusal(command: str, exc: Any) -> Message:
     """Why a figure is missing where the server refused ``command``: the action the user lacks
     and the built-in roles that grant it (``servers.privileges``, the one table of them); or,
@@ -120,7 +127,7 @@ def mongo_status(client: Any) -> dict[str, Any]:
     try:
         status = client.admin.command("serverStatus")
     except Exception as exc:
-        if refused(exc) or missing_command(exc):
+        if not_given(exc):
             return {"refused": refusal("serverStatus", exc)}
         raise
     if not isinstance(status.get("wiredTiger"), dict):
@@ -278,7 +285,7 @@ def _read_stats(collection: Collection[dict[str, Any]]
     try:
         return _storage_stats(collection), None
     except Exception as exc:
-        if refused(exc) or missing_command(exc):  # 13, Atlas's 8000, or 59: not there
+        if not_given(exc):
             return None, refusal("$collStats", exc)
         raise
 
@@ -316,9 +323,7 @@ class MongoIO(WiredTigerIO):
         out = super().to_dict()
         if self.counted:
             out.update(others_writes=self.others_writes, others_reads=self.others_reads)
-        out.update((key, value) for key, value in (("write_disturbed", why.write_disturbed),
-                                                   ("cache_reads_disturbed",
-                                                    why.cache_reads_disturbed)) if value)
+        out.update(self.disturbed())
         return out
 
 
@@ -476,7 +481,7 @@ def _checkpoint(client: MongoClient[dict[str, Any]]) -> Message | None:
     try:
         client.admin.command("fsync")
     except Exception as exc:
-        if refused(exc) or missing_command(exc):  # 13, Atlas's 8000, or 59: not there
+        if not_given(exc):
             return refusal("fsync", exc)
         raise
     return None

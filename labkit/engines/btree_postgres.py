@@ -73,9 +73,7 @@ class PostgresIO(LoadIO):
                "checkpoints": self.checkpoints, "write_meaning": self.write_meaning,
                "cache_reads": self.cache_reads, "cache_bytes": self.cache_bytes,
                "others_rows": self.others_rows, "others_blocks": self.others_blocks}
-        out.update((key, value) for key, value in (
-            ("write_disturbed", self.why.write_disturbed),
-            ("cache_reads_disturbed", self.why.cache_reads_disturbed)) if value)
+        out.update(self.disturbed())
         return out
 
 

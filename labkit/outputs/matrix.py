@@ -3,8 +3,8 @@ learner's words (``LABKIT_LANG``); the JUnit file and ``--json`` keep English.""
 
 from __future__ import annotations
 
-from labkit.claims.claim import ERROR, FAILS, NOT_RUN, short_json
-from labkit.i18n import N_, _
+from labkit.claims.claim import ERROR, FAILS, NOT_RUN
+from labkit.i18n import _
 from labkit.outputs.escape import terminal
 from labkit.run.check import CheckRun
 
@@ -49,13 +49,7 @@ def _notes(result: CheckRun) -> list[str]:
             elif row.verdict == ERROR:
                 errors.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == FAILS:
-                said = (N_("{where} {verdict}: expected {expected}, predicted {observed}")
-                        if row.predicted
-                        else N_("{where} {verdict}: expected {expected}, observed {observed}"))
-                notes.append(_(said).format(where=where, verdict=row.shown_verdict,
-                                            expected=short_json(spec.expected),
-                                            observed=short_json(row.observed))
-                             + (f" ({row.shown_reason})" if row.reason else ""))
+                notes.append(row.against(where))
     for reason, places in errors.items():
         notes.append(_("{where} error: {reason}").format(where=_few(places), reason=reason))
     for reason, places in not_run.items():

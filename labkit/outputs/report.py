@@ -120,14 +120,7 @@ def _reasons(claims: list[ClaimResult]) -> list[str]:
             elif row.verdict == ERROR:
                 errors.setdefault(row.shown_reason, []).append(where)
             elif row.verdict in (FAILS, FINDING):
-                said = (N_("{where} {verdict}: expected {expected}, predicted {observed}")
-                        if row.predicted
-                        else N_("{where} {verdict}: expected {expected}, observed {observed}"))
-                lines.append(_(said)
-                             .format(where=where, verdict=row.shown_verdict,
-                                     expected=short_json(result.claim.expected),
-                                     observed=short_json(row.observed))
-                             + (f" ({row.shown_reason})" if row.reason else ""))
+                lines.append(row.against(where))
     for reason, places in errors.items():
         lines.insert(0, _("{where} error: {reason}").format(where=", ".join(places),
                                                            reason=reason))

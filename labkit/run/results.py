@@ -34,7 +34,7 @@ from labkit.claims.claim import (
     verdict_text,
 )
 from labkit.experiments.catalogue import lesson_of
-from labkit.i18n import Text, _, english, shown
+from labkit.i18n import N_, Text, _, english, shown
 from labkit.names import EngineInfo, aspect, engine_name, where
 
 if TYPE_CHECKING:
@@ -121,6 +121,18 @@ class Result:
         the row (``predicts: holds``)."""
         words = _(self.verdict_words)
         return _("predicts: {verdict}").format(verdict=words) if self.predicted else words
+
+    def against(self, where: str) -> str:
+        """``{where} does not hold: expected …, observed …`` (``predicted`` on labkit's
+        model's rows), and the row's reason, in the learner's language: how every output's
+        list of reasons says a row that did not hold or made a finding."""
+        said = (N_("{where} {verdict}: expected {expected}, predicted {observed}")
+                if self.predicted
+                else N_("{where} {verdict}: expected {expected}, observed {observed}"))
+        return (_(said).format(where=where, verdict=self.shown_verdict,
+                               expected=short_json(self.claim.expected),
+                               observed=short_json(self.observed))
+                + (f" ({self.shown_reason})" if self.reason else ""))
 
     @property
     def observed(self) -> Any:
