@@ -85,7 +85,22 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
             self.open_anchors.discard(opened)
         if self.escapes and isinstance(node, yaml.ScalarNode):
             node.value = self._utf8(node)
+        if isinstance(node, yaml.MappingNode):
+            self._once_each(node)
         return node
+
+    def _once_each(self, node: yaml.MappingNode) -> None:
+        """Refuse a key written twice in one mapping, as written (before merge keys bring in
+        theirs): YAML forbids it and PyYAML keeps the last silently (two ``expect:``)."""
+        seen: set[str] = set()
+        for key_node, _value in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue
+            if key_node.value in seen:
+                raise self.refuse(key_node.start_mark, Message(N_(
+                    "the key {key} is written twice in one mapping; keep one"),
+                    key=repr(key_node.value)))
+            seen.add(key_node.value)
 
     def _define(self, anchor: str | None) -> tuple[str, int]:
         """A node's anchor, counted as one more definition of its name: the earlier node of
@@ -150,20 +165,42 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         return mapping
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        """An integer as YAML 1.2's core schema reads it: decimal (``017`` is 17), ``0o17``
+        or ``0x1F``; PyYAML's own reads ``017`` as octal and ``1_000`` as 1000."""
+        text = str(node.value)
+        sign = -1 if text[:1] == "-" else 1
+        body = text.lstrip("+-")
+        base = {"0o": 8, "0x": 16}.get(body[:2], 10)
+        digits = body[2:] if base != 10 else body
         try:
-            fixtures.check_integer_text(str(node.value).replace("_", ""), N_("the value"))
+            fixtures.check_integer_text(digits, N_("the value"))
         except BadInput as exc:  # its message, kept to be shown in the learner's language
             raise self.refuse(node.start_mark, Message(N_(
                 "{problem} (labkit's bounds: see labkit --help)"), problem=exc.args[0])) from None
-        return super().construct_yaml_int(node)
+        return sign * int(digits, base)
 
+
+# YAML 1.2's core schema (YAML 1.2.2, 10.3.2 "Tag Resolution"), which reads what JSON reads as
+# JSON reads it: ``1e3`` is a number (PyYAML's YAML 1.1 rules make it a string), ``no``, ``on``
+# and ``12:30`` stay strings, and ``2026-10-01`` stays a string (no timestamps). Merge keys
+# (``<<``) keep PyYAML's meaning.
+_CORE = [
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    ("tag:yaml.org,2002:float",
+     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+.0123456789"),
+    ("tag:yaml.org,2002:merge", r"^<<$", "<"),
+]
+_Bounded.yaml_implicit_resolvers = {}  # under each first character ("" for an empty value)
+for _tag, _pattern, _firsts in _CORE:
+    for _first in _firsts:
+        _Bounded.yaml_implicit_resolvers.setdefault(_first, []).append(
+            (_tag, re.compile(_pattern)))
 # The override above, where the safe loader's table names its own integer constructor.
 _Bounded.yaml_constructors = {**yaml.constructor.SafeConstructor.yaml_constructors,
                               "tag:yaml.org,2002:int": _Bounded.construct_yaml_int}
-_Bounded.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers
-            if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
 
 
 class PythonLoader(_Bounded, _PythonEvents):
