@@ -245,6 +245,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             _say(shown_text(Message(N_("Checking {total} claims on {column}…"), total=total,
                                     column=_line(column))), sys.stderr)
 
+    read = claimfiles.claim_files(args.paths)
+    made_on_disk.check_not_an_input([out / name for name in report.REPORT_FILES.values()],
+                                    read, "--out")
+    if args.junit:
+        made_on_disk.check_not_an_input([Path(args.junit)], read, "--junit")
     with made_on_disk.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
         report.check_targets(out)
@@ -272,10 +277,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from labkit.outputs import compare
     from labkit.run import made as made_on_disk
     from labkit.run.comparison import compare as joined
+    from labkit.run.results_file import results_path
 
     comparison = joined(args.results)
     out = Path(args.out) if args.out else Path("reports") / dt.datetime.now().strftime(
         "compare-%Y%m%d-%H%M%S")
+    made_on_disk.check_not_an_input([out / name for name in compare.COMPARE_FILES.values()],
+                                    [results_path(Path(name)) for name in args.results],
+                                    "--out")
     with made_on_disk.undone_if_stopped(out) as made:
         _writable_folder(out, "--out", made)
         compare.check_targets(out)
@@ -493,16 +502,21 @@ def cmd_progress(args: argparse.Namespace) -> int:
     """This learner's exercises: shown whole, exported as CSV, or a room's files merged."""
     # loaded when this command runs: `labkit --help` and `labkit predict` load none of it
     from labkit.lessons import course, progress_csv
-    from labkit.run.made import write_file
+    from labkit.run.made import check_not_an_input, write_file
 
     if args.out and not args.merge:
         raise BadInput(Message(N_("--out goes with --merge")))
     if args.export:
+        check_not_an_input([Path(args.export)], [course.progress_file()], "--export")
         written = progress_csv.export(Path(args.export))
         _say(_("Wrote {n} exercise row(s) to {path}.").format(n=written,
                                                             path=_line(args.export)))
     elif args.merge:  # the table to --out (else stdout), then what was merged, and by question
-        room = progress_csv.merge(Path(name) for name in args.merge)
+        given = [Path(name) for name in args.merge]
+        if args.out:  # an earlier merged table there is left out by merge; an export is not
+            check_not_an_input([Path(args.out)], [path for path in given
+                                                  if not progress_csv.is_merged(path)], "--out")
+        room = progress_csv.merge(given)
         said = sys.stdout if args.out else sys.stderr
         if args.out:
             write_file(Path(args.out), room.csv().encode("utf-8"), "--out")

@@ -262,7 +262,9 @@ def test_a_right_first_try_is_kept_as_such():
 def test_an_entry_from_before_first_tries_were_kept_says_nothing_of_them():
     """A progress entry written before first tries were kept, already right, is exported with
     first_try empty (not "no"), and a later check leaves its tries as they were."""
-    course._save({"04 q?": {"lesson": "04", "exercise": "q?", "state": "right", "tries": 2}})
+    course.progress_file().write_text(json.dumps(
+        {"04 q?": {"lesson": "04", "exercise": "q?", "state": "right", "tries": 2}}),
+        encoding="utf-8")
     course.record("q?", "tried", "04", answer="5")
     (row,) = progress_csv.rows()
     assert (row["tries"], row["first_try"], row["wrong_answers"]) == ("2", "", "")

@@ -4,9 +4,13 @@ in a small JSON file between sessions)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +20,12 @@ from labkit.claims.claim import jsonable
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, _
 from labkit.lessons.lab import lab
+from labkit.model import fixtures
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; each write is still whole
+    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,18 +60,99 @@ def entries() -> list[dict[str, Any]]:
     """The progress file's entries, one per exercise met (``lesson``, ``exercise`` (its
     question, whole), ``state``, ``tries``, ``when``, ``id`` where known, and, where a check
     was recorded since the file kept them, ``right_at`` and ``wrong``: see ``record``), for
-    the export (``labkit.lessons.progress_csv``)."""
-    return [entry for entry in _load().values() if isinstance(entry, dict)]
+    the export (``labkit.lessons.progress_csv``). An entry without a lesson, a question or a
+    known state is left out; ``tries`` is a whole number (0 where the file says otherwise)."""
+    return [{**entry, "tries": _whole(entry.get("tries"))} for entry in _load().values()
+            if isinstance(entry, dict) and isinstance(entry.get("lesson"), str)
+            and isinstance(entry.get("exercise"), str) and entry.get("state") in STATES]
 
 
-def _load() -> dict[str, Any]:
-    # The progress file as JSON reads it: only that it is an object is checked, so its
-    # entries are whatever the learner's file holds.
-    try:
-        data = json.loads(progress_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+# A progress file larger than this is no learner's (hundreds of exercises take a few KiB).
+MAX_BYTES = 8 * 1024 * 1024
+_said_unreadable: set[Path] = set()
+
+
+def _load(set_aside: bool = False) -> dict[str, Any]:
+    """The progress file as an object; ``{}`` where there is none. A file that is no JSON
+    object (or too large, or no regular file) is said once, in one line, never raised; with
+    ``set_aside`` (a write is coming) it is renamed beside itself first, so that nothing the
+    learner had is overwritten."""
+    path = progress_file()
+    if not os.path.lexists(path):
         return {}
-    return data if isinstance(data, dict) else {}
+    try:
+        data = json.loads(fixtures.read_bytes(path, MAX_BYTES).decode("utf-8"))
+        problem = None if isinstance(data, dict) else _("it is not a JSON object")
+    except BadInput as exc:
+        problem = str(exc)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        problem = _("it is not JSON")
+    if problem is None:
+        return data  # type: ignore[no-any-return]
+    kept = _set_aside(path) if set_aside else None
+    if kept is not None or path not in _said_unreadable:
+        _said_unreadable.add(path)
+        print(_("labkit: the progress file {path} cannot be read ({problem}); {then}").format(
+            path=path, problem=problem,
+            then=_("it was kept as {kept} and a new one started").format(kept=kept)
+            if kept is not None else _("progress is not shown from it")), file=sys.stderr)
+    return {}
+
+
+def _set_aside(path: Path) -> Path | None:
+    """Rename the unreadable ``path`` to a free name beside it; None where that fails."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    for n in range(100):
+        kept = path.with_name(f"{path.name}.unreadable-{stamp}" + (f"-{n}" if n else ""))
+        if os.path.lexists(kept):
+            continue
+        try:
+            os.rename(path, kept)
+        except OSError:
+            return None
+        return kept
+    return None
+
+
+@contextlib.contextmanager
+def _changing() -> Iterator[dict[str, Any]]:
+    """The progress file's data to change, written back when the block ends: under a lock
+    (``flock`` on ``progress.json.lock``), so that two kernels recording at once both keep
+    what they wrote, and whole (a new file renamed into place), so that a read meanwhile sees
+    the old file or the new, never a part. Never raises for the file: progress is a
+    convenience (without the lock, as on Windows, the write is still whole)."""
+    path = progress_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = os.open(path.with_name(path.name + ".lock"),
+                       os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        lock = None
+    try:
+        if lock is not None and fcntl is not None:
+            with contextlib.suppress(OSError):  # a file system without locks: written whole
+                fcntl.flock(lock, fcntl.LOCK_EX)
+        data = _load(set_aside=True)
+        yield data
+        _save(path, data)
+    finally:
+        if lock is not None:
+            os.close(lock)  # closing releases the lock
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    text = json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8")
+    try:
+        fd, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(text)
+        os.replace(scratch, path)  # replaces a link there, never writes through it
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
 
 
 # How far an exercise got; a later state never goes back to an earlier one. "seen": its cell
@@ -79,14 +170,13 @@ def made(name: str, question: str) -> None:
     """Give the progress file's entries of exercise ``name`` (asking ``question``), made in
     this kernel (``lab().exercises``), that name: its first "seen" is noted before it is
     known."""
-    data = _load()
-    unnamed = [entry for entry in data.values()
-               if isinstance(entry, dict) and entry.get("exercise") == question
-               and entry.get("id") != name]
-    for entry in unnamed:
-        entry["id"] = name
-    if unnamed:
-        _save(data)
+    if not any(isinstance(entry, dict) and entry.get("exercise") == question
+               and entry.get("id") != name for entry in _load().values()):
+        return
+    with _changing() as data:
+        for entry in data.values():
+            if isinstance(entry, dict) and entry.get("exercise") == question:
+                entry["id"] = name
 
 
 def tried(name: str) -> bool:
@@ -106,15 +196,19 @@ def record(question: str, state: str, lesson_number: str | None = None, *,
     answer, across sessions. The entry keeps ``tries``, ``right_at`` (the try that was first
     right: ``1`` is right first time) and ``wrong``, each wrong answer in order; a check after
     the first right answer changes neither."""
-    checked_right = state == "right"
     here = lab().states
     here[question] = max(here.get(question, "seen"), state, key=STATES.index)
     number = lesson_number or current()
-    data = _load()
-    key = f"{number} {question}"
+    with _changing() as data:
+        _record(data, f"{number} {question}", number, question, state, answer)
+
+
+def _record(data: dict[str, Any], key: str, number: str, question: str, state: str,
+            answer: str | None) -> None:
+    checked_right = state == "right"
     old = data.get(key, {})
-    if not isinstance(old, dict):
-        old = {}
+    if not isinstance(old, dict) or old.get("state", "seen") not in STATES:
+        old = {}  # an entry the file spoiled starts again
     if old.get("state") == "right" and state == "revealed":
         state = "right"  # revealing after a right answer does not undo it
     elif STATES.index(old.get("state", "seen")) > STATES.index(state):
@@ -141,7 +235,6 @@ def record(question: str, state: str, lesson_number: str | None = None, *,
                 None) or old.get("id")
     if name:
         data[key]["id"] = name
-    _save(data)
 
 
 def _whole(value: Any) -> int:
@@ -151,15 +244,6 @@ def _whole(value: Any) -> int:
 
 def _cut(text: str) -> str:
     return text if len(text) <= GIVEN_CHARS else text[:GIVEN_CHARS - 1] + "\u2026"
-
-
-def _save(data: dict[str, Any]) -> None:
-    path = progress_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    except OSError:
-        pass
 
 
 def progress() -> pd.DataFrame:
@@ -172,10 +256,9 @@ def progress() -> pd.DataFrame:
     """
     import pandas as pd
 
-    data = _load()
     rows = [{"lesson": _(v["lesson"]), "id": str(v.get("id", "")), "exercise": _(v["exercise"]),
              "state": _(STATE_TEXT.get(v["state"], v["state"])), "tries": v["tries"]}
-            for v in data.values()]
+            for v in entries()]
     met = {row["lesson"] for row in rows}
     rows += [{"lesson": item.number, "id": "", "exercise": f"({_(item.title)})",
               "state": _(STATE_TEXT["not started"]), "tries": 0}

@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import stat
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, _
 from labkit.lessons import course
+from labkit.model import fixtures
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,22 +100,10 @@ def export(target: Path) -> int:
 def _open(path: Path) -> csv.DictReader[str]:
     """A file's CSV reader, its header read; ``BadInput`` where it cannot be one."""
     try:
-        found = path.stat()
-        if not stat.S_ISREG(found.st_mode):
-            raise BadInput(Message(N_("{path} is not a progress export: it is not a regular "
-                                      "file"), path=str(path)))
-        if found.st_size > MAX_BYTES:
-            raise BadInput(Message(N_("{path} is not a progress export: it is larger than "
-                                      "{size} MiB"), path=str(path), size=str(MAX_BYTES >> 20)))
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise BadInput(Message(N_("{path}: no such file"), path=str(path))) from None
+        text = fixtures.read_bytes(path, MAX_BYTES).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise BadInput(Message(N_("{path} is not a progress export: it is not UTF-8 text"),
                                path=str(path))) from None
-    except OSError as exc:
-        raise BadInput(Message(N_("{path} cannot be read: {error}"), path=str(path),
-                               error=exc.strerror or str(exc))) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         reader.fieldnames  # noqa: B018  # reads the header, where a CSV error shows first
@@ -123,6 +111,15 @@ def _open(path: Path) -> csv.DictReader[str]:
         raise BadInput(Message(N_("{path} is not a progress export: {error}"), path=str(path),
                                error=str(exc))) from None
     return reader
+
+
+def is_merged(path: Path) -> bool:
+    """Whether ``path`` is a room's merged table; False for an export or a file that is no
+    CSV (``merge`` says what is wrong with it)."""
+    try:
+        return _merged(_open(path))
+    except BadInput:
+        return False
 
 
 def _merged(reader: csv.DictReader[str]) -> bool:

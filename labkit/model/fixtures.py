@@ -71,51 +71,54 @@ def limits_text() -> str:
                    digits=MAX_INTEGER_DIGITS, aliases=MAX_ALIAS_VALUES).shown()
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """A file's bytes, within ``MAX_FILE_BYTES``: a regular file (its size is known before any
-    read) or a pipe that ends; a device (``/dev/zero``), a folder or a socket is BadInput."""
+def read_bytes(path: str | Path, most: int = MAX_FILE_BYTES) -> bytes:
+    """A file's bytes, within ``most`` (``MAX_FILE_BYTES``, or less): a regular file (its size
+    is known before any read) or a pipe that ends; a device (``/dev/zero``), a folder or a
+    socket is BadInput. Every file labkit reads from outside comes through here."""
     # O_NONBLOCK: opening a FIFO nobody writes to returns at once instead of waiting for ever
     # (Windows has no FIFOs and no such flag: a plain open there).
     nonblocking = getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, os.O_RDONLY | nonblocking)
+    except FileNotFoundError as exc:
+        raise BadInput(Message(N_("{path}: no such file"), path=str(path))) from exc
     except OSError as exc:
         raise BadInput(Message(N_("cannot read {path}: {error}"), path=str(path),
                                        error=exc.strerror)) from exc
     try:
-        _check_kind_and_size(path, os.fstat(fd))
+        _check_kind_and_size(path, os.fstat(fd), most)
     except BaseException:
         os.close(fd)
         raise
     if nonblocking:  # a pipe's writer may be slower than labkit: wait for its data
         os.set_blocking(fd, True)
     with io.FileIO(fd, "rb") as stream:
-        return _read_within_bound(path, stream)
+        return _read_within_bound(path, stream, most)
 
 
-def _check_kind_and_size(path: str | Path, status: os.stat_result) -> None:
+def _check_kind_and_size(path: str | Path, status: os.stat_result, most: int) -> None:
     if stat.S_ISREG(status.st_mode):
-        _check_size(path, status.st_size)
+        _check_size(path, status.st_size, most)
     elif not stat.S_ISFIFO(status.st_mode):
         raise BadInput(Message(N_("{path} is not a regular file or a pipe; give a file "
                                           "of documents"), path=str(path)))
 
 
-def _check_size(path: str | Path, size: int) -> None:
-    if size > MAX_FILE_BYTES:
+def _check_size(path: str | Path, size: int, most: int) -> None:
+    if size > most:
         raise BadInput(Message(N_("{path} is larger than {mib:,} MiB, the most labkit "
                                           "reads (see labkit --help)"), path=str(path),
-                                       mib=MAX_FILE_BYTES // 2**20))
+                                       mib=most // 2**20))
 
 
-def _read_within_bound(path: str | Path, stream: io.FileIO) -> bytes:
-    """Read to the end, refusing as soon as more than ``MAX_FILE_BYTES`` came (a regular file
-    can grow while it is read; a pipe has no size)."""
+def _read_within_bound(path: str | Path, stream: io.FileIO, most: int) -> bytes:
+    """Read to the end, refusing as soon as more than ``most`` came (a regular file can grow
+    while it is read; a pipe has no size)."""
     chunks: list[bytes] = []
     total = 0
     while chunk := stream.read(_READ_CHUNK):
         total += len(chunk)
-        _check_size(path, total)
+        _check_size(path, total, most)
         chunks.append(chunk)
     return b"".join(chunks)
 

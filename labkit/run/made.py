@@ -9,7 +9,7 @@ import secrets
 import signal
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from labkit.errors import BadInput, LabkitError
@@ -40,6 +40,24 @@ def check_target(path: Path, option: str) -> None:
                 N_("{option}: {path} is {kind}, not a regular file; labkit writes its outputs "
                    "only as regular files: remove it or choose another name"),
                 option=option, path=str(path), kind=Message(kind)))
+
+
+def check_not_an_input(outputs: Iterable[Path], inputs: Iterable[Path], option: str) -> None:
+    """Refuse an output that is one of the same command's inputs (paths resolved, links
+    followed): ``--junit claims.yaml`` would replace the claim file it judged, ``--merge … --out
+    an.csv`` a learner's export."""
+    read = {_resolved(path) for path in inputs}
+    for path in outputs:
+        if _resolved(path) in read:
+            raise BadInput(Message(N_("{option}: {path} is also one of this command's inputs; "
+                                      "write to another file"), option=option, path=str(path)))
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links: compared as written
+        return path.absolute()
 
 
 @contextlib.contextmanager

@@ -3,7 +3,9 @@ labkit's results of the layout this labkit writes (``results.SCHEMA``), else ``B
 
 ``docs/results.schema.json`` describes the layout; this reader checks what a reader of it
 relies on (the schema's name, each claim's ID and verdict, each row's verdict), so a file that
-is something else is refused in one line instead of failing later.
+is something else is refused in one line instead of failing later. It is read within labkit's
+bounds (``fixtures.read_bytes``): a link to ``/dev/zero`` or a pipe nobody writes to is
+refused at once.
 """
 
 from __future__ import annotations
@@ -15,29 +17,18 @@ from typing import Any
 from labkit.claims.claim import VERDICTS
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
+from labkit.model import fixtures
 from labkit.run.results import SCHEMA
 
-# Far beyond a run of every claim with its evidence (a few MiB); a larger file is not one.
-MAX_BYTES = 256 * 1024 * 1024
 _PREFIX = SCHEMA.rsplit("/", 1)[0] + "/"
 
 
 def read(source: str | Path) -> dict[str, Any]:
     """The results a run wrote at ``source`` (``results.json``, or the report folder that
     holds it), as the loaded dict; ``BadInput`` naming the file and what is wrong with it."""
-    path = Path(source)
-    if path.is_dir():
-        path = path / "results.json"
+    path = results_path(Path(source))
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise _refused(path, Message(N_("it is larger than {n} MiB"),
-                                         n=MAX_BYTES // (1024 * 1024)))
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError as exc:
-        raise BadInput(Message(N_("{path}: no such file"), path=str(path))) from exc
-    except OSError as exc:
-        raise BadInput(Message(N_("{path} cannot be read: {error}"), path=str(path),
-                               error=exc.strerror or str(exc))) from exc
+        text = fixtures.read_bytes(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _refused(path, Message(N_("it is not UTF-8 text"))) from exc
     try:
@@ -46,6 +37,11 @@ def read(source: str | Path) -> dict[str, Any]:
         raise _refused(path, Message(N_("it is not JSON"))) from exc
     validate(data, path)
     return data  # type: ignore[no-any-return]
+
+
+def results_path(given: Path) -> Path:
+    """The results file ``given`` names: itself, or ``results.json`` in a report folder."""
+    return given / "results.json" if given.is_dir() else given
 
 
 def validate(data: object, path: str | Path) -> None:
