@@ -354,3 +354,26 @@ def test_an_exercise_not_answered_yet_is_not_said_to_be_viewed(lang, word):
     frame = course.progress()
     assert frame[frame[i18n._("ID")] == "04.after_top"][i18n._("state")].tolist() == [word]
     assert made.question
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_a_field_a_spreadsheet_would_run_is_written_as_text_and_read_back(tmp_path, start):
+    """OWASP's CSV injection rule (issue 46, item 4): a field starting with = + - @ or a tab
+    or carriage return is written after a ', in the export and in the merged table, with a
+    learner's name taken from a file name such as ``=1+2.csv``; merging reads it back whole."""
+    formula = f"{start}HYPERLINK(\"http://x\",\"y\")"
+    row = dict(progress_csv.rows([ENTRY])[0], question=formula, exercise_id=formula)
+    text = progress_csv.to_csv([row])
+    fields = next(csv.DictReader(io.StringIO(text, newline="")))
+    assert fields["question"] == "'" + formula
+    assert fields["exercise_id"] == "'" + formula
+    learner = tmp_path / f"{start}1+2.csv"
+    learner.write_text(text, encoding="utf-8")
+    room = progress_csv.merge([learner])
+    assert room.table()[0]["question"] == formula  # read back as the learner's file meant it
+    merged = next(csv.DictReader(io.StringIO(room.csv(), newline="")))
+    assert merged["learner"] == f"'{start}1+2"
+    assert merged["question"] == "'" + formula
+    again = tmp_path / "room.csv"
+    again.write_text(room.csv(), encoding="utf-8")
+    assert progress_csv.merge([learner, again]).csv() == room.csv()

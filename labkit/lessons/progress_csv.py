@@ -78,14 +78,32 @@ def _wrong_answers(entry: dict[str, Any]) -> str:
     return json.dumps(wrong, ensure_ascii=False) if wrong else ""
 
 
+# A field a spreadsheet would run as a formula starts with one of these (OWASP, "CSV
+# Injection"): it is written after a ' (which spreadsheets show as text and hide), and read
+# back without it, so a merged table is the same however often it is merged.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def to_csv(table: list[dict[str, str]], columns: Iterable[str] = COLUMNS) -> str:
-    """Rows as CSV text (RFC 4180 quoting: a question holding a comma, a quote or a line break
-    stays one field, whole)."""
+    """Rows as CSV text, as RFC 4180 writes it (lines end in CRLF, so a field holding a lone
+    carriage return is quoted too; a question holding a comma, a quote or a line break stays
+    one field, whole), each field a spreadsheet would run as a formula written as text
+    (``'=1+2``)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\r\n")
     writer.writeheader()
-    writer.writerows(table)
+    writer.writerows({name: _as_text(value) for name, value in row.items()} for row in table)
     return buffer.getvalue()
+
+
+def _as_text(value: str) -> str:
+    return "'" + value if value.startswith(_FORMULA_STARTS) else value
+
+
+def _as_written(value: str) -> str:
+    """A field as the learner's file meant it: a ' that ``to_csv`` put before a formula's
+    first character taken off again."""
+    return value[1:] if value[:1] == "'" and value[1:].startswith(_FORMULA_STARTS) else value
 
 
 def export(target: Path) -> int:
@@ -148,7 +166,7 @@ def _rows(path: Path, reader: csv.DictReader[str]) -> list[dict[str, str]]:
     try:
         for number, row in enumerate(reader, start=2):
             _check_row(path, number, row, len(header))
-            table.append({name: row.get(name) or "" for name in COLUMNS})
+            table.append({name: _as_written(row.get(name) or "") for name in COLUMNS})
     except csv.Error as exc:
         raise BadInput(Message(N_("{path} is not a progress export: {error}"), path=str(path),
                                error=str(exc))) from None
