@@ -22,7 +22,7 @@ import pytest
 from wire_replies import hosted_role
 
 from labkit import _redact
-from labkit.errors import BadInput
+from labkit.errors import BadInput, SecretUnusable
 from labkit.servers import room
 
 
@@ -80,12 +80,30 @@ def test_a_local_address_is_bound_once(address):
     assert room.bind_addresses(address) == [address]
 
 
-@pytest.mark.parametrize("address", ["0.0.0.0", "::"])
+# Issue 46, item 6: every spelling of a wildcard the issue found accepted, each of which the
+# C library or mongod reads as 0.0.0.0 or ::.
+WILDCARD_SPELLINGS = ["0.0.0.0", "::", "::0", "0::", "0:0:0:0:0:0:0:0", "::ffff:0.0.0.0"]
+OLD_IPV4_FORMS = ["0", "0.0", "0x0", "00.0.0.0", "0x7f.1", "012.0.0.1", "3232235796"]
+
+
+@pytest.mark.parametrize("address", WILDCARD_SPELLINGS)
 def test_a_wildcard_address_is_refused_with_a_reason(address):
     """``--room 0.0.0.0`` binds every network (public Wi-Fi too) and names no machine a student
     can type: refused, with an example of what to give."""
     with pytest.raises(BadInput, match=r"192\.168\.1\.20"):
         room.check_address(address)
+
+
+@pytest.mark.parametrize("address", OLD_IPV4_FORMS)
+def test_an_ipv4_address_in_an_old_form_is_refused(address):
+    """``inet_aton`` reads ``0``, ``0x0`` or ``00.0.0.0`` as an address (0.0.0.0 among them):
+    only four decimal numbers are taken, so what is bound is what the instructor reads."""
+    with pytest.raises(BadInput, match="old form"):
+        room.check_address(address)
+
+
+def test_an_ipv6_address_is_taken_in_its_short_form():
+    assert room.check_address("fe80:0:0:0:0:0:0:1") == "fe80::1"
 
 
 @pytest.mark.parametrize("address", ["192.168.1.20", "fe80::1", "lab-pc.local", "db1"])
@@ -219,6 +237,69 @@ def test_the_student_line_is_kept_for_its_owner_only(tmp_path):
     path = room.write_line(uri, tmp_path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.read_text() == f"export LABKIT_MONGODB_URI='{uri}'\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and modes")
+def test_a_link_planted_at_the_student_line_is_replaced_not_followed(tmp_path):
+    """A link at room-uri.txt to another file: the line is written as a new file in its place
+    and the link's target is left as it was."""
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("theirs")
+    folder = tmp_path / "config"
+    folder.mkdir(mode=0o700)
+    (folder / room.LINE_FILE).symlink_to(target)
+    path = room.write_line(room.student_uri("192.0.2.7", 27017, "pw"), folder)
+    assert not path.is_symlink()
+    assert target.read_text() == "theirs"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_the_student_line_is_not_written_in_a_folder_others_may_write(tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    with pytest.raises(SecretUnusable, match="may be written by others"):
+        room.write_line(room.student_uri("192.0.2.7", 27017, "pw"), folder)
+    assert not (folder / room.LINE_FILE).exists()
+
+
+def test_the_first_start_without_access_control_is_not_on_the_rooms_port(monkeypatch, tmp_path):
+    """Before the user exists, anyone who reaches the server may create a user of their own:
+    the first mongod listens on 127.0.0.1 at a port the system picks, and only the second,
+    with --auth, on the room's port (each start as ``room.start`` runs it, the servers'
+    replies left out: only a real mongod can confirm the second start takes the data)."""
+    started = []
+    monkeypatch.setattr(room.mongo, "find_mongod", lambda: "/opt/mongod")
+    monkeypatch.setattr(room, "check_port_free", lambda addresses, port: None)
+    monkeypatch.setattr(room, "_run", lambda owned, command: started.append(command))
+    monkeypatch.setattr(room, "_client", lambda port: _NoClient(port, started))
+    monkeypatch.setattr(room, "create_user", lambda client, password: None)
+    monkeypatch.setattr(room, "_stop_process", lambda owned: None)
+    monkeypatch.setattr(room, "_check_student", lambda port, password: "8.0.4")
+    with room.start("192.0.2.7", 27017, 0.25) as started_room:
+        assert started_room.port == 27017
+    first, second = started
+    first_port = int(first[first.index("--port") + 1])
+    assert first_port != 27017
+    assert first[first.index("--bind_ip") + 1] == "127.0.0.1"
+    assert "--auth" not in first
+    assert second[second.index("--port") + 1] == "27017"
+    assert "--auth" in second
+
+
+class _NoClient:
+    """Where ``room.start`` would connect to create the user: it must be the first port."""
+
+    def __init__(self, port, started):
+        first = started[0]
+        assert port == int(first[first.index("--port") + 1])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
 
 
 def test_labkit_server_room_without_a_mongod_says_what_to_install(monkeypatch, tmp_path, capsys):

@@ -184,6 +184,23 @@ def _create(path: Path) -> None:
         scratch.unlink(missing_ok=True)
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` as the file ``path``, readable by its owner only (mode 600), in a folder
+    checked as the secret's is (this user's, not writable by others): written beside it and
+    renamed into place, so a link planted at ``path`` is replaced, never written through."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _trusted_folder(path)
+    scratch = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(scratch, path)
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
 def installation_key(create: bool = False) -> bytes | None:
     """This installation's key; made first if ``create`` and there is none (None otherwise)."""
     path = secret_path()

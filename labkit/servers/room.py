@@ -5,10 +5,11 @@ students paste is its URI.
 
 The steps are those of the manual's "Enable Access Control on Self-Managed Deployments" page:
 start ``mongod`` without access control, reachable from this machine only (``--bind_ip
-127.0.0.1``), create the role and the user, then start it again with access control
-(``--auth``) on the room's address. Once a user exists, the localhost exception (the manual's
-"Localhost Exception" page: it applies only while the server has no user and no role) is off,
-so nobody, on this machine or in the room, gets in without the password.
+127.0.0.1``, on a port the system picks, not the room's), create the role and the user, then
+start it again with access control (``--auth``) on the room's address and port. Once a user
+exists, the localhost exception (the manual's "Localhost Exception" page: it applies only
+while the server has no user and no role) is off, so nobody, on this machine or in the room,
+gets in without the password.
 
 The password goes to the server over the wire (``createUser``'s ``pwd``), never on a command
 line, and is remembered by ``_redact`` at once, so no error, log line or report shows it; only
@@ -33,9 +34,9 @@ from labkit import _redact
 from labkit.errors import BadInput, ServerStartError, ServerUnavailable
 from labkit.i18n import N_, Message
 from labkit.servers import mongo
-from labkit.servers.mark import config_dir
+from labkit.servers.mark import config_dir, write_private
 from labkit.servers.privileges import read_privileges
-from labkit.servers.process import OwnedServer
+from labkit.servers.process import OwnedServer, free_port
 from labkit.servers.reaper import STOP_GRACE
 
 if TYPE_CHECKING:
@@ -56,29 +57,47 @@ ROLE_PRIVILEGES: list[dict[str, Any]] = [
     {"resource": {"cluster": True}, "actions": ["serverStatus"]},
 ]
 
-_WILDCARDS = {"0.0.0.0", "::"}
 _LOCAL = {"127.0.0.1", "localhost", "::1"}
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                         r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
 
 
 def check_address(address: str) -> str:
-    """The address students reach this machine at (an IP address or a host name), checked;
-    ``BadInput`` for a wildcard (it binds every network, public Wi-Fi included, and names no
-    machine a student can type) or for text that is neither."""
+    """The address students reach this machine at (an IP address, written as ``ipaddress``
+    writes it, or a host name), checked; ``BadInput`` for a wildcard in any spelling (``::0``,
+    ``0:0:0:0:0:0:0:0``; it binds every network, public Wi-Fi included, and names no machine
+    a student can type), for an IPv4 address in a form other than four decimal numbers
+    (``0``, ``0x0``, ``00.0.0.0``: the C library reads them, often as 0.0.0.0), or for text
+    that is neither."""
     text = address.strip()
-    if text in _WILDCARDS:
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        if _old_ipv4_form(text):
+            raise BadInput(Message(N_("--room {address} is an IPv4 address in an old form; write "
+                                      "it as four decimal numbers, such as 192.168.1.20"),
+                                   address=repr(address))) from None
+        if not _HOST_NAME.match(text):
+            raise BadInput(Message(N_("--room {address} is neither an IP address nor a host "
+                                      "name"), address=repr(address))) from None
+        return text
+    mapped = getattr(ip, "ipv4_mapped", None)
+    if ip.is_unspecified or (mapped is not None and mapped.is_unspecified):
         raise BadInput(Message(N_("--room {address} binds every network this machine is on and "
                                   "names no machine students can reach: give this machine's "
                                   "address in the room's network, such as 192.168.1.20"),
                                address=text))
+    return str(ip)
+
+
+def _old_ipv4_form(text: str) -> bool:
+    """Whether the C library reads ``text`` as an IPv4 address (``inet_aton``: ``0``, ``0x0``,
+    ``10.1``, ``012.0.0.1``) though it is no dotted-decimal one."""
     try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        if not _HOST_NAME.match(text):
-            raise BadInput(Message(N_("--room {address} is neither an IP address nor a host "
-                                      "name"), address=repr(address))) from None
-    return text
+        socket.inet_aton(text)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def check_port(port: int) -> int:
@@ -174,13 +193,10 @@ class Room:
 
 def write_line(uri: str, folder: Path | None = None) -> Path:
     """Write the student line (``export LABKIT_MONGODB_URI='…'``) to a file only its owner may
-    read, beside the installation's secret, and return its path."""
+    read, beside the installation's secret (its folder checked as the secret's, a link there
+    replaced, never followed), and return its path."""
     target = (folder or config_dir()) / LINE_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(export_line(uri) + "\n")
-    os.chmod(target, 0o600)  # a file that existed keeps its mode through O_CREAT
+    write_private(target, export_line(uri) + "\n")
     return target
 
 
@@ -203,16 +219,21 @@ def start(address: str, port: int, cache_gb: float) -> Room:
                             "MongoDB's packages), or point LABKIT_MONGOD at its mongod.")))
     check_port_free(bind_addresses(address), port)
     owned = OwnedServer("mongod-room", "mongod.log")
-    owned.port = port
     dbpath = owned.workdir / "db"
     dbpath.mkdir()
     password = new_password()
+    # The first start has no access control until the user exists: it listens on 127.0.0.1 at
+    # a port the system picks, not at the room's well-known one, so another account on this
+    # machine cannot create a user of its own there first.
+    first = free_port()
     try:
-        _run(owned, mongod_command(binary, dbpath, owned.log, port, ["127.0.0.1"], auth=False,
+        owned.port = first
+        _run(owned, mongod_command(binary, dbpath, owned.log, first, ["127.0.0.1"], auth=False,
                                    cache_gb=cache_gb))
-        with _client(port) as client:
+        with _client(first) as client:
             create_user(client, password)
         _stop_process(owned)
+        owned.port = port
         _run(owned, mongod_command(binary, dbpath, owned.log, port, bind_addresses(address),
                                    auth=True, cache_gb=cache_gb))
         uri = student_uri(address, port, password)
