@@ -1,5 +1,5 @@
-"""How the ``labkit`` command takes Ctrl-C and SIGTERM: at any moment, the usual exit status
-(130, 143), one line, no traceback.
+"""How the ``labkit`` command takes Ctrl-C, SIGTERM and SIGHUP (a closed terminal, a dropped SSH
+session): at any moment, the usual exit status (130, 143, 129), one line, no traceback.
 
 Imported first by ``labkit/__init__.py``. While the command imports, nothing is started yet:
 a signal ends it at once. While a command runs, a signal unwinds it as Ctrl-C does, so every
@@ -19,12 +19,14 @@ from typing import NoReturn
 # SIG_IGN, or None for a handler set outside Python.
 Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# SIGHUP where there is one (not on Windows): a hang-up stops a command as SIGTERM does.
+SIGNALS = (signal.SIGINT, signal.SIGTERM,
+           *((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ()))
 
 
 def said(signum: int) -> str:
     """The line the command ends with when a signal stopped it."""
-    return "Stopped." if signum == signal.SIGTERM else "Interrupted."
+    return "Interrupted." if signum == signal.SIGINT else "Stopped."
 
 
 def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
@@ -64,7 +66,7 @@ def _unwinder() -> Callable[[int, FrameType | None], NoReturn]:
         # progress") is expected then, and not shown. Nothing here may replace the stop.
         with suppress(Exception):
             psycopg.setLevel(logging.ERROR)
-        if signum == signal.SIGTERM:
+        if signum != signal.SIGINT:
             raise Stopped(signum)
         raise KeyboardInterrupt
 
@@ -79,13 +81,13 @@ def raise_if_stopping(exc: BaseException) -> None:
         return
     from labkit.errors import Stopped  # not at the top: see _unwinder
 
-    stop = Stopped(_received) if _received == signal.SIGTERM else KeyboardInterrupt()
+    stop = Stopped(_received) if _received != signal.SIGINT else KeyboardInterrupt()
     raise stop from exc
 
 
 @contextmanager
 def as_interrupts() -> Iterator[None]:
-    """While a command runs, Ctrl-C and SIGTERM unwind it alike; only the main thread can
+    """While a command runs, Ctrl-C, SIGTERM and SIGHUP unwind it alike; only the main thread can
     take signals (elsewhere nothing changes)."""
     global _received
     if threading.current_thread() is not threading.main_thread():

@@ -303,8 +303,8 @@ class NoAnswer(Exception):
 
 
 class Stopped(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, so that it unwinds as from Ctrl-C: every server
-    stopped, every folder removed."""
+    """SIGTERM or SIGHUP, raised where the program is, so that it unwinds as from Ctrl-C:
+    every server stopped, every folder removed."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

@@ -26,6 +26,7 @@ def stop(signum, frame):
     sys.exit(3)
 signal.signal(signal.SIGINT, stop)
 signal.signal(signal.SIGTERM, stop)
+signal.signal(signal.SIGHUP, stop)
 marker.with_suffix(".ready").write_text("ready")
 time.sleep(60)
 """
@@ -69,9 +70,10 @@ def test_a_command_that_cannot_run_is_one_line(tmp_path):
 
 
 @POSIX_ONLY
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", 1)])
 def test_stopping_labkit_server_stops_its_command_first(tmp_path, signum):
-    """Ctrl-C or SIGTERM to ``labkit server -- CMD`` reaches CMD, which ends cleanly; then labkit.
+    """Ctrl-C, SIGTERM or SIGHUP (a closed terminal: before, CMD was left orphaned) to ``labkit
+    server -- CMD`` reaches CMD, which ends cleanly; then labkit.
 
     No server is involved (``--optional`` on a machine without one): this pins the passing on
     of the signal and the exit status, the same code path as with a server.

@@ -1,5 +1,5 @@
-"""Ctrl-C and SIGTERM at any moment of the ``labkit`` command, its imports included: exit
-status 130 or 143, one line, no traceback; a stopped run or check removes what it made in
+"""Ctrl-C, SIGTERM and SIGHUP at any moment of the ``labkit`` command, its imports included:
+exit status 130, 143 or 129, one line, no traceback; a stopped run or check removes what it made in
 ``--out``; a stop interrupting psycopg prints no rollback warning (issue 18)."""
 
 from __future__ import annotations
@@ -53,6 +53,11 @@ MOMENTS = ["labkit._version", "labkit.experiments.catalogue", "labkit.servers", 
            "labkit.claims.files", "yaml", "labkit.engines.fakes", "labkit.outputs.report"]
 CASES = [(moment, signame, how) for moment in MOMENTS
          for signame, how in (("SIGINT", "-m"), ("SIGTERM", "script"))]
+# A hang-up (a closed terminal, a dropped SSH session) stops it as SIGTERM does (issue 46,
+# item 8): before, it ended the process on the spot, with no clean-up.
+CASES += [(moment, "SIGHUP", how) for moment, how in (
+    ("labkit._version", "-m"), ("labkit.claims.files", "script"),
+    ("labkit.outputs.report", "-m"))]
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"),
                                 reason="a process sends itself SIGINT and SIGTERM (POSIX)")
@@ -74,7 +79,7 @@ def test_a_signal_at_any_moment_ends_in_one_line(tmp_path, moment, signame, how)
     signum = getattr(signal, signame)
     assert child.returncode == 128 + signum, err
     assert "Traceback" not in err
-    assert err.strip().splitlines() == ["Stopped." if signame == "SIGTERM" else "Interrupted."]
+    assert err.strip().splitlines() == ["Interrupted." if signame == "SIGINT" else "Stopped."]
     assert not (tmp_path / "report").exists()
 
 
@@ -87,12 +92,13 @@ def _call(argv: list[str]) -> tuple[int, str]:
 
 def _stop(signum: int):
     def stop(*args, **kwargs):
-        raise Stopped(signum) if signum == signal.SIGTERM else KeyboardInterrupt
+        raise Stopped(signum) if signum != signal.SIGINT else KeyboardInterrupt
 
     return stop
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("command", ["run", "check"])
 def test_a_stopped_run_removes_the_out_folder_it_made(tmp_path, monkeypatch, command, signum):
     """A run or check stopped after ``--out`` was made removes it, and the missing parents it

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from labkit._signals import SIGNALS
 from labkit.errors import BadInput, LabkitError
 from labkit.i18n import N_, Message
 from labkit.servers import reaper
@@ -62,13 +63,13 @@ def _resolved(path: Path) -> Path:
 
 @contextlib.contextmanager
 def _stops_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM held back while the block runs (they act once it is done), so that
+    """Ctrl-C, SIGTERM and SIGHUP held back while the block runs (they act once it is done), so that
     the files an output puts in place are all new or all as before, never a mix. Only the main
     thread can hold them; elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
     if any(handler is None for handler in previous.values()):  # set outside Python: not ours
         yield
         return

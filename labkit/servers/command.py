@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from types import FrameType
 
+from labkit._signals import SIGNALS
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 
@@ -53,9 +54,10 @@ class Command:
 
 
 def run_beside(command: list[str], env: Mapping[str, str]) -> int:
-    """Run ``command`` to its end; Ctrl-C and SIGTERM are passed on to it, not obeyed here."""
+    """Run ``command`` to its end; Ctrl-C, SIGTERM and SIGHUP are passed on to it, not obeyed
+    here."""
     running = Command(command, env)
-    stops = [signal.SIGINT, signal.SIGTERM]
+    stops = list(SIGNALS)  # SIGHUP too: a closed terminal stops the command, never orphans it
     previous = {signum: signal.signal(signum, running.forward) for signum in stops}
     try:
         return running.wait()
