@@ -10,15 +10,21 @@ see the same exception. Any other exception it raises (a ``TypeError`` from its 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import itertools
+import re
+from collections.abc import Iterator
 from typing import Any
+
+from bson import Regex
 
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step
 from labkit.engines.query import Engine, called, load_and_read
 from labkit.engines.undefined import holds_undefined
-from labkit.errors import NotSupported, ServerUnavailable
+from labkit.errors import BadInput, NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message
+from labkit.model import regex
 
 FAKES = ("mongomock", "montydb")
 FAKE = Message(N_("in-process fake"))  # what each is, beside its name
@@ -84,6 +90,7 @@ class _FakeEngine(Engine):
             raise NotSupported(Message(N_(
                 "{engine} keeps documents as Python values, and BSON's undefined has no Python "
                 "value: it would store a null in its place"), engine=self.key))
+        _refuse_unbounded_patterns(self.key, spec, steps)
         name = f"labkit_check_{next(_numbers)}"
         database = self.client[name]
         answers = self._answers()
@@ -93,6 +100,50 @@ class _FakeEngine(Engine):
                                  is_answer=lambda exc: isinstance(exc, answers))
         finally:
             self.client.drop_database(name)
+
+
+def _refuse_unbounded_patterns(engine: str, spec: ClaimSpec, steps: list[Step]) -> None:
+    """NotSupported where a pattern of the reads backtracks past PCRE2's match limit on a
+    string of the fixture: the fakes match with Python's ``re``, which has no such limit, and
+    would not finish (``(a+)+$`` on thirty ``a``s and a ``b``: hours)."""
+    texts = {text for docs in spec.fixture.values() for doc in docs for text in _strings(doc)}
+    for step in steps:
+        for source, flags in _patterns(step.arguments):
+            if any(regex.backtracks(source, flags, text) for text in texts):
+                raise NotSupported(Message(N_(
+                    "{engine} matches regular expressions with Python's re, which has no bound "
+                    "on backtracking, and {pattern} backtracks past PCRE2's match limit on a "
+                    "string of the fixture: {engine} would not finish"), engine=engine,
+                    pattern=repr(source)))
+
+
+def _patterns(value: Any) -> Iterator[tuple[str, str]]:
+    """Every regular expression in a read's arguments, as (pattern, flags): ``$regex`` with its
+    ``$options``, ``$regexMatch``'s ``regex``, and regex values (``/…/`` in a filter)."""
+    if isinstance(value, dict):
+        for key, options in (("$regex", "$options"), ("regex", "options")):
+            if key in value:
+                with contextlib.suppress(BadInput):  # a pattern no engine takes: they say so
+                    yield regex.regex_source(value[key], value.get(options))
+        for item in value.values():
+            yield from _patterns(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _patterns(item)
+    elif isinstance(value, Regex | re.Pattern):
+        with contextlib.suppress(BadInput):
+            yield regex.regex_source(value, None)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
 
 
 class MongomockEngine(_FakeEngine):

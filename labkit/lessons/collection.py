@@ -23,7 +23,7 @@ from labkit.engines.query import driver_raised, model_read, pymongo_read
 from labkit.engines.writes import pymongo_write
 from labkit.errors import BadInput, NotSupported
 from labkit.i18n import N_, Message, _, shown
-from labkit.model import bson_order, explain, fixtures, reads
+from labkit.model import bson_order, explain, fixtures, reads, regex
 from labkit.model.fixtures import dumps
 from labkit.model.versions import CURRENT_MAJOR, VERSIONS
 from labkit.outputs.escape import as_typed
@@ -585,8 +585,9 @@ def model_write(docs: list[Document], operation: str, arguments: dict[str, Any],
     if operation in writes.MODEL_WRITES:
         said: dict[str, Any] = writes.model_write(docs, operation, arguments)
         return said
-    chosen = [i for i, doc in enumerate(docs)
-              if reads.matches(doc, arguments["filter"], mongodb_version=rules)]
+    with regex.one_read():  # bounded: see regex.MAX_LIMIT_HITS
+        chosen = [i for i, doc in enumerate(docs)
+                  if reads.matches(doc, arguments["filter"], mongodb_version=rules)]
     if operation.endswith("One"):
         chosen = chosen[:1]
     if operation.startswith("delete"):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.i18n import N_, Message
+from labkit.model import regex
 from labkit.model.bson_order import (
     EMPTY_ARRAY,
     MISSING,
@@ -203,9 +204,10 @@ def find(docs: Iterable[Document], query: Document, collation: dict[str, Any] | 
     with collating(collation_strings(collation)):
         explain = _filter(query, version)
     rows = []
-    for doc in docs:
-        why = explain(doc)
-        rows.append(FindRow(doc.get("_id"), test(doc), why.because, why.rule, why.holds))
+    with regex.one_read():  # bounded: see regex.MAX_LIMIT_HITS
+        for doc in docs:
+            why = explain(doc)
+            rows.append(FindRow(doc.get("_id"), test(doc), why.because, why.rule, why.holds))
     return rows
 
 

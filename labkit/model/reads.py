@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from labkit.model import regex
 from labkit.model.bson_order import Document, bson_type
 from labkit.model.collation import collation_strings
 from labkit.model.expr import collating, compile_expression, field_path
@@ -28,7 +29,8 @@ def find(docs: Iterable[Document], query: Document, collation: dict[str, Any] | 
     ``$lt``, ``$lte``, ``$in``, ``$nin``, ``$all``, ``$expr``'s) compare strings by ICU, as
     ``find(query).collation(...)`` does; ``$regex`` never uses it."""
     test = compile_filter(query, check_rules_version(mongodb_version), collation=collation)
-    return [doc for doc in docs if test(doc)]
+    with regex.one_read():  # bounded: see regex.MAX_LIMIT_HITS
+        return [doc for doc in docs if test(doc)]
 
 
 def evaluate(expression: Any, doc: Document, collation: dict[str, Any] | None = None) -> Any:

@@ -13,10 +13,12 @@ raises CannotJudge: the model does not answer a regex by Python's ``re``, whose 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from bson import Regex
@@ -128,6 +130,65 @@ def _compiled(source: str, bits: int, op: str) -> Search:
         # match, as on the server, where matchView's error makes the match false.
         try:
             return pattern.search(text.encode("utf-8", "surrogatepass")) is not None
-        except library_error:
+        except library_error as exc:
+            if exc.code in _LIMITS:
+                _count_limit_hit(source)
             return False
     return search
+
+
+# PCRE2's errors for a match that hit a bound (pcre2.h): MATCHLIMIT, DEPTHLIMIT, HEAPLIMIT.
+_LIMITS = (-47, -53, -63)
+# How many strings one read may take to PCRE2's match limit before the model stops: each such
+# string costs tens of milliseconds (as on the server), so a read over many documents with a
+# pattern that backtracks would otherwise run for hours (300,000 documents: about 100 min).
+MAX_LIMIT_HITS = 250
+_limit_hits: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "limit_hits", default=None)
+
+
+@contextlib.contextmanager
+def one_read() -> Iterator[None]:
+    """A read of the model (a find, a pipeline, an explanation): the strings its patterns take
+    to PCRE2's match limit are counted, and past ``MAX_LIMIT_HITS`` the read stops with
+    CannotJudge. Reads inside another count toward it."""
+    if _limit_hits.get() is not None:
+        yield
+        return
+    token = _limit_hits.set([0])
+    try:
+        yield
+    finally:
+        _limit_hits.reset(token)
+
+
+def _count_limit_hit(source: str) -> None:
+    count = _limit_hits.get()
+    if count is None:
+        return
+    count[0] += 1
+    if count[0] > MAX_LIMIT_HITS:
+        raise CannotJudge(Message(N_(
+            "the pattern {pattern} backtracks past PCRE2's match limit on more than {most:,} "
+            "strings of this read; each costs MongoDB too about as long, and the model stops "
+            "here rather than run for minutes"), pattern=repr(source), most=MAX_LIMIT_HITS),
+            library="pcre2", hint=Message(N_("write the pattern without nested repetition "
+                                             "(such as (a+)+), or ask a server")))
+
+
+def backtracks(source: str, flags: str, text: str) -> bool:
+    """Whether ``source`` with ``flags`` takes ``text`` to PCRE2's match limit, where a
+    backtracking engine without one (Python's ``re``, which the fakes use) may not finish."""
+    pcre2, _cy = _library()
+    bits = _UTF
+    for flag in flags:
+        bits |= _OPTIONS.get(flag, 0)
+    try:
+        code = _cy.compile(source.encode("utf-8", "surrogatepass"), bits, _NOT_MONGODB)
+        pattern = pcre2.Pattern(code, source.encode("utf-8", "surrogatepass"), 0, False, None)
+        pattern.search(text.encode("utf-8", "surrogatepass"))
+    except pcre2.LibraryError as exc:
+        return exc.code in _LIMITS
+    except (pcre2.PatternError, ValueError):
+        return False
+    return False
