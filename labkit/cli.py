@@ -746,15 +746,32 @@ def cmd_explain_find(args: argparse.Namespace) -> int:
 
 
 def _print_explanation(rows: Any, as_json: bool) -> int:  # FindRow or SortRow list
+    """Each row written as it is made, never the whole output at once: an explanation of a
+    large file stays within about twice ``predict``'s memory (benchmarks/explain_bench.py)."""
     from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
     if as_json:
-        _emit_json(fixtures.relaxed([row.to_dict() for row in rows]))
+        _emit_json_items(fixtures.relaxed(row.to_dict()) for row in rows)
     else:
         from labkit.outputs import explanations  # the text table (escape, _redact) only
 
-        _say(explanations.table(rows))
+        for line in explanations.table_lines(rows):
+            _say(line)
     return 0
+
+
+def _emit_json_items(items: Iterable[object]) -> None:
+    """``--json`` of a list, written one item at a time: the same text ``_emit_json`` writes
+    for the whole list (``json.dumps(..., indent=2)``'s layout)."""
+    from labkit.outputs.escape import json_text  # --json only; with the URI parsers (_redact)
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    opened = False
+    for item in items:
+        text = json_text(item, ascii_only=encoding != "utf8").replace("\n", "\n  ")
+        sys.stdout.write((",\n  " if opened else "[\n  ") + text)
+        opened = True
+    sys.stdout.write("\n]\n" if opened else "[]\n")
 
 
 def _print_ids(ids: list[Any], as_json: bool) -> int:  # _id values: any BSON value

@@ -138,9 +138,18 @@ class _English:
         self.value = value
 
     def __format__(self, spec: str) -> str:
-        if isinstance(self.value, Phrase):
+        if _is_phrase(self.value):
             return format(self.value.english(), spec)
         return format(self.value, spec)
+
+
+def _is_phrase(value: Any) -> bool:
+    """``isinstance(value, Phrase)``, answered at once for the plain values most messages hold
+    (a protocol's check costs about as much as formatting the message)."""
+    return type(value) not in _PLAIN and isinstance(value, Phrase)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 class _Shown:
@@ -153,7 +162,7 @@ class _Shown:
 
     def __format__(self, spec: str) -> str:
         value = self.value
-        if isinstance(value, Phrase):
+        if _is_phrase(value):
             return format(value.shown(), spec)
         found = _NUMBER_SPEC.fullmatch(spec)
         if not isinstance(value, int | float) or isinstance(value, bool) or found is None:

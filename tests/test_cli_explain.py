@@ -100,3 +100,15 @@ def test_bad_input_is_one_error_line(capsys, tmp_path, args):
     assert out == ""
     assert len(err.strip().splitlines()) == 1
     assert err.startswith("Error: ")
+
+
+@pytest.mark.parametrize("items", [[], [{"a": 1}], [{"_id": 1, "why": "é\u202e"}, {"b": [1, 2]}]],
+                         ids=["none", "one", "two"])
+def test_json_written_a_row_at_a_time_is_the_whole_lists_text(items, capsys):
+    """``labkit explain --json`` writes each row as it is made (issue 46, item 9: before, the
+    whole output was built several times over, 3.5 times predict's memory;
+    benchmarks/explain_bench.py measures it): the text is the one the whole list gives."""
+    cli._emit_json(items)
+    whole = capsys.readouterr().out
+    cli._emit_json_items(iter(items))
+    assert capsys.readouterr().out == whole

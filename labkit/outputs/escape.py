@@ -70,7 +70,10 @@ def visible(text: str, keep: str = "") -> str:
 def json_visible(text: str) -> str:
     """JSON text with every invisible character (a bidirectional override, U+2028, a lone
     surrogate) written as a ``\\u`` escape: the same data, safe to print and to encode."""
-    if text.isprintable() or not any(_invisible(char) and char not in "\n" for char in text):
+    # Every invisible character is one isprintable refuses: text whose only unprintable
+    # characters are its line breaks needs no scan (the usual case, at the cost of a copy).
+    if text.isprintable() or text.replace("\n", "").isprintable() or not any(
+            _invisible(char) and char not in "\n" for char in text):
         return text
     return "".join(_json_escaped(char) if char != "\n" and _invisible(char) else char
                    for char in text)

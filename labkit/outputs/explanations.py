@@ -5,7 +5,7 @@ what each row says), each ``because`` in the learner's language."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from labkit.errors import BadInput
@@ -45,25 +45,39 @@ def key_text(key: dict[str, Any]) -> str:
 def table(rows: Sequence[FindRow] | Sequence[SortRow]) -> str:
     """The rows as plain text: ``_id``, the decision, the rule and why, one line each; then
     each rule's source once, under the table. Every value is escaped for the terminal."""
-    cells: list[tuple[str, str, str, str]] = []
-    for row in rows:
-        if isinstance(row, FindRow):
-            decision = _(YES) if row.matched else _(NO)
-        else:
-            assert isinstance(row, SortRow)
-            decision = key_text(row.key)
-        cells.append((visible(_id_text(row.id)), visible(decision), row.rule,
-                      visible(shown(row.because))))
+    return "\n".join(table_lines(rows))
+
+
+def table_lines(rows: Sequence[FindRow] | Sequence[SortRow]) -> Iterator[str]:
+    """``table``'s lines, one at a time: the padded columns are measured first, then each line
+    is made as it is given, so a table of many rows is never held whole (``labkit explain``
+    writes each line as it comes)."""
     second = _(HEADINGS[0]) if rows and isinstance(rows[0], FindRow) else _(HEADINGS[1])
-    head = ("_id", second, _(HEADINGS[2]), _(HEADINGS[3]))
-    widths = [max([len(head[i]), *(len(c[i]) for c in cells)]) for i in range(3)]
-    lines = ["  ".join(text.ljust(width) for text, width in zip(line[:3], widths, strict=True))
-             + "  " + line[3] for line in [head, *cells]]
+    head = ("_id", second, _(HEADINGS[2]))
+    widths = [len(text) for text in head]
+    for row in rows:
+        for i, text in enumerate(_padded(row)):
+            widths[i] = max(widths[i], len(text))
+    yield _line((*head, _(HEADINGS[3])), widths)
+    for row in rows:
+        yield _line((*_padded(row), visible(shown(row.because))), widths)
     used = dict.fromkeys(row.rule for row in rows)
     if used:
-        lines += ["", _(HEADINGS[4])]
-        lines += [f"  {rule}: {_source(rule)}" for rule in used]
-    return "\n".join(line.rstrip() for line in lines)
+        yield ""
+        yield _(HEADINGS[4])
+        yield from (f"  {rule}: {_source(rule)}".rstrip() for rule in used)
+
+
+def _padded(row: FindRow | SortRow) -> tuple[str, str, str]:
+    """A row's first three cells, the ones padded to a common width."""
+    if isinstance(row, FindRow):
+        return visible(_id_text(row.id)), _(YES) if row.matched else _(NO), row.rule
+    return visible(_id_text(row.id)), visible(key_text(row.key)), row.rule
+
+
+def _line(cells: tuple[str, ...], widths: list[int]) -> str:
+    return ("  ".join(text.ljust(width) for text, width in zip(cells[:3], widths, strict=True))
+            + "  " + cells[3]).rstrip()
 
 
 def _source(rule: str) -> str:
