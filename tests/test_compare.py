@@ -290,3 +290,91 @@ def test_the_page_speaks_vietnamese_and_the_json_stays_english(runs, tmp_path):
     data = json.loads(as_json.stdout)
     assert _verdicts(data, "null-skips-undefined")[
         f"{MODEL.format('6.0')} {data['runs'][0]['labkit_version']}"] == "fails"
+
+
+def _with(runs, tmp_path, name, change) -> Path:
+    data = json.loads(runs[0].read_text(encoding="utf-8"))
+    change(data)
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_file_naming_an_engine_per_claim_is_refused_by_its_columns(runs, capsys, tmp_path):
+    """Issue 46, item 2: the page is claims x columns, so a file whose every row names an
+    engine version of its own made compare's time, memory and output grow as the square of
+    the file (300 claims x 8 runs: 186 s, 784 MB, 496 MiB written; benchmarks/
+    compare_bench.py). Past ``MAX_COLUMNS`` columns it is one line."""
+    def spread(data):
+        first = data["claims"][0]
+        data["engine_details"] = []
+        data["claims"] = [dict(first, id=f"C{i}", results=[
+            dict(row, engine_version=f"{i}.{j}") for j, row in enumerate(first["results"])])
+            for i in range(joined.MAX_COLUMNS)]
+    hostile = _with(runs, tmp_path, "hostile.json", spread)
+    err = _refused(["compare", str(runs[0]), str(hostile), "--out", str(tmp_path / "o")], capsys)
+    assert "columns" in err
+    assert "at most 128" in err
+
+
+@pytest.mark.parametrize("details", [["model"], [None], {"a": 1}, "x"],
+                         ids=["a string", "null", "an object", "text"])
+def test_odd_engine_details_are_read_by_each_rows_engine(runs, capsys, tmp_path, details):
+    """engine_details that is not a list of objects, with rows that name no engine (a
+    traceback before): each row is placed by its own engine and version, as in a run's file
+    without the list."""
+    def odd(data):
+        data["engine_details"] = details
+        for claim in data["claims"]:
+            for row in claim["results"]:
+                row.pop("engine", None)
+                row.pop("engine_version", None)
+    odd = _with(runs, tmp_path, "odd.json", odd)
+    assert main(["compare", str(runs[1]), str(odd), "--out", str(tmp_path / "o")]) == 0
+    capsys.readouterr()
+
+
+# Each claim ID's text measured against its own cell, laid out by Chromium: the report's
+# `td.id{white-space:nowrap}` let the kit's long IDs (D3.date_field_string_operand) run over
+# the title column of compare's fixed-width table (issue 46, item 11).
+_ID_PROBE = """<script>
+const over = [];
+for (const cell of document.querySelectorAll('td.id')) {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const right = cell.getBoundingClientRect().right;
+  if ([...range.getClientRects()].some(box => box.right > right + 0.5))
+    over.push(cell.textContent);
+}
+document.body.setAttribute('data-over', JSON.stringify(over));
+</script></body>"""
+
+
+def test_long_claim_ids_stay_in_their_column(runs, tmp_path):
+    import html
+    import re
+    import subprocess
+
+    from test_report import _browser
+
+    browser = _browser()
+    long_ids = ["D3.date_field_string_operand", "S2.cross_type_order_ladder_long",
+                "B1.bracketing_type_census_x", "O8.from_datetime_lower_bound"]
+
+    def rename(data):
+        for claim, name in zip(data["claims"], long_ids, strict=False):
+            claim["id"] = name
+    first = _with(runs, tmp_path, "a.json", rename)
+    out = tmp_path / "o"
+    assert main(["compare", str(first), str(runs[1]), "--out", str(out)]) == 0
+    page = out / "compare.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", _ID_PROBE),
+                    encoding="utf-8")
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900", "--dump-dom",
+         page.as_uri()], capture_output=True, text=True, timeout=120, check=True).stdout
+    found = re.search(r'data-over="([^"]*)"', dom)
+    assert found, dom[-2000:]
+    assert json.loads(html.unescape(found.group(1))) == []

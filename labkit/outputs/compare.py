@@ -29,9 +29,12 @@ from labkit.run.made import Made, check_target, staged_in
 # The page's files in its folder, by what each is.
 COMPARE_FILES = {"html": "compare.html", "markdown": "compare.md"}
 
-# What the report's styles lack: a wide table, and each cell coloured by its verdict.
+# What the report's styles lack: a wide table, and each cell coloured by its verdict; a claim's
+# ID breaks where it must (the report keeps IDs on one line, which in this fixed-width table
+# ran a long ID, D3.date_field_string_operand, over the title column).
 _CSS = """
 body{max-width:96rem}table.m{table-layout:fixed;width:100%}th.id{width:11rem}th.t{width:16rem}
+table.m td.id{white-space:normal;overflow-wrap:anywhere}
 td.c{font-weight:600;white-space:nowrap;text-align:center;vertical-align:middle}
 td.c.holds{background:#dafbe1}td.c.fails{background:#ffebe9}td.c.finding{background:#fbefff}
 td.c.not-run{background:#f6f8fa}td.c.error{background:#fff1e5}

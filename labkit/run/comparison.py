@@ -21,6 +21,11 @@ from labkit.run import results_file
 
 # The version of the comparison's JSON layout (``labkit compare --json``).
 SCHEMA = "labkit-compare/2"
+# The most columns one comparison shows: eight runs of eight engines and versions each, and
+# more. The page is claims x columns, so a file naming an engine per claim would otherwise
+# make its size (and compare's time) grow as the square of its own (300 claims x 8 runs:
+# 7,200 columns, 186 s, 784 MB and 496 MiB written).
+MAX_COLUMNS = 128
 
 
 @dataclass(frozen=True)
@@ -145,18 +150,23 @@ def compare(sources: Sequence[str | Path]) -> Comparison:
 def join(runs: Sequence[tuple[str, dict[str, Any]]]) -> Comparison:
     """Join results already read (``(source, results dict)`` each): columns in run order,
     claims in the order they first appear, those that differ first."""
-    columns: list[Column] = []
+    columns: dict[Column, int] = {}  # each column's place, in run order
     table: dict[str, Row] = {}
-    for index, (_source, data) in enumerate(runs):
+    for index, (source, data) in enumerate(runs):
         placed = _columns(index, data)
         for column in dict.fromkeys(column for row in placed for column, _result in row):
-            columns.append(column)
+            columns[column] = len(columns)
+        if len(columns) > MAX_COLUMNS:
+            raise BadInput(Message(N_(
+                "{source}: the runs give {n:,} columns so far (an engine and its version each, "
+                "per run); a comparison shows at most {most:,}: compare fewer runs"),
+                source=source, n=len(columns), most=MAX_COLUMNS))
         for claim, row in zip(data["claims"], placed, strict=True):
             entry = table.setdefault(claim["id"], Row(claim["id"], str(claim.get("title", "")),
                                                       claim.get("expected")))
             entry.cells.extend([None] * (len(columns) - len(entry.cells)))
             for column, result in row:
-                entry.cells[columns.index(column)] = Cell(
+                entry.cells[columns[column]] = Cell(
                     Verdict(result["verdict"]), str(result.get("reason") or ""),
                     result.get("observed"))
     for entry in table.values():
@@ -166,7 +176,7 @@ def join(runs: Sequence[tuple[str, dict[str, Any]]]) -> Comparison:
                          _counts(data))
                for source, data in runs]
     rows = list(table.values())
-    return Comparison(sources, columns, [r for r in rows if r.differs]
+    return Comparison(sources, list(columns), [r for r in rows if r.differs]
                       + [r for r in rows if not r.differs])
 
 
@@ -177,7 +187,9 @@ def _columns(run: int, data: dict[str, Any]) -> list[list[tuple[Column, dict[str
     one asked for. Elsewhere a row's column is its engine and version (the n-th row of the
     same engine and version in a claim, the n-th such column)."""
     claims = data["claims"]
-    details = data.get("engine_details") or []
+    details = data.get("engine_details")
+    if not isinstance(details, list) or not all(isinstance(d, dict) for d in details):
+        details = []  # a file's own layout: each row's engine and version decide, below
     if details and all(len(claim["results"]) == len(details) for claim in claims):
         first = claims[0]["results"] if claims else []
         fixed = [Column(run, _engine(row) or str(detail.get("name", "-")),
