@@ -348,6 +348,8 @@ def read_time(value: Any) -> TimeReading:
     """A moment from a ``datetime`` or text: ISO 8601, or a date and a time as the learner's
     language writes them ("17/10/2012 21:13:27", "21:13:27 UTC ngày 17-10-2012"). A time
     without a zone is read as UTC, and the note says so. Raises ``Unreadable``."""
+    if isinstance(value, dt.datetime) and value != value:  # pandas' NaT: a datetime of no time
+        raise _not_a_time(value)
     if isinstance(value, dt.datetime):
         if value.tzinfo:
             return TimeReading(value)

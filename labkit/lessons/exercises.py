@@ -264,7 +264,10 @@ class Exercise:
                     hit = False
             if hit and text not in self._given:
                 return text
-        said = self.accept.mistake(prediction, answer)
+        try:
+            said = self.accept.mistake(prediction, answer)
+        except Exception:  # a value the rule reads but cannot place: no hint of its own
+            said = ""
         if said and said not in self._given:
             return said
         return next((h for h in self.hints if h not in self._given), "")
@@ -296,7 +299,7 @@ class Exercise:
             return self._unreadable(exc)
         self.attempts += 1
         note = " ".join(text for text in (gathered, "" if said else
-                                          self.accept.note(prediction, answer)) if text)
+                                          self._note(prediction, answer)) if text)
         note = note + " " if note else ""
         if right:
             self.solved = True
@@ -305,6 +308,14 @@ class Exercise:
                 agreement=self._agreement(), explanation=_(self.explanation)), self._more())
         self._record("tried", prediction)
         return Feedback(False, note + self._wrong(prediction, answer))
+
+    def _note(self, prediction: Any, answer: Any) -> str:
+        """What the rule says of how it read the answer; nothing where it cannot say (an
+        object from numpy or pandas it compared, but cannot describe)."""
+        try:
+            return self.accept.note(prediction, answer)
+        except Exception:
+            return ""
 
     def _unreadable(self, exc: Exception) -> Feedback:
         written = _(self.accept.example) if self.accept.example else ""

@@ -153,7 +153,12 @@ def _collator(fields: tuple[tuple[str, Any], ...]) -> Any:
             hint=Message(N_("pip install pyicu-wheels (or PyICU), or ask a server")))
     options = dict(fields)
     locale = options["locale"]
-    collator = icu.Collator.createInstance(icu.Locale.createFromName(locale))
+    try:  # ICU refuses a name it cannot hold (183 characters or more) with an error of its own
+        collator = icu.Collator.createInstance(icu.Locale.createFromName(locale))
+    except icu.ICUError:
+        raise BadInput(Message(N_("collation locale {locale} is not one ICU knows"),
+                               locale=repr(locale[:40] + ("…" if len(locale) > 40 else ""))
+                               )) from None
     valid = collator.getLocale(icu.ULocDataLocaleType.VALID_LOCALE).getName()
     if valid != locale:  # validateLocaleID: ICU must name the locale back unchanged
         if valid in ("", "root"):

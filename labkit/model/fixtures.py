@@ -500,6 +500,13 @@ def _check_depth_and_text(value: Any, where: Text, strings: bool) -> None:
                 stack.append((child, depth + 1))
 
 
+def check_nesting(value: Any, where: Text) -> None:
+    """Refuse a value from Python (a notebook's documents or filter) nested beyond MongoDB's
+    100 levels, one that contains itself among them (never a RecursionError): the check files
+    get when they are read."""
+    _check_depth_and_text(value, where, strings=False)
+
+
 def _utf8(text: str, where: Text) -> None:
     try:
         text.encode("utf-8")

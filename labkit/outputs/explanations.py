@@ -176,7 +176,10 @@ def explain(filter_or_sort: Any, documents: str | list[Document], *,
     pairs is a sort: one row per document in the sorted order, the value it sorts by and why.
     ``documents`` is a list of documents or a fixture's name (``"orders"``, ``"mixed"``)."""
     docs = fixtures.load(documents) if isinstance(documents, str) else list(documents)
+    for n, doc in enumerate(docs, start=1):
+        fixtures.check_nesting(doc, Message(N_("document {n:d}"), n=n))
     if isinstance(filter_or_sort, dict):
+        fixtures.check_nesting(filter_or_sort, N_("the filter"))
         return frame(model_explain.find(docs, filter_or_sort, collation=collation,
                                         mongodb_version=mongodb_version))
     if isinstance(filter_or_sort, str | list | tuple):
