@@ -84,3 +84,18 @@ def test_a_locale_icu_cannot_hold_is_one_error_line(tmp_path, capsys, locale):
     err = capsys.readouterr().err
     assert err.startswith("Error: collation locale")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_explain_takes_a_dataframe_and_an_array_of_documents():
+    frame = pd.DataFrame({"_id": [1, 2], "userId": [42, 7]})
+    rows = labkit.explain({"userId": 42}, frame)
+    assert len(rows) == 2
+    assert len(labkit.explain({"userId": 42}, np.array([{"_id": 1, "userId": 42}]))) == 1
+
+
+@pytest.mark.parametrize("documents", [[1, 2], 5, [{"_id": 1}, "x"]],
+                         ids=["numbers", "a number", "a string among them"])
+def test_explain_says_what_documents_it_takes(documents):
+    # before: AttributeError: 'int' object has no attribute 'get'
+    with pytest.raises(BadInput, match="takes its documents as"):
+        labkit.explain({"a": 1}, documents)

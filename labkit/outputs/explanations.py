@@ -166,6 +166,24 @@ def _explanation() -> type[pd.DataFrame]:
     return Explanation
 
 
+def _documents(documents: Any) -> list[Document]:
+    """What a notebook passes as documents: a fixture's name, a list (or numpy array) of
+    documents, or a pandas DataFrame, a document per row; BadInput for anything else."""
+    if isinstance(documents, str):
+        return fixtures.load(documents)
+    if hasattr(documents, "to_dict") and hasattr(documents, "columns"):  # a DataFrame
+        return [dict(row) for row in documents.to_dict("records")]
+    try:
+        docs = list(documents)
+    except TypeError:
+        docs = None
+    if docs is None or not all(isinstance(doc, dict) for doc in docs):
+        raise BadInput(Message(N_("labkit.explain takes its documents as a list of documents "
+                                  "(dicts), a pandas DataFrame (a document per row) or a "
+                                  "fixture's name such as \"orders\"")))
+    return docs
+
+
 def explain(filter_or_sort: Any, documents: str | list[Document], *,
             collation: dict[str, Any] | None = None,
             mongodb_version: str | None = None) -> pd.DataFrame:
@@ -174,8 +192,9 @@ def explain(filter_or_sort: Any, documents: str | list[Document], *,
     A document (``{"userId": 42}``) is a filter: one row per document in their order, whether
     ``find`` matches it and why. Text (``"v:1,_id:1"``) or a list of ``(path, direction)``
     pairs is a sort: one row per document in the sorted order, the value it sorts by and why.
-    ``documents`` is a list of documents or a fixture's name (``"orders"``, ``"mixed"``)."""
-    docs = fixtures.load(documents) if isinstance(documents, str) else list(documents)
+    ``documents`` is a list of documents, a pandas DataFrame (a document per row) or a
+    fixture's name (``"orders"``, ``"mixed"``)."""
+    docs = _documents(documents)
     for n, doc in enumerate(docs, start=1):
         fixtures.check_nesting(doc, Message(N_("document {n:d}"), n=n))
     if isinstance(filter_or_sort, dict):
