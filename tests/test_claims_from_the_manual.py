@@ -155,3 +155,32 @@ def test_never_returns_these_is_a_claim(tmp_path, never, verdict):
     assert row.verdict == verdict, row.reason
     if verdict == "fails":
         assert "returned [101], which it should never return" in str(row.reason)
+
+
+def test_non_canonical_base64_is_refused_with_the_canonical_form(tmp_path):
+    """Issue 45, item 5: the manual's BinData(0, "MC==") written as Extended JSON keeps "MC==",
+    whose last bits are not zero; libbson's base64 decoder refuses it, and the refusal gives
+    the canonical spelling of the same bytes, "MA==" (it said only "not base64")."""
+    text = _refused(tmp_path, "  find: {}\n  expect: {count: 1}\n",
+                    '[{_id: 1, b: {$binary: {base64: "MC==", subType: "00"}}}]')
+    assert "not canonical base64" in text
+    assert "'MA=='" in text
+
+
+def test_every_bad_claim_of_a_file_is_named_at_once(tmp_path):
+    """Issue 45, item 5: one bad claim stopped the file at the first; now every claim is read
+    and every bad one named, each with its line, in one error."""
+    path = tmp_path / "manual.yaml"
+    path.write_text(
+        "- {id: good, title: t, fixture: [{_id: 1}], find: {}, expect: {count: 1}}\n"
+        "- {id: bin, title: t, fixture: [{_id: 1, b: {$binary: {base64: 'MC==', subType: '00'}}}],"
+        " find: {}, expect: {count: 1}}\n"
+        "- {id: date, title: t, fixture: [{_id: 1, d: {$date: 'not a date'}}], find: {},"
+        " expect: {count: 1}}\n", encoding="utf-8")
+    with pytest.raises(BadInput) as refused:
+        claimfiles.load([path])
+    text = str(refused.value)
+    assert "2 of its 3 claims cannot be read" in text
+    assert "\n" not in text  # an error is one line
+    assert f"{path}:2: claim 'bin'" in text
+    assert f"{path}:3: claim 'date'" in text

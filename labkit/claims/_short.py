@@ -58,7 +58,26 @@ def read_short(path: Path, data: list[Any], node: Node) -> list[ClaimSpec]:
     if not data:
         raise BadInput(Message(N_("{path}:{line:d}: the file has no claims"), path=str(path),
                                line=node.line))
-    return [_short_claim(path, entry, node.item(i)) for i, entry in enumerate(data)]
+    specs: list[ClaimSpec] = []
+    refused: list[BadInput] = []
+    for i, entry in enumerate(data):  # every claim read: one bad claim hides no other
+        try:
+            specs.append(_short_claim(path, entry, node.item(i)))
+        except BadInput as exc:
+            refused.append(exc)
+    if len(refused) == 1:
+        raise refused[0]
+    if refused:
+        raise BadInput(Message(N_("{path}: {n:d} of its {total:d} claims cannot be read: "
+                                  "{each}"), path=str(path), n=len(refused), total=len(data),
+                               each=_each(refused)))
+    return specs
+
+
+def _each(refused: list[BadInput]) -> Message:
+    """Several refusals in one line (an error is one line), each in the learner's words."""
+    return Message(" · ".join(f"{{e{i}}}" for i in range(len(refused))),
+                   **{f"e{i}": said(exc) for i, exc in enumerate(refused)})
 
 
 def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:

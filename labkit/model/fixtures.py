@@ -317,12 +317,16 @@ class _Decoder:
                                               "not {subtype}"), subtype=repr(subtype)))
         try:
             raw = base64.b64decode(data, validate=True)
-            # Padding bits that are not zero ("AB==" for b"\0"): libbson's b64_pton refuses them.
-            if base64.b64encode(raw) != data.encode():
-                raise ValueError(data)
         except (binascii.Error, ValueError):
             raise BadInput(Message(N_("$binary base64 {data} is not base64"),
                                            data=repr(data[:40]))) from None
+        canonical = base64.b64encode(raw).decode("ascii")
+        if canonical != data:
+            # Padding bits that are not zero ("MC==", as the manual writes BinData(0, "MC==")):
+            # libbson's b64_pton refuses them, and Extended JSON's base64 is the canonical form.
+            raise BadInput(Message(N_("$binary base64 {data} is not canonical base64 (its last "
+                                      "bits are not zero); the same bytes are {canonical}"),
+                                   data=repr(data[:40]), canonical=repr(canonical[:40])))
         number = int(subtype, 16)
         if number == 4 and len(raw) != 16:
             raise BadInput(Message(N_("a UUID (BinData subtype 4) has 16 bytes, not "
