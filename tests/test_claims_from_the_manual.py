@@ -184,3 +184,61 @@ def test_every_bad_claim_of_a_file_is_named_at_once(tmp_path):
     assert "\n" not in text  # an error is one line
     assert f"{path}:2: claim 'bin'" in text
     assert f"{path}:3: claim 'date'" in text
+
+
+# The $mod page: "The $mod operator errors when passed an array with fewer than two elements"
+# (www.mongodb.com/docs/manual/reference/operator/query/mod/, "Not Enough Elements Error");
+# jstests/core/query/mod/mod_special_values.js (mongodb/mongo) asserts the same refusal.
+MOD = "[{_id: 1, qty: 0}, {_id: 2, qty: 5}, {_id: 3, qty: 12}]"
+
+
+@pytest.mark.parametrize(("query", "expect", "verdict"), [
+    ("{qty: {$mod: [4]}}", "{error: true}", "holds"),  # the page's example: an error
+    ("{qty: {$mod: [4, 0, 1]}}", "{error: true}", "holds"),  # too many elements: an error
+    ("{qty: {$mod: [4, 0]}}", "{error: true}", "fails"),  # a good $mod answers: no error
+    ("{qty: {$size: -1}}", "{error: true}", "holds"),
+    ("{qty: {$geoWithin: {}}}", "{error: true}", "not-run"),  # an operator it does not know
+])
+def test_an_expected_error_is_judged_where_the_model_refuses_as_the_server(
+        tmp_path, query, expect, verdict):
+    """Issue 45, item 8: ``expect: {error: true}`` was never judged on the model, though
+    ``labkit predict`` refuses the same ``$mod: [4]``. Where the model refuses by the server's
+    own rule it predicts the server's error; where it answers, it predicts no error; the code
+    and the message it does not predict, nor an operator it does not know."""
+    result = claimcheck.check(claimfiles.load([_claim(
+        tmp_path, f"  find: {query}\n  expect: {expect}\n", MOD)]), ["model"])
+    (column,) = result.columns
+    (row,) = column.rows
+    assert row.verdict == verdict, row
+
+
+UNIFIED_MOD = """\
+schemaVersion: "1.0"
+createEntities:
+  - client: {id: &client client}
+  - database: {id: &database database, client: *client, databaseName: &db manual}
+  - collection: {id: &coll coll, database: *database, collectionName: &name inventory}
+initialData:
+  - {collectionName: *name, databaseName: *db, documents: [{_id: 1, qty: 0}]}
+tests:
+  - description: "$mod with one element"
+    operations:
+      - name: find
+        object: *coll
+        arguments: {filter: {qty: {$mod: [4]}}}
+        expectError: %s
+"""
+
+
+@pytest.mark.parametrize(("checks", "verdict"), [
+    ("{isError: true}", "holds"), ("{isClientError: false}", "holds"),
+    ("{errorCode: 2}", "not-run"), ("{errorContains: malformed}", "not-run")])
+def test_the_model_judges_that_an_error_comes_not_its_code(tmp_path, checks, verdict):
+    """The Unified Test Format's expectError: the model predicts that the server refuses (a
+    server error, not the client's), never the code or the message it would give."""
+    path = tmp_path / "mod.yml"
+    path.write_text(UNIFIED_MOD % checks, encoding="utf-8")
+    result = claimcheck.check(claimfiles.load([path]), ["model"])
+    (column,) = result.columns
+    (row,) = column.rows
+    assert row.verdict == verdict, row

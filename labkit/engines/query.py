@@ -18,7 +18,13 @@ from labkit.claims.claim import one_line
 from labkit.claims.spec import NEUTRAL_ARGUMENTS, Answer, ClaimSpec, Step, Ties
 from labkit.engines.undefined import as_bson
 from labkit.engines.writes import MODEL_WRITES, model_write, pymongo_write
-from labkit.errors import BadInput, NotSupported, write_errors
+from labkit.errors import (
+    BadInput,
+    CannotJudge,
+    NotSupported,
+    UnsupportedConversion,
+    write_errors,
+)
 from labkit.i18n import N_, Message, Text, english
 from labkit.model import bson_order, expr, reads
 from labkit.model.bson_order import MISSING
@@ -133,8 +139,29 @@ class ModelEngine(Engine):
                                rules=self.rules),
                     ties=model_ties(docs, step.operation, step.arguments, self.rules)))
             except (BadInput, ValueError) as exc:
+                expected = step.expect is not None and step.expect.kind == "error"
+                if expected and predicts_refusal(exc):  # the server's refusal, predicted
+                    answers.append(Answer(raised=_refusal_said(exc), server_error=True))
+                    continue
                 raise NotSupported(_unsupported(exc)) from exc
         return answers
+
+
+def predicts_refusal(exc: Exception) -> bool:
+    """Whether the model's refusal ``exc`` is its prediction that MongoDB refuses the
+    operation (``$mod: [4]``, ``$size: -1``, an unknown ``$type`` name: the rules it follows
+    are the server's own), not something the model cannot answer (a library missing, an
+    operator or stage it does not know, a value it will not guess)."""
+    if not isinstance(exc, BadInput) or isinstance(exc, CannotJudge | UnsupportedConversion):
+        return False
+    message = english(_refusal_said(exc))
+    return not message.startswith("the model") and "does not know" not in message
+
+
+def _refusal_said(exc: Exception) -> Text:
+    said: Text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str | Message) \
+        else str(exc)
+    return said
 
 
 def _unsupported(exc: Exception) -> Text:

@@ -172,6 +172,26 @@ def _speaks_for_text(engine: Engine, versions: Text) -> Message:
                    versions=versions, engine=engine_name(engine.key), version=engine.speaks_for)
 
 
+# What the model judges of an expected error: that there is one, and that the server sent it.
+_MODEL_ERROR_CHECKS = {"isError", "isClientError"}
+
+
+def _model_cannot_judge(steps: list[Step]) -> Message | None:
+    """Why the model cannot judge a claim's expected errors, or None where it can: it predicts
+    whether the server refuses a read (its own refusal, the server's rule), not the error's
+    code or message, and no write's errors."""
+    for step in steps:
+        if step.expect is None or step.expect.kind != "error":
+            continue
+        if step.writes:
+            return Message(N_("the model predicts results, not server errors"))
+        checks = step.expect.value if isinstance(step.expect.value, dict) else {}
+        if set(checks) - _MODEL_ERROR_CHECKS:
+            return Message(N_("the model predicts whether the server refuses a read, not its "
+                              "error code or message"))
+    return None
+
+
 def observe(spec: ClaimSpec, engine: Engine,
             answered: list[tuple[Step, Answer]] | None = None) -> tuple[Observation, Verdict]:
     """Run a claim's steps on one engine, those it performs (``steps.plan``), and judge them:
@@ -195,8 +215,9 @@ def observe(spec: ClaimSpec, engine: Engine,
     expects = [s.expect for s in steps if s.expect is not None]  # the same steps', in order
     if not steps:
         return not_run(share.reason)
-    if engine.key == "model" and any(e.kind == "error" for e in expects):
-        return not_run(Message(N_("the model predicts results, not server errors")))
+    unjudged = _model_cannot_judge(steps) if engine.key == "model" else None
+    if unjudged is not None:
+        return not_run(unjudged)
     try:
         performed = engine.answer(spec, share.run)
         if answered is not None:
