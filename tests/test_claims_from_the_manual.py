@@ -242,3 +242,59 @@ def test_the_model_judges_that_an_error_comes_not_its_code(tmp_path, checks, ver
     (column,) = result.columns
     (row,) = column.rows
     assert row.verdict == verdict, row
+
+
+def _why(rows, doc_id):
+    from labkit.i18n import english
+
+    row = next(r for r in rows if r.id == doc_id)
+    return row.rule, english(row.because)
+
+
+def test_explain_names_9_0s_rule_where_it_decides():
+    """Issue 45, item 7: under 9.0 the documents that match {"a.b": null} only because of the
+    9.0 change (the 9.0 compatibility page: a scalar in an array on the path gives null) were
+    explained as "no `a.b`: a missing field equals null"."""
+    from labkit.model import explain
+
+    docs = [{"_id": 1, "a": [{"b": 3}, 1]}, {"_id": 4}, {"_id": 5, "a": [1, 2]}]
+    rows = explain.find(docs, {"a.b": None}, mongodb_version="9.0")
+    for doc_id in (1, 5):
+        rule, because = _why(rows, doc_id)
+        assert rule == "null-through-arrays"
+        assert "since MongoDB 9.0" in because
+    assert _why(rows, 4)[0] == "null-matches-missing"  # missing on every version
+    before = explain.find(docs, {"a.b": None}, mongodb_version="8.0")
+    assert [r.matched for r in before] == [False, True, False]
+    assert all("9.0 that gives null" not in _why(before, i)[1] for i in (1, 4, 5))
+
+
+def test_explain_names_the_bson_type_in_a_type_decision():
+    """The $type page's point: 43339374 as an int32 matches {$type: "int"}, as a long not; the
+    explanation said only "holds 43339374" for both."""
+    from bson import Int64
+
+    from labkit.model import explain
+
+    rows = explain.find([{"_id": 1, "n": 43339374}, {"_id": 2, "n": Int64(43339374)}],
+                        {"n": {"$type": "int"}})
+    assert "holds the int 43339374" in _why(rows, 1)[1]
+    assert "holds the long 43339374" in _why(rows, 2)[1]
+
+
+def test_explain_names_the_step_that_orders_two_objects():
+    """The BSON comparison order page, "Objects": pairs in order, each by its type, then its
+    field name, then its value; an object with no further pairs is less. The explanation said
+    only "on the objects' rung"."""
+    from labkit.model import explain
+
+    docs = [{"_id": "type", "o": {"a": "x"}}, {"_id": "value", "o": {"a": 2}},
+            {"_id": "name", "o": {"a": 1, "c": 0}}, {"_id": "first", "o": {"a": 1, "b": 2}},
+            {"_id": "longer", "o": {"a": 1, "b": 2, "z": 0}}]
+    rows = explain.sorted_rows(docs, "o:1")
+    assert [r.id for r in rows] == ["first", "longer", "name", "value", "type"]
+    assert _why(rows, "longer") == ("object-order", _why(rows, "longer")[1])
+    assert "has the same first 2 field(s) and no more" in _why(rows, "longer")[1]
+    assert "the field name `b` is lower than `c`" in _why(rows, "name")[1]
+    assert "`a`: 1 is lower than 2" in _why(rows, "value")[1]
+    assert "(the numbers' rung) is lower than" in _why(rows, "type")[1]

@@ -96,16 +96,17 @@ def test_the_commands_small_checks_speak_vietnamese(vietnamese):
 
 def test_a_claim_checks_reason_is_shown_in_vietnamese_and_kept_in_english(vietnamese,
                                                                           tmp_path):
-    """A claim that expects a server error, checked on the model (run/check.py): the row's
+    """A claim that expects a server error, checked on the model with an operator it does
+    not know (run/check.py): the row's
     reason is shown in Vietnamese and kept in English (results.json keeps ``reason``); a
     count that differs is noted the same way (claims/expect.py)."""
     path = tmp_path / "mine.yaml"
-    path.write_text("- id: mine.error\n  title: t\n  fixture: [{_id: 1}]\n  find: {}\n"
-                    "  expect: {error: true}\n"
+    path.write_text("- id: mine.error\n  title: t\n  fixture: [{_id: 1}]\n"
+                    "  find: {_id: {$geoWithin: {}}}\n  expect: {error: true}\n"
                     "- id: mine.count\n  title: t\n  fixture: [{_id: 1}]\n  find: {}\n"
                     "  expect: {count: 2}\n", encoding="utf-8")
     error_row, count_row = check.run_files([path], ["model"]).run.rows
-    assert i18n.english(error_row.reason) == "the model predicts results, not server errors"
-    assert error_row.shown_reason == "mô hình dự đoán kết quả, không dự đoán lỗi của server"
+    assert i18n.english(error_row.reason) == "the model does not support $geoWithin"
+    assert error_row.shown_reason == "mô hình không hỗ trợ $geoWithin"
     assert i18n.english(count_row.reason) == "1, not 2"
     assert count_row.shown_reason == "1, không phải 2"

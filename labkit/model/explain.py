@@ -33,6 +33,7 @@ from labkit.model.bson_order import (
     sort,
     sort_values,
 )
+from labkit.model.bson_order import compare as bson_order_compare
 from labkit.model.collation import collation_strings
 from labkit.model.expr import collating, compile_expression, strings_in_force, truthy
 from labkit.model.fixtures import relaxed
@@ -98,6 +99,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                               "$mod) decides by its own test"), _MANUAL + "operator/query/"),
     Rule("empty-filter", N_("the empty filter matches every document"),
          _MANUAL + "method/db.collection.find/"),
+    Rule("object-order", N_("two objects compare pair by pair in their order: first each "
+                            "value's type rung, then the field names, then the values; an "
+                            "object that runs out of pairs first sorts first"),
+         _ORDER_PAGE),
     Rule("type-order", N_("a sort places values by their type's rung (MinKey, null, numbers, "
                           "strings, objects, arrays, binary data, ObjectId, booleans, dates, "
                           "timestamps, regular expressions, MaxKey), then by value"),
@@ -350,11 +355,11 @@ def _operator(path: str, condition: dict[str, Any], version: str) -> Explainer:
             words = (N_("no `{path}`: {condition} matches the missing field") if holds else
                      N_("no `{path}`: {condition} does not match a missing field"))
             return Why(holds, Message(words, path=path, condition=shown), "query-operator")
-        words = (N_("`{path}` holds {value}: {condition} matches it") if holds else
-                 N_("`{path}` holds {value}: {condition} does not match it"))
-        value = shown_value(present[0] if len(present) == 1 else present)
-        return Why(holds, Message(words, path=path, value=value, condition=shown),
-                   "query-operator")
+        words = (N_("`{path}` holds the {type} {value}: {condition} matches it") if holds else
+                 N_("`{path}` holds the {type} {value}: {condition} does not match it"))
+        held = present[0] if len(present) == 1 else present
+        return Why(holds, Message(words, path=path, value=shown_value(held),
+                                  type=_type_of(held), condition=shown), "query-operator")
     return operator
 
 
@@ -392,6 +397,7 @@ class _Comparison:
         return out
 
     def __call__(self, doc: Document) -> Why:
+        self._doc = doc
         met = self.met(doc)
         hit = next((m for m in met if m.holds), None)
         if hit is not None:
@@ -407,7 +413,7 @@ class _Comparison:
     def _holds(self, hit: _Met) -> Why:
         value = hit.value
         if self.operand is None:
-            return self._null_holds(value)
+            return self._null_holds(value, self._doc)
         if self.wanted == _NAN:
             return self._says(N_("`{path}` is NaN, and NaN equals only NaN: {condition} "
                                  "matches it"), "nan", True, value)
@@ -422,7 +428,12 @@ class _Comparison:
         return self._says(N_("`{path}` holds the {type} {value}, which passes {condition} "
                              "in BSON order"), "bson-order", True, value)
 
-    def _null_holds(self, value: Any) -> Why:
+    def _null_holds(self, value: Any, doc: Document | None = None) -> Why:
+        if value is MISSING and doc is not None and self._only_since_9(doc):
+            return self._says(N_("`{path}` passes through an array with an element that is no "
+                                 "document holding the rest of the path: since MongoDB 9.0 "
+                                 "that gives null (before, no value), so {condition} matches"),
+                              "null-through-arrays", True)
         if value is MISSING:
             return self._says(N_("no `{path}`: a missing field equals null, so {condition} "
                                  "matches"), "null-matches-missing", True)
@@ -431,6 +442,15 @@ class _Comparison:
                                  "{condition} matches"), "null-matches-undefined", True)
         return self._says(N_("`{path}` is null: {condition} matches"), "null-matches-missing",
                           True)
+
+    def _only_since_9(self, doc: Document) -> bool:
+        """Whether the path reaches a missing value only by 9.0's rule: before it, a scalar or
+        an empty array inside an array on the way gave no value at all."""
+        if self.version != "9.0":  # the one rule set with 9.0's null through arrays
+            return False
+        before = [m for reached in path_values(doc, self.path, "8.0")
+                  for m in candidates([reached])]
+        return not any(m is MISSING or m is None for m in before)
 
     def _collated(self, value: Any) -> bool:
         """Whether the collation compared this value: a string, with a collation in force."""
@@ -520,10 +540,52 @@ def sorted_rows(docs: Iterable[Document], spec: SortSpec,
     for i, doc in enumerate(order):
         decided = _deciding_path(keyed, i)
         why = _sort_why(doc, pairs, keyed[i], decided, version, collation)
+        if i and decided == 0:  # placed by its first path: where two objects, say which step
+            why = _after_object(why, keyed[i - 1][0][0], keyed[i][0][0], pairs[0][1] < 0)
         rows.append(SortRow(doc.get("_id"), {path: _plain(value) for (path, _), (value, _)
                                              in zip(pairs, keyed[i], strict=True)},
                             why.because, why.rule))
     return rows
+
+
+def _after_object(why: Why, before: Any, value: Any, descending: bool) -> Why:
+    """``why``, with the step that puts the object ``value`` after the object ``before`` (the
+    row above it), where both are objects that differ."""
+    if type(before) is not dict or type(value) is not dict:
+        return why
+    low, high = (value, before) if descending else (before, value)
+    step = _object_step(low, high)
+    if step is None:
+        return why
+    words = (N_("{why}; after {before}, as a descending sort puts the higher first: {step}")
+             if descending else N_("{why}; after {before}: {step}"))
+    return Why(True, Message(words, why=why.because, before=shown_value(before), step=step),
+               "object-order")
+
+
+def _object_step(low: dict[str, Any], high: dict[str, Any]) -> Message | None:
+    """The first step at which ``low`` sorts before ``high``, as BSON compares two objects:
+    pair by pair, the value's type rung, then the field name, then the value; the object that
+    runs out of pairs first is lower. None where they compare equal."""
+    for n, ((name_a, a), (name_b, b)) in enumerate(zip(low.items(), high.items(),
+                                                      strict=False)):
+        same = Message(N_("the first {n:d} field(s) are the same, then"), n=n) if n else \
+            Message(N_("from the first field,"))
+        rank_a, rank_b = key(a)[0], key(b)[0]
+        if rank_a != rank_b:
+            return Message(N_("{same} {low} ({low_rung}) is lower than {high} ({high_rung})"),
+                           same=same, low=shown_value({name_a: a}), high=shown_value({name_b: b}),
+                           low_rung=Message(RUNGS[rank_a]), high_rung=Message(RUNGS[rank_b]))
+        if name_a != name_b:
+            return Message(N_("{same} the field name `{low}` is lower than `{high}`"),
+                           same=same, low=name_a, high=name_b)
+        if bson_order_compare(a, b) != 0:
+            return Message(N_("{same} `{name}`: {low} is lower than {high}"), same=same,
+                           name=name_a, low=shown_value(a), high=shown_value(b))
+    if len(low) < len(high):
+        return Message(N_("{low} is lower: it has the same first {n:d} field(s) and no more"),
+                       low=shown_value(low), n=len(low))
+    return None
 
 
 def _plain(value: Any) -> Any:
