@@ -298,3 +298,33 @@ def test_explain_names_the_step_that_orders_two_objects():
     assert "the field name `b` is lower than `c`" in _why(rows, "name")[1]
     assert "`a`: 1 is lower than 2" in _why(rows, "value")[1]
     assert "(the numbers' rung) is lower than" in _why(rows, "type")[1]
+
+
+# The collation page: a collection created with a collation uses it for every read that gives
+# none of its own (www.mongodb.com/docs/manual/reference/collation/, "Collation and Index
+# Use"; db.createCollection's collation option).
+CASES = "[{_id: 1, s: A}, {_id: 2, s: a}, {_id: 3, s: b}]"
+
+
+@pytest.mark.parametrize(("read", "expect"), [
+    ("find: {s: a}", "{ids: [1, 2]}"),
+    ("count: {s: a}", "{count: 2}"),
+    ("distinct: {field: s, filter: {}}", "{count: 2}"),  # A and a are one value at strength 2
+    ("find: {filter: {s: a}, collation: {locale: simple}}", "{ids: [2]}"),  # its own wins
+])
+def test_a_collections_default_collation_is_written_in_the_short_form(tmp_path, read, expect):
+    """Issue 45: a collection's default collation could not be written (it was pointed to the
+    Unified Test Format, which has none either)."""
+    result = claimcheck.check(claimfiles.load([_claim(
+        tmp_path, f"  default_collation: {{locale: en, strength: 2}}\n  {read}\n"
+                  f"  expect: {expect}\n", CASES)]), ["model"])
+    (column,) = result.columns
+    (row,) = column.rows
+    assert row.verdict == "holds", row
+
+
+def test_a_bad_default_collation_is_refused_with_its_line(tmp_path):
+    text = _refused(tmp_path, "  default_collation: {locale: en, strength: 9}\n  find: {}\n"
+                              "  expect: {count: 3}\n", CASES)
+    assert "default_collation" in text
+    assert "manual.yaml:" in text

@@ -359,3 +359,26 @@ def test_live_a_bulk_writes_error_reads_as_the_scripted_one(mongodb_server, test
     assert answer.raised.startswith("BulkWriteError: E11000 duplicate key error")
     (step,) = spec.steps
     assert judge_step(step.expect, answer)[0]
+
+
+@wire
+def test_a_default_collation_creates_the_collection_with_it_before_the_fixture(lab, tmp_path):
+    """A short-form claim's ``default_collation`` (issue 45): the collection is created with
+    it (``create`` with ``collation``, the manual's db.createCollection option) before the
+    fixture's ``insert``, and the read goes without a collation of its own, so the server
+    applies the collection's. The ``create`` reply is ``{ok: 1}`` (the create command's
+    page). Only a real server can confirm the read then compares as the collation says."""
+    lab.wire.on("create", {"ok": 1})
+    lab.wire.on("find", cursor_of([{"_id": 1, "s": "A"}, {"_id": 2, "s": "a"}]))
+    path = tmp_path / "claims.yaml"
+    path.write_text("- id: c\n  title: t\n  default_collation: {locale: en, strength: 2}\n"
+                    "  fixture: [{_id: 1, s: A}, {_id: 2, s: a}]\n  find: {s: a}\n"
+                    "  expect: {ids: [1, 2]}\n", encoding="utf-8")
+    (spec,) = files.read(path)
+    (answer,) = _answer(lab, spec)
+    assert [doc["_id"] for doc in answer.result] == [1, 2]
+    sent = [s for s in _sent(lab) if s.name in ("create", "insert", "find")]
+    assert [s.name for s in sent] == ["create", "insert", "find"]
+    assert _same(_fields(sent[0]), {"create": "claim",
+                                    "collation": {"locale": "en", "strength": 2}})
+    assert "collation" not in _fields(sent[2])

@@ -13,11 +13,12 @@ from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message, Text
-from labkit.model import fixtures
+from labkit.model import collation, fixtures
 
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit", "collation"}
 _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggregate", "count",
-               "distinct", "expect", "min_server_version", "max_server_version", "note"}
+               "distinct", "expect", "min_server_version", "max_server_version", "note",
+               "default_collation"}
 _EXPECT_KEYS = {"ids", "not_ids", "count", "error", "documents", "values"}
 
 
@@ -119,7 +120,21 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
         steps=(Step(operation, arguments, expect, node.line_of(queries[0])),),
         fixture={"claim": _short_fixture(where, path, entry)},
         requirements=((requirement,),) if requirement.min_version or requirement.max_version
-        else ())
+        else (), collations=_default_collation(where, entry))
+
+
+def _default_collation(where: _Where, entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``default_collation``: the collation the claim's collection is created with (the
+    manual's db.createCollection option), checked as the model checks a read's collation."""
+    if "default_collation" not in entry:
+        return {}
+    value = entry["default_collation"]
+    try:
+        collation.validate(value)
+    except BadInput as exc:
+        raise where.error(Message(N_("default_collation: {problem}"), problem=said(exc)),
+                          "default_collation") from exc
+    return {"claim": dict(value)}
 
 
 def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Document]:
@@ -167,8 +182,9 @@ def _find(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
     unknown = sorted(set(value) - _FIND_OPTIONS) if "filter" in value else []
     if unknown:  # the long form meant (its filter is there), with a key it does not know
         raise where.error(_unknown_key("find", unknown[0], _FIND_OPTIONS, N_(
-            "a find option beyond these (hint, comment, a collection's default collation) "
-            "needs the Unified Test Format (docs/claims.md)")), "find", unknown[0])
+            "a find option beyond these (hint, comment) needs the Unified Test Format; a "
+            "collection's default collation is the claim's default_collation (docs/claims.md)")),
+            "find", unknown[0])
     arguments = dict(value) if long_form else {"filter": value}
     arguments.setdefault("filter", {})
     for key in ("skip", "limit"):

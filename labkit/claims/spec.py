@@ -85,7 +85,8 @@ class ClaimSpec:
     requirement met. ``not_checked`` names what the file asks that a claim check cannot judge;
     ``also_expected`` the test's own expectations beyond its reads' results (``expectEvents``,
     ``outcome``), which are not judged; ``unjudged`` why none of its reads can be judged, where
-    none can (its own cause, the same on every engine).
+    none can (its own cause, the same on every engine); ``collations`` each collection's default
+    collation, where the claim gives one (the collection is created with it).
     """
 
     id: str
@@ -101,6 +102,7 @@ class ClaimSpec:
     form: str = "short"
     also_expected: tuple[str, ...] = ()
     unjudged: Text = ""
+    collations: dict[str, dict[str, Any]] = field(default_factory=dict)  # collections' defaults
 
     @property
     def result_only(self) -> bool:
