@@ -328,3 +328,16 @@ def test_a_bad_default_collation_is_refused_with_its_line(tmp_path):
                               "  expect: {count: 3}\n", CASES)
     assert "default_collation" in text
     assert "manual.yaml:" in text
+
+
+def test_a_documents_pipeline_runs_on_the_database_as_the_manual_writes_it(tmp_path):
+    """The $documents page: ``db.aggregate([{$documents: [...]}, ...])``, a pipeline on the
+    database (www.mongodb.com/docs/manual/reference/operator/aggregation/documents/). In the
+    short form it ran on the claim's collection, where the model says it does not support the
+    stage (and a server refuses it)."""
+    path = _claim(tmp_path, "  aggregate: [{$documents: [{x: 10}, {x: 2}, {x: 5}]},"
+                            " {$match: {x: {$gt: 3}}}]\n  expect: {count: 2}\n", "[]")
+    (spec,) = claimfiles.load([path])
+    assert spec.steps[0].on == "database"
+    result = claimcheck.check([spec], ["model"])
+    assert result.columns[0].rows[0].verdict == "holds"

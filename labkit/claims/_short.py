@@ -117,10 +117,20 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
     return ClaimSpec(
         id=entry["id"].strip(), title=entry["title"].strip(),
         source=str(entry.get("source") or "not given"), path=path, line=node.line,
-        steps=(Step(operation, arguments, expect, node.line_of(queries[0])),),
+        steps=(Step(operation, arguments, expect, node.line_of(queries[0]),
+                    on=_aggregated_on(operation, arguments)),),
         fixture={"claim": _short_fixture(where, path, entry)},
         requirements=((requirement,),) if requirement.min_version or requirement.max_version
         else (), collations=_default_collation(where, entry))
+
+
+def _aggregated_on(operation: str, arguments: dict[str, Any]) -> str:
+    """Where a read runs: a pipeline that opens with ``$documents`` on the database, as the
+    manual writes it (``db.aggregate([{$documents: […]}, …])``; on a collection the server
+    refuses it); every other read on the claim's collection."""
+    pipeline = arguments.get("pipeline") if operation == "aggregate" else None
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
+    return "database" if isinstance(first, dict) and "$documents" in first else "collection"
 
 
 def _default_collation(where: _Where, entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
