@@ -9,6 +9,8 @@ The examples are the manual's (www.mongodb.com/docs/manual/reference/operator/qu
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from labkit.claims import files as claimfiles
@@ -341,3 +343,22 @@ def test_a_documents_pipeline_runs_on_the_database_as_the_manual_writes_it(tmp_p
     assert spec.steps[0].on == "database"
     result = claimcheck.check([spec], ["model"])
     assert result.columns[0].rows[0].verdict == "holds"
+
+
+def test_a_long_claim_id_is_shown_whole_in_the_matrix(tmp_path):
+    """Issue 45, item 8: the matrix cut IDs past 48 characters ("…"), so two long test names
+    that share their start could not be told apart. A long one is now whole on a line of its
+    own, its verdicts on the next, in the columns."""
+    from labkit.outputs import matrix
+
+    long_id = "crud.find-comment.find with a document comment on a server that supports it"
+    path = tmp_path / "long.yaml"
+    path.write_text(f"- {{id: {json.dumps(long_id)}, title: t, fixture: [{{_id: 1}}], find: {{}},"
+                    " expect: {count: 1}}\n- {id: short, title: t, fixture: [], find: {},"
+                    " expect: {count: 0}}\n", encoding="utf-8")
+    table = matrix.matrix_table(claimcheck.check(claimfiles.load([path]), ["model"]))
+    lines = table.splitlines()
+    assert long_id in lines
+    cells = lines[lines.index(long_id) + 1]
+    assert cells.strip() == "predicts: holds"
+    assert cells.index("predicts") == lines[0].index("model")

@@ -21,10 +21,12 @@ def matrix_table(result: CheckRun, width: int = 120) -> str:
     lines = [f"{_('claim'):<{id_width}}  " + "  ".join(
         f"{label:<{w}}" for label, w in zip(labels, widths, strict=True))]
     for index, shown in enumerate(ids):
-        name = shown if len(shown) <= id_width else shown[: id_width - 1] + "…"
-        cells = [f"{c.rows[index].shown_verdict:<{w}}"
-                 for c, w in zip(result.columns, widths, strict=True)]
-        lines.append(f"{name:<{id_width}}  " + "  ".join(cells))
+        cells = "  ".join(f"{c.rows[index].shown_verdict:<{w}}"
+                          for c, w in zip(result.columns, widths, strict=True))
+        if len(shown) > id_width:  # whole on a line of its own: a cut ID names no claim
+            lines += [shown, f"{'':<{id_width}}  {cells}"]
+        else:
+            lines.append(f"{shown:<{id_width}}  {cells}")
     lines += ["", result.run.summary()]
     notes = [terminal(note) for note in _notes(result)]
     if notes:
