@@ -701,7 +701,13 @@ def _is_claim_file(path: str) -> bool:
 def _filter(args: argparse.Namespace) -> dict[str, Any]:
     from labkit.model import fixtures  # the file reader: `labkit --help` does not load it
 
-    query = fixtures.parse_value(args.filter, "--filter")
+    try:
+        query = fixtures.parse_value(args.filter, "--filter")
+    except BadInput as exc:  # not JSON: read as a claim file reads one, keys unquoted
+        # the claim files' reader (PyYAML): loaded only for a filter JSON does not read
+        from labkit.claims._source import option_value, said
+
+        query = option_value(args.filter, "--filter", said(exc))
     if not isinstance(query, dict):
         raise BadInput(Message(N_("--filter must be a JSON document, such as {example}"),
                                example="'{\"v\": {\"$gt\": 0}}'"))
@@ -999,7 +1005,8 @@ def _read_parser(group: Any, action: str, help_text: str, command: Command,
                             .format(example="'{\"locale\": \"en\", \"numericOrdering\": true}'"))
     else:
         parser.add_argument("--filter", required=True,
-                            help=_("an Extended JSON filter document"))
+                            help=_("a filter document: Extended JSON, or as a claim file "
+                                   "writes one (keys unquoted: '{userId: {$gt: 0}}')"))
         parser.add_argument("--collation", metavar="JSON",
                             help=_("how its comparisons order strings (not $regex), for example "
                                    "{collation}").format(

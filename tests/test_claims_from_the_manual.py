@@ -362,3 +362,25 @@ def test_a_long_claim_id_is_shown_whole_in_the_matrix(tmp_path):
     cells = lines[lines.index(long_id) + 1]
     assert cells.strip() == "predicts: holds"
     assert cells.index("predicts") == lines[0].index("model")
+
+
+def test_predict_and_explain_take_a_filter_as_the_manual_writes_it(tmp_path, capsys):
+    """Issue 45, item 8: a --filter in mongosh's style (keys unquoted, as every manual page
+    writes one) got Python's JSON message; it is read as a claim file reads a filter, and
+    mongosh's notation in it is refused with the Extended JSON to write."""
+    from labkit.cli import main
+
+    data = tmp_path / "docs.json"
+    data.write_text('[{"_id": 1, "qty": 5}, {"_id": 2, "qty": 20}, {"_id": 3, "qty": "7"}]',
+                    encoding="utf-8")
+    assert main(["predict", "find", str(data), "--filter", "{qty: {$gt: 4}}"]) == 0
+    assert capsys.readouterr().out.split() == ["1", "2"]
+    assert main(["explain", "find", str(data), "--filter", "{qty: {$lt: 10}}", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["matched"] for row in rows] == [True, False, False]
+    assert main(["predict", "find", str(data), "--filter", "{qty: NumberLong(5)}"]) == 2
+    assert '{"$numberLong": "5"}' in capsys.readouterr().err
+    assert main(["predict", "find", str(data), "--filter", '{"qty": 5']) == 2
+    err = capsys.readouterr().err
+    assert "neither JSON" in err
+    assert "Expecting ',' delimiter" in err

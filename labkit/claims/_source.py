@@ -171,3 +171,28 @@ def extended_json(value: Any, where: Text = N_("the value")) -> Any:
     except (TypeError, ValueError) as exc:
         raise BadInput(Message(N_("not a JSON value: {error}"), error=str(exc))) from exc
     return fixtures.parse_value(text, where)
+
+
+def option_value(text: str, option: str, json_problem: Text = "") -> Any:
+    """A value given to ``option`` in a claim file's notation, as the claim files read one:
+    YAML's flow style (``{userId: {$gt: 0}}``, keys unquoted, as mongosh writes a filter)
+    with Extended JSON values; mongosh's own notation (``NumberLong(5)``, ``/^ab/``) is
+    refused with the Extended JSON to write, as in a claim file. ``json_problem``: what JSON
+    said of the text, for the refusal where neither reads it."""
+    import yaml
+
+    try:
+        data, node = _compose_and_construct(Path(option), text)
+    except yaml.YAMLError as exc:
+        in_line = notation_in_line(text)
+        if in_line is not None:
+            raise BadInput(Message("{option}: {problem}", option=option,
+                                   problem=in_line)) from exc
+        raise BadInput(Message(N_("{option} is neither JSON ({problem}) nor a claim file's "
+                                  "notation (such as {example})"), option=option,
+                               problem=json_problem, example="'{userId: {$gt: 0}}'")) from exc
+    notation = shell_notation(node)
+    if notation is not None:
+        raise BadInput(Message("{option}: {problem}", option=option, problem=notation.problem))
+    return extended_json(data, option)
+
