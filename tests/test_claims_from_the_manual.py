@@ -188,9 +188,8 @@ def test_every_bad_claim_of_a_file_is_named_at_once(tmp_path):
     assert f"{path}:3: claim 'date'" in text
 
 
-# The $mod page: "The $mod operator errors when passed an array with fewer than two elements"
-# (www.mongodb.com/docs/manual/reference/operator/query/mod/, "Not Enough Elements Error");
-# jstests/core/query/mod/mod_special_values.js (mongodb/mongo) asserts the same refusal.
+# The $mod page, "Not Enough Elements Error" and "Too Many Elements Error": $mod with fewer or
+# more than two elements errors (www.mongodb.com/docs/manual/reference/operator/query/mod/).
 MOD = "[{_id: 1, qty: 0}, {_id: 2, qty: 5}, {_id: 3, qty: 12}]"
 
 
