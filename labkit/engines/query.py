@@ -307,8 +307,28 @@ def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[D
     if limit:
         found = found[:limit]
     if arguments.get("projection"):
+        _check_projection(arguments["projection"], stage=False)
         found = [_project(doc, arguments["projection"]) for doc in found]
     return found
+
+
+def _check_projection(projection: Any, stage: bool) -> None:
+    """What the server refuses of a projection as it parses it, before any document: an empty
+    ``$project`` (the $project page: "$project specification must have at least one field"),
+    and two paths of which one holds the other (``contact`` and ``contact.address.country``:
+    "Path collision"), in either order."""
+    if not isinstance(projection, dict):
+        raise BadInput(Message(N_("a projection is a document")))
+    if stage and not projection:
+        raise BadInput(Message(N_("$project specification must have at least one field")))
+    paths = {str(name) for name in projection}
+    for longer in sorted(paths):
+        parts = longer.split(".")
+        shorter = next((".".join(parts[:n]) for n in range(1, len(parts))
+                        if ".".join(parts[:n]) in paths), None)
+        if shorter is not None:
+            raise BadInput(Message(N_("Path collision at {path}: {inner} is inside it"),
+                                   path=shorter, inner=longer))
 
 
 def _project(doc: Document, projection: dict[str, Any], *, computed: bool = False) -> Document:
@@ -333,6 +353,13 @@ def _project(doc: Document, projection: dict[str, Any], *, computed: bool = Fals
             if not (k in fields and not fields[k]) and not (k == "_id" and not keep_id)}
 
 
+def _nested(value: Any) -> bool:
+    """Whether a ``$project`` value is a nested projection (``{stop: {title: 1}}``: a document
+    whose keys are fields, not an operator), which the model does not apply (to an array it
+    applies to each element); an expression object needs ``$literal`` to be one."""
+    return isinstance(value, dict) and not any(str(k).startswith("$") for k in value)
+
+
 def _computes(value: Any) -> bool:
     """Whether a ``$project`` value computes a field (an expression) rather than including or
     excluding one (a number or a boolean)."""
@@ -344,7 +371,8 @@ def _computed(doc: Document, projection: dict[str, Any]) -> Document:
     then each field as the projection names it, an expression evaluated on the document (a
     field that evaluates to nothing is left out)."""
     if any("." in k or k.startswith("$") for k in projection) or any(
-            not _computes(v) and not v for k, v in projection.items() if k != "_id"):
+            (not _computes(v) and not v) or _nested(v)
+            for k, v in projection.items() if k != "_id"):
         raise NotSupported(Message(N_("the model supports only top-level computed or "
                                       "included fields in a $project")))
     out: Document = {}
@@ -411,6 +439,7 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
         elif name == "$limit":
             out = out[:int(spec)]
         elif name == "$project":
+            _check_projection(spec, stage=True)
             out = [_project(doc, spec, computed=True) for doc in out]
         elif name == "$count":
             out = [{spec: len(out)}] if out else []

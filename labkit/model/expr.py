@@ -106,14 +106,20 @@ def truthy(value: Any) -> bool:
     return number is None or number != 0
 
 
+def _null_if_missing(value: Any) -> Any:
+    """An element of an array expression: a field that is missing is null there (the
+    $project page's array example: ``["$x", "$y", "$someField"]`` gives ``[1, 1, null]``)."""
+    return None if value is MISSING else value
+
+
 def compile_expression(expression: Any, depth: int = 0) -> Expression:
     """A function evaluating an aggregation expression on one document."""
     depth = deeper(depth)
     if isinstance(expression, str) and expression.startswith("$"):
         return _field_expression(expression)
-    if isinstance(expression, list):
+    if isinstance(expression, list):  # an array expression: a missing value in it is null
         items = [compile_expression(item, depth) for item in expression]
-        return lambda doc: [item(doc) for item in items]
+        return lambda doc: [_null_if_missing(item(doc)) for item in items]
     if isinstance(expression, dict) and expression:
         names = list(expression)
         if any(isinstance(name, str) and name.startswith("$") for name in names):
