@@ -20,6 +20,7 @@ from labkit.claims import files as claimfiles
 from labkit.claims.claim import NOT_RUN
 from labkit.cli import main
 from labkit.errors import CannotJudge
+from labkit.engines.query import model_read
 from labkit.model import explain, reads, regex
 from labkit.run import check as claimcheck
 
@@ -34,10 +35,12 @@ CLAIM = f"""\
 """
 
 
+@pytest.mark.parametrize("pattern", [EVIL, "(a+)+c"], ids=["anchored", "a literal missing"])
 @pytest.mark.parametrize("engine", ["mongomock", "montydb"])
-def test_a_fake_is_not_run_on_a_pattern_that_backtracks(tmp_path, engine):
+def test_a_fake_is_not_run_on_a_pattern_that_backtracks(tmp_path, engine, pattern):
+    # "(a+)+c": PCRE2 itself fails at once (the subject has no c), Python's re does not
     path = tmp_path / "claims.yaml"
-    path.write_text(CLAIM, encoding="utf-8")
+    path.write_text(CLAIM.replace(json.dumps(EVIL), json.dumps(pattern)), encoding="utf-8")
     result = claimcheck.check(claimfiles.load([path]), [engine])
     (column,) = result.columns
     (row,) = column.rows
@@ -68,6 +71,10 @@ def test_the_models_read_stops_past_its_bound(small_bound):
         reads.find(small_bound, {"s": {"$regex": EVIL}})
     with pytest.raises(CannotJudge, match="backtracks past PCRE2's match limit"):
         explain.find(small_bound, {"s": {"$regex": EVIL}})
+    # a pipeline's computed $regexMatch is bounded too, the whole read one bound
+    with pytest.raises(CannotJudge, match="backtracks past PCRE2's match limit"):
+        model_read(small_bound, "aggregate", {"pipeline": [{"$project": {
+            "hit": {"$regexMatch": {"input": "$s", "regex": EVIL}}}}]})
     # each read has its own count: a read within the bound is answered after one that was not
     assert reads.find(small_bound[:3], {"s": {"$regex": EVIL}}) == []
 

@@ -107,6 +107,7 @@ def _refuse_unbounded_patterns(engine: str, spec: ClaimSpec, steps: list[Step]) 
     string of the fixture: the fakes match with Python's ``re``, which has no such limit, and
     would not finish (``(a+)+$`` on thirty ``a``s and a ``b``: hours)."""
     texts = {text for docs in spec.fixture.values() for doc in docs for text in _strings(doc)}
+    texts |= {text for step in steps if step.writes for text in _strings(step.arguments)}
     for step in steps:
         for source, flags in _patterns(step.arguments):
             if any(regex.backtracks(source, flags, text) for text in texts):

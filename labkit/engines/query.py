@@ -26,7 +26,7 @@ from labkit.errors import (
     write_errors,
 )
 from labkit.i18n import N_, Message, Text, english
-from labkit.model import bson_order, expr, reads
+from labkit.model import bson_order, expr, reads, regex
 from labkit.model.bson_order import MISSING
 from labkit.model.versions import CURRENT_MAJOR, check_rules_version
 from labkit.names import EngineInfo, engine_name, where
@@ -204,7 +204,14 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
                on_database: bool = False, rules: str = CURRENT_MAJOR) -> Any:
     """What the model says a read returns on ``docs`` (documents in insertion order), by the
     rule set of MongoDB ``rules``; ``on_database``: an aggregate on the database, whose
-    pipeline starts with ``$documents``."""
+    pipeline starts with ``$documents``. The whole read is one bound on backtracking patterns
+    (``regex.one_read``): every stage's ``$match`` and ``$regexMatch`` counts toward it."""
+    with regex.one_read():
+        return _model_read(docs, operation, arguments, on_database=on_database, rules=rules)
+
+
+def _model_read(docs: list[Document], operation: str, arguments: dict[str, Any], *,
+                on_database: bool, rules: str) -> Any:
     unknown = sorted(set(arguments) - _MODEL_ARGUMENTS[operation] - set(NEUTRAL_ARGUMENTS))
     if unknown:
         raise NotSupported(Message(N_("the model does not support the {operation} option "

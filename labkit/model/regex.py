@@ -169,18 +169,28 @@ def _count_limit_hit(source: str) -> None:
     count[0] += 1
     if count[0] > MAX_LIMIT_HITS:
         raise CannotJudge(Message(N_(
-            "the pattern {pattern} backtracks past PCRE2's match limit on more than {most:,} "
-            "strings of this read; each costs MongoDB too about as long, and the model stops "
+            "the pattern {pattern} backtracks past PCRE2's match limit more than {most:,} "
+            "times in this read; each costs MongoDB too about as long, and the model stops "
             "here rather than run for minutes"), pattern=repr(source), most=MAX_LIMIT_HITS),
             library="pcre2", hint=Message(N_("write the pattern without nested repetition "
                                              "(such as (a+)+), or ask a server")))
 
 
+# PCRE2's compile options that switch off its shortcuts (pcre2.h): the start-of-match
+# optimizations (a literal the pattern needs and the subject lacks fails at once), automatic
+# possessification and the leading .* anchor. Python's re has none of them, so a pattern is
+# tried here as re would try it.
+_NO_SHORTCUTS = 0x00010000 | 0x00004000 | 0x00008000  # NO_START_OPTIMIZE, NO_AUTO_POSSESS,
+# NO_DOTSTAR_ANCHOR
+
+
 def backtracks(source: str, flags: str, text: str) -> bool:
-    """Whether ``source`` with ``flags`` takes ``text`` to PCRE2's match limit, where a
-    backtracking engine without one (Python's ``re``, which the fakes use) may not finish."""
+    """Whether ``source`` with ``flags``, tried without PCRE2's shortcuts, takes ``text`` to
+    PCRE2's match limit: a backtracking engine without one (Python's ``re``, which the fakes
+    use) may then not finish (``(a+)+c`` on thirty ``a``s and a ``b``, which PCRE2 itself
+    refuses at once because the subject has no ``c``)."""
     pcre2, _cy = _library()
-    bits = _UTF
+    bits = _UTF | _NO_SHORTCUTS
     for flag in flags:
         bits |= _OPTIONS.get(flag, 0)
     try:
