@@ -241,7 +241,13 @@ class ConversionFailure(BadInput):
     """A conversion MongoDB fails (the whole query fails unless ``onError`` is given)."""
 
 
-class UnsupportedConversion(BadInput):
+class ModelLimit(BadInput):
+    """What the model does not carry (an operator, a variable, a conversion it would have to
+    guess): it says so rather than answer. Never its prediction that the server refuses: the
+    server may well answer (``labkit.engines.query.predicts_refusal``)."""
+
+
+class UnsupportedConversion(ModelLimit):
     """A conversion whose exact result the model cannot say (it would guess, so it refuses)."""
 
 

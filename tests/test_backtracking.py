@@ -19,8 +19,8 @@ import pytest
 from labkit.claims import files as claimfiles
 from labkit.claims.claim import NOT_RUN
 from labkit.cli import main
-from labkit.errors import CannotJudge
 from labkit.engines.query import model_read
+from labkit.errors import CannotJudge
 from labkit.model import explain, reads, regex
 from labkit.run import check as claimcheck
 

@@ -383,3 +383,14 @@ def test_predict_and_explain_take_a_filter_as_the_manual_writes_it(tmp_path, cap
     err = capsys.readouterr().err
     assert "neither JSON" in err
     assert "Expecting ',' delimiter" in err
+
+
+def test_what_the_model_does_not_carry_is_never_a_predicted_refusal(tmp_path):
+    """From a second read: the model told its own limits from the server's refusals by their
+    wording, and "$convert: the model converts to …; not 'date'" did not start with "the
+    model", so a claim expecting an error there held, though the server converts that string
+    to a date. A limit is now a ModelLimit, told by its type: not run."""
+    path = _claim(tmp_path, "  aggregate: [{$project: {d: {$convert: {input: $s, to: date}}}}]\n"
+                            "  expect: {error: true}\n", '[{_id: 1, s: "2024-01-01"}]')
+    result = claimcheck.check(claimfiles.load([path]), ["model"])
+    assert result.columns[0].rows[0].verdict == "not-run"

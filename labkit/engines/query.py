@@ -21,8 +21,8 @@ from labkit.engines.writes import MODEL_WRITES, model_write, pymongo_write
 from labkit.errors import (
     BadInput,
     CannotJudge,
+    ModelLimit,
     NotSupported,
-    UnsupportedConversion,
     write_errors,
 )
 from labkit.i18n import N_, Message, Text, english
@@ -163,10 +163,7 @@ def predicts_refusal(exc: Exception) -> bool:
     operation (``$mod: [4]``, ``$size: -1``, an unknown ``$type`` name: the rules it follows
     are the server's own), not something the model cannot answer (a library missing, an
     operator or stage it does not know, a value it will not guess)."""
-    if not isinstance(exc, BadInput) or isinstance(exc, CannotJudge | UnsupportedConversion):
-        return False
-    message = english(_refusal_said(exc))
-    return not message.startswith("the model") and "does not know" not in message
+    return isinstance(exc, BadInput) and not isinstance(exc, CannotJudge | ModelLimit)
 
 
 def _refusal_said(exc: Exception) -> Text:

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from bson import Decimal128, Int64
 
-from labkit.errors import BadInput, ConversionFailure, UnsupportedConversion
+from labkit.errors import ConversionFailure, UnsupportedConversion
 from labkit.i18n import N_, Message
 from labkit.model.bson_order import MISSING, UNDEFINED, bson_type, millis
 
@@ -60,8 +60,9 @@ def conversion_target(to: Any) -> str:
         return to
     if isinstance(to, int) and not isinstance(to, bool) and to in _TARGET_CODES:
         return _TARGET_CODES[to]
-    raise BadInput(Message(N_("$convert: the model converts to {targets}; not {to}"),
-                                   targets=", ".join(sorted(_TARGETS)), to=repr(to)))
+    raise UnsupportedConversion(Message(N_("$convert: the model converts to {targets}; not "
+                                           "{to}"),
+                                        targets=", ".join(sorted(_TARGETS)), to=repr(to)))
 
 
 def _fail(value: Any, target: str) -> ConversionFailure:

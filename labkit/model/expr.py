@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from labkit.errors import BadInput, ConversionFailure
+from labkit.errors import BadInput, ConversionFailure, ModelLimit
 from labkit.i18n import N_, Message
 from labkit.model.bson_order import MISSING, NUMBER_TYPES, UNDEFINED, bson_type, key
 from labkit.model.collation import Strings
@@ -145,7 +145,7 @@ def _field_expression(text: str) -> Expression:
     if text.startswith("$$"):
         variable, _, rest = text[2:].partition(".")
         if variable not in ("ROOT", "CURRENT"):
-            raise BadInput(Message(N_("the model does not know the variable "
+            raise ModelLimit(Message(N_("the model does not know the variable "
                                               "$${variable}"), variable=variable))
         if not rest:
             return lambda doc: doc
@@ -185,7 +185,7 @@ def _comparison(op: str, args: Any, depth: int) -> Expression:
 def _expression_operator(op: str, args: Any, depth: int) -> Expression:
     compile_operator = _OPERATORS.get(op)
     if compile_operator is None:
-        raise BadInput(Message(N_("the model does not know the expression operator "
+        raise ModelLimit(Message(N_("the model does not know the expression operator "
                                           "{op}"), op=op))
     return compile_operator(op, args, depth)
 
@@ -484,11 +484,11 @@ def let_values(let: Any) -> dict[str, Any]:
     values = {}
     for name, value in let.items():
         if not isinstance(name, str) or not name[:1].islower() or not name.isidentifier():
-            raise BadInput(Message(N_("the model does not know the variable $${variable}"),
+            raise ModelLimit(Message(N_("the model does not know the variable $${variable}"),
                                    variable=str(name)))
         values[name] = compile_expression(value)({})
         if values[name] is MISSING:
-            raise BadInput(Message(N_("the model does not know the variable $${variable}"),
+            raise ModelLimit(Message(N_("the model does not know the variable $${variable}"),
                                    variable=name))
     return values
 

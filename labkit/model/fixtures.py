@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from labkit._paths import CHECKOUT, PACKAGE
-from labkit.errors import BadInput
+from labkit.errors import BadInput, ModelLimit
 from labkit.i18n import N_, Message, Text
 from labkit.model import _fastread
 from labkit.model.bson_order import UNDEFINED, bson_type
@@ -196,7 +196,7 @@ class _Decoder:
                          self._cstring(self._text(doc.get("$options", ""), "$options"),
                                        "$options"))
         if "$dbPointer" in names:
-            raise BadInput(Message(N_("the model does not handle the deprecated "
+            raise ModelLimit(Message(N_("the model does not handle the deprecated "
                                               "DBPointer type")))
         return doc  # a DBRef, a query operator, or a field name that starts with $
 

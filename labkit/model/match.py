@@ -10,7 +10,7 @@ from typing import Any
 
 from bson import Decimal128, Int64, Regex
 
-from labkit.errors import BadInput
+from labkit.errors import BadInput, ModelLimit
 from labkit.i18n import N_, Message
 from labkit.model.bson_order import (
     MISSING,
@@ -405,7 +405,7 @@ def compile_filter(query: Any, version: str, depth: int = 0, *,
         elif name == "$comment":
             continue
         elif name.startswith("$"):
-            raise BadInput(Message(N_("the model does not know the top-level operator "
+            raise ModelLimit(Message(N_("the model does not know the top-level operator "
                                           "{op}"), op=name))
         else:
             tests.append(_field_test(name, condition, version, depth))
@@ -505,7 +505,7 @@ def _operators(condition: dict[str, Any], version: str, depth: int) -> list[Valu
 def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     compile_operator = _QUERY_OPERATORS.get(op)
     if compile_operator is None:
-        raise BadInput(Message(N_("the model does not know the query operator {op}"),
+        raise ModelLimit(Message(N_("the model does not know the query operator {op}"),
                                        op=op))
     return compile_operator(op, operand, version, depth)
 
