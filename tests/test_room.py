@@ -37,16 +37,18 @@ def _options(command: list[str]) -> dict[str, str | None]:
     return found
 
 
-def test_the_first_start_is_local_and_without_access_control(tmp_path):
-    """The first mongod listens on 127.0.0.1 alone, on the room's port, without ``--auth``:
-    only this machine can reach it while the user is created."""
-    command = room.mongod_command("/opt/mongod", tmp_path / "db", tmp_path / "log", 27017,
-                                  ["127.0.0.1"], auth=False, cache_gb=0.25)
+def test_the_first_start_is_local_and_with_access_control(tmp_path):
+    """The first mongod listens on 127.0.0.1 alone, with ``--auth`` from its first moment:
+    only this machine can reach it, and only the localhost exception's first user can be
+    made there (issue 46, item 6: without --auth, any local account could make a root user
+    of its own before labkit's existed)."""
+    command = room.mongod_command("/opt/mongod", tmp_path / "db", tmp_path / "log", 40123,
+                                  ["127.0.0.1"], auth=True, cache_gb=0.25)
     options = _options(command)
     assert command[0] == "/opt/mongod"
     assert options["--bind_ip"] == "127.0.0.1"
-    assert options["--port"] == "27017"
-    assert "--auth" not in options
+    assert options["--port"] == "40123"
+    assert "--auth" in options
     assert options["--dbpath"] == str(tmp_path / "db")
 
 
@@ -264,17 +266,23 @@ def test_the_student_line_is_not_written_in_a_folder_others_may_write(tmp_path):
     assert not (folder / room.LINE_FILE).exists()
 
 
-def test_the_first_start_without_access_control_is_not_on_the_rooms_port(monkeypatch, tmp_path):
-    """Before the user exists, anyone who reaches the server may create a user of their own:
-    the first mongod listens on 127.0.0.1 at a port the system picks, and only the second,
-    with --auth, on the room's port (each start as ``room.start`` runs it, the servers'
-    replies left out: only a real mongod can confirm the second start takes the data)."""
-    started = []
+def test_the_first_start_is_closed_and_off_the_rooms_port(monkeypatch, tmp_path):
+    """Issue 46, item 6: the first mongod has --auth from its first moment and listens on
+    127.0.0.1 at a port the system picks; labkit makes the setup user through the localhost
+    exception (anonymous), then, as that user, the room's role and user, and drops the setup
+    user; only the second start, with --auth, is on the room's port. Each start as
+    ``room.start`` runs it, the server's replies left out (tests/test_wire_room.py sends the
+    commands; only a real mongod can confirm the second start takes the data)."""
+    started, done = [], []
     monkeypatch.setattr(room.mongo, "find_mongod", lambda: "/opt/mongod")
     monkeypatch.setattr(room, "check_port_free", lambda addresses, port: None)
     monkeypatch.setattr(room, "_run", lambda owned, command: started.append(command))
-    monkeypatch.setattr(room, "_client", lambda port: _NoClient(port, started))
-    monkeypatch.setattr(room, "create_user", lambda client, password: None)
+    monkeypatch.setattr(room, "_client",
+                        lambda port, user="", password="": _NoClient(port, user, started))
+    monkeypatch.setattr(room, "create_setup_user", lambda client, pw: done.append(
+        ("setup", client.user)))
+    monkeypatch.setattr(room, "create_user", lambda client, pw: done.append(("user", client.user)))
+    monkeypatch.setattr(room, "drop_setup_user", lambda client: done.append(("drop", client.user)))
     monkeypatch.setattr(room, "_stop_process", lambda owned: None)
     monkeypatch.setattr(room, "_check_student", lambda port, password: "8.0.4")
     with room.start("192.0.2.7", 27017, 0.25) as started_room:
@@ -283,17 +291,19 @@ def test_the_first_start_without_access_control_is_not_on_the_rooms_port(monkeyp
     first_port = int(first[first.index("--port") + 1])
     assert first_port != 27017
     assert first[first.index("--bind_ip") + 1] == "127.0.0.1"
-    assert "--auth" not in first
+    assert "--auth" in first
     assert second[second.index("--port") + 1] == "27017"
     assert "--auth" in second
+    assert done == [("setup", ""), ("user", room.SETUP_USER), ("drop", room.SETUP_USER)]
 
 
 class _NoClient:
-    """Where ``room.start`` would connect to create the user: it must be the first port."""
+    """Where ``room.start`` would connect: the first start's port, anonymous or as a user."""
 
-    def __init__(self, port, started):
+    def __init__(self, port, user, started):
         first = started[0]
         assert port == int(first[first.index("--port") + 1])
+        self.user = user
 
     def __enter__(self):
         return self
@@ -329,3 +339,24 @@ def test_labkit_server_room_refuses_bad_input_in_one_line(capsys, argv, words):
     err = capsys.readouterr().err
     assert err.startswith("Error: ")
     assert words in err
+
+
+def test_a_first_user_made_by_someone_else_stops_the_room_saying_so(monkeypatch):
+    """The localhost exception admits one first user: where another account made one first,
+    createUser is refused (13) and the room does not start, saying why."""
+    from pymongo.errors import OperationFailure
+
+    from labkit.errors import ServerStartError
+
+    started = []
+    monkeypatch.setattr(room.mongo, "find_mongod", lambda: "/opt/mongod")
+    monkeypatch.setattr(room, "check_port_free", lambda addresses, port: None)
+    monkeypatch.setattr(room, "_run", lambda owned, command: started.append(command))
+    monkeypatch.setattr(room, "_client",
+                        lambda port, user="", password="": _NoClient(port, user, started))
+
+    def refused(client, password):
+        raise OperationFailure("not authorized on admin", code=13)
+    monkeypatch.setattr(room, "create_setup_user", refused)
+    with pytest.raises(ServerStartError, match="another account on this machine made a user"):
+        room.start("192.0.2.7", 27017, 0.25)

@@ -1,6 +1,7 @@
-"""What ``labkit server --room`` sends to the room's first mongod (no access control yet, on
-127.0.0.1) to make its user, over the wire through real pymongo against the scripted server;
-and, where a local mongod exists, the whole room started for real.
+"""What ``labkit server --room`` sends to the room's first mongod (access control on, on
+127.0.0.1, its first user made through the localhost exception) to make its users, over the
+wire through real pymongo against the scripted server; and, where a local mongod exists, the
+whole room started for real.
 
 The replies: ``createRole`` and ``createUser`` answer ``{ok: 1}`` alone, since neither names a
 ``reply_type`` in src/mongo/db/commands/user_management_commands.idl (mongodb/mongo at commit
@@ -107,3 +108,32 @@ def test_a_room_lets_its_user_in_and_nobody_else(local_mongod):
         with servers.mongo_client(anonymous) as client, pytest.raises(OperationFailure) as no:
             client["labkit_probe"].list_collection_names()
         assert no.value.code == 13
+
+
+@wire
+def test_the_setup_user_is_made_through_the_localhost_exception(wire_server, client):
+    """The first user, made anonymously through the localhost exception: labkitSetup, an
+    administrator of users only (userAdminAnyDatabase in admin), with the generated password;
+    then dropped by name."""
+    wire_server.on("createUser", {"ok": 1.0})
+    wire_server.on("dropUser", {"ok": 1.0})
+    room.create_setup_user(client, "setup-pw")
+    room.drop_setup_user(client)
+    assert wire_server.commands() == ["createUser", "dropUser"]
+    made, dropped = wire_server.sent
+    assert set(made.as_written()) - {"$db", "lsid", "$readPreference"} <= CREATE_USER_FIELDS
+    assert (made["createUser"], made["pwd"]) == ("labkitSetup", "setup-pw")
+    assert made["roles"] == [{"role": "userAdminAnyDatabase", "db": "admin"}]
+    assert (made.db, dropped.db, dropped["dropUser"]) == ("admin", "admin", "labkitSetup")
+
+
+@wire
+def test_a_user_made_first_by_someone_else_stops_the_room(wire_server, client):
+    """Where another local account made a user first, the localhost exception is closed and
+    createUser is refused (13, unauthorized): labkit raises, and the room does not start."""
+    from pymongo.errors import OperationFailure
+
+    wire_server.on("createUser", unauthorized("createUser"))
+    with pytest.raises(OperationFailure) as refused:
+        room.create_setup_user(client, "setup-pw")
+    assert refused.value.code == 13

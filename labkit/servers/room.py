@@ -3,13 +3,16 @@ to the address the instructor names, with access control on and one user, of the
 least-privilege role notebooks/hosted.md gives, whose password labkit generates; the one line
 students paste is its URI.
 
-The steps are those of the manual's "Enable Access Control on Self-Managed Deployments" page:
-start ``mongod`` without access control, reachable from this machine only (``--bind_ip
-127.0.0.1``, on a port the system picks, not the room's), create the role and the user, then
-start it again with access control (``--auth``) on the room's address and port. Once a user
-exists, the localhost exception (the manual's "Localhost Exception" page: it applies only
-while the server has no user and no role) is off, so nobody, on this machine or in the room,
-gets in without the password.
+The steps follow the manual's "Enable Access Control on Self-Managed Deployments" and
+"Localhost Exception" pages: start ``mongod`` with access control (``--auth``) from its first
+moment, reachable from this machine only (``--bind_ip 127.0.0.1``, on a port the system
+picks, not the room's), make the first user through the localhost exception (an
+administrator of users, ``labkitSetup``, whose password is never kept), as it make the role
+and the room's user and drop itself, then start it again on the room's address and port.
+While there is no user, the exception lets one local connection make the first one and
+nothing else; once a user exists it is off, so nobody, on this machine or in the room, gets
+in without the password, and an account that made a user first makes the room refuse to
+start.
 
 The password goes to the server over the wire (``createUser``'s ``pwd``), never on a command
 line, and is remembered by ``_redact`` at once, so no error, log line or report shows it; only
@@ -152,6 +155,40 @@ def student_uri(address: str, port: int, password: str) -> str:
             "?authSource=admin&directConnection=true")
 
 
+SETUP_USER = "labkitSetup"  # made first, through the localhost exception; dropped after
+
+
+def create_setup_user(client: MongoClient[dict[str, Any]], password: str) -> None:
+    """The first user of a server started with access control, made through the manual's
+    "Localhost Exception" (a connection from this machine may create the first user, and
+    nothing else, while there is none): an administrator of users only
+    (``userAdminAnyDatabase``), which then makes the room's role and user. Where another
+    account made a user first, the exception is closed and the server refuses (13): labkit
+    then stops, rather than serve a room someone else holds a user of."""
+    client.admin.command({"createUser": SETUP_USER, "pwd": password,
+                          "roles": [{"role": "userAdminAnyDatabase", "db": "admin"}]})
+
+
+def _first_user(client: MongoClient[dict[str, Any]], password: str) -> None:
+    """``create_setup_user``, a refusal said as what it means: someone was first."""
+    from pymongo.errors import OperationFailure
+
+    try:
+        create_setup_user(client, password)
+    except OperationFailure as exc:
+        if exc.code != 13:
+            raise
+        raise ServerStartError(Message(N_(
+            "another account on this machine made a user on the room's new server before "
+            "labkit could (the localhost exception admits only the first): the room does "
+            "not start"))) from exc
+
+
+def drop_setup_user(client: MongoClient[dict[str, Any]]) -> None:
+    """Drop the setup user once the room's user exists (its password was never kept)."""
+    client.admin.command({"dropUser": SETUP_USER})
+
+
 def create_user(client: MongoClient[dict[str, Any]], password: str) -> None:
     """Create the room's role and its one user, in ``admin`` (the manual's "createRole" and
     "createUser" pages: the role's privileges and inherited roles, the user's password and
@@ -222,16 +259,22 @@ def start(address: str, port: int, cache_gb: float) -> Room:
     dbpath = owned.workdir / "db"
     dbpath.mkdir()
     password = new_password()
-    # The first start has no access control until the user exists: it listens on 127.0.0.1 at
-    # a port the system picks, not at the room's well-known one, so another account on this
-    # machine cannot create a user of its own there first.
+    # The first start has access control on from its first moment, on 127.0.0.1 at a port the
+    # system picks: the localhost exception lets the first connection from this machine make
+    # the first user, labkit's setup user, and nothing else. Another local account that came
+    # first would make labkit's createUser fail (13): the room then does not start.
     first = free_port()
+    setup = secrets.token_urlsafe(18)
+    _redact.remember(setup)
     try:
         owned.port = first
-        _run(owned, mongod_command(binary, dbpath, owned.log, first, ["127.0.0.1"], auth=False,
+        _run(owned, mongod_command(binary, dbpath, owned.log, first, ["127.0.0.1"], auth=True,
                                    cache_gb=cache_gb))
         with _client(first) as client:
+            _first_user(client, setup)
+        with _client(first, SETUP_USER, setup) as client:
             create_user(client, password)
+            drop_setup_user(client)
         _stop_process(owned)
         owned.port = port
         _run(owned, mongod_command(binary, dbpath, owned.log, port, bind_addresses(address),
@@ -299,8 +342,12 @@ def _run(owned: OwnedServer, command: list[str]) -> None:
     mongo._ping_until(f"mongodb://127.0.0.1:{owned.port}/?directConnection=true", owned.running)
 
 
-def _client(port: int) -> MongoClient[dict[str, Any]]:
-    return mongo.mongo_client(f"mongodb://127.0.0.1:{port}/?directConnection=true")
+def _client(port: int, user: str = "", password: str = "") -> MongoClient[dict[str, Any]]:
+    """A client of the first start, anonymous (the localhost exception) or as ``user``."""
+    login = f"{user}:{password}@" if user else ""
+    source = "&authSource=admin" if user else ""
+    return mongo.mongo_client(f"mongodb://{login}127.0.0.1:{port}/?directConnection=true"
+                              f"{source}")
 
 
 def _stop_process(owned: OwnedServer) -> None:
