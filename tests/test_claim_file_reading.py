@@ -140,3 +140,12 @@ def test_a_fixture_file_below_the_folder_and_labkits_data_are_read(tmp_path):
     kit = claimfiles.load([Path(__file__).resolve().parent.parent / "claims"])
     assert any(spec.fixture for spec in kit)
     assert (fixtures.DATA / "orders.json").is_file()
+
+
+@pytest.mark.parametrize("text", ["!!int 0b11", "!!int 0o", '!!int ""', '!!int "٣"',
+                                  "!!float abc", "!!bool maybe"])
+def test_a_value_its_explicit_tag_cannot_make_is_refused_with_its_line(tmp_path, text):
+    # before: ValueError or KeyError from PyYAML's constructors, a traceback ("0b11", which
+    # YAML 1.1 read as 3, among them; "٣", an Arabic-Indic digit, was read as 3)
+    with pytest.raises(BadInput, match=r"values\.yaml:2:"):
+        _read(tmp_path, f"ok: 1\nv: {text}\n")

@@ -140,3 +140,37 @@ def test_server_with_a_command_stops_the_server_after_the_command(tmp_path):
     with pytest.raises(Exception, match=r"(?i)refused|timed out|timeout"):
         client.admin.command("ping")
     client.close()
+
+
+@POSIX_ONLY
+def test_a_hang_up_labkit_was_told_to_ignore_stays_ignored(tmp_path):
+    """Under ``nohup`` (SIGHUP ignored), a hang-up neither stops ``labkit server -- CMD`` nor
+    reaches CMD: SIGHUP stops labkit only where nothing asked it to be ignored (a second read
+    of issue 46's item 8 found labkit's own handler put over the ignored one)."""
+    import signal as signals
+
+    marker = tmp_path / "stopped"
+    ready = marker.with_suffix(".ready")
+    # as nohup starts it: SIGHUP ignored, then labkit's own program in its place (exec)
+    nohup = ("import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    process = start(
+        [sys.executable, "-c", nohup, sys.executable, "-m", "labkit", "server", "--mongodb",
+         "local", "--optional", "--", sys.executable, "-c", TRAPPING_CHILD.replace(
+             "signal.signal(signal.SIGHUP, stop)\n", ""), str(marker)],
+        env={**os.environ, **_no_server_env(tmp_path)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), process.stderr.read() if process.poll() is not None else ""
+        process.send_signal(signals.SIGHUP)
+        time.sleep(1.0)
+        assert process.poll() is None  # still serving
+        assert not marker.exists()  # and CMD never saw it
+        process.send_signal(signals.SIGTERM)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert marker.read_text() == f"stopped by {int(signals.SIGTERM)}"

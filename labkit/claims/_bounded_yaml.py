@@ -153,6 +153,18 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
                 "a string holds a lone surrogate (\\ud800 to \\udfff alone), which is not UTF-8 "
                 "text"))) from None
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """A node's value; a value its explicit tag cannot make (``!!float abc``, ``!!bool
+        maybe``) is refused with its line, where PyYAML's constructors raise."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except BadInput:
+            raise
+        except (ValueError, KeyError, TypeError, OverflowError):
+            raise self.refuse(node.start_mark, Message(N_(
+                "{text} cannot be read as {tag} says"), text=repr(str(node.value)[:40]),
+                tag=node.tag.replace("tag:yaml.org,2002:", "!!"))) from None
+
     def construct_mapping(self, node: yaml.MappingNode,
                           deep: bool = False) -> dict[Hashable, Any]:
         self.flatten_mapping(node)  # merge keys (<<), as the safe loader does
@@ -169,7 +181,11 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         or ``0x1F``; PyYAML's own reads ``017`` as octal and ``1_000`` as 1000."""
         text = str(node.value)
         sign = -1 if text[:1] == "-" else 1
-        body = text.lstrip("+-")
+        body = text[1:] if text[:1] in "+-" else text
+        if not _INTEGER.fullmatch(body):  # an explicit !!int on other text ("0b11", "٣", "")
+            raise self.refuse(node.start_mark, Message(N_(
+                "{text} is not an integer as YAML 1.2 writes one (digits 0-9, 0o… or 0x…)"),
+                text=repr(text)))
         base = {"0o": 8, "0x": 16}.get(body[:2], 10)
         digits = body[2:] if base != 10 else body
         try:
@@ -179,6 +195,8 @@ class _Bounded(yaml.composer.Composer, yaml.constructor.SafeConstructor,
                 "{problem} (labkit's bounds: see labkit --help)"), problem=exc.args[0])) from None
         return sign * int(digits, base)
 
+
+_INTEGER = re.compile(r"[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", re.ASCII)
 
 # YAML 1.2's core schema (YAML 1.2.2, 10.3.2 "Tag Resolution"), which reads what JSON reads as
 # JSON reads it: ``1e3`` is a number (PyYAML's YAML 1.1 rules make it a string), ``no``, ``on``

@@ -73,16 +73,19 @@ def _stops_held() -> Iterator[None]:
     if any(handler is None for handler in previous.values()):  # set outside Python: not ours
         yield
         return
+    # a signal ignored here (nohup's SIGHUP) is left ignored, not held
+    held = {signum: handler for signum, handler in previous.items()
+            if handler is not signal.SIG_IGN}
     caught: list[int] = []
-    for signum in previous:
+    for signum in held:
         signal.signal(signum, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
-        for signum, handler in previous.items():
+        for signum, handler in held.items():
             signal.signal(signum, handler)
-        if caught:
-            signal.raise_signal(caught[0])
+        for signum in dict.fromkeys(caught):  # each once, in the order they came
+            signal.raise_signal(signum)
 
 
 class Made:

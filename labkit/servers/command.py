@@ -57,8 +57,10 @@ def run_beside(command: list[str], env: Mapping[str, str]) -> int:
     """Run ``command`` to its end; Ctrl-C, SIGTERM and SIGHUP are passed on to it, not obeyed
     here."""
     running = Command(command, env)
-    stops = list(SIGNALS)  # SIGHUP too: a closed terminal stops the command, never orphans it
-    previous = {signum: signal.signal(signum, running.forward) for signum in stops}
+    # SIGHUP too: a closed terminal stops the command, never orphans it; a signal ignored
+    # here (nohup ignores SIGHUP) stays ignored, for labkit and the command alike
+    previous = {signum: signal.signal(signum, running.forward) for signum in SIGNALS
+                if signal.getsignal(signum) is not signal.SIG_IGN}
     try:
         return running.wait()
     finally:
