@@ -245,7 +245,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             _say(shown_text(Message(N_("Checking {total} claims on {column}…"), total=total,
                                     column=_line(column))), sys.stderr)
 
-    read = claimfiles.claim_files(args.paths)
+    # what the check reads: its claim files and the fixture files they name
+    read = [*{spec.path for spec in specs}, *(f for spec in specs for f in spec.fixture_files)]
     made_on_disk.check_not_an_input([out / name for name in report.REPORT_FILES.values()],
                                     read, "--out")
     if args.junit:

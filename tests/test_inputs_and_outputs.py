@@ -149,3 +149,19 @@ def test_export_over_the_progress_file_is_refused(tmp_path, capsys):
     before = target.read_bytes()
     _refused(["progress", "--export", str(target)], capsys)
     assert target.read_bytes() == before
+
+
+def test_junit_over_a_fixture_file_or_a_hard_link_is_refused(tmp_path, capsys):
+    """The files a check reads are its claim files and the fixture files they name; a name
+    another of the same file has (a hard link) is the same input (from a second read: --junit
+    over a claim's fixture file replaced it with JUnit XML)."""
+    docs = tmp_path / "docs.json"
+    docs.write_text('[{"_id": 1}]', encoding="utf-8")
+    claims = tmp_path / "claims.yaml"
+    claims.write_text("- {id: f, title: t, fixture_file: docs.json, find: {},"
+                      " expect: {count: 1}}\n", encoding="utf-8")
+    _refused(["check", str(claims), "--junit", str(docs), "--out", str(tmp_path / "r")], capsys)
+    assert docs.read_text(encoding="utf-8") == '[{"_id": 1}]'
+    os.link(claims, tmp_path / "same.yaml")
+    _refused(["check", str(claims), "--junit", str(tmp_path / "same.yaml"), "--out",
+              str(tmp_path / "r")], capsys)

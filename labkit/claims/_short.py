@@ -121,7 +121,8 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
                     on=_aggregated_on(operation, arguments)),),
         fixture={"claim": _short_fixture(where, path, entry)},
         requirements=((requirement,),) if requirement.min_version or requirement.max_version
-        else (), collations=_default_collation(where, entry))
+        else (), collations=_default_collation(where, entry),
+        fixture_files=(path.parent / entry["fixture_file"],) if "fixture_file" in entry else ())
 
 
 def _aggregated_on(operation: str, arguments: dict[str, Any]) -> str:

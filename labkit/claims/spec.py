@@ -103,6 +103,7 @@ class ClaimSpec:
     also_expected: tuple[str, ...] = ()
     unjudged: Text = ""
     collations: dict[str, dict[str, Any]] = field(default_factory=dict)  # collections' defaults
+    fixture_files: tuple[Path, ...] = ()  # the files its fixture was read from
 
     @property
     def result_only(self) -> bool:

@@ -47,11 +47,23 @@ def check_not_an_input(outputs: Iterable[Path], inputs: Iterable[Path], option: 
     """Refuse an output that is one of the same command's inputs (paths resolved, links
     followed): ``--junit claims.yaml`` would replace the claim file it judged, ``--merge … --out
     an.csv`` a learner's export."""
-    read = {_resolved(path) for path in inputs}
+    given = list(inputs)
+    read = {_resolved(path) for path in given}
+    files = {_identity(path) for path in given} - {None}
     for path in outputs:
-        if _resolved(path) in read:
+        if _resolved(path) in read or _identity(path) in files:
             raise BadInput(Message(N_("{option}: {path} is also one of this command's inputs; "
                                       "write to another file"), option=option, path=str(path)))
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """A file's device and inode, the same for every name it has (a hard link, another case
+    on a file system that ignores it); None where there is no file yet."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _resolved(path: Path) -> Path:
