@@ -394,3 +394,15 @@ def test_what_the_model_does_not_carry_is_never_a_predicted_refusal(tmp_path):
                             "  expect: {error: true}\n", '[{_id: 1, s: "2024-01-01"}]')
     result = claimcheck.check(claimfiles.load([path]), ["model"])
     assert result.columns[0].rows[0].verdict == "not-run"
+
+
+def test_the_objects_step_compares_strings_by_the_collation_in_force():
+    """From a second read: at strength 2 "A" and "a" are equal, so `t` decides; the step said
+    `s`: "A" is lower than "a" (bytes)."""
+    from labkit.model import explain
+
+    rows = explain.sorted_rows([{"_id": 1, "o": {"s": "A", "t": 2}},
+                                {"_id": 2, "o": {"s": "a", "t": 1}}], "o:1",
+                               collation={"locale": "en", "strength": 2})
+    assert [r.id for r in rows] == [2, 1]
+    assert "`t`: 1 is lower than 2" in _why(rows, 1)[1]

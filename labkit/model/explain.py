@@ -541,20 +541,22 @@ def sorted_rows(docs: Iterable[Document], spec: SortSpec,
         decided = _deciding_path(keyed, i)
         why = _sort_why(doc, pairs, keyed[i], decided, version, collation)
         if i and decided == 0:  # placed by its first path: where two objects, say which step
-            why = _after_object(why, keyed[i - 1][0][0], keyed[i][0][0], pairs[0][1] < 0)
+            why = _after_object(why, keyed[i - 1][0][0], keyed[i][0][0], pairs[0][1] < 0,
+                                collation)
         rows.append(SortRow(doc.get("_id"), {path: _plain(value) for (path, _), (value, _)
                                              in zip(pairs, keyed[i], strict=True)},
                             why.because, why.rule))
     return rows
 
 
-def _after_object(why: Why, before: Any, value: Any, descending: bool) -> Why:
+def _after_object(why: Why, before: Any, value: Any, descending: bool,
+                  collation: Mapping[str, Any] | None = None) -> Why:
     """``why``, with the step that puts the object ``value`` after the object ``before`` (the
     row above it), where both are objects that differ."""
     if type(before) is not dict or type(value) is not dict:
         return why
     low, high = (value, before) if descending else (before, value)
-    step = _object_step(low, high)
+    step = _object_step(low, high, dict(collation) if collation else None)
     if step is None:
         return why
     words = (N_("{why}; after {before}, as a descending sort puts the higher first: {step}")
@@ -563,7 +565,8 @@ def _after_object(why: Why, before: Any, value: Any, descending: bool) -> Why:
                "object-order")
 
 
-def _object_step(low: dict[str, Any], high: dict[str, Any]) -> Message | None:
+def _object_step(low: dict[str, Any], high: dict[str, Any],
+                 collation: dict[str, Any] | None = None) -> Message | None:
     """The first step at which ``low`` sorts before ``high``, as BSON compares two objects:
     pair by pair, the value's type rung, then the field name, then the value; the object that
     runs out of pairs first is lower. None where they compare equal."""
@@ -579,7 +582,7 @@ def _object_step(low: dict[str, Any], high: dict[str, Any]) -> Message | None:
         if name_a != name_b:
             return Message(N_("{same} the field name `{low}` is lower than `{high}`"),
                            same=same, low=name_a, high=name_b)
-        if bson_order_compare(a, b) != 0:
+        if bson_order_compare(a, b, collation) != 0:  # strings by the collation in force
             return Message(N_("{same} `{name}`: {low} is lower than {high}"), same=same,
                            name=name_a, low=shown_value(a), high=shown_value(b))
     if len(low) < len(high):
