@@ -360,3 +360,24 @@ def test_a_first_user_made_by_someone_else_stops_the_room_saying_so(monkeypatch)
     monkeypatch.setattr(room, "create_setup_user", refused)
     with pytest.raises(ServerStartError, match="another account on this machine made a user"):
         room.start("192.0.2.7", 27017, 0.25)
+
+
+def test_a_host_name_that_resolves_to_a_wildcard_is_refused(monkeypatch):
+    """From a second read: a name /etc/hosts maps to 0.0.0.0 (as ad-blocking lists do) passed
+    the address check and bound every network."""
+    import socket
+
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("0.0.0.0", 0))])
+    with pytest.raises(BadInput, match="binds every network"):
+        room.check_port_free(["ads.example"], 27017)
+
+
+@pytest.mark.parametrize(("address", "shown"), [("::FFFF:192.168.1.20", "::ffff:192.168.1.20")])
+def test_an_ipv4_mapped_address_keeps_its_ipv4_form(address, shown):
+    assert room.check_address(address) == shown
+
+
+def test_text_after_an_address_is_not_called_an_old_form():
+    with pytest.raises(BadInput, match="neither an IP address nor a host name"):
+        room.check_address("1.2.3.4 x")

@@ -86,21 +86,30 @@ def check_address(address: str) -> str:
         return text
     mapped = getattr(ip, "ipv4_mapped", None)
     if ip.is_unspecified or (mapped is not None and mapped.is_unspecified):
-        raise BadInput(Message(N_("--room {address} binds every network this machine is on and "
-                                  "names no machine students can reach: give this machine's "
-                                  "address in the room's network, such as 192.168.1.20"),
-                               address=text))
-    return str(ip)
+        raise _wildcard(text)
+    return f"::ffff:{mapped}" if mapped is not None else str(ip)
+
+
+def _wildcard(address: str) -> BadInput:
+    return BadInput(Message(N_("--room {address} binds every network this machine is on and "
+                               "names no machine students can reach: give this machine's "
+                               "address in the room's network, such as 192.168.1.20"),
+                            address=address))
 
 
 def _old_ipv4_form(text: str) -> bool:
     """Whether the C library reads ``text`` as an IPv4 address (``inet_aton``: ``0``, ``0x0``,
     ``10.1``, ``012.0.0.1``) though it is no dotted-decimal one."""
+    if not _NUMERIC.fullmatch(text):  # glibc's inet_aton also takes "1.2.3.4 anything"
+        return False
     try:
         socket.inet_aton(text)
     except (OSError, ValueError):
         return False
     return True
+
+
+_NUMERIC = re.compile(r"[0-9A-Fa-fXx.]+")
 
 
 def check_port(port: int) -> int:
@@ -329,6 +338,8 @@ def _refuse_loopback_name(address: str) -> None:
                                                                type=socket.SOCK_STREAM)}
     except OSError:  # a name that does not resolve: the bind below says so
         return
+    if found and all(ipaddress.ip_address(ip.split("%")[0]).is_unspecified for ip in found):
+        raise _wildcard(address)  # a name /etc/hosts gives 0.0.0.0 (as ad-blocking lists do)
     if found and all(ipaddress.ip_address(ip.split("%")[0]).is_loopback for ip in found):
         raise BadInput(Message(N_("--room {address} names this machine only by a loopback "
                                   "address ({found}), which no student can reach: give this "
