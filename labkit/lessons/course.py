@@ -67,7 +67,8 @@ def entries() -> list[dict[str, Any]]:
             and isinstance(entry.get("exercise"), str) and entry.get("state") in STATES]
 
 
-# A progress file larger than this is no learner's (hundreds of exercises take a few KiB).
+# A progress file larger than this is no learner's (hundreds of exercises take a few KiB), nor
+# is an export of one (labkit.lessons.progress_csv reads those within it too).
 MAX_BYTES = 8 * 1024 * 1024
 _said_unreadable: set[Path] = set()
 

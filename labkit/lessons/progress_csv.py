@@ -40,7 +40,6 @@ COLUMNS = ("exercise_id", "lesson", "question", "state", "tries", "right", "reve
 # The columns every export has; the others came later, and a file without them is still one.
 REQUIRED = COLUMNS[:8]
 LEARNER = "learner"
-MAX_BYTES = 8 * 1024 * 1024  # a file larger than this is no progress export
 # How many of a question's wrong answers the room's table by question names, most given first.
 COMMON = 5
 
@@ -118,7 +117,7 @@ def export(target: Path) -> int:
 def _open(path: Path) -> csv.DictReader[str]:
     """A file's CSV reader, its header read; ``BadInput`` where it cannot be one."""
     try:
-        text = fixtures.read_bytes(path, MAX_BYTES).decode("utf-8-sig")
+        text = fixtures.read_bytes(path, course.MAX_BYTES).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise BadInput(Message(N_("{path} is not a progress export: it is not UTF-8 text"),
                                path=str(path))) from None

@@ -100,15 +100,15 @@ def _check_kind_and_size(path: str | Path, status: os.stat_result, most: int) ->
     if stat.S_ISREG(status.st_mode):
         _check_size(path, status.st_size, most)
     elif not stat.S_ISFIFO(status.st_mode):
-        raise BadInput(Message(N_("{path} is not a regular file or a pipe; give a file "
-                                          "of documents"), path=str(path)))
+        raise BadInput(Message(N_("{path} is not a regular file or a pipe (labkit's "
+                                  "bounds: see labkit --help)"), path=str(path)))
 
 
 def _check_size(path: str | Path, size: int, most: int) -> None:
     if size > most:
-        raise BadInput(Message(N_("{path} is larger than {mib:,} MiB, the most labkit "
-                                          "reads (see labkit --help)"), path=str(path),
-                                       mib=most // 2**20))
+        raise BadInput(Message(N_("{path} is larger than {mib:,} MiB, the most labkit reads "
+                                  "of such a file (labkit's bounds: see labkit --help)"),
+                               path=str(path), mib=most // 2**20))
 
 
 def _read_within_bound(path: str | Path, stream: io.FileIO, most: int) -> bytes:
