@@ -99,3 +99,12 @@ def test_explain_says_what_documents_it_takes(documents):
     # before: AttributeError: 'int' object has no attribute 'get'
     with pytest.raises(BadInput, match="takes its documents as"):
         labkit.explain({"a": 1}, documents)
+
+
+def test_an_empty_cell_of_a_dataframe_is_a_missing_field():
+    """From a second read: pd.DataFrame(documents) writes NaN where a document lacks a field,
+    and {a: null} explained that row as "holds the double NaN … does not match"; a list of the
+    same documents matches it."""
+    frame = pd.DataFrame([{"_id": 1, "a": 1}, {"_id": 2}])
+    rows = labkit.explain({"a": None}, frame)
+    assert rows.iloc[:, 1].tolist() == [False, True]

@@ -172,7 +172,10 @@ def _documents(documents: Any) -> list[Document]:
     if isinstance(documents, str):
         return fixtures.load(documents)
     if hasattr(documents, "to_dict") and hasattr(documents, "columns"):  # a DataFrame
-        return [dict(row) for row in documents.to_dict("records")]
+        # a cell pandas left empty (NaN, NA, NaT: a field the row's document lacks, as
+        # pd.DataFrame(documents) writes one) is a missing field, not the double NaN
+        return [{name: value for name, value in row.items() if not _empty_cell(value)}
+                for row in documents.to_dict("records")]
     try:
         docs = list(documents)
     except TypeError:
@@ -184,6 +187,12 @@ def _documents(documents: Any) -> list[Document]:
     return docs
 
 
+def _empty_cell(value: Any) -> bool:
+    import pandas as pd
+
+    return value is not None and not isinstance(value, dict | list) and bool(pd.isna(value))
+
+
 def explain(filter_or_sort: Any, documents: str | list[Document], *,
             collation: dict[str, Any] | None = None,
             mongodb_version: str | None = None) -> pd.DataFrame:
@@ -192,8 +201,8 @@ def explain(filter_or_sort: Any, documents: str | list[Document], *,
     A document (``{"userId": 42}``) is a filter: one row per document in their order, whether
     ``find`` matches it and why. Text (``"v:1,_id:1"``) or a list of ``(path, direction)``
     pairs is a sort: one row per document in the sorted order, the value it sorts by and why.
-    ``documents`` is a list of documents, a pandas DataFrame (a document per row) or a
-    fixture's name (``"orders"``, ``"mixed"``)."""
+    ``documents`` is a list of documents, a pandas DataFrame (a document per row, an empty
+    cell a missing field) or a fixture's name (``"orders"``, ``"mixed"``)."""
     docs = _documents(documents)
     for n, doc in enumerate(docs, start=1):
         fixtures.check_nesting(doc, Message(N_("document {n:d}"), n=n))
