@@ -99,9 +99,16 @@ def compile_regex(source: str, flags: str, op: str = "$regex") -> Search:
     return _compiled(source, bits, op)
 
 
+def _pattern(encoded: bytes, bits: int) -> Any:
+    """PCRE2's pattern for ``encoded`` with the option ``bits``, and none of the binding's own
+    (``_NOT_MONGODB``); PatternError where PCRE2 refuses it."""
+    pcre2, cy = _library()
+    return pcre2.Pattern(cy.compile(encoded, bits, _NOT_MONGODB), encoded, 0, False, None)
+
+
 @functools.lru_cache(maxsize=256)
 def _compiled(source: str, bits: int, op: str) -> Search:
-    pcre2, cy = _library()
+    pcre2, _cy = _library()  # its errors; _pattern compiles
     try:
         encoded = source.encode("utf-8")
     except UnicodeEncodeError:
@@ -112,7 +119,7 @@ def _compiled(source: str, bits: int, op: str) -> Search:
                                           "MongoDB's limit of {most:,} bytes"), op=op,
                                        most=MAX_PATTERN_BYTES))
     try:
-        code = cy.compile(encoded, bits, _NOT_MONGODB)
+        pattern = _pattern(encoded, bits)
     except pcre2.PatternError as exc:
         if exc.code == _BACKSLASH_C_LIBRARY_DISABLED:
             raise CannotJudge(Message(N_("the model cannot judge {pattern}: this PCRE2 "
@@ -121,7 +128,6 @@ def _compiled(source: str, bits: int, op: str) -> Search:
                               library="pcre2", hint=Message(N_("ask a server"))) from None
         raise BadInput(Message(N_("{op}: invalid regular expression {pattern}: {error}"),
                                        op=op, pattern=repr(source), error=exc.msg)) from None
-    pattern = pcre2.Pattern(code, encoded, 0, False, None)
     pattern.jit_compile()
     library_error = pcre2.LibraryError
 
@@ -189,14 +195,13 @@ def backtracks(source: str, flags: str, text: str) -> bool:
     PCRE2's match limit: a backtracking engine without one (Python's ``re``, which the fakes
     use) may then not finish (``(a+)+c`` on thirty ``a``s and a ``b``, which PCRE2 itself
     refuses at once because the subject has no ``c``)."""
-    pcre2, _cy = _library()
+    pcre2, _cy = _library()  # its errors; _pattern compiles
     bits = _UTF | _NO_SHORTCUTS
     for flag in flags:
         bits |= _OPTIONS.get(flag, 0)
     try:
-        code = _cy.compile(source.encode("utf-8", "surrogatepass"), bits, _NOT_MONGODB)
-        pattern = pcre2.Pattern(code, source.encode("utf-8", "surrogatepass"), 0, False, None)
-        pattern.search(text.encode("utf-8", "surrogatepass"))
+        _pattern(source.encode("utf-8", "surrogatepass"), bits).search(
+            text.encode("utf-8", "surrogatepass"))
     except pcre2.LibraryError as exc:
         return exc.code in _LIMITS
     except (pcre2.PatternError, ValueError):
