@@ -156,12 +156,12 @@ def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Doc
         name = entry["fixture_file"]
         if not isinstance(name, str):
             raise where.error(Message(N_("fixture_file must be a path")), "fixture_file")
-        target = path.parent / name
+        target = (path.parent / name).resolve()  # links followed once: what is read is this
         if not _inside((path.parent, fixtures.DATA), target):
             raise where.error(Message(N_(
-                "fixture_file {name} is outside the claim file's folder; a claim file reads "
-                "fixtures from its own folder (or below it) and labkit's data folder only"),
-                name=repr(name)), "fixture_file")
+                "fixture_file {name} is outside the claim file's folder (or leads there, a "
+                "link); a claim file reads fixtures from its own folder (or below it) and "
+                "labkit's data folder only"), name=repr(name)), "fixture_file")
         if not target.is_file():
             raise where.error(Message(N_("fixture_file {name} is not a file (paths are "
                                          "relative to the claim file)"), name=repr(name)),
@@ -179,10 +179,9 @@ def _short_fixture(where: _Where, path: Path, entry: dict[str, Any]) -> list[Doc
 
 
 def _inside(folders: tuple[Path, ...], target: Path) -> bool:
-    """Whether ``target``, its links followed, is in one of ``folders`` (or below): a claim
-    file from elsewhere cannot copy a file it names (a token, a key) into results.json."""
-    found = target.resolve()
-    return any(found.is_relative_to(folder.resolve()) for folder in folders)
+    """Whether ``target`` (resolved) is in one of ``folders`` (or below): a claim file from
+    elsewhere cannot copy a file it names (a token, a key) into results.json."""
+    return any(target.is_relative_to(folder.resolve()) for folder in folders)
 
 
 def _find(where: _Where, value: Any) -> tuple[str, dict[str, Any]]:
