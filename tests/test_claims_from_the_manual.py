@@ -406,3 +406,16 @@ def test_the_objects_step_compares_strings_by_the_collation_in_force():
                                collation={"locale": "en", "strength": 2})
     assert [r.id for r in rows] == [2, 1]
     assert "`t`: 1 is lower than 2" in _why(rows, 1)[1]
+
+
+def test_claims_that_share_a_problem_are_named_together(tmp_path):
+    """From a second read: a file whose claims share one mistake repeated it per claim in the
+    one line; they are named together, each with its line, before the problem once."""
+    path = tmp_path / "manual.yaml"
+    path.write_text("".join(f"- {{id: m{i}, title: t, fixture: [], find: {{}}, "
+                            "expect: {count: x}}\n" for i in range(4)), encoding="utf-8")
+    with pytest.raises(BadInput) as refused:
+        claimfiles.load([path])
+    text = str(refused.value)
+    assert "claims 'm0' at line 1, 'm1' at line 2, 'm2' at line 3, 'm3' at line 4:" in text
+    assert text.count("must be a whole number") == 1

@@ -12,7 +12,7 @@ from labkit.claims._source import Node, extended_json, said, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput
-from labkit.i18n import N_, Message, Text
+from labkit.i18n import N_, Message, Text, english
 from labkit.model import collation, fixtures
 
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit", "collation"}
@@ -76,9 +76,30 @@ def read_short(path: Path, data: list[Any], node: Node) -> list[ClaimSpec]:
 
 
 def _each(refused: list[BadInput]) -> Message:
-    """Several refusals in one line (an error is one line), each in the learner's words."""
-    return Message(" · ".join(f"{{e{i}}}" for i in range(len(refused))),
-                   **{f"e{i}": said(exc) for i, exc in enumerate(refused)})
+    """Several refusals in one line (an error is one line), each in the learner's words; the
+    claims that share one problem are named together, each with its line, before it."""
+    groups: dict[str, list[Message]] = {}
+    for exc in refused:
+        message = said(exc)
+        problem = message.values.get("problem") if isinstance(message, Message) else None
+        if problem is None or message.values.get("id") is None:
+            groups[str(exc)] = [message]
+        else:
+            groups.setdefault(english(problem), []).append(message)
+    parts: list[Message] = []
+    for together in groups.values():
+        first = together[0]
+        if len(together) == 1 or not isinstance(first, Message):
+            parts.append(first)
+            continue
+        where = Message(", ".join(f"{{c{i}}}" for i in range(len(together))), **{
+            f"c{i}": Message(N_("{id} at line {line:d}"), id=m.values["id"],
+                             line=m.values["line"]) for i, m in enumerate(together)})
+        parts.append(Message(N_("{path}: claims {claims}: {problem}"),
+                             path=first.values["path"], claims=where,
+                             problem=first.values["problem"]))
+    return Message(" · ".join(f"{{e{i}}}" for i in range(len(parts))),
+                   **{f"e{i}": part for i, part in enumerate(parts)})
 
 
 def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:

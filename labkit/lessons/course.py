@@ -150,6 +150,8 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(text)
+            file.flush()
+            os.fsync(file.fileno())  # on disk before it takes the name: a crash keeps one whole
         os.replace(scratch, path)  # replaces a link there, never writes through it
     except OSError:
         with contextlib.suppress(OSError):
