@@ -32,6 +32,25 @@ time.sleep(60)
 """
 
 
+def _serving_a_trapping_child(tmp_path, marker, before=(), child=TRAPPING_CHILD):
+    """``labkit server --optional -- python -c CHILD MARKER`` started (after ``before``, a
+    prelude that execs it), returned once the child said it is ready."""
+    process = start(
+        [*before, sys.executable, "-m", "labkit", "server", "--mongodb", "local", "--optional",
+         "--", sys.executable, "-c", child, str(marker)],
+        env={**os.environ, **_no_server_env(tmp_path)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = marker.with_suffix(".ready")
+    deadline = time.monotonic() + 30
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not ready.exists():
+        said = process.stderr.read() if process.poll() is not None else ""
+        process.kill()
+        raise AssertionError(f"the command never said it was ready: {said}")
+    return process
+
+
 def _no_server_env(tmp_path) -> dict:
     return {"LABKIT_MONGOD": str(tmp_path / "none"), "LABKIT_MONGODB_URI": ""}
 
@@ -79,17 +98,8 @@ def test_stopping_labkit_server_stops_its_command_first(tmp_path, signum):
     of the signal and the exit status, the same code path as with a server.
     """
     marker = tmp_path / "stopped"
-    ready = marker.with_suffix(".ready")
-    process = start(
-        [sys.executable, "-m", "labkit", "server", "--mongodb", "local", "--optional", "--",
-         sys.executable, "-c", TRAPPING_CHILD, str(marker)],
-        env={**os.environ, **_no_server_env(tmp_path)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = _serving_a_trapping_child(tmp_path, marker)
     try:
-        deadline = time.monotonic() + 30
-        while not ready.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), process.stderr.read() if process.poll() is not None else ""
         process.send_signal(signum)
         _, stderr = process.communicate(timeout=30)
     finally:
@@ -147,30 +157,20 @@ def test_a_hang_up_labkit_was_told_to_ignore_stays_ignored(tmp_path):
     """Under ``nohup`` (SIGHUP ignored), a hang-up neither stops ``labkit server -- CMD`` nor
     reaches CMD: SIGHUP stops labkit only where nothing asked it to be ignored (a second read
     of issue 46's item 8 found labkit's own handler put over the ignored one)."""
-    import signal as signals
-
     marker = tmp_path / "stopped"
-    ready = marker.with_suffix(".ready")
     # as nohup starts it: SIGHUP ignored, then labkit's own program in its place (exec)
     nohup = ("import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
              "os.execv(sys.argv[1], sys.argv[1:])")
-    process = start(
-        [sys.executable, "-c", nohup, sys.executable, "-m", "labkit", "server", "--mongodb",
-         "local", "--optional", "--", sys.executable, "-c", TRAPPING_CHILD.replace(
-             "signal.signal(signal.SIGHUP, stop)\n", ""), str(marker)],
-        env={**os.environ, **_no_server_env(tmp_path)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = _serving_a_trapping_child(
+        tmp_path, marker, before=[sys.executable, "-c", nohup],
+        child=TRAPPING_CHILD.replace("signal.signal(signal.SIGHUP, stop)\n", ""))
     try:
-        deadline = time.monotonic() + 30
-        while not ready.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), process.stderr.read() if process.poll() is not None else ""
-        process.send_signal(signals.SIGHUP)
+        process.send_signal(signal.SIGHUP)
         time.sleep(1.0)
         assert process.poll() is None  # still serving
         assert not marker.exists()  # and CMD never saw it
-        process.send_signal(signals.SIGTERM)
+        process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
     finally:
         process.kill()
-    assert marker.read_text() == f"stopped by {int(signals.SIGTERM)}"
+    assert marker.read_text() == f"stopped by {int(signal.SIGTERM)}"
