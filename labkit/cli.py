@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from labkit import _defaults, _signals
 from labkit._version import __version__
-from labkit.errors import BadInput, LabkitError, ServerUnavailable
+from labkit.errors import BadInput, LabkitError, ServerUnavailable, said
 from labkit.i18n import N_, Message, _, english, in_english, number
 from labkit.i18n import shown as shown_text
 from labkit.model import bson_order, reads, versions
@@ -518,17 +518,17 @@ def cmd_progress(args: argparse.Namespace) -> int:
             check_not_an_input([Path(args.out)], [path for path in given
                                                   if not progress_csv.is_merged(path)], "--out")
         room = progress_csv.merge(given)
-        said = sys.stdout if args.out else sys.stderr
+        told = sys.stdout if args.out else sys.stderr
         if args.out:
             write_file(Path(args.out), room.csv().encode("utf-8"), "--out")
             _say(_("Wrote the room's table to {path}.").format(path=_line(args.out)))
         else:
             sys.stdout.write(_text(room.csv()))
         for line in room.said():
-            _say(_line(shown_text(line)), said)
+            _say(_line(shown_text(line)), told)
         by_question = room.by_question(questions=False)
         if args.out and not by_question.empty:
-            _say(by_question.to_string(index=False), said)
+            _say(by_question.to_string(index=False), told)
     else:  # the questions whole, however long
         _say(course.progress().to_string(index=False, max_colwidth=None))
     return 0
@@ -706,7 +706,7 @@ def _filter(args: argparse.Namespace) -> dict[str, Any]:
         query = fixtures.parse_value(args.filter, "--filter")
     except BadInput as exc:  # not JSON: read as a claim file reads one, keys unquoted
         # the claim files' reader (PyYAML): loaded only for a filter JSON does not read
-        from labkit.claims._source import option_value, said
+        from labkit.claims._source import option_value
 
         query = option_value(args.filter, "--filter", said(exc))
     if not isinstance(query, dict):

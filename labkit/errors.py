@@ -91,6 +91,14 @@ def _redacted(text: Text) -> Text:
     return kept if _hidden(kept.english()) == kept.english() else _hidden(text.english())
 
 
+def said(exc: BaseException) -> Text:
+    """What ``exc`` says: its message, kept a ``Message`` (to be shown in the learner's
+    language, or quoted in another message) where it was raised with one; else its text."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], str | Message):
+        return exc.args[0]
+    return str(exc)
+
+
 class LabkitError(Exception):
     """Base class: an expected failure that the command line reports in one line."""
 

@@ -8,10 +8,10 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from labkit.claims._source import Node, extended_json, said, shell_notation
+from labkit.claims._source import Node, extended_json, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
-from labkit.errors import BadInput
+from labkit.errors import BadInput, said
 from labkit.i18n import N_, Message, Text, english
 from labkit.model import collation, fixtures
 
@@ -78,18 +78,18 @@ def read_short(path: Path, data: list[Any], node: Node) -> list[ClaimSpec]:
 def _each(refused: list[BadInput]) -> Message:
     """Several refusals in one line (an error is one line), each in the learner's words; the
     claims that share one problem are named together, each with its line, before it."""
+    alone: list[Text] = []  # a file's own problem, or one that names no claim
     groups: dict[str, list[Message]] = {}
     for exc in refused:
         message = said(exc)
-        problem = message.values.get("problem") if isinstance(message, Message) else None
-        if problem is None or message.values.get("id") is None:
-            groups[str(exc)] = [message]
+        if isinstance(message, Message) and {"problem", "id"} <= set(message.values):
+            groups.setdefault(english(message.values["problem"]), []).append(message)
         else:
-            groups.setdefault(english(problem), []).append(message)
-    parts: list[Message] = []
+            alone.append(message)
+    parts: list[Text] = [*alone]
     for together in groups.values():
         first = together[0]
-        if len(together) == 1 or not isinstance(first, Message):
+        if len(together) == 1:
             parts.append(first)
             continue
         where = Message(", ".join(f"{{c{i}}}" for i in range(len(together))), **{

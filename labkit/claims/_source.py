@@ -157,12 +157,6 @@ def shell_notation(node: Node | None) -> Notation | None:
     return find_notation(node.node) if node is not None else None
 
 
-def said(exc: BadInput) -> Any:
-    """What ``exc`` says, still a message to be shown in the learner's language where it was
-    raised with one, for a message that quotes it."""
-    return exc.args[0] if len(exc.args) == 1 else str(exc)
-
-
 def extended_json(value: Any, where: Text = N_("the value")) -> Any:
     """A value as read from YAML or JSON, with Extended JSON (``$numberDecimal``, ``$date``, …)
     turned into BSON values, exactly as ``fixtures`` reads the data files."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labkit.claims._source import Node, extended_json, said, shell_notation
+from labkit.claims._source import Node, extended_json, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import (
     NEUTRAL_ARGUMENTS,
@@ -28,7 +28,7 @@ from labkit.claims.spec import (
     Expectation,
     Step,
 )
-from labkit.errors import BadInput
+from labkit.errors import BadInput, said
 from labkit.i18n import N_, Message, Text, joined
 
 # Builds the one-line error for a problem at a place in the file (keys and indexes).

@@ -23,6 +23,7 @@ from labkit.errors import (
     CannotJudge,
     ModelLimit,
     NotSupported,
+    said,
     write_errors,
 )
 from labkit.i18n import N_, Message, Text, english
@@ -142,7 +143,7 @@ class ModelEngine(Engine):
             except (BadInput, ValueError) as exc:
                 expected = step.expect is not None and step.expect.kind == "error"
                 if expected and predicts_refusal(exc):  # the server's refusal, predicted
-                    answers.append(Answer(raised=_refusal_said(exc), server_error=True))
+                    answers.append(Answer(raised=said(exc), server_error=True))
                     continue
                 raise NotSupported(_unsupported(exc)) from exc
         return answers
@@ -166,24 +167,17 @@ def predicts_refusal(exc: Exception) -> bool:
     return isinstance(exc, BadInput) and not isinstance(exc, CannotJudge | ModelLimit)
 
 
-def _refusal_said(exc: Exception) -> Text:
-    said: Text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str | Message) \
-        else str(exc)
-    return said
-
-
 def _unsupported(exc: Exception) -> Text:
     """Why the model gives no answer, from its refusal ``exc``: kept a message where it was
     one, and read in its English (the learner's form may be another language)."""
-    said: Text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str | Message) \
-        else str(exc)
-    message = english(said)
+    reason = said(exc)
+    message = english(reason)
     operator = re.search(r"\$[A-Za-z]+", message)
     if operator and "does not know" in message:
         return Message(N_("the model does not support {operator}"), operator=operator.group(0))
     if message.startswith("the model"):
-        return said
-    return Message(N_("the model cannot answer: {reason}"), reason=said)
+        return reason
+    return Message(N_("the model cannot answer: {reason}"), reason=reason)
 
 
 # The arguments the model reads for each read; any other is refused, save the neutral ones.

@@ -39,7 +39,7 @@ from labkit.claims.spec import Answer, Expectation, Step
 from labkit.claims.steps import Plan, plan
 from labkit.engines import fakes
 from labkit.engines.query import ENGINES, Engine, ModelEngine, MongoDBEngine
-from labkit.errors import BadInput, NotSupported, ServerUnavailable
+from labkit.errors import BadInput, NotSupported, ServerUnavailable, said
 from labkit.i18n import N_, Message, Text, _, joined, shown
 from labkit.model import explain
 from labkit.model.versions import check_rules_version
@@ -227,8 +227,7 @@ def observe(spec: ClaimSpec, engine: Engine,
         judged = [judge_step(expect, answer) for expect, answer in zip(expects, answers,
                                                                        strict=True)]
     except NotSupported as exc:  # its message, kept to be shown in the learner's language
-        return not_run(exc.args[0] if len(exc.args) == 1
-                       and isinstance(exc.args[0], str | Message) else str(exc))
+        return not_run(said(exc))
     doubts = [j.undecided for j in judged if j.undecided]
     if doubts:  # the model's answer, where the order among ties decides the claim
         return not_run(doubts[0])

@@ -24,7 +24,7 @@ from labkit.claims.claim import (
     not_run,
     one_line,
 )
-from labkit.errors import ServerUnavailable
+from labkit.errors import ServerUnavailable, said
 from labkit.i18n import N_, Message, Text, joined
 from labkit.run.results import Result
 
@@ -63,7 +63,7 @@ def _failed(engine: Text, exc: Exception, version: str, kind: str, key: str) -> 
 def unobservable_reason(exc: Unobservable) -> Text:
     """Why the engine gave nothing to judge: the exception's message, kept a ``Message`` (to be
     shown in the learner's language) when it was raised with one."""
-    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
+    return said(exc)
 
 
 def judge(claim: Claim, observation: Observation, seconds: float = 0.0) -> Result:
