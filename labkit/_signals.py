@@ -95,7 +95,7 @@ def as_interrupts() -> Iterator[None]:
         return
     _received = None
     unwind = _unwinder()
-    previous = {signum: _take(signum, unwind) for signum in SIGNALS}
+    previous = {signum: take(signum, unwind) for signum in SIGNALS}
     try:
         yield
     finally:
@@ -105,7 +105,7 @@ def as_interrupts() -> Iterator[None]:
                 signal.signal(signum, handler)
 
 
-def _take(signum: int, handler: Callable[[int, FrameType | None], object]) -> Handler:
+def take(signum: int, handler: Callable[[int, FrameType | None], object]) -> Handler:
     """Set ``handler`` for ``signum`` unless the signal is ignored (a shell's background job
     ignores Ctrl-C, and so does Python then); the handler there was before."""
     previous = signal.getsignal(signum)
@@ -125,4 +125,4 @@ def stopped(exc: KeyboardInterrupt) -> int:
 
 if _is_the_command():
     for _signum in SIGNALS:
-        _take(_signum, _exit_quietly)
+        take(_signum, _exit_quietly)

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from labkit._signals import SIGNALS
+from labkit._signals import SIGNALS, take
 from labkit.errors import BadInput, LabkitError
 from labkit.i18n import N_, Message
 from labkit.servers import reaper
@@ -81,20 +81,17 @@ def _stops_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
-    if any(handler is None for handler in previous.values()):  # set outside Python: not ours
+    if any(signal.getsignal(signum) is None for signum in SIGNALS):  # set outside Python
         yield
         return
-    # a signal ignored here (nohup's SIGHUP) is left ignored, not held
-    held = {signum: handler for signum, handler in previous.items()
-            if handler is not signal.SIG_IGN}
     caught: list[int] = []
-    for signum in held:
-        signal.signal(signum, lambda signum, frame: caught.append(signum))
+    # a signal ignored here (nohup's SIGHUP) is left ignored, not held (take)
+    previous = {signum: take(signum, lambda signum, frame: caught.append(signum))
+                for signum in SIGNALS}
     try:
         yield
     finally:
-        for signum, handler in held.items():
+        for signum, handler in previous.items():
             signal.signal(signum, handler)
         for signum in dict.fromkeys(caught):  # each once, in the order they came
             signal.raise_signal(signum)

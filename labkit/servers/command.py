@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping
 from types import FrameType
 
-from labkit._signals import SIGNALS
+from labkit._signals import SIGNALS, take
 from labkit.errors import BadInput
 from labkit.i18n import N_, Message
 
@@ -58,11 +58,11 @@ def run_beside(command: list[str], env: Mapping[str, str]) -> int:
     here."""
     running = Command(command, env)
     # SIGHUP too: a closed terminal stops the command, never orphans it; a signal ignored
-    # here (nohup ignores SIGHUP) stays ignored, for labkit and the command alike
-    previous = {signum: signal.signal(signum, running.forward) for signum in SIGNALS
-                if signal.getsignal(signum) is not signal.SIG_IGN}
+    # here (nohup ignores SIGHUP) stays ignored, for labkit and the command alike (take)
+    previous = {signum: take(signum, running.forward) for signum in SIGNALS}
     try:
         return running.wait()
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            if handler is not None:  # a handler set outside Python, left as it is
+                signal.signal(signum, handler)
