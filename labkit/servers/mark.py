@@ -23,6 +23,7 @@ import hmac
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from labkit.errors import SecretUnusable
@@ -162,6 +163,24 @@ def _read(path: Path) -> bytes | None:
 def _create(path: Path) -> None:
     """Write a new secret to ``path`` unless one exists: whole or not at all (written beside
     it, then linked into place, which never replaces a file another process made first)."""
+    _private_folder(path)
+    with _written_beside(path, secrets.token_hex(_SECRET_HEX // 2) + "\n") as scratch, \
+            contextlib.suppress(FileExistsError):  # another process made it first: theirs
+        os.link(scratch, path)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` as the file ``path``, readable by its owner only (mode 600), in a folder
+    checked as the secret's is (this user's, not writable by others): written beside it and
+    renamed into place, so a link planted at ``path`` is replaced, never written through."""
+    _private_folder(path)
+    with _written_beside(path, text) as scratch:
+        os.replace(scratch, path)
+
+
+def _private_folder(path: Path) -> None:
+    """Make ``path``'s folder (mode 700) where it is missing, and refuse it unless only this
+    user can put a file there or take one away (``_trusted_folder``)."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
@@ -171,32 +190,22 @@ def _create(path: Path) -> None:
                                     error=exc.strerror or exc),
                       Message(_ELSEWHERE)) from exc
     _trusted_folder(path)
-    scratch = path.with_name(f".{SECRET_FILE}.{secrets.token_hex(8)}")
-    fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as file:
-            file.write(secrets.token_hex(_SECRET_HEX // 2) + "\n")
-            file.flush()
-            os.fsync(file.fileno())
-        with contextlib.suppress(FileExistsError):  # another process made it first: theirs
-            os.link(scratch, path)
-    finally:
-        scratch.unlink(missing_ok=True)
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` as the file ``path``, readable by its owner only (mode 600), in a folder
-    checked as the secret's is (this user's, not writable by others): written beside it and
-    renamed into place, so a link planted at ``path`` is replaced, never written through."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _trusted_folder(path)
+@contextlib.contextmanager
+def _written_beside(path: Path, text: str) -> Iterator[Path]:
+    """``text`` written whole, and synced, to a new file of mode 600 beside ``path`` (made
+    new: a name taken, a link among them, is never opened), for the block to put in place;
+    removed when the block ends, wherever it is then."""
     scratch = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
     fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
                  0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(text)
-        os.replace(scratch, path)
+            file.flush()
+            os.fsync(file.fileno())
+        yield scratch
     finally:
         scratch.unlink(missing_ok=True)
 
