@@ -23,7 +23,6 @@ PER_KERNEL = 150
 def _progress_elsewhere(monkeypatch, tmp_path):
     """Each test's own progress file (the kernels started here inherit it)."""
     monkeypatch.setenv("LABKIT_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.setattr(course, "_said_unreadable", set(), raising=False)
     fresh_lab(monkeypatch)
 
 

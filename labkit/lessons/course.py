@@ -70,14 +70,13 @@ def entries() -> list[dict[str, Any]]:
 # A progress file larger than this is no learner's (hundreds of exercises take a few KiB), nor
 # is an export of one (labkit.lessons.progress_csv reads those within it too).
 MAX_BYTES = 8 * 1024 * 1024
-_said_unreadable: set[Path] = set()
 
 
 def _load(set_aside: bool = False) -> dict[str, Any]:
     """The progress file as an object; ``{}`` where there is none. A file that is no JSON
-    object (or too large, or no regular file) is said once, in one line, never raised; with
-    ``set_aside`` (a write is coming) it is renamed beside itself first, so that nothing the
-    learner had is overwritten."""
+    object (or too large, or no regular file) is said once a kernel (``lab().told``), in one
+    line, never raised; with ``set_aside`` (a write is coming) it is renamed beside itself
+    first, so that nothing the learner had is overwritten."""
     path = progress_file()
     if not os.path.lexists(path):
         return {}
@@ -91,8 +90,9 @@ def _load(set_aside: bool = False) -> dict[str, Any]:
     if problem is None:
         return data  # type: ignore[no-any-return]
     kept = _set_aside(path) if set_aside else None
-    if kept is not None or path not in _said_unreadable:
-        _said_unreadable.add(path)
+    told = lab().told
+    if kept is not None or f"unreadable {path}" not in told:
+        told.add(f"unreadable {path}")
         print(_("labkit: the progress file {path} cannot be read ({problem}); {then}").format(
             path=path, problem=problem,
             then=_("it was kept as {kept} and a new one started").format(kept=kept)

@@ -43,6 +43,8 @@ class Lab:
         # furthest state here by question (the progress file keeps every session's).
         self.exercises: dict[str, Asked] = {}
         self.states: dict[str, str] = {}
+        # What the kernel has told once, whatever the lesson (a progress file it cannot read).
+        self.told: set[str] = set()
 
     @property
     def context(self) -> Context:
