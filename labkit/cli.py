@@ -513,11 +513,9 @@ def cmd_progress(args: argparse.Namespace) -> int:
         _say(_("Wrote {n} exercise row(s) to {path}.").format(n=written,
                                                             path=_line(args.export)))
     elif args.merge:  # the table to --out (else stdout), then what was merged, and by question
-        given = [Path(name) for name in args.merge]
-        if args.out:  # an earlier merged table there is left out by merge; an export is not
-            check_not_an_input([Path(args.out)], [path for path in given
-                                                  if not progress_csv.is_merged(path)], "--out")
-        room = progress_csv.merge(given)
+        room = progress_csv.merge(Path(name) for name in args.merge)
+        if args.out:  # over an earlier merged table, left out of the merge, it may write
+            check_not_an_input([Path(args.out)], room.exports, "--out")
         told = sys.stdout if args.out else sys.stderr
         if args.out:
             write_file(Path(args.out), room.csv().encode("utf-8"), "--out")

@@ -130,15 +130,6 @@ def _open(path: Path) -> csv.DictReader[str]:
     return reader
 
 
-def is_merged(path: Path) -> bool:
-    """Whether ``path`` is a room's merged table; False for an export or a file that is no
-    CSV (``merge`` says what is wrong with it)."""
-    try:
-        return _merged(_open(path))
-    except BadInput:
-        return False
-
-
 def _merged(reader: csv.DictReader[str]) -> bool:
     """Whether a file is a merged table (its header has the learner column), not an export."""
     return LEARNER in (reader.fieldnames or [])
@@ -214,12 +205,13 @@ def learner_of(path: Path) -> str:
 @dataclass(frozen=True)
 class Room:
     """A room's exports read together (``merge``): every row, its learner first; every
-    participant, in the order given (those whose file has no rows too); and the merged tables
-    given among the files, left out."""
+    participant, in the order given (those whose file has no rows too); the merged tables
+    given among the files, left out; and the exports read, one per participant."""
 
     rows: list[dict[str, str]]
     learners: list[str]
     left_out: list[Path]
+    exports: list[Path]
 
     @property
     def empty(self) -> list[str]:
@@ -348,7 +340,7 @@ def merge(paths: Iterable[Path | str]) -> Room:
                                   "is a merged table"), paths=", ".join(map(str, left_out))))
     if not seen:
         raise BadInput(Message(N_("--merge needs at least one exported file")))
-    return Room(table, list(seen), left_out)
+    return Room(table, list(seen), left_out, list(seen.values()))
 
 
 def merged_csv(paths: Iterable[Path | str]) -> str:
