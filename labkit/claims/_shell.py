@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from labkit.i18n import N_, Message
+from labkit.model import regex
 
 if TYPE_CHECKING:
     import yaml
@@ -42,8 +43,6 @@ _BARE = re.compile(r"(?:new\s+)?(?P<name>MinKey|MaxKey)", re.S)  # mongosh accep
 # A JavaScript regular expression literal, as every page of the manual writes a pattern:
 # /pattern/flags (ECMA-262, RegularExpressionLiteral; no unescaped / or line break inside).
 _REGEX = re.compile(r"/(?P<pattern>(?:\\.|[^/\\\n])+)/(?P<flags>[a-z]*)")
-# The flags MongoDB's $regex takes (the manual's "$regex" page, $options: i, m, x, s, u).
-_MONGODB_FLAGS = "imsux"
 
 # What to write instead, where the text does not say the value (ObjectId() is a new one).
 _TEMPLATES = {
@@ -173,10 +172,10 @@ def _regex_refusal(text: str, pattern: str, flags: str) -> Message:
     """A ``/…/flags`` literal: YAML reads it as a string, which would match only that text.
     The refusal gives the regular expression it is, in Extended JSON (its options sorted, as
     the format writes them), and says which flags MongoDB has no use for."""
-    kept = "".join(sorted(set(flags) & set(_MONGODB_FLAGS)))
+    kept = "".join(sorted(set(flags) & set(regex.FLAGS)))  # the flags MongoDB's $regex takes
     ejson = _ejson({"$regularExpression": {"pattern": pattern.replace("\\/", "/"),
                                            "options": kept}})
-    dropped = "".join(sorted(set(flags) - set(_MONGODB_FLAGS)))
+    dropped = "".join(sorted(set(flags) - set(regex.FLAGS)))
     note = (Message(N_("MongoDB's $regex has no flag {flags}: left out"), flags=dropped)
             if dropped else None)
     quoted = "'" + text.replace("'", "''") + "'"
