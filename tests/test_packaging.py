@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -51,14 +52,29 @@ class Installed:
                               cwd=self.outside, env=env, timeout=300)
 
 
+def _checkouts_files(folder: Path) -> Path:
+    """A copy of the checkout's files as git sees them (tracked, or new and not ignored), to
+    build from: setuptools builds in a ``build/`` folder beside the sources and keeps what an
+    earlier build left there, so a wheel built in the checkout itself could carry a module
+    since removed, and the build would leave that folder behind in the checkout."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], capture_output=True, check=True, timeout=60)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, folder / name)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Installed:
     """The checkout built into a wheel, once per module, and installed into a fresh virtual
     environment that borrows this one's dependencies (pymongo, ...), not labkit."""
     base = tmp_path_factory.mktemp("packaging")
     wheels = base / "wheels"
+    source = _checkouts_files(base / "source")
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels),
-                            str(ROOT)], capture_output=True, text=True, timeout=300)
+                            str(source)], capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = wheels.glob("labkit-*.whl")
     venv = base / "venv"
