@@ -251,16 +251,42 @@ def test_error_expectations_judge_where_the_error_came_from():
 
 def test_junit_xml_has_a_suite_per_column_and_a_case_per_claim():
     """JUnit XML: a test suite per engine column, failures for claims that do not hold,
-    skipped (with the reason) for cells that did not run."""
+    skipped (with the reason) for cells that did not run. The model's cells are predictions:
+    a predicted "holds" is skipped, never a pass (issue 44: CI counted them as passes and a
+    failure's body said "observed")."""
     result = claimcheck.run_files([DATA / "claims" / "user.yaml"], "model")
     tree = ET.fromstring(junit.junit_xml(result))
     (suite,) = tree.findall("testsuite")
     assert suite.get("name") == "model 8.0"
     assert suite.get("tests") == "4"
     skipped = tree.findall(".//testcase/skipped")
-    assert [s.get("message") for s in skipped] == ["the model does not support the stage $lookup"]
+    assert [s.get("message") for s in skipped] == [
+        *["predicts: holds: labkit's model, a prediction; no engine ran it"] * 3,
+        "the model does not support the stage $lookup"]
     assert tree.get("failures") == "0"
-    assert tree.get("skipped") == "1"
+    assert tree.get("skipped") == "4"
+    verdicts = [p.get("value") for p in tree.findall(".//property[@name='verdict']")]
+    assert verdicts == ["predicts: holds"] * 3 + ["predicts: not run"]
+
+
+def test_junit_xml_fails_a_predicted_does_not_hold_as_a_prediction(tmp_path):
+    """A claim the model predicts not to hold fails its case, as it fails the exit status,
+    worded as a prediction; the same claim on a fake that answered is an observation."""
+    pytest.importorskip("mongomock")
+    claims = tmp_path / "c.yaml"
+    claims.write_text("- id: gt-skips-strings\n  title: $gt 4 skips the string\n"
+                      "  fixture: [{_id: 1, a: 5}, {_id: 2, a: '9'}]\n"
+                      "  find: {a: {$gt: 4}}\n  expect: {ids: [1, 2]}\n", encoding="utf-8")
+    result = claimcheck.run_files([claims], "model,mongomock")
+    tree = ET.fromstring(junit.junit_xml(result))
+    model, fake = tree.findall("testsuite")
+    (predicted,) = model.findall(".//failure")
+    assert predicted.get("message") == "predicted not to hold"
+    assert "\npredicted: [1]" in predicted.text
+    assert "observed" not in predicted.text
+    (observed,) = fake.findall(".//failure")
+    assert observed.get("message") == "does not hold"
+    assert "\nobserved: [1]" in observed.text
 
 
 def test_frames_for_notebooks():

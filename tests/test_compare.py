@@ -64,9 +64,9 @@ def test_the_json_has_a_column_per_engine_of_each_run_and_a_row_per_claim(runs, 
     data = json.loads(capsys.readouterr().out)
     assert data["schema"] == joined.SCHEMA
     assert [run["source"] for run in data["runs"]] == [str(path) for path in runs]
-    assert [(c["run"], c["engine"]) for c in data["columns"]] == [
-        *((i, MODEL.format(rules)) for i, rules in enumerate(RULE_SETS)),
-        (4, "mongomock (in-process fake)"), (4, "montydb (in-process fake)")]
+    assert [(c["run"], c["engine"], c["predicted"]) for c in data["columns"]] == [
+        *((i, MODEL.format(rules), True) for i, rules in enumerate(RULE_SETS)),
+        (4, "mongomock (in-process fake)", False), (4, "montydb (in-process fake)", False)]
     assert sorted(c["id"] for c in data["claims"]) == sorted(IDS)
 
 
@@ -156,7 +156,8 @@ class _Cells(HTMLParser):
 
 def test_the_html_colours_each_cell_by_its_verdict_differences_first(page):
     """compare.html: the differences' table before the rest's, one coloured cell per column,
-    its class the verdict's (the report's colours)."""
+    its class the verdict's (the report's colours); labkit's model's cells are predictions,
+    worded and marked so (issue 44: they read as plain "holds")."""
     text = (page / "compare.html").read_text(encoding="utf-8")
     assert text.index("Verdicts that differ (3)") < text.index("The same wherever it ran (1)")
     cells = _Cells()
@@ -165,9 +166,11 @@ def test_the_html_colours_each_cell_by_its_verdict_differences_first(page):
     assert [row[0][1] for row in body] == [*IDS[:3], "count-strings"]
     undefined = body[0][2:]
     # The fakes keep Python values, which have no undefined: that claim is not run on them.
-    assert [cls for cls, _ in undefined] == ["c fails", "c fails", "c holds", "c holds",
+    assert [cls for cls, _ in undefined] == ["c fails predicted", "c fails predicted",
+                                             "c holds predicted", "c holds predicted",
                                              "c not-run", "c not-run"]
-    assert [text for _, text in undefined][:3] == ["does not hold", "does not hold", "holds"]
+    assert [text for _, text in undefined][:3] == ["predicts: does not hold",
+                                                   "predicts: does not hold", "predicts: holds"]
     header = next(row for row in cells.rows if row and row[0] == ("id", "ID"))
     assert len(header) == 2 + 6
     assert header[2][1].startswith(MODEL.format("6.0"))
@@ -184,7 +187,13 @@ def test_the_markdown_is_two_gfm_tables_differences_first(page):
     assert all(claim in first for claim in IDS[:3])
     assert "count-strings" in second
     assert first.split("</tr>")[0].count("<th>") == 2 + 6
-    assert "<strong>does not hold</strong>" in first
+    assert "<strong>predicts: does not hold</strong>" in first
+    assert "<strong>does not hold</strong>" not in html
+    model_why = [line for line in text.splitlines()
+                 if line.startswith("- null-skips-undefined on model")]
+    assert model_why
+    assert all(", predicted " in line and ", observed " not in line
+                             for line in model_why)
 
 
 def test_values_from_a_file_are_escaped_in_html_and_markdown(runs, tmp_path):
@@ -378,3 +387,12 @@ def test_long_claim_ids_stay_in_their_column(runs, tmp_path):
     found = re.search(r'data-over="([^"]*)"', dom)
     assert found, dom[-2000:]
     assert json.loads(html.unescape(found.group(1))) == []
+
+
+def test_a_model_runs_line_gives_its_predictions_apart(page):
+    """A run only the model judged saw nothing (every claim not run) and predicts the rest:
+    its line says both, as its own summary does (issue 44: the page gave the counts alone)."""
+    text = (page / "compare.md").read_text(encoding="utf-8")
+    first = next(line for line in text.splitlines() if line.startswith("- run 1:"))
+    assert first.endswith("4 claims: 0 hold, 0 do not hold, 0 findings, 4 not run, 0 error; "
+                          "labkit's model predicts: 3 hold, 1 do not hold, 0 findings, 0 error")

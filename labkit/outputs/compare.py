@@ -38,7 +38,7 @@ table.m td.id{white-space:normal;overflow-wrap:anywhere}
 td.c{font-weight:600;white-space:nowrap;text-align:center;vertical-align:middle}
 td.c.holds{background:#dafbe1}td.c.fails{background:#ffebe9}td.c.finding{background:#fbefff}
 td.c.not-run{background:#f6f8fa}td.c.error{background:#fff1e5}
-td.c.absent{color:#6e7781;font-weight:400}
+td.c.absent{color:#6e7781;font-weight:400}td.c.predicted{font-style:italic;font-weight:400}
 th.col{font-weight:400}th.col b{display:block}
 .run{color:#59636e;font-size:.85em}tr.differs td.id{border-left:4px solid #cf222e}
 .why li{margin:.15rem 0}
@@ -79,10 +79,14 @@ def _run_line(comparison: Comparison, index: int) -> str:
 def _summary(run: RunSource) -> str:
     """The run's counts in the learner's words (the file's English line if it has none)."""
     words = {COUNT_TEXT[v]: v for v in VERDICTS}
-    if not run.counts or not set(run.counts) <= set(words):
+    if not run.counts or not set(run.counts) | set(run.predictions) <= set(words):
         return run.summary
     parts = ", ".join(f"{n} {count_text(words[key])}" for key, n in run.counts.items())
-    return _("{n} claims: {counts}").format(n=sum(run.counts.values()), counts=parts)
+    line = _("{n} claims: {counts}").format(n=sum(run.counts.values()), counts=parts)
+    if run.predictions:
+        line += _("; labkit's model predicts: {counts}").format(counts=", ".join(
+            f"{n} {count_text(words[key])}" for key, n in run.predictions.items()))
+    return line
 
 
 def _column_text(comparison: Comparison, index: int) -> str:
@@ -91,7 +95,12 @@ def _column_text(comparison: Comparison, index: int) -> str:
 
 
 def _cell_text(cell: Cell | None) -> str:
-    return verdict_text(cell.verdict) if cell else _("absent")
+    """The cell's verdict in the learner's words, as a prediction where labkit's model gave
+    it (``predicts: holds``), as the report and the check's matrix word it."""
+    if cell is None:
+        return _("absent")
+    words = verdict_text(cell.verdict)
+    return _("predicts: {verdict}").format(verdict=words) if cell.predicted else words
 
 
 def _why(comparison: Comparison, row: Row) -> list[str]:
@@ -102,15 +111,16 @@ def _why(comparison: Comparison, row: Row) -> list[str]:
         if cell is None:
             lines.append(_("{id} on {engine}: not in this run").format(id=row.id, engine=where))
         elif cell.verdict in (FAILS, FINDING):
-            lines.append(_("{id} on {engine}: {verdict}: expected {expected}, observed "
-                           "{observed}").format(id=row.id, engine=where,
-                                                verdict=verdict_text(cell.verdict),
-                                                expected=short_json(row.expected),
-                                                observed=short_json(cell.observed))
+            said = (N_("{id} on {engine}: {verdict}: expected {expected}, predicted {observed}")
+                    if cell.predicted else
+                    N_("{id} on {engine}: {verdict}: expected {expected}, observed {observed}"))
+            lines.append(_(said).format(id=row.id, engine=where, verdict=_cell_text(cell),
+                                        expected=short_json(row.expected),
+                                        observed=short_json(cell.observed))
                          + (f" ({cell.reason})" if cell.reason else ""))
         elif cell.verdict != HOLDS:
             lines.append(_("{id} on {engine}: {verdict}").format(
-                id=row.id, engine=where, verdict=verdict_text(cell.verdict))
+                id=row.id, engine=where, verdict=_cell_text(cell))
                 + (f": {cell.reason}" if cell.reason else ""))
     return lines
 
@@ -159,7 +169,8 @@ def html_page(comparison: Comparison) -> str:
             return f"<td class='c absent' title='{esc(_('not in this run'))}'>" \
                    f"{esc(_('absent'))}</td>"
         title = f" title='{esc(value.reason)}'" if value.reason else ""
-        return f"<td class='c {esc(value.verdict)}'{title}>{esc(verdict_text(value.verdict))}</td>"
+        kind = " predicted" if value.predicted else ""
+        return f"<td class='c {esc(value.verdict)}{kind}'{title}>{esc(_cell_text(value))}</td>"
 
     def table(rows: list[Row], kind: str) -> str:
         body = "".join(f"<tr class='{kind}'><td class='id'>{esc(row.id)}</td>"

@@ -16,7 +16,10 @@ def junit_xml(result: CheckRun) -> str:
     does not hold is a failure, an error an error, not run a skip with the reason. Each case
     names its verdict in a ``verdict`` property, the words the matrix shows ("holds (result
     only)" where the claim file's test also expects what a check does not judge, its events),
-    which a passing case's output also opens with. Every value passes through
+    which a passing case's output also opens with. labkit's model's cases are predictions:
+    their verdict reads ``predicts: …``, a predicted "does not hold" fails as the exit status
+    does, and a predicted "holds" is skipped, never a pass, since nothing ran it. Every value
+    passes through
     :func:`~labkit.outputs.escape.xml`: the file parses whatever a claim's id says, and holds
     no secret."""
     suites = ET.Element("testsuites", name="labkit check")
@@ -32,20 +35,26 @@ def junit_xml(result: CheckRun) -> str:
             case.set("file", xml(spec.path))
             case.set("line", str(spec.line))
             words = verdict_words(row)
+            if row.predicted:
+                words = f"predicts: {words}"
             properties = ET.SubElement(case, "properties")
             ET.SubElement(properties, "property", name="verdict", value=xml(words))
             if row.verdict == FAILS:
                 counts["failures"] += 1
-                failure = ET.SubElement(case, "failure", message="does not hold",
-                                        type="ClaimDoesNotHold")
-                failure.text = xml(f"expected: {short_json(spec.expected, 2000)}\nobserved: "
+                seen = "predicted" if row.predicted else "observed"
+                failure = ET.SubElement(
+                    case, "failure", type="ClaimDoesNotHold",
+                    message="predicted not to hold" if row.predicted else "does not hold")
+                failure.text = xml(f"expected: {short_json(spec.expected, 2000)}\n{seen}: "
                                    f"{short_json(row.observed, 2000)}\n{row.reason}")
             elif row.verdict == ERROR:
                 counts["errors"] += 1
                 ET.SubElement(case, "error", message=xml(row.reason), type="Error")
-            elif row.verdict == NOT_RUN:
+            elif row.verdict == NOT_RUN or row.predicted:
                 counts["skipped"] += 1
-                ET.SubElement(case, "skipped", message=xml(row.reason))
+                ET.SubElement(case, "skipped", message=xml(
+                    row.reason if row.verdict == NOT_RUN else
+                    f"{words}: labkit's model, a prediction; no engine ran it"))
             if row.verdict != NOT_RUN:
                 out = ET.SubElement(case, "system-out")
                 out.text = xml((f"{words}\n" if row.verdict == HOLDS else "")

@@ -38,22 +38,25 @@ class RunSource:
     labkit_version: str
     summary: str
     counts: dict[str, int] = field(default_factory=dict)  # results.json's, by the summary's words
+    predictions: dict[str, int] = field(default_factory=dict)  # what labkit's model predicts
 
     def to_dict(self) -> dict[str, Any]:
         """The run as the comparison's JSON lists it."""
         return {"source": self.source, "started": self.started, "finished": self.finished,
                 "labkit_version": self.labkit_version, "summary": self.summary,
-                "counts": self.counts}
+                "counts": self.counts, "predictions": self.predictions}
 
 
 @dataclass(frozen=True)
 class Column:
     """One engine of one run: its label as the run recorded it (``MongoDB``, ``model
-    (labkit's rules for MongoDB 7.0)``) and its exact version."""
+    (labkit's rules for MongoDB 7.0)``) and its exact version; ``predicted`` where labkit's
+    model gave its rows (predictions, never observations)."""
 
     run: int  # its run's index in ``Comparison.runs``
     engine: str
     version: str
+    predicted: bool = False
 
     @property
     def label(self) -> str:
@@ -63,16 +66,18 @@ class Column:
     def to_dict(self) -> dict[str, Any]:
         """The column as the comparison's JSON lists it."""
         return {"run": self.run, "engine": self.engine, "engine_version": self.version,
-                "label": self.label}
+                "label": self.label, "predicted": self.predicted}
 
 
 @dataclass(frozen=True)
 class Cell:
-    """A claim's row in one column: its verdict and why (the row's reason, English)."""
+    """A claim's row in one column: its verdict and why (the row's reason, English);
+    ``predicted`` where labkit's model gave it, ``observed`` then being its prediction."""
 
     verdict: Verdict
     reason: str = ""
     observed: Any = None
+    predicted: bool = False
 
 
 @dataclass
@@ -168,12 +173,12 @@ def join(runs: Sequence[tuple[str, dict[str, Any]]]) -> Comparison:
             for column, result in row:
                 entry.cells[columns[column]] = Cell(
                     Verdict(result["verdict"]), str(result.get("reason") or ""),
-                    result.get("observed"))
+                    result.get("observed"), column.predicted)
     for entry in table.values():
         entry.cells.extend([None] * (len(columns) - len(entry.cells)))
     sources = [RunSource(source, str(data.get("started", "")), str(data.get("finished", "")),
                          str(data.get("labkit_version", "")), str(data.get("summary", "")),
-                         _counts(data))
+                         _counts(data, "counts"), _counts(data, "predictions"))
                for source, data in runs]
     rows = list(table.values())
     return Comparison(sources, list(columns), [r for r in rows if r.differs]
@@ -193,7 +198,7 @@ def _columns(run: int, data: dict[str, Any]) -> list[list[tuple[Column, dict[str
     if details and all(len(claim["results"]) == len(details) for claim in claims):
         first = claims[0]["results"] if claims else []
         fixed = [Column(run, _engine(row) or str(detail.get("name", "-")),
-                        _version(row) or str(detail.get("version", "")))
+                        _version(row) or str(detail.get("version", "")), _predicted(row))
                  for row, detail in zip(first, details, strict=True)]
         return [list(zip(fixed, claim["results"], strict=True)) for claim in claims]
     placed = []
@@ -205,14 +210,15 @@ def _columns(run: int, data: dict[str, Any]) -> list[list[tuple[Column, dict[str
             seen[key] = seen.get(key, 0) + 1
             # The n-th row of one engine in a claim: a column of its own past the first.
             engine = key[0] if seen[key] == 1 else f"{key[0]} ({seen[key]})"
-            row_columns.append((Column(run, engine, key[1]), row))
+            row_columns.append((Column(run, engine, key[1], _predicted(row)), row))
         placed.append(row_columns)
     return placed
 
 
-def _counts(data: dict[str, Any]) -> dict[str, int]:
-    """The run's counts of claims per verdict, keyed by the summary's words (``hold``)."""
-    counts = data.get("counts")
+def _counts(data: dict[str, Any], key: str) -> dict[str, int]:
+    """The run's counts of claims per verdict (``counts``: seen; ``predictions``: labkit's
+    model's), keyed by the summary's words (``hold``)."""
+    counts = data.get(key)
     if not isinstance(counts, dict):
         return {}
     return {str(k): v for k, v in counts.items() if isinstance(v, int)}
@@ -224,3 +230,8 @@ def _engine(row: dict[str, Any]) -> str:
 
 def _version(row: dict[str, Any]) -> str:
     return str(row.get("engine_version") or "")
+
+
+def _predicted(row: dict[str, Any]) -> bool:
+    """True for a row labkit's model gave (results.json's ``predicted``)."""
+    return row.get("predicted") is True
