@@ -242,8 +242,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     def progress(column: str, done: int, total: int, spec: ClaimSpec | None) -> None:
         if not args.quiet and spec is not None and done == 0:
-            _say(shown_text(Message(N_("Checking {total} claims on {column}…"), total=total,
-                                    column=_line(column))), sys.stderr)
+            said = (N_("Checking {total} claim on {column}…") if total == 1
+                    else N_("Checking {total} claims on {column}…"))
+            _say(shown_text(Message(said, total=total, column=_line(column))), sys.stderr)
 
     # what the check reads: its claim files and the fixture files they name
     read = [*{spec.path for spec in specs}, *(f for spec in specs for f in spec.fixture_files)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from labkit.i18n import Message, Text, english, joined, shown
+from labkit.i18n import Message, Text, _, english, joined, shown
 
 # Keyed by the name the code uses (``--engines``, ``needs``, an engine's ``key``); the value is
 # what tables, reports, verdict rows and server descriptions print (an engine's ``name``).
@@ -74,11 +74,11 @@ class EngineInfo:
         """The engine after its name, as the report's header lists it in the learner's
         language: ``15.18 (local: postgresql://labkit:***@127.0.0.1:5432/postgres)``,
         ``(in-process fake) 4.3.0``."""
-        return self._state(shown(self.detail))
+        return self._state(shown(self.detail), _("not run"))
 
-    def _state(self, detail: str) -> str:
+    def _state(self, detail: str, not_run: str = "not run") -> str:
         if self.not_run:
-            return f"{self.version}: not run" if self.version else "not run"
+            return f"{self.version}: {not_run}" if self.version else not_run
         runs = "; ".join(part for part in (f"{self.how}: {self.address}" if self.how else "",
                                            self.settings) if part)
         return " ".join(part for part in (f"({detail})" if detail else "",

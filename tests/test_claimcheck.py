@@ -448,7 +448,7 @@ def test_the_models_predictions_never_count_as_holds(nothing_available, tmp_path
     out = tmp_path / "out"
     status = main(["check", str(claims_file), "--engines", "model,mongodb", "--out", str(out)])
     text = capsys.readouterr().out
-    summary = ("1 claims: 0 hold, 0 do not hold, 0 findings, 1 not run, 0 error; labkit's model "
+    summary = ("1 claim: 0 hold, 0 do not hold, 0 findings, 1 not run, 0 error; labkit's model "
                "predicts: 1 hold, 0 do not hold, 0 findings, 0 error")
     assert status == 0
     assert summary in text
@@ -468,6 +468,14 @@ def test_the_models_predictions_never_count_as_holds(nothing_available, tmp_path
     (claim,) = data["claims"]
     assert (claim["verdict"], claim["prediction"]) == ("not-run", "holds")
     assert [row["predicted"] for row in claim["results"]] == [True, False]
+    # The server's absence in fields of their own, as `labkit run` gives them (docs/report.md),
+    # and said once in the terminal, its column named once.
+    mongodb = claim["results"][1]
+    assert mongodb["missing"] == "mongodb"
+    assert mongodb["missing_detail"].startswith("No MongoDB server is available")
+    assert mongodb["hint"].startswith("Hint: ")
+    assert "  MongoDB: not run" in text.splitlines()
+    assert "MongoDB: MongoDB" not in text
     strict = ["check", str(claims_file), "--engines", "model,mongodb", "--strict", "--out",
               str(tmp_path / "strict")]
     assert main(strict) == 1
@@ -500,7 +508,9 @@ def test_every_version_asked_for_keeps_its_line_and_its_rows(nothing_available, 
         assert line in header, header
     assert "| | not run | MongoDB 6.0 | |" in markdown
     assert "| | not run | MongoDB 7.0 | |" in markdown
-    assert "A1 on MongoDB 7.0: no server of version 7.0" in markdown.replace("\\", "")
+    assert ("- MongoDB 7.0: **not run**, no observation; no server of version 7.0"
+            in markdown.replace("\\", ""))
+    assert "MongoDB was not available: 1 claim did not run (A1)." in markdown
     (claim,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["claims"]
     mongodb = [row for row in claim["results"] if row["engine_key"] == "mongodb"]
     assert [row["engine_version"] for row in mongodb] == ["6.0", "7.0"]

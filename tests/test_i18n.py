@@ -208,7 +208,7 @@ def test_the_cli_writes_a_vietnamese_report_with_english_results(tmp_path):
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert data["claims"][0]["verdict"] == "holds"
     assert data["counts"]["hold"] == 1
-    assert data["summary"].startswith("1 claims: 1 hold")
+    assert data["summary"].startswith("1 claim: 1 hold")
 
 
 def test_json_output_stays_english(tmp_path):

@@ -82,7 +82,8 @@ def _summary(run: RunSource) -> str:
     if not run.counts or not set(run.counts) | set(run.predictions) <= set(words):
         return run.summary
     parts = ", ".join(f"{n} {count_text(words[key])}" for key, n in run.counts.items())
-    line = _("{n} claims: {counts}").format(n=sum(run.counts.values()), counts=parts)
+    n = sum(run.counts.values())
+    line = _plural(n, N_("{n} claim: {counts}"), N_("{n} claims: {counts}"), counts=parts)
     if run.predictions:
         line += _("; labkit's model predicts: {counts}").format(counts=", ".join(
             f"{n} {count_text(words[key])}" for key, n in run.predictions.items()))

@@ -4,9 +4,11 @@ learner's words (``LABKIT_LANG``); the JUnit file and ``--json`` keep English.""
 from __future__ import annotations
 
 from labkit.claims.claim import ERROR, FAILS, NOT_RUN
-from labkit.i18n import _
+from labkit.i18n import _, shown
+from labkit.names import EngineInfo
 from labkit.outputs.escape import terminal
 from labkit.run.check import CheckRun
+from labkit.run.results import Result
 
 
 def matrix_table(result: CheckRun, width: int = 120) -> str:
@@ -20,20 +22,27 @@ def matrix_table(result: CheckRun, width: int = 120) -> str:
               for label, column in zip(labels, result.columns, strict=True)]
     lines = [f"{_('claim'):<{id_width}}  " + "  ".join(
         f"{label:<{w}}" for label, w in zip(labels, widths, strict=True))]
-    for index, shown in enumerate(ids):
+    for index, shown_id in enumerate(ids):
         cells = "  ".join(f"{c.rows[index].shown_verdict:<{w}}"
                           for c, w in zip(result.columns, widths, strict=True))
-        if len(shown) > id_width:  # whole on a line of its own: a cut ID names no claim
-            lines += [shown, f"{'':<{id_width}}  {cells}"]
+        if len(shown_id) > id_width:  # whole on a line of its own: a cut ID names no claim
+            lines += [shown_id, f"{'':<{id_width}}  {cells}"]
         else:
-            lines.append(f"{shown:<{id_width}}  {cells}")
+            lines.append(f"{shown_id:<{id_width}}  {cells}")
     lines += ["", result.run.summary()]
     notes = [terminal(note) for note in _notes(result)]
     if notes:
         lines += ["", *notes]
-    lines += ["", _("Engines:"), *[terminal(f"  {c.label}: {c.description}")
-                                   for c in result.columns]]
+    lines += ["", _("Engines:"), *[terminal(f"  {c.label}: {_engine(info)}")
+                                   for c, info in zip(result.columns, result.run.engines,
+                                                      strict=True)]]
     return "\n".join(lines)
+
+
+def _engine(info: EngineInfo) -> str:
+    """A column's engine after its label, in the learner's words: its name, what it is and
+    its version, or "not run" where the column had none (its label names it already)."""
+    return _("not run") if info.not_run else f"{info.name} {info.state()}".strip()
 
 
 def _notes(result: CheckRun) -> list[str]:
@@ -47,7 +56,7 @@ def _notes(result: CheckRun) -> list[str]:
         for spec, row in zip(result.specs, column.rows, strict=True):
             where = _("{id} on {engine}").format(id=spec.id, engine=column.label)
             if row.verdict == NOT_RUN:
-                not_run.setdefault(row.shown_reason, []).append(where)
+                not_run.setdefault(_cause(row), []).append(where)
             elif row.verdict == ERROR:
                 errors.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == FAILS:
@@ -57,6 +66,15 @@ def _notes(result: CheckRun) -> list[str]:
     for reason, places in not_run.items():
         notes.append(_("Not run ({where}): {reason}").format(where=_few(places), reason=reason))
     return notes
+
+
+def _cause(row: Result) -> str:
+    """Why a cell did not run, as the notes group cells: for a server that could not be had,
+    what failed and what to do, the same for every version asked for (the places name the
+    versions), said once."""
+    if row.missing:
+        return " ".join(filter(None, (shown(row.missing_detail), shown(row.hint))))
+    return row.shown_reason
 
 
 def _few(places: list[str]) -> str:

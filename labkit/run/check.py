@@ -14,7 +14,7 @@ import datetime as dt
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -455,7 +455,7 @@ def _one_server(version: str | None, mode: str) -> Iterator[MongoServer]:
 
 def _columns(engines: list[str], versions: list[str] | None, mode: str,
              model_versions: list[str] | None = None
-             ) -> Iterator[tuple[str, str, Engine | None, Text, str]]:
+             ) -> Iterator[tuple[str, str, Engine | None, ServerUnavailable | None, str]]:
     """``(label, engine name, engine or None, why not, version asked for)`` per column, one
     server at a time, and one model column per rule set asked for."""
     for name in engines:
@@ -463,24 +463,21 @@ def _columns(engines: list[str], versions: list[str] | None, mode: str,
             rule_sets: list[str | None] = [*model_versions] if model_versions else [None]
             for rules in rule_sets:
                 model = ModelEngine(rules)
-                yield model.label, name, model, "", ""
+                yield model.label, name, model, None, ""
         elif name == "mongodb":
             wanted: list[str | None] = [*versions] if versions else [None]
             for version in wanted:
                 label = f"{engine_name(name)} {version or ''}".strip()
                 try:
                     with _one_server(version, mode) as server:
-                        yield label, name, MongoDBEngine(server), "", version or ""
+                        yield label, name, MongoDBEngine(server), None, version or ""
                 except ServerUnavailable as exc:
-                    why = exc.summary()
-                    yield label, name, None, (Message(N_("no server of version {version}: "
-                                                         "{why}"), version=version, why=why)
-                                              if version else why), version or ""
+                    yield label, name, None, exc, version or ""
         else:
             try:
-                yield name, name, fakes.engine(name), "", ""
+                yield name, name, fakes.engine(name), None, ""
             except ServerUnavailable as exc:
-                yield name, name, None, exc.summary(), ""
+                yield name, name, None, exc, ""
 
 
 def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
@@ -493,16 +490,16 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
     claims = [as_claim(spec) for spec in specs]
     columns: list[Column] = []
     described: list[EngineInfo] = []
-    for label, name, engine, why, asked in _columns(list(engines), versions, mongodb_mode,
-                                                    model_versions):
+    for label, name, engine, unavailable, asked in _columns(list(engines), versions,
+                                                            mongodb_mode, model_versions):
         info = engine.info() if engine else EngineInfo(name, asked, not_run=True)
         described.append(info)
-        column = Column(engine.label if engine else label, name, info.line(),
-                        missing="" if engine else why)
+        why = _why_not(unavailable, asked)
+        column = Column(engine.label if engine else label, name, info.line(), missing=why)
         for index, (spec, claim) in enumerate(zip(specs, claims, strict=True)):
             if progress:
                 progress(column.label, index, len(specs), spec)
-            column.rows.append(_row(claim, spec, engine, name, why, asked))
+            column.rows.append(_row(claim, spec, engine, name, unavailable, asked))
         columns.append(column)
     if progress:
         progress("", len(specs), len(specs), None)
@@ -511,12 +508,28 @@ def check(specs: list[ClaimSpec], engines: Iterable[str] = DEFAULT_ENGINES,
     return CheckRun(Run(results, started, dt.datetime.now(dt.UTC), described), columns, specs)
 
 
+def _why_not(unavailable: ServerUnavailable | None, asked: str) -> Text:
+    """Why a column has no engine, its version named where one was asked for; ``""`` where
+    it has one."""
+    if unavailable is None:
+        return ""
+    why = unavailable.summary()
+    return Message(N_("no server of version {version}: {why}"), version=asked, why=why) \
+        if asked else why
+
+
 def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
-         why: Text, asked: str = "") -> Result:
+         unavailable: ServerUnavailable | None, asked: str = "") -> Result:
     """One cell of the matrix: the claim judged on one engine, inside the run's guard; where
-    there was no engine, not run, with the version asked for (``MongoDB 6.0``)."""
+    there was no engine, not run, with the version asked for (``MongoDB 6.0``) and, as
+    ``labkit run``'s rows, what was missing, what failed and what to do in fields of their
+    own."""
     if engine is None:
-        return judge(claim, not_run(engine_name(name), why, name, asked))
+        missed = not_run(engine_name(name), _why_not(unavailable, asked), name, asked)
+        if unavailable is not None:
+            missed = replace(missed, missing=name, missing_detail=unavailable.what_failed(),
+                             hint=unavailable.hint)
+        return judge(claim, missed)
     started = time.perf_counter()
     observation, verdict, answered = _judged(spec, engine)
     seconds = time.perf_counter() - started

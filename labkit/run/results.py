@@ -300,13 +300,14 @@ class Run:
         ``results.json`` keeps it)."""
         if english:
             parts = ", ".join(f"{self.counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
-            line = f"{len(self.claims)} claims: {parts}"
+            line = f"{len(self.claims)} {'claim' if len(self.claims) == 1 else 'claims'}: {parts}"
             if self.predictions:
                 line += "; labkit's model predicts: " + ", ".join(
                     f"{n} {COUNT_TEXT[v]}" for v, n in self.predictions.items())
             return line
         parts = ", ".join(f"{self.counts[v]} {count_text(v)}" for v in VERDICTS)
-        line = _("{n} claims: {counts}").format(n=len(self.claims), counts=parts)
+        line = _(N_("{n} claim: {counts}") if len(self.claims) == 1
+                 else N_("{n} claims: {counts}")).format(n=len(self.claims), counts=parts)
         if self.predictions:
             line += _("; labkit's model predicts: {counts}").format(
                 counts=", ".join(f"{n} {count_text(v)}" for v, n in self.predictions.items()))
