@@ -60,7 +60,7 @@ def test_unified_format_reads_each_test_as_a_claim():
     """Each test of a Unified Test Format file is a claim: its reads, its fixture (initialData),
     its runOnRequirements, and what it asks that the check cannot judge."""
     specs = {s.title: s for s in claimfiles.read(DATA / "unified" / "reads.yml")}
-    first = specs["find without a sort returns insertion order"]
+    first = specs["find with a sort, its events not checked"]
     assert first.form == "unified"
     assert first.line == 33
     assert first.fixture == {"coll0": [{"_id": i, "x": 11 * i} for i in range(1, 5)]}

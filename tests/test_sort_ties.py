@@ -92,3 +92,29 @@ def test_a_group_of_ties_is_read_only_where_it_means_something(tmp_path, expect,
     one or more ids, and no list inside it: refused with the fix, never read otherwise."""
     with pytest.raises(BadInput, match=said):
         _rows(tmp_path, expect, engines="model")
+
+
+@pytest.mark.parametrize(("find", "expect", "verdict", "said"), [
+    # Found by an engineer's walk: [d, a] in this order was predicted "does not hold", as if
+    # the fixture's order were the server's.
+    ("{v: {$gt: 0}}", "{ids: [d, a], ordered: true}", "not-run", "the read has no sort"),
+    ("{v: {$gt: 0}}", "{ids: [a, d], ordered: true}", "not-run", "the read has no sort"),
+    ("{filter: {v: 0}, limit: 1}", "{ids: [b]}", "not-run", "a skip or limit"),
+    # No order in question: any order, one document, or a limit that keeps every match.
+    ("{v: {$gt: 0}}", "{ids: [d, a]}", "holds", ""),
+    ("{v: 1}", "{ids: [a], ordered: true}", "holds", ""),
+    ("{filter: {v: 0}, limit: 5}", "{ids: [c, b]}", "holds", ""),
+    ("{v: {$gt: 0}}", "{ids: [a, b], ordered: true}", "fails", ""),  # no order gives it
+])
+def test_the_model_does_not_judge_the_order_of_a_find_without_a_sort(tmp_path, find, expect,
+                                                                      verdict, said):
+    """A find without a sort: every document it returns ties with every other, since MongoDB
+    guarantees no order without a sort (the db.collection.find and cursor.sort pages: natural
+    order is an internal implementation feature). The model judges only what no order decides;
+    a fake's row is judged on the order it answered in."""
+    rows = _rows(tmp_path, expect, find)
+    model = rows["model"]
+    assert model.verdict == verdict, model.reason
+    assert said in str(model.reason)
+    assert "db.collection.find" in str(model.reason) or not said
+    assert rows["mongomock"].verdict in ("holds", "fails")

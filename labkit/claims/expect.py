@@ -202,6 +202,15 @@ def _undecided(shown: list[Any], ties: Ties) -> Message:
     """The model's answer cannot decide: which documents tie, and why that matters."""
     tied = "; ".join(short_json([d.get("_id") if isinstance(d, dict) else d
                                  for d in shown[s:e]]) for s, e in ties.runs)
+    if ties.unsorted and ties.cut:
+        return Message(N_("the read has no sort, and a skip or limit: which documents come "
+                          "back depends on an order MongoDB does not guarantee without a sort "
+                          "(db.collection.find), so labkit's model cannot tell; add a sort"))
+    if ties.unsorted:
+        return Message(N_("the read has no sort, and MongoDB guarantees no order without one "
+                          "(db.collection.find): labkit's model cannot tell whether the "
+                          "documents {tied} come back in this order; add a sort, or expect "
+                          "them in any order"), tied=tied)
     if ties.cut:
         return Message(N_("documents tie on every sort path across the skip or limit: which "
                           "of them come back depends on an order MongoDB does not fix (it "

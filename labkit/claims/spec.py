@@ -144,10 +144,13 @@ class Ties:
     every sort path, as ``(start, end)`` positions in the result, and ``cut`` when a run goes
     past the read's skip or limit (which of its documents come back is then not decided
     either). MongoDB returns tied documents in any order (cursor.sort); labkit's model gives
-    them in the fixture's order and says so here."""
+    them in the fixture's order and says so here. ``unsorted``: the read has no sort, so
+    every document it returns ties with every other (db.collection.find: no order is
+    guaranteed without one)."""
 
     runs: tuple[tuple[int, int], ...] = ()
     cut: bool = False
+    unsorted: bool = False
 
 
 @dataclass

@@ -274,17 +274,25 @@ def _names_the_id_index(hint: Any) -> bool:
 
 def model_ties(docs: list[Document], operation: str, arguments: dict[str, Any],
                rules: str = CURRENT_MAJOR) -> Ties | None:
-    """Where the model's answer to a sorted ``find`` (or ``findOne``) has documents that tie on
-    every sort path, in the positions it returns them at; None where its read has no sort."""
-    if operation not in ("find", "findOne") or not arguments.get("sort"):
+    """Where the model's answer to a ``find`` (or ``findOne``) has documents that tie on every
+    sort path, in the positions it returns them at; without a sort, every document it matches
+    ties with the others, since MongoDB guarantees no order then (db.collection.find), which
+    the model's fixture order would otherwise stand in for. None for other reads."""
+    if operation not in ("find", "findOne"):
         return None
-    found, runs = _matched(docs, arguments, rules)
+    if "let" in arguments:
+        arguments = _bound(operation, arguments)
+    with regex.one_read():  # the read again, within the bound its answer had
+        found, runs = _matched(docs, arguments, rules)
+    unsorted = not arguments.get("sort")
+    if unsorted:
+        runs = [(0, len(found))] if len(found) > 1 else []
     start = int(arguments.get("skip") or 0)
     limit = 1 if operation == "findOne" else abs(int(arguments.get("limit") or 0))
     end = start + limit if limit else len(found)
     inside = tuple((a - start, b - start) for a, b in runs if start <= a and b <= end)
     cut = any(a < edge < b for a, b in runs for edge in (start, end))
-    return Ties(inside, cut)
+    return Ties(inside, cut, unsorted)
 
 
 def _matched(docs: list[Document], arguments: dict[str, Any], rules: str
