@@ -283,3 +283,17 @@ def test_explain_sort_is_predict_on_generated_sorts(docs, spec, collation):
     for row in rows:
         assert row.rule in explain.RULES
         assert row.source
+
+
+def test_a_missing_field_is_explained_against_minkey_and_maxkey():
+    """$gt MinKey takes the document without the field, and says why with its own rule (it
+    crashed explain when the model first took it: no rule spoke for a missing field that
+    matches); a null reads "holds the value null", not "the null null"."""
+    docs = [{"_id": "none"}, {"_id": "null", "a": None}, {"_id": "min", "a": MinKey()}]
+    rows = rows_by_id(explain.find(docs, {"a": {"$gt": MinKey()}}))
+    assert (rows["none"].matched, rows["none"].rule) == (True, "min-max-key")
+    assert "stands above MinKey and below MaxKey" in str(rows["none"].because)
+    assert "holds the value null, which passes" in str(rows["null"].because)
+    assert not rows["min"].matched
+    below = rows_by_id(explain.find(docs, {"a": {"$lt": MinKey()}}))
+    assert (below["none"].matched, below["none"].rule) == (False, "min-max-key")

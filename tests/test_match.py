@@ -11,7 +11,7 @@ named by its address.
 from __future__ import annotations
 
 import pytest
-from bson import Decimal128, Int64
+from bson import Decimal128, Int64, MaxKey, MinKey
 
 import labkit.model as model
 from labkit.errors import BadInput
@@ -101,3 +101,24 @@ def test_public_api_takes_a_server_version():
     assert model.compare(1, "a", mongodb_version="8.0") == -1
     with pytest.raises(BadInput, match="knows MongoDB"):
         model.compare(1, 2, mongodb_version="4.4")
+
+
+# Copied from jstests/core/index/index_bounds_minkey.js:26-33 at 1e98a0f2 and
+# jstests/core/index/index_bounds_maxkey.js:26-33 at 1e98a0f2 (mongodb/mongo): three documents,
+# one without `a`, counted against each bound.
+_NO_A = [{"_id": 1, "a": "string"}, {"_id": 2, "a": {"b": 1}}, {"_id": 3}]
+
+
+@pytest.mark.parametrize(("query", "count"), [
+    ({"a": {"$gt": MinKey()}}, 3), ({"a": {"$gte": MinKey()}}, 3),
+    ({"a": {"$lt": MinKey()}}, 0), ({"a": {"$lte": MinKey()}}, 0),
+    ({"a": {"$gt": MaxKey()}}, 0), ({"a": {"$gte": MaxKey()}}, 0),
+    ({"a": {"$lt": MaxKey()}}, 3), ({"a": {"$lte": MaxKey()}}, 3),
+    ({"a": {"$eq": MinKey()}}, 0), ({"a": {"$ne": MinKey()}}, 3),
+])
+def test_a_missing_field_stands_above_minkey_and_below_maxkey(query, count):
+    """"All documents are considered greater than MinKey, regardless of the presence of the
+    queried field" (and less than MaxKey): the server's matcher meets a missing path as an
+    empty element, of neither MinKey's type nor MaxKey's (expression_leaf.cpp). An engineer's
+    walk found the model leaving the document without `a` out."""
+    assert len(find(_NO_A, query)) == count

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from labkit.i18n import N_, Message
+from labkit.i18n import N_, Message, Text
 from labkit.model import regex
 from labkit.model.bson_order import (
     EMPTY_ARRAY,
@@ -85,6 +85,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("missing-field", N_("a missing field holds no value to compare: only null (and "
                              "$exists: false) match it"),
          "https://www.mongodb.com/docs/manual/tutorial/query-for-null-fields/"),
+    Rule("min-max-key", N_("MinKey is below every value and MaxKey above it, a missing field "
+                           "included: $gt MinKey and $lt MaxKey match every document that "
+                           "holds neither, with or without the field"),
+         "jstests/core/index/index_bounds_minkey.js:24-33 at 1e98a0f2"),
     Rule("nan", N_("NaN equals only NaN and is no other number's neighbour in a query; in a "
                    "sort it comes below every other number"),
          "jstests/core/query/nan.js:30-55 at 4be00f9a"),
@@ -414,6 +418,10 @@ class _Comparison:
         value = hit.value
         if self.operand is None:
             return self._null_holds(value, self._doc)
+        if value is MISSING:  # only MinKey and MaxKey take a missing field (_across_brackets)
+            return self._says(N_("no `{path}`: a missing field stands above MinKey and below "
+                                 "MaxKey, as every value does, so {condition} matches"),
+                              "min-max-key", True)
         if self.wanted == _NAN:
             return self._says(N_("`{path}` is NaN, and NaN equals only NaN: {condition} "
                                  "matches it"), "nan", True, value)
@@ -465,6 +473,10 @@ class _Comparison:
         present = [m for m in met if m.value is not MISSING]
         if self.operand is None:
             return self._null_fails(present)
+        if not present and self.wanted is not None and self.wanted[0] in (0, 15):
+            return self._says(N_("no `{path}`: a missing field stands above MinKey and below "
+                                 "MaxKey, as every value does, so {condition} does not match"),
+                              "min-max-key", False)
         if not present:
             return self._says(N_("no `{path}`: a missing field holds no value for "
                                  "{condition} to compare, so it does not match"),
@@ -517,10 +529,11 @@ def _comparison(path: str, op: str, operand: Any, version: str) -> Explainer:
     return _Comparison(path, op, operand, version)
 
 
-def _type_of(value: Any) -> str:
-    """A value's ``$type`` alias for a sentence ("int", "string"); empty for no value."""
+def _type_of(value: Any) -> Text:
+    """A value's ``$type`` alias for a sentence ("int", "string"), "value" for null (its
+    alias, "null", would say it twice: "holds the value null"); empty for no value."""
     if value is None or value is MISSING:
-        return "null" if value is None else ""
+        return Message(N_("value")) if value is None else ""
     return "array" if value is EMPTY_ARRAY else bson_type(value)
 
 

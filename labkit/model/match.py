@@ -239,13 +239,24 @@ def _null_comparison(op: str, version: str) -> ValuesTest:
 
 def _across_brackets(test: Callable[[int], bool], wanted: SortKey,
                      strings: Strings) -> ValuesTest:
-    """A comparison with MinKey or MaxKey: every present value, of any type, is compared."""
+    """A comparison with MinKey or MaxKey: every value, of any type, is compared, and so is a
+    missing field, which stands above MinKey and below MaxKey. The matcher is given a missing
+    path as an empty element, whose type is neither MinKey's nor MaxKey's, so ``$gt``/``$gte``
+    MinKey and ``$lt``/``$lte`` MaxKey take it and ``$eq`` does not (expression_leaf.cpp);
+    jstests/core/index/index_bounds_minkey.js:24-33 at 1e98a0f2 (and its MaxKey twin,
+    jstests/core/index/index_bounds_maxkey.js:24-33 at 1e98a0f2) count a document without the
+    field among those above MinKey (below MaxKey)."""
+    below_max = wanted[0] == 15  # MaxKey's rung; else MinKey's
+
     def across(candidates: Values) -> bool:
         for c in candidates:
-            if c is not MISSING:
+            if c is MISSING:
+                order = -1 if below_max else 1
+            else:
                 k = key(c, strings)
-                if test((k > wanted) - (k < wanted)):
-                    return True
+                order = (k > wanted) - (k < wanted)
+            if test(order):
+                return True
         return False
     return across
 
