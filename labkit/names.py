@@ -25,6 +25,10 @@ ENGINE_NAMES: dict[str, str] = {
 }
 
 
+# The in-process fakes of MongoDB (engines/fakes.py): engines that answer, never MongoDB.
+FAKES = ("mongomock", "montydb")
+
+
 def engine_name(key: str) -> str:
     """The display name of an engine (``postgres`` -> ``PostgreSQL``); an unknown key as is."""
     return ENGINE_NAMES.get(key, key)

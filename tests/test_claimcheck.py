@@ -518,3 +518,18 @@ def test_every_version_asked_for_keeps_its_line_and_its_rows(nothing_available, 
     (claim,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["claims"]
     mongodb = [row for row in claim["results"] if row["engine_key"] == "mongodb"]
     assert [row["engine_version"] for row in mongodb] == ["6.0", "7.0"]
+
+
+def test_a_summary_says_how_many_claims_only_fakes_judged(nothing_available, tmp_path, capsys):
+    """With MongoDB not run, every verdict counted came from mongomock: the summary says so
+    (an engineer's walk read "1 hold" as MongoDB's), in the terminal and results.json."""
+    pytest.importorskip("mongomock")
+    claims_file = tmp_path / "claims.yaml"
+    claims_file.write_text(ONE_CLAIM, encoding="utf-8")
+    out = tmp_path / "out"
+    main(["check", str(claims_file), "--engines", "model,mongomock,mongodb", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert ("1 claim: 1 hold, 0 do not hold, 0 findings, 0 not run, 0 error, 1 of them on "
+            "in-process fakes alone (mongomock); labkit's model predicts: 1 hold") in text
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert ", 1 of them on in-process fakes alone (mongomock);" in data["summary"]

@@ -491,7 +491,7 @@ def test_labkit_check_writes_results_json_that_its_schema_describes(tmp_path):
 def test_labkit_check_json_says_holds_result_only_where_the_matrix_does(tmp_path):
     """``labkit check --json`` on MongoDB's CRUD spec file find.yml (tests/data/crud-unified,
     mongodb/specifications at 92b3c0b9) prints a results.json its schema describes, whose row
-    for "find with multiple batches works", whose expectEvents a check does not judge, says
+    for "Find with batchSize equal to limit", whose expectEvents a check does not judge, says
     "holds (result only)" as the matrix and JUnit do; "Find with filter", which expects its
     result alone, says "holds"; and every other row's words are its verdict's, or "holds
     (result only)" where it holds and its test has expectEvents."""
@@ -503,8 +503,8 @@ def test_labkit_check_json_says_holds_result_only_where_the_matrix_does(tmp_path
     assert data == json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     rows = {c["title"]: c["results"][0] for c in data["claims"]}
     events = {spec.title for spec in files.read(spec_file) if spec.also_expected}
-    assert rows["find with multiple batches works"]["verdict"] == "holds"
-    assert rows["find with multiple batches works"]["verdict_words"] == "holds (result only)"
+    assert rows["Find with batchSize equal to limit"]["verdict"] == "holds"
+    assert rows["Find with batchSize equal to limit"]["verdict_words"] == "holds (result only)"
     assert rows["Find with filter"]["verdict_words"] == "holds"
     words = {"holds": "holds", "fails": "does not hold", "not-run": "not run", "error": "error"}
     for title, row in rows.items():

@@ -26,7 +26,6 @@ from labkit.errors import BadInput, NotSupported, ServerUnavailable
 from labkit.i18n import N_, Message
 from labkit.model import regex
 
-FAKES = ("mongomock", "montydb")
 FAKE = Message(N_("in-process fake"))  # what each is, beside its name
 _numbers = itertools.count(1)
 _monty = None  # montydb's in-memory client, one per process (it refuses a second setup)

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from labkit import servers
 from labkit.claims.claim import ERROR, FAILS, HOLDS, jsonable, short_json, verdict_text
-from labkit.engines.fakes import FAKES, HOW_TO_INSTALL
+from labkit.engines.fakes import HOW_TO_INSTALL
 from labkit.engines.fakes import version as fake_version
 from labkit.errors import ClaimFailed, ServerUnavailable, UnknownClaim
 from labkit.experiments import catalogue
 from labkit.i18n import N_, Message, _, number
 from labkit.model.versions import CURRENT_MAJOR
+from labkit.names import FAKES
 from labkit.outputs.tables import whole_text
 from labkit.run.check import CheckRun, Column
 from labkit.run.results import Result

@@ -16,7 +16,7 @@ from labkit.engines.btree_model import POLICIES, BPlusTree, ModelLoad
 from labkit.engines.btree_mongodb import MongoLoad
 from labkit.i18n import N_, _, number, percent, shown
 from labkit.model import bson_order, objectid, reads
-from labkit.names import engine_name, where
+from labkit.names import FAKES, engine_name, where
 from labkit.outputs.escape import plot as text
 from labkit.outputs.tables import shell
 
@@ -689,10 +689,6 @@ def engine_kinds(engines: Sequence[str],
     an in-process fake, or a MongoDB server, and what its answer is worth."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
-
-    # the fakes' module loads importlib.metadata (some 18 ms) and the query engines: this
-    # figure alone
-    from labkit.engines.fakes import FAKES
 
     kinds = list(dict.fromkeys("fake" if e in FAKES else e for e in engines
                                if e in FAKES or e in _ENGINE_KINDS))

@@ -16,6 +16,7 @@ from labkit._redact import display
 from labkit.engines import fakes
 from labkit.errors import LabkitError, ServerUnavailable, one_line
 from labkit.i18n import N_, Text, _, shown
+from labkit.names import FAKES
 
 if TYPE_CHECKING:
     from labkit.servers.privileges import Privileges
@@ -193,7 +194,7 @@ def _fakes() -> Check:
     """The in-process fakes lesson 07 judges: their versions, or which are missing and how to
     add them (optional: the lesson runs without them, their columns empty)."""
     found, absent = [], []
-    for name in fakes.FAKES:
+    for name in FAKES:
         try:
             found.append(f"{name} {fakes.version(name)}")
         except ServerUnavailable:

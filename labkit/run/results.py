@@ -35,7 +35,7 @@ from labkit.claims.claim import (
 )
 from labkit.experiments.catalogue import lesson_of
 from labkit.i18n import N_, Text, _, english, shown
-from labkit.names import EngineInfo, aspect, engine_name, where
+from labkit.names import FAKES, EngineInfo, aspect, engine_name, where
 
 if TYPE_CHECKING:
     from labkit.model.explain import Explained
@@ -293,14 +293,30 @@ class Run:
                 counts[result.prediction] = counts.get(result.prediction, 0) + 1
         return {v: counts.get(v, 0) for v in VERDICTS if v != NOT_RUN} if counts else {}
 
+    @functools.cached_property
+    def on_fakes_alone(self) -> tuple[int, list[str]]:
+        """How many claims only in-process fakes were seen to judge (their verdicts count, as
+        those fakes' answers, never MongoDB's), and the fakes' names."""
+        claims, names = 0, []
+        for result in self.claims:
+            ran = [row for row in result.rows if not row.predicted and row.verdict != NOT_RUN]
+            if ran and all(row.engine_key in FAKES for row in ran):
+                claims += 1
+                names += [engine_name(row.engine_key or "") for row in ran]
+        return claims, list(dict.fromkeys(names))
+
     def summary(self, english: bool = False) -> str:
         """``31 claims: 14 hold, 0 do not hold, 3 findings, 13 not run, 0 error``, what the
-        engines were seen to do, then what labkit's model predicts where it judged any
-        (``; labkit's model predicts: 2 hold, …``), in the learner's words (``english``: as
-        ``results.json`` keeps it)."""
+        engines were seen to do, how many of those claims only in-process fakes judged
+        (``, 5 of them on in-process fakes alone (mongomock)``), then what labkit's model
+        predicts where it judged any (``; labkit's model predicts: 2 hold, …``), in the
+        learner's words (``english``: as ``results.json`` keeps it)."""
+        faked, fakes = self.on_fakes_alone
         if english:
             parts = ", ".join(f"{self.counts[v]} {COUNT_TEXT[v]}" for v in VERDICTS)
             line = f"{len(self.claims)} {'claim' if len(self.claims) == 1 else 'claims'}: {parts}"
+            if faked:
+                line += f", {faked} of them on in-process fakes alone ({', '.join(fakes)})"
             if self.predictions:
                 line += "; labkit's model predicts: " + ", ".join(
                     f"{n} {COUNT_TEXT[v]}" for v, n in self.predictions.items())
@@ -308,6 +324,9 @@ class Run:
         parts = ", ".join(f"{self.counts[v]} {count_text(v)}" for v in VERDICTS)
         line = _(N_("{n} claim: {counts}") if len(self.claims) == 1
                  else N_("{n} claims: {counts}")).format(n=len(self.claims), counts=parts)
+        if faked:
+            line += _(", {n} of them on in-process fakes alone ({fakes})").format(
+                n=faked, fakes=", ".join(fakes))
         if self.predictions:
             line += _("; labkit's model predicts: {counts}").format(
                 counts=", ".join(f"{n} {count_text(v)}" for v, n in self.predictions.items()))
