@@ -56,6 +56,9 @@ class _Parser(argparse.ArgumentParser):
             message=message, prog=self.prog)) + "\n")
 
 
+# What --json says in every command that has it and nothing more to say of it.
+_JSON_HELP = N_("print the result as JSON (English) on stdout")
+
 # argparse's own words that labkit's parsers can say, in the catalogue. argparse looks each one
 # up at use through ``_``, the name its module gives gettext's ``gettext`` (which reads no
 # labkit catalogue); ``_argparse_speaks_labkit`` gives that name labkit's ``_`` for a while.
@@ -898,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "Remove the databases killed labkit runs left on the servers of "
                            "LABKIT_POSTGRES_DSN (PostgreSQL) and LABKIT_MONGODB_URI (MongoDB); "
                            "the servers labkit starts itself leave nothing behind."))
-    clean.add_argument("--json", action="store_true")
+    clean.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     clean.set_defaults(func=cmd_clean)
 
     progress = sub.add_parser("progress", help=_("the exercises done: shown, exported as CSV, "
@@ -916,7 +919,7 @@ def build_parser() -> argparse.ArgumentParser:
     progress.set_defaults(func=cmd_progress)
 
     doctor = sub.add_parser("doctor", help=_("check Python, packages and the ways to servers"))
-    doctor.add_argument("--json", action="store_true")
+    doctor.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     doctor.set_defaults(func=cmd_doctor)
 
     oid = sub.add_parser("objectid", help=_("ObjectId anatomy")).add_subparsers(
@@ -924,14 +927,14 @@ def build_parser() -> argparse.ArgumentParser:
     oid.required = True
     explain = oid.add_parser("explain", help=_("split an ObjectId into its fields"))
     explain.add_argument("hex", metavar="HEX")
-    explain.add_argument("--json", action="store_true")
+    explain.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     explain.set_defaults(func=cmd_objectid_explain)
     generate = oid.add_parser("generate", help=_("generate ObjectIds (1..100) in one second"))
     generate.add_argument("--count", type=_int, default=1)
     generate.add_argument("--at", metavar="SECONDS|ISO")
     generate.add_argument("--random", metavar="HEX10")
     generate.add_argument("--counter", type=_int)
-    generate.add_argument("--json", action="store_true")
+    generate.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     generate.set_defaults(func=cmd_objectid_generate)
 
     tree = sub.add_parser("btree",
@@ -958,7 +961,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mongodb_options(tree)
     tree.add_argument("--plot", metavar="FILE",
                       help=_("write a plot of sizes and fills (PNG, or SVG for a .svg name)"))
-    tree.add_argument("--json", action="store_true")
+    tree.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     tree.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     tree.set_defaults(func=cmd_btree)
 
@@ -986,7 +989,7 @@ def build_parser() -> argparse.ArgumentParser:
     uid.required = True
     uexplain = uid.add_parser("explain", help=_("version, variant and UUIDv7 fields"))
     uexplain.add_argument("uuid", metavar="UUID")
-    uexplain.add_argument("--json", action="store_true")
+    uexplain.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     uexplain.set_defaults(func=cmd_uuid_explain)
     return parser
 
@@ -1012,7 +1015,7 @@ def _read_parser(group: Any, action: str, help_text: str, command: Command,
                                    "{collation}").format(
                                 collation="'{\"locale\": \"en\", \"strength\": 2}'"))
     parser.add_argument("--mongodb-version", choices=versions.VERSIONS, help=rules_help)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help=_(_JSON_HELP))
     parser.set_defaults(func=command)
 
 
