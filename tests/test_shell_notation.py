@@ -258,3 +258,17 @@ def test_unified_format_data_and_results_are_looked_at(tmp_path, at, result, lin
     with pytest.raises(BadInput, match=rf"^{path}:{line}: ISODate\(\"2024-01-01\"\) is "
                                        r"mongosh's notation.*2024-01-01T00:00:00Z"):
         claimfiles.read(path)
+
+
+def test_the_first_notation_in_the_file_is_the_one_refused(tmp_path):
+    """An engineer's walk: ObjectId(...) on line 4 (the fixture) and line 6 (the expectation)
+    was refused at line 6, the keys being read in another order than the file's; fixing it
+    and running again gave line 4. The first in the file is said first."""
+    path = tmp_path / "oid.yaml"
+    path.write_text('- id: oid\n  title: oid order\n  fixture:\n'
+                    '    - {_id: ObjectId("507f1f77bcf86cd799439011"), a: 1}\n'
+                    '  find: {a: 1}\n'
+                    '  expect: {ids: [ObjectId("507f1f77bcf86cd799439011")]}\n', encoding="utf-8")
+    with pytest.raises(BadInput) as refused:
+        claimfiles.read(path)
+    assert str(refused.value).startswith(f"{path}:4: claim 'oid': ObjectId(")

@@ -20,6 +20,8 @@ _SHORT_KEYS = {"id", "title", "source", "fixture", "fixture_file", "find", "aggr
                "distinct", "expect", "min_server_version", "max_server_version", "note",
                "default_collation"}
 _EXPECT_KEYS = {"ids", "not_ids", "count", "error", "documents", "values"}
+# The keys whose values are BSON, read as Extended JSON: mongosh's notation is refused there.
+_VALUE_KEYS = {"fixture", "find", "aggregate", "count", "distinct", "expect", "default_collation"}
 
 
 class _Where:
@@ -102,6 +104,16 @@ def _each(refused: list[BadInput]) -> Message:
                    **{f"e{i}": part for i, part in enumerate(parts)})
 
 
+def _refuse_notation(where: _Where, entry: dict[str, Any], node: Node) -> None:
+    """Refuse the claim's first value in mongosh's notation, in the file's order (the keys are
+    read in another order, so a later one was said first and the earlier one on the next
+    run)."""
+    for key in (k for k in entry if k in _VALUE_KEYS):
+        found = shell_notation(node.at(key))
+        if found is not None:
+            raise where.error_on(found.line, found.problem)
+
+
 def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
     claim_id = entry.get("id") if isinstance(entry, dict) else None
     where = _Where(path, node, claim_id if isinstance(claim_id, str) else None)
@@ -116,6 +128,7 @@ def _short_claim(path: Path, entry: Any, node: Node) -> ClaimSpec:
     for key in ("id", "title"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise where.error(Message(N_("{key} is missing or not a text"), key=repr(key)), key)
+    _refuse_notation(where, entry, node)
     queries = [k for k in ("find", "aggregate", "count", "distinct") if k in entry]
     if len(queries) != 1:
         raise where.error(Message(N_("needs exactly one of find, aggregate, count, distinct "
