@@ -18,6 +18,7 @@ from labkit import i18n
 from labkit.claims import files as claimfiles
 from labkit.engines import fakes
 from labkit.lessons import checkviews, questions, sheet
+from labkit.names import FAKES
 from labkit.run import check as claimcheck
 from labkit.run import doctor
 
@@ -33,7 +34,7 @@ def without_fakes(monkeypatch):
     found = importlib.metadata.version
 
     def version(name: str) -> str:
-        if name in fakes.FAKES:
+        if name in FAKES:
             raise importlib.metadata.PackageNotFoundError(name)
         return found(name)
 
@@ -64,12 +65,12 @@ def test_the_lab_extra_holds_every_fake():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     lab = {re.split(r"[<>=\[;\s]", spec)[0] for spec in extras["lab"]}
-    assert set(fakes.FAKES) <= lab
+    assert set(FAKES) <= lab
 
 
 def test_the_fakes_are_installed_here():
     """This environment has both fakes, so every test below simulates their absence."""
-    assert all(fakes.version(name) for name in fakes.FAKES)
+    assert all(fakes.version(name) for name in FAKES)
 
 
 # The lesson ------------------------------------------------------------------------------------
@@ -145,7 +146,7 @@ def test_doctor_names_the_installed_fakes_with_their_versions(english):
     check = doctor._fakes()
     assert check.ok
     assert check.detail == ", ".join(f"{name} {importlib.metadata.version(name)}"
-                                     for name in fakes.FAKES)
+                                     for name in FAKES)
     assert check.line().startswith("[OK]   in-process fakes (lesson 07): mongomock ")
 
 
