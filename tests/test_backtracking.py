@@ -55,6 +55,21 @@ def test_a_fake_still_runs_a_pattern_that_does_not(tmp_path):
     assert result.observed("evil", "mongomock") == [2]
 
 
+@pytest.mark.parametrize("engine", ["mongomock", "montydb"])
+def test_a_fake_is_asked_of_a_fixture_holding_javascript_code(tmp_path, engine):
+    """bson's Code is a str that cannot be hashed: the check of the fixture's strings raised
+    "TypeError: unhashable type: 'Code'" before the fake was asked, and lesson 07 showed it as
+    both fakes' crash on S1 (a learner's walk). The fake now answers."""
+    path = tmp_path / "claims.yaml"
+    path.write_text("- id: code\n  title: code is a value\n"
+                    "  fixture: [{_id: 1, c: {$code: 'function(){}'}}, {_id: 2, c: x}]\n"
+                    "  find: {c: {$regex: '^x'}}\n  expect: {ids: [2]}\n", encoding="utf-8")
+    result = claimcheck.check(claimfiles.load([path]), [engine])
+    (row,) = result.columns[0].rows
+    assert "unhashable" not in str(row.reason)
+    assert result.observed("code", engine) == [2]
+
+
 def test_the_model_answers_the_pattern_within_its_bound():
     docs = [{"_id": 1, "s": SUBJECT}, {"_id": 2, "s": "aaa"}]
     assert reads.ids(reads.find(docs, {"s": {"$regex": EVIL}})) == [2]

@@ -136,8 +136,11 @@ def _patterns(value: Any) -> Iterator[tuple[str, str]]:
 
 
 def _strings(value: Any) -> Iterator[str]:
+    """Every string in a value, as a plain ``str``: bson's ``Code`` is a ``str`` that cannot be
+    hashed, and made the set of them raise before any fake was asked (lesson 07's S1 showed
+    "TypeError: unhashable type: 'Code'" as both fakes' crash)."""
     if isinstance(value, str):
-        yield value
+        yield str.__str__(value)
     elif isinstance(value, dict):
         for item in value.values():
             yield from _strings(item)
