@@ -273,7 +273,7 @@ def _key_values(text: str) -> Iterator[Span]:
         if pair is not None and (not run or not text[run[-1].end():pair.start()].strip()):
             run.append(pair)
             continue
-        if run and any(_is_libpq_key(m.group(1)) or is_secret(m.group(1)) for m in run):
+        if run and any(_is_libpq_key(m.group(1)) or _secret_option(m.group(1)) for m in run):
             end = _pairs_end(run[-1])
             yield run[0].start(), end, _conninfo.display(text[run[0].start():end])
         run = [pair] if pair is not None else []
@@ -294,6 +294,17 @@ def _pairs_end(last: re.Match[str]) -> int:
     if is_secret(key) and value[:trailing.start()] != MASK:
         return last.end()
     return last.end() - len(trailing.group(0))
+
+
+# How a person writes an option's name: api_key, apiKey, API_KEY. A run of base64 before its
+# padding ("AaEavaqJccKeyBrv9tiULA==", a UUID's bytes) reads as a key=value pair too, and its
+# letters may spell "key": it is no option's name.
+_OPTION_NAME = re.compile(r"[a-z]+(?:_?[a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z]+(?:_[A-Z]+)*")
+
+
+def _secret_option(key: str) -> bool:
+    """Whether ``key`` names a secret-bearing option as a person writes one."""
+    return is_secret(key) and _OPTION_NAME.fullmatch(key) is not None
 
 
 def _is_libpq_key(key: str) -> bool:

@@ -202,3 +202,21 @@ def test_doctor_reports_a_uri_with_a_space_in_its_password_in_one_line(monkeypat
     checks = {c["name"]: c for c in json.loads(printed.out)["checks"]}
     assert checks["MongoDB via LABKIT_MONGODB_URI"]["ok"] is False
     _assert_hidden(printed.out + printed.err, pieces)
+
+
+@pytest.mark.parametrize("text", [
+    # A learner's walk, lesson 06: a UUID's bytes in Extended JSON, whose base64 spells "Key"
+    # before its padding, was shown as "[connection string not shown: ***]".
+    '{"$binary": {"base64": "AaEavaqJccKeyBrv9tiULA==", "subType": "04"}}',
+    "the bytes AaEavaqJccKeyBrv9tiULA= end in one pad",
+])
+def test_base64_that_spells_key_is_data_not_a_secret(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("apiKey=abc123", "abc123"), ("api_key=abc123", "abc123"), ("API_KEY=abc123", "abc123"),
+    ("host=h password=abc123", "abc123"),
+])
+def test_an_option_named_as_a_secret_is_still_hidden(text, secret):
+    assert secret not in redact(text)
