@@ -164,3 +164,16 @@ def test_the_score_speaks_the_lesson_language():
         "04.warm_up: chưa đúng; bài 03 (Type bracketing: so sánh trong cùng nhóm kiểu) giải "
         "thích điều này."]
     assert "<br>" in shown._repr_html_()
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_a_quiz_answered_by_the_model_says_it_predicts(lang, monkeypatch):
+    """A learner's walk: a quiz's right answer said "The live run on labkit's model (8.0
+    rules) agrees" ("Lần chạy thật" in Vietnamese), as if something had been observed. The
+    model's agreement is worded as a prediction."""
+    monkeypatch.setattr(i18n, "_chosen", lang)
+    asked = questions.exercise("00.quiz_string_42")
+    message = str(asked.check(asked.answer()).message)
+    assert "live run" not in message
+    assert "chạy thật" not in message
+    assert ("predicts the same" if lang == "en" else "dự đoán cùng kết quả") in message

@@ -87,6 +87,9 @@ class Feedback:
 
 
 LIVE, MODEL, RECORDED = "live", "model", "recorded"
+# What a question answered by labkit's model names as its engine (lessons/recall.py): its
+# agreement is a prediction, never "the live run".
+MODEL_NAME = N_("labkit's model")
 # What answered where a claim's exercise had no server: the model's prediction, so labelled.
 MODEL_NO_SERVER = "labkit's model (no server here)"
 # Units a learner may write after a number of bytes; any language, as typed (not translated).
@@ -244,6 +247,9 @@ class Exercise:
         if self.source == RECORDED:
             return _("No server here, so this was checked against the result {label}.").format(
                 label=self.engine)
+        if self.engine and self.engine_name == _(MODEL_NAME):
+            return _("{engine} predicts the same: a prediction from MongoDB's rules, not an "
+                     "observation of a server.").format(engine=self.engine)
         if self.engine:
             return _("The live run on {engine} agrees.").format(engine=self.engine)
         return _("The live run agrees.")

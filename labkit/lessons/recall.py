@@ -23,6 +23,7 @@ from labkit.i18n import N_, _
 from labkit.lessons import course
 from labkit.lessons.exercises import (
     BYTES,
+    MODEL_NAME,
     AsSet,
     Bool,
     Fraction,
@@ -48,7 +49,7 @@ _IDS = ("ids", "id", "documents", "document", "tài liệu")
 
 def _model() -> tuple[str, str]:
     """labkit's model of MongoDB's rules, and with the rules' version (what answers)."""
-    return _("labkit's model"), _("labkit's model ({version} rules)").format(
+    return _(MODEL_NAME), _("labkit's model ({version} rules)").format(
         version=CURRENT_MAJOR)
 
 
