@@ -116,6 +116,12 @@ class LabkitError(Exception):
             return _shown(self.args[0])
         return super().__str__()
 
+    def _render_traceback_(self) -> list[str]:
+        """How IPython shows it in a notebook's cell: one line, its kind and what it says, as
+        the command line's ``Error:`` line does, not a traceback of labkit's frames (a
+        learner's wrong filter is no crash)."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class BadInput(LabkitError, ValueError):
     """A value given by the user is malformed or out of range."""

@@ -101,6 +101,40 @@ def test_an_update_the_model_cannot_perform_is_refused_in_words(orders):
     assert orders.count_documents({"tags": "x"}) == 0
 
 
+@pytest.mark.parametrize(("operation", "arguments", "said"), [
+    # A learner's walk: each was worded as a gap in the model ("a server performs every
+    # update") or garbled ("…no server asked refused insertOne: the model predicts results,
+    # not server errors"), where pymongo or MongoDB refuses the write.
+    ("update_one", ({"_id": 4}, {"userId": 1}), "pymongo refuses a plain document"),
+    ("update_one", ({"_id": 4}, {"$inc": {"userId": "1"}}),
+     "MongoDB refuses $inc by a value that is not a number"),
+    ("update_one", ({"_id": 2}, {"$inc": {"userId": 1}}),
+     "MongoDB refuses $inc on a field that holds no number"),
+    ("insert_one", ({"_id": 2, "userId": 1},), "MongoDB refuses a second document with _id 2"),
+    ("insert_many", ([{"_id": 7}, {"_id": 7}],), "MongoDB refuses a second document with _id 7"),
+])
+def test_a_write_mongodb_refuses_is_said_as_its_refusal(orders, operation, arguments, said):
+    before = orders.documents()
+    written = getattr(orders, operation)(*arguments)
+    assert said in written.refused
+    assert str(written).startswith(f"{written.operation} not done (labkit's model")
+    assert orders.documents() == before
+
+
+def test_a_pymongo_name_the_collection_lacks_is_one_line(orders):
+    """find_one is there; replace_one and a cursor's count are not, and say what is, in one
+    line in a notebook (an AttributeError still, so hasattr answers False)."""
+    assert orders.find_one({"userId": 42}).ids() == [1]
+    with pytest.raises(AttributeError, match="has no replace_one; it takes find, find_one"):
+        orders.replace_one({}, {})  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError) as missing:
+        orders.find({}).count()  # type: ignore[attr-defined]
+    assert missing.value._render_traceback_() == [  # type: ignore[attr-defined]
+        "AttributeError: this cursor has no count; it takes sort, skip, limit, ids"]
+    assert not hasattr(orders, "drop")
+    assert not hasattr(orders, "_repr_markdown_")
+
+
 def test_an_unknown_operator_is_an_answer_not_a_traceback(orders):
     """A filter the model cannot read gives an answer saying why; reading its documents
     raises BadInput with the same words."""

@@ -17,11 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from bson import Decimal128
+
 from labkit.claims.claim import COLOURS, FAILS, one_line, short_json
 from labkit.engines import writes
 from labkit.engines.query import driver_raised, model_read, pymongo_read
 from labkit.engines.writes import pymongo_write
-from labkit.errors import BadInput, NotSupported
+from labkit.errors import BadInput, LabkitError, NotSupported
 from labkit.i18n import N_, Message, _, shown
 from labkit.model import bson_order, explain, fixtures, reads, regex
 from labkit.model.fixtures import dumps
@@ -389,6 +391,24 @@ def agree(query: Query, server: Any, model: Any) -> bool:
     return keys[0] == keys[1]
 
 
+# What the learner's collection takes, as pymongo names it.
+_TAKES = ("find, find_one, count_documents, distinct, aggregate, insert_one, insert_many, "
+          "update_one, update_many, delete_one, delete_many")
+
+
+class _NoSuchMethodError(LabkitError, AttributeError):
+    """A name pymongo has that the learner's collection or cursor does not: said in one line,
+    with what it takes (an ``AttributeError`` still, so ``hasattr`` answers as it should)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"AttributeError: {self}"]
+
+
+def _not_here(kind: Message, name: str, takes: str) -> _NoSuchMethodError:
+    return _NoSuchMethodError(Message(N_("{kind} has no {name}; it takes {takes}"), kind=kind,
+                                      name=name, takes=takes))
+
+
 class Cursor:
     """``find``'s answer, as pymongo's cursor is shaped: ``.sort()``, ``.skip()`` and
     ``.limit()`` refine it; a notebook shows it, ``list()`` and ``.ids()`` read it."""
@@ -454,6 +474,11 @@ class Cursor:
     def _repr_html_(self) -> str:
         return self.answer()._repr_html_()
 
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise _not_here(Message(N_("this cursor")), name, "sort, skip, limit, ids")
+
 
 class Collection:
     """The learner's own collection (``labkit.collection``): reads and writes as pymongo's
@@ -487,6 +512,17 @@ class Collection:
         """The documents that match ``filter`` (all, without one): a cursor to sort, skip and
         limit, shown with who answered and why."""
         return Cursor(self, filter, projection)
+
+    def find_one(self, filter: dict[str, Any] | None = None,  # pymongo's name
+                 projection: dict[str, Any] | None = None) -> Cursor:
+        """The first document ``find`` gives (pymongo returns it alone, or None), shown with
+        who answered and why."""
+        return self.find(filter, projection).limit(1)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise _not_here(Message(N_("this collection")), name, _TAKES)
 
     def count_documents(self, filter: dict[str, Any]) -> Answer:
         """How many documents match ``filter`` (``{}``: all)."""
@@ -560,6 +596,7 @@ class Collection:
         arguments = copy.deepcopy(arguments)
         model_said, model_refused = None, ""
         try:
+            _refuse_taken_ids(self._docs, operation, arguments)
             model_said = model_write(self._docs, operation, arguments, self.where.rules)
         except (BadInput, NotSupported, ValueError, TypeError) as exc:
             model_refused = _refusal(exc)
@@ -574,6 +611,22 @@ class Collection:
                 raise
             return Written(operation, self.name, self.where, None, _refusal(exc))
         return Written(operation, self.name, self.where, said, "")
+
+
+def _refuse_taken_ids(docs: list[Document], operation: str, arguments: dict[str, Any]) -> None:
+    """An insert of an ``_id`` the collection holds already, refused as MongoDB refuses it (the
+    model's inserts would say only that it predicts no server errors)."""
+    if operation not in ("insertOne", "insertMany"):
+        return
+    new = [arguments["document"]] if operation == "insertOne" else arguments["documents"]
+    taken = {value_key(doc.get("_id")) for doc in docs if "_id" in doc}
+    for doc in new:
+        if isinstance(doc, dict) and "_id" in doc and value_key(doc["_id"]) in taken:
+            raise BadInput(Message(N_("MongoDB refuses a second document with _id {id}: an _id "
+                                      "is unique in its collection (a duplicate key error, "
+                                      "E11000)"), id=short_value(doc["_id"])))
+        if isinstance(doc, dict) and "_id" in doc:
+            taken.add(value_key(doc["_id"]))
 
 
 def model_write(docs: list[Document], operation: str, arguments: dict[str, Any],
@@ -595,6 +648,10 @@ def model_write(docs: list[Document], operation: str, arguments: dict[str, Any],
             del docs[i]
         return {"deletedCount": len(chosen)}
     update = arguments["update"]
+    if isinstance(update, dict) and update and not any(str(op).startswith("$") for op in update):
+        raise BadInput(Message(N_("an update is made of $ operators, such as {example}: pymongo "
+                                  "refuses a plain document before any server is asked"),
+                               example='{"$set": {"userId": 1}}'))
     if not isinstance(update, dict) or not update or any(
             op not in _MODEL_UPDATES or not isinstance(fields, dict)
             or any("." in str(f) or f == "_id" for f in fields) for op, fields in update.items()):
@@ -617,11 +674,23 @@ def _apply(doc: Document, op: str, field: str, value: Any) -> None:
     elif op == "$unset":
         doc.pop(field, None)
     else:
-        if not isinstance(value, int | float) or isinstance(value, bool) or not isinstance(
-                doc.get(field, 0), int | float) or isinstance(doc.get(field), bool):
+        if not _number(value):
+            raise BadInput(Message(N_("MongoDB refuses $inc by a value that is not a number")))
+        if not _number(doc.get(field, 0)):
+            raise BadInput(Message(N_("MongoDB refuses $inc on a field that holds no number")))
+        if not _plain_number(value) or not _plain_number(doc.get(field, 0)):
             raise NotSupported(Message(N_("the model performs $inc of a plain number on a "
                                           "plain number only")))
         doc[field] = doc.get(field, 0) + value
+
+
+def _number(value: Any) -> bool:
+    """A BSON number: int, long, double or Decimal128 (never a bool)."""
+    return isinstance(value, int | float | Decimal128) and not isinstance(value, bool)
+
+
+def _plain_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class Written:
@@ -634,7 +703,7 @@ class Written:
 
     def __str__(self) -> str:
         if self.refused:
-            return _("{who} refused {operation}: {why}").format(
+            return _("{operation} not done ({who}): {why}").format(
                 who=self.where.label(), operation=self.operation, why=self.refused)
         return _("{operation} on {collection}, by {who}: {said}").format(
             operation=self.operation, collection=self.collection, who=self.where.label(),
