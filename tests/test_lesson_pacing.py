@@ -624,3 +624,24 @@ def test_a_right_answers_feedback_shows_its_short_why_and_folds_the_rest(
     assert _visible(page).count(i18n._("In this run:")) == 0
     assert f"<summary>{i18n._('More')}</summary>" in page
     assert str(feedback) == f"{feedback.message}\n{feedback.more}"
+
+
+# Answers the page's own text must not state before the exercise that asks them: a markdown
+# cell cannot wait. (A learner's walk found lesson 04's first sentence showing 04.timestamp_hex's
+# answer, and lesson 02's and 03's prose the answers of 02.first, 02.after_array, 03.gt_zero.)
+STATED_TOO_SOON = {
+    "04_objectid_anatomy.ipynb": ("04.timestamp_hex", re.compile(r"6553f100")),
+}
+
+
+@pytest.mark.parametrize("path", [p for p in [*LESSONS, *VI_LESSONS]
+                                  if p.name in STATED_TOO_SOON],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_markdown_cell_states_an_answer_before_its_exercise(path):
+    name, answer = STATED_TOO_SOON[path.name]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    asked = next(i for i, cell in enumerate(cells)
+                 if f'labkit.exercise("{name}")' in "".join(cell["source"]))
+    for cell in cells[:asked]:
+        if cell["cell_type"] == "markdown":
+            assert not answer.search("".join(cell["source"])), "".join(cell["source"])
