@@ -243,9 +243,10 @@ QUERY_EXERCISES: dict[str, Made] = {
            "Decimal128 included."),
         [N_("Which operator means \"greater than\"? A number operand meets every numeric type."),
          N_("Greater than 41 is not the same as 42 or more: 41.5 is greater than 41 too.")],
-        explanation=N_("{userId: {$gt: 41}} compares every numeric type by value: int, long, "
-                       "double and Decimal128 42.00 match, the string \"42\" does not. "
-                       "mongomock raises on the Decimal128 here, where MongoDB answers.")),
+        explanation=N_("{userId: {$gt: 41}} compares every numeric type by value: the int, "
+                       "long and Decimal128 42.00 match (the shell's 42.0 is stored as an int), "
+                       "the string \"42\" does not. mongomock raises on the Decimal128 here, "
+                       "where MongoDB answers.")),
     "07.null_present": _query(
         FILTER, "nulls", {"a": {"$type": "null"}}, _MORE_NULLS,
         N_("Write a filter for the documents whose field a is present and null: not the "
