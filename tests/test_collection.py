@@ -135,6 +135,17 @@ def test_a_pymongo_name_the_collection_lacks_is_one_line(orders):
     assert not hasattr(orders, "_repr_markdown_")
 
 
+@pytest.mark.parametrize(("read", "said"), [
+    # A learner's walk: a typo read as a gap in the model, as if a server might answer it.
+    (lambda o: o.find({"userId": {"$gtt": 0}}), "did you mean $gt? MongoDB refuses an operator"),
+    (lambda o: o.aggregate([{"$mtch": {}}]), "did you mean $match? MongoDB refuses a stage"),
+])
+def test_a_misspelt_operator_or_stage_is_named_with_the_one_meant(orders, read, said):
+    answer = read(orders)
+    answer = answer.answer() if hasattr(answer, "answer") else answer
+    assert said in answer.refused
+
+
 def test_an_unknown_operator_is_an_answer_not_a_traceback(orders):
     """A filter the model cannot read gives an answer saying why; reading its documents
     raises BadInput with the same words."""

@@ -8,6 +8,7 @@ Each engine answers a claim's reads on the claim's fixture. The model answers fr
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import re
 from collections.abc import Callable
@@ -459,8 +460,23 @@ def _pipeline(docs: list[Document], pipeline: list[dict[str, Any]],
                 Message(N_("the model does not support the stage {name} (only a count by "
                            "{example})"), name=name, example='{$type: "$path"}')
                 if name == "$group" else
-                Message(N_("the model does not support the stage {name}"), name=name))
+                _unknown_stage(name))
     return out
+
+
+# The stages the model performs, by name ($group: a count by type only).
+_STAGES = ("$match", "$sort", "$skip", "$limit", "$project", "$count", "$group")
+
+
+def _unknown_stage(name: str) -> Message:
+    """The model's refusal of a stage it does not perform, with the stage a typo was
+    probably meant to be."""
+    close = difflib.get_close_matches(name, _STAGES, n=1, cutoff=0.75)
+    if close:
+        return Message(N_("the model does not support the stage {name}: did you mean {close}? "
+                          "MongoDB refuses a stage it does not know (\"Unrecognized pipeline "
+                          "stage name\")"), name=name, close=close[0])
+    return Message(N_("the model does not support the stage {name}"), name=name)
 
 
 def _pipeline_input(docs: list[Document], pipeline: list[dict[str, Any]], on_database: bool

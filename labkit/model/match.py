@@ -3,6 +3,7 @@ to each document; a filter MongoDB would reject is rejected while compiling."""
 
 from __future__ import annotations
 
+import difflib
 import operator
 import re
 from collections.abc import Callable
@@ -516,6 +517,12 @@ def _operators(condition: dict[str, Any], version: str, depth: int) -> list[Valu
 def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     compile_operator = _QUERY_OPERATORS.get(op)
     if compile_operator is None:
+        close = difflib.get_close_matches(op, list(_QUERY_OPERATORS), n=1, cutoff=0.75)
+        if close:  # a typo, most likely: MongoDB refuses it too
+            raise ModelLimit(Message(N_(
+                "the model does not know the query operator {op}: did you mean {close}? "
+                "MongoDB refuses an operator it does not know (\"unknown operator\")"),
+                op=op, close=close[0]))
         raise ModelLimit(Message(N_("the model does not know the query operator {op}"),
                                        op=op))
     return compile_operator(op, operand, version, depth)
