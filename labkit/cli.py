@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import itertools
 import os
 import sys
 import time
@@ -681,9 +682,39 @@ def _read_input(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any] | N
                 "{file}, or give {command} the documents alone (an Extended JSON array, or one "
                 "document per line)"), file=str(args.file),
                 command=f"labkit {args.command_name}")) from None
+        notation = _shell_notation_in(args.file)
+        if notation is not None:
+            raise BadInput(Message("{file}:{line:d}: {problem}", file=str(args.file),
+                                   line=notation[0], problem=notation[1])) from None
         raise
     collation = fixtures.parse_value(args.collation, "--collation") if args.collation else None
     return docs, collation
+
+
+def _shell_notation_in(path: str) -> tuple[int, Message] | None:
+    """The first line of a file of documents holding mongosh's notation (``ObjectId("…")``),
+    JSON's refusal of which says only "Expecting value", and the Extended JSON to write."""
+    # the claim files' reader of that notation: loaded only for a file JSON refused
+    from labkit.claims._shell import call_in_line, mongosh_ejson
+
+    if not os.path.isfile(path):  # a pipe is read once, by the reader that refused it
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(itertools.islice(handle, 100_000), 1):
+                call = call_in_line(line[:10_000])
+                if call is not None:
+                    ejson = mongosh_ejson(call)
+                    return number, (
+                        Message(N_("{call} is mongosh's notation, not Extended JSON: write "
+                                   "{ejson}, the value mongosh makes"), call=call, ejson=ejson)
+                        if ejson else
+                        Message(N_("{call} is mongosh's notation, not Extended JSON: write "
+                                   "the value as Extended JSON (docs/claims.md's table)"),
+                                call=call))
+    except OSError:
+        return None
+    return None
 
 
 def _is_claim_file(path: str) -> bool:

@@ -272,3 +272,19 @@ def test_the_first_notation_in_the_file_is_the_one_refused(tmp_path):
     with pytest.raises(BadInput) as refused:
         claimfiles.read(path)
     assert str(refused.value).startswith(f"{path}:4: claim 'oid': ObjectId(")
+
+
+@pytest.mark.parametrize("command", ["predict", "explain"])
+def test_a_file_of_documents_in_mongosh_notation_gets_the_value_to_write(tmp_path, capsys,
+                                                                       command):
+    """An engineer's walk: a claim file's ObjectId("…") gets the Extended JSON to write, but
+    the same in a file of documents for predict or explain got JSON's "Expecting value: line 1
+    column 10". It now names the line and the value mongosh makes."""
+    path = tmp_path / "m.json"
+    path.write_text('[{"_id": 1},\n {"_id": ObjectId("507f1f77bcf86cd799439011")}]\n',
+                    encoding="utf-8")
+    assert main([command, "find", str(path), "--filter", "{}"]) == 2
+    said = capsys.readouterr().err
+    assert said == (f'Error: {path}:2: ObjectId("507f1f77bcf86cd799439011") is mongosh\'s '
+                    'notation, not Extended JSON: write {"$oid": "507f1f77bcf86cd799439011"}, '
+                    "the value mongosh makes\n")

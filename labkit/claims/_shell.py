@@ -149,6 +149,12 @@ def notation_in_line(line: str) -> Message | None:
     return notation_problem(found.group(0)) if found else None
 
 
+def call_in_line(line: str) -> str | None:
+    """The first mongosh constructor call in ``line`` (``ObjectId("…")``), or None."""
+    found = _CALL_IN_LINE.search(line)
+    return found.group(0) if found else None
+
+
 def mongosh_ejson(text: str) -> str | None:
     """The Extended JSON of the value mongosh makes of ``text`` (a constructor call such as
     ``NumberLong(5)``), or None where it is no call or its text does not settle the value."""
