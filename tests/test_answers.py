@@ -14,7 +14,7 @@ from helpers import fresh_lab
 from labkit import i18n
 from labkit.errors import Unreadable
 from labkit.lessons import course, exercises, questions
-from labkit.lessons.answers import read_number, read_time, says_error
+from labkit.lessons.answers import read_bool, read_number, read_time, says_error
 from labkit.lessons.exercises import OWN, Exercise, Number, Said, Time
 
 # The exercises' claims run once in the shared offline session (tests/conftest.py), which this
@@ -717,3 +717,24 @@ def test_spoken_tens_are_the_ones_whose_unit_has_a_form_of_its_own():
     for text in ("hai ba", "hai một", "hai năm", "mười mốt"):
         with pytest.raises(Unreadable):
             read_number(text)
+
+
+@pytest.mark.parametrize(("lang", "typed"), [
+    ("en", "none"), ("en", "Nothing"), ("vi", "không có"), ("vi", "không cái nào"),
+])
+def test_none_answers_a_count_of_things(lang, typed):
+    """A learner's walk: 05.quiz_lower_bound asks how many IDs sort below the bound, and
+    "none" was "'none' is not a number". A count of things (a number with units) reads "none"
+    as 0; a bare number does not."""
+    exercise = _exercise("05.quiz_lower_bound", lang)
+    assert exercise.check(typed).correct is True
+    with pytest.raises(Unreadable):
+        read_number("none")
+
+
+@pytest.mark.parametrize("typed", ["vâng", "Dạ", "ừ", "đúng vậy"])
+def test_vietnamese_yes_words_count_as_yes(typed, monkeypatch):
+    """A learner's walk: "vâng", the polite yes, was not a yes."""
+    monkeypatch.setattr(i18n, "_chosen", "vi")
+    assert read_bool(typed) is True
+    assert read_bool("không đúng") is False

@@ -171,6 +171,8 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
         if text.endswith(" " + unit) or glued:  # "29 bytes", "29bytes", "29B"
             text = text[:-len(unit)].strip()
             break
+    if units and text in _NONE:  # a count of things: "how many …?" "none"
+        return Reading(0.0)
     mark = next((mark for mark in _PERCENT if text.endswith(mark)), "")
     text = text.removesuffix(mark).strip()
     reading = _plain(text)
@@ -182,11 +184,15 @@ def read_number(value: Any, units: tuple[str, ...] = ()) -> Reading:
     return Reading(reading.value / 100, reading.note) if mark else reading
 
 
+# What answers a count of things (a number with units: "how many IDs …?") with nothing.
+_NONE = frozenset({"none", "nothing", "no one", "không có", "không cái nào", "không có cái nào"})
+
 YES_NO = {
     "en": {"true": True, "yes": True, "y": True, "false": False, "no": False, "n": False},
     "vi": {"có": True, "đúng": True, "phải": True, "có thể": True, "được": True,
+           "vâng": True, "dạ": True, "ừ": True, "đúng vậy": True,
            "không": False, "sai": False, "không phải": False, "không thể": False,
-           "không được": False},
+           "không được": False, "không đúng": False},
 }
 
 
