@@ -297,3 +297,19 @@ def test_a_missing_field_is_explained_against_minkey_and_maxkey():
     assert not rows["min"].matched
     below = rows_by_id(explain.find(docs, {"a": {"$lt": MinKey()}}))
     assert (below["none"].matched, below["none"].rule) == (False, "min-max-key")
+
+
+def test_an_equality_says_equal_and_a_null_reads_once_in_each_language(monkeypatch):
+    """A learner's walk: "passes {"$eq": "P1"} in BSON order" for an equality; a null read "the
+    null null" in English and, once fixed, "giá trị giá trị null" in Vietnamese."""
+    from labkit import i18n
+    from labkit.i18n import shown
+
+    docs = [{"_id": 1, "a": "P1"}, {"_id": 2, "a": None}, {"_id": 3, "a": "P2"}]
+    rows = rows_by_id(explain.find(docs, {"a": "P1"}))
+    assert str(rows[1].because) == '`a` holds the string "P1", equal to {"$eq": "P1"}\'s value'
+    assert "not equal to" in str(rows[3].because)
+    monkeypatch.setattr(i18n, "_chosen", "vi")
+    above = rows_by_id(explain.find(docs, {"a": {"$gt": MinKey()}}))
+    assert shown(above[2].because).startswith("`a` chứa giá trị null, thoả")
+    assert "giá trị giá trị" not in shown(above[2].because)

@@ -433,6 +433,9 @@ class _Comparison:
             return self._says(N_("`{path}` holds the string {value}, which passes {condition} "
                                  "under the collation (ICU's order for its locale and "
                                  "strength)"), "collation", True, value)
+        if self.op == "$eq":
+            return self._says(N_("`{path}` holds the {type} {value}, equal to {condition}'s "
+                                 "value"), "bson-order", True, value)
         return self._says(N_("`{path}` holds the {type} {value}, which passes {condition} "
                              "in BSON order"), "bson-order", True, value)
 
@@ -502,6 +505,9 @@ class _Comparison:
             return self._says(N_("`{path}` holds the string {value}, which fails {condition} "
                                  "under the collation (ICU's order for its locale and "
                                  "strength)"), "collation", False, value)
+        if self.op == "$eq":
+            return self._says(N_("`{path}` holds the {type} {value}, not equal to "
+                                 "{condition}'s value"), "bson-order", False, value)
         return self._says(N_("`{path}` holds the {type} {value}, which fails {condition} "
                              "in BSON order"), "bson-order", False, value)
 
