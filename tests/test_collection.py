@@ -224,3 +224,18 @@ def test_on_a_real_server_the_model_and_mongodb_agree(mongodb_server):
 def test_query_equality_is_by_value():
     """Two reads with the same operation and arguments are the same query."""
     assert Query("o", "find", {"filter": {}}) == Query("o", "find", {"filter": {}})
+
+
+def test_a_filtered_and_sorted_read_explains_its_order_too(orders):
+    """A learner's walk: with a filter and a sort, the Why said which documents match, never
+    why they come in that order. A second fold gives the order, the value each sorts by; a
+    sort alone has the one fold, its order."""
+    both = orders.find({"userId": {"$gte": 42}}).sort("userId", -1).limit(2)
+    page = both._repr_html_()
+    assert page.count("<details>") == 2
+    assert "In what order, and why (labkit model)" in page
+    order = both.answer().why_order()
+    assert order is not None
+    assert set(order["_id"]) == {1, 3, 4, 5}  # the string "42" is filtered out first
+    alone = orders.find({}).sort("userId", 1)._repr_html_()
+    assert alone.count("<details>") == 1

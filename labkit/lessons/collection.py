@@ -249,21 +249,28 @@ class Answer:
 
     def why(self) -> pd.DataFrame | None:
         """Why the model places each document of the collection (a filter: in or out, and the
-        rule; a sort: the value each sorts by), or None where the read has neither."""
+        rule; a sort alone: the value each sorts by), or None where the read has neither."""
         filter_, sort = filter_and_sort(self.query)
         try:
             if filter_ is not None and (filter_ or sort is None):
                 return frame(explain.find(self.docs, filter_,
                                           mongodb_version=self.where.rules))
-            if sort:
-                chosen = _model_read(self.docs, Query(self.query.collection, "find",
-                                                      {"filter": filter_ or {}}),
-                                     self.where.rules)
-                return frame(explain.sorted_rows(chosen, sort,
-                                                 mongodb_version=self.where.rules))
         except (BadInput, NotSupported, ValueError):
             return None
-        return None
+        return self.why_order()
+
+    def why_order(self) -> pd.DataFrame | None:
+        """Why the documents the filter keeps come in the sort's order: the value each sorts
+        by and the rule that places it, or None where the read has no sort."""
+        filter_, sort = filter_and_sort(self.query)
+        if not sort:
+            return None
+        try:
+            chosen = _model_read(self.docs, Query(self.query.collection, "find",
+                                                  {"filter": filter_ or {}}), self.where.rules)
+            return frame(explain.sorted_rows(chosen, sort, mongodb_version=self.where.rules))
+        except (BadInput, NotSupported, ValueError):
+            return None
 
     # Display ----------------------------------------------------------------------------------
 
@@ -342,6 +349,10 @@ class Answer:
         if why is not None:
             parts.append(f"<details><summary>{esc(_('Why, document by document (labkit model)'))}"
                          f"</summary>{page(why)}</details>")
+        order = None if self.refused or why is None else self.why_order()
+        if order is not None and order is not why and filter_and_sort(self.query)[0]:
+            parts.append(f"<details><summary>{esc(_('In what order, and why (labkit model)'))}"
+                         f"</summary>{page(order)}</details>")
         parts.append("</div>")
         return "".join(parts)
 
