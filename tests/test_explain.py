@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 
 import pytest
-from bson import Decimal128, Int64, MaxKey, MinKey
+from bson import Decimal128, Int64, MaxKey, MinKey, Regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -313,3 +313,16 @@ def test_an_equality_says_equal_and_a_null_reads_once_in_each_language(monkeypat
     above = rows_by_id(explain.find(docs, {"a": {"$gt": MinKey()}}))
     assert shown(above[2].because).startswith("`a` chứa giá trị null, thoả")
     assert "giá trị giá trị" not in shown(above[2].because)
+
+
+def test_an_in_with_a_regular_expression_names_the_value_that_decides():
+    """An engineer's walk: $in with a regular expression was one generic row, its operand cut
+    in the middle of the regex's Extended JSON. Each value of the $in is now its own test: the
+    string an equality takes, the pattern a regular expression matches."""
+    docs = [{"_id": 1, "a": "abc"}, {"_id": 2, "a": "x"}, {"_id": 3, "a": "Xyz"}]
+    rows = rows_by_id(explain.find(docs, {"a": {"$in": [Regex("^ab", "i"), "x"]}}))
+    assert [rows[i].matched for i in (1, 2, 3)] == [True, True, False]
+    assert str(rows[1].because) == ('`a` holds the string "abc": {"$regex": "^ab", "$options": '
+                                    '"i"} matches it')
+    assert str(rows[2].because) == '`a` holds the string "x", equal to {"$eq": "x"}\'s value'
+    assert '{"$regex": "^ab", "$options": "i"} does not match it' in str(rows[3].because)

@@ -311,13 +311,24 @@ def _one_operator(path: str, op: str, operand: Any, version: str) -> Explainer:
     if op == "$ne" and not is_regex(operand):
         return _negated(_comparison(path, "$eq", operand, version), op, operand)
     if op in ("$in", "$nin") and isinstance(operand, list) and operand and not any(
-            is_regex(item) or is_operator_object(item) for item in operand):
-        inside = _any_of([_comparison(path, "$eq", item, version) for item in operand],
+            is_operator_object(item) for item in operand):
+        # each value its own test, a regular expression matched as $in matches it: the
+        # value that decides is named, not the whole list cut short
+        inside = _any_of([_regex_item(path, item, version) if is_regex(item)
+                          else _comparison(path, "$eq", item, version) for item in operand],
                          shown_value({"$in": operand}))
         return inside if op == "$in" else _negated(inside, op, operand)
     if op == "$not" and isinstance(operand, dict) and is_operator_object(operand):
         return _negated(_field(path, operand, version), op, operand)
     return _operator(path, {op: operand}, version)
+
+
+def _regex_item(path: str, item: Any, version: str) -> Explainer:
+    """One regular expression of an ``$in``: matched as ``$regex`` matches it (strings, and a
+    stored expression of the same pattern and flags), written short, as its pattern and
+    options, not its Extended JSON cut in the middle."""
+    source, flags = regex.regex_source(item, None, "$in")
+    return _operator(path, {"$regex": source, "$options": "".join(sorted(flags))}, version)
 
 
 def _any_of(clauses: list[Explainer], condition: str) -> Explainer:
