@@ -471,7 +471,7 @@ _STAGES = ("$match", "$sort", "$skip", "$limit", "$project", "$count", "$group")
 def _unknown_stage(name: str) -> Message:
     """The model's refusal of a stage it does not perform, with the stage a typo was
     probably meant to be."""
-    close = difflib.get_close_matches(name, _STAGES, n=1, cutoff=0.75)
+    close = difflib.get_close_matches(name, _STAGES, n=1, cutoff=0.8)
     if close:
         return Message(N_("the model does not support the stage {name}: did you mean {close}? "
                           "MongoDB refuses a stage it does not know (\"Unrecognized pipeline "

@@ -517,7 +517,7 @@ def _operators(condition: dict[str, Any], version: str, depth: int) -> list[Valu
 def _operator(op: str, operand: Any, version: str, depth: int) -> ValuesTest:
     compile_operator = _QUERY_OPERATORS.get(op)
     if compile_operator is None:
-        close = difflib.get_close_matches(op, list(_QUERY_OPERATORS), n=1, cutoff=0.75)
+        close = difflib.get_close_matches(op, list(_QUERY_OPERATORS), n=1, cutoff=0.8)
         if close:  # a typo, most likely: MongoDB refuses it too
             raise ModelLimit(Message(N_(
                 "the model does not know the query operator {op}: did you mean {close}? "
