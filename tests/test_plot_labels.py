@@ -295,6 +295,24 @@ def test_the_answered_brackets_mark_what_the_model_returns():
     plt.close(figure)
 
 
+@pytest.mark.parametrize(("language", "note"), [
+    ("en", "no number line here: these values are never above or below a number"),
+    ("vi", "không có trục số ở đây: các giá trị này không bao giờ lớn hơn hay nhỏ hơn một số"),
+])
+def test_a_bracket_without_a_scale_says_so(language, note, monkeypatch):
+    """A learner's walk: the string "42", drawn on its own line under the numbers' line, sat
+    under 21 and read as "about 21". Its line is dashed and says it is no number line (where no
+    query's own note already says its bracket never meets the operand)."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(i18n, "_chosen", language)
+    figure = plots.type_brackets(_orders(), "userId")
+    numbers, strings = figure.axes
+    assert note in [t.get_text() for t in strings.texts]
+    assert strings.spines["bottom"].get_linestyle() != numbers.spines["bottom"].get_linestyle()
+    plt.close(figure)
+
+
 def test_the_leaf_splits_are_the_models_own():
     """The leaf figure draws the leaves of labkit's ``BPlusTree``: after 12 sequential keys into
     leaves of 4, 50/50 splits leave 1-2, 3-4, 5-6, 7-8 half full and 9-12 full; rightmost splits

@@ -471,6 +471,14 @@ def type_brackets(docs: Sequence[Document], path: str = "userId",
             axes.set_xlim(0, len(mine) + 1)
             axes.set_xticks([])
             axes.spines[["left", "right", "top"]].set_visible(False)
+            # A line of its own, dashed: where a value stands says nothing of the numbers'
+            # line above it (a learner read a string under 21 as near 21).
+            axes.spines["bottom"].set_linestyle((0, (4, 3)))
+            if number_rank in brackets and not query:  # with a query, its own note says so
+                axes.text(1.0, 0.0, text(_("no number line here: these values are never above "
+                                           "or below a number")),
+                          transform=axes.transAxes, ha="right", va="bottom", fontsize=7,
+                          color="#59636e", style="italic")
         seen: dict[float, int] = {}
         for (doc_id, value), x in zip(mine, xs, strict=True):
             height = seen[x] = seen.get(x, -1) + 1  # equal values stack upwards
