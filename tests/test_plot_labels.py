@@ -328,3 +328,20 @@ def test_the_leaf_splits_are_the_models_own():
     assert len(rightmost.patches) == 3 * 4
     assert sum(p.get_facecolor()[:3] != (1.0, 1.0, 1.0) for p in half.patches) == 12
     plt.close(figure)
+
+
+def test_ids_made_within_a_marker_of_each_other_are_each_seen():
+    """A learner's walk: the legend said process A made 3 IDs, but two of them, made at 609 and
+    610 ms, drew as one marker. Markers a marker's width apart are stacked, so that each of the
+    six is seen at its own place."""
+    import matplotlib.pyplot as plt
+
+    figure = plots.id_time_in_second(_chapter_run(), "run")
+    (axes,) = figure.axes
+    points = [tuple(p) for c in axes.collections for p in c.get_offsets()]
+    assert len(points) == 6
+    # A marker is about 12 ms wide on the 1,000 ms axis: two closer in time must differ in y.
+    overlapping = [(a, b) for i, a in enumerate(points) for b in points[i + 1:]
+                   if abs(a[0] - b[0]) <= 12 and abs(a[1] - b[1]) < 0.08]
+    assert overlapping == []
+    plt.close(figure)
