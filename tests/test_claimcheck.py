@@ -157,15 +157,18 @@ def test_montydb_is_named_as_a_fake():
 
 
 def test_versions_without_servers_are_not_run_each_with_why(nothing_available):
-    """With no server, each requested MongoDB version is its own column, every cell not run
-    with the reason naming that version."""
+    """With no server, each requested MongoDB version is its own column, every cell not run,
+    its row and its column's reason naming that version, the row's reason the missing server
+    as `labkit run` says it (so one cause for several versions is said once)."""
     specs = claimfiles.read(DATA / "claims" / "user.yaml")[:1]
     result = claimcheck.check(specs, ["model", "mongodb"], ["6.0", "8.0"])
     assert [c.label for c in result.columns] == ["model 8.0", "MongoDB 6.0", "MongoDB 8.0"]
     for column, version in zip(result.columns[1:], ("6.0", "8.0"), strict=True):
         (row,) = column.rows
         assert row.verdict == claims.NOT_RUN
-        assert str(row.reason).startswith(f"no server of version {version}: No MongoDB server")
+        assert row.engine_version == version
+        assert str(column.missing).startswith(f"no server of version {version}: No MongoDB")
+        assert str(row.reason).startswith("needs mongodb: No MongoDB server")
     assert result.exit_status() == 0
     assert result.exit_status(strict=True) == 1
 
@@ -512,7 +515,7 @@ def test_every_version_asked_for_keeps_its_line_and_its_rows(nothing_available, 
         assert line in header, header
     assert "| | not run | MongoDB 6.0 | |" in markdown
     assert "| | not run | MongoDB 7.0 | |" in markdown
-    assert ("- MongoDB 7.0: **not run**, no observation; no server of version 7.0"
+    assert ("- MongoDB 7.0: **not run**, no observation; needs mongodb: No MongoDB server"
             in markdown.replace("\\", ""))
     assert "MongoDB was not available: 1 claim did not run (A1)." in markdown
     (claim,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["claims"]

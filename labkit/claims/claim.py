@@ -158,10 +158,12 @@ def not_run(engine: Text, reason: Text, key: str = "", version: str = "") -> Obs
     return Observation(None, engine, version, not_run=reason, engine_key=key)
 
 
-def needs(kind: str, exc: ServerUnavailable, engine: Text = "", key: str = "") -> Observation:
+def needs(kind: str, exc: ServerUnavailable, engine: Text = "", key: str = "",
+          version: str = "") -> Observation:
     """Not run because a server (or binding) of ``kind`` could not be had: ``exc`` is the
-    ``ServerUnavailable`` that says what failed and what to do, kept as fields."""
-    return Observation(None, engine, "", not_run=Message(N_("needs {kind}: {summary}"),
+    ``ServerUnavailable`` that says what failed and what to do, kept as fields (``version``:
+    the one asked for, such as one of ``--mongodb-version``, where one was)."""
+    return Observation(None, engine, version, not_run=Message(N_("needs {kind}: {summary}"),
                                                          kind=kind, summary=exc.summary()),
                        missing=kind, missing_detail=exc.what_failed(), hint=exc.hint,
                        engine_key=key)

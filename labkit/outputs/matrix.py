@@ -4,11 +4,10 @@ learner's words (``LABKIT_LANG``); the JUnit file and ``--json`` keep English.""
 from __future__ import annotations
 
 from labkit.claims.claim import ERROR, FAILS, NOT_RUN
-from labkit.i18n import _, shown
+from labkit.i18n import _
 from labkit.names import EngineInfo
 from labkit.outputs.escape import terminal
 from labkit.run.check import CheckRun
-from labkit.run.results import Result
 
 
 def matrix_table(result: CheckRun, width: int = 120) -> str:
@@ -56,7 +55,7 @@ def _notes(result: CheckRun) -> list[str]:
         for spec, row in zip(result.specs, column.rows, strict=True):
             where = _("{id} on {engine}").format(id=spec.id, engine=column.label)
             if row.verdict == NOT_RUN:
-                not_run.setdefault(_cause(row), []).append(where)
+                not_run.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == ERROR:
                 errors.setdefault(row.shown_reason, []).append(where)
             elif row.verdict == FAILS:
@@ -66,15 +65,6 @@ def _notes(result: CheckRun) -> list[str]:
     for reason, places in not_run.items():
         notes.append(_("Not run ({where}): {reason}").format(where=_few(places), reason=reason))
     return notes
-
-
-def _cause(row: Result) -> str:
-    """Why a cell did not run, as the notes group cells: for a server that could not be had,
-    what failed and what to do, the same for every version asked for (the places name the
-    versions), said once."""
-    if row.missing:
-        return " ".join(filter(None, (shown(row.missing_detail), shown(row.hint))))
-    return row.shown_reason
 
 
 def _few(places: list[str]) -> str:

@@ -14,7 +14,7 @@ import datetime as dt
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ from labkit.claims.claim import (
     Claim,
     Observation,
     Verdict,
+    needs,
     not_run,
     short_json,
 )
@@ -521,15 +522,13 @@ def _why_not(unavailable: ServerUnavailable | None, asked: str) -> Text:
 def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
          unavailable: ServerUnavailable | None, asked: str = "") -> Result:
     """One cell of the matrix: the claim judged on one engine, inside the run's guard; where
-    there was no engine, not run, with the version asked for (``MongoDB 6.0``) and, as
-    ``labkit run``'s rows, what was missing, what failed and what to do in fields of their
-    own."""
+    there was no engine, not run, with the version asked for (``MongoDB 6.0``), said as
+    ``labkit run`` says a missing server (``claim.needs``: what failed and what to do, in
+    fields of their own), so that every version missing for one cause is said once."""
     if engine is None:
-        missed = not_run(engine_name(name), _why_not(unavailable, asked), name, asked)
-        if unavailable is not None:
-            missed = replace(missed, missing=name, missing_detail=unavailable.what_failed(),
-                             hint=unavailable.hint)
-        return judge(claim, missed)
+        return judge(claim, needs(name, unavailable, engine_name(name), name, asked)
+                     if unavailable is not None else
+                     not_run(engine_name(name), _why_not(unavailable, asked), name, asked))
     started = time.perf_counter()
     observation, verdict, answered = _judged(spec, engine)
     seconds = time.perf_counter() - started
