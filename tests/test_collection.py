@@ -111,6 +111,8 @@ def test_an_update_the_model_cannot_perform_is_refused_in_words(orders):
     ("update_one", ({"_id": 2}, {"$inc": {"userId": 1}}),
      "MongoDB refuses $inc on a field that holds no number"),
     ("insert_one", ({"_id": 2, "userId": 1},), "MongoDB refuses a second document with _id 2"),
+    # 2.0 is the _id 2 to the server's unique index, as to the model's inserts (BSON order)
+    ("insert_one", ({"_id": 2.0},), "MongoDB refuses a second document with _id 2.0"),
     ("insert_many", ([{"_id": 7}, {"_id": 7}],), "MongoDB refuses a second document with _id 7"),
 ])
 def test_a_write_mongodb_refuses_is_said_as_its_refusal(orders, operation, arguments, said):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from labkit.claims.claim import short_json
 from labkit.errors import NotSupported
 from labkit.i18n import N_, Message
 from labkit.model import bson_order
@@ -181,9 +182,11 @@ def model_write(docs: list[Document], operation: str, arguments: dict[str, Any])
         doc = copy.deepcopy(doc) if "_id" in doc else {"_id": ObjectId(), **copy.deepcopy(doc)}
         if any(bson_order.compare(doc["_id"], other["_id"]) == 0
                for other in [*docs, *inserted] if "_id" in other):
-            raise NotSupported(Message(N_("the model predicts results, not server errors: "
-                                          "{operation} of a duplicate _id"),
-                                       operation=operation))
+            raise NotSupported(Message(N_(
+                "the model predicts results, not server errors: MongoDB refuses a second "
+                "document with _id {id} in {operation}, an _id being unique in its collection "
+                "(a duplicate key error, E11000)"), operation=operation,
+                id=short_json(doc["_id"], 80)))
         inserted.append(doc)
     docs.extend(inserted)
     if operation == "insertOne":

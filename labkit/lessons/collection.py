@@ -607,7 +607,6 @@ class Collection:
         arguments = copy.deepcopy(arguments)
         model_said, model_refused = None, ""
         try:
-            _refuse_taken_ids(self._docs, operation, arguments)
             model_said = model_write(self._docs, operation, arguments, self.where.rules)
         except (BadInput, NotSupported, ValueError, TypeError) as exc:
             model_refused = _refusal(exc)
@@ -622,22 +621,6 @@ class Collection:
                 raise
             return Written(operation, self.name, self.where, None, _refusal(exc))
         return Written(operation, self.name, self.where, said, "")
-
-
-def _refuse_taken_ids(docs: list[Document], operation: str, arguments: dict[str, Any]) -> None:
-    """An insert of an ``_id`` the collection holds already, refused as MongoDB refuses it (the
-    model's inserts would say only that it predicts no server errors)."""
-    if operation not in ("insertOne", "insertMany"):
-        return
-    new = [arguments["document"]] if operation == "insertOne" else arguments["documents"]
-    taken = {value_key(doc.get("_id")) for doc in docs if "_id" in doc}
-    for doc in new:
-        if isinstance(doc, dict) and "_id" in doc and value_key(doc["_id"]) in taken:
-            raise BadInput(Message(N_("MongoDB refuses a second document with _id {id}: an _id "
-                                      "is unique in its collection (a duplicate key error, "
-                                      "E11000)"), id=short_value(doc["_id"])))
-        if isinstance(doc, dict) and "_id" in doc:
-            taken.add(value_key(doc["_id"]))
 
 
 def model_write(docs: list[Document], operation: str, arguments: dict[str, Any],
