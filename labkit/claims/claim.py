@@ -100,6 +100,16 @@ def verdict_text(verdict: Verdict) -> str:
     return _(VERDICT_TEXT[verdict])
 
 
+# How every output words a row labkit's model gave: ``predicts: holds``.
+PREDICTS = N_("predicts: {verdict}")
+
+
+def predicted_text(words: str) -> str:
+    """A verdict's words, in the learner's language, as labkit's model's prediction (English
+    where files keep it: ``PREDICTS.format``)."""
+    return _(PREDICTS).format(verdict=words)
+
+
 def kind_text(kind: str) -> str:
     """A claim's kind as a learner reads it: ``behaviour claim`` or ``survey claim``."""
     return _(KIND_TEXT.get(kind, kind))

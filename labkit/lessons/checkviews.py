@@ -8,7 +8,15 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from labkit import servers
-from labkit.claims.claim import ERROR, FAILS, HOLDS, jsonable, short_json, verdict_text
+from labkit.claims.claim import (
+    ERROR,
+    FAILS,
+    HOLDS,
+    jsonable,
+    predicted_text,
+    short_json,
+    verdict_text,
+)
 from labkit.engines.fakes import HOW_TO_INSTALL
 from labkit.engines.fakes import version as fake_version
 from labkit.errors import ClaimFailed, ServerUnavailable, UnknownClaim
@@ -74,7 +82,7 @@ def _heading(column: Column) -> str:
 def _word(column: Column, row: Result) -> str:
     """A verdict cell: the real engines' word, or, in the model's column, what it predicts."""
     if _is_model(column):
-        return _("predicts: {verdict}").format(verdict=verdict_text(row.verdict))
+        return predicted_text(verdict_text(row.verdict))
     return verdict_text(row.verdict)
 
 

@@ -17,6 +17,7 @@ from labkit.claims.claim import (
     HOLDS,
     VERDICTS,
     count_text,
+    predicted_text,
     short_json,
     verdict_text,
 )
@@ -101,7 +102,7 @@ def _cell_text(cell: Cell | None) -> str:
     if cell is None:
         return _("absent")
     words = verdict_text(cell.verdict)
-    return _("predicts: {verdict}").format(verdict=words) if cell.predicted else words
+    return predicted_text(words) if cell.predicted else words
 
 
 def _why(comparison: Comparison, row: Row) -> list[str]:

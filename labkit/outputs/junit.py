@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from labkit.claims.claim import ERROR, FAILS, HOLDS, NOT_RUN, short_json
+from labkit.claims.claim import ERROR, FAILS, HOLDS, NOT_RUN, PREDICTS, short_json
 from labkit.outputs.escape import xml
 from labkit.run.check import CheckRun, verdict_words
 from labkit.run.made import Made, check_target, staged_in
@@ -36,7 +36,7 @@ def junit_xml(result: CheckRun) -> str:
             case.set("line", str(spec.line))
             words = verdict_words(row)
             if row.predicted:
-                words = f"predicts: {words}"
+                words = PREDICTS.format(verdict=words)  # English, as the file keeps it
             properties = ET.SubElement(case, "properties")
             ET.SubElement(properties, "property", name="verdict", value=xml(words))
             if row.verdict == FAILS:

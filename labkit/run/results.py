@@ -30,6 +30,7 @@ from labkit.claims.claim import (
     claim_verdict,
     count_text,
     jsonable,
+    predicted_text,
     short_json,
     verdict_text,
 )
@@ -120,7 +121,7 @@ class Result:
         """The verdict words in the learner's language, as a prediction where the model gave
         the row (``predicts: holds``)."""
         words = _(self.verdict_words)
-        return _("predicts: {verdict}").format(verdict=words) if self.predicted else words
+        return predicted_text(words) if self.predicted else words
 
     def against(self, where: str) -> str:
         """``{where} does not hold: expected …, observed …`` (``predicted`` on labkit's
