@@ -44,11 +44,8 @@ class _Where:
                                 problem=problem))
 
     def bson(self, value: Any, what: Text, *at: str | int) -> Any:
-        """``value`` read as Extended JSON; a mistake is the claim's error at ``at``, and an
-        unquoted value in mongosh's notation is refused on its own line."""
-        found = shell_notation(self.node.at(*at))
-        if found is not None:
-            raise self.error_on(found.line, found.problem)
+        """``value`` read as Extended JSON; a mistake is the claim's error at ``at``. (Values
+        in mongosh's notation were refused before any is read: ``_refuse_notation``.)"""
         try:
             return extended_json(value, what)
         except BadInput as exc:

@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from bson import Decimal128
-
 from labkit.claims.claim import COLOURS, FAILS, one_line, short_json
 from labkit.engines import writes
 from labkit.engines.query import driver_raised, model_read, pymongo_read
@@ -349,8 +347,10 @@ class Answer:
         if why is not None:
             parts.append(f"<details><summary>{esc(_('Why, document by document (labkit model)'))}"
                          f"</summary>{page(why)}</details>")
-        order = None if self.refused or why is None else self.why_order()
-        if order is not None and order is not why and filter_and_sort(self.query)[0]:
+        # a filter's fold says which documents match; the order has a fold of its own (a sort
+        # alone has only that one, as ``why``)
+        order = self.why_order() if why is not None and filter_and_sort(self.query)[0] else None
+        if order is not None:
             parts.append(f"<details><summary>{esc(_('In what order, and why (labkit model)'))}"
                          f"</summary>{page(order)}</details>")
         parts.append("</div>")
@@ -680,7 +680,7 @@ def _apply(doc: Document, op: str, field: str, value: Any) -> None:
 
 def _number(value: Any) -> bool:
     """A BSON number: int, long, double or Decimal128 (never a bool)."""
-    return isinstance(value, int | float | Decimal128) and not isinstance(value, bool)
+    return bson_order.bson_type(value) in bson_order.NUMBER_TYPES
 
 
 def _plain_number(value: Any) -> bool:

@@ -31,7 +31,6 @@ from labkit.claims.claim import (
     Observation,
     Verdict,
     needs,
-    not_run,
     short_json,
 )
 from labkit.claims.expect import Judgement, judge_step
@@ -525,10 +524,9 @@ def _row(claim: FileClaim, spec: ClaimSpec, engine: Engine | None, name: str,
     there was no engine, not run, with the version asked for (``MongoDB 6.0``), said as
     ``labkit run`` says a missing server (``claim.needs``: what failed and what to do, in
     fields of their own), so that every version missing for one cause is said once."""
-    if engine is None:
-        return judge(claim, needs(name, unavailable, engine_name(name), name, asked)
-                     if unavailable is not None else
-                     not_run(engine_name(name), _why_not(unavailable, asked), name, asked))
+    if engine is None:  # _columns gives the reason with every column it has no engine for
+        assert unavailable is not None
+        return judge(claim, needs(name, unavailable, engine_name(name), name, asked))
     started = time.perf_counter()
     observation, verdict, answered = _judged(spec, engine)
     seconds = time.perf_counter() - started
