@@ -12,7 +12,7 @@ from labkit.claims._source import Node, extended_json, shell_notation
 from labkit.claims.bounds import Requirement, is_version, version_text
 from labkit.claims.spec import ClaimSpec, Document, Expectation, Step
 from labkit.errors import BadInput, said
-from labkit.i18n import N_, Message, Text, english
+from labkit.i18n import N_, Message, Text, english, joined
 from labkit.model import collation, fixtures
 
 _FIND_OPTIONS = {"filter", "sort", "projection", "skip", "limit", "collation"}
@@ -74,7 +74,7 @@ def read_short(path: Path, data: list[Any], node: Node) -> list[ClaimSpec]:
     return specs
 
 
-def _each(refused: list[BadInput]) -> Message:
+def _each(refused: list[BadInput]) -> Text:
     """Several refusals in one line (an error is one line), each in the learner's words; the
     claims that share one problem are named together, each with its line, before it."""
     alone: list[Text] = []  # a file's own problem, or one that names no claim
@@ -91,14 +91,12 @@ def _each(refused: list[BadInput]) -> Message:
         if len(together) == 1:
             parts.append(first)
             continue
-        where = Message(", ".join(f"{{c{i}}}" for i in range(len(together))), **{
-            f"c{i}": Message(N_("{id} at line {line:d}"), id=m.values["id"],
-                             line=m.values["line"]) for i, m in enumerate(together)})
+        where = joined(", ", [Message(N_("{id} at line {line:d}"), id=m.values["id"],
+                                      line=m.values["line"]) for m in together])
         parts.append(Message(N_("{path}: claims {claims}: {problem}"),
                              path=first.values["path"], claims=where,
                              problem=first.values["problem"]))
-    return Message(" · ".join(f"{{e{i}}}" for i in range(len(parts))),
-                   **{f"e{i}": part for i, part in enumerate(parts)})
+    return joined(" · ", parts)
 
 
 def _refuse_notation(where: _Where, entry: dict[str, Any], node: Node) -> None:
