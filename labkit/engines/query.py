@@ -137,10 +137,9 @@ class ModelEngine(Engine):
                     answers.append(Answer(model_write(docs, step.operation, step.arguments)))
                     continue
                 arguments = _collated(step, spec.collations)
-                answers.append(Answer(
-                    model_read(docs, step.operation, arguments, on_database=on_database,
-                               rules=self.rules),
-                    ties=model_ties(docs, step.operation, arguments, self.rules)))
+                value, ties = model_answer(docs, step.operation, arguments,
+                                           on_database=on_database, rules=self.rules)
+                answers.append(Answer(value, ties=ties))
             except (BadInput, ValueError) as exc:
                 expected = step.expect is not None and step.expect.kind == "error"
                 if expected and predicts_refusal(exc):  # the server's refusal, predicted
@@ -198,12 +197,20 @@ def model_read(docs: list[Document], operation: str, arguments: dict[str, Any], 
     rule set of MongoDB ``rules``; ``on_database``: an aggregate on the database, whose
     pipeline starts with ``$documents``. The whole read is one bound on backtracking patterns
     (``regex.one_read``): every stage's ``$match`` and ``$regexMatch`` counts toward it."""
+    return model_answer(docs, operation, arguments, on_database=on_database, rules=rules)[0]
+
+
+def model_answer(docs: list[Document], operation: str, arguments: dict[str, Any], *,
+                 on_database: bool = False, rules: str = CURRENT_MAJOR
+                 ) -> tuple[Any, Ties | None]:
+    """``model_read``'s answer, and for a ``find`` (or ``findOne``) where its order is not
+    decided (``Ties``; None for other reads), from the same one read."""
     with regex.one_read():
         return _model_read(docs, operation, arguments, on_database=on_database, rules=rules)
 
 
 def _model_read(docs: list[Document], operation: str, arguments: dict[str, Any], *,
-                on_database: bool, rules: str) -> Any:
+                on_database: bool, rules: str) -> tuple[Any, Ties | None]:
     unknown = sorted(set(arguments) - _MODEL_ARGUMENTS[operation] - set(NEUTRAL_ARGUMENTS))
     if unknown:
         raise NotSupported(Message(N_("the model does not support the {operation} option "
@@ -215,20 +222,20 @@ def _model_read(docs: list[Document], operation: str, arguments: dict[str, Any],
         arguments = _bound(operation, arguments)
     if operation == "aggregate":
         return _pipeline(docs, arguments["pipeline"], arguments.get("collation"),
-                         on_database=on_database, rules=rules)
+                         on_database=on_database, rules=rules), None
     if operation == "estimatedDocumentCount":
-        return len(docs)
+        return len(docs), None
     if operation == "count" and int(arguments.get("limit") or 0) < 0:
         raise NotSupported(Message(N_("the model does not support a negative count limit")))
     if operation == "findOne":  # the first document find gives, or none
-        found = _find(docs, {**arguments, "limit": 1}, rules)
-        return found[0] if found else None
-    found = _find(docs, arguments, rules)
+        found, ties = _find(docs, {**arguments, "limit": 1}, rules)
+        return (found[0] if found else None), ties
+    found, ties = _find(docs, arguments, rules)
     if operation == "find":
-        return found
+        return found, ties
     if operation in ("countDocuments", "count"):
-        return len(found)
-    return _distinct(found, arguments["fieldName"], arguments.get("collation"))
+        return len(found), None
+    return _distinct(found, arguments["fieldName"], arguments.get("collation")), None
 
 
 def _bound(operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -273,24 +280,17 @@ def _names_the_id_index(hint: Any) -> bool:
     return hint == "_id_" or (isinstance(hint, dict) and list(hint.items()) == [("_id", 1)])
 
 
-def model_ties(docs: list[Document], operation: str, arguments: dict[str, Any],
-               rules: str = CURRENT_MAJOR) -> Ties | None:
-    """Where the model's answer to a ``find`` (or ``findOne``) has documents that tie on every
-    sort path, in the positions it returns them at; without a sort, every document it matches
-    ties with the others, since MongoDB guarantees no order then (db.collection.find), which
-    the model's fixture order would otherwise stand in for. None for other reads."""
-    if operation not in ("find", "findOne"):
-        return None
-    if "let" in arguments:
-        arguments = _bound(operation, arguments)
-    with regex.one_read():  # the read again, within the bound its answer had
-        found, runs = _matched(docs, arguments, rules)
+def _ties(matched: int, runs: list[tuple[int, int]], arguments: dict[str, Any]) -> Ties:
+    """Where a find's answer has documents that tie on every sort path, in the positions it
+    returns them at (``matched``: how many its filter matched, before skip and limit); without
+    a sort, every document it matches ties with the others, since MongoDB guarantees no order
+    then (db.collection.find), which the model's fixture order would otherwise stand in for."""
     unsorted = not arguments.get("sort")
     if unsorted:
-        runs = [(0, len(found))] if len(found) > 1 else []
+        runs = [(0, matched)] if matched > 1 else []
     start = int(arguments.get("skip") or 0)
-    limit = 1 if operation == "findOne" else abs(int(arguments.get("limit") or 0))
-    end = start + limit if limit else len(found)
+    limit = abs(int(arguments.get("limit") or 0))
+    end = start + limit if limit else matched
     inside = tuple((a - start, b - start) for a, b in runs if start <= a and b <= end)
     cut = any(a < edge < b for a, b in runs for edge in (start, end))
     return Ties(inside, cut, unsorted)
@@ -307,8 +307,12 @@ def _matched(docs: list[Document], arguments: dict[str, Any], rules: str
     return bson_order.sort_with_ties(found, arguments["sort"], collation)
 
 
-def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[Document]:
-    found, _runs = _matched(docs, arguments, rules)
+def _find(docs: list[Document], arguments: dict[str, Any], rules: str
+          ) -> tuple[list[Document], Ties]:
+    """A find's documents after its skip, limit and projection, and where their order is not
+    decided."""
+    found, runs = _matched(docs, arguments, rules)
+    ties = _ties(len(found), runs, arguments)
     found = found[int(arguments.get("skip") or 0):]
     limit = abs(int(arguments.get("limit") or 0))
     if limit:
@@ -316,7 +320,7 @@ def _find(docs: list[Document], arguments: dict[str, Any], rules: str) -> list[D
     if arguments.get("projection"):
         _check_projection(arguments["projection"], stage=False)
         found = [_project(doc, arguments["projection"]) for doc in found]
-    return found
+    return found, ties
 
 
 def _check_projection(projection: Any, stage: bool) -> None:
