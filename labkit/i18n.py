@@ -251,6 +251,11 @@ def shown(text: Text) -> str:
     return text.shown() if isinstance(text, Message) else text
 
 
+def plural(n: int, one: str, many: str, **values: object) -> str:
+    """``one`` or ``many`` (messages with ``{n}``) as the number says, translated, filled."""
+    return _(one if n == 1 else many).format(n=n, **values)
+
+
 def joined(separator: str, parts: Iterable[Text]) -> Text:
     """The non-empty ``parts`` joined as ``str.join`` joins them; a ``Message`` when one of
     them is, so that the whole can still be shown in the learner's language."""

@@ -412,11 +412,10 @@ class _Comparison:
         return out
 
     def __call__(self, doc: Document) -> Why:
-        self._doc = doc
         met = self.met(doc)
         hit = next((m for m in met if m.holds), None)
         if hit is not None:
-            return self._holds(hit)
+            return self._holds(hit, doc)
         return self._fails(met)
 
     def _says(self, words: str, rule: str, holds: bool, value: Any = None,
@@ -425,10 +424,10 @@ class _Comparison:
                                   value=shown_value(value), type=_type_of(value),
                                   array=shown_value(array)), rule)
 
-    def _holds(self, hit: _Met) -> Why:
+    def _holds(self, hit: _Met, doc: Document) -> Why:
         value = hit.value
         if self.operand is None:
-            return self._null_holds(value, self._doc)
+            return self._null_holds(value, doc)
         if value is MISSING:  # only MinKey and MaxKey take a missing field (_across_brackets)
             return self._says(N_("no `{path}`: a missing field stands above MinKey and below "
                                  "MaxKey, as every value does, so {condition} matches"),

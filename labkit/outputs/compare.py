@@ -21,7 +21,7 @@ from labkit.claims.claim import (
     short_json,
     verdict_text,
 )
-from labkit.i18n import N_, _, language
+from labkit.i18n import N_, _, language, plural
 from labkit.outputs import escape
 from labkit.outputs.report import CSS
 from labkit.run.comparison import Cell, Comparison, Row, RunSource
@@ -46,24 +46,20 @@ th.col{font-weight:400}th.col b{display:block}
 """
 
 
-def _plural(n: int, one: str, many: str, **values: object) -> str:
-    return _(one if n == 1 else many).format(n=n, **values)
-
-
 def headline(comparison: Comparison) -> str:
     """``5 claims in 4 runs (6 columns): 2 differ.``, in the learner's words, then how many
     claims did not run in some column, which is not a difference."""
-    runs = _plural(len(comparison.runs), N_("{n} run"), N_("{n} runs"))
-    columns = _plural(len(comparison.columns), N_("{n} column"), N_("{n} columns"))
+    runs = plural(len(comparison.runs), N_("{n} run"), N_("{n} runs"))
+    columns = plural(len(comparison.columns), N_("{n} column"), N_("{n} columns"))
     differ = len(comparison.differing)
-    verdicts = (_plural(differ, N_("{n} differs"), N_("{n} differ")) if differ
+    verdicts = (plural(differ, N_("{n} differs"), N_("{n} differ")) if differ
                 else _("none differs"))
-    line = _plural(len(comparison.rows), N_("{n} claim in {runs} ({columns}): {differ}."),
+    line = plural(len(comparison.rows), N_("{n} claim in {runs} ({columns}): {differ}."),
                    N_("{n} claims in {runs} ({columns}): {differ}."),
                    runs=runs, columns=columns, differ=verdicts)
     partly = len(comparison.partly_compared)
     if partly:
-        line += " " + _plural(partly, N_("{n} claim did not run in every column: it is "
+        line += " " + plural(partly, N_("{n} claim did not run in every column: it is "
                                          "compared only where it ran."),
                               N_("{n} claims did not run in every column: each is compared "
                                  "only where it ran."))
@@ -84,7 +80,7 @@ def _summary(run: RunSource) -> str:
         return run.summary
     parts = ", ".join(f"{n} {count_text(words[key])}" for key, n in run.counts.items())
     n = sum(run.counts.values())
-    line = _plural(n, N_("{n} claim: {counts}"), N_("{n} claims: {counts}"), counts=parts)
+    line = plural(n, N_("{n} claim: {counts}"), N_("{n} claims: {counts}"), counts=parts)
     if run.predictions:
         line += _("; labkit's model predicts: {counts}").format(counts=", ".join(
             f"{n} {count_text(words[key])}" for key, n in run.predictions.items()))

@@ -36,7 +36,7 @@ from labkit.claims.claim import (
 )
 from labkit.claims.labels import label as question_label
 from labkit.claims.labels import value_word
-from labkit.i18n import N_, Text, _, language, number, percent, shown
+from labkit.i18n import N_, Text, _, language, number, percent, plural, shown
 from labkit.model.explain import DIFFERENCES, FindRow
 from labkit.model.fixtures import dumps
 from labkit.names import engine_name
@@ -134,11 +134,6 @@ def _where(claim_id: str, engine: str | None) -> str:
     return _("{id} on {engine}").format(id=claim_id, engine=engine)
 
 
-def _plural(n: int, one: str, many: str, **values: str) -> str:
-    """``one`` or ``many`` (messages with ``{n}``) as the number says, translated, filled."""
-    return _(one if n == 1 else many).format(n=n, **values)
-
-
 # How each verdict reads as a sentence about a number of claims.
 _COUNT_SENTENCE: dict[Verdict, tuple[str, str]] = {
     HOLDS: (N_("{n} claim holds"), N_("{n} claims hold")),
@@ -202,12 +197,12 @@ def summary_lines(run: Run) -> list[str]:
     """The report's opening in sentences: counts per claim (singular or plural as the number
     says), then each cause of not-run claims once, counted as the headline counts, and what
     to do about it in one short line."""
-    counted = "; ".join(_plural(run.counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
+    counted = "; ".join(plural(run.counts[v], *_COUNT_SENTENCE[v]) for v in VERDICT_TEXT
                         if run.counts[v])
-    lines = [_plural(len(run.claims), N_("{n} claim was checked: {counts}."),
+    lines = [plural(len(run.claims), N_("{n} claim was checked: {counts}."),
                      N_("{n} claims were checked: {counts}."), counts=counted)]
     if run.predictions:
-        predicted = "; ".join(_plural(n, *_COUNT_SENTENCE[v])
+        predicted = "; ".join(plural(n, *_COUNT_SENTENCE[v])
                               for v, n in run.predictions.items() if n)
         lines.append(_("labkit's model predicts: {counts}. A prediction is labkit's reading of "
                        "MongoDB's rules, not an engine's answer: it counts in none of the "
@@ -224,10 +219,10 @@ def _cause_lines(cause: Cause) -> list[str]:
                                                    what=cause.what_failed.rstrip("."))]
     parts = []
     if cause.claims:
-        parts.append(_plural(len(cause.claims), N_("{n} claim did not run ({ids})"),
+        parts.append(plural(len(cause.claims), N_("{n} claim did not run ({ids})"),
                              N_("{n} claims did not run ({ids})"), ids=", ".join(cause.claims)))
     if cause.partly:
-        parts.append(_plural(len(cause.partly),
+        parts.append(plural(len(cause.partly),
                              N_("{n} claim ran on its other engines only ({ids})"),
                              N_("{n} claims ran on their other engines only ({ids})"),
                              ids=", ".join(cause.partly)))

@@ -35,7 +35,7 @@ from labkit.claims.claim import (
     verdict_text,
 )
 from labkit.experiments.catalogue import lesson_of
-from labkit.i18n import N_, Text, _, english, shown
+from labkit.i18n import N_, Text, _, english, plural, shown
 from labkit.names import FAKES, EngineInfo, aspect, engine_name, where
 
 if TYPE_CHECKING:
@@ -323,8 +323,8 @@ class Run:
                     f"{n} {COUNT_TEXT[v]}" for v, n in self.predictions.items())
             return line
         parts = ", ".join(f"{self.counts[v]} {count_text(v)}" for v in VERDICTS)
-        line = _(N_("{n} claim: {counts}") if len(self.claims) == 1
-                 else N_("{n} claims: {counts}")).format(n=len(self.claims), counts=parts)
+        line = plural(len(self.claims), N_("{n} claim: {counts}"), N_("{n} claims: {counts}"),
+                      counts=parts)
         if faked:
             line += _(", {n} of them on in-process fakes alone ({fakes})").format(
                 n=faked, fakes=", ".join(fakes))
